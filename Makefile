@@ -1,0 +1,60 @@
+# rigkit - thin wrapper around CMake. Every target installs the Debian
+# packages it needs first (scripts/install-deps.sh).
+#
+#   make demo      build, then run the main job on built-in sample data
+#   make test      build and run every test (CTest)
+#   make sanitize  ASan + UBSan build (clang), whole test suite, no recovery
+#   make bench     benchmarks side by side with peers (results: docs/benchmarks.md)
+#   make fuzz      build the libFuzzer targets (clang)
+#   make install   install library, headers, CLI and rigkit.pc (PREFIX=/usr/local)
+
+BUILD      ?= build
+SAN_BUILD  ?= build-sanitize
+FUZZ_BUILD ?= build-fuzz
+JOBS       ?= $(shell nproc 2>/dev/null || echo 2)
+PREFIX     ?= /usr/local
+RIGKIT     := $(BUILD)/rigkit
+
+.PHONY: all deps build test demo sanitize bench fuzz install clean
+
+all: build
+
+deps:
+	@bash scripts/install-deps.sh build
+
+build: deps
+	@cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_INSTALL_PREFIX=$(PREFIX) >/dev/null
+	@cmake --build $(BUILD) -j$(JOBS)
+
+test: build
+	ctest --test-dir $(BUILD) --output-on-failure -j$(JOBS)
+
+demo: build
+	@bash scripts/demo.sh $(RIGKIT)
+
+sanitize:
+	@bash scripts/install-deps.sh build sanitize
+	@CC=clang cmake -S . -B $(SAN_BUILD) -DCMAKE_BUILD_TYPE=Debug -DRIGKIT_SANITIZE=ON \
+		-DRIGKIT_BUILD_BENCH=OFF -DCMAKE_C_FLAGS_DEBUG="-O1 -g" >/dev/null
+	@cmake --build $(SAN_BUILD) -j$(JOBS)
+	ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
+		RIGKIT_TEST_QUICK=1 ctest --test-dir $(SAN_BUILD) --output-on-failure -j$(JOBS)
+
+bench:
+	@bash scripts/install-deps.sh build bench
+	@cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=Release >/dev/null
+	@cmake --build $(BUILD) -j$(JOBS)
+	@bash scripts/bench.sh $(BUILD)
+
+fuzz:
+	@bash scripts/install-deps.sh build fuzz
+	@CC=clang cmake -S . -B $(FUZZ_BUILD) -DCMAKE_BUILD_TYPE=Debug -DRIGKIT_BUILD_FUZZ=ON \
+		-DRIGKIT_BUILD_TESTS=OFF -DRIGKIT_BUILD_BENCH=OFF >/dev/null
+	@cmake --build $(FUZZ_BUILD) -j$(JOBS)
+	@echo "fuzzers built in $(FUZZ_BUILD)/ (see fuzz/README.md)"
+
+install: build
+	cmake --install $(BUILD)
+
+clean:
+	rm -rf $(BUILD) $(SAN_BUILD) $(FUZZ_BUILD) out

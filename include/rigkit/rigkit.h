@@ -1,0 +1,20 @@
+/*
+ * rigkit/rigkit.h - umbrella header: includes every public rigkit module.
+ *
+ * Modules, bottom to top (a module only uses the ones above it):
+ *   base.h       value types, errors, allocator hook, atomic file output
+ *   math.h       vectors, quaternions, matrices, Euler angles
+ *   transform.h  the FBX transform chain and inherit modes
+ *   scene.h      the neutral scene model and rk_load_file()
+ *   hierarchy.h  a mutable parent/child transform hierarchy (local <-> world)
+ */
+#ifndef RIGKIT_RIGKIT_H
+#define RIGKIT_RIGKIT_H
+
+#include "rigkit/base.h"
+#include "rigkit/math.h"
+#include "rigkit/transform.h"
+#include "rigkit/scene.h"
+#include "rigkit/hierarchy.h"
+
+#endif

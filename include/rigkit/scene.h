@@ -1,0 +1,498 @@
+/*
+ * rigkit/scene.h - the neutral scene model every reader fills and every
+ * writer consumes.
+ *
+ * OVERVIEW
+ *   rk_load_file() reads FBX or glTF/GLB (by content, not extension) into an
+ *   rk_scene: plain, documented, read-only data in one arena, released with
+ *   one rk_free_scene(). References between elements are real pointers; every
+ *   element also knows its `index` in its scene list, so runtime code can
+ *   work with compact index arrays.
+ *
+ *     scene->nodes      all nodes; nodes.data[0] is a synthetic root (name
+ *                       "", no parent). Parents always come before their
+ *                       children (depth-first pre-order, children in file
+ *                       order), so world matrices are one linear pass.
+ *     scene->meshes     polygon meshes as stored (not triangulated)
+ *     scene->skins      skin deformers: joints, bind matrices, influences
+ *     scene->materials, scene->textures
+ *     scene->clips      animation stacks / glTF animations
+ *     scene->settings   axes, units, frame rate, source format
+ *     scene->warnings   recoverable oddities met while loading
+ *
+ * SPACES AND MATRICES (column-major, column vectors; see base.h)
+ *   node_to_parent   the node's local transform (FBX chain, see transform.h)
+ *   node_to_world    node_to_parent of every ancestor, composed with the
+ *                    inherit modes of transform.h
+ *   geometry_to_node the node's geometric transform (FBX GeometricT/R/S),
+ *                    applied to its own mesh only; identity for glTF
+ *   geometry_to_world = node_to_world * geometry_to_node: where the node's
+ *                    mesh vertices go when the mesh is not skinned
+ *   Skinned vertices: world = sum_i w_i * joint_i.node_to_world *
+ *                    joint_i.mesh_to_joint * geometry_to_node * v
+ *   (the skinned mesh node's own transform is not applied again).
+ *   The cached matrices describe the static scene: the values stored in the
+ *   file, no animation applied. The anim module evaluates other times.
+ *
+ * UNITS AND AXES
+ *   As stored in the file unless rk_load_opts asks for a conversion, in which
+ *   case scene->settings describes the converted scene and
+ *   settings.original_* the file's own.
+ *
+ * THREAD SAFETY
+ *   A loaded scene is never modified by rigkit: any number of threads may
+ *   read one const scene concurrently. Loading is reentrant (no globals).
+ */
+#ifndef RIGKIT_SCENE_H
+#define RIGKIT_SCENE_H
+
+#include "rigkit/transform.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct rk_node rk_node;
+typedef struct rk_mesh rk_mesh;
+typedef struct rk_skin rk_skin;
+typedef struct rk_blend_channel rk_blend_channel;
+typedef struct rk_material rk_material;
+typedef struct rk_texture rk_texture;
+typedef struct rk_anim_clip rk_anim_clip;
+
+typedef struct rk_node_list { rk_node *data; size_t count; } rk_node_list;
+typedef struct rk_node_ref_list { rk_node **data; size_t count; } rk_node_ref_list;
+typedef struct rk_mesh_list { rk_mesh *data; size_t count; } rk_mesh_list;
+typedef struct rk_skin_list { rk_skin *data; size_t count; } rk_skin_list;
+typedef struct rk_material_list { rk_material *data; size_t count; } rk_material_list;
+typedef struct rk_material_ref_list { rk_material **data; size_t count; } rk_material_ref_list;
+typedef struct rk_texture_list { rk_texture *data; size_t count; } rk_texture_list;
+typedef struct rk_clip_list { rk_anim_clip *data; size_t count; } rk_clip_list;
+
+/* ---------------------------------------------------------------------------
+ * Settings
+ * ------------------------------------------------------------------------- */
+
+typedef enum rk_axis {
+	RK_AXIS_UNKNOWN = 0,
+	RK_AXIS_POSITIVE_X, RK_AXIS_NEGATIVE_X,
+	RK_AXIS_POSITIVE_Y, RK_AXIS_NEGATIVE_Y,
+	RK_AXIS_POSITIVE_Z, RK_AXIS_NEGATIVE_Z
+} rk_axis;
+
+/* Which world direction each axis of the file's coordinates points to:
+ * `right`, `up` and `front` (towards the viewer; a character modelled
+ * facing the camera faces `front`). glTF is {+X, +Y, +Z}. */
+typedef struct rk_axes {
+	rk_axis right, up, front;
+} rk_axes;
+
+#define RK_AXES_RIGHT_HANDED_Y_UP ((rk_axes){ RK_AXIS_POSITIVE_X, RK_AXIS_POSITIVE_Y, RK_AXIS_POSITIVE_Z })
+#define RK_AXES_LEFT_HANDED_Y_UP ((rk_axes){ RK_AXIS_POSITIVE_X, RK_AXIS_POSITIVE_Y, RK_AXIS_NEGATIVE_Z })
+#define RK_AXES_RIGHT_HANDED_Z_UP ((rk_axes){ RK_AXIS_POSITIVE_X, RK_AXIS_POSITIVE_Z, RK_AXIS_NEGATIVE_Y })
+#define RK_AXES_LEFT_HANDED_Z_UP ((rk_axes){ RK_AXIS_POSITIVE_X, RK_AXIS_POSITIVE_Z, RK_AXIS_POSITIVE_Y })
+
+typedef enum rk_file_format {
+	RK_FORMAT_UNKNOWN = 0,
+	RK_FORMAT_FBX,
+	RK_FORMAT_GLTF,   /* JSON .gltf */
+	RK_FORMAT_GLB,    /* binary glTF */
+	RK_FORMAT_OBJ
+} rk_file_format;
+
+typedef struct rk_scene_settings {
+	rk_file_format format;
+	uint32_t fbx_version;       /* e.g. 7400; 0 for other formats */
+	bool ascii;                 /* FBX ASCII / glTF JSON */
+	const char *creator;        /* exporter name as stored, "" if none */
+	rk_axes axes;               /* axes of the (converted) scene; UNKNOWN where the file is silent */
+	double unit_meters;         /* metres per scene unit (FBX cm file: 0.01) */
+	rk_axes original_axes;      /* as stored in the file */
+	double original_unit_meters;/* as stored in the file */
+	double frame_rate;          /* frames per second (FBX TimeMode), 0 when unknown */
+} rk_scene_settings;
+
+/* ---------------------------------------------------------------------------
+ * Nodes
+ * ------------------------------------------------------------------------- */
+
+typedef enum rk_node_kind {
+	RK_NODE_NULL = 0,   /* group / transform only */
+	RK_NODE_ROOT,       /* the synthetic scene root (nodes.data[0]) */
+	RK_NODE_JOINT,      /* skeleton joint (FBX LimbNode/Root/Skeleton, glTF skin joint) */
+	RK_NODE_MESH,       /* carries a mesh */
+	RK_NODE_CAMERA,
+	RK_NODE_LIGHT,
+	RK_NODE_OTHER
+} rk_node_kind;
+
+struct rk_node {
+	uint32_t index;               /* position in scene->nodes */
+	const char *name;             /* without FBX class prefix ("Model::"), namespaces kept ("mixamorig:Hips") */
+	uint64_t source_id;           /* FBX object id, glTF node index; 0 for the root */
+	rk_node_kind kind;
+	rk_node *parent;              /* NULL only for the root */
+	rk_node_ref_list children;    /* in file order */
+	uint32_t depth;               /* 0 for the root */
+
+	/* Local transform. For FBX nodes `props` holds every property of the
+	 * transform chain as stored (has_fbx_props); for other formats it is
+	 * filled equivalently (translation, Euler XYZ rotation, scaling). `local`
+	 * is node_to_parent decomposed (exact unless it shears), and for glTF
+	 * nodes the authoritative TRS as stored. */
+	bool has_fbx_props;
+	rk_transform_props props;
+	rk_adjust_transform adjust;   /* identity unless a load conversion added one */
+	rk_trs local;
+	bool has_geometry_transform;  /* geometry_to_node != identity */
+
+	/* Cached static matrices (see SPACES AND MATRICES). */
+	rk_mat4 node_to_parent;
+	rk_mat4 node_to_world;
+	rk_mat4 geometry_to_node;
+	rk_mat4 geometry_to_world;
+	rk_mat4 unscaled_node_to_world;
+	rk_vec3 inherit_scale;        /* world scale per axis (see transform.h) */
+
+	/* Content. */
+	rk_mesh *mesh;                /* NULL if none; a mesh may be shared by several nodes */
+	rk_skin *skin;                /* skin deforming this node's mesh, NULL if none */
+	rk_material_ref_list materials; /* FBX per-node material slots; empty means use mesh->materials */
+	const double *blend_weights;  /* static blend channel weights 0..1, mesh->blend_channels.count of them (NULL if none) */
+	const char *attribute_type;   /* FBX NodeAttribute type ("LimbNode", "Null", "Camera"...), "" otherwise */
+	bool visible;
+};
+
+/* ---------------------------------------------------------------------------
+ * Meshes
+ * ------------------------------------------------------------------------- */
+
+/* A per-corner attribute stored as a value table plus one index per corner
+ * (polygon vertex): value of corner c = values[indices[c]]. Direct FBX
+ * mappings, by-vertex mappings and glTF attributes are all expressed this
+ * way, so consumers handle one case. `exists` is false when absent. */
+typedef struct rk_attrib_vec2 { bool exists; const rk_vec2 *values; size_t value_count; const uint32_t *indices; } rk_attrib_vec2;
+typedef struct rk_attrib_vec3 { bool exists; const rk_vec3 *values; size_t value_count; const uint32_t *indices; } rk_attrib_vec3;
+typedef struct rk_attrib_vec4 { bool exists; const rk_vec4 *values; size_t value_count; const uint32_t *indices; } rk_attrib_vec4;
+
+typedef struct rk_uv_set {
+	const char *name;             /* FBX LayerElementUV name, glTF "TEXCOORD_n" */
+	rk_attrib_vec2 uv;            /* V as stored (FBX/OBJ: origin bottom-left; glTF: top-left) */
+	rk_attrib_vec3 tangent;       /* FBX per-set tangents if any */
+	rk_attrib_vec3 bitangent;
+} rk_uv_set;
+
+typedef struct rk_uv_set_list { rk_uv_set *data; size_t count; } rk_uv_set_list;
+typedef struct rk_color_set_list { rk_attrib_vec4 *data; size_t count; } rk_color_set_list;
+
+/* One polygon: corners index_begin .. index_begin + index_count - 1. */
+typedef struct rk_face { uint32_t index_begin; uint32_t index_count; } rk_face;
+
+typedef struct rk_blend_shape {
+	const char *name;
+	size_t offset_count;
+	const uint32_t *vertex_indices;  /* which mesh vertices move */
+	const rk_vec3 *position_offsets; /* added to positions (mesh space) */
+	const rk_vec3 *normal_offsets;   /* NULL if the file has none */
+} rk_blend_shape;
+
+struct rk_blend_channel {
+	uint32_t index;                  /* position in mesh->blend_channels */
+	const char *name;
+	double default_weight;           /* 0..1 (FBX DeformPercent / 100, glTF mesh.weights) */
+	size_t target_count;             /* > 1 with FBX in-between shapes */
+	const rk_blend_shape *targets;
+	const double *target_weights;    /* weight (0..1) at which each target is fully on, ascending */
+};
+
+typedef struct rk_blend_channel_list { rk_blend_channel *data; size_t count; } rk_blend_channel_list;
+
+struct rk_mesh {
+	uint32_t index;
+	const char *name;
+	uint64_t source_id;
+
+	size_t vertex_count;
+	const rk_vec3 *positions;        /* mesh space, vertex_count */
+	size_t index_count;              /* corners over all faces */
+	const uint32_t *vertex_indices;  /* per corner: index into positions */
+	size_t face_count;
+	const rk_face *faces;
+	size_t triangle_count_hint;      /* sum over faces of max(0, index_count - 2) */
+
+	rk_attrib_vec3 normals;          /* per corner, as stored */
+	rk_uv_set_list uv_sets;          /* first = default */
+	rk_color_set_list colors;
+	const uint32_t *face_material;   /* per face slot index into the node's (or mesh's) materials; NULL = slot 0 */
+	rk_material_ref_list materials;  /* material slots of the mesh itself (glTF; FBX when no node slots) */
+
+	rk_blend_channel_list blend_channels;
+	size_t skin_count;               /* skin deformers attached (FBX may have several) */
+	rk_skin **skins;
+	bool is_gltf_primitive_split;    /* faces came from several glTF primitives (see face_material) */
+};
+
+/* ---------------------------------------------------------------------------
+ * Skins
+ * ------------------------------------------------------------------------- */
+
+typedef enum rk_skinning_method {
+	RK_SKINNING_LINEAR = 0,
+	RK_SKINNING_DUAL_QUATERNION,
+	RK_SKINNING_BLENDED_DQ,          /* per-vertex blend of linear and DQ */
+	RK_SKINNING_RIGID
+} rk_skinning_method;
+
+typedef struct rk_skin_joint {
+	rk_node *node;                   /* the bone; may be NULL when the file names none (warned) */
+	rk_mat4 mesh_to_joint;           /* "inverse bind matrix": mesh (node) space at bind -> joint space.
+	                                    FBX: cluster Transform; glTF: inverseBindMatrices */
+	rk_mat4 joint_to_world_bind;     /* joint's world matrix at bind (FBX TransformLink, glTF inverse of IBM times mesh bind) */
+	rk_mat4 mesh_to_world_bind;      /* mesh node's world matrix at bind (FBX TransformLink * Transform) */
+} rk_skin_joint;
+
+typedef struct rk_skin_weight { uint32_t joint; float weight; } rk_skin_weight;
+
+struct rk_skin {
+	uint32_t index;
+	const char *name;
+	rk_skinning_method method;
+	rk_node *skeleton_root;          /* glTF skin.skeleton, else the common ancestor of the joints (may be NULL) */
+	size_t joint_count;
+	const rk_skin_joint *joints;
+	/* Influences per vertex in CSR form: vertex v has weights
+	 * weights[weight_begin[v] .. weight_begin[v + 1]), sorted by descending
+	 * weight, raw (not renormalised). weight_begin has vertex_count + 1 entries. */
+	size_t vertex_count;
+	const uint32_t *weight_begin;
+	size_t weight_count;
+	const rk_skin_weight *weights;
+	const float *dq_weights;         /* per vertex for BLENDED_DQ, else NULL */
+	size_t max_weights_per_vertex;
+};
+
+/* ---------------------------------------------------------------------------
+ * Materials and textures
+ * ------------------------------------------------------------------------- */
+
+typedef enum rk_alpha_mode { RK_ALPHA_OPAQUE = 0, RK_ALPHA_MASK, RK_ALPHA_BLEND } rk_alpha_mode;
+typedef enum rk_wrap { RK_WRAP_REPEAT = 0, RK_WRAP_CLAMP, RK_WRAP_MIRROR } rk_wrap;
+
+typedef struct rk_texture_ref {
+	rk_texture *texture;             /* NULL when the slot is empty */
+	const char *uv_set;              /* FBX: UV set name the texture asks for ("" = default) */
+	uint32_t texcoord;               /* glTF TEXCOORD_n index */
+	bool has_transform;              /* KHR_texture_transform / FBX UV translation etc. */
+	rk_vec2 offset, scale;           /* scale default (1,1) */
+	double rotation;                 /* radians */
+} rk_texture_ref;
+
+struct rk_material {
+	uint32_t index;
+	const char *name;
+	const char *shading_model;       /* FBX "Lambert"/"Phong", glTF "pbrMetallicRoughness" */
+	rk_vec4 base_color;              /* linear RGBA, default (1,1,1,1); FBX DiffuseColor * DiffuseFactor */
+	rk_texture_ref base_color_texture;
+	double metallic, roughness;      /* glTF factors, defaults 1, 1 (FBX: 0, derived from shininess) */
+	rk_texture_ref metallic_roughness_texture;
+	rk_texture_ref normal_texture;
+	rk_texture_ref emissive_texture;
+	rk_vec3 emissive;                /* default 0 */
+	rk_vec3 specular;                /* FBX SpecularColor * SpecularFactor */
+	double shininess;                /* FBX */
+	rk_alpha_mode alpha_mode;
+	double alpha_cutoff;             /* default 0.5 */
+	bool double_sided;
+	bool unlit;                      /* KHR_materials_unlit */
+};
+
+struct rk_texture {
+	uint32_t index;
+	const char *name;
+	const char *filename;            /* as written in the file ("" if embedded only) */
+	const char *resolved_path;       /* existing file found relative to the input, or NULL */
+	const unsigned char *content;    /* embedded bytes (FBX Video Content, GLB bufferView, data: URI), NULL if none */
+	size_t content_size;
+	const char *mime_type;           /* "image/png", "image/jpeg" or "" when unknown */
+	rk_wrap wrap_u, wrap_v;
+};
+
+/* ---------------------------------------------------------------------------
+ * Animation
+ * ------------------------------------------------------------------------- */
+
+typedef enum rk_interp {
+	RK_INTERP_CONSTANT = 0,          /* hold this key's value until the next */
+	RK_INTERP_CONSTANT_NEXT,         /* FBX: jump to the next key's value at once */
+	RK_INTERP_LINEAR,
+	RK_INTERP_CUBIC                  /* FBX Hermite/Bezier with slopes and weights; glTF CUBICSPLINE */
+} rk_interp;
+
+typedef enum rk_extrapolation {
+	RK_EXTRAPOLATE_CONSTANT = 0,     /* hold the end value */
+	RK_EXTRAPOLATE_REPEAT,           /* cycle */
+	RK_EXTRAPOLATE_MIRROR,           /* oscillate */
+	RK_EXTRAPOLATE_SLOPE,            /* continue with the end slope */
+	RK_EXTRAPOLATE_REPEAT_RELATIVE   /* cycle with offset */
+} rk_extrapolation;
+
+/* A scalar FBX curve. Key i spans [times[i], times[i+1]] with interp[i].
+ * For RK_INTERP_CUBIC, the segment is a cubic Bezier in (time, value) with
+ * control points at 1/3-weighted slopes: right_slope[i] / right_weight[i]
+ * leave key i, left_slope[i+1] / left_weight[i+1] enter key i+1. Slopes are
+ * value units per second; weights default to 1/3 (non-weighted tangents). */
+typedef struct rk_anim_curve {
+	size_t key_count;
+	const double *times;             /* seconds, absolute file time, strictly increasing */
+	const double *values;
+	const rk_interp *interp;
+	const double *right_slope, *left_slope;
+	const double *right_weight, *left_weight;
+	rk_extrapolation pre_extrapolation, post_extrapolation;
+	int32_t pre_repeat_count, post_repeat_count; /* -1 = infinite */
+	double min_value, max_value;
+} rk_anim_curve;
+
+typedef enum rk_anim_target {
+	RK_TARGET_TRANSLATION = 0,       /* node props.translation / local.translation */
+	RK_TARGET_ROTATION_EULER,        /* FBX Lcl Rotation, degrees, 3 curves */
+	RK_TARGET_ROTATION_QUAT,         /* glTF rotation (x,y,z,w) */
+	RK_TARGET_SCALE,
+	RK_TARGET_MORPH_WEIGHTS,         /* node blend weights (glTF weights, FBX DeformPercent / 100) */
+	RK_TARGET_FBX_PROPERTY           /* any other animated FBX property, by name */
+} rk_anim_target;
+
+/* One animated property. Curve-based (FBX: up to 4 scalar curves, NULL ones
+ * keep default_value) or sampler-based (glTF: vector keyframes). */
+typedef struct rk_anim_track {
+	rk_node *node;
+	rk_anim_target target;
+	const char *property;            /* FBX property name ("Lcl Translation", "DeformPercent"...), else "" */
+	uint32_t morph_channel;          /* RK_TARGET_MORPH_WEIGHTS from FBX: which blend channel; glTF: 0 (all) */
+
+	/* curve-based */
+	const rk_anim_curve *curves[4];
+	double default_value[4];
+
+	/* sampler-based (curves all NULL) */
+	size_t key_count;
+	const double *times;             /* seconds */
+	uint32_t components;             /* values per key per output: 3, 4, or morph count */
+	const double *values;            /* key_count * components (CUBIC: *3, as in-tangent, value, out-tangent) */
+	rk_interp interpolation;         /* CONSTANT (glTF STEP), LINEAR or CUBIC */
+} rk_anim_track;
+
+typedef enum rk_layer_blend {
+	RK_LAYER_OVERRIDE = 0,
+	RK_LAYER_ADDITIVE,
+	RK_LAYER_OVERRIDE_PASSTHROUGH
+} rk_layer_blend;
+
+typedef struct rk_anim_layer {
+	const char *name;
+	double weight;                   /* 0..1 */
+	rk_layer_blend blend;
+	bool rotation_accumulate_by_component; /* FBX RotationAccumulationMode */
+	bool scale_accumulate_multiply;        /* FBX ScaleAccumulationMode */
+	size_t track_count;
+	const rk_anim_track *tracks;
+} rk_anim_layer;
+
+struct rk_anim_clip {
+	uint32_t index;
+	const char *name;                /* FBX stack name without "AnimStack::", glTF animation name */
+	double time_begin, time_end;     /* seconds, absolute file time (FBX LocalStart/Stop or key range) */
+	size_t layer_count;
+	const rk_anim_layer *layers;     /* glTF: one layer */
+};
+
+/* ---------------------------------------------------------------------------
+ * Warnings and the scene
+ * ------------------------------------------------------------------------- */
+
+typedef struct rk_warning {
+	const char *message;
+	uint64_t byte_offset;            /* UINT64_MAX if unknown */
+	const char *path;                /* FBX node path / JSON pointer, "" if unknown */
+	size_t count;                    /* how many times the same warning occurred */
+} rk_warning;
+
+typedef struct rk_warning_list { rk_warning *data; size_t count; } rk_warning_list;
+
+typedef struct rk_scene {
+	rk_scene_settings settings;
+	rk_node *root;                   /* == &nodes.data[0] */
+	rk_node_list nodes;
+	rk_mesh_list meshes;
+	rk_skin_list skins;
+	rk_material_list materials;
+	rk_texture_list textures;
+	rk_clip_list clips;
+	rk_warning_list warnings;
+	const char *source_path;         /* "" for memory loads */
+	size_t memory_used;              /* bytes held by the scene */
+	void *internal_;                 /* owned by rigkit */
+} rk_scene;
+
+/* ---------------------------------------------------------------------------
+ * Loading
+ * ------------------------------------------------------------------------- */
+
+typedef enum rk_space_conversion {
+	RK_CONVERT_ADJUST_TRANSFORMS = 0, /* default: add a rotation/scale at the root nodes */
+	RK_CONVERT_MODIFY_GEOMETRY        /* rewrite vertex data and translations in place */
+} rk_space_conversion;
+
+/* Load options. Zero-initialise; every zero field means its default. */
+typedef struct rk_load_opts {
+	rk_allocator allocator;          /* zero = malloc/free */
+	size_t memory_limit;             /* bytes for scene + temporaries; 0 = 4 GiB */
+	size_t allocation_limit;         /* number of allocations; 0 = unlimited */
+	size_t file_size_limit;          /* 0 = 2 GiB */
+	size_t max_depth;                /* node nesting / JSON depth; 0 = 256 */
+	size_t max_elements;             /* elements (nodes, keys, array items); 0 = 1 << 28 */
+
+	rk_axes target_axes;             /* all UNKNOWN = keep the file's axes */
+	double target_unit_meters;       /* 0 = keep the file's unit */
+	rk_space_conversion space_conversion;
+
+	bool ignore_animation;           /* skip clips */
+	bool ignore_geometry;            /* skip mesh data (nodes, skins still load) */
+	bool no_embedded_content;        /* do not keep embedded texture bytes */
+	const char *filename;            /* for rk_load_memory: name used in errors and to resolve relative paths */
+} rk_load_opts;
+
+/* Loads a file; the format is detected from its bytes. Returns NULL on
+ * failure with err filled (file name, location, what was expected).
+ * opts may be NULL. The caller frees the result with rk_free_scene(). */
+rk_scene *rk_load_file(const char *path, const rk_load_opts *opts, rk_error *err);
+
+/* As rk_load_file, from memory. `data` is not retained. */
+rk_scene *rk_load_memory(const void *data, size_t size, const rk_load_opts *opts, rk_error *err);
+
+/* Frees everything the scene owns. NULL is fine. */
+void rk_free_scene(rk_scene *scene);
+
+/* Format of a buffer by content (magic bytes / syntax), RK_FORMAT_UNKNOWN if none. */
+rk_file_format rk_detect_format(const void *data, size_t size);
+const char *rk_format_name(rk_file_format format);
+
+/* Lookup by exact name (first in node order), NULL if absent. */
+rk_node *rk_find_node(const rk_scene *scene, const char *name);
+rk_anim_clip *rk_find_clip(const rk_scene *scene, const char *name);
+
+/* Name of an axis ("+X") / axes triple ("right_handed_y_up" when it is one
+ * of the four named conventions, else "+X+Y+Z"). */
+const char *rk_axis_name(rk_axis axis);
+/* Parses "right_handed_y_up", "left_handed_y_up", "right_handed_z_up",
+ * "left_handed_z_up". Returns false for anything else. */
+bool rk_axes_parse(const char *text, rk_axes *out);
+bool rk_axes_equal(rk_axes a, rk_axes b);
+bool rk_axes_valid(rk_axes a);       /* three distinct known axes */
+/* Rotation+reflection matrix mapping coordinates in `from` to `to`. */
+rk_mat4 rk_axes_conversion(rk_axes from, rk_axes to);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

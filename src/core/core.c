@@ -1,0 +1,415 @@
+/* src/core/core.c - allocation, arenas, errors and file I/O shared by all modules. */
+#include "internal.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+const char *rk_version(void) { return RK_VERSION_STRING; }
+
+/* ---- allocation --------------------------------------------------------- */
+
+void rki_alloc_init(rki_alloc *a, const rk_allocator *user, size_t memory_limit, size_t allocation_limit)
+{
+	memset(a, 0, sizeof(*a));
+	if (user) a->user = *user;
+	a->memory_limit = memory_limit;
+	a->allocation_limit = allocation_limit;
+}
+
+void *rki_malloc(rki_alloc *a, size_t size)
+{
+	if (size == 0) return NULL;
+	if (a->allocation_limit && a->allocation_count >= a->allocation_limit) {
+		a->failed = a->limit_hit = true;
+		return NULL;
+	}
+	if (a->memory_limit && (size > a->memory_limit || a->bytes_in_use > a->memory_limit - size)) {
+		a->failed = a->limit_hit = true;
+		return NULL;
+	}
+	void *p = a->user.alloc ? a->user.alloc(a->user.user, size) : malloc(size);
+	if (!p) {
+		a->failed = true;
+		return NULL;
+	}
+	a->allocation_count++;
+	a->bytes_in_use += size;
+	if (a->bytes_in_use > a->peak_bytes) a->peak_bytes = a->bytes_in_use;
+	return p;
+}
+
+void *rki_calloc(rki_alloc *a, size_t count, size_t size)
+{
+	size_t total;
+	if (!rki_mul_size(count, size, &total)) {
+		a->failed = true;
+		return NULL;
+	}
+	void *p = rki_malloc(a, total);
+	if (p) memset(p, 0, total);
+	return p;
+}
+
+void rki_free(rki_alloc *a, void *ptr, size_t size)
+{
+	if (!ptr) return;
+	a->bytes_in_use -= size <= a->bytes_in_use ? size : a->bytes_in_use;
+	if (a->user.free) a->user.free(a->user.user, ptr, size);
+	else if (!a->user.alloc) free(ptr);
+}
+
+/* ---- arena -------------------------------------------------------------- */
+
+struct rki_arena_chunk {
+	rki_arena_chunk *next;
+	size_t size;  /* usable bytes after the header */
+	size_t used;
+	/* data follows, 16-byte aligned */
+};
+
+#define RKI_CHUNK_HEADER ((sizeof(rki_arena_chunk) + 15u) & ~(size_t)15u)
+
+void rki_arena_init(rki_arena *ar, rki_alloc *alloc)
+{
+	memset(ar, 0, sizeof(*ar));
+	ar->alloc = alloc;
+	ar->chunk_size = 4096;
+}
+
+void *rki_arena_alloc(rki_arena *ar, size_t size)
+{
+	size_t aligned;
+	if (!rki_add_size(size, 15u, &aligned)) return NULL;
+	aligned &= ~(size_t)15u;
+	if (aligned == 0) aligned = 16;
+	rki_arena_chunk *c = ar->head;
+	if (!c || c->size - c->used < aligned) {
+		size_t want = ar->chunk_size;
+		if (want < aligned) want = aligned;
+		size_t total;
+		if (!rki_add_size(want, RKI_CHUNK_HEADER, &total)) return NULL;
+		c = (rki_arena_chunk *)rki_malloc(ar->alloc, total);
+		if (!c) return NULL;
+		c->size = want;
+		c->used = 0;
+		c->next = ar->head;
+		ar->head = c;
+		if (ar->chunk_size < ((size_t)1 << 24)) ar->chunk_size *= 2;
+	}
+	unsigned char *p = (unsigned char *)c + RKI_CHUNK_HEADER + c->used;
+	c->used += aligned;
+	ar->total += aligned;
+	memset(p, 0, aligned);
+	return p;
+}
+
+void *rki_arena_array(rki_arena *ar, size_t count, size_t size)
+{
+	size_t total;
+	if (!rki_mul_size(count, size, &total)) {
+		ar->alloc->failed = true;
+		return NULL;
+	}
+	return rki_arena_alloc(ar, total);
+}
+
+char *rki_arena_strndup(rki_arena *ar, const char *s, size_t len)
+{
+	size_t total;
+	if (!rki_add_size(len, 1, &total)) return NULL;
+	char *d = (char *)rki_arena_alloc(ar, total);
+	if (!d) return NULL;
+	if (len) memcpy(d, s, len);
+	d[len] = '\0';
+	return d;
+}
+
+void rki_arena_free(rki_arena *ar)
+{
+	rki_arena_chunk *c = ar->head;
+	while (c) {
+		rki_arena_chunk *next = c->next;
+		rki_free(ar->alloc, c, c->size + RKI_CHUNK_HEADER);
+		c = next;
+	}
+	ar->head = NULL;
+	ar->total = 0;
+}
+
+/* ---- growable buffer ---------------------------------------------------- */
+
+void rki_buf_init(rki_buf *b, rki_alloc *alloc)
+{
+	memset(b, 0, sizeof(*b));
+	b->alloc = alloc;
+}
+
+bool rki_buf_reserve(rki_buf *b, size_t extra)
+{
+	size_t need;
+	if (!rki_add_size(b->size, extra, &need)) return false;
+	if (need <= b->cap) return true;
+	size_t cap = b->cap ? b->cap : 256;
+	while (cap < need) {
+		if (cap > SIZE_MAX / 2) { cap = need; break; }
+		cap *= 2;
+	}
+	unsigned char *p = (unsigned char *)rki_malloc(b->alloc, cap);
+	if (!p) return false;
+	if (b->size) memcpy(p, b->data, b->size);
+	rki_free(b->alloc, b->data, b->cap);
+	b->data = p;
+	b->cap = cap;
+	return true;
+}
+
+bool rki_buf_push(rki_buf *b, const void *data, size_t size)
+{
+	if (!rki_buf_reserve(b, size)) return false;
+	if (size) memcpy(b->data + b->size, data, size);
+	b->size += size;
+	return true;
+}
+
+void rki_buf_free(rki_buf *b)
+{
+	rki_free(b->alloc, b->data, b->cap);
+	b->data = NULL;
+	b->size = b->cap = 0;
+}
+
+/* ---- errors --------------------------------------------------------------- */
+
+static const char *const rki_error_names[RK_ERROR_COUNT_] = {
+	"no error",
+	"invalid argument",
+	"cannot read file",
+	"unknown file format",
+	"unsupported",
+	"truncated input",
+	"corrupt input",
+	"limit exceeded",
+	"out of memory",
+	"cannot write output",
+};
+
+const char *rk_error_code_name(rk_error_code code)
+{
+	if ((unsigned)code >= RK_ERROR_COUNT_) return "unknown error";
+	return rki_error_names[code];
+}
+
+void rki_strlcpy(char *dst, const char *src, size_t cap)
+{
+	if (cap == 0) return;
+	size_t n = src ? strlen(src) : 0;
+	if (n >= cap) n = cap - 1;
+	if (n) memcpy(dst, src, n);
+	dst[n] = '\0';
+}
+
+void rki_error_clear(rk_error *err)
+{
+	if (!err) return;
+	memset(err, 0, sizeof(*err));
+	err->description = rk_error_code_name(RK_OK);
+}
+
+void rki_error_setv(rk_error *err, rk_error_code code, const char *fmt, va_list ap)
+{
+	if (!err) return;
+	char file[RK_ERROR_TEXT_MAX];
+	memcpy(file, err->file, sizeof(file));
+	memset(err, 0, sizeof(*err));
+	memcpy(err->file, file, sizeof(file));
+	err->code = code;
+	err->description = rk_error_code_name(code);
+	vsnprintf(err->message, sizeof(err->message), fmt, ap);
+}
+
+void rki_error_set(rk_error *err, rk_error_code code, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	rki_error_setv(err, code, fmt, ap);
+	va_end(ap);
+}
+
+void rki_error_file(rk_error *err, const char *file)
+{
+	if (err) rki_strlcpy(err->file, file ? file : "", sizeof(err->file));
+}
+
+void rki_error_at_byte(rk_error *err, uint64_t offset)
+{
+	if (!err) return;
+	err->location |= RK_LOCATION_BYTE;
+	err->byte_offset = offset;
+}
+
+void rki_error_at_line(rk_error *err, uint64_t line)
+{
+	if (!err) return;
+	err->location |= RK_LOCATION_LINE;
+	err->line = line;
+}
+
+void rki_error_at_path(rk_error *err, uint32_t kind, const char *path)
+{
+	if (!err) return;
+	err->location |= kind;
+	rki_strlcpy(err->path, path, sizeof(err->path));
+}
+
+size_t rk_format_error(char *dst, size_t cap, const rk_error *err)
+{
+	char loc[RK_ERROR_TEXT_MAX * 2];
+	size_t ln = 0;
+	loc[0] = '\0';
+	if (!err) return (size_t)snprintf(dst, cap, "no error information");
+	if (err->location & RK_LOCATION_BYTE)
+		ln += (size_t)snprintf(loc + ln, sizeof(loc) - ln, "byte %llu", (unsigned long long)err->byte_offset);
+	if ((err->location & RK_LOCATION_LINE) && ln < sizeof(loc))
+		ln += (size_t)snprintf(loc + ln, sizeof(loc) - ln, "%sline %llu", ln ? ", " : "", (unsigned long long)err->line);
+	if ((err->location & RK_LOCATION_FBX_NODE) && ln < sizeof(loc))
+		ln += (size_t)snprintf(loc + ln, sizeof(loc) - ln, "%snode %s", ln ? ", " : "", err->path);
+	if ((err->location & RK_LOCATION_JSON) && ln < sizeof(loc))
+		ln += (size_t)snprintf(loc + ln, sizeof(loc) - ln, "%sJSON %s", ln ? ", " : "", err->path);
+	const char *msg = err->message[0] ? err->message : rk_error_code_name(err->code);
+	int n;
+	if (err->file[0])
+		n = ln ? snprintf(dst, cap, "%s: %s (at %s)", err->file, msg, loc) : snprintf(dst, cap, "%s: %s", err->file, msg);
+	else
+		n = ln ? snprintf(dst, cap, "%s (at %s)", msg, loc) : snprintf(dst, cap, "%s", msg);
+	return n < 0 ? 0 : (size_t)n;
+}
+
+const void *rki_memmem(const void *hay, size_t hay_len, const void *needle, size_t needle_len)
+{
+	const unsigned char *h = (const unsigned char *)hay, *n = (const unsigned char *)needle;
+	if (needle_len == 0) return hay;
+	if (hay_len < needle_len) return NULL;
+	for (size_t i = 0; i + needle_len <= hay_len; i++) {
+		const unsigned char *p = (const unsigned char *)memchr(h + i, n[0], hay_len - needle_len + 1 - i);
+		if (!p) return NULL;
+		i = (size_t)(p - h);
+		if (memcmp(p, n, needle_len) == 0) return p;
+	}
+	return NULL;
+}
+
+/* ---- files ------------------------------------------------------------------ */
+
+void *rki_read_file(rki_alloc *alloc, const char *path, size_t max_size, size_t *size, rk_error *err)
+{
+	*size = 0;
+	FILE *f = fopen(path, "rb");
+	if (!f) {
+		rki_error_set(err, RK_ERROR_IO, "cannot open file: %s", strerror(errno));
+		rki_error_file(err, path);
+		return NULL;
+	}
+	struct stat st;
+	if (fstat(fileno(f), &st) != 0 || !S_ISREG(st.st_mode) || st.st_size < 0) {
+		fclose(f);
+		rki_error_set(err, RK_ERROR_IO, "not a regular file");
+		rki_error_file(err, path);
+		return NULL;
+	}
+	uint64_t fsize = (uint64_t)st.st_size;
+	if ((max_size && fsize > max_size) || fsize >= SIZE_MAX) {
+		fclose(f);
+		rki_error_set(err, RK_ERROR_LIMIT, "file is %llu bytes, over the %zu byte limit",
+			(unsigned long long)fsize, max_size);
+		rki_error_file(err, path);
+		return NULL;
+	}
+	unsigned char *data = (unsigned char *)rki_malloc(alloc, (size_t)fsize + 1);
+	if (!data) {
+		fclose(f);
+		rki_error_set(err, alloc->limit_hit ? RK_ERROR_LIMIT : RK_ERROR_OUT_OF_MEMORY,
+			"cannot allocate %llu bytes for the file", (unsigned long long)fsize + 1);
+		rki_error_file(err, path);
+		return NULL;
+	}
+	size_t got = fsize ? fread(data, 1, (size_t)fsize, f) : 0;
+	fclose(f);
+	if (got != fsize) {
+		rki_free(alloc, data, (size_t)fsize + 1);
+		rki_error_set(err, RK_ERROR_IO, "short read (%zu of %llu bytes)", got, (unsigned long long)fsize);
+		rki_error_file(err, path);
+		return NULL;
+	}
+	data[fsize] = 0;
+	*size = (size_t)fsize;
+	return data;
+}
+
+bool rki_write_file_atomic(const char *path, const void *data, size_t size, rk_error *err)
+{
+	size_t plen = strlen(path);
+	char tmp[4096];
+	if (plen + 16 >= sizeof(tmp)) {
+		rki_error_set(err, RK_ERROR_OUTPUT, "output path too long");
+		rki_error_file(err, path);
+		return false;
+	}
+	/* Temporary file in the same directory so rename() stays on one filesystem. */
+	snprintf(tmp, sizeof(tmp), "%s.tmpXXXXXX", path);
+	int fd = mkstemp(tmp);
+	if (fd < 0) {
+		rki_error_set(err, RK_ERROR_OUTPUT, "cannot create temporary file: %s", strerror(errno));
+		rki_error_file(err, path);
+		return false;
+	}
+	const unsigned char *p = (const unsigned char *)data;
+	size_t left = size;
+	while (left > 0) {
+		ssize_t w = write(fd, p, left);
+		if (w < 0) {
+			if (errno == EINTR) continue;
+			int e = errno;
+			close(fd);
+			unlink(tmp);
+			rki_error_set(err, RK_ERROR_OUTPUT, "write failed: %s", strerror(e));
+			rki_error_file(err, path);
+			return false;
+		}
+		p += w;
+		left -= (size_t)w;
+	}
+	/* mkstemp creates 0600; outputs are ordinary readable files. (Reading the
+	 * umask would mean changing process state, which a library must not.) */
+	(void)fchmod(fd, 0644);
+	if (fsync(fd) != 0 && errno != EINVAL) {
+		int e = errno;
+		close(fd);
+		unlink(tmp);
+		rki_error_set(err, RK_ERROR_OUTPUT, "fsync failed: %s", strerror(e));
+		rki_error_file(err, path);
+		return false;
+	}
+	if (close(fd) != 0 || rename(tmp, path) != 0) {
+		int e = errno;
+		unlink(tmp);
+		rki_error_set(err, RK_ERROR_OUTPUT, "cannot replace output: %s", strerror(e));
+		rki_error_file(err, path);
+		return false;
+	}
+	return true;
+}
+
+bool rk_write_file_atomic(const char *path, const void *data, size_t size, rk_error *err)
+{
+	if (!path || (!data && size)) {
+		rki_error_set(err, RK_ERROR_INVALID_ARGUMENT, "rk_write_file_atomic: NULL path or data");
+		return false;
+	}
+	rki_error_clear(err);
+	return rki_write_file_atomic(path, data, size, err);
+}

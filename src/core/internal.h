@@ -1,0 +1,123 @@
+/*
+ * src/core/internal.h - helpers shared by rigkit's modules (not public API).
+ *
+ * - rki_alloc: an allocator front end with memory and allocation-count limits
+ *   and exact accounting, wrapping a user rk_allocator.
+ * - rki_arena: bump allocator in chunks, all freed at once. Scene data lives
+ *   in one arena; parsers use a second arena for temporaries.
+ * - rki_error_*: fill an rk_error with code, message and location.
+ * - checked size arithmetic.
+ * - rki_read_file / rki_write_file_atomic: whole-file I/O.
+ */
+#ifndef RIGKIT_CORE_INTERNAL_H
+#define RIGKIT_CORE_INTERNAL_H
+
+#include "rigkit/base.h"
+
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#if defined(__GNUC__) || defined(__clang__)
+#define RKI_PRINTF(a, b) __attribute__((format(printf, a, b)))
+#else
+#define RKI_PRINTF(a, b)
+#endif
+
+/* ---- allocation with limits -------------------------------------------- */
+
+typedef struct rki_alloc {
+	rk_allocator user;        /* zeroed = malloc/free */
+	size_t memory_limit;      /* 0 = unlimited */
+	size_t allocation_limit;  /* 0 = unlimited */
+	size_t bytes_in_use;
+	size_t peak_bytes;
+	size_t allocation_count;  /* successful allocations so far */
+	bool failed;              /* set once any allocation failed */
+	bool limit_hit;           /* the failure was a configured limit */
+} rki_alloc;
+
+void rki_alloc_init(rki_alloc *a, const rk_allocator *user, size_t memory_limit, size_t allocation_limit);
+/* Returns NULL on failure (and sets a->failed / a->limit_hit). size 0 -> NULL. */
+void *rki_malloc(rki_alloc *a, size_t size);
+void *rki_calloc(rki_alloc *a, size_t count, size_t size);
+void rki_free(rki_alloc *a, void *ptr, size_t size);
+
+/* ---- arena -------------------------------------------------------------- */
+
+typedef struct rki_arena_chunk rki_arena_chunk;
+
+typedef struct rki_arena {
+	rki_alloc *alloc;
+	rki_arena_chunk *head;
+	size_t chunk_size;        /* next chunk size, grows geometrically */
+	size_t total;             /* bytes handed out */
+} rki_arena;
+
+void rki_arena_init(rki_arena *ar, rki_alloc *alloc);
+/* 16-byte aligned, zero-filled memory, or NULL. */
+void *rki_arena_alloc(rki_arena *ar, size_t size);
+/* Overflow-checked count * size; NULL on overflow or failure. count 0 -> non-NULL dummy. */
+void *rki_arena_array(rki_arena *ar, size_t count, size_t size);
+char *rki_arena_strndup(rki_arena *ar, const char *s, size_t len);
+void rki_arena_free(rki_arena *ar);
+
+/* ---- growable buffer (temporary memory) --------------------------------- */
+
+typedef struct rki_buf {
+	unsigned char *data;
+	size_t size, cap;
+	rki_alloc *alloc;
+} rki_buf;
+
+void rki_buf_init(rki_buf *b, rki_alloc *alloc);
+bool rki_buf_reserve(rki_buf *b, size_t extra);
+bool rki_buf_push(rki_buf *b, const void *data, size_t size);
+void rki_buf_free(rki_buf *b);
+
+/* ---- checked arithmetic ------------------------------------------------- */
+
+static inline bool rki_mul_size(size_t a, size_t b, size_t *out)
+{
+	if (b != 0 && a > SIZE_MAX / b) return false;
+	*out = a * b;
+	return true;
+}
+
+static inline bool rki_add_size(size_t a, size_t b, size_t *out)
+{
+	if (a > SIZE_MAX - b) return false;
+	*out = a + b;
+	return true;
+}
+
+/* ---- errors --------------------------------------------------------------- */
+
+/* Set code and message (printf). Clears any previous location. err may be NULL. */
+void rki_error_set(rk_error *err, rk_error_code code, const char *fmt, ...) RKI_PRINTF(3, 4);
+void rki_error_setv(rk_error *err, rk_error_code code, const char *fmt, va_list ap);
+void rki_error_clear(rk_error *err);
+void rki_error_file(rk_error *err, const char *file);
+void rki_error_at_byte(rk_error *err, uint64_t offset);
+void rki_error_at_line(rk_error *err, uint64_t line);
+/* kind: RK_LOCATION_FBX_NODE or RK_LOCATION_JSON */
+void rki_error_at_path(rk_error *err, uint32_t kind, const char *path);
+/* Bounded strncpy that always NUL-terminates. */
+void rki_strlcpy(char *dst, const char *src, size_t cap);
+
+/* First occurrence of needle in hay (like GNU memmem), NULL if absent. */
+const void *rki_memmem(const void *hay, size_t hay_len, const void *needle, size_t needle_len);
+
+/* ---- files ------------------------------------------------------------------ */
+
+/* Reads a whole file into memory from `alloc` (free with rki_free(alloc, p, *size + 1)).
+ * The buffer has one extra NUL byte after the data. max_size 0 = unlimited. */
+void *rki_read_file(rki_alloc *alloc, const char *path, size_t max_size, size_t *size, rk_error *err);
+
+/* Writes `size` bytes to `path` atomically: a temporary file in the same
+ * folder, fsync'd, then renamed over `path`. On failure nothing is left
+ * behind and err is RK_ERROR_OUTPUT. */
+bool rki_write_file_atomic(const char *path, const void *data, size_t size, rk_error *err);
+
+#endif

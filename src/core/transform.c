@@ -1,0 +1,137 @@
+/* src/core/transform.c - FBX transform chain (see rigkit/transform.h for the formulas). */
+#include "rigkit/transform.h"
+
+#include <math.h>
+
+rk_inherit_mode rk_inherit_mode_from_fbx(int64_t inherit_type)
+{
+	switch (inherit_type) {
+	case 0: return RK_INHERIT_COMPONENTWISE_SCALE;
+	case 2: return RK_INHERIT_IGNORE_PARENT_SCALE;
+	default: return RK_INHERIT_NORMAL;
+	}
+}
+
+rk_transform_props rk_transform_props_default(void)
+{
+	rk_transform_props p = { 0 };
+	p.scaling = (rk_vec3){ 1, 1, 1 };
+	p.geometric_scaling = (rk_vec3){ 1, 1, 1 };
+	p.rotation_order = RK_ROTATION_XYZ;
+	p.inherit_mode = RK_INHERIT_NORMAL;
+	return p;
+}
+
+rk_adjust_transform rk_adjust_transform_identity(void)
+{
+	rk_adjust_transform a;
+	a.pre_translation = (rk_vec3){ 0, 0, 0 };
+	a.pre_rotation = RK_QUAT_IDENTITY;
+	a.pre_scale = 1.0;
+	a.post_rotation = RK_QUAT_IDENTITY;
+	a.post_scale = 1.0;
+	a.translation_scale = 1.0;
+	return a;
+}
+
+static bool rki_quat_is_identity(rk_quat q)
+{
+	return q.x == 0.0 && q.y == 0.0 && q.z == 0.0 && fabs(q.w) == 1.0;
+}
+
+bool rk_adjust_transform_is_identity(const rk_adjust_transform *a)
+{
+	return !a || (a->pre_translation.x == 0.0 && a->pre_translation.y == 0.0 && a->pre_translation.z == 0.0
+		&& rki_quat_is_identity(a->pre_rotation) && a->pre_scale == 1.0
+		&& rki_quat_is_identity(a->post_rotation) && a->post_scale == 1.0 && a->translation_scale == 1.0);
+}
+
+rk_quat rk_fbx_lcl_rotation(const rk_transform_props *p)
+{
+	rk_rotation_order order = p->rotation_active ? p->rotation_order : RK_ROTATION_XYZ;
+	return rk_quat_from_euler_deg(p->rotation, order);
+}
+
+rk_quat rk_fbx_local_rotation(const rk_transform_props *p)
+{
+	rk_quat r = rk_fbx_lcl_rotation(p);
+	if (!p->rotation_active) return r;
+	rk_quat pre = rk_quat_from_euler_deg(p->pre_rotation, RK_ROTATION_XYZ);
+	rk_quat post = rk_quat_from_euler_deg(p->post_rotation, RK_ROTATION_XYZ);
+	return rk_quat_normalize(rk_quat_mul(pre, rk_quat_mul(r, rk_quat_conjugate(post))));
+}
+
+rk_mat4 rk_fbx_node_to_parent(const rk_transform_props *p, const rk_adjust_transform *adj)
+{
+	/* Built right to left, i.e. in the order the terms act on a point. */
+	rk_mat4 m = rk_mat4_identity();
+	bool has_adj = !rk_adjust_transform_is_identity(adj);
+	if (has_adj) {
+		m = rk_mat4_mul(rk_mat4_rotation(adj->post_rotation), m);
+		m = rk_mat4_mul(rk_mat4_scaling((rk_vec3){ adj->post_scale, adj->post_scale, adj->post_scale }), m);
+	}
+	/* Scale about the scaling pivot, then the scaling offset. */
+	m = rk_mat4_mul(rk_mat4_translation(rk_vec3_scale(p->scaling_pivot, -1.0)), m);
+	m = rk_mat4_mul(rk_mat4_scaling(p->scaling), m);
+	m = rk_mat4_mul(rk_mat4_translation(p->scaling_pivot), m);
+	m = rk_mat4_mul(rk_mat4_translation(p->scaling_offset), m);
+	/* Rotate about the rotation pivot: Rpre * R * inv(Rpost). */
+	m = rk_mat4_mul(rk_mat4_translation(rk_vec3_scale(p->rotation_pivot, -1.0)), m);
+	m = rk_mat4_mul(rk_mat4_rotation(rk_fbx_local_rotation(p)), m);
+	m = rk_mat4_mul(rk_mat4_translation(p->rotation_pivot), m);
+	m = rk_mat4_mul(rk_mat4_translation(p->rotation_offset), m);
+	m = rk_mat4_mul(rk_mat4_translation(p->translation), m);
+	if (has_adj) {
+		m = rk_mat4_mul(rk_mat4_translation(adj->pre_translation), m);
+		m = rk_mat4_mul(rk_mat4_rotation(adj->pre_rotation), m);
+		m = rk_mat4_mul(rk_mat4_scaling((rk_vec3){ adj->pre_scale, adj->pre_scale, adj->pre_scale }), m);
+		m.m[12] *= adj->translation_scale;
+		m.m[13] *= adj->translation_scale;
+		m.m[14] *= adj->translation_scale;
+	}
+	return m;
+}
+
+rk_mat4 rk_fbx_geometry_to_node(const rk_transform_props *p)
+{
+	rk_trs t;
+	t.translation = p->geometric_translation;
+	t.rotation = rk_quat_from_euler_deg(p->geometric_rotation, RK_ROTATION_XYZ);
+	t.scale = p->geometric_scaling;
+	return rk_mat4_from_trs(t);
+}
+
+rk_world_transform rk_compose_world(const rk_world_transform *parent, rk_vec3 parent_local_scale,
+	rk_mat4 node_to_parent, rk_inherit_mode mode)
+{
+	rk_world_transform w;
+	if (!parent || mode == RK_INHERIT_NORMAL) {
+		w.node_to_world = parent ? rk_mat4_mul(parent->node_to_world, node_to_parent) : node_to_parent;
+		rk_trs d = rk_mat4_decompose(w.node_to_world);
+		w.inherit_scale = d.scale;
+		d.scale = (rk_vec3){ 1, 1, 1 };
+		w.unscaled_node_to_world = rk_mat4_from_trs(d);
+		return w;
+	}
+	rk_trs t = rk_mat4_decompose(node_to_parent);
+	t.translation = rk_vec3_mul(t.translation, parent->inherit_scale);
+	if (mode == RK_INHERIT_COMPONENTWISE_SCALE) {
+		t.scale = rk_vec3_mul(t.scale, parent->inherit_scale);
+	} else {
+		/* Scale the parent inherited from above it, without its own. */
+		rk_vec3 s = parent->inherit_scale;
+		rk_vec3 ls = parent_local_scale;
+		rk_vec3 up = {
+			ls.x != 0.0 ? s.x / ls.x : 1.0,
+			ls.y != 0.0 ? s.y / ls.y : 1.0,
+			ls.z != 0.0 ? s.z / ls.z : 1.0,
+		};
+		t.scale = rk_vec3_mul(t.scale, up);
+	}
+	w.inherit_scale = t.scale;
+	w.node_to_world = rk_mat4_mul(parent->unscaled_node_to_world, rk_mat4_from_trs(t));
+	rk_trs u = t;
+	u.scale = (rk_vec3){ 1, 1, 1 };
+	w.unscaled_node_to_world = rk_mat4_mul(parent->unscaled_node_to_world, rk_mat4_from_trs(u));
+	return w;
+}

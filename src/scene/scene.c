@@ -1,0 +1,416 @@
+/* src/scene/scene.c - scene lifetime, format dispatch, shared reader helpers. */
+#include "scene_internal.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+/* The scene, its allocator and its arena live in one block. */
+typedef struct rki_scene_block {
+	rk_scene scene;
+	rki_alloc alloc;
+	rki_arena arena;
+} rki_scene_block;
+
+#define RKI_DEFAULT_MEMORY_LIMIT ((size_t)4 << 30)
+#define RKI_DEFAULT_FILE_LIMIT ((size_t)2 << 30)
+#define RKI_DEFAULT_MAX_DEPTH 256
+#define RKI_DEFAULT_MAX_ELEMENTS ((size_t)1 << 28)
+
+void rki_resolve_load_opts(rk_load_opts *out, const rk_load_opts *in)
+{
+	if (in) *out = *in;
+	else memset(out, 0, sizeof(*out));
+	if (!out->memory_limit) out->memory_limit = RKI_DEFAULT_MEMORY_LIMIT;
+	if (!out->file_size_limit) out->file_size_limit = RKI_DEFAULT_FILE_LIMIT;
+	if (!out->max_depth) out->max_depth = RKI_DEFAULT_MAX_DEPTH;
+	if (!out->max_elements) out->max_elements = RKI_DEFAULT_MAX_ELEMENTS;
+}
+
+bool rki_scene_begin(rki_scene_ctx *ctx, const rk_load_opts *opts, const char *filename, rk_error *err)
+{
+	memset(ctx, 0, sizeof(*ctx));
+	rki_resolve_load_opts(&ctx->opts, opts);
+	ctx->err = err;
+	rki_alloc bootstrap;
+	rki_alloc_init(&bootstrap, &ctx->opts.allocator, ctx->opts.memory_limit, ctx->opts.allocation_limit);
+	rki_scene_block *b = (rki_scene_block *)rki_calloc(&bootstrap, 1, sizeof(rki_scene_block));
+	if (!b) {
+		rki_error_set(err, bootstrap.limit_hit ? RK_ERROR_LIMIT : RK_ERROR_OUT_OF_MEMORY, "cannot allocate the scene");
+		rki_error_file(err, filename);
+		return false;
+	}
+	b->alloc = bootstrap;
+	rki_arena_init(&b->arena, &b->alloc);
+	rki_arena_init(&ctx->tmp, &b->alloc);
+	b->scene.internal_ = b;
+	ctx->scene = &b->scene;
+	ctx->alloc = &b->alloc;
+	ctx->arena = &b->arena;
+	const char *fn = filename ? filename : "";
+	ctx->scene->source_path = rki_arena_strndup(ctx->arena, fn, strlen(fn));
+	if (!ctx->scene->source_path) {
+		rki_scene_oom(ctx);
+		rki_scene_abort(ctx);
+		return false;
+	}
+	ctx->scene->settings.unit_meters = ctx->scene->settings.original_unit_meters = 0.01;
+	ctx->scene->settings.creator = "";
+	return true;
+}
+
+void rki_scene_oom(rki_scene_ctx *ctx)
+{
+	if (ctx->err && ctx->err->code != RK_OK) return;
+	char file[RK_ERROR_TEXT_MAX];
+	rki_strlcpy(file, ctx->err ? ctx->err->file : "", sizeof(file));
+	if (ctx->alloc && ctx->alloc->limit_hit)
+		rki_error_set(ctx->err, RK_ERROR_LIMIT, "memory or allocation limit reached (limit %zu bytes)", ctx->opts.memory_limit);
+	else
+		rki_error_set(ctx->err, RK_ERROR_OUT_OF_MEMORY, "out of memory");
+	rki_error_file(ctx->err, file);
+}
+
+void rki_scene_warn(rki_scene_ctx *ctx, uint64_t byte_offset, const char *path, const char *fmt, ...)
+{
+	char msg[RK_ERROR_TEXT_MAX];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	for (rki_warning_node *w = ctx->warnings; w; w = w->next) {
+		if (strcmp(w->warning.message, msg) == 0) {
+			w->warning.count++;
+			return;
+		}
+	}
+	if (ctx->warning_count >= 1024) return; /* bounded: hostile files cannot grow this */
+	rki_warning_node *w = (rki_warning_node *)rki_arena_alloc(ctx->arena, sizeof(*w));
+	if (!w) return;
+	w->warning.message = rki_arena_strndup(ctx->arena, msg, strlen(msg));
+	w->warning.byte_offset = byte_offset;
+	const char *p = path ? path : "";
+	w->warning.path = rki_arena_strndup(ctx->arena, p, strlen(p));
+	w->warning.count = 1;
+	if (!w->warning.message || !w->warning.path) return;
+	if (ctx->warnings_tail) ctx->warnings_tail->next = w;
+	else ctx->warnings = w;
+	ctx->warnings_tail = w;
+	ctx->warning_count++;
+}
+
+void rki_scene_abort(rki_scene_ctx *ctx)
+{
+	if (!ctx->scene) return;
+	rki_arena_free(&ctx->tmp);
+	rk_free_scene(ctx->scene);
+	ctx->scene = NULL;
+}
+
+/* Root conversion: axis change and unit scale as the root's node_to_parent. */
+static void rki_apply_conversion(rki_scene_ctx *ctx)
+{
+	rk_scene *s = ctx->scene;
+	rk_node *root = s->root;
+	rk_mat4 conv = rk_mat4_identity();
+	bool changed = false;
+	if (rk_axes_valid(ctx->opts.target_axes) && rk_axes_valid(s->settings.original_axes)
+		&& !rk_axes_equal(ctx->opts.target_axes, s->settings.original_axes)) {
+		conv = rk_axes_conversion(s->settings.original_axes, ctx->opts.target_axes);
+		s->settings.axes = ctx->opts.target_axes;
+		changed = true;
+	} else if (rk_axes_valid(ctx->opts.target_axes) && !rk_axes_valid(s->settings.original_axes)) {
+		rki_scene_warn(ctx, UINT64_MAX, "", "file does not state its axes: target_axes ignored");
+	}
+	if (ctx->opts.target_unit_meters > 0.0 && s->settings.original_unit_meters > 0.0
+		&& fabs(ctx->opts.target_unit_meters - s->settings.original_unit_meters) > 1e-15) {
+		double k = s->settings.original_unit_meters / ctx->opts.target_unit_meters;
+		conv = rk_mat4_mul(rk_mat4_scaling((rk_vec3){ k, k, k }), conv);
+		s->settings.unit_meters = ctx->opts.target_unit_meters;
+		changed = true;
+	}
+	if (changed && root) {
+		root->node_to_parent = conv;
+		root->local = rk_mat4_decompose(conv);
+	}
+}
+
+rk_scene *rki_scene_finish(rki_scene_ctx *ctx)
+{
+	rk_scene *s = ctx->scene;
+	if (!s->settings.original_axes.up) s->settings.original_axes = s->settings.axes;
+	if (s->settings.original_unit_meters <= 0.0) s->settings.original_unit_meters = s->settings.unit_meters;
+	if (s->nodes.count > 0) s->root = &s->nodes.data[0];
+	rki_apply_conversion(ctx);
+	rki_scene_update_matrices(s);
+	if (ctx->warning_count) {
+		rk_warning *w = (rk_warning *)rki_arena_array(ctx->arena, ctx->warning_count, sizeof(rk_warning));
+		if (w) {
+			size_t i = 0;
+			for (rki_warning_node *n = ctx->warnings; n; n = n->next) w[i++] = n->warning;
+			s->warnings.data = w;
+			s->warnings.count = i;
+		}
+	}
+	rki_arena_free(&ctx->tmp);
+	rki_scene_block *b = (rki_scene_block *)s->internal_;
+	s->memory_used = b->arena.total + sizeof(*b);
+	return s;
+}
+
+void rk_free_scene(rk_scene *scene)
+{
+	if (!scene) return;
+	rki_scene_block *b = (rki_scene_block *)scene->internal_;
+	if (!b) return;
+	rki_arena_free(&b->arena);
+	rki_alloc a = b->alloc;
+	rki_free(&a, b, sizeof(*b));
+}
+
+/* ---- hierarchy helpers ------------------------------------------------------ */
+
+bool rki_depth_first_order(size_t count, const uint32_t *parent, uint32_t *out_order, uint32_t *scratch)
+{
+	/* scratch: first_child[count], next_sibling[count], stack[count] */
+	uint32_t *first = scratch, *next = scratch + count, *stack = scratch + 2 * count;
+	for (size_t i = 0; i < count; i++) first[i] = next[i] = UINT32_MAX;
+	/* Link children in reverse so that the lists come out in index order. */
+	for (size_t k = count; k-- > 0;) {
+		uint32_t p = parent[k];
+		if (p == UINT32_MAX) continue;
+		if (p >= count || p == k) return false;
+		next[k] = first[p];
+		first[p] = (uint32_t)k;
+	}
+	size_t n = 0;
+	for (size_t r = 0; r < count; r++) {
+		if (parent[r] != UINT32_MAX) continue;
+		size_t sp = 0;
+		stack[sp++] = (uint32_t)r;
+		while (sp > 0) {
+			uint32_t v = stack[--sp];
+			if (n >= count) return false;
+			out_order[n++] = v;
+			/* push children reversed so the first child pops first */
+			uint32_t tmp_count = 0;
+			for (uint32_t c = first[v]; c != UINT32_MAX; c = next[c]) tmp_count++;
+			if (sp + tmp_count > count) return false;
+			uint32_t idx = (uint32_t)(sp + tmp_count);
+			for (uint32_t c = first[v]; c != UINT32_MAX; c = next[c]) stack[--idx] = c;
+			sp += tmp_count;
+		}
+	}
+	/* Nodes on a cycle are never reached from a root. */
+	return n == count;
+}
+
+void rki_scene_update_matrices(rk_scene *scene)
+{
+	rk_node *nodes = scene->nodes.data;
+	for (size_t i = 0; i < scene->nodes.count; i++) {
+		rk_node *n = &nodes[i];
+		if (n->kind == RK_NODE_ROOT) {
+			/* node_to_parent holds the load conversion (identity without one). */
+			if (n->node_to_parent.m[15] == 0.0) n->node_to_parent = rk_mat4_identity();
+			n->geometry_to_node = rk_mat4_identity();
+			n->depth = 0;
+		} else if (n->has_fbx_props) {
+			n->node_to_parent = rk_fbx_node_to_parent(&n->props, &n->adjust);
+			n->geometry_to_node = rk_fbx_geometry_to_node(&n->props);
+			n->local = rk_mat4_decompose(n->node_to_parent);
+		} else {
+			n->node_to_parent = rk_mat4_from_trs(n->local);
+			if (!rk_adjust_transform_is_identity(&n->adjust)) {
+				/* Tadj(Spre * Radj_pre * Tpre * (T R S) * Spost * Radj_post), as in transform.h */
+				const rk_adjust_transform *a = &n->adjust;
+				rk_mat4 post = rk_mat4_mul(rk_mat4_scaling((rk_vec3){ a->post_scale, a->post_scale, a->post_scale }),
+					rk_mat4_rotation(a->post_rotation));
+				rk_mat4 pre = rk_mat4_mul(rk_mat4_scaling((rk_vec3){ a->pre_scale, a->pre_scale, a->pre_scale }),
+					rk_mat4_mul(rk_mat4_rotation(a->pre_rotation), rk_mat4_translation(a->pre_translation)));
+				rk_mat4 full = rk_mat4_mul(pre, rk_mat4_mul(n->node_to_parent, post));
+				full.m[12] *= a->translation_scale;
+				full.m[13] *= a->translation_scale;
+				full.m[14] *= a->translation_scale;
+				n->node_to_parent = full;
+			}
+			n->geometry_to_node = rk_mat4_identity();
+		}
+		n->has_geometry_transform = rk_mat4_max_diff(n->geometry_to_node, rk_mat4_identity()) > 0.0;
+		rk_world_transform w;
+		if (n->parent) {
+			rk_node *p = n->parent;
+			rk_world_transform pw = { p->node_to_world, p->unscaled_node_to_world, p->inherit_scale };
+			rk_vec3 pls = p->has_fbx_props ? p->props.scaling : p->local.scale;
+			rk_inherit_mode mode = n->has_fbx_props ? n->props.inherit_mode : RK_INHERIT_NORMAL;
+			w = rk_compose_world(&pw, pls, n->node_to_parent, mode);
+			n->depth = p->depth + 1;
+		} else {
+			w = rk_compose_world(NULL, (rk_vec3){ 1, 1, 1 }, n->node_to_parent, RK_INHERIT_NORMAL);
+		}
+		n->node_to_world = w.node_to_world;
+		n->unscaled_node_to_world = w.unscaled_node_to_world;
+		n->inherit_scale = w.inherit_scale;
+		n->geometry_to_world = rk_mat4_mul(n->node_to_world, n->geometry_to_node);
+	}
+}
+
+const char *rki_arena_name(rki_arena *ar, const char *s, size_t len)
+{
+	/* Binary FBX: "name\x00\x01Class". */
+	for (size_t i = 0; i + 1 < len; i++) {
+		if (s[i] == '\0' && s[i + 1] == '\x01') {
+			len = i;
+			break;
+		}
+	}
+	/* ASCII FBX: "Class::name". */
+	for (size_t i = 0; i + 1 < len; i++) {
+		if (s[i] == ':' && s[i + 1] == ':') {
+			s += i + 2;
+			len -= i + 2;
+			break;
+		}
+	}
+	return rki_arena_strndup(ar, s, len);
+}
+
+/* ---- loading ------------------------------------------------------------------ */
+
+rk_file_format rk_detect_format(const void *data, size_t size)
+{
+	bool glb = false;
+	if (!data) return RK_FORMAT_UNKNOWN;
+	if (rki_is_fbx(data, size)) return RK_FORMAT_FBX;
+	if (rki_is_gltf(data, size, &glb)) return glb ? RK_FORMAT_GLB : RK_FORMAT_GLTF;
+	return RK_FORMAT_UNKNOWN;
+}
+
+const char *rk_format_name(rk_file_format format)
+{
+	switch (format) {
+	case RK_FORMAT_FBX: return "fbx";
+	case RK_FORMAT_GLTF: return "gltf";
+	case RK_FORMAT_GLB: return "glb";
+	case RK_FORMAT_OBJ: return "obj";
+	default: return "unknown";
+	}
+}
+
+static rk_scene *rki_load_dispatch(const void *data, size_t size, const rk_load_opts *opts, const char *filename, rk_error *err)
+{
+	switch (rk_detect_format(data, size)) {
+	case RK_FORMAT_FBX: return rki_load_fbx(data, size, opts, filename, err);
+	case RK_FORMAT_GLTF:
+	case RK_FORMAT_GLB: return rki_load_gltf(data, size, opts, filename, err);
+	default:
+		rki_error_set(err, RK_ERROR_UNKNOWN_FORMAT,
+			"not a format rigkit reads (expected binary/ASCII FBX, glTF JSON or GLB)");
+		rki_error_at_byte(err, 0);
+		rki_error_file(err, filename);
+		return NULL;
+	}
+}
+
+rk_scene *rk_load_memory(const void *data, size_t size, const rk_load_opts *opts, rk_error *err)
+{
+	rki_error_clear(err);
+	const char *fn = opts && opts->filename ? opts->filename : "";
+	if (!data && size) {
+		rki_error_set(err, RK_ERROR_INVALID_ARGUMENT, "rk_load_memory: NULL data");
+		return NULL;
+	}
+	return rki_load_dispatch(data ? data : "", size, opts, fn, err);
+}
+
+rk_scene *rk_load_file(const char *path, const rk_load_opts *opts, rk_error *err)
+{
+	rki_error_clear(err);
+	if (!path) {
+		rki_error_set(err, RK_ERROR_INVALID_ARGUMENT, "rk_load_file: NULL path");
+		return NULL;
+	}
+	rk_load_opts o;
+	rki_resolve_load_opts(&o, opts);
+	rki_alloc a;
+	rki_alloc_init(&a, &o.allocator, 0, 0);
+	size_t size = 0;
+	void *data = rki_read_file(&a, path, o.file_size_limit, &size, err);
+	if (!data) return NULL;
+	rk_load_opts o2 = opts ? *opts : (rk_load_opts){ 0 };
+	o2.filename = path;
+	rk_scene *s = rki_load_dispatch(data, size, &o2, path, err);
+	rki_free(&a, data, size + 1);
+	return s;
+}
+
+rk_node *rk_find_node(const rk_scene *scene, const char *name)
+{
+	if (!scene || !name) return NULL;
+	for (size_t i = 0; i < scene->nodes.count; i++)
+		if (scene->nodes.data[i].name && strcmp(scene->nodes.data[i].name, name) == 0) return &scene->nodes.data[i];
+	return NULL;
+}
+
+rk_anim_clip *rk_find_clip(const rk_scene *scene, const char *name)
+{
+	if (!scene || !name) return NULL;
+	for (size_t i = 0; i < scene->clips.count; i++)
+		if (scene->clips.data[i].name && strcmp(scene->clips.data[i].name, name) == 0) return &scene->clips.data[i];
+	return NULL;
+}
+
+/* ---- axes ------------------------------------------------------------------------ */
+
+const char *rk_axis_name(rk_axis axis)
+{
+	static const char *const names[] = { "?", "+X", "-X", "+Y", "-Y", "+Z", "-Z" };
+	return (unsigned)axis < 7u ? names[axis] : "?";
+}
+
+bool rk_axes_equal(rk_axes a, rk_axes b)
+{
+	return a.right == b.right && a.up == b.up && a.front == b.front;
+}
+
+static int rki_axis_dim(rk_axis a) { return a == RK_AXIS_UNKNOWN ? -1 : ((int)a - 1) / 2; }
+static double rki_axis_sign(rk_axis a) { return (((int)a - 1) % 2) ? -1.0 : 1.0; }
+
+bool rk_axes_valid(rk_axes a)
+{
+	int r = rki_axis_dim(a.right), u = rki_axis_dim(a.up), f = rki_axis_dim(a.front);
+	if ((unsigned)a.right > 6u || (unsigned)a.up > 6u || (unsigned)a.front > 6u) return false;
+	return r >= 0 && u >= 0 && f >= 0 && r != u && u != f && r != f;
+}
+
+bool rk_axes_parse(const char *text, rk_axes *out)
+{
+	if (!text) return false;
+	if (strcmp(text, "right_handed_y_up") == 0) *out = RK_AXES_RIGHT_HANDED_Y_UP;
+	else if (strcmp(text, "left_handed_y_up") == 0) *out = RK_AXES_LEFT_HANDED_Y_UP;
+	else if (strcmp(text, "right_handed_z_up") == 0) *out = RK_AXES_RIGHT_HANDED_Z_UP;
+	else if (strcmp(text, "left_handed_z_up") == 0) *out = RK_AXES_LEFT_HANDED_Z_UP;
+	else return false;
+	return true;
+}
+
+rk_mat4 rk_axes_conversion(rk_axes from, rk_axes to)
+{
+	/* M(axes) maps an abstract (right, up, front) frame to file coordinates:
+	 * abstract axis k lies along coordinate dim(axes[k]) with its sign. So
+	 * p_to = M(to) * M(from)^-1 * p_from, and M is a signed permutation whose
+	 * inverse is its transpose. */
+	if (!rk_axes_valid(from) || !rk_axes_valid(to)) return rk_mat4_identity();
+	const rk_axis fa[3] = { from.right, from.up, from.front };
+	const rk_axis ta[3] = { to.right, to.up, to.front };
+	rk_mat4 mf, mt;
+	memset(&mf, 0, sizeof(mf));
+	memset(&mt, 0, sizeof(mt));
+	mf.m[15] = mt.m[15] = 1.0;
+	for (int k = 0; k < 3; k++) {
+		mf.m[k * 4 + rki_axis_dim(fa[k])] = rki_axis_sign(fa[k]);
+		mt.m[k * 4 + rki_axis_dim(ta[k])] = rki_axis_sign(ta[k]);
+	}
+	/* file coords -> abstract: mf^T; abstract -> target coords: mt. */
+	return rk_mat4_mul(mt, rk_mat4_transpose(mf));
+}

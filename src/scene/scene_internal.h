@@ -1,0 +1,71 @@
+/*
+ * src/scene/scene_internal.h - what format readers share to build an rk_scene.
+ *
+ * A reader:
+ *   1. rki_scene_begin(): allocates the scene with its arena and limits;
+ *   2. fills scene->nodes in depth-first pre-order (rki_depth_first_order()
+ *      computes that order from parent indices), the root first, and every
+ *      other list;
+ *   3. rki_scene_finish(): computes cached matrices, applies unit/axis
+ *      conversion from the load options, and copies the warnings.
+ * On failure it calls rki_scene_abort().
+ */
+#ifndef RIGKIT_SCENE_INTERNAL_H
+#define RIGKIT_SCENE_INTERNAL_H
+
+#include "core/internal.h"
+#include "rigkit/scene.h"
+
+typedef struct rki_warning_node {
+	struct rki_warning_node *next;
+	rk_warning warning;
+} rki_warning_node;
+
+typedef struct rki_scene_ctx {
+	rk_scene *scene;
+	rki_alloc *alloc;        /* limits and accounting, shared by both arenas */
+	rki_arena *arena;        /* scene memory (lives with the scene) */
+	rki_arena tmp;           /* temporaries, freed by finish/abort */
+	rk_load_opts opts;       /* resolved defaults */
+	rki_warning_node *warnings, *warnings_tail;
+	size_t warning_count;
+	rk_error *err;
+} rki_scene_ctx;
+
+/* Resolves option defaults (see rk_load_opts). */
+void rki_resolve_load_opts(rk_load_opts *out, const rk_load_opts *in);
+
+/* Allocates an empty scene. False on allocation failure (err filled). */
+bool rki_scene_begin(rki_scene_ctx *ctx, const rk_load_opts *opts, const char *filename, rk_error *err);
+/* Computes matrices, applies conversions, attaches warnings. Returns the
+ * scene or NULL (then the scene is already freed). */
+rk_scene *rki_scene_finish(rki_scene_ctx *ctx);
+void rki_scene_abort(rki_scene_ctx *ctx);
+
+/* Adds a warning (deduplicated by message: repeats bump the count). */
+void rki_scene_warn(rki_scene_ctx *ctx, uint64_t byte_offset, const char *path, const char *fmt, ...) RKI_PRINTF(4, 5);
+
+/* Sets err to out-of-memory or limit depending on what the allocator saw. */
+void rki_scene_oom(rki_scene_ctx *ctx);
+
+/* Depth-first pre-order of a forest given parent indices (UINT32_MAX = no
+ * parent), children visited in index order. out_order[k] = old index of the
+ * k-th node. Returns false if the parent links contain a cycle or an index
+ * out of range. `scratch` must hold 3 * count uint32_t. */
+bool rki_depth_first_order(size_t count, const uint32_t *parent, uint32_t *out_order, uint32_t *scratch);
+
+/* Recomputes node_to_parent / node_to_world / geometry matrices and depth
+ * of every node from props/local/adjust (nodes must be in depth-first order). */
+void rki_scene_update_matrices(rk_scene *scene);
+
+/* Strips an FBX class prefix ("Model::x" or binary "x\0\1Model") and
+ * returns the plain name in the arena. */
+const char *rki_arena_name(rki_arena *ar, const char *s, size_t len);
+
+/* Readers (implemented in src/<format>/). */
+rk_scene *rki_load_fbx(const void *data, size_t size, const rk_load_opts *opts, const char *filename, rk_error *err);
+rk_scene *rki_load_gltf(const void *data, size_t size, const rk_load_opts *opts, const char *filename, rk_error *err);
+bool rki_is_fbx(const void *data, size_t size);
+bool rki_is_gltf(const void *data, size_t size, bool *is_glb);
+
+#endif

@@ -1,0 +1,65 @@
+#!/usr/bin/env bash
+# tests/test_cli.sh RIGKIT SHARED BUILD - the CLI contract: help, version,
+# exit codes (0 ok, 1 usage, 2 bad input, 3 output failure), error format.
+set -u
+rigkit=$1
+build=${3:-/tmp}
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+pass=0
+fail=0
+
+expect() { # expect NAME WANT_EXIT -- command...
+	local name=$1 want=$2
+	shift 3
+	"$@" >"$tmp/out" 2>"$tmp/err"
+	local got=$?
+	if [ "$got" -eq "$want" ]; then
+		pass=$((pass + 1))
+	else
+		fail=$((fail + 1))
+		echo "FAIL $name: exit $got, expected $want"
+		sed 's/^/  stderr: /' "$tmp/err" | head -5
+	fi
+}
+
+expect_text() { # expect_text NAME FILE PATTERN
+	if grep -qE -- "$3" "$2"; then pass=$((pass + 1)); else
+		fail=$((fail + 1)); echo "FAIL $1: '$3' not in $2:"; head -5 "$2" | sed 's/^/  /'
+	fi
+}
+
+expect help 0 -- "$rigkit" --help
+expect_text help-lists-info "$tmp/out" '^  info '
+expect version 0 -- "$rigkit" --version
+expect_text version-text "$tmp/out" '^rigkit [0-9]+\.[0-9]+\.[0-9]+$'
+expect no-args 1 -- "$rigkit"
+expect unknown-command 1 -- "$rigkit" frobnicate
+expect_text unknown-command-msg "$tmp/err" "^rigkit: unknown command 'frobnicate'"
+expect info-help 0 -- "$rigkit" info --help
+expect_text info-help-text "$tmp/out" '^usage: rigkit info FILE'
+expect info-missing-arg 1 -- "$rigkit" info
+expect info-bad-option 1 -- "$rigkit" info --bogus x
+expect info-missing-file 2 -- "$rigkit" info "$tmp/does-not-exist.fbx"
+expect_text info-missing-file-msg "$tmp/err" "^rigkit: $tmp/does-not-exist.fbx: cannot open file"
+printf 'hello world, not a scene\n' >"$tmp/junk.bin"
+expect info-unknown-format 2 -- "$rigkit" info "$tmp/junk.bin"
+expect_text info-unknown-format-msg "$tmp/err" "^rigkit: $tmp/junk.bin: not a format rigkit reads .*\(at byte 0\)$"
+printf 'Kaydara FBX Binary  \0\x1a\0\xe8\x1c\0\0' >"$tmp/trunc.fbx"
+expect info-truncated-fbx 2 -- "$rigkit" info "$tmp/trunc.fbx"
+expect_text info-truncated-fbx-msg "$tmp/err" "^rigkit: $tmp/trunc.fbx: "
+expect transform-help 0 -- "$rigkit" transform --help
+expect transform-bad-vector 1 -- "$rigkit" transform --translation 1,2
+expect transform-bad-order 1 -- "$rigkit" transform --order abc
+# Rz(90) about pivot (1,0,0): (2,0,0) -> (1,1,0) (derived by hand).
+expect transform-json 0 -- "$rigkit" transform --rotation 0,0,90 --rotation-pivot 1,0,0 --point 2,0,0 --json
+python3 - "$tmp/out" <<'PY' && pass=$((pass + 1)) || { fail=$((fail + 1)); echo "FAIL transform-json-values"; }
+import json, sys
+d = json.load(open(sys.argv[1]))
+p = d["point"]
+assert abs(p[0] - 1) < 1e-9 and abs(p[1] - 1) < 1e-9 and abs(p[2]) < 1e-9, p
+assert len(d["node_to_parent"]) == 16
+PY
+
+echo "$pass passed, $fail failed"
+[ "$fail" -eq 0 ]

@@ -1,0 +1,68 @@
+/*
+ * tools/rigkit/cli.h - shared pieces of the rigkit command-line tool.
+ * The CLI uses only the public API (include/rigkit/).
+ *
+ * Exit codes: 0 ok, 1 usage, 2 bad input, 3 output failure.
+ * Errors go to stderr as "rigkit: FILE: message (at LOCATION)".
+ */
+#ifndef RIGKIT_CLI_H
+#define RIGKIT_CLI_H
+
+#include <rigkit/rigkit.h>
+
+#include <stdio.h>
+
+enum { RK_EXIT_OK = 0, RK_EXIT_USAGE = 1, RK_EXIT_INPUT = 2, RK_EXIT_OUTPUT = 3 };
+
+typedef struct rk_cli_command {
+	const char *name;
+	const char *summary;
+	const char *usage;           /* full help text for `rigkit NAME --help` */
+	int (*run)(int argc, char **argv); /* argv[0] is the command name */
+} rk_cli_command;
+
+/* Prints "rigkit: <formatted error>" to stderr. */
+void rk_cli_print_error(const rk_error *err);
+/* Prints "rigkit: <fmt>" + newline to stderr. */
+void rk_cli_fail(const char *fmt, ...)
+#if defined(__GNUC__)
+	__attribute__((format(printf, 1, 2)))
+#endif
+	;
+/* Exit code for a load/save error. */
+int rk_cli_exit_code(const rk_error *err);
+/* True if argv contains --help or -h. */
+int rk_cli_wants_help(int argc, char **argv);
+/* Parses "x,y,z" into v. */
+int rk_cli_parse_vec3(const char *s, rk_vec3 *v);
+
+/* ---- a minimal JSON writer (to a FILE) ---- */
+typedef struct rk_json {
+	FILE *out;
+	int depth;
+	int need_comma[64];
+	int pretty;
+} rk_json;
+
+void rk_json_begin(rk_json *j, FILE *out);
+void rk_json_end(rk_json *j);                 /* final newline */
+void rk_json_object(rk_json *j, const char *key);   /* key NULL inside arrays / top level */
+void rk_json_array(rk_json *j, const char *key);
+void rk_json_close_object(rk_json *j);
+void rk_json_close_array(rk_json *j);
+void rk_json_string(rk_json *j, const char *key, const char *value);
+void rk_json_number(rk_json *j, const char *key, double value);
+void rk_json_int(rk_json *j, const char *key, long long value);
+void rk_json_bool(rk_json *j, const char *key, int value);
+void rk_json_null(rk_json *j, const char *key);
+void rk_json_vec3(rk_json *j, const char *key, rk_vec3 v);
+void rk_json_quat(rk_json *j, const char *key, rk_quat q);
+void rk_json_mat4(rk_json *j, const char *key, rk_mat4 m);
+
+/* Commands. */
+int rk_cmd_info(int argc, char **argv);
+int rk_cmd_transform(int argc, char **argv);
+extern const char rk_cmd_info_usage[];
+extern const char rk_cmd_transform_usage[];
+
+#endif

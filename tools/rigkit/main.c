@@ -1,0 +1,106 @@
+/* tools/rigkit/main.c - the rigkit command-line tool: dispatch, help, shared helpers. */
+#include "cli.h"
+
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const rk_cli_command rk_commands[] = {
+	{ "info", "describe a scene file (FBX, glTF, GLB)", rk_cmd_info_usage, rk_cmd_info },
+	{ "transform", "evaluate the FBX node transform chain for given properties", rk_cmd_transform_usage, rk_cmd_transform },
+};
+
+static void rk_print_help(FILE *out)
+{
+	fprintf(out,
+		"rigkit %s - animated-character pipeline tool\n"
+		"\n"
+		"usage: rigkit COMMAND [ARGS...]\n"
+		"       rigkit COMMAND --help\n"
+		"       rigkit --help | --version\n"
+		"\n"
+		"commands:\n", rk_version());
+	for (size_t i = 0; i < sizeof(rk_commands) / sizeof(rk_commands[0]); i++)
+		fprintf(out, "  %-10s %s\n", rk_commands[i].name, rk_commands[i].summary);
+	fprintf(out,
+		"\n"
+		"exit codes: 0 ok, 1 usage error, 2 bad input, 3 output failure\n"
+		"commands that print data accept --json\n");
+}
+
+void rk_cli_print_error(const rk_error *err)
+{
+	char buf[2048];
+	rk_format_error(buf, sizeof(buf), err);
+	fprintf(stderr, "rigkit: %s\n", buf);
+}
+
+void rk_cli_fail(const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	fputs("rigkit: ", stderr);
+	vfprintf(stderr, fmt, ap);
+	fputc('\n', stderr);
+	va_end(ap);
+}
+
+int rk_cli_exit_code(const rk_error *err)
+{
+	if (err->code == RK_ERROR_OUTPUT) return RK_EXIT_OUTPUT;
+	if (err->code == RK_ERROR_INVALID_ARGUMENT) return RK_EXIT_USAGE;
+	return RK_EXIT_INPUT;
+}
+
+int rk_cli_wants_help(int argc, char **argv)
+{
+	for (int i = 1; i < argc; i++)
+		if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) return 1;
+	return 0;
+}
+
+int rk_cli_parse_vec3(const char *s, rk_vec3 *v)
+{
+	char *end;
+	double c[3];
+	const char *p = s;
+	for (int i = 0; i < 3; i++) {
+		c[i] = strtod(p, &end);
+		if (end == p) return 0;
+		p = end;
+		if (i < 2) {
+			if (*p != ',') return 0;
+			p++;
+		}
+	}
+	if (*p != '\0') return 0;
+	*v = (rk_vec3){ c[0], c[1], c[2] };
+	return 1;
+}
+
+int main(int argc, char **argv)
+{
+	if (argc < 2) {
+		rk_print_help(stderr);
+		return RK_EXIT_USAGE;
+	}
+	const char *cmd = argv[1];
+	if (strcmp(cmd, "--help") == 0 || strcmp(cmd, "-h") == 0 || strcmp(cmd, "help") == 0) {
+		rk_print_help(stdout);
+		return RK_EXIT_OK;
+	}
+	if (strcmp(cmd, "--version") == 0) {
+		printf("rigkit %s\n", rk_version());
+		return RK_EXIT_OK;
+	}
+	for (size_t i = 0; i < sizeof(rk_commands) / sizeof(rk_commands[0]); i++) {
+		if (strcmp(cmd, rk_commands[i].name) != 0) continue;
+		if (rk_cli_wants_help(argc - 1, argv + 1)) {
+			fputs(rk_commands[i].usage, stdout);
+			return RK_EXIT_OK;
+		}
+		return rk_commands[i].run(argc - 1, argv + 1);
+	}
+	rk_cli_fail("unknown command '%s' (see rigkit --help)", cmd);
+	return RK_EXIT_USAGE;
+}
