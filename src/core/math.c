@@ -433,10 +433,12 @@ rk_vec3 rk_mat4_transform_normal(rk_mat4 m, rk_vec3 n)
 	c[2][2] = M(m, 0, 0) * M(m, 1, 1) - M(m, 0, 1) * M(m, 1, 0);
 	double det = rk_mat4_determinant3(m);
 	double sign = det < 0.0 ? -1.0 : 1.0;
+	/* inverse-transpose = C / det, so n' = C * n (rows of C, not columns:
+	 * C^T = adj(M) would give det * M^-1 * n). */
 	rk_vec3 r = {
-		sign * (c[0][0] * n.x + c[1][0] * n.y + c[2][0] * n.z),
-		sign * (c[0][1] * n.x + c[1][1] * n.y + c[2][1] * n.z),
-		sign * (c[0][2] * n.x + c[1][2] * n.y + c[2][2] * n.z),
+		sign * (c[0][0] * n.x + c[0][1] * n.y + c[0][2] * n.z),
+		sign * (c[1][0] * n.x + c[1][1] * n.y + c[1][2] * n.z),
+		sign * (c[2][0] * n.x + c[2][1] * n.y + c[2][2] * n.z),
 	};
 	return rk_vec3_normalize(r);
 }
