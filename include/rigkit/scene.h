@@ -160,6 +160,7 @@ struct rk_node {
 	rk_material_ref_list materials; /* FBX per-node material slots; empty means use mesh->materials */
 	const double *blend_weights;  /* static blend channel weights 0..1, mesh->blend_channels.count of them (NULL if none) */
 	const char *attribute_type;   /* FBX NodeAttribute type ("LimbNode", "Null", "Camera"...), "" otherwise */
+	const char *default_uv_set;   /* FBX "currentUVSet": UV set shown by default, "" if unset */
 	bool visible;
 };
 

@@ -259,10 +259,7 @@ const char *rki_arena_name(rki_arena *ar, const char *s, size_t len)
 {
 	/* Binary FBX: "name\x00\x01Class". */
 	for (size_t i = 0; i + 1 < len; i++) {
-		if (s[i] == '\0' && s[i + 1] == '\x01') {
-			len = i;
-			break;
-		}
+		if (s[i] == '\0' && s[i + 1] == '\x01') return rki_arena_strndup(ar, s, i);
 	}
 	/* ASCII FBX: "Class::name". */
 	for (size_t i = 0; i + 1 < len; i++) {
