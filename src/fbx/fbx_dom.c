@@ -1,0 +1,1378 @@
+/*
+ * src/fbx/fbx_dom.c - FBX bytes -> node tree, binary and ASCII (see fbx_dom.h).
+ *
+ * Both parsers walk the file with an explicit stack of open nodes ("frames")
+ * instead of recursion. A finished node is pushed on a temporary stack of
+ * nodes; when its parent closes, the parent's children are copied from the top
+ * of that stack into one arena array, and the grandchildren's parent pointers
+ * are pointed at their final place. So every node is copied twice and there is
+ * no per-node malloc.
+ */
+#include "fbx/fbx_dom.h"
+
+#include <libdeflate.h>
+#include <locale.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* "Kaydara FBX Binary  \0" then 0x1A; byte 22 is the big-endian flag, then u32 version. */
+static const unsigned char rki_fbx_magic[22] = {
+	'K', 'a', 'y', 'd', 'a', 'r', 'a', ' ', 'F', 'B', 'X', ' ',
+	'B', 'i', 'n', 'a', 'r', 'y', ' ', ' ', 0x00, 0x1a
+};
+#define RKI_FBX_HEADER_SIZE 27u
+
+/* Last 16 bytes of every binary file written by the FBX SDK and by Blender. */
+static const unsigned char rki_fbx_footer_magic[16] = {
+	0xf8, 0x5a, 0x8c, 0x6a, 0xde, 0xf5, 0xd9, 0x7e,
+	0xec, 0xe9, 0x0c, 0xe3, 0x75, 0x8f, 0x29, 0x0b
+};
+
+/* Deflate cannot expand one input byte to more than ~1032 output bytes. */
+#define RKI_FBX_MAX_INFLATE_RATIO 1032u
+
+/* Longest ASCII number token handed to strtod(). */
+#define RKI_FBX_MAX_NUMBER_LEN 200u
+
+/* Element of a zero-length array, so data is never NULL. */
+static const uint64_t rki_fbx_empty_array[1] = { 0 };
+
+typedef struct rki_fbx_frame {
+	rki_fbx_node node;   /* the open node (props set, children pending) */
+	uint64_t end;        /* binary: offset where its record ends */
+	size_t child_start;  /* index in parser.nodes of its first finished child */
+} rki_fbx_frame;
+
+typedef struct rki_fbx_parser {
+	const unsigned char *data;
+	size_t size;
+	size_t pos;
+	rki_fbx_doc *doc;
+	rki_arena *arena;
+	rki_alloc *tmp;
+	rk_error *err;
+	rki_fbx_limits lim;
+	bool ascii;
+	bool big_endian;
+	bool wide;              /* 64-bit node records (version >= 7500) */
+	uint64_t line;          /* ASCII: current 1-based line */
+	size_t node_count;
+	uint64_t array_bytes;   /* decoded array bytes so far */
+	const char *cur_name;   /* node whose header/properties are being read */
+	size_t cur_name_len;
+	rki_buf frames;         /* rki_fbx_frame stack, frames[0] = root */
+	rki_buf nodes;          /* finished nodes waiting for their parent to close */
+	rki_buf props;          /* ASCII: properties of the node being read */
+	struct libdeflate_decompressor *inflater;
+} rki_fbx_parser;
+
+/* ---- node paths ----------------------------------------------------------- */
+
+/* Writes a path backwards (last name first) keeping its tail when it is too long. */
+typedef struct rki_fbx_path_writer {
+	char *buf;
+	size_t cap;
+	size_t total;   /* full path length */
+	size_t skip;    /* leading path bytes dropped (replaced by "...") */
+	size_t at;      /* virtual position, counts down from total */
+} rki_fbx_path_writer;
+
+static void rki_fbx_pw_init(rki_fbx_path_writer *w, char *buf, size_t cap, size_t total)
+{
+	w->buf = buf;
+	w->cap = cap;
+	w->total = total;
+	w->at = total;
+	w->skip = 0;
+	if (total >= cap) w->skip = cap >= 4 ? total - (cap - 1) + 3 : total;
+}
+
+static void rki_fbx_pw_put(rki_fbx_path_writer *w, char c)
+{
+	w->at--;
+	if (w->at < w->skip) return;
+	size_t prefix = w->skip ? 3 : 0;
+	w->buf[prefix + (w->at - w->skip)] = (unsigned char)c < 0x20 ? '?' : c;
+}
+
+static void rki_fbx_pw_name(rki_fbx_path_writer *w, const char *name, size_t len, bool slash)
+{
+	for (size_t i = len; i > 0; i--) rki_fbx_pw_put(w, name[i - 1]);
+	if (slash) rki_fbx_pw_put(w, '/');
+}
+
+static void rki_fbx_pw_finish(rki_fbx_path_writer *w)
+{
+	if (w->cap == 0) return;
+	if (w->skip >= w->total && w->total >= w->cap) {
+		w->buf[0] = '\0';   /* cap < 4: nothing useful fits */
+		return;
+	}
+	size_t prefix = w->skip ? 3 : 0;
+	if (w->skip) memcpy(w->buf, "...", 3);
+	w->buf[prefix + (w->total - w->skip)] = '\0';
+}
+
+void rki_fbx_node_path(const rki_fbx_node *n, char *buf, size_t cap)
+{
+	if (!buf || cap == 0) return;
+	size_t total = 0;
+	for (const rki_fbx_node *m = n; m && m->parent; m = m->parent)
+		total += m->name_len + (m->parent->parent ? 1 : 0);
+	rki_fbx_path_writer w;
+	rki_fbx_pw_init(&w, buf, cap, total);
+	for (const rki_fbx_node *m = n; m && m->parent; m = m->parent)
+		rki_fbx_pw_name(&w, m->name, m->name_len, m->parent->parent != NULL);
+	rki_fbx_pw_finish(&w);
+}
+
+/* Path of the node being parsed: the open frames (root excluded) plus cur_name. */
+static void rki_fbx_parser_path(const rki_fbx_parser *p, char *buf, size_t cap)
+{
+	const rki_fbx_frame *frames = (const rki_fbx_frame *)(const void *)p->frames.data;
+	size_t nf = p->frames.size / sizeof(rki_fbx_frame);
+	size_t total = 0, parts = 0;
+	for (size_t i = 1; i < nf; i++, parts++) total += frames[i].node.name_len;
+	if (p->cur_name) {
+		total += p->cur_name_len;
+		parts++;
+	}
+	if (parts > 1) total += parts - 1;
+	rki_fbx_path_writer w;
+	rki_fbx_pw_init(&w, buf, cap, total);
+	if (p->cur_name) rki_fbx_pw_name(&w, p->cur_name, p->cur_name_len, nf > 1);
+	for (size_t i = nf; i-- > 1;) rki_fbx_pw_name(&w, frames[i].node.name, frames[i].node.name_len, i > 1);
+	rki_fbx_pw_finish(&w);
+}
+
+/* ---- errors ----------------------------------------------------------------- */
+
+static bool rki_fbx_fail(rki_fbx_parser *p, rk_error_code code, uint64_t offset, const char *fmt, ...)
+	RKI_PRINTF(4, 5);
+
+static bool rki_fbx_fail(rki_fbx_parser *p, rk_error_code code, uint64_t offset, const char *fmt, ...)
+{
+	if (!p->err) return false;
+	va_list ap;
+	va_start(ap, fmt);
+	rki_error_setv(p->err, code, fmt, ap);
+	va_end(ap);
+	rki_error_at_byte(p->err, offset);
+	if (p->ascii) rki_error_at_line(p->err, p->line);
+	char path[RK_ERROR_TEXT_MAX];
+	rki_fbx_parser_path(p, path, sizeof(path));
+	if (path[0]) rki_error_at_path(p->err, RK_LOCATION_FBX_NODE, path);
+	return false;
+}
+
+static bool rki_fbx_oom(rki_fbx_parser *p)
+{
+	bool limit = p->tmp->limit_hit || (p->arena->alloc && p->arena->alloc->limit_hit);
+	return rki_fbx_fail(p, limit ? RK_ERROR_LIMIT : RK_ERROR_OUT_OF_MEMORY, p->pos,
+		limit ? "memory limit reached while parsing" : "out of memory while parsing");
+}
+
+/* ---- tree building (shared) --------------------------------------------------- */
+
+static size_t rki_fbx_frame_count(const rki_fbx_parser *p)
+{
+	return p->frames.size / sizeof(rki_fbx_frame);
+}
+
+static rki_fbx_frame *rki_fbx_top(rki_fbx_parser *p)
+{
+	return (rki_fbx_frame *)(void *)(p->frames.data + p->frames.size - sizeof(rki_fbx_frame));
+}
+
+/* Counts a new node at depth frame_count and checks the node and depth limits. */
+static bool rki_fbx_begin_node(rki_fbx_parser *p, uint64_t offset)
+{
+	size_t depth = rki_fbx_frame_count(p);
+	if (depth > p->lim.max_depth)
+		return rki_fbx_fail(p, RK_ERROR_LIMIT, offset, "nodes nested deeper than the limit of %zu levels",
+			p->lim.max_depth);
+	if (p->node_count >= p->lim.max_nodes)
+		return rki_fbx_fail(p, RK_ERROR_LIMIT, offset, "more than the limit of %zu nodes", p->lim.max_nodes);
+	p->node_count++;
+	return true;
+}
+
+static bool rki_fbx_open(rki_fbx_parser *p, const rki_fbx_node *node, uint64_t end)
+{
+	rki_fbx_frame f;
+	memset(&f, 0, sizeof(f));
+	f.node = *node;
+	f.end = end;
+	f.child_start = p->nodes.size / sizeof(rki_fbx_node);
+	if (!rki_buf_push(&p->frames, &f, sizeof(f))) return rki_fbx_oom(p);
+	return true;
+}
+
+/* A node without children is finished right away. */
+static bool rki_fbx_add_leaf(rki_fbx_parser *p, const rki_fbx_node *node)
+{
+	if (!rki_buf_push(&p->nodes, node, sizeof(*node))) return rki_fbx_oom(p);
+	return true;
+}
+
+/* Closes the top frame: its finished children move into one arena array. */
+static bool rki_fbx_close(rki_fbx_parser *p)
+{
+	size_t nf = rki_fbx_frame_count(p);
+	rki_fbx_frame *f = rki_fbx_top(p);
+	size_t nn = p->nodes.size / sizeof(rki_fbx_node);
+	size_t n = nn - f->child_start;
+	rki_fbx_node *kids = NULL;
+	if (n > 0) {
+		kids = (rki_fbx_node *)rki_arena_array(p->arena, n, sizeof(*kids));
+		if (!kids) return rki_fbx_oom(p);
+		memcpy(kids, (rki_fbx_node *)(void *)p->nodes.data + f->child_start, n * sizeof(*kids));
+		for (size_t i = 0; i < n; i++)
+			for (size_t j = 0; j < kids[i].child_count; j++) kids[i].children[j].parent = &kids[i];
+	}
+	rki_fbx_node done = f->node;
+	done.children = kids;
+	done.child_count = n;
+	p->nodes.size -= n * sizeof(*kids);
+	p->frames.size -= sizeof(*f);
+	if (nf == 1) {
+		rki_fbx_node *root = &p->doc->root;
+		*root = done;
+		root->parent = NULL;
+		for (size_t j = 0; j < root->child_count; j++) root->children[j].parent = root;
+		return true;
+	}
+	return rki_fbx_add_leaf(p, &done);
+}
+
+static bool rki_fbx_open_root(rki_fbx_parser *p)
+{
+	rki_fbx_node root;
+	memset(&root, 0, sizeof(root));
+	root.name = "";
+	return rki_fbx_open(p, &root, p->size);
+}
+
+/* ---- binary ------------------------------------------------------------------- */
+
+static bool rki_fbx_host_little_endian(void)
+{
+	const uint16_t one = 1;
+	unsigned char b;
+	memcpy(&b, &one, 1);
+	return b == 1;
+}
+
+static uint16_t rki_fbx_rd16(const rki_fbx_parser *p, const unsigned char *b)
+{
+	return p->big_endian ? (uint16_t)((unsigned)b[0] << 8 | b[1]) : (uint16_t)((unsigned)b[1] << 8 | b[0]);
+}
+
+static uint32_t rki_fbx_rd32(const rki_fbx_parser *p, const unsigned char *b)
+{
+	if (p->big_endian)
+		return (uint32_t)b[0] << 24 | (uint32_t)b[1] << 16 | (uint32_t)b[2] << 8 | (uint32_t)b[3];
+	return (uint32_t)b[3] << 24 | (uint32_t)b[2] << 16 | (uint32_t)b[1] << 8 | (uint32_t)b[0];
+}
+
+static uint64_t rki_fbx_rd64(const rki_fbx_parser *p, const unsigned char *b)
+{
+	uint64_t lo = rki_fbx_rd32(p, b), hi = rki_fbx_rd32(p, b + 4);
+	return p->big_endian ? (lo << 32 | hi) : (hi << 32 | lo);
+}
+
+static void rki_fbx_swap_elems(void *data, size_t count, size_t esize)
+{
+	unsigned char *b = (unsigned char *)data;
+	for (size_t i = 0; i < count; i++, b += esize) {
+		for (size_t j = 0; j < esize / 2; j++) {
+			unsigned char t = b[j];
+			b[j] = b[esize - 1 - j];
+			b[esize - 1 - j] = t;
+		}
+	}
+}
+
+static size_t rki_fbx_array_elem_size(char type)
+{
+	switch (type) {
+	case 'f': case 'i': return 4;
+	case 'd': case 'l': return 8;
+	case 'b': return 1;
+	default: return 0;
+	}
+}
+
+/* Array property body at p->pos (type code already read); pend = end of the property list. */
+static bool rki_fbx_binary_array(rki_fbx_parser *p, rki_fbx_prop *pr, size_t pend)
+{
+	size_t esize = rki_fbx_array_elem_size(pr->type);
+	if (pend - p->pos < 12)
+		return rki_fbx_fail(p, RK_ERROR_CORRUPT, p->pos,
+			"expected a 12-byte array header, only %zu bytes remain in the property list", pend - p->pos);
+	const unsigned char *h = p->data + p->pos;
+	uint32_t count = rki_fbx_rd32(p, h), encoding = rki_fbx_rd32(p, h + 4), clen = rki_fbx_rd32(p, h + 8);
+	p->pos += 12;
+	if (clen > pend - p->pos)
+		return rki_fbx_fail(p, RK_ERROR_CORRUPT, pr->offset,
+			"array data of %u bytes runs past the end of the property list (%zu bytes remain)",
+			(unsigned)clen, pend - p->pos);
+	if (count > p->lim.max_array_elems)
+		return rki_fbx_fail(p, RK_ERROR_LIMIT, pr->offset, "array of %u elements is over the limit of %zu",
+			(unsigned)count, p->lim.max_array_elems);
+	uint64_t bytes = (uint64_t)count * esize;
+	if (bytes > (uint64_t)p->lim.max_total_array_bytes - p->array_bytes)
+		return rki_fbx_fail(p, RK_ERROR_LIMIT, pr->offset,
+			"arrays decode to more than the limit of %zu bytes in total", p->lim.max_total_array_bytes);
+	if (encoding == 0) {
+		if (bytes != clen)
+			return rki_fbx_fail(p, RK_ERROR_CORRUPT, pr->offset,
+				"raw array of %u elements of %zu bytes needs %llu bytes, but declares %u",
+				(unsigned)count, esize, (unsigned long long)bytes, (unsigned)clen);
+	} else if (encoding == 1) {
+		if (bytes > (uint64_t)clen * RKI_FBX_MAX_INFLATE_RATIO + 1024)
+			return rki_fbx_fail(p, RK_ERROR_CORRUPT, pr->offset,
+				"zlib array claims %u elements (%llu bytes) from only %u compressed bytes",
+				(unsigned)count, (unsigned long long)bytes, (unsigned)clen);
+	} else {
+		return rki_fbx_fail(p, RK_ERROR_CORRUPT, pr->offset,
+			"unknown array encoding %u (expected 0 = raw or 1 = zlib)", (unsigned)encoding);
+	}
+	p->array_bytes += bytes;
+	pr->v.a.count = count;
+	if (count == 0) {
+		pr->v.a.data = rki_fbx_empty_array;
+		p->pos += clen;
+		return true;
+	}
+	void *out = rki_arena_alloc(p->arena, (size_t)bytes);
+	if (!out) return rki_fbx_oom(p);
+	const unsigned char *src = p->data + p->pos;
+	if (encoding == 0) {
+		memcpy(out, src, (size_t)bytes);
+	} else {
+		if (!p->inflater) {
+			p->inflater = libdeflate_alloc_decompressor();
+			if (!p->inflater) return rki_fbx_fail(p, RK_ERROR_OUT_OF_MEMORY, p->pos, "cannot allocate the zlib decompressor");
+		}
+		size_t got = 0;
+		enum libdeflate_result r = libdeflate_zlib_decompress(p->inflater, src, clen, out, (size_t)bytes, &got);
+		if (r == LIBDEFLATE_INSUFFICIENT_SPACE)
+			return rki_fbx_fail(p, RK_ERROR_CORRUPT, pr->offset,
+				"zlib array inflates to more than the declared %u elements (%llu bytes)",
+				(unsigned)count, (unsigned long long)bytes);
+		if (r != LIBDEFLATE_SUCCESS)
+			return rki_fbx_fail(p, RK_ERROR_CORRUPT, pr->offset,
+				"invalid zlib data in array of %u elements (libdeflate result %d)", (unsigned)count, (int)r);
+		if (got != bytes)
+			return rki_fbx_fail(p, RK_ERROR_CORRUPT, pr->offset,
+				"zlib array inflates to %zu bytes, expected %u elements * %zu bytes = %llu",
+				got, (unsigned)count, esize, (unsigned long long)bytes);
+	}
+	if (esize > 1 && p->big_endian == rki_fbx_host_little_endian()) rki_fbx_swap_elems(out, count, esize);
+	pr->v.a.data = out;
+	p->pos += clen;
+	return true;
+}
+
+static bool rki_fbx_binary_props(rki_fbx_parser *p, rki_fbx_node *node, uint64_t nprops, size_t pend)
+{
+	node->props = NULL;
+	node->prop_count = 0;
+	if (nprops == 0) return true;
+	/* nprops <= the property list length (checked), which is inside the file. */
+	rki_fbx_prop *props = (rki_fbx_prop *)rki_arena_array(p->arena, (size_t)nprops, sizeof(*props));
+	if (!props) return rki_fbx_oom(p);
+	node->props = props;
+	node->prop_count = (size_t)nprops;
+	const unsigned char *d = p->data;
+	for (size_t i = 0; i < (size_t)nprops; i++) {
+		rki_fbx_prop *pr = &props[i];
+		if (p->pos >= pend)
+			return rki_fbx_fail(p, RK_ERROR_CORRUPT, p->pos,
+				"expected property %zu of %llu, but the property list ended", i + 1,
+				(unsigned long long)nprops);
+		pr->offset = p->pos;
+		pr->type = (char)d[p->pos++];
+		size_t left = pend - p->pos, need = 0;
+		switch (pr->type) {
+		case 'Y': need = 2; break;
+		case 'C': need = 1; break;
+		case 'I': case 'F': case 'S': case 'R': need = 4; break;
+		case 'D': case 'L': need = 8; break;
+		case 'f': case 'd': case 'l': case 'i': case 'b':
+			if (!rki_fbx_binary_array(p, pr, pend)) return false;
+			continue;
+		default:
+			return rki_fbx_fail(p, RK_ERROR_CORRUPT, pr->offset,
+				"unknown property type code 0x%02x (expected one of Y C I F D L S R f d l i b)",
+				(unsigned)(unsigned char)pr->type);
+		}
+		if (left < need)
+			return rki_fbx_fail(p, RK_ERROR_CORRUPT, pr->offset,
+				"property of type '%c' needs %zu bytes, only %zu remain in the property list", pr->type, need,
+				left);
+		const unsigned char *b = d + p->pos;
+		p->pos += need;
+		switch (pr->type) {
+		case 'Y': pr->v.i = (int16_t)rki_fbx_rd16(p, b); break;
+		case 'C': pr->v.i = b[0]; break;
+		case 'I': pr->v.i = (int32_t)rki_fbx_rd32(p, b); break;
+		case 'L': pr->v.i = (int64_t)rki_fbx_rd64(p, b); break;
+		case 'F': {
+			uint32_t bits = rki_fbx_rd32(p, b);
+			float f;
+			memcpy(&f, &bits, 4);
+			pr->v.f = f;
+			break;
+		}
+		case 'D': {
+			uint64_t bits = rki_fbx_rd64(p, b);
+			memcpy(&pr->v.f, &bits, 8);
+			break;
+		}
+		default: { /* 'S', 'R' */
+			uint32_t len = rki_fbx_rd32(p, b);
+			if (len > pend - p->pos)
+				return rki_fbx_fail(p, RK_ERROR_CORRUPT, pr->offset,
+					"string of %u bytes runs past the end of the property list (%zu bytes remain)",
+					(unsigned)len, pend - p->pos);
+			char *s = rki_arena_strndup(p->arena, (const char *)d + p->pos, len);
+			if (!s) return rki_fbx_oom(p);
+			pr->v.s.data = s;
+			pr->v.s.len = len;
+			p->pos += len;
+			break;
+		}
+		}
+	}
+	if (p->pos != pend)
+		return rki_fbx_fail(p, RK_ERROR_CORRUPT, p->pos,
+			"%llu properties end at byte %zu, but the property list is declared to end at byte %zu",
+			(unsigned long long)nprops, p->pos, pend);
+	return true;
+}
+
+/* Where a top-level list without its null record may end: the footer id
+ * (starts 0xFA 0xBC) followed by padding, version, zeros and the footer magic. */
+static bool rki_fbx_at_footer(const rki_fbx_parser *p)
+{
+	size_t left = p->size - p->pos;
+	if (left < 32 || left > 1024) return false;
+	if (p->data[p->pos] != 0xfa || p->data[p->pos + 1] != 0xbc) return false;
+	return memcmp(p->data + p->size - 16, rki_fbx_footer_magic, 16) == 0;
+}
+
+static bool rki_fbx_parse_binary(rki_fbx_parser *p)
+{
+	const unsigned char *d = p->data;
+	if (p->size < RKI_FBX_HEADER_SIZE)
+		return rki_fbx_fail(p, RK_ERROR_TRUNCATED, p->size,
+			"expected the %u-byte binary FBX header, the file has only %zu bytes", RKI_FBX_HEADER_SIZE,
+			p->size);
+	if (memcmp(d, rki_fbx_magic, sizeof(rki_fbx_magic)) != 0)
+		return rki_fbx_fail(p, RK_ERROR_CORRUPT, 0, "expected \"Kaydara FBX Binary  \\0\\x1a\" at the start");
+	if (d[22] > 1)
+		return rki_fbx_fail(p, RK_ERROR_CORRUPT, 22, "expected byte order flag 0 or 1, found %u", (unsigned)d[22]);
+	p->big_endian = d[22] == 1;
+	uint32_t version = rki_fbx_rd32(p, d + 23);
+	p->doc->version = version;
+	p->doc->header_version = version;
+	p->doc->big_endian = p->big_endian;
+	if (version < 3000 || version >= 8000)
+		return rki_fbx_fail(p, RK_ERROR_UNSUPPORTED, 23,
+			"binary FBX version %u is not supported (expected 3000 to 7999)", (unsigned)version);
+	p->wide = version >= 7500;
+	const size_t hdr = p->wide ? 25 : 13;
+	p->pos = RKI_FBX_HEADER_SIZE;
+	if (!rki_fbx_open_root(p)) return false;
+
+	for (;;) {
+		size_t nf = rki_fbx_frame_count(p);
+		uint64_t parent_end = rki_fbx_top(p)->end;
+		if (nf == 1) {
+			if (rki_fbx_at_footer(p)) return rki_fbx_close(p);
+			if (p->size - p->pos < hdr)
+				return rki_fbx_fail(p, RK_ERROR_TRUNCATED, p->pos,
+					"expected a %zu-byte node record or the null record ending the top-level list, %zu bytes remain",
+					hdr, p->size - p->pos);
+		} else {
+			if (p->pos == parent_end) {
+				if (!rki_fbx_close(p)) return false;
+				continue;
+			}
+			if (parent_end - p->pos < hdr)
+				return rki_fbx_fail(p, RK_ERROR_CORRUPT, p->pos,
+					"expected a %zu-byte node record or null record, only %llu bytes remain in the parent record",
+					hdr, (unsigned long long)(parent_end - p->pos));
+		}
+		const unsigned char *h = d + p->pos;
+		uint64_t end, nprops, plen;
+		size_t name_len;
+		if (p->wide) {
+			end = rki_fbx_rd64(p, h);
+			nprops = rki_fbx_rd64(p, h + 8);
+			plen = rki_fbx_rd64(p, h + 16);
+			name_len = h[24];
+		} else {
+			end = rki_fbx_rd32(p, h);
+			nprops = rki_fbx_rd32(p, h + 4);
+			plen = rki_fbx_rd32(p, h + 8);
+			name_len = h[12];
+		}
+		uint64_t offset = p->pos;
+		if (end == 0) {
+			if (nprops != 0 || plen != 0 || name_len != 0)
+				return rki_fbx_fail(p, RK_ERROR_CORRUPT, offset,
+					"node record with end offset 0 is not a null record (other fields are not zero)");
+			p->pos += hdr;
+			if (nf > 1 && p->pos != parent_end)
+				return rki_fbx_fail(p, RK_ERROR_CORRUPT, offset,
+					"null record ends at byte %zu, but the enclosing record ends at byte %llu", p->pos,
+					(unsigned long long)parent_end);
+			if (!rki_fbx_close(p)) return false;
+			if (nf == 1) return true;  /* the footer after the top-level null record is not read */
+			continue;
+		}
+		if (end > p->size)
+			return rki_fbx_fail(p, RK_ERROR_TRUNCATED, offset,
+				"node record claims to end at byte %llu, past the end of the file (%zu bytes)",
+				(unsigned long long)end, p->size);
+		if (end > parent_end)
+			return rki_fbx_fail(p, RK_ERROR_CORRUPT, offset,
+				"node record ends at byte %llu, past the end of its parent record (byte %llu)",
+				(unsigned long long)end, (unsigned long long)parent_end);
+		uint64_t body = (uint64_t)p->pos + hdr + name_len;
+		if (end < body || plen > end - body)
+			return rki_fbx_fail(p, RK_ERROR_CORRUPT, offset,
+				"node record ends at byte %llu, before its %zu-byte name and %llu-byte property list",
+				(unsigned long long)end, name_len, (unsigned long long)plen);
+		if (nprops > plen)
+			return rki_fbx_fail(p, RK_ERROR_CORRUPT, offset,
+				"node declares %llu properties in a property list of only %llu bytes",
+				(unsigned long long)nprops, (unsigned long long)plen);
+		p->cur_name = (const char *)h + hdr;
+		p->cur_name_len = name_len;
+		if (!rki_fbx_begin_node(p, offset)) return false;
+		rki_fbx_node node;
+		memset(&node, 0, sizeof(node));
+		node.offset = offset;
+		node.name_len = name_len;
+		node.name = rki_arena_strndup(p->arena, (const char *)h + hdr, name_len);
+		if (!node.name) return rki_fbx_oom(p);
+		p->pos = (size_t)body;
+		if (!rki_fbx_binary_props(p, &node, nprops, (size_t)(body + plen))) return false;
+		p->cur_name = NULL;
+		if (p->pos < end) {
+			if (!rki_fbx_open(p, &node, end)) return false;
+		} else {
+			if (!rki_fbx_add_leaf(p, &node)) return false;
+		}
+	}
+}
+
+/* ---- ASCII ------------------------------------------------------------------ */
+
+static bool rki_fbx_is_word_char(unsigned char c)
+{
+	if (c <= 0x20 || c == 0x7f) return false;
+	switch (c) {
+	case ':': case ',': case '{': case '}': case ';': case '"': return false;
+	default: return true;
+	}
+}
+
+/* Skips whitespace and ';' comments, counting lines. */
+static void rki_fbx_skip_space(rki_fbx_parser *p)
+{
+	const unsigned char *d = p->data;
+	size_t pos = p->pos, size = p->size;
+	while (pos < size) {
+		unsigned char c = d[pos];
+		if (c == '\n') {
+			p->line++;
+			pos++;
+		} else if (c == ' ' || c == '\t' || c == '\r' || c == '\v' || c == '\f') {
+			pos++;
+		} else if (c == ';') {
+			const unsigned char *nl = (const unsigned char *)memchr(d + pos, '\n', size - pos);
+			pos = nl ? (size_t)(nl - d) : size;
+		} else {
+			break;
+		}
+	}
+	p->pos = pos;
+}
+
+/* True when a ':' follows position `pos` after optional spaces/tabs. */
+static bool rki_fbx_colon_follows(const rki_fbx_parser *p, size_t pos)
+{
+	while (pos < p->size && (p->data[pos] == ' ' || p->data[pos] == '\t')) pos++;
+	return pos < p->size && p->data[pos] == ':';
+}
+
+typedef enum rki_fbx_num_result { RKI_FBX_NUM_OK, RKI_FBX_NUM_INVALID, RKI_FBX_NUM_TOO_LONG } rki_fbx_num_result;
+
+static const double rki_fbx_pow10[23] = {
+	1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11,
+	1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22
+};
+
+/* strtod() on a NUL-terminated bounded copy, with the locale's decimal point. */
+static rki_fbx_num_result rki_fbx_strtod(const unsigned char *s, size_t len, double *out)
+{
+	char buf[RKI_FBX_MAX_NUMBER_LEN + 16];
+	if (len > RKI_FBX_MAX_NUMBER_LEN) return RKI_FBX_NUM_TOO_LONG;
+	const char *dp = localeconv()->decimal_point;
+	size_t dpl = dp ? strlen(dp) : 0;
+	if (dpl == 0 || dpl > 8) {
+		dp = ".";
+		dpl = 1;
+	}
+	size_t n = 0;
+	for (size_t i = 0; i < len; i++) {
+		if (s[i] == '.') {
+			memcpy(buf + n, dp, dpl);
+			n += dpl;
+		} else {
+			buf[n++] = (char)s[i];
+		}
+	}
+	buf[n] = '\0';
+	char *endp = NULL;
+	*out = strtod(buf, &endp);
+	return endp == buf + n ? RKI_FBX_NUM_OK : RKI_FBX_NUM_INVALID;
+}
+
+/* Scans a number token at *ppos (sign, digits, '.', exponent; or MSVC "1.#INF").
+ * The token must end at a non-word character. */
+static rki_fbx_num_result rki_fbx_scan_number(const unsigned char *d, size_t size, size_t *ppos, bool *is_int,
+	int64_t *ival, double *fval)
+{
+	size_t pos = *ppos, start = pos;
+	bool neg = false, has_dot = false, has_exp = false, inexact = false;
+	if (pos < size && (d[pos] == '+' || d[pos] == '-')) neg = d[pos++] == '-';
+	uint64_t mant = 0;
+	int sig = 0;            /* significant digits held in mant (at most 19) */
+	int64_t exp10 = 0;
+	size_t digits = 0;
+	for (; pos < size && d[pos] >= '0' && d[pos] <= '9'; pos++, digits++) {
+		unsigned dig = (unsigned)(d[pos] - '0');
+		if (sig < 19) {
+			mant = mant * 10 + dig;
+			if (mant) sig++;
+		} else {
+			exp10++;
+			if (dig) inexact = true;
+		}
+	}
+	double special = 0.0;
+	bool is_special = false;
+	if (pos < size && d[pos] == '.') {
+		has_dot = true;
+		pos++;
+		for (; pos < size && d[pos] >= '0' && d[pos] <= '9'; pos++, digits++) {
+			unsigned dig = (unsigned)(d[pos] - '0');
+			if (sig < 19) {
+				mant = mant * 10 + dig;
+				exp10--;
+				if (mant) sig++;
+			} else if (dig) {
+				inexact = true;
+			}
+		}
+		if (digits > 0 && pos < size && d[pos] == '#') {
+			/* MSVC: 1.#INF, -1.#IND, 1.#QNAN, 1.#SNAN (possibly followed by digits). */
+			size_t w = pos + 1, wend = w;
+			while (wend < size && rki_fbx_is_word_char(d[wend])) wend++;
+			size_t wl = wend - w;
+			if (wl >= 3 && memcmp(d + w, "INF", 3) == 0) {
+				special = HUGE_VAL;
+			} else if ((wl >= 3 && memcmp(d + w, "IND", 3) == 0) || (wl >= 4 && memcmp(d + w, "QNAN", 4) == 0) ||
+				(wl >= 4 && memcmp(d + w, "SNAN", 4) == 0)) {
+				special = NAN;
+			} else {
+				return RKI_FBX_NUM_INVALID;
+			}
+			is_special = true;
+			pos = wend;
+		}
+	}
+	if (digits == 0) return RKI_FBX_NUM_INVALID;
+	if (!is_special && pos < size && (d[pos] == 'e' || d[pos] == 'E')) {
+		size_t e = pos + 1;
+		bool eneg = false;
+		if (e < size && (d[e] == '+' || d[e] == '-')) eneg = d[e++] == '-';
+		if (e >= size || d[e] < '0' || d[e] > '9') return RKI_FBX_NUM_INVALID;
+		int64_t ev = 0;
+		for (; e < size && d[e] >= '0' && d[e] <= '9'; e++)
+			if (ev < 100000) ev = ev * 10 + (d[e] - '0');
+		exp10 += eneg ? -ev : ev;
+		has_exp = true;
+		pos = e;
+	}
+	if (pos < size && rki_fbx_is_word_char(d[pos])) return RKI_FBX_NUM_INVALID;
+	*ppos = pos;
+	if (is_special) {
+		*is_int = false;
+		*fval = neg ? -special : special;
+		return RKI_FBX_NUM_OK;
+	}
+	if (!has_dot && !has_exp && !inexact && exp10 == 0) {
+		if (mant <= (uint64_t)INT64_MAX) {
+			*is_int = true;
+			*ival = neg ? -(int64_t)mant : (int64_t)mant;
+			return RKI_FBX_NUM_OK;
+		}
+		if (neg && mant == (uint64_t)INT64_MAX + 1) {
+			*is_int = true;
+			*ival = INT64_MIN;
+			return RKI_FBX_NUM_OK;
+		}
+	}
+	*is_int = false;
+	if (mant == 0 && !inexact) {
+		*fval = neg ? -0.0 : 0.0;
+		return RKI_FBX_NUM_OK;
+	}
+	if (!inexact && mant <= ((uint64_t)1 << 53) && exp10 >= -22 && exp10 <= 22) {
+		/* Exact: both operands are exactly representable, one rounding. */
+		double m = (double)mant;
+		double v = exp10 >= 0 ? m * rki_fbx_pow10[exp10] : m / rki_fbx_pow10[-exp10];
+		*fval = neg ? -v : v;
+		return RKI_FBX_NUM_OK;
+	}
+	return rki_fbx_strtod(d + start, pos - start, fval);
+}
+
+static bool rki_fbx_ascii_number(rki_fbx_parser *p, bool *is_int, int64_t *ival, double *fval)
+{
+	size_t start = p->pos;
+	rki_fbx_num_result r = rki_fbx_scan_number(p->data, p->size, &p->pos, is_int, ival, fval);
+	if (r == RKI_FBX_NUM_TOO_LONG)
+		return rki_fbx_fail(p, RK_ERROR_CORRUPT, start, "number longer than %u characters", RKI_FBX_MAX_NUMBER_LEN);
+	if (r != RKI_FBX_NUM_OK) {
+		size_t end = start;
+		while (end < p->size && end - start < 32 && rki_fbx_is_word_char(p->data[end])) end++;
+		return rki_fbx_fail(p, RK_ERROR_CORRUPT, start, "expected a number, found \"%.*s\"", (int)(end - start),
+			(const char *)p->data + start);
+	}
+	return true;
+}
+
+/* 7.x array "*N { a: v, v, ... }" at p->pos ('*'). */
+static bool rki_fbx_ascii_array(rki_fbx_parser *p, rki_fbx_prop *pr)
+{
+	const unsigned char *d = p->data;
+	size_t star = p->pos;
+	p->pos++;
+	uint64_t n = 0;
+	size_t ndig = 0;
+	for (; p->pos < p->size && d[p->pos] >= '0' && d[p->pos] <= '9'; p->pos++, ndig++) {
+		if (n > (UINT64_MAX - 9) / 10)
+			return rki_fbx_fail(p, RK_ERROR_CORRUPT, star, "array element count after '*' is too large");
+		n = n * 10 + (uint64_t)(d[p->pos] - '0');
+	}
+	if (ndig == 0) {
+		if (p->pos >= p->size)
+			return rki_fbx_fail(p, RK_ERROR_TRUNCATED, p->pos, "expected an element count after '*'");
+		return rki_fbx_fail(p, RK_ERROR_CORRUPT, p->pos, "expected an element count after '*'");
+	}
+	rki_fbx_skip_space(p);
+	if (p->pos >= p->size)
+		return rki_fbx_fail(p, RK_ERROR_TRUNCATED, p->pos, "expected '{' after array count *%llu",
+			(unsigned long long)n);
+	if (d[p->pos] != '{')
+		return rki_fbx_fail(p, RK_ERROR_CORRUPT, p->pos, "expected '{' after array count *%llu",
+			(unsigned long long)n);
+	p->pos++;
+	if (n > p->lim.max_array_elems)
+		return rki_fbx_fail(p, RK_ERROR_LIMIT, star, "array of %llu elements is over the limit of %zu",
+			(unsigned long long)n, p->lim.max_array_elems);
+	if (n > ((uint64_t)p->lim.max_total_array_bytes - p->array_bytes) / sizeof(double))
+		return rki_fbx_fail(p, RK_ERROR_LIMIT, star, "arrays decode to more than the limit of %zu bytes in total",
+			p->lim.max_total_array_bytes);
+	/* Every element takes at least one digit and all but the last a ',' too. */
+	size_t left = p->size - p->pos;
+	if (n > left / 2 + 1)
+		return rki_fbx_fail(p, RK_ERROR_TRUNCATED, star,
+			"array *%llu needs at least %llu more bytes, only %zu remain", (unsigned long long)n,
+			(unsigned long long)(2 * n - 1), left);
+	double *vals = (double *)(void *)rki_fbx_empty_array;
+	if (n > 0) {
+		vals = (double *)rki_arena_array(p->arena, (size_t)n, sizeof(double));
+		if (!vals) return rki_fbx_oom(p);
+	}
+	p->array_bytes += n * sizeof(double);
+	rki_fbx_skip_space(p);
+	if (p->pos < p->size && d[p->pos] == 'a' && rki_fbx_colon_follows(p, p->pos + 1)) {
+		while (d[p->pos] != ':') p->pos++;
+		p->pos++;
+	} else if (p->pos < p->size && d[p->pos] != '}') {
+		return rki_fbx_fail(p, RK_ERROR_CORRUPT, p->pos, "expected \"a:\" inside the array braces");
+	}
+	size_t k = 0;
+	bool all_int = true, want = true;
+	for (;;) {
+		rki_fbx_skip_space(p);
+		if (p->pos >= p->size)
+			return rki_fbx_fail(p, RK_ERROR_TRUNCATED, p->pos, "expected '}' closing the array *%llu",
+				(unsigned long long)n);
+		unsigned char c = d[p->pos];
+		if (c == '}') {
+			p->pos++;
+			break;
+		}
+		if (c == ',') {
+			if (want)
+				return rki_fbx_fail(p, RK_ERROR_CORRUPT, p->pos, "expected a number before ',' in the array");
+			p->pos++;
+			want = true;
+			continue;
+		}
+		if (!want) return rki_fbx_fail(p, RK_ERROR_CORRUPT, p->pos, "expected ',' or '}' after an array element");
+		bool is_int = false;
+		int64_t iv = 0;
+		double fv = 0.0;
+		size_t at = p->pos;
+		if (!rki_fbx_ascii_number(p, &is_int, &iv, &fv)) return false;
+		if (k >= n)
+			return rki_fbx_fail(p, RK_ERROR_CORRUPT, at, "array declares *%llu elements but has more",
+				(unsigned long long)n);
+		vals[k++] = is_int ? (double)iv : fv;
+		if (!is_int) all_int = false;
+		want = false;
+	}
+	if (k != n)
+		return rki_fbx_fail(p, RK_ERROR_CORRUPT, star, "array declares *%llu elements but has %zu",
+			(unsigned long long)n, k);
+	pr->type = 'd';
+	pr->v.a.data = vals;
+	pr->v.a.count = (size_t)n;
+	pr->all_integers = all_int;
+	return true;
+}
+
+/* Property list after "Name:". Leaves p->pos at '{', '}', the next node's name or the end. */
+static bool rki_fbx_ascii_props(rki_fbx_parser *p, rki_fbx_node *node)
+{
+	const unsigned char *d = p->data;
+	size_t start = p->props.size / sizeof(rki_fbx_prop), count = 0;
+	bool want = true;  /* a value may come next: at the start or after ',' */
+	for (;;) {
+		rki_fbx_skip_space(p);
+		if (p->pos >= p->size) break;
+		unsigned char c = d[p->pos];
+		if (c == ',') {
+			/* After a value: the list continues. At the start or after another ',':
+			 * an empty value ("Content: , ..."), which is skipped. */
+			p->pos++;
+			want = true;
+			continue;
+		}
+		if (!want || c == '{' || c == '}') break;
+		rki_fbx_prop pr;
+		memset(&pr, 0, sizeof(pr));
+		pr.offset = p->pos;
+		if (c == '"') {
+			size_t s = p->pos + 1;
+			const unsigned char *q = (const unsigned char *)memchr(d + s, '"', p->size - s);
+			if (!q) return rki_fbx_fail(p, RK_ERROR_TRUNCATED, p->pos, "expected the closing '\"' of a string");
+			size_t e = (size_t)(q - d);
+			for (const unsigned char *nl = d + s; (nl = (const unsigned char *)memchr(nl, '\n', e - (size_t)(nl - d)));
+				nl++)
+				p->line++;
+			char *str = rki_arena_strndup(p->arena, (const char *)d + s, e - s);
+			if (!str) return rki_fbx_oom(p);
+			pr.type = 'S';
+			pr.v.s.data = str;
+			pr.v.s.len = e - s;
+			p->pos = e + 1;
+		} else if (c == '*') {
+			if (!rki_fbx_ascii_array(p, &pr)) return false;
+		} else if ((c >= '0' && c <= '9') || c == '-' || c == '+' || c == '.') {
+			bool is_int = false;
+			int64_t iv = 0;
+			double fv = 0.0;
+			if (!rki_fbx_ascii_number(p, &is_int, &iv, &fv)) return false;
+			pr.type = is_int ? 'L' : 'D';
+			if (is_int) pr.v.i = iv;
+			else pr.v.f = fv;
+		} else if (rki_fbx_is_word_char(c)) {
+			size_t s = p->pos, e = s;
+			while (e < p->size && rki_fbx_is_word_char(d[e])) e++;
+			if (rki_fbx_colon_follows(p, e)) break;  /* the next node's name */
+			char *str = rki_arena_strndup(p->arena, (const char *)d + s, e - s);
+			if (!str) return rki_fbx_oom(p);
+			pr.type = 'S';
+			pr.v.s.data = str;
+			pr.v.s.len = e - s;
+			p->pos = e;
+		} else {
+			return rki_fbx_fail(p, RK_ERROR_CORRUPT, p->pos,
+				"expected a value (number, \"string\", word or *N array), found byte 0x%02x", (unsigned)c);
+		}
+		if (count >= p->lim.max_array_elems)
+			return rki_fbx_fail(p, RK_ERROR_LIMIT, pr.offset, "more than the limit of %zu values in one node",
+				p->lim.max_array_elems);
+		if (!rki_buf_push(&p->props, &pr, sizeof(pr))) return rki_fbx_oom(p);
+		count++;
+		want = false;
+	}
+	node->props = NULL;
+	node->prop_count = count;
+	if (count > 0) {
+		node->props = (rki_fbx_prop *)rki_arena_array(p->arena, count, sizeof(rki_fbx_prop));
+		if (!node->props) return rki_fbx_oom(p);
+		memcpy(node->props, (rki_fbx_prop *)(void *)p->props.data + start, count * sizeof(rki_fbx_prop));
+	}
+	p->props.size = start * sizeof(rki_fbx_prop);
+	return true;
+}
+
+/* "; FBX 6.1.0 project file" -> 6100, from the leading comment lines. */
+static uint32_t rki_fbx_ascii_comment_version(const unsigned char *d, size_t size)
+{
+	size_t pos = 0;
+	for (int lines = 0; lines < 16 && pos < size; lines++) {
+		while (pos < size && (d[pos] == ' ' || d[pos] == '\t' || d[pos] == '\r' || d[pos] == '\n')) pos++;
+		if (pos >= size || d[pos] != ';') return 0;
+		size_t eol = pos;
+		while (eol < size && d[eol] != '\n') eol++;
+		for (size_t i = pos; i + 9 < eol; i++) {
+			const unsigned char *s = d + i;
+			if (memcmp(s, "FBX ", 4) == 0 && s[4] >= '0' && s[4] <= '9' && s[5] == '.' && s[6] >= '0' &&
+				s[6] <= '9' && s[7] == '.' && s[8] >= '0' && s[8] <= '9')
+				return (uint32_t)((s[4] - '0') * 1000 + (s[6] - '0') * 100 + (s[8] - '0') * 10);
+		}
+		pos = eol;
+	}
+	return 0;
+}
+
+static bool rki_fbx_parse_ascii(rki_fbx_parser *p)
+{
+	const unsigned char *d = p->data;
+	p->ascii = true;
+	p->line = 1;
+	p->doc->ascii = true;
+	if (p->size >= 3 && d[0] == 0xef && d[1] == 0xbb && d[2] == 0xbf) p->pos = 3;
+	if (!rki_fbx_open_root(p)) return false;
+	for (;;) {
+		rki_fbx_skip_space(p);
+		size_t nf = rki_fbx_frame_count(p);
+		if (p->pos >= p->size) {
+			if (nf > 1)
+				return rki_fbx_fail(p, RK_ERROR_TRUNCATED, p->pos, "expected '}' closing the node, found the end of the file");
+			break;
+		}
+		unsigned char c = d[p->pos];
+		if (c == '}') {
+			if (nf == 1) return rki_fbx_fail(p, RK_ERROR_CORRUPT, p->pos, "unexpected '}' at the top level");
+			p->pos++;
+			if (!rki_fbx_close(p)) return false;
+			continue;
+		}
+		if (!rki_fbx_is_word_char(c)) {
+			if (c >= 0x20 && c < 0x7f)
+				return rki_fbx_fail(p, RK_ERROR_CORRUPT, p->pos, "expected a node name, found '%c'", c);
+			return rki_fbx_fail(p, RK_ERROR_CORRUPT, p->pos, "expected a node name, found byte 0x%02x", (unsigned)c);
+		}
+		size_t name_start = p->pos;
+		while (p->pos < p->size && rki_fbx_is_word_char(d[p->pos])) p->pos++;
+		p->cur_name = (const char *)d + name_start;
+		p->cur_name_len = p->pos - name_start;
+		while (p->pos < p->size && (d[p->pos] == ' ' || d[p->pos] == '\t')) p->pos++;
+		if (p->pos >= p->size)
+			return rki_fbx_fail(p, RK_ERROR_TRUNCATED, p->pos, "expected ':' after the node name");
+		if (d[p->pos] != ':')
+			return rki_fbx_fail(p, RK_ERROR_CORRUPT, p->pos, "expected ':' after the node name");
+		p->pos++;
+		if (!rki_fbx_begin_node(p, name_start)) return false;
+		rki_fbx_node node;
+		memset(&node, 0, sizeof(node));
+		node.offset = name_start;
+		node.name_len = p->cur_name_len;
+		node.name = rki_arena_strndup(p->arena, p->cur_name, p->cur_name_len);
+		if (!node.name) return rki_fbx_oom(p);
+		if (!rki_fbx_ascii_props(p, &node)) return false;
+		p->cur_name = NULL;
+		if (p->pos < p->size && d[p->pos] == '{') {
+			p->pos++;
+			if (!rki_fbx_open(p, &node, 0)) return false;
+		} else {
+			if (!rki_fbx_add_leaf(p, &node)) return false;
+		}
+	}
+	if (!rki_fbx_close(p)) return false;
+	if (p->doc->root.child_count == 0)
+		return rki_fbx_fail(p, RK_ERROR_TRUNCATED, p->size, "expected at least one FBX node, found none");
+	p->doc->version = rki_fbx_ascii_comment_version(d, p->size);
+	return true;
+}
+
+/* FBXHeaderExtension/FBXVersion, or 0. */
+static uint32_t rki_fbx_header_extension_version(const rki_fbx_doc *doc)
+{
+	int64_t version = 0;
+	const rki_fbx_node *hdr = rki_fbx_find_child(&doc->root, "FBXHeaderExtension");
+	const rki_fbx_node *ver = hdr ? rki_fbx_find_child(hdr, "FBXVersion") : NULL;
+	if (ver && rki_fbx_prop_i64(ver, 0, &version) && version > 0 && version <= (int64_t)UINT32_MAX)
+		return (uint32_t)version;
+	return 0;
+}
+
+/* ---- entry points -------------------------------------------------------------- */
+
+bool rki_fbx_parse(rki_fbx_doc *doc, const void *data, size_t size, rki_arena *arena, rki_alloc *tmp,
+	const rki_fbx_limits *limits, rk_error *err)
+{
+	if (!doc || (!data && size) || !arena || !tmp) {
+		rki_error_set(err, RK_ERROR_INVALID_ARGUMENT, "rki_fbx_parse: NULL doc, data, arena or allocator");
+		return false;
+	}
+	memset(doc, 0, sizeof(*doc));
+	doc->root.name = "";
+	rki_fbx_parser p;
+	memset(&p, 0, sizeof(p));
+	p.data = (const unsigned char *)data;
+	p.size = size;
+	p.doc = doc;
+	p.arena = arena;
+	p.tmp = tmp;
+	p.err = err;
+	if (limits) p.lim = *limits;
+	if (!p.lim.max_depth) p.lim.max_depth = RKI_FBX_DEFAULT_MAX_DEPTH;
+	if (!p.lim.max_nodes) p.lim.max_nodes = RKI_FBX_DEFAULT_MAX_NODES;
+	if (!p.lim.max_array_elems) p.lim.max_array_elems = RKI_FBX_DEFAULT_MAX_ARRAY_ELEMS;
+	if (!p.lim.max_total_array_bytes) {
+		uint64_t def = RKI_FBX_DEFAULT_MAX_TOTAL_ARRAY_BYTES;
+		p.lim.max_total_array_bytes = def > SIZE_MAX ? SIZE_MAX : (size_t)def;
+	}
+	rki_buf_init(&p.frames, tmp);
+	rki_buf_init(&p.nodes, tmp);
+	rki_buf_init(&p.props, tmp);
+
+	bool ok;
+	size_t magic_cmp = size < sizeof(rki_fbx_magic) ? size : sizeof(rki_fbx_magic);
+	if (size >= 18 && memcmp(data, rki_fbx_magic, 18) == 0) {
+		ok = rki_fbx_parse_binary(&p);
+	} else if (size == 0) {
+		ok = rki_fbx_fail(&p, RK_ERROR_TRUNCATED, 0, "empty input, expected an FBX file");
+	} else if (size < sizeof(rki_fbx_magic) && memcmp(data, rki_fbx_magic, magic_cmp) == 0 && size >= 7) {
+		ok = rki_fbx_fail(&p, RK_ERROR_TRUNCATED, size, "expected the %u-byte binary FBX header, the file has only %zu bytes",
+			RKI_FBX_HEADER_SIZE, size);
+	} else {
+		ok = rki_fbx_parse_ascii(&p);
+	}
+
+	rki_buf_free(&p.frames);
+	rki_buf_free(&p.nodes);
+	rki_buf_free(&p.props);
+	if (p.inflater) libdeflate_free_decompressor(p.inflater);
+	if (ok) {
+		uint32_t v = rki_fbx_header_extension_version(doc);
+		if (v) doc->version = v;
+	} else {
+		memset(doc, 0, sizeof(*doc));
+		doc->root.name = "";
+		if (err && err->code == RK_OK) rki_error_set(err, RK_ERROR_CORRUPT, "FBX parse failed");
+	}
+	return ok;
+}
+
+bool rki_fbx_is_fbx(const void *data, size_t size)
+{
+	if (!data) return false;
+	const unsigned char *d = (const unsigned char *)data;
+	if (size >= sizeof(rki_fbx_magic) && memcmp(d, rki_fbx_magic, sizeof(rki_fbx_magic)) == 0) return true;
+	size_t n = size < 4096 ? size : 4096, pos = 0;
+	if (n >= 3 && d[0] == 0xef && d[1] == 0xbb && d[2] == 0xbf) pos = 3;
+	for (;;) {
+		while (pos < n && (d[pos] == ' ' || d[pos] == '\t' || d[pos] == '\r' || d[pos] == '\n')) pos++;
+		if (pos >= n) return false;
+		if (d[pos] == ';') {
+			size_t eol = pos;
+			while (eol < n && d[eol] != '\n') eol++;
+			for (size_t i = pos; i + 3 <= eol; i++)
+				if (d[i] == 'F' && d[i + 1] == 'B' && d[i + 2] == 'X') return true;
+			pos = eol;
+			continue;
+		}
+		static const char *const names[] = { "FBXHeaderExtension", "FBXHeaderVersion", "FBXVersion" };
+		for (size_t k = 0; k < sizeof(names) / sizeof(names[0]); k++) {
+			size_t len = strlen(names[k]);
+			if (n - pos > len && memcmp(d + pos, names[k], len) == 0) {
+				size_t e = pos + len;
+				while (e < n && (d[e] == ' ' || d[e] == '\t')) e++;
+				if (e < n && d[e] == ':') return true;
+			}
+		}
+		return false;
+	}
+}
+
+/* ---- lookups ----------------------------------------------------------------------- */
+
+const rki_fbx_node *rki_fbx_find_child(const rki_fbx_node *n, const char *name)
+{
+	if (!n || !name) return NULL;
+	size_t len = strlen(name);
+	for (size_t i = 0; i < n->child_count; i++) {
+		const rki_fbx_node *c = &n->children[i];
+		if (c->name_len == len && memcmp(c->name, name, len) == 0) return c;
+	}
+	return NULL;
+}
+
+static bool rki_fbx_f64_to_i64(double v, int64_t *out)
+{
+	/* [-2^63, 2^63): both bounds exact in double; NaN fails the comparison. */
+	if (!(v >= -9223372036854775808.0 && v < 9223372036854775808.0)) return false;
+	int64_t i = (int64_t)v;
+	if ((double)i != v) return false;
+	*out = i;
+	return true;
+}
+
+static bool rki_fbx_is_int_type(char t)
+{
+	return t == 'Y' || t == 'C' || t == 'I' || t == 'L';
+}
+
+bool rki_fbx_prop_i64(const rki_fbx_node *n, size_t i, int64_t *out)
+{
+	if (!n || i >= n->prop_count || !out) return false;
+	const rki_fbx_prop *pr = &n->props[i];
+	if (rki_fbx_is_int_type(pr->type)) {
+		*out = pr->v.i;
+		return true;
+	}
+	if (pr->type == 'F' || pr->type == 'D') return rki_fbx_f64_to_i64(pr->v.f, out);
+	return false;
+}
+
+bool rki_fbx_prop_f64(const rki_fbx_node *n, size_t i, double *out)
+{
+	if (!n || i >= n->prop_count || !out) return false;
+	const rki_fbx_prop *pr = &n->props[i];
+	if (rki_fbx_is_int_type(pr->type)) {
+		*out = (double)pr->v.i;
+		return true;
+	}
+	if (pr->type == 'F' || pr->type == 'D') {
+		*out = pr->v.f;
+		return true;
+	}
+	return false;
+}
+
+bool rki_fbx_prop_str(const rki_fbx_node *n, size_t i, const char **data, size_t *len)
+{
+	if (!n || i >= n->prop_count) return false;
+	const rki_fbx_prop *pr = &n->props[i];
+	if (pr->type != 'S' && pr->type != 'R') return false;
+	if (data) *data = pr->v.s.data;
+	if (len) *len = pr->v.s.len;
+	return true;
+}
+
+/* ---- array access -------------------------------------------------------------------- */
+
+/* A numeric sequence: one array property, or (type 0) all scalar properties of a node. */
+typedef struct rki_fbx_seq {
+	char type;
+	const void *data;
+	size_t count;
+	const rki_fbx_prop *props;
+	uint64_t offset;
+} rki_fbx_seq;
+
+static bool rki_fbx_acc_fail(const rki_fbx_node *n, uint64_t offset, rk_error *err, rk_error_code code,
+	const char *fmt, ...) RKI_PRINTF(5, 6);
+
+static bool rki_fbx_acc_fail(const rki_fbx_node *n, uint64_t offset, rk_error *err, rk_error_code code,
+	const char *fmt, ...)
+{
+	if (!err) return false;
+	va_list ap;
+	va_start(ap, fmt);
+	rki_error_setv(err, code, fmt, ap);
+	va_end(ap);
+	rki_error_at_byte(err, offset);
+	char path[RK_ERROR_TEXT_MAX];
+	rki_fbx_node_path(n, path, sizeof(path));
+	if (path[0]) rki_error_at_path(err, RK_LOCATION_FBX_NODE, path);
+	return false;
+}
+
+static bool rki_fbx_get_seq(const rki_fbx_node *n, size_t i, rki_fbx_seq *s, rk_error *err)
+{
+	memset(s, 0, sizeof(*s));
+	if (!n) {
+		rki_error_set(err, RK_ERROR_INVALID_ARGUMENT, "expected an array node, got NULL");
+		return false;
+	}
+	s->offset = n->offset;
+	if (i < n->prop_count && rki_fbx_array_elem_size(n->props[i].type) != 0) {
+		const rki_fbx_prop *pr = &n->props[i];
+		s->type = pr->type;
+		s->data = pr->v.a.data;
+		s->count = pr->v.a.count;
+		s->offset = pr->offset;
+		return true;
+	}
+	if (i == 0) {
+		bool all = true;
+		for (size_t k = 0; k < n->prop_count && all; k++) {
+			char t = n->props[k].type;
+			all = rki_fbx_is_int_type(t) || t == 'F' || t == 'D';
+		}
+		if (all) {
+			s->type = 0;
+			s->props = n->props;
+			s->count = n->prop_count;
+			if (n->prop_count) s->offset = n->props[0].offset;
+			return true;
+		}
+	}
+	if (i >= n->prop_count)
+		return rki_fbx_acc_fail(n, n->offset, err, RK_ERROR_CORRUPT,
+			"expected an array as property %zu, but the node has %zu properties", i, n->prop_count);
+	const rki_fbx_prop *pr = &n->props[i];
+	if (i == 0 && n->prop_count > 0)
+		return rki_fbx_acc_fail(n, pr->offset, err, RK_ERROR_CORRUPT,
+			"expected a numeric array or a list of numbers, found a property of type '%c'", pr->type);
+	return rki_fbx_acc_fail(n, pr->offset, err, RK_ERROR_CORRUPT,
+		"expected a numeric array as property %zu, found type '%c'", i, pr->type);
+}
+
+static void *rki_fbx_acc_alloc(const rki_fbx_node *n, const rki_fbx_seq *s, rki_arena *ar, size_t esize,
+	rk_error *err)
+{
+	void *out = rki_arena_array(ar, s->count, esize);
+	if (!out) {
+		bool limit = ar->alloc && ar->alloc->limit_hit;
+		rki_fbx_acc_fail(n, s->offset, err, limit ? RK_ERROR_LIMIT : RK_ERROR_OUT_OF_MEMORY,
+			"cannot allocate %zu array elements of %zu bytes", s->count, esize);
+	}
+	return out;
+}
+
+/* Element k as double (any numeric sequence). */
+static double rki_fbx_seq_f64(const rki_fbx_seq *s, size_t k)
+{
+	switch (s->type) {
+	case 'f': return ((const float *)s->data)[k];
+	case 'd': return ((const double *)s->data)[k];
+	case 'l': return (double)((const int64_t *)s->data)[k];
+	case 'i': return ((const int32_t *)s->data)[k];
+	case 'b': return ((const uint8_t *)s->data)[k];
+	default: {
+		const rki_fbx_prop *pr = &s->props[k];
+		return rki_fbx_is_int_type(pr->type) ? (double)pr->v.i : pr->v.f;
+	}
+	}
+}
+
+/* Element k as int64 when it is integral. */
+static bool rki_fbx_seq_i64(const rki_fbx_seq *s, size_t k, int64_t *out)
+{
+	switch (s->type) {
+	case 'l': *out = ((const int64_t *)s->data)[k]; return true;
+	case 'i': *out = ((const int32_t *)s->data)[k]; return true;
+	case 'b': *out = ((const uint8_t *)s->data)[k]; return true;
+	case 'f': return rki_fbx_f64_to_i64(((const float *)s->data)[k], out);
+	case 'd': return rki_fbx_f64_to_i64(((const double *)s->data)[k], out);
+	default: {
+		const rki_fbx_prop *pr = &s->props[k];
+		if (rki_fbx_is_int_type(pr->type)) {
+			*out = pr->v.i;
+			return true;
+		}
+		return rki_fbx_f64_to_i64(pr->v.f, out);
+	}
+	}
+}
+
+static bool rki_fbx_not_integer(const rki_fbx_node *n, const rki_fbx_seq *s, size_t k, const char *what,
+	rk_error *err)
+{
+	return rki_fbx_acc_fail(n, s->offset, err, RK_ERROR_CORRUPT, "array element %zu (%.17g) is not %s", k,
+		rki_fbx_seq_f64(s, k), what);
+}
+
+bool rki_fbx_array_f64(const rki_fbx_node *n, size_t i, rki_arena *ar, const double **out, size_t *count,
+	rk_error *err)
+{
+	*out = NULL;
+	*count = 0;
+	rki_fbx_seq s;
+	if (!rki_fbx_get_seq(n, i, &s, err)) return false;
+	if (s.type == 'd') {
+		*out = (const double *)s.data;
+		*count = s.count;
+		return true;
+	}
+	double *dst = (double *)rki_fbx_acc_alloc(n, &s, ar, sizeof(double), err);
+	if (!dst) return false;
+	if (s.type == 'f') {
+		const float *src = (const float *)s.data;
+		for (size_t k = 0; k < s.count; k++) dst[k] = src[k];
+	} else {
+		for (size_t k = 0; k < s.count; k++) dst[k] = rki_fbx_seq_f64(&s, k);
+	}
+	*out = dst;
+	*count = s.count;
+	return true;
+}
+
+bool rki_fbx_array_i32(const rki_fbx_node *n, size_t i, rki_arena *ar, const int32_t **out, size_t *count,
+	rk_error *err)
+{
+	*out = NULL;
+	*count = 0;
+	rki_fbx_seq s;
+	if (!rki_fbx_get_seq(n, i, &s, err)) return false;
+	if (s.type == 'i') {
+		*out = (const int32_t *)s.data;
+		*count = s.count;
+		return true;
+	}
+	int32_t *dst = (int32_t *)rki_fbx_acc_alloc(n, &s, ar, sizeof(int32_t), err);
+	if (!dst) return false;
+	for (size_t k = 0; k < s.count; k++) {
+		int64_t v;
+		if (!rki_fbx_seq_i64(&s, k, &v) || v < INT32_MIN || v > INT32_MAX)
+			return rki_fbx_not_integer(n, &s, k, "an integer in int32 range", err);
+		dst[k] = (int32_t)v;
+	}
+	*out = dst;
+	*count = s.count;
+	return true;
+}
+
+bool rki_fbx_array_i64(const rki_fbx_node *n, size_t i, rki_arena *ar, const int64_t **out, size_t *count,
+	rk_error *err)
+{
+	*out = NULL;
+	*count = 0;
+	rki_fbx_seq s;
+	if (!rki_fbx_get_seq(n, i, &s, err)) return false;
+	if (s.type == 'l') {
+		*out = (const int64_t *)s.data;
+		*count = s.count;
+		return true;
+	}
+	int64_t *dst = (int64_t *)rki_fbx_acc_alloc(n, &s, ar, sizeof(int64_t), err);
+	if (!dst) return false;
+	for (size_t k = 0; k < s.count; k++) {
+		if (!rki_fbx_seq_i64(&s, k, &dst[k])) return rki_fbx_not_integer(n, &s, k, "an integer in int64 range", err);
+	}
+	*out = dst;
+	*count = s.count;
+	return true;
+}
