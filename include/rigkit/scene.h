@@ -162,6 +162,11 @@ struct rk_node {
 	const char *attribute_type;   /* FBX NodeAttribute type ("LimbNode", "Null", "Camera"...), "" otherwise */
 	const char *default_uv_set;   /* FBX "currentUVSet": UV set shown by default, "" if unset */
 	bool visible;
+	/* Bind pose (FBX Pose "BindPose", first one listing the node): the node's
+	 * world matrix when the skins were bound, in the file's space (before any
+	 * load conversion). has_bind_pose false when no bind pose lists it. */
+	bool has_bind_pose;
+	rk_mat4 bind_node_to_world;
 };
 
 /* ---------------------------------------------------------------------------
@@ -195,6 +200,8 @@ typedef struct rk_blend_shape {
 	const uint32_t *vertex_indices;  /* which mesh vertices move */
 	const rk_vec3 *position_offsets; /* added to positions (mesh space) */
 	const rk_vec3 *normal_offsets;   /* NULL if the file has none */
+	const double *offset_weights;    /* per-offset factor 0..1 (Blender exports vertex-group
+	                                    weights as FullWeights), NULL = all 1 */
 } rk_blend_shape;
 
 struct rk_blend_channel {

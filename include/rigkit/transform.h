@@ -38,10 +38,12 @@
  *     t.scale *= parent.inherit_scale;
  *     node_to_world = parent.unscaled_node_to_world * TRS(t)
  *   RK_INHERIT_IGNORE_PARENT_SCALE (FBX 2, Rrs, Maya "segment scale
- *     compensate"): as above but t.scale is multiplied only by the scale the
- *     parent itself inherited (parent.inherit_scale / parent's local scale),
- *     so the parent's own scale does not reach the child; translation is
- *     still scaled by the parent.
+ *     compensate"): the parent's own local scale is undone between the
+ *     child's translation t and the rest of its chain, so the translation
+ *     is still scaled by the parent but the child's rotation and scale are
+ *     not (ancestors above the parent still apply):
+ *     node_to_world = parent.node_to_world * T(t) * inv(S_parent_local)
+ *                     * (node_to_parent without its translation)
  *   Here `inherit_scale` is the node's world scale per axis and
  *   `unscaled_node_to_world` its world rotation and translation without scale.
  *

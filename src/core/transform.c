@@ -113,21 +113,28 @@ rk_world_transform rk_compose_world(const rk_world_transform *parent, rk_vec3 pa
 		w.unscaled_node_to_world = rk_mat4_from_trs(d);
 		return w;
 	}
+	if (mode == RK_INHERIT_IGNORE_PARENT_SCALE) {
+		/* Maya's segment scale compensation: the parent's own local scale is
+		 * undone between the child's translation and the rest of its chain:
+		 *   node_to_world = parent.node_to_world * T(t) * inv(S_parent_local) * (node_to_parent - t)
+		 * Translation keeps the parent's full scale; ancestors above the
+		 * parent still scale the child. */
+		rk_vec3 ls = parent_local_scale;
+		rk_vec3 inv = { ls.x != 0.0 ? 1.0 / ls.x : 1.0, ls.y != 0.0 ? 1.0 / ls.y : 1.0, ls.z != 0.0 ? 1.0 / ls.z : 1.0 };
+		rk_mat4 rs = node_to_parent;
+		rk_vec3 tr = { rs.m[12], rs.m[13], rs.m[14] };
+		rs.m[12] = rs.m[13] = rs.m[14] = 0.0;
+		rk_mat4 local = rk_mat4_mul(rk_mat4_translation(tr), rk_mat4_mul(rk_mat4_scaling(inv), rs));
+		w.node_to_world = rk_mat4_mul(parent->node_to_world, local);
+		rk_trs d = rk_mat4_decompose(w.node_to_world);
+		w.inherit_scale = d.scale;
+		d.scale = (rk_vec3){ 1, 1, 1 };
+		w.unscaled_node_to_world = rk_mat4_from_trs(d);
+		return w;
+	}
 	rk_trs t = rk_mat4_decompose(node_to_parent);
 	t.translation = rk_vec3_mul(t.translation, parent->inherit_scale);
-	if (mode == RK_INHERIT_COMPONENTWISE_SCALE) {
-		t.scale = rk_vec3_mul(t.scale, parent->inherit_scale);
-	} else {
-		/* Scale the parent inherited from above it, without its own. */
-		rk_vec3 s = parent->inherit_scale;
-		rk_vec3 ls = parent_local_scale;
-		rk_vec3 up = {
-			ls.x != 0.0 ? s.x / ls.x : 1.0,
-			ls.y != 0.0 ? s.y / ls.y : 1.0,
-			ls.z != 0.0 ? s.z / ls.z : 1.0,
-		};
-		t.scale = rk_vec3_mul(t.scale, up);
-	}
+	t.scale = rk_vec3_mul(t.scale, parent->inherit_scale);
 	w.inherit_scale = t.scale;
 	w.node_to_world = rk_mat4_mul(parent->unscaled_node_to_world, rk_mat4_from_trs(t));
 	rk_trs u = t;

@@ -884,7 +884,7 @@ static int rki_weight_cmp(const void *a, const void *b)
 	return x->joint < y->joint ? -1 : x->joint > y->joint;
 }
 
-static bool rki_fbx_build_skin(rki_fbx_ctx *ctx, rki_fbx_object *so, const rk_mesh *mesh, rk_skin *skin)
+static bool rki_fbx_build_skin(rki_fbx_ctx *ctx, rki_fbx_object *so, const rk_mesh *mesh, const rk_node *mesh_node, rk_skin *skin)
 {
 	skin->name = so->name;
 	const char *st;
@@ -918,9 +918,20 @@ static bool rki_fbx_build_skin(rki_fbx_ctx *ctx, rki_fbx_object *so, const rk_me
 			}
 		}
 		if (!jt->node) rki_fbx_warn(ctx, co->node, "cluster without a bone: its weights are ignored");
+		/* Missing cluster matrices come from the bind pose, else from the
+		 * static scene: TransformLink = bone world at bind, Transform =
+		 * inv(TransformLink) * mesh world at bind. */
 		rk_mat4 transform, link;
-		if (!rki_fbx_read_matrix(ctx, rki_fbx_find_child(co->node, "Transform"), &transform)) return false;
-		if (!rki_fbx_read_matrix(ctx, rki_fbx_find_child(co->node, "TransformLink"), &link)) return false;
+		const rki_fbx_node *tn = rki_fbx_find_child(co->node, "Transform");
+		const rki_fbx_node *ln = rki_fbx_find_child(co->node, "TransformLink");
+		if (!rki_fbx_read_matrix(ctx, ln, &link)) return false;
+		if (!ln && jt->node) link = jt->node->has_bind_pose ? jt->node->bind_node_to_world : jt->node->node_to_world;
+		if (!rki_fbx_read_matrix(ctx, tn, &transform)) return false;
+		if (!tn) {
+			rk_mat4 mesh_bind = rk_mat4_identity(), inv_link;
+			if (mesh_node) mesh_bind = mesh_node->has_bind_pose ? mesh_node->bind_node_to_world : mesh_node->node_to_world;
+			if (rk_mat4_invert(link, &inv_link)) transform = rk_mat4_mul(inv_link, mesh_bind);
+		}
 		jt->mesh_to_joint = transform;
 		jt->joint_to_world_bind = link;
 		jt->mesh_to_world_bind = rk_mat4_mul(link, transform);
@@ -1089,6 +1100,15 @@ static bool rki_fbx_build_blend(rki_fbx_ctx *ctx, rki_fbx_object *bo, rk_mesh *m
 			bs->position_offsets = op;
 			bs->normal_offsets = on;
 			tw[t] = t < full_count ? full[t] / 100.0 : (double)(t + 1) / (double)shapes;
+			if (shapes == 1 && full_count > 1 && full_count == ni && kept == ni) {
+				/* One target with one FullWeights value per offset: per-vertex
+				 * weights (percent), not an in-between weight. */
+				double *ow = (double *)rki_arena_array(ctx->sc->arena, ni, sizeof(double));
+				if (!ow) return rki_fbx_oom(ctx);
+				for (size_t i = 0; i < ni; i++) ow[i] = full[i] / 100.0;
+				bs->offset_weights = ow;
+				tw[t] = 1.0;
+			}
 			t++;
 		}
 		c->target_count = t;
@@ -1238,6 +1258,57 @@ static bool rki_fbx_build_material(rki_fbx_ctx *ctx, rki_fbx_object *o, rk_mater
 	return true;
 }
 
+/* ---- bind poses ---------------------------------------------------------------------------- */
+
+/* Reads every BindPose: node->bind_node_to_world for listed nodes (first pose wins). */
+static bool rki_fbx_read_bind_poses(rki_fbx_ctx *ctx)
+{
+	for (size_t i = 0; i < ctx->object_count; i++) {
+		rki_fbx_object *o = &ctx->objects[i];
+		if (strcmp(o->element, "Pose") != 0) continue;
+		const char *type;
+		size_t tl;
+		bool bind = !strcmp(o->sub_class, "BindPose");
+		if (rki_fbx_child_str(o->node, "Type", &type, &tl)) bind = rki_fbx_str_eq(type, tl, "BindPose");
+		if (!bind) continue;
+		for (size_t k = 0; k < o->node->child_count; k++) {
+			const rki_fbx_node *pn = &o->node->children[k];
+			if (strcmp(pn->name, "PoseNode") != 0) continue;
+			const rki_fbx_node *nn = rki_fbx_find_child(pn, "Node");
+			int64_t id;
+			const char *nm;
+			size_t nl;
+			if (!nn) continue;
+			if (rki_fbx_prop_i64(nn, 0, &id)) {
+			} else if (rki_fbx_prop_str(nn, 0, &nm, &nl)) {
+				id = rki_fbx_name_id(nm, nl);
+			} else {
+				continue;
+			}
+			uint32_t oi = rki_fbx_find_object(ctx, id);
+			if (oi == UINT32_MAX || !rki_fbx_is_model(&ctx->objects[oi]) || !ctx->objects[oi].out) continue;
+			rk_node *nd = (rk_node *)ctx->objects[oi].out;
+			if (nd->has_bind_pose) continue;
+			rk_mat4 m;
+			if (!rki_fbx_read_matrix(ctx, rki_fbx_find_child(pn, "Matrix"), &m)) return false;
+			nd->bind_node_to_world = m;
+			nd->has_bind_pose = true;
+		}
+	}
+	return true;
+}
+
+/* The first Model using a geometry object (6100: the model itself). */
+static rk_node *rki_fbx_geometry_node(rki_fbx_ctx *ctx, const rki_fbx_object *g)
+{
+	if (ctx->v6) return rki_fbx_is_model(g) ? (rk_node *)g->out : NULL;
+	for (uint32_t k = 0; k < g->parents_count; k++) {
+		uint32_t p = ctx->conns[g->parents_begin + k].other;
+		if (p != RKI_ROOT_OBJECT && rki_fbx_is_model(&ctx->objects[p]) && ctx->objects[p].out) return (rk_node *)ctx->objects[p].out;
+	}
+	return NULL;
+}
+
 /* ---- assembly ---------------------------------------------------------------------------------- */
 
 static bool rki_fbx_build_content(rki_fbx_ctx *ctx)
@@ -1326,7 +1397,7 @@ static bool rki_fbx_build_content(rki_fbx_ctx *ctx)
 				rk_skin *sk = d->out ? (rk_skin *)d->out : &s->skins.data[s->skins.count];
 				if (!d->out) {
 					sk->index = (uint32_t)s->skins.count++;
-					if (!rki_fbx_build_skin(ctx, d, m, sk)) return false;
+					if (!rki_fbx_build_skin(ctx, d, m, rki_fbx_geometry_node(ctx, o), sk)) return false;
 					d->out = sk;
 				}
 				m->skins[m->skin_count++] = sk;
@@ -1415,7 +1486,12 @@ rk_scene *rki_load_fbx(const void *data, size_t size, const rk_load_opts *opts, 
 		s->settings.original_axes = s->settings.axes;
 		s->settings.original_unit_meters = s->settings.unit_meters;
 		ctx.frame_rate = s->settings.frame_rate;
-		ok = rki_fbx_build_nodes(&ctx) && rki_fbx_build_content(&ctx);
+		ok = rki_fbx_build_nodes(&ctx);
+		if (ok) {
+			/* Static matrices (file space) for bind-pose fallbacks; recomputed by finish. */
+			rki_scene_update_matrices(s);
+			ok = rki_fbx_read_bind_poses(&ctx) && rki_fbx_build_content(&ctx);
+		}
 	}
 	if (ok && !sc.opts.ignore_animation) ok = rki_fbx_read_animation(&ctx);
 	if (!ok) {

@@ -62,6 +62,8 @@ void rk_json_mat4(rk_json *j, const char *key, rk_mat4 m);
 /* Commands. */
 int rk_cmd_info(int argc, char **argv);
 int rk_cmd_transform(int argc, char **argv);
+int rk_cmd_convert(int argc, char **argv);
+extern const char rk_cmd_convert_usage[];
 extern const char rk_cmd_info_usage[];
 extern const char rk_cmd_transform_usage[];
 

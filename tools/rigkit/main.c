@@ -7,6 +7,7 @@
 
 static const rk_cli_command rk_commands[] = {
 	{ "info", "describe a scene file (FBX, glTF, GLB)", rk_cmd_info_usage, rk_cmd_info },
+	{ "convert", "evaluate a scene and write it as OBJ", rk_cmd_convert_usage, rk_cmd_convert },
 	{ "transform", "evaluate the FBX node transform chain for given properties", rk_cmd_transform_usage, rk_cmd_transform },
 };
 

@@ -1,0 +1,60 @@
+/*
+ * bench/bench_load.c - load time of scene files with rigkit.
+ *
+ * usage: bench_load [-n RUNS] FILE...
+ * Prints one line per file: "rigkit FILE BYTES MEDIAN_SECONDS MB_PER_S".
+ * Each run reads the file from disk (page cache warm after the first
+ * untimed run) and builds the whole scene; the median of RUNS (default 9)
+ * is reported. scripts/bench.sh runs this beside the Assimp peer.
+ */
+#include "bench_common.h"
+
+#include <rigkit/rigkit.h>
+
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+
+int main(int argc, char **argv)
+{
+	int runs = 9;
+	int first = 1;
+	if (argc > 2 && strcmp(argv[1], "-n") == 0) {
+		runs = atoi(argv[2]);
+		first = 3;
+	}
+	if (runs < 1 || runs > 1000) runs = 9;
+	double *t = (double *)malloc(sizeof(double) * (size_t)runs);
+	if (!t) return 1;
+	int status = 0;
+	for (int a = first; a < argc; a++) {
+		struct stat st;
+		if (stat(argv[a], &st) != 0) {
+			fprintf(stderr, "bench_load: cannot stat %s\n", argv[a]);
+			status = 1;
+			continue;
+		}
+		rk_error err;
+		rk_scene *warm = rk_load_file(argv[a], NULL, &err);
+		if (!warm) {
+			char buf[1024];
+			rk_format_error(buf, sizeof(buf), &err);
+			fprintf(stderr, "bench_load: %s\n", buf);
+			status = 1;
+			continue;
+		}
+		rk_free_scene(warm);
+		for (int r = 0; r < runs; r++) {
+			double t0 = bench_now();
+			rk_scene *s = rk_load_file(argv[a], NULL, &err);
+			double t1 = bench_now();
+			rk_free_scene(s);
+			t[r] = t1 - t0;
+		}
+		double med = bench_median(t, runs);
+		printf("rigkit %s %lld %.6f %.1f\n", argv[a], (long long)st.st_size, med, (double)st.st_size / med / 1e6);
+		fflush(stdout);
+	}
+	free(t);
+	return status;
+}
