@@ -68,10 +68,17 @@
  *
  * RESTRICTIONS
  *   Keys whose time is not after the previous key's are dropped (warned).
- *   Velocity, TCB in 7x without neighbours, and auto tangents without the
- *   time-independent flag are approximated as described above. Animated
- *   properties of objects other than Models and blend shape channels
- *   (materials, cameras' attributes, ...) are ignored (warned).
+ *   Key velocities are ignored (warned). Auto tangents without the
+ *   time-independent flag (0x2000) and auto bias values are evaluated as
+ *   time-independent auto tangents; 6100 tangent modes 'p', 'q', 'd' as
+ *   auto; TCB keys use the time-normalised Kochanek-Bartels slopes above
+ *   (an end key uses its one neighbouring secant). Animated properties of
+ *   objects other than Models and blend shape channels (materials, camera
+ *   attributes, geometry properties, ...) are ignored (warned). Channels
+ *   stored directly on pre-6000 Models outside any Take are not read.
+ *   A 7x file's Takes section only supplies a stack's time range when the
+ *   stack has no LocalStart/LocalStop. Times use the 7x tick rate
+ *   46186158000 per second throughout.
  *
  * MEMORY
  *   Curves, tracks, layers and clips live in the scene arena; raw key
