@@ -7,6 +7,7 @@
  *   transform.h  the FBX transform chain and inherit modes
  *   scene.h      the neutral scene model and rk_load_file()
  *   hierarchy.h  a mutable parent/child transform hierarchy (local <-> world)
+ *   anim.h       curve/track sampling, pose evaluation, reference deformation
  */
 #ifndef RIGKIT_RIGKIT_H
 #define RIGKIT_RIGKIT_H
@@ -16,5 +17,6 @@
 #include "rigkit/transform.h"
 #include "rigkit/scene.h"
 #include "rigkit/hierarchy.h"
+#include "rigkit/anim.h"
 
 #endif

@@ -18,7 +18,7 @@
  *
  * RESTRICTIONS
  *   NURBS, patches, lines and geometry caches are not loaded (warned).
- *   ByEdge mappings are ignored (warned). 6100 blend shapes are not read.
+ *   ByEdge mappings are ignored (warned).
  *   Out-of-range vertex indices are clamped to vertex 0 with a warning.
  */
 #include "fbx/fbx_internal.h"
@@ -590,13 +590,42 @@ static bool rki_fbx_indexed(const rki_fbx_node *layer)
 typedef struct rki_mesh_topo {
 	size_t vertex_count, index_count, face_count;
 	const uint32_t *vertex_indices;
-	const uint32_t *face_of_corner;
+	const rk_face *faces;
+	const uint32_t *face_of_corner;  /* made on first use (ByPolygon layers) */
+	const uint32_t *corners;         /* 0, 1, 2, ...: made on first use, shared by Direct layers */
 } rki_mesh_topo;
+
+/* An index array the layer can share instead of building its own, when every
+ * corner finds a value without translation or clamping: the corner numbers
+ * (ByPolygonVertex Direct), the mesh's vertex indices (ByVertice Direct), or
+ * the document's own IndexToDirect array (ByPolygonVertex; it lives in the
+ * scene arena). NULL otherwise. */
+static const uint32_t *rki_fbx_shared_indices(rki_fbx_ctx *ctx, rki_mesh_topo *t, rki_mapping map, const int32_t *ref,
+	size_t ref_count, bool ref_is_doc, size_t value_count)
+{
+	if (t->index_count == 0) return NULL;
+	if (map == RKI_MAP_VERTEX && !ref && t->vertex_count <= value_count) return t->vertex_indices;
+	if (map != RKI_MAP_CORNER) return NULL;
+	if (!ref) {
+		if (t->index_count > value_count) return NULL;
+		if (!t->corners) {
+			uint32_t *c = (uint32_t *)rki_arena_alloc_uninit(ctx->sc->arena, t->index_count * sizeof(uint32_t));
+			if (!c) return NULL;
+			for (size_t i = 0; i < t->index_count; i++) c[i] = (uint32_t)i;
+			t->corners = c;
+		}
+		return t->corners;
+	}
+	if (!ref_is_doc || ref_count < t->index_count) return NULL;
+	for (size_t c = 0; c < t->index_count; c++)
+		if (ref[c] < 0 || (size_t)ref[c] >= value_count) return NULL;
+	return (const uint32_t *)(const void *)ref;
+}
 
 /* Reads a layer element's values (`components` doubles each) and expresses it
  * per corner. Invalid references point at an extra zero value. */
 static bool rki_fbx_layer(rki_fbx_ctx *ctx, const rki_fbx_node *layer, const char *data_name, const char *index_name,
-	const char *index_name2, size_t components, const rki_mesh_topo *t, const double **values_out, size_t *value_count_out,
+	const char *index_name2, size_t components, rki_mesh_topo *t, const double **values_out, size_t *value_count_out,
 	const uint32_t **indices_out, bool *exists)
 {
 	*exists = false;
@@ -618,13 +647,12 @@ static bool rki_fbx_layer(rki_fbx_ctx *ctx, const rki_fbx_node *layer, const cha
 		return false;
 	}
 	size_t value_count = raw_count / components;
-	/* copy with one zero sentinel at the end */
-	double *vals = (double *)rki_arena_array(ctx->sc->arena, (value_count + 1) * components, sizeof(double));
-	uint32_t *idx = (uint32_t *)rki_arena_array(ctx->sc->arena, t->index_count ? t->index_count : 1, sizeof(uint32_t));
-	if (!vals || !idx) return rki_fbx_oom(ctx);
-	if (raw_count) memcpy(vals, raw, raw_count * sizeof(double));
+	/* No copy: every f64 array from the DOM (in the scene arena here) is followed
+	 * by RKI_FBX_ARRAY_PAD zero bytes, so raw[value_count] is the zero sentinel. */
+	const double *vals = raw;
 	const int32_t *ref = NULL;
 	size_t ref_count = 0;
+	bool ref_is_doc = false;
 	if (rki_fbx_indexed(layer)) {
 		const rki_fbx_node *in = rki_fbx_find_child(layer, index_name);
 		if (!in && index_name2) in = rki_fbx_find_child(layer, index_name2);
@@ -633,10 +661,28 @@ static bool rki_fbx_layer(rki_fbx_ctx *ctx, const rki_fbx_node *layer, const cha
 				rki_error_file(ctx->sc->err, ctx->filename);
 				return false;
 			}
+			ref_is_doc = in->prop_count > 0 && (const void *)ref == in->props[0].v.a.data;
 		} else {
 			rki_fbx_warn(ctx, layer, "%s is IndexToDirect without an index array: read as Direct", data_name);
 		}
 	}
+	const uint32_t *shared = rki_fbx_shared_indices(ctx, t, map, ref, ref_count, ref_is_doc, value_count);
+	if (shared) {
+		*values_out = vals;
+		*value_count_out = value_count + 1;
+		*indices_out = shared;
+		*exists = value_count > 0;
+		return true;
+	}
+	if (map == RKI_MAP_FACE && !t->face_of_corner) {
+		uint32_t *foc = (uint32_t *)rki_arena_alloc_uninit(&ctx->sc->tmp, t->index_count ? t->index_count * sizeof(uint32_t) : 1);
+		if (!foc) return rki_fbx_oom(ctx);
+		for (size_t f = 0; f < t->face_count; f++)
+			for (uint32_t k = 0; k < t->faces[f].index_count; k++) foc[t->faces[f].index_begin + k] = (uint32_t)f;
+		t->face_of_corner = foc;
+	}
+	uint32_t *idx = (uint32_t *)rki_arena_alloc_uninit(ctx->sc->arena, t->index_count ? t->index_count * sizeof(uint32_t) : 1);
+	if (!idx) return rki_fbx_oom(ctx);
 	size_t bad = 0;
 	for (size_t c = 0; c < t->index_count; c++) {
 		size_t e;
@@ -668,7 +714,7 @@ static bool rki_fbx_layer(rki_fbx_ctx *ctx, const rki_fbx_node *layer, const cha
 }
 
 static bool rki_fbx_vec3_layer(rki_fbx_ctx *ctx, const rki_fbx_node *layer, const char *data, const char *index, const char *index2,
-	const rki_mesh_topo *t, rk_attrib_vec3 *out)
+	rki_mesh_topo *t, rk_attrib_vec3 *out)
 {
 	const double *v;
 	size_t n;
@@ -727,13 +773,13 @@ static bool rki_fbx_build_mesh(rki_fbx_ctx *ctx, rki_fbx_object *o, rk_mesh *m)
 		rki_fbx_fail(ctx, pn, RK_ERROR_LIMIT, "PolygonVertexIndex has %zu entries (limit %zu)", pvi_count, ctx->sc->opts.max_elements);
 		return false;
 	}
-	uint32_t *vi = (uint32_t *)rki_arena_array(ctx->sc->arena, pvi_count ? pvi_count : 1, sizeof(uint32_t));
-	uint32_t *foc = (uint32_t *)rki_arena_array(&ctx->sc->tmp, pvi_count ? pvi_count : 1, sizeof(uint32_t));
+	/* pvi_count < UINT32_MAX (checked): no overflow; every element is written below. */
+	uint32_t *vi = (uint32_t *)rki_arena_alloc_uninit(ctx->sc->arena, pvi_count ? pvi_count * sizeof(uint32_t) : 1);
 	size_t faces = 0;
 	for (size_t i = 0; i < pvi_count; i++)
 		if (pvi[i] < 0 || i + 1 == pvi_count) faces++;
 	rk_face *fc = (rk_face *)rki_arena_array(ctx->sc->arena, faces ? faces : 1, sizeof(rk_face));
-	if (!vi || !foc || !fc) return rki_fbx_oom(ctx);
+	if (!vi || !fc) return rki_fbx_oom(ctx);
 	size_t f = 0, begin = 0, bad = 0, tris = 0;
 	bool unterminated = false;
 	for (size_t i = 0; i < pvi_count; i++) {
@@ -745,7 +791,6 @@ static bool rki_fbx_build_mesh(rki_fbx_ctx *ctx, rki_fbx_object *o, rk_mesh *m)
 			bad++;
 		}
 		vi[i] = (uint32_t)v;
-		foc[i] = (uint32_t)f;
 		if (end || i + 1 == pvi_count) {
 			if (!end) unterminated = true;
 			fc[f].index_begin = (uint32_t)begin;
@@ -762,7 +807,7 @@ static bool rki_fbx_build_mesh(rki_fbx_ctx *ctx, rki_fbx_object *o, rk_mesh *m)
 	m->face_count = faces;
 	m->faces = fc;
 	m->triangle_count_hint = tris;
-	rki_mesh_topo t = { m->vertex_count, pvi_count, faces, vi, foc };
+	rki_mesh_topo t = { m->vertex_count, pvi_count, faces, vi, fc, NULL, NULL };
 
 	/* Layer elements in file order. */
 	size_t uv_n = 0, color_n = 0;
@@ -1035,6 +1080,79 @@ static bool rki_fbx_build_skin(rki_fbx_ctx *ctx, rki_fbx_object *so, const rk_me
 	return true;
 }
 
+/* Reads a Shape (7x Geometry "Shape" object or 6100 Shape child) into bs:
+ * Indexes, Vertices (offsets), optional Normals. *ni = indexes in the file,
+ * *kept = offsets kept (in-range vertex indices). */
+static bool rki_fbx_read_shape(rki_fbx_ctx *ctx, const rki_fbx_node *sn, const char *name, const rk_mesh *mesh,
+	rk_blend_shape *bs, size_t *ni_out, size_t *kept_out)
+{
+	bs->name = name;
+	const rki_fbx_node *in = rki_fbx_find_child(sn, "Indexes");
+	const rki_fbx_node *vn = rki_fbx_find_child(sn, "Vertices");
+	const rki_fbx_node *nn = rki_fbx_find_child(sn, "Normals");
+	const int32_t *ii = NULL;
+	const double *vv = NULL, *nv = NULL;
+	size_t ni = 0, nvv = 0, nnv = 0;
+	if ((in && !rki_fbx_array_i32(in, 0, &ctx->sc->tmp, &ii, &ni, ctx->sc->err))
+		|| (vn && !rki_fbx_array_f64(vn, 0, &ctx->sc->tmp, &vv, &nvv, ctx->sc->err))
+		|| (nn && !rki_fbx_array_f64(nn, 0, &ctx->sc->tmp, &nv, &nnv, ctx->sc->err))) {
+		rki_error_file(ctx->sc->err, ctx->filename);
+		return false;
+	}
+	if (nvv != ni * 3 || (nv && nnv != ni * 3)) {
+		rki_fbx_fail(ctx, sn, RK_ERROR_CORRUPT, "shape has %zu Indexes but %zu vertex numbers (expected 3 each)", ni, nvv);
+		return false;
+	}
+	uint32_t *oi = (uint32_t *)rki_arena_array(ctx->sc->arena, ni ? ni : 1, sizeof(uint32_t));
+	rk_vec3 *op = (rk_vec3 *)rki_arena_array(ctx->sc->arena, ni ? ni : 1, sizeof(rk_vec3));
+	rk_vec3 *on = nv ? (rk_vec3 *)rki_arena_array(ctx->sc->arena, ni ? ni : 1, sizeof(rk_vec3)) : NULL;
+	if (!oi || !op || (nv && !on)) return rki_fbx_oom(ctx);
+	size_t kept = 0;
+	for (size_t i = 0; i < ni; i++) {
+		if (ii[i] < 0 || (size_t)ii[i] >= mesh->vertex_count) continue;
+		oi[kept] = (uint32_t)ii[i];
+		op[kept] = (rk_vec3){ vv[i * 3], vv[i * 3 + 1], vv[i * 3 + 2] };
+		if (on) on[kept] = (rk_vec3){ nv[i * 3], nv[i * 3 + 1], nv[i * 3 + 2] };
+		kept++;
+	}
+	if (kept != ni) rki_fbx_warn(ctx, in, "shape: %zu vertex indices out of range ignored", ni - kept);
+	bs->offset_count = kept;
+	bs->vertex_indices = oi;
+	bs->position_offsets = op;
+	bs->normal_offsets = on;
+	*ni_out = ni;
+	*kept_out = kept;
+	return true;
+}
+
+/* 6100: Shape children of the geometry, one channel each (named like the
+ * shape; the model's property of that name holds the percent weight). */
+static bool rki_fbx_build_v6_shapes(rki_fbx_ctx *ctx, const rki_fbx_object *o, rk_mesh *mesh, rk_blend_channel *out, size_t *out_count)
+{
+	for (size_t k = 0; k < o->node->child_count; k++) {
+		const rki_fbx_node *sn = &o->node->children[k];
+		const char *nm;
+		size_t nl, ni, kept;
+		if (strcmp(sn->name, "Shape") != 0) continue;
+		if (!rki_fbx_prop_str(sn, 0, &nm, &nl)) nm = "", nl = 0;
+		rk_blend_channel *c = &out[*out_count];
+		rk_blend_shape *bs = (rk_blend_shape *)rki_arena_alloc(ctx->sc->arena, sizeof(rk_blend_shape));
+		double *tw = (double *)rki_arena_alloc(ctx->sc->arena, sizeof(double));
+		const char *name = rki_arena_name(ctx->sc->arena, nm, nl);
+		if (!bs || !tw || !name) return rki_fbx_oom(ctx);
+		if (!rki_fbx_read_shape(ctx, sn, name, mesh, bs, &ni, &kept)) return false;
+		c->index = (uint32_t)*out_count;
+		c->name = name;
+		c->default_weight = rki_fbx_obj_f64(o, name, 0.0) / 100.0;
+		*tw = 1.0;
+		c->target_count = 1;
+		c->targets = bs;
+		c->target_weights = tw;
+		(*out_count)++;
+	}
+	return true;
+}
+
 static bool rki_fbx_build_blend(rki_fbx_ctx *ctx, rki_fbx_object *bo, rk_mesh *mesh, rk_blend_channel *out, size_t *out_count)
 {
 	for (uint32_t k = 0; k < bo->children_count; k++) {
@@ -1065,40 +1183,8 @@ static bool rki_fbx_build_blend(rki_fbx_ctx *ctx, rki_fbx_object *bo, rk_mesh *m
 			rki_fbx_object *so = rki_fbx_child_of_kind(ctx, ch, s, "Geometry", "Shape");
 			if (!so) continue;
 			rk_blend_shape *bs = &targets[t];
-			bs->name = so->name;
-			const rki_fbx_node *in = rki_fbx_find_child(so->node, "Indexes");
-			const rki_fbx_node *vn = rki_fbx_find_child(so->node, "Vertices");
-			const rki_fbx_node *nn = rki_fbx_find_child(so->node, "Normals");
-			const int32_t *ii = NULL;
-			const double *vv = NULL, *nv = NULL;
-			size_t ni = 0, nvv = 0, nnv = 0;
-			if ((in && !rki_fbx_array_i32(in, 0, &ctx->sc->tmp, &ii, &ni, ctx->sc->err))
-				|| (vn && !rki_fbx_array_f64(vn, 0, &ctx->sc->tmp, &vv, &nvv, ctx->sc->err))
-				|| (nn && !rki_fbx_array_f64(nn, 0, &ctx->sc->tmp, &nv, &nnv, ctx->sc->err))) {
-				rki_error_file(ctx->sc->err, ctx->filename);
-				return false;
-			}
-			if (nvv != ni * 3 || (nv && nnv != ni * 3)) {
-				rki_fbx_fail(ctx, so->node, RK_ERROR_CORRUPT, "shape has %zu Indexes but %zu vertex numbers (expected 3 each)", ni, nvv);
-				return false;
-			}
-			uint32_t *oi = (uint32_t *)rki_arena_array(ctx->sc->arena, ni ? ni : 1, sizeof(uint32_t));
-			rk_vec3 *op = (rk_vec3 *)rki_arena_array(ctx->sc->arena, ni ? ni : 1, sizeof(rk_vec3));
-			rk_vec3 *on = nv ? (rk_vec3 *)rki_arena_array(ctx->sc->arena, ni ? ni : 1, sizeof(rk_vec3)) : NULL;
-			if (!oi || !op || (nv && !on)) return rki_fbx_oom(ctx);
-			size_t kept = 0;
-			for (size_t i = 0; i < ni; i++) {
-				if (ii[i] < 0 || (size_t)ii[i] >= mesh->vertex_count) continue;
-				oi[kept] = (uint32_t)ii[i];
-				op[kept] = (rk_vec3){ vv[i * 3], vv[i * 3 + 1], vv[i * 3 + 2] };
-				if (on) on[kept] = (rk_vec3){ nv[i * 3], nv[i * 3 + 1], nv[i * 3 + 2] };
-				kept++;
-			}
-			if (kept != ni) rki_fbx_warn(ctx, in, "shape: %zu vertex indices out of range ignored", ni - kept);
-			bs->offset_count = kept;
-			bs->vertex_indices = oi;
-			bs->position_offsets = op;
-			bs->normal_offsets = on;
+			size_t ni = 0, kept = 0;
+			if (!rki_fbx_read_shape(ctx, so->node, so->name, mesh, bs, &ni, &kept)) return false;
 			tw[t] = t < full_count ? full[t] / 100.0 : (double)(t + 1) / (double)shapes;
 			if (shapes == 1 && full_count > 1 && full_count == ni && kept == ni) {
 				/* One target with one FullWeights value per offset: per-vertex
@@ -1383,6 +1469,9 @@ static bool rki_fbx_build_content(rki_fbx_ctx *ctx)
 					if (rki_fbx_child_of_kind(ctx, d, c, "Deformer", "BlendShapeChannel")) nch++;
 			}
 		}
+		if (ctx->v6)
+			for (size_t k = 0; k < o->node->child_count; k++)
+				if (!strcmp(o->node->children[k].name, "Shape")) nch++;
 		if (nsk) {
 			m->skins = (rk_skin **)rki_arena_array(ctx->sc->arena, nsk, sizeof(rk_skin *));
 			if (!m->skins) return rki_fbx_oom(ctx);
@@ -1405,6 +1494,7 @@ static bool rki_fbx_build_content(rki_fbx_ctx *ctx)
 				if (!rki_fbx_build_blend(ctx, d, m, chans, &made)) return false;
 			}
 		}
+		if (ctx->v6 && !rki_fbx_build_v6_shapes(ctx, o, m, chans, &made)) return false;
 		m->blend_channels.data = chans;
 		m->blend_channels.count = made;
 		o->geom_out = m;
@@ -1454,6 +1544,14 @@ static const char *rki_fbx_creator(rki_fbx_ctx *ctx)
 	return "";
 }
 
+/* Arrays of meshes, skins and blend shapes, at most 3 levels below Objects
+ * (Objects/Geometry/LayerElementNormal/Normals): decoded ahead on threads. */
+static const char *const rki_fbx_mesh_arrays[] = {
+	"Vertices", "PolygonVertexIndex", "Normals", "NormalsIndex", "NormalIndex", "UV", "UVIndex", "Colors",
+	"ColorIndex", "Tangents", "TangentsIndex", "TangentIndex", "Binormals", "BinormalsIndex", "BinormalIndex",
+	"Materials", "Indexes", "Weights", "BlendWeights", "FullWeights", "Transform", "TransformLink"
+};
+
 rk_scene *rki_load_fbx(const void *data, size_t size, const rk_load_opts *opts, const char *filename, rk_error *err)
 {
 	rki_scene_ctx sc;
@@ -1462,14 +1560,20 @@ rk_scene *rki_load_fbx(const void *data, size_t size, const rk_load_opts *opts, 
 	memset(&ctx, 0, sizeof(ctx));
 	ctx.sc = &sc;
 	ctx.filename = filename;
-	rki_fbx_limits lim = { 0 };
-	lim.max_depth = sc.opts.max_depth < 64 ? sc.opts.max_depth : 64;
-	lim.max_array_elems = sc.opts.max_elements;
-	if (!rki_fbx_parse(&ctx.doc, data, size, sc.arena, sc.alloc, &lim, err)) {
+	rki_fbx_parse_opts popts;
+	memset(&popts, 0, sizeof(popts));
+	popts.limits.max_depth = sc.opts.max_depth < 64 ? sc.opts.max_depth : 64;
+	popts.limits.max_array_elems = sc.opts.max_elements;
+	popts.lazy_arrays = true;   /* arrays are decoded when used (fbx_dom.h, LAZY ARRAYS) */
+	if (!rki_fbx_parse_ex(&ctx.doc, data, size, sc.arena, sc.alloc, &popts, err)) {
 		rki_error_file(err, filename);
 		rki_scene_abort(&sc);
 		return NULL;
 	}
+	/* The arrays meshes and skins read are decoded on helper threads (one per
+	 * core) while objects, nodes and bind poses are built; joined below. */
+	rki_fbx_decode_batch *arrays = sc.opts.ignore_geometry ? NULL : rki_fbx_decode_start(rki_fbx_find_child(&ctx.doc.root,
+		"Objects"), rki_fbx_mesh_arrays, sizeof(rki_fbx_mesh_arrays) / sizeof(rki_fbx_mesh_arrays[0]), 3, 0, sc.alloc);
 	rk_scene *s = sc.scene;
 	s->settings.format = RK_FORMAT_FBX;
 	s->settings.fbx_version = ctx.doc.version;
@@ -1490,9 +1594,11 @@ rk_scene *rki_load_fbx(const void *data, size_t size, const rk_load_opts *opts, 
 		if (ok) {
 			/* Static matrices (file space) for bind-pose fallbacks; recomputed by finish. */
 			rki_scene_update_matrices(s);
-			ok = rki_fbx_read_bind_poses(&ctx) && rki_fbx_build_content(&ctx);
+			ok = rki_fbx_read_bind_poses(&ctx);
 		}
 	}
+	rki_fbx_decode_finish(arrays);  /* on every path: joins the decoding threads */
+	if (ok) ok = rki_fbx_build_content(&ctx);
 	if (ok && !sc.opts.ignore_animation) ok = rki_fbx_read_animation(&ctx);
 	if (!ok) {
 		if (err && err->code == RK_OK) rki_scene_oom(&sc);
