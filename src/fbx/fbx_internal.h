@@ -76,4 +76,13 @@ void rki_fbx_warn(rki_fbx_ctx *ctx, const rki_fbx_node *n, const char *fmt, ...)
  * first. False on a fatal error (err set). */
 bool rki_fbx_read_animation(rki_fbx_ctx *ctx);
 
+/* Legacy layout (fbx_legacy.c): FBX 3000-5800 files keep their Models at the
+ * top level, without Objects/Connections. rki_fbx_is_legacy() tells whether
+ * the document has that layout; rki_fbx_build_legacy() then replaces the
+ * object/connection path: it fills ctx->objects with one "Model" object per
+ * top-level Model (out = rk_node*, for the Takes reader) and builds nodes,
+ * meshes, skins, blend shapes and materials. False on a fatal error. */
+bool rki_fbx_is_legacy(const rki_fbx_ctx *ctx);
+bool rki_fbx_build_legacy(rki_fbx_ctx *ctx);
+
 #endif

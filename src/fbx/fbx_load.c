@@ -1598,7 +1598,7 @@ rk_scene *rki_load_fbx(const void *data, size_t size, const rk_load_opts *opts, 
 		}
 	}
 	rki_fbx_decode_finish(arrays);  /* on every path: joins the decoding threads */
-	if (ok) ok = rki_fbx_build_content(&ctx);
+	if (ok) ok = rki_fbx_is_legacy(&ctx) ? rki_fbx_build_legacy(&ctx) : rki_fbx_build_content(&ctx);
 	if (ok && !sc.opts.ignore_animation) ok = rki_fbx_read_animation(&ctx);
 	if (!ok) {
 		if (err && err->code == RK_OK) rki_scene_oom(&sc);

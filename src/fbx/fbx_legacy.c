@@ -1,0 +1,1204 @@
+/*
+ * src/fbx/fbx_legacy.c - the legacy FBX layout (FBX 3000, 5000, 5800 binary
+ * and 5800 ASCII) -> neutral scene.
+ *
+ * LAYOUT (as written by 3ds Max 6/7 and the 2008 FBX SDK)
+ *   There is no Objects, Connections or Definitions section. Every scene
+ *   node is a top-level "Model" whose first value is its name: a bare name
+ *   in 3000/5000 files ("Box01"), "Model::Box01" in 5800 ASCII and
+ *   "Box01\0\x01Model" in 5800 binary. Inside a Model:
+ *     Type: "Null" | "LimbNode" | "Camera" | "Light" (TypeFlags: "Skeleton"
+ *        also marks bones); no Type with Vertices = a mesh.
+ *     Children: "a", "b", ...    names of the child Models (the hierarchy);
+ *        a Model no list names is a child of the scene root. "Fbx_Root"
+ *        (3000/5000) is an ordinary Model that holds the axis rotation.
+ *     Vertices, PolygonVertexIndex (as in 6100/7x: negative = last corner).
+ *     Normals: one per vertex (5000 and older prefer this when the count
+ *        fits) or one per polygon corner (5800), no index array.
+ *     GeometryUVInfo { MappingInformationType, TextureUV, TextureUVVerticeIndex }:
+ *        the writers label per-corner UVs "ByPolygon" while writing one index
+ *        per polygon corner, so the mapping is decided by the element count
+ *        (see rki_lg_uv_mapping).
+ *     MaterialAssignation: "AllSame" | "ByPolygon" with Materials: slot
+ *        indices into the Model's own inline Material children
+ *        (Material: "name" { ShadingModel, Ambient, Diffuse, Specular,
+ *        Emissive, Shininess, Alpha }).
+ *     Link: "bone" { Indexes, Weights, Transform, TransformLink }: one skin
+ *        cluster per Link; all Links of a mesh form one skin. Transform is
+ *        the mesh-to-bone matrix at bind (as the 7x cluster Transform).
+ *     Shape: "name" { Indexes, Vertices, Normals }: a blend shape, vertex
+ *        offsets; every Shape becomes one blend channel with one target.
+ *     Channel: "Transform" { Channel: "T"|"R"|"S" { Channel: "X"|"Y"|"Z"
+ *        { Default: v [Key...] } } }, Channel: "Visibility" { Default },
+ *        Channel: "<shape> (Shape)" { Default: percent }: the node's own
+ *        channels (5000 and older).
+ *   Takes { Take: "name" { Model: "name" { Channel ... } } } hold the same
+ *   channels per animated Model, with keys (read by fbx_anim.c).
+ *
+ * STATIC VALUES
+ *   A legacy Model has no property list: its translation, rotation
+ *   (degrees, XYZ), scaling, visibility and blend weights are the "Default"
+ *   values of its channels. Sources are read in file order, a later one
+ *   overriding an earlier one: the Model's own channels first, then each
+ *   Take's entry for that Model (so the last Take wins). This is also what
+ *   the 5800 files need, whose Models carry no channels at all.
+ *
+ * RESTRICTIONS
+ *   Keys on a Model's own channels (outside any Take) are not turned into a
+ *   clip: their Default values are used (warned). Cameras and lights become
+ *   nodes of that kind without their attributes. Textures are not read.
+ *   Only the first GeometryUVInfo of a mesh is read.
+ *
+ * ROBUSTNESS
+ *   Every array goes through the DOM accessors; counts are checked against
+ *   the arrays they index; out-of-range indices are clamped or dropped with
+ *   a warning; unknown children names, duplicate names and hierarchy cycles
+ *   are warnings (a cycle is cut), never crashes.
+ */
+#include "fbx/fbx_internal.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ---- helpers --------------------------------------------------------------------- */
+
+static bool rki_lg_oom(rki_fbx_ctx *ctx)
+{
+	rki_scene_oom(ctx->sc);
+	rki_error_file(ctx->sc->err, ctx->filename);
+	return false;
+}
+
+/* A DOM accessor failed and filled the error. */
+static bool rki_lg_dom_failed(rki_fbx_ctx *ctx)
+{
+	rki_error_file(ctx->sc->err, ctx->filename);
+	return false;
+}
+
+static bool rki_lg_is(const char *s, size_t len, const char *lit)
+{
+	size_t n = strlen(lit);
+	return n == len && memcmp(s, lit, n) == 0;
+}
+
+/* Name view without the class ("Model::x", binary "x\0\1Model"), cut at the
+ * first NUL like the C strings rki_arena_name() produces. */
+static void rki_lg_strip(const char **s, size_t *len)
+{
+	const char *p = *s;
+	size_t n = *len;
+	bool binary = false;
+	for (size_t i = 0; i + 1 < n; i++) {
+		if (p[i] == '\0' && p[i + 1] == '\x01') {
+			n = i;
+			binary = true;
+			break;
+		}
+	}
+	if (!binary) {
+		for (size_t i = 0; i + 1 < n; i++) {
+			if (p[i] == ':' && p[i + 1] == ':') {
+				p += i + 2;
+				n -= i + 2;
+				break;
+			}
+		}
+	}
+	const char *nul = (const char *)memchr(p, '\0', n);
+	if (nul) n = (size_t)(nul - p);
+	*s = p;
+	*len = n;
+}
+
+/* strcmp order between a (ptr, len) view and a C string. */
+static int rki_lg_cmp(const char *a, size_t alen, const char *b)
+{
+	size_t blen = strlen(b);
+	int c = memcmp(a, b, alen < blen ? alen : blen);
+	if (c) return c;
+	return alen < blen ? -1 : alen > blen;
+}
+
+/* Child `name` of n whose first value is a string. */
+static bool rki_lg_child_str(const rki_fbx_node *n, const char *name, const char **s, size_t *len)
+{
+	const rki_fbx_node *c = rki_fbx_find_child(n, name);
+	return c && rki_fbx_prop_str(c, 0, s, len);
+}
+
+static bool rki_lg_channel(const rki_fbx_node *ch, const char **s, size_t *len)
+{
+	return strcmp(ch->name, "Channel") == 0 && rki_fbx_prop_str(ch, 0, s, len);
+}
+
+/* "Default: v" of a channel, when finite. */
+static bool rki_lg_default(const rki_fbx_node *ch, double *out)
+{
+	double v;
+	if (!rki_fbx_prop_f64(rki_fbx_find_child(ch, "Default"), 0, &v) || !isfinite(v)) return false;
+	*out = v;
+	return true;
+}
+
+/* Up to 3 numbers of child `name` (e.g. "Diffuse: r,g,b"). */
+static rk_vec3 rki_lg_vec3(const rki_fbx_node *n, const char *name, rk_vec3 def)
+{
+	const rki_fbx_node *c = rki_fbx_find_child(n, name);
+	rk_vec3 v;
+	if (!c || !rki_fbx_prop_f64(c, 0, &v.x) || !rki_fbx_prop_f64(c, 1, &v.y) || !rki_fbx_prop_f64(c, 2, &v.z)) return def;
+	if (!isfinite(v.x) || !isfinite(v.y) || !isfinite(v.z)) return def;
+	return v;
+}
+
+static double rki_lg_f64(const rki_fbx_node *n, const char *name, double def)
+{
+	double v;
+	return rki_fbx_prop_f64(rki_fbx_find_child(n, name), 0, &v) && isfinite(v) ? v : def;
+}
+
+/* ---- the legacy document ----------------------------------------------------------- */
+
+typedef struct rki_lg_ref {
+	const char *name;
+	uint32_t model;
+} rki_lg_ref;
+
+typedef struct rki_lg_static {
+	rk_vec3 t, r, s;
+	bool visible;
+} rki_lg_static;
+
+typedef struct rki_lg {
+	rki_fbx_ctx *ctx;
+	size_t n;                      /* models = ctx->objects[0..n) */
+	rki_lg_ref *refs;              /* sorted by (name, model) */
+	uint32_t *parent;              /* per model: parent model or UINT32_MAX */
+	uint32_t *src_begin;           /* n + 1: channel sources of model m are */
+	const rki_fbx_node **srcs;     /*   srcs[src_begin[m] .. src_begin[m + 1]) */
+	rki_lg_static *statics;
+} rki_lg;
+
+static int rki_lg_ref_cmp(const void *a, const void *b)
+{
+	const rki_lg_ref *x = (const rki_lg_ref *)a, *y = (const rki_lg_ref *)b;
+	int c = strcmp(x->name, y->name);
+	if (c) return c;
+	return x->model < y->model ? -1 : x->model > y->model;
+}
+
+/* First model (in file order) named like the string value i of n, or UINT32_MAX. */
+static uint32_t rki_lg_find_prop(const rki_lg *lg, const rki_fbx_node *n, size_t i)
+{
+	const char *s;
+	size_t len;
+	if (!rki_fbx_prop_str(n, i, &s, &len)) return UINT32_MAX;
+	rki_lg_strip(&s, &len);
+	size_t lo = 0, hi = lg->n;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (rki_lg_cmp(s, len, lg->refs[mid].name) > 0) lo = mid + 1;
+		else hi = mid;
+	}
+	return lo < lg->n && rki_lg_cmp(s, len, lg->refs[lo].name) == 0 ? lg->refs[lo].model : UINT32_MAX;
+}
+
+bool rki_fbx_is_legacy(const rki_fbx_ctx *ctx)
+{
+	const rki_fbx_node *root = &ctx->doc.root;
+	if (rki_fbx_find_child(root, "Objects")) return false;
+	return rki_fbx_find_child(root, "Model") != NULL;
+}
+
+/* Indexes the top-level Models as objects (element "Model", so that the
+ * Takes reader of fbx_anim.c finds them by name). */
+static bool rki_lg_index(rki_lg *lg)
+{
+	rki_fbx_ctx *ctx = lg->ctx;
+	const rki_fbx_node *root = &ctx->doc.root;
+	size_t n = 0;
+	for (size_t i = 0; i < root->child_count; i++)
+		if (!strcmp(root->children[i].name, "Model")) n++;
+	if (n + 1 > ctx->sc->opts.max_elements || n > UINT32_MAX - 4) {
+		rki_fbx_fail(ctx, root, RK_ERROR_LIMIT, "%zu models exceed the element limit", n);
+		return false;
+	}
+	ctx->objects = (rki_fbx_object *)rki_arena_array(&ctx->sc->tmp, n ? n : 1, sizeof(rki_fbx_object));
+	lg->refs = (rki_lg_ref *)rki_arena_array(&ctx->sc->tmp, n ? n : 1, sizeof(rki_lg_ref));
+	lg->parent = (uint32_t *)rki_arena_array(&ctx->sc->tmp, n ? n : 1, sizeof(uint32_t));
+	lg->statics = (rki_lg_static *)rki_arena_array(&ctx->sc->tmp, n ? n : 1, sizeof(rki_lg_static));
+	if (!ctx->objects || !lg->refs || !lg->parent || !lg->statics) return rki_lg_oom(ctx);
+	size_t k = 0;
+	for (size_t i = 0; i < root->child_count; i++) {
+		const rki_fbx_node *c = &root->children[i];
+		if (strcmp(c->name, "Model") != 0) continue;
+		const char *s, *type = "";
+		size_t len, type_len = 0;
+		if (!rki_fbx_prop_str(c, 0, &s, &len)) {
+			rki_fbx_warn(ctx, c, "Model without a name ignored");
+			continue;
+		}
+		if (!rki_lg_child_str(c, "Type", &type, &type_len)) {
+			type = "";
+			type_len = 0;
+			if (rki_lg_child_str(c, "TypeFlags", &type, &type_len) && rki_lg_is(type, type_len, "Skeleton")) {
+				type = "LimbNode";
+				type_len = 8;
+			} else if (rki_fbx_find_child(c, "Vertices")) {
+				type = "Mesh";
+				type_len = 4;
+			} else {
+				type = "";
+				type_len = 0;
+			}
+		}
+		rki_fbx_object *o = &ctx->objects[k];
+		memset(o, 0, sizeof(*o));
+		o->id = (int64_t)k + 1;
+		o->node = c;
+		o->element = "Model";
+		o->name = rki_arena_name(ctx->sc->arena, s, len);
+		o->sub_class = rki_arena_strndup(ctx->sc->arena, type, type_len);
+		if (!o->name || !o->sub_class) return rki_lg_oom(ctx);
+		o->node_index = UINT32_MAX;
+		lg->refs[k].name = o->name;
+		lg->refs[k].model = (uint32_t)k;
+		lg->parent[k] = UINT32_MAX;
+		k++;
+	}
+	lg->n = k;
+	ctx->object_count = k;
+	qsort(lg->refs, k, sizeof(rki_lg_ref), rki_lg_ref_cmp);
+	for (size_t i = 1; i < k; i++) {
+		if (strcmp(lg->refs[i - 1].name, lg->refs[i].name) == 0) {
+			rki_fbx_warn(ctx, ctx->objects[lg->refs[i].model].node,
+				"several Models are named '%s': references by name use the first", lg->refs[i].name);
+		}
+	}
+	return true;
+}
+
+/* Parents from every Model's "Children" list (first parent wins), then
+ * cycles are cut so that the hierarchy is a forest. */
+static bool rki_lg_hierarchy(rki_lg *lg)
+{
+	rki_fbx_ctx *ctx = lg->ctx;
+	for (uint32_t m = 0; m < lg->n; m++) {
+		const rki_fbx_node *cn = rki_fbx_find_child(ctx->objects[m].node, "Children");
+		if (!cn) continue;
+		size_t missing = 0, repeated = 0;
+		for (size_t i = 0; i < cn->prop_count; i++) {
+			uint32_t c = rki_lg_find_prop(lg, cn, i);
+			if (c == UINT32_MAX) { missing++; continue; }
+			if (c == m || lg->parent[c] != UINT32_MAX) {
+				if (lg->parent[c] != m) repeated++;
+				continue;
+			}
+			lg->parent[c] = m;
+		}
+		if (missing) rki_fbx_warn(ctx, cn, "%zu children are not Models of this file: ignored", missing);
+		if (repeated) rki_fbx_warn(ctx, cn, "%zu children already have another parent (or are the Model itself): ignored", repeated);
+	}
+	/* state: 0 unvisited, m + 1 on the path started at m, UINT32_MAX done. */
+	uint32_t *state = (uint32_t *)rki_arena_array(&ctx->sc->tmp, lg->n ? lg->n : 1, sizeof(uint32_t));
+	if (!state) return rki_lg_oom(ctx);
+	for (uint32_t m = 0; m < lg->n; m++) {
+		if (state[m]) continue;
+		uint32_t k = m;
+		while (k != UINT32_MAX && state[k] == 0) {
+			state[k] = m + 1;
+			k = lg->parent[k];
+		}
+		if (k != UINT32_MAX && state[k] == m + 1) {
+			rki_fbx_warn(ctx, ctx->objects[k].node, "the Children lists form a cycle: '%s' is moved to the root",
+				ctx->objects[k].name);
+			lg->parent[k] = UINT32_MAX;
+		}
+		for (k = m; k != UINT32_MAX && state[k] == m + 1; k = lg->parent[k]) state[k] = UINT32_MAX;
+	}
+	return true;
+}
+
+/* Channel sources per model: the Model itself, then its entry in each Take. */
+static bool rki_lg_sources(rki_lg *lg)
+{
+	rki_fbx_ctx *ctx = lg->ctx;
+	const rki_fbx_node *takes = rki_fbx_find_child(&ctx->doc.root, "Takes");
+	lg->src_begin = (uint32_t *)rki_arena_array(&ctx->sc->tmp, lg->n + 1, sizeof(uint32_t));
+	if (!lg->src_begin) return rki_lg_oom(ctx);
+	size_t total = lg->n;
+	for (uint32_t m = 0; m < lg->n; m++) lg->src_begin[m] = 1;
+	for (size_t t = 0; takes && t < takes->child_count; t++) {
+		const rki_fbx_node *take = &takes->children[t];
+		if (strcmp(take->name, "Take") != 0) continue;
+		for (size_t j = 0; j < take->child_count; j++) {
+			const rki_fbx_node *e = &take->children[j];
+			if (strcmp(e->name, "Model") != 0) continue;
+			uint32_t m = rki_lg_find_prop(lg, e, 0);
+			if (m == UINT32_MAX) continue; /* warned by the animation reader */
+			lg->src_begin[m]++;
+			total++;
+		}
+	}
+	if (total > UINT32_MAX - 1) {
+		rki_fbx_fail(ctx, takes, RK_ERROR_LIMIT, "too many take entries");
+		return false;
+	}
+	lg->srcs = (const rki_fbx_node **)rki_arena_array(&ctx->sc->tmp, total ? total : 1, sizeof(rki_fbx_node *));
+	if (!lg->srcs) return rki_lg_oom(ctx);
+	uint32_t at = 0;
+	for (uint32_t m = 0; m < lg->n; m++) {
+		uint32_t c = lg->src_begin[m];
+		lg->src_begin[m] = at;
+		lg->srcs[at] = ctx->objects[m].node;
+		at += c;
+	}
+	lg->src_begin[lg->n] = at;
+	/* fill: slot 0 is the model, the rest in take order */
+	uint32_t *fill = (uint32_t *)rki_arena_array(&ctx->sc->tmp, lg->n ? lg->n : 1, sizeof(uint32_t));
+	if (!fill) return rki_lg_oom(ctx);
+	for (uint32_t m = 0; m < lg->n; m++) fill[m] = lg->src_begin[m] + 1;
+	for (size_t t = 0; takes && t < takes->child_count; t++) {
+		const rki_fbx_node *take = &takes->children[t];
+		if (strcmp(take->name, "Take") != 0) continue;
+		for (size_t j = 0; j < take->child_count; j++) {
+			const rki_fbx_node *e = &take->children[j];
+			if (strcmp(e->name, "Model") != 0) continue;
+			uint32_t m = rki_lg_find_prop(lg, e, 0);
+			if (m != UINT32_MAX) lg->srcs[fill[m]++] = e;
+		}
+	}
+	return true;
+}
+
+/* X/Y/Z sub-channel Defaults of a T/R/S channel into v. */
+static void rki_lg_vec_channel(const rki_fbx_node *ch, rk_vec3 *v)
+{
+	for (size_t i = 0; i < ch->child_count; i++) {
+		const rki_fbx_node *sub = &ch->children[i];
+		const char *s;
+		size_t len;
+		double d;
+		if (!rki_lg_channel(sub, &s, &len) || !rki_lg_default(sub, &d)) continue;
+		if (rki_lg_is(s, len, "X")) v->x = d;
+		else if (rki_lg_is(s, len, "Y")) v->y = d;
+		else if (rki_lg_is(s, len, "Z")) v->z = d;
+	}
+}
+
+/* Applies the transform / visibility Defaults of one source. */
+static void rki_lg_apply_static(rki_fbx_ctx *ctx, const rki_fbx_node *src, bool own, rki_lg_static *st)
+{
+	for (size_t i = 0; i < src->child_count; i++) {
+		const rki_fbx_node *ch = &src->children[i];
+		const char *s;
+		size_t len;
+		double d;
+		if (!rki_lg_channel(ch, &s, &len)) continue;
+		if (rki_lg_is(s, len, "Transform")) {
+			for (size_t j = 0; j < ch->child_count; j++) {
+				const rki_fbx_node *sub = &ch->children[j];
+				const char *ss;
+				size_t sl;
+				if (!rki_lg_channel(sub, &ss, &sl)) continue;
+				if (rki_lg_is(ss, sl, "T")) rki_lg_vec_channel(sub, &st->t);
+				else if (rki_lg_is(ss, sl, "R")) rki_lg_vec_channel(sub, &st->r);
+				else if (rki_lg_is(ss, sl, "S")) rki_lg_vec_channel(sub, &st->s);
+				if (own) {
+					for (size_t k = 0; k < sub->child_count; k++) {
+						if (rki_fbx_find_child(&sub->children[k], "Key")) {
+							rki_fbx_warn(ctx, &sub->children[k],
+								"animation keys on a Model outside any Take are not loaded: its Default value is used");
+							break;
+						}
+					}
+				}
+			}
+		} else if (rki_lg_is(s, len, "Visibility") && rki_lg_default(ch, &d)) {
+			st->visible = d != 0.0;
+		}
+	}
+}
+
+/* ---- nodes ----------------------------------------------------------------------------- */
+
+static rk_node_kind rki_lg_kind(const char *type)
+{
+	if (!strcmp(type, "LimbNode") || !strcmp(type, "Limb") || !strcmp(type, "Root") || !strcmp(type, "Skeleton"))
+		return RK_NODE_JOINT;
+	if (!strcmp(type, "Camera") || !strcmp(type, "CameraSwitcher")) return RK_NODE_CAMERA;
+	if (!strcmp(type, "Light")) return RK_NODE_LIGHT;
+	if (!strcmp(type, "Null") || !strcmp(type, "Mesh") || !type[0]) return RK_NODE_NULL;
+	return RK_NODE_OTHER;
+}
+
+static bool rki_lg_build_nodes(rki_lg *lg)
+{
+	rki_fbx_ctx *ctx = lg->ctx;
+	rk_scene *s = ctx->sc->scene;
+	size_t count = lg->n + 1;
+	uint32_t *par = (uint32_t *)rki_arena_array(&ctx->sc->tmp, count, sizeof(uint32_t));
+	uint32_t *order = (uint32_t *)rki_arena_array(&ctx->sc->tmp, count, sizeof(uint32_t));
+	uint32_t *scratch = (uint32_t *)rki_arena_array(&ctx->sc->tmp, count * 3, sizeof(uint32_t));
+	uint32_t *final_of = (uint32_t *)rki_arena_array(&ctx->sc->tmp, count, sizeof(uint32_t));
+	size_t *child_counts = (size_t *)rki_arena_array(&ctx->sc->tmp, count, sizeof(size_t));
+	rk_node *nodes = (rk_node *)rki_arena_array(ctx->sc->arena, count, sizeof(rk_node));
+	if (!par || !order || !scratch || !final_of || !child_counts || !nodes) return rki_lg_oom(ctx);
+	par[0] = UINT32_MAX;
+	for (size_t m = 0; m < lg->n; m++) par[m + 1] = lg->parent[m] == UINT32_MAX ? 0 : lg->parent[m] + 1;
+	if (!rki_depth_first_order(count, par, order, scratch)) {
+		rki_fbx_fail(ctx, &ctx->doc.root, RK_ERROR_CORRUPT, "the Model hierarchy contains a cycle");
+		return false;
+	}
+	for (uint32_t f = 0; f < count; f++) final_of[order[f]] = f;
+	for (uint32_t f = 0; f < count; f++) {
+		uint32_t t = order[f];
+		rk_node *nd = &nodes[f];
+		nd->index = f;
+		nd->visible = true;
+		nd->default_uv_set = "";
+		nd->adjust = rk_adjust_transform_identity();
+		if (t == 0) {
+			nd->name = "";
+			nd->kind = RK_NODE_ROOT;
+			nd->props = rk_transform_props_default();
+			nd->local = rk_trs_identity();
+			nd->node_to_parent = rk_mat4_identity();
+			nd->attribute_type = "";
+			continue;
+		}
+		uint32_t m = t - 1;
+		rki_fbx_object *o = &ctx->objects[m];
+		const rki_lg_static *st = &lg->statics[m];
+		nd->name = o->name;
+		nd->source_id = (uint64_t)o->id;
+		nd->attribute_type = o->sub_class;
+		nd->kind = rki_lg_kind(o->sub_class);
+		nd->props = rk_transform_props_default();
+		nd->props.translation = st->t;
+		nd->props.rotation = st->r;
+		nd->props.scaling = st->s;
+		nd->has_fbx_props = true;
+		nd->visible = st->visible;
+		nd->parent = &nodes[final_of[par[t]]];
+		child_counts[final_of[par[t]]]++;
+		o->out = nd;
+		o->node_index = f;
+	}
+	for (uint32_t f = 0; f < count; f++) {
+		nodes[f].children.data = (rk_node **)rki_arena_array(ctx->sc->arena, child_counts[f], sizeof(rk_node *));
+		if (!nodes[f].children.data) return rki_lg_oom(ctx);
+	}
+	for (uint32_t f = 1; f < count; f++) {
+		rk_node *p = nodes[f].parent;
+		p->children.data[p->children.count++] = &nodes[f];
+	}
+	s->nodes.data = nodes;
+	s->nodes.count = count;
+	s->root = &nodes[0];
+	return true;
+}
+
+/* ---- bind poses ------------------------------------------------------------------------- */
+
+static bool rki_lg_read_matrix(rki_fbx_ctx *ctx, const rki_fbx_node *n, rk_mat4 *out, bool *ok)
+{
+	const double *v;
+	size_t count;
+	*ok = false;
+	if (!n) return true;
+	if (!rki_fbx_array_f64(n, 0, &ctx->sc->tmp, &v, &count, ctx->sc->err)) return rki_lg_dom_failed(ctx);
+	if (count != 16) {
+		rki_fbx_warn(ctx, n, "matrix has %zu numbers, expected 16: ignored", count);
+		return true;
+	}
+	for (int i = 0; i < 16; i++) {
+		if (!isfinite(v[i])) {
+			rki_fbx_warn(ctx, n, "matrix has a non-finite number: ignored");
+			return true;
+		}
+	}
+	memcpy(out->m, v, sizeof(out->m));
+	*ok = true;
+	return true;
+}
+
+static bool rki_lg_pose(rki_lg *lg, const rki_fbx_node *pose)
+{
+	rki_fbx_ctx *ctx = lg->ctx;
+	const char *type;
+	size_t tl;
+	if (!rki_lg_child_str(pose, "Type", &type, &tl) || !rki_lg_is(type, tl, "BindPose")) return true;
+	for (size_t k = 0; k < pose->child_count; k++) {
+		const rki_fbx_node *pn = &pose->children[k];
+		if (strcmp(pn->name, "PoseNode") != 0) continue;
+		uint32_t m = rki_lg_find_prop(lg, rki_fbx_find_child(pn, "Node"), 0);
+		if (m == UINT32_MAX || !ctx->objects[m].out) continue;
+		rk_node *nd = (rk_node *)ctx->objects[m].out;
+		if (nd->has_bind_pose) continue;
+		rk_mat4 mat;
+		bool ok;
+		if (!rki_lg_read_matrix(ctx, rki_fbx_find_child(pn, "Matrix"), &mat, &ok)) return false;
+		if (!ok) continue;
+		nd->bind_node_to_world = mat;
+		nd->has_bind_pose = true;
+	}
+	return true;
+}
+
+/* Pose nodes sit at the top level or in SceneGenericPersistence. */
+static bool rki_lg_bind_poses(rki_lg *lg)
+{
+	const rki_fbx_node *root = &lg->ctx->doc.root;
+	for (size_t i = 0; i < root->child_count; i++) {
+		const rki_fbx_node *c = &root->children[i];
+		if (!strcmp(c->name, "Pose")) {
+			if (!rki_lg_pose(lg, c)) return false;
+		} else if (!strcmp(c->name, "SceneGenericPersistence")) {
+			for (size_t j = 0; j < c->child_count; j++)
+				if (!strcmp(c->children[j].name, "Pose") && !rki_lg_pose(lg, &c->children[j])) return false;
+		}
+	}
+	return true;
+}
+
+/* ---- materials ------------------------------------------------------------------------------ */
+
+static bool rki_lg_material(rki_fbx_ctx *ctx, const rki_fbx_node *mn, rk_material *m)
+{
+	const char *s;
+	size_t len;
+	if (!rki_fbx_prop_str(mn, 0, &s, &len)) { s = ""; len = 0; }
+	m->name = rki_arena_name(ctx->sc->arena, s, len);
+	if (!rki_lg_child_str(mn, "ShadingModel", &s, &len)) { s = ""; len = 0; }
+	m->shading_model = rki_arena_strndup(ctx->sc->arena, s, len);
+	if (!m->name || !m->shading_model) return rki_lg_oom(ctx);
+	rk_vec3 dc = rki_lg_vec3(mn, "Diffuse", (rk_vec3){ 0.8, 0.8, 0.8 });
+	double alpha = rki_lg_f64(mn, "Alpha", 1.0);
+	if (!(alpha >= 0.0 && alpha <= 1.0)) alpha = 1.0;
+	m->base_color = (rk_vec4){ dc.x, dc.y, dc.z, alpha };
+	m->specular = rki_lg_vec3(mn, "Specular", (rk_vec3){ 0.2, 0.2, 0.2 });
+	m->emissive = rki_lg_vec3(mn, "Emissive", (rk_vec3){ 0, 0, 0 });
+	m->shininess = rki_lg_f64(mn, "Shininess", 20.0);
+	m->metallic = 0.0;
+	m->roughness = m->shininess > 0.0 ? sqrt(2.0 / (m->shininess + 2.0)) : 1.0;
+	m->alpha_mode = alpha < 1.0 ? RK_ALPHA_BLEND : RK_ALPHA_OPAQUE;
+	m->alpha_cutoff = 0.5;
+	return true;
+}
+
+/* Inline Material children of every Model -> scene materials and node slots. */
+static bool rki_lg_materials(rki_lg *lg)
+{
+	rki_fbx_ctx *ctx = lg->ctx;
+	rk_scene *s = ctx->sc->scene;
+	size_t total = 0;
+	for (uint32_t m = 0; m < lg->n; m++) {
+		const rki_fbx_node *mn = ctx->objects[m].node;
+		for (size_t i = 0; i < mn->child_count; i++)
+			if (!strcmp(mn->children[i].name, "Material")) total++;
+	}
+	s->materials.data = (rk_material *)rki_arena_array(ctx->sc->arena, total ? total : 1, sizeof(rk_material));
+	s->textures.data = (rk_texture *)rki_arena_array(ctx->sc->arena, 1, sizeof(rk_texture));
+	if (!s->materials.data || !s->textures.data) return rki_lg_oom(ctx);
+	for (uint32_t m = 0; m < lg->n; m++) {
+		const rki_fbx_node *mn = ctx->objects[m].node;
+		rk_node *nd = (rk_node *)ctx->objects[m].out;
+		size_t k = 0;
+		for (size_t i = 0; i < mn->child_count; i++)
+			if (!strcmp(mn->children[i].name, "Material")) k++;
+		if (!k || !nd) continue;
+		nd->materials.data = (rk_material **)rki_arena_array(ctx->sc->arena, k, sizeof(rk_material *));
+		if (!nd->materials.data) return rki_lg_oom(ctx);
+		for (size_t i = 0; i < mn->child_count; i++) {
+			if (strcmp(mn->children[i].name, "Material") != 0) continue;
+			rk_material *mat = &s->materials.data[s->materials.count];
+			mat->index = (uint32_t)s->materials.count++;
+			if (!rki_lg_material(ctx, &mn->children[i], mat)) return false;
+			nd->materials.data[nd->materials.count++] = mat;
+		}
+	}
+	return true;
+}
+
+/* ---- meshes ----------------------------------------------------------------------------------- */
+
+static bool rki_lg_is_mesh(const rki_fbx_node *n)
+{
+	return rki_fbx_find_child(n, "Vertices") && rki_fbx_find_child(n, "PolygonVertexIndex");
+}
+
+typedef enum { RKI_LG_NONE, RKI_LG_CORNER, RKI_LG_VERTEX, RKI_LG_FACE, RKI_LG_ALL } rki_lg_map;
+
+/* Mapping of a legacy per-mesh attribute with `elems` elements (index
+ * entries, or values when there is no index array). The stored mapping name
+ * breaks ties; the count decides, since "ByPolygon" UV info holds one entry
+ * per polygon corner in every known writer. */
+static rki_lg_map rki_lg_uv_mapping(const char *map, size_t map_len, size_t elems, const rk_mesh *m)
+{
+	bool by_vertex = rki_lg_is(map, map_len, "ByVertice") || rki_lg_is(map, map_len, "ByVertex");
+	bool by_polygon = rki_lg_is(map, map_len, "ByPolygon");
+	if (by_vertex && elems == m->vertex_count) return RKI_LG_VERTEX;
+	if (elems == m->index_count) return RKI_LG_CORNER;
+	if (by_polygon && elems == m->face_count) return RKI_LG_FACE;
+	if (elems == m->vertex_count) return RKI_LG_VERTEX;
+	if (elems == m->face_count) return RKI_LG_FACE;
+	if (rki_lg_is(map, map_len, "AllSame") && elems >= 1) return RKI_LG_ALL;
+	return RKI_LG_NONE;
+}
+
+static bool rki_lg_normals(rki_fbx_ctx *ctx, const rki_fbx_node *g, rk_mesh *m, const uint32_t *corner_ids)
+{
+	const rki_fbx_node *nn = rki_fbx_find_child(g, "Normals");
+	if (!nn) return true;
+	const double *v;
+	size_t count;
+	if (!rki_fbx_array_f64(nn, 0, ctx->sc->arena, &v, &count, ctx->sc->err)) return rki_lg_dom_failed(ctx);
+	if (count % 3 != 0) {
+		rki_fbx_warn(ctx, nn, "Normals has %zu numbers, not a multiple of 3: ignored", count);
+		return true;
+	}
+	size_t n = count / 3;
+	bool per_vertex = n == m->vertex_count, per_corner = n == m->index_count;
+	/* 5000 and older files write one normal per vertex; prefer that reading
+	 * when both counts match. */
+	if (per_vertex && (!per_corner || ctx->doc.version <= 5000)) {
+		m->normals.indices = m->vertex_indices;
+	} else if (per_corner) {
+		m->normals.indices = corner_ids;
+	} else {
+		if (n) rki_fbx_warn(ctx, nn, "%zu normals fit neither the %zu vertices nor the %zu polygon corners: ignored",
+			n, m->vertex_count, m->index_count);
+		return true;
+	}
+	if (n == 0) return true;
+	m->normals.exists = true;
+	m->normals.values = (const rk_vec3 *)(const void *)v;
+	m->normals.value_count = n;
+	return true;
+}
+
+static bool rki_lg_uvs(rki_fbx_ctx *ctx, const rki_fbx_node *g, rk_mesh *m, const uint32_t *face_of)
+{
+	const rki_fbx_node *info = rki_fbx_find_child(g, "GeometryUVInfo");
+	if (!info) return true;
+	const rki_fbx_node *vn = rki_fbx_find_child(info, "TextureUV");
+	if (!vn) return true;
+	const double *raw;
+	size_t raw_count;
+	if (!rki_fbx_array_f64(vn, 0, &ctx->sc->tmp, &raw, &raw_count, ctx->sc->err)) return rki_lg_dom_failed(ctx);
+	if (raw_count % 2 != 0) {
+		rki_fbx_warn(ctx, vn, "TextureUV has %zu numbers, not a multiple of 2: ignored", raw_count);
+		return true;
+	}
+	size_t values = raw_count / 2;
+	const int32_t *ref = NULL;
+	size_t ref_count = 0;
+	const rki_fbx_node *in = rki_fbx_find_child(info, "TextureUVVerticeIndex");
+	if (in && !rki_fbx_array_i32(in, 0, &ctx->sc->tmp, &ref, &ref_count, ctx->sc->err)) return rki_lg_dom_failed(ctx);
+	const char *map = "";
+	size_t map_len = 0;
+	if (!rki_lg_child_str(info, "MappingInformationType", &map, &map_len)) { map = ""; map_len = 0; }
+	size_t elems = in ? ref_count : values;
+	rki_lg_map mode = rki_lg_uv_mapping(map, map_len, elems, m);
+	if (mode == RKI_LG_NONE || values == 0) {
+		if (values) rki_fbx_warn(ctx, info, "UV mapping '%s' with %zu entries fits neither corners, vertices nor polygons: ignored",
+			map, elems);
+		return true;
+	}
+	/* values plus one zero sentinel for invalid references */
+	rk_vec2 *uv = (rk_vec2 *)rki_arena_array(ctx->sc->arena, values + 1, sizeof(rk_vec2));
+	uint32_t *idx = (uint32_t *)rki_arena_array(ctx->sc->arena, m->index_count ? m->index_count : 1, sizeof(uint32_t));
+	rk_uv_set *set = (rk_uv_set *)rki_arena_array(ctx->sc->arena, 1, sizeof(rk_uv_set));
+	if (!uv || !idx || !set) return rki_lg_oom(ctx);
+	for (size_t i = 0; i < values; i++) uv[i] = (rk_vec2){ raw[i * 2], raw[i * 2 + 1] };
+	size_t bad = 0;
+	for (size_t c = 0; c < m->index_count; c++) {
+		size_t e;
+		switch (mode) {
+		case RKI_LG_CORNER: e = c; break;
+		case RKI_LG_VERTEX: e = m->vertex_indices[c]; break;
+		case RKI_LG_FACE: e = face_of[c]; break;
+		default: e = 0; break;
+		}
+		size_t v = SIZE_MAX;
+		if (ref) {
+			if (e < ref_count && ref[e] >= 0) v = (size_t)ref[e];
+		} else {
+			v = e;
+		}
+		if (v >= values) {
+			v = values;
+			bad++;
+		}
+		idx[c] = (uint32_t)v;
+	}
+	if (bad) rki_fbx_warn(ctx, info, "%zu polygon corners reference missing UVs (set to zero)", bad);
+	set->name = "UVSet0";
+	set->uv.exists = true;
+	set->uv.values = uv;
+	set->uv.value_count = values + 1;
+	set->uv.indices = idx;
+	m->uv_sets.data = set;
+	m->uv_sets.count = 1;
+	return true;
+}
+
+static bool rki_lg_face_materials(rki_fbx_ctx *ctx, const rki_fbx_node *g, const rk_node *nd, rk_mesh *m)
+{
+	const char *s;
+	size_t len;
+	const rki_fbx_node *mn = rki_fbx_find_child(g, "Materials");
+	if (!mn || !rki_lg_child_str(g, "MaterialAssignation", &s, &len)) return true;
+	bool all_same = rki_lg_is(s, len, "AllSame"), by_polygon = rki_lg_is(s, len, "ByPolygon");
+	if (!all_same && !by_polygon) {
+		rki_fbx_warn(ctx, g, "MaterialAssignation other than AllSame/ByPolygon: per-face materials ignored");
+		return true;
+	}
+	const int32_t *mats;
+	size_t count;
+	if (!rki_fbx_array_i32(mn, 0, &ctx->sc->tmp, &mats, &count, ctx->sc->err)) return rki_lg_dom_failed(ctx);
+	if (all_same && (count == 0 || mats[0] == 0)) return true;
+	uint32_t *fm = (uint32_t *)rki_arena_array(ctx->sc->arena, m->face_count ? m->face_count : 1, sizeof(uint32_t));
+	if (!fm) return rki_lg_oom(ctx);
+	size_t slots = nd ? nd->materials.count : 0, bad = 0;
+	for (size_t f = 0; f < m->face_count; f++) {
+		size_t e = all_same ? 0 : f;
+		int32_t v = e < count ? mats[e] : 0;
+		if (v < 0 || (size_t)v >= (slots ? slots : 1)) {
+			v = 0;
+			bad++;
+		}
+		fm[f] = (uint32_t)v;
+	}
+	if (bad) rki_fbx_warn(ctx, mn, "%zu polygons use a material slot the Model does not have (slot 0 used)", bad);
+	m->face_material = fm;
+	return true;
+}
+
+static bool rki_lg_build_mesh(rki_lg *lg, uint32_t model, rk_mesh *m)
+{
+	rki_fbx_ctx *ctx = lg->ctx;
+	const rki_fbx_object *o = &ctx->objects[model];
+	const rki_fbx_node *g = o->node;
+	m->name = o->name;
+	m->source_id = (uint64_t)o->id;
+	const rki_fbx_node *vn = rki_fbx_find_child(g, "Vertices");
+	const double *pos = NULL;
+	size_t pos_count = 0;
+	if (!rki_fbx_array_f64(vn, 0, ctx->sc->arena, &pos, &pos_count, ctx->sc->err)) return rki_lg_dom_failed(ctx);
+	if (pos_count % 3 != 0) {
+		rki_fbx_fail(ctx, vn, RK_ERROR_CORRUPT, "Vertices has %zu numbers, not a multiple of 3", pos_count);
+		return false;
+	}
+	m->vertex_count = pos_count / 3;
+	m->positions = pos_count ? (const rk_vec3 *)(const void *)pos : (const rk_vec3 *)rki_arena_alloc(ctx->sc->arena, sizeof(rk_vec3));
+	if (!m->positions) return rki_lg_oom(ctx);
+	if (m->vertex_count > UINT32_MAX - 1) {
+		rki_fbx_fail(ctx, vn, RK_ERROR_LIMIT, "%zu vertices exceed 32-bit indices", m->vertex_count);
+		return false;
+	}
+	const rki_fbx_node *pn = rki_fbx_find_child(g, "PolygonVertexIndex");
+	const int32_t *pvi = NULL;
+	size_t pvi_count = 0;
+	if (!rki_fbx_array_i32(pn, 0, &ctx->sc->tmp, &pvi, &pvi_count, ctx->sc->err)) return rki_lg_dom_failed(ctx);
+	if (pvi_count > UINT32_MAX - 1 || pvi_count > ctx->sc->opts.max_elements) {
+		rki_fbx_fail(ctx, pn, RK_ERROR_LIMIT, "PolygonVertexIndex has %zu entries (limit %zu)", pvi_count, ctx->sc->opts.max_elements);
+		return false;
+	}
+	if (pvi_count > 0 && m->vertex_count == 0) {
+		rki_fbx_fail(ctx, pn, RK_ERROR_CORRUPT, "PolygonVertexIndex has %zu entries but the mesh has no vertices", pvi_count);
+		return false;
+	}
+	size_t faces = 0;
+	for (size_t i = 0; i < pvi_count; i++)
+		if (pvi[i] < 0 || i + 1 == pvi_count) faces++;
+	size_t n1 = pvi_count ? pvi_count : 1;
+	uint32_t *vi = (uint32_t *)rki_arena_array(ctx->sc->arena, n1, sizeof(uint32_t));
+	uint32_t *corner_ids = (uint32_t *)rki_arena_array(ctx->sc->arena, n1, sizeof(uint32_t));
+	uint32_t *face_of = (uint32_t *)rki_arena_array(&ctx->sc->tmp, n1, sizeof(uint32_t));
+	rk_face *fc = (rk_face *)rki_arena_array(ctx->sc->arena, faces ? faces : 1, sizeof(rk_face));
+	if (!vi || !corner_ids || !face_of || !fc) return rki_lg_oom(ctx);
+	size_t f = 0, begin = 0, bad = 0, tris = 0;
+	bool unterminated = false;
+	for (size_t i = 0; i < pvi_count; i++) {
+		int64_t v = pvi[i];
+		bool end = v < 0;
+		if (end) v = -v - 1;
+		if ((uint64_t)v >= m->vertex_count) {
+			v = 0;
+			bad++;
+		}
+		vi[i] = (uint32_t)v;
+		corner_ids[i] = (uint32_t)i;
+		face_of[i] = (uint32_t)f;
+		if (end || i + 1 == pvi_count) {
+			if (!end) unterminated = true;
+			fc[f].index_begin = (uint32_t)begin;
+			fc[f].index_count = (uint32_t)(i + 1 - begin);
+			if (fc[f].index_count >= 3) tris += fc[f].index_count - 2;
+			f++;
+			begin = i + 1;
+		}
+	}
+	if (bad) rki_fbx_warn(ctx, pn, "%zu polygon vertex indices out of range (clamped to vertex 0)", bad);
+	if (unterminated) rki_fbx_warn(ctx, pn, "last polygon is not terminated by a negative index");
+	m->index_count = pvi_count;
+	m->vertex_indices = vi;
+	m->face_count = faces;
+	m->faces = fc;
+	m->triangle_count_hint = tris;
+	m->uv_sets.data = NULL;
+	m->colors.data = NULL;
+	return rki_lg_normals(ctx, g, m, corner_ids) && rki_lg_uvs(ctx, g, m, face_of)
+		&& rki_lg_face_materials(ctx, g, (const rk_node *)o->out, m);
+}
+
+/* ---- skins ---------------------------------------------------------------------------------- */
+
+static int rki_lg_weight_cmp(const void *a, const void *b)
+{
+	const rk_skin_weight *x = (const rk_skin_weight *)a, *y = (const rk_skin_weight *)b;
+	if (x->weight != y->weight) return x->weight > y->weight ? -1 : 1;
+	return x->joint < y->joint ? -1 : x->joint > y->joint;
+}
+
+/* All "Link" children of a mesh Model form one skin, one joint per Link. */
+static bool rki_lg_build_skin(rki_lg *lg, uint32_t model, const rk_mesh *mesh, rk_skin *skin)
+{
+	rki_fbx_ctx *ctx = lg->ctx;
+	const rki_fbx_node *g = ctx->objects[model].node;
+	const rk_node *mesh_node = (const rk_node *)ctx->objects[model].out;
+	size_t links = 0;
+	for (size_t i = 0; i < g->child_count; i++)
+		if (!strcmp(g->children[i].name, "Link")) links++;
+	size_t l1 = links ? links : 1;
+	skin->name = ctx->objects[model].name;
+	skin->method = RK_SKINNING_LINEAR;
+	rk_skin_joint *joints = (rk_skin_joint *)rki_arena_array(ctx->sc->arena, l1, sizeof(rk_skin_joint));
+	const int32_t **cidx = (const int32_t **)rki_arena_array(&ctx->sc->tmp, l1, sizeof(int32_t *));
+	const double **cw = (const double **)rki_arena_array(&ctx->sc->tmp, l1, sizeof(double *));
+	size_t *cn = (size_t *)rki_arena_array(&ctx->sc->tmp, l1, sizeof(size_t));
+	uint32_t *begin = (uint32_t *)rki_arena_array(ctx->sc->arena, mesh->vertex_count + 1, sizeof(uint32_t));
+	if (!joints || !cidx || !cw || !cn || !begin) return rki_lg_oom(ctx);
+	size_t j = 0, total = 0;
+	for (size_t i = 0; i < g->child_count; i++) {
+		const rki_fbx_node *ln = &g->children[i];
+		if (strcmp(ln->name, "Link") != 0) continue;
+		rk_skin_joint *jt = &joints[j];
+		uint32_t bone = rki_lg_find_prop(lg, ln, 0);
+		jt->node = bone != UINT32_MAX ? (rk_node *)ctx->objects[bone].out : NULL;
+		if (!jt->node) rki_fbx_warn(ctx, ln, "Link names no Model of this file: its weights are ignored");
+		/* Missing matrices: TransformLink = bone world at bind (bind pose,
+		 * else static), Transform = inv(TransformLink) * mesh world at bind. */
+		rk_mat4 transform, link;
+		bool has_t, has_l;
+		if (!rki_lg_read_matrix(ctx, rki_fbx_find_child(ln, "TransformLink"), &link, &has_l)) return false;
+		if (!rki_lg_read_matrix(ctx, rki_fbx_find_child(ln, "Transform"), &transform, &has_t)) return false;
+		if (!has_l) {
+			link = rk_mat4_identity();
+			if (jt->node) link = jt->node->has_bind_pose ? jt->node->bind_node_to_world : jt->node->node_to_world;
+		}
+		if (!has_t) {
+			rk_mat4 mesh_bind = rk_mat4_identity(), inv_link;
+			if (mesh_node) mesh_bind = mesh_node->has_bind_pose ? mesh_node->bind_node_to_world : mesh_node->node_to_world;
+			transform = rk_mat4_invert(link, &inv_link) ? rk_mat4_mul(inv_link, mesh_bind) : rk_mat4_identity();
+		}
+		jt->mesh_to_joint = transform;
+		jt->joint_to_world_bind = link;
+		jt->mesh_to_world_bind = rk_mat4_mul(link, transform);
+		cidx[j] = NULL;
+		cw[j] = NULL;
+		cn[j] = 0;
+		const rki_fbx_node *in = rki_fbx_find_child(ln, "Indexes");
+		const rki_fbx_node *wn = rki_fbx_find_child(ln, "Weights");
+		if (in && wn) {
+			size_t ni, nw;
+			if (!rki_fbx_array_i32(in, 0, &ctx->sc->tmp, &cidx[j], &ni, ctx->sc->err)
+				|| !rki_fbx_array_f64(wn, 0, &ctx->sc->tmp, &cw[j], &nw, ctx->sc->err))
+				return rki_lg_dom_failed(ctx);
+			if (ni != nw) {
+				rki_fbx_warn(ctx, wn, "Link has %zu Indexes but %zu Weights: the extra entries are ignored", ni, nw);
+				if (nw < ni) ni = nw;
+			}
+			cn[j] = ni;
+			size_t bad = 0;
+			for (size_t k = 0; k < ni; k++) {
+				int32_t v = cidx[j][k];
+				if (v < 0 || (size_t)v >= mesh->vertex_count || !isfinite(cw[j][k])) { bad++; continue; }
+				if (!jt->node) continue;
+				begin[v]++;
+				total++;
+			}
+			if (bad) rki_fbx_warn(ctx, in, "Link: %zu out-of-range vertex indices or non-finite weights ignored", bad);
+		}
+		j++;
+	}
+	if (total > UINT32_MAX - 1) {
+		rki_fbx_fail(ctx, g, RK_ERROR_LIMIT, "skin has %zu weights", total);
+		return false;
+	}
+	uint32_t acc = 0;
+	for (size_t v = 0; v < mesh->vertex_count; v++) {
+		uint32_t c = begin[v];
+		begin[v] = acc;
+		acc += c;
+	}
+	begin[mesh->vertex_count] = acc;
+	rk_skin_weight *w = (rk_skin_weight *)rki_arena_array(ctx->sc->arena, total ? total : 1, sizeof(rk_skin_weight));
+	uint32_t *fill = (uint32_t *)rki_arena_array(&ctx->sc->tmp, mesh->vertex_count + 1, sizeof(uint32_t));
+	if (!w || !fill) return rki_lg_oom(ctx);
+	memcpy(fill, begin, (mesh->vertex_count + 1) * sizeof(uint32_t));
+	for (size_t c = 0; c < j; c++) {
+		if (!joints[c].node) continue;
+		for (size_t k = 0; k < cn[c]; k++) {
+			int32_t v = cidx[c][k];
+			if (v < 0 || (size_t)v >= mesh->vertex_count || !isfinite(cw[c][k])) continue;
+			w[fill[v]].joint = (uint32_t)c;
+			w[fill[v]].weight = (float)cw[c][k];
+			fill[v]++;
+		}
+	}
+	size_t maxw = 0;
+	for (size_t v = 0; v < mesh->vertex_count; v++) {
+		size_t n = begin[v + 1] - begin[v];
+		if (n > 1) qsort(w + begin[v], n, sizeof(rk_skin_weight), rki_lg_weight_cmp);
+		if (n > maxw) maxw = n;
+	}
+	skin->joint_count = j;
+	skin->joints = joints;
+	skin->vertex_count = mesh->vertex_count;
+	skin->weight_begin = begin;
+	skin->weight_count = total;
+	skin->weights = w;
+	skin->max_weights_per_vertex = maxw;
+	/* Deepest common ancestor of the joints' parents as the skeleton root. */
+	rk_node *anc = NULL;
+	for (size_t c = 0; c < j; c++) {
+		rk_node *nd = joints[c].node;
+		if (!nd) continue;
+		if (!anc) {
+			anc = nd->parent ? nd->parent : nd;
+			continue;
+		}
+		while (anc->depth > nd->depth && anc->parent) anc = anc->parent;
+		for (;;) {
+			const rk_node *p = nd;
+			while (p && p != anc) p = p->parent;
+			if (p || !anc->parent) break;
+			anc = anc->parent;
+		}
+	}
+	skin->skeleton_root = anc;
+	return true;
+}
+
+/* ---- blend shapes ------------------------------------------------------------------------------ */
+
+/* Static weight (percent) of a blend channel: the Default of a channel named
+ * "<shape>" or "<shape> (Shape)" in the model's sources, the last one wins. */
+static double rki_lg_blend_default(const rki_lg *lg, uint32_t model, const char *name)
+{
+	static const char suffix[] = " (Shape)";
+	const size_t sl = sizeof(suffix) - 1;
+	size_t nl = strlen(name);
+	double pct = 0.0;
+	for (uint32_t k = lg->src_begin[model]; k < lg->src_begin[model + 1]; k++) {
+		const rki_fbx_node *src = lg->srcs[k];
+		for (size_t i = 0; i < src->child_count; i++) {
+			const char *s;
+			size_t len;
+			double d;
+			if (!rki_lg_channel(&src->children[i], &s, &len)) continue;
+			size_t base = len >= sl && memcmp(s + len - sl, suffix, sl) == 0 ? len - sl : len;
+			if (base != nl || memcmp(s, name, nl) != 0) continue;
+			if (rki_lg_default(&src->children[i], &d)) pct = d;
+		}
+	}
+	return pct;
+}
+
+static bool rki_lg_build_blend(rki_lg *lg, uint32_t model, rk_mesh *mesh)
+{
+	rki_fbx_ctx *ctx = lg->ctx;
+	const rki_fbx_node *g = ctx->objects[model].node;
+	size_t shapes = 0;
+	for (size_t i = 0; i < g->child_count; i++)
+		if (!strcmp(g->children[i].name, "Shape")) shapes++;
+	if (!shapes) return true;
+	rk_blend_channel *chans = (rk_blend_channel *)rki_arena_array(ctx->sc->arena, shapes, sizeof(rk_blend_channel));
+	rk_blend_shape *targets = (rk_blend_shape *)rki_arena_array(ctx->sc->arena, shapes, sizeof(rk_blend_shape));
+	double *tw = (double *)rki_arena_array(ctx->sc->arena, shapes, sizeof(double));
+	if (!chans || !targets || !tw) return rki_lg_oom(ctx);
+	size_t c = 0;
+	for (size_t i = 0; i < g->child_count; i++) {
+		const rki_fbx_node *sn = &g->children[i];
+		if (strcmp(sn->name, "Shape") != 0) continue;
+		const char *s;
+		size_t len;
+		if (!rki_fbx_prop_str(sn, 0, &s, &len)) { s = ""; len = 0; }
+		const char *name = rki_arena_name(ctx->sc->arena, s, len);
+		if (!name) return rki_lg_oom(ctx);
+		const rki_fbx_node *in = rki_fbx_find_child(sn, "Indexes");
+		const rki_fbx_node *vn = rki_fbx_find_child(sn, "Vertices");
+		const rki_fbx_node *nn = rki_fbx_find_child(sn, "Normals");
+		const int32_t *ii = NULL;
+		const double *vv = NULL, *nv = NULL;
+		size_t ni = 0, nvv = 0, nnv = 0;
+		if ((in && !rki_fbx_array_i32(in, 0, &ctx->sc->tmp, &ii, &ni, ctx->sc->err))
+			|| (vn && !rki_fbx_array_f64(vn, 0, &ctx->sc->tmp, &vv, &nvv, ctx->sc->err))
+			|| (nn && !rki_fbx_array_f64(nn, 0, &ctx->sc->tmp, &nv, &nnv, ctx->sc->err)))
+			return rki_lg_dom_failed(ctx);
+		if (nvv / 3 < ni) {
+			rki_fbx_warn(ctx, sn, "Shape has %zu Indexes but %zu vertex numbers: the extra indices are ignored", ni, nvv);
+			ni = nvv / 3;
+		}
+		if (nv && nnv / 3 < ni) {
+			rki_fbx_warn(ctx, sn, "Shape has fewer normals than Indexes: its normals are ignored");
+			nv = NULL;
+		}
+		uint32_t *oi = (uint32_t *)rki_arena_array(ctx->sc->arena, ni ? ni : 1, sizeof(uint32_t));
+		rk_vec3 *op = (rk_vec3 *)rki_arena_array(ctx->sc->arena, ni ? ni : 1, sizeof(rk_vec3));
+		rk_vec3 *on = nv ? (rk_vec3 *)rki_arena_array(ctx->sc->arena, ni ? ni : 1, sizeof(rk_vec3)) : NULL;
+		if (!oi || !op || (nv && !on)) return rki_lg_oom(ctx);
+		size_t kept = 0;
+		for (size_t k = 0; k < ni; k++) {
+			if (ii[k] < 0 || (size_t)ii[k] >= mesh->vertex_count) continue;
+			oi[kept] = (uint32_t)ii[k];
+			op[kept] = (rk_vec3){ vv[k * 3], vv[k * 3 + 1], vv[k * 3 + 2] };
+			if (on) on[kept] = (rk_vec3){ nv[k * 3], nv[k * 3 + 1], nv[k * 3 + 2] };
+			kept++;
+		}
+		if (kept != ni) rki_fbx_warn(ctx, in, "Shape: %zu vertex indices out of range ignored", ni - kept);
+		rk_blend_shape *bs = &targets[c];
+		bs->name = name;
+		bs->offset_count = kept;
+		bs->vertex_indices = oi;
+		bs->position_offsets = op;
+		bs->normal_offsets = on;
+		tw[c] = 1.0;
+		rk_blend_channel *ch = &chans[c];
+		ch->index = (uint32_t)c;
+		ch->name = name;
+		ch->default_weight = rki_lg_blend_default(lg, model, name) / 100.0;
+		ch->target_count = 1;
+		ch->targets = bs;
+		ch->target_weights = &tw[c];
+		c++;
+	}
+	mesh->blend_channels.data = chans;
+	mesh->blend_channels.count = c;
+	return true;
+}
+
+/* ---- content -------------------------------------------------------------------------------------- */
+
+static bool rki_lg_build_content(rki_lg *lg)
+{
+	rki_fbx_ctx *ctx = lg->ctx;
+	rk_scene *s = ctx->sc->scene;
+	size_t nmesh = 0, nskin = 0;
+	if (!ctx->sc->opts.ignore_geometry) {
+		for (uint32_t m = 0; m < lg->n; m++) {
+			const rki_fbx_node *g = ctx->objects[m].node;
+			if (!rki_lg_is_mesh(g)) continue;
+			nmesh++;
+			if (rki_fbx_find_child(g, "Link")) nskin++;
+		}
+	}
+	s->meshes.data = (rk_mesh *)rki_arena_array(ctx->sc->arena, nmesh ? nmesh : 1, sizeof(rk_mesh));
+	s->skins.data = (rk_skin *)rki_arena_array(ctx->sc->arena, nskin ? nskin : 1, sizeof(rk_skin));
+	if (!s->meshes.data || !s->skins.data) return rki_lg_oom(ctx);
+	if (!rki_lg_materials(lg)) return false;
+	if (ctx->sc->opts.ignore_geometry) return true;
+	for (uint32_t m = 0; m < lg->n; m++) {
+		rki_fbx_object *o = &ctx->objects[m];
+		if (!rki_lg_is_mesh(o->node)) {
+			if (rki_fbx_find_child(o->node, "Vertices"))
+				rki_fbx_warn(ctx, o->node, "Model has Vertices but no PolygonVertexIndex (not a polygon mesh): not loaded");
+			continue;
+		}
+		rk_mesh *mesh = &s->meshes.data[s->meshes.count];
+		mesh->index = (uint32_t)s->meshes.count++;
+		if (!rki_lg_build_mesh(lg, m, mesh) || !rki_lg_build_blend(lg, m, mesh)) return false;
+		rk_node *nd = (rk_node *)o->out;
+		o->geom_out = mesh;
+		if (rki_fbx_find_child(o->node, "Link")) {
+			rk_skin *sk = &s->skins.data[s->skins.count];
+			sk->index = (uint32_t)s->skins.count++;
+			if (!rki_lg_build_skin(lg, m, mesh, sk)) return false;
+			mesh->skins = (rk_skin **)rki_arena_array(ctx->sc->arena, 1, sizeof(rk_skin *));
+			if (!mesh->skins) return rki_lg_oom(ctx);
+			mesh->skins[0] = sk;
+			mesh->skin_count = 1;
+		}
+		if (!nd) continue;
+		nd->mesh = mesh;
+		nd->kind = RK_NODE_MESH;
+		if (mesh->skin_count) nd->skin = mesh->skins[0];
+		if (mesh->blend_channels.count) {
+			double *w = (double *)rki_arena_array(ctx->sc->arena, mesh->blend_channels.count, sizeof(double));
+			if (!w) return rki_lg_oom(ctx);
+			for (size_t c = 0; c < mesh->blend_channels.count; c++) w[c] = mesh->blend_channels.data[c].default_weight;
+			nd->blend_weights = w;
+		}
+	}
+	for (size_t i = 0; i < s->skins.count; i++) {
+		for (size_t j = 0; j < s->skins.data[i].joint_count; j++) {
+			rk_node *jn = s->skins.data[i].joints[j].node;
+			if (jn && jn->kind == RK_NODE_NULL) jn->kind = RK_NODE_JOINT;
+		}
+	}
+	return true;
+}
+
+/* Frame rate from "Settings: { FrameRate: "30" }" when present. */
+static void rki_lg_settings(rki_fbx_ctx *ctx)
+{
+	const rki_fbx_node *st = rki_fbx_find_child(&ctx->doc.root, "Settings");
+	const rki_fbx_node *fr = st ? rki_fbx_find_child(st, "FrameRate") : NULL;
+	const char *s;
+	size_t len;
+	double rate = 0.0;
+	if (fr && rki_fbx_prop_str(fr, 0, &s, &len)) {
+		char buf[32];
+		if (len < sizeof(buf)) {
+			memcpy(buf, s, len);
+			buf[len] = '\0';
+			char *end;
+			rate = strtod(buf, &end);
+			if (end == buf) rate = 0.0;
+		}
+	} else if (fr) {
+		rki_fbx_prop_f64(fr, 0, &rate);
+	}
+	if (isfinite(rate) && rate > 0.0 && rate <= 1e6) {
+		ctx->sc->scene->settings.frame_rate = rate;
+		ctx->frame_rate = rate;
+	}
+}
+
+bool rki_fbx_build_legacy(rki_fbx_ctx *ctx)
+{
+	rki_lg lg;
+	memset(&lg, 0, sizeof(lg));
+	lg.ctx = ctx;
+	ctx->v6 = true; /* Takes, named objects */
+	rki_lg_settings(ctx);
+	if (!rki_lg_index(&lg) || !rki_lg_hierarchy(&lg) || !rki_lg_sources(&lg)) return false;
+	for (uint32_t m = 0; m < lg.n; m++) {
+		rki_lg_static *st = &lg.statics[m];
+		st->t = (rk_vec3){ 0, 0, 0 };
+		st->r = (rk_vec3){ 0, 0, 0 };
+		st->s = (rk_vec3){ 1, 1, 1 };
+		st->visible = true;
+		for (uint32_t k = lg.src_begin[m]; k < lg.src_begin[m + 1]; k++)
+			rki_lg_apply_static(ctx, lg.srcs[k], k == lg.src_begin[m], st);
+	}
+	if (!rki_lg_build_nodes(&lg)) return false;
+	/* Static matrices (file space) for the bind-pose fallbacks of skins. */
+	rki_scene_update_matrices(ctx->sc->scene);
+	return rki_lg_bind_poses(&lg) && rki_lg_build_content(&lg);
+}
