@@ -63,6 +63,8 @@ void rk_json_mat4(rk_json *j, const char *key, rk_mat4 m);
 int rk_cmd_info(int argc, char **argv);
 int rk_cmd_transform(int argc, char **argv);
 int rk_cmd_convert(int argc, char **argv);
+int rk_cmd_pose(int argc, char **argv);
+extern const char rk_cmd_pose_usage[];
 extern const char rk_cmd_convert_usage[];
 extern const char rk_cmd_info_usage[];
 extern const char rk_cmd_transform_usage[];

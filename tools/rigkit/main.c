@@ -8,6 +8,7 @@
 static const rk_cli_command rk_commands[] = {
 	{ "info", "describe a scene file (FBX, glTF, GLB)", rk_cmd_info_usage, rk_cmd_info },
 	{ "convert", "evaluate a scene and write it as OBJ", rk_cmd_convert_usage, rk_cmd_convert },
+	{ "pose", "print evaluated node world transforms at given times", rk_cmd_pose_usage, rk_cmd_pose },
 	{ "transform", "evaluate the FBX node transform chain for given properties", rk_cmd_transform_usage, rk_cmd_transform },
 };
 
