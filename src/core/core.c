@@ -81,7 +81,8 @@ void rki_arena_init(rki_arena *ar, rki_alloc *alloc)
 	ar->chunk_size = 4096;
 }
 
-void *rki_arena_alloc(rki_arena *ar, size_t size)
+/* Bump allocation without clearing: 16-byte aligned, or NULL. */
+static void *rki_arena_bump(rki_arena *ar, size_t size, size_t *aligned_out)
 {
 	size_t aligned;
 	if (!rki_add_size(size, 15u, &aligned)) return NULL;
@@ -104,8 +105,22 @@ void *rki_arena_alloc(rki_arena *ar, size_t size)
 	unsigned char *p = (unsigned char *)c + RKI_CHUNK_HEADER + c->used;
 	c->used += aligned;
 	ar->total += aligned;
-	memset(p, 0, aligned);
+	*aligned_out = aligned;
 	return p;
+}
+
+void *rki_arena_alloc(rki_arena *ar, size_t size)
+{
+	size_t aligned = 0;
+	void *p = rki_arena_bump(ar, size, &aligned);
+	if (p) memset(p, 0, aligned);
+	return p;
+}
+
+void *rki_arena_alloc_uninit(rki_arena *ar, size_t size)
+{
+	size_t aligned;
+	return rki_arena_bump(ar, size, &aligned);
 }
 
 void *rki_arena_array(rki_arena *ar, size_t count, size_t size)
@@ -122,7 +137,7 @@ char *rki_arena_strndup(rki_arena *ar, const char *s, size_t len)
 {
 	size_t total;
 	if (!rki_add_size(len, 1, &total)) return NULL;
-	char *d = (char *)rki_arena_alloc(ar, total);
+	char *d = (char *)rki_arena_alloc_uninit(ar, total);
 	if (!d) return NULL;
 	if (len) memcpy(d, s, len);
 	d[len] = '\0';

@@ -58,6 +58,9 @@ typedef struct rki_arena {
 void rki_arena_init(rki_arena *ar, rki_alloc *alloc);
 /* 16-byte aligned, zero-filled memory, or NULL. */
 void *rki_arena_alloc(rki_arena *ar, size_t size);
+/* As rki_arena_alloc but the memory is not cleared (for buffers the caller
+ * overwrites completely: no memset, and untouched pages stay untouched). */
+void *rki_arena_alloc_uninit(rki_arena *ar, size_t size);
 /* Overflow-checked count * size; NULL on overflow or failure. count 0 -> non-NULL dummy. */
 void *rki_arena_array(rki_arena *ar, size_t count, size_t size);
 char *rki_arena_strndup(rki_arena *ar, const char *s, size_t len);

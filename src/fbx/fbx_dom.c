@@ -7,16 +7,25 @@
  * of that stack into one arena array, and the grandchildren's parent pointers
  * are pointed at their final place. So every node is copied twice and there is
  * no per-node malloc.
+ *
+ * Binary arrays are decoded by rki_fbx_decode_array() into a buffer allocated
+ * beforehand: at parse time (eager), on first access (lazy: the property keeps
+ * its offset and encoded size, the input stays with the document), or by
+ * worker threads in rki_fbx_decode_arrays(), which only inflate into buffers
+ * the calling thread allocated and touch nothing shared.
  */
 #include "fbx/fbx_dom.h"
 
 #include <libdeflate.h>
 #include <locale.h>
 #include <math.h>
+#include <pthread.h>
 #include <stdarg.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 /* "Kaydara FBX Binary  \0" then 0x1A; byte 22 is the big-endian flag, then u32 version. */
 static const unsigned char rki_fbx_magic[22] = {
@@ -37,8 +46,14 @@ static const unsigned char rki_fbx_footer_magic[16] = {
 /* Longest ASCII number token handed to strtod(). */
 #define RKI_FBX_MAX_NUMBER_LEN 200u
 
-/* Element of a zero-length array, so data is never NULL. */
-static const uint64_t rki_fbx_empty_array[1] = { 0 };
+/* Element of a zero-length array, so data is never NULL; also its zero pad. */
+static const uint64_t rki_fbx_empty_array[RKI_FBX_ARRAY_PAD / 8] = { 0 };
+
+/* Binary array header after the type code: count, encoding, encoded size. */
+#define RKI_FBX_ARRAY_HEADER 12u
+
+/* rki_fbx_decode_arrays(): each helper thread should get at least this many decoded bytes. */
+#define RKI_FBX_THREAD_MIN_BYTES ((uint64_t)256 << 10)
 
 typedef struct rki_fbx_frame {
 	rki_fbx_node node;   /* the open node (props set, children pending) */
@@ -58,6 +73,7 @@ typedef struct rki_fbx_parser {
 	bool ascii;
 	bool big_endian;
 	bool wide;              /* 64-bit node records (version >= 7500) */
+	bool lazy;              /* leave binary arrays pending (rki_fbx_parse_opts.lazy_arrays) */
 	uint64_t line;          /* ASCII: current 1-based line */
 	size_t node_count;
 	uint64_t array_bytes;   /* decoded array bytes so far */
@@ -227,7 +243,7 @@ static bool rki_fbx_close(rki_fbx_parser *p)
 	size_t n = nn - f->child_start;
 	rki_fbx_node *kids = NULL;
 	if (n > 0) {
-		kids = (rki_fbx_node *)rki_arena_array(p->arena, n, sizeof(*kids));
+		kids = (rki_fbx_node *)rki_arena_alloc_uninit(p->arena, n * sizeof(*kids));  /* n nodes fit in tmp */
 		if (!kids) return rki_fbx_oom(p);
 		memcpy(kids, (rki_fbx_node *)(void *)p->nodes.data + f->child_start, n * sizeof(*kids));
 		for (size_t i = 0; i < n; i++)
@@ -306,16 +322,76 @@ static size_t rki_fbx_array_elem_size(char type)
 	}
 }
 
+/* ---- array decoding (parse time, first access and worker threads) ------------- */
+
+typedef enum rki_fbx_decode_result {
+	RKI_FBX_DECODE_OK,
+	RKI_FBX_DECODE_TOO_BIG,   /* inflates to more than the declared size */
+	RKI_FBX_DECODE_INVALID,   /* invalid zlib data */
+	RKI_FBX_DECODE_SHORT      /* inflates to fewer bytes than declared */
+} rki_fbx_decode_result;
+
+/* Bytes to allocate for a decoded array of `bytes` bytes: f64 arrays carry the zero pad. */
+static bool rki_fbx_array_alloc_size(char type, uint64_t bytes, size_t *out)
+{
+	uint64_t pad = type == 'd' ? RKI_FBX_ARRAY_PAD : 0;
+	if (bytes > (uint64_t)SIZE_MAX - pad) return false;
+	*out = (size_t)(bytes + pad);
+	return true;
+}
+
+/* Decodes an array's encoded data src[0..clen) (raw when inflater is NULL) into
+ * out[0..bytes), clears out[bytes..alloc) and converts the byte order when
+ * `swap`. Touches nothing but its arguments: safe on worker threads. */
+static rki_fbx_decode_result rki_fbx_decode_array(struct libdeflate_decompressor *inflater,
+	const unsigned char *src, size_t clen, void *out, size_t bytes, size_t alloc, size_t esize, bool swap,
+	size_t *got, int *lib_result)
+{
+	*got = 0;
+	*lib_result = 0;
+	if (!inflater) {
+		memcpy(out, src, bytes);   /* raw: clen == bytes, checked when parsing */
+	} else {
+		enum libdeflate_result r = libdeflate_zlib_decompress(inflater, src, clen, out, bytes, got);
+		*lib_result = (int)r;
+		if (r == LIBDEFLATE_INSUFFICIENT_SPACE) return RKI_FBX_DECODE_TOO_BIG;
+		if (r != LIBDEFLATE_SUCCESS) return RKI_FBX_DECODE_INVALID;
+		if (*got != bytes) return RKI_FBX_DECODE_SHORT;
+	}
+	if (alloc > bytes) memset((unsigned char *)out + bytes, 0, alloc - bytes);
+	if (swap && esize > 1) rki_fbx_swap_elems(out, bytes / esize, esize);
+	return RKI_FBX_DECODE_OK;
+}
+
+/* The message of a failed rki_fbx_decode_array(), the same at parse time and on access. */
+static void rki_fbx_decode_message(char *buf, size_t cap, rki_fbx_decode_result r, int lib_result, size_t got,
+	size_t count, size_t esize)
+{
+	unsigned long long bytes = (unsigned long long)count * esize;
+	switch (r) {
+	case RKI_FBX_DECODE_TOO_BIG:
+		snprintf(buf, cap, "zlib array inflates to more than the declared %zu elements (%llu bytes)", count, bytes);
+		break;
+	case RKI_FBX_DECODE_INVALID:
+		snprintf(buf, cap, "invalid zlib data in array of %zu elements (libdeflate result %d)", count, lib_result);
+		break;
+	default:
+		snprintf(buf, cap, "zlib array inflates to %zu bytes, expected %zu elements * %zu bytes = %llu", got, count,
+			esize, bytes);
+		break;
+	}
+}
+
 /* Array property body at p->pos (type code already read); pend = end of the property list. */
 static bool rki_fbx_binary_array(rki_fbx_parser *p, rki_fbx_prop *pr, size_t pend)
 {
 	size_t esize = rki_fbx_array_elem_size(pr->type);
-	if (pend - p->pos < 12)
+	if (pend - p->pos < RKI_FBX_ARRAY_HEADER)
 		return rki_fbx_fail(p, RK_ERROR_CORRUPT, p->pos,
 			"expected a 12-byte array header, only %zu bytes remain in the property list", pend - p->pos);
 	const unsigned char *h = p->data + p->pos;
 	uint32_t count = rki_fbx_rd32(p, h), encoding = rki_fbx_rd32(p, h + 4), clen = rki_fbx_rd32(p, h + 8);
-	p->pos += 12;
+	p->pos += RKI_FBX_ARRAY_HEADER;
 	if (clen > pend - p->pos)
 		return rki_fbx_fail(p, RK_ERROR_CORRUPT, pr->offset,
 			"array data of %u bytes runs past the end of the property list (%zu bytes remain)",
@@ -348,31 +424,29 @@ static bool rki_fbx_binary_array(rki_fbx_parser *p, rki_fbx_prop *pr, size_t pen
 		p->pos += clen;
 		return true;
 	}
-	void *out = rki_arena_alloc(p->arena, (size_t)bytes);
-	if (!out) return rki_fbx_oom(p);
-	const unsigned char *src = p->data + p->pos;
-	if (encoding == 0) {
-		memcpy(out, src, (size_t)bytes);
-	} else {
-		if (!p->inflater) {
-			p->inflater = libdeflate_alloc_decompressor();
-			if (!p->inflater) return rki_fbx_fail(p, RK_ERROR_OUT_OF_MEMORY, p->pos, "cannot allocate the zlib decompressor");
-		}
-		size_t got = 0;
-		enum libdeflate_result r = libdeflate_zlib_decompress(p->inflater, src, clen, out, (size_t)bytes, &got);
-		if (r == LIBDEFLATE_INSUFFICIENT_SPACE)
-			return rki_fbx_fail(p, RK_ERROR_CORRUPT, pr->offset,
-				"zlib array inflates to more than the declared %u elements (%llu bytes)",
-				(unsigned)count, (unsigned long long)bytes);
-		if (r != LIBDEFLATE_SUCCESS)
-			return rki_fbx_fail(p, RK_ERROR_CORRUPT, pr->offset,
-				"invalid zlib data in array of %u elements (libdeflate result %d)", (unsigned)count, (int)r);
-		if (got != bytes)
-			return rki_fbx_fail(p, RK_ERROR_CORRUPT, pr->offset,
-				"zlib array inflates to %zu bytes, expected %u elements * %zu bytes = %llu",
-				got, (unsigned)count, esize, (unsigned long long)bytes);
+	if (p->lazy) {
+		pr->v.a.data = NULL;
+		pr->pending = (uint8_t)(encoding + 1);
+		pr->encoded_size = clen;
+		p->pos += clen;
+		return true;
 	}
-	if (esize > 1 && p->big_endian == rki_fbx_host_little_endian()) rki_fbx_swap_elems(out, count, esize);
+	size_t alloc;
+	void *out = rki_fbx_array_alloc_size(pr->type, bytes, &alloc) ? rki_arena_alloc_uninit(p->arena, alloc) : NULL;
+	if (!out) return rki_fbx_oom(p);
+	if (encoding == 1 && !p->inflater) {
+		p->inflater = libdeflate_alloc_decompressor();
+		if (!p->inflater) return rki_fbx_fail(p, RK_ERROR_OUT_OF_MEMORY, p->pos, "cannot allocate the zlib decompressor");
+	}
+	size_t got;
+	int lib_result;
+	rki_fbx_decode_result r = rki_fbx_decode_array(encoding == 1 ? p->inflater : NULL, p->data + p->pos, clen, out,
+		(size_t)bytes, alloc, esize, p->big_endian == rki_fbx_host_little_endian(), &got, &lib_result);
+	if (r != RKI_FBX_DECODE_OK) {
+		char msg[RK_ERROR_TEXT_MAX];
+		rki_fbx_decode_message(msg, sizeof(msg), r, lib_result, got, count, esize);
+		return rki_fbx_fail(p, RK_ERROR_CORRUPT, pr->offset, "%s", msg);
+	}
 	pr->v.a.data = out;
 	p->pos += clen;
 	return true;
@@ -803,8 +877,11 @@ static bool rki_fbx_ascii_array(rki_fbx_parser *p, rki_fbx_prop *pr)
 			(unsigned long long)(2 * n - 1), left);
 	double *vals = (double *)(void *)rki_fbx_empty_array;
 	if (n > 0) {
-		vals = (double *)rki_arena_array(p->arena, (size_t)n, sizeof(double));
+		size_t alloc;   /* n * 8 is within max_total_array_bytes (checked above) */
+		if (!rki_fbx_array_alloc_size('d', n * sizeof(double), &alloc)) return rki_fbx_oom(p);
+		vals = (double *)rki_arena_alloc_uninit(p->arena, alloc);
 		if (!vals) return rki_fbx_oom(p);
+		memset(vals + n, 0, RKI_FBX_ARRAY_PAD);
 	}
 	p->array_bytes += n * sizeof(double);
 	rki_fbx_skip_space(p);
@@ -1030,6 +1107,15 @@ static uint32_t rki_fbx_header_extension_version(const rki_fbx_doc *doc)
 bool rki_fbx_parse(rki_fbx_doc *doc, const void *data, size_t size, rki_arena *arena, rki_alloc *tmp,
 	const rki_fbx_limits *limits, rk_error *err)
 {
+	rki_fbx_parse_opts opts;
+	memset(&opts, 0, sizeof(opts));
+	if (limits) opts.limits = *limits;
+	return rki_fbx_parse_ex(doc, data, size, arena, tmp, &opts, err);
+}
+
+bool rki_fbx_parse_ex(rki_fbx_doc *doc, const void *data, size_t size, rki_arena *arena, rki_alloc *tmp,
+	const rki_fbx_parse_opts *opts, rk_error *err)
+{
 	if (!doc || (!data && size) || !arena || !tmp) {
 		rki_error_set(err, RK_ERROR_INVALID_ARGUMENT, "rki_fbx_parse: NULL doc, data, arena or allocator");
 		return false;
@@ -1044,7 +1130,10 @@ bool rki_fbx_parse(rki_fbx_doc *doc, const void *data, size_t size, rki_arena *a
 	p.arena = arena;
 	p.tmp = tmp;
 	p.err = err;
-	if (limits) p.lim = *limits;
+	if (opts) {
+		p.lim = opts->limits;
+		p.lazy = opts->lazy_arrays;
+	}
 	if (!p.lim.max_depth) p.lim.max_depth = RKI_FBX_DEFAULT_MAX_DEPTH;
 	if (!p.lim.max_nodes) p.lim.max_nodes = RKI_FBX_DEFAULT_MAX_NODES;
 	if (!p.lim.max_array_elems) p.lim.max_array_elems = RKI_FBX_DEFAULT_MAX_ARRAY_ELEMS;
@@ -1076,6 +1165,9 @@ bool rki_fbx_parse(rki_fbx_doc *doc, const void *data, size_t size, rki_arena *a
 	if (ok) {
 		uint32_t v = rki_fbx_header_extension_version(doc);
 		if (v) doc->version = v;
+		doc->input_ = (const unsigned char *)data;
+		doc->input_size_ = size;
+		doc->arena_ = arena;
 	} else {
 		memset(doc, 0, sizeof(*doc));
 		doc->root.name = "";
@@ -1209,6 +1301,52 @@ static bool rki_fbx_acc_fail(const rki_fbx_node *n, uint64_t offset, rk_error *e
 	return false;
 }
 
+/* The document a node belongs to: its root is doc->root. */
+static rki_fbx_doc *rki_fbx_doc_of(const rki_fbx_node *n)
+{
+	while (n->parent) n = n->parent;
+	return (rki_fbx_doc *)(void *)((unsigned char *)(uintptr_t)n - offsetof(rki_fbx_doc, root));
+}
+
+/* Decodes pending array property i of n into the document's arena. */
+static bool rki_fbx_decode_pending(const rki_fbx_node *n, size_t i, rk_error *err)
+{
+	rki_fbx_prop *pr = (rki_fbx_prop *)(uintptr_t)&n->props[i];
+	const rki_fbx_doc *doc = rki_fbx_doc_of(n);
+	size_t esize = rki_fbx_array_elem_size(pr->type), count = pr->v.a.count, clen = pr->encoded_size;
+	uint64_t bytes = (uint64_t)count * esize;
+	uint64_t at = pr->offset + 1 + RKI_FBX_ARRAY_HEADER;
+	if (!doc->input_ || !doc->arena_ || esize == 0 || at > doc->input_size_ || clen > doc->input_size_ - at ||
+		(pr->pending == 1 && clen != bytes))
+		return rki_fbx_acc_fail(n, pr->offset, err, RK_ERROR_CORRUPT, "pending array without its input data");
+	size_t alloc;
+	void *out = rki_fbx_array_alloc_size(pr->type, bytes, &alloc) ? rki_arena_alloc_uninit(doc->arena_, alloc) : NULL;
+	if (!out) {
+		bool limit = doc->arena_->alloc && doc->arena_->alloc->limit_hit;
+		return rki_fbx_acc_fail(n, pr->offset, err, limit ? RK_ERROR_LIMIT : RK_ERROR_OUT_OF_MEMORY,
+			"cannot allocate %llu bytes to decode an array of %zu elements", (unsigned long long)bytes, count);
+	}
+	struct libdeflate_decompressor *inflater = NULL;
+	if (pr->pending == 2) {
+		inflater = libdeflate_alloc_decompressor();
+		if (!inflater)
+			return rki_fbx_acc_fail(n, pr->offset, err, RK_ERROR_OUT_OF_MEMORY, "cannot allocate the zlib decompressor");
+	}
+	size_t got;
+	int lib_result;
+	rki_fbx_decode_result r = rki_fbx_decode_array(inflater, doc->input_ + at, clen, out, (size_t)bytes, alloc, esize,
+		doc->big_endian == rki_fbx_host_little_endian(), &got, &lib_result);
+	if (inflater) libdeflate_free_decompressor(inflater);
+	if (r != RKI_FBX_DECODE_OK) {
+		char msg[RK_ERROR_TEXT_MAX];
+		rki_fbx_decode_message(msg, sizeof(msg), r, lib_result, got, count, esize);
+		return rki_fbx_acc_fail(n, pr->offset, err, RK_ERROR_CORRUPT, "%s", msg);
+	}
+	pr->v.a.data = out;
+	pr->pending = 0;
+	return true;
+}
+
 static bool rki_fbx_get_seq(const rki_fbx_node *n, size_t i, rki_fbx_seq *s, rk_error *err)
 {
 	memset(s, 0, sizeof(*s));
@@ -1219,6 +1357,7 @@ static bool rki_fbx_get_seq(const rki_fbx_node *n, size_t i, rki_fbx_seq *s, rk_
 	s->offset = n->offset;
 	if (i < n->prop_count && rki_fbx_array_elem_size(n->props[i].type) != 0) {
 		const rki_fbx_prop *pr = &n->props[i];
+		if (pr->pending && !rki_fbx_decode_pending(n, i, err)) return false;
 		s->type = pr->type;
 		s->data = pr->v.a.data;
 		s->count = pr->v.a.count;
@@ -1250,11 +1389,20 @@ static bool rki_fbx_get_seq(const rki_fbx_node *n, size_t i, rki_fbx_seq *s, rk_
 		"expected a numeric array as property %zu, found type '%c'", i, pr->type);
 }
 
+/* Room for the converted copy of s (every element is written by the caller),
+ * followed by `pad` zero bytes. */
 static void *rki_fbx_acc_alloc(const rki_fbx_node *n, const rki_fbx_seq *s, rki_arena *ar, size_t esize,
-	rk_error *err)
+	size_t pad, rk_error *err)
 {
-	void *out = rki_arena_array(ar, s->count, esize);
-	if (!out) {
+	size_t bytes = 0, alloc = 0;
+	void *out = NULL;
+	if (rki_mul_size(s->count, esize, &bytes) && rki_add_size(bytes, pad, &alloc))
+		out = rki_arena_alloc_uninit(ar, alloc ? alloc : 1);
+	else if (ar->alloc)
+		ar->alloc->failed = true;
+	if (out) {
+		memset((unsigned char *)out + bytes, 0, pad);
+	} else {
 		bool limit = ar->alloc && ar->alloc->limit_hit;
 		rki_fbx_acc_fail(n, s->offset, err, limit ? RK_ERROR_LIMIT : RK_ERROR_OUT_OF_MEMORY,
 			"cannot allocate %zu array elements of %zu bytes", s->count, esize);
@@ -1317,7 +1465,7 @@ bool rki_fbx_array_f64(const rki_fbx_node *n, size_t i, rki_arena *ar, const dou
 		*count = s.count;
 		return true;
 	}
-	double *dst = (double *)rki_fbx_acc_alloc(n, &s, ar, sizeof(double), err);
+	double *dst = (double *)rki_fbx_acc_alloc(n, &s, ar, sizeof(double), RKI_FBX_ARRAY_PAD, err);
 	if (!dst) return false;
 	if (s.type == 'f') {
 		const float *src = (const float *)s.data;
@@ -1342,7 +1490,7 @@ bool rki_fbx_array_i32(const rki_fbx_node *n, size_t i, rki_arena *ar, const int
 		*count = s.count;
 		return true;
 	}
-	int32_t *dst = (int32_t *)rki_fbx_acc_alloc(n, &s, ar, sizeof(int32_t), err);
+	int32_t *dst = (int32_t *)rki_fbx_acc_alloc(n, &s, ar, sizeof(int32_t), 0, err);
 	if (!dst) return false;
 	for (size_t k = 0; k < s.count; k++) {
 		int64_t v;
@@ -1367,7 +1515,7 @@ bool rki_fbx_array_i64(const rki_fbx_node *n, size_t i, rki_arena *ar, const int
 		*count = s.count;
 		return true;
 	}
-	int64_t *dst = (int64_t *)rki_fbx_acc_alloc(n, &s, ar, sizeof(int64_t), err);
+	int64_t *dst = (int64_t *)rki_fbx_acc_alloc(n, &s, ar, sizeof(int64_t), 0, err);
 	if (!dst) return false;
 	for (size_t k = 0; k < s.count; k++) {
 		if (!rki_fbx_seq_i64(&s, k, &dst[k])) return rki_fbx_not_integer(n, &s, k, "an integer in int64 range", err);
@@ -1375,4 +1523,208 @@ bool rki_fbx_array_i64(const rki_fbx_node *n, size_t i, rki_arena *ar, const int
 	*out = dst;
 	*count = s.count;
 	return true;
+}
+
+bool rki_fbx_prop_array(const rki_fbx_node *n, size_t i, const void **data, size_t *count, rk_error *err)
+{
+	*data = NULL;
+	*count = 0;
+	if (!n) {
+		rki_error_set(err, RK_ERROR_INVALID_ARGUMENT, "expected an array node, got NULL");
+		return false;
+	}
+	if (i >= n->prop_count)
+		return rki_fbx_acc_fail(n, n->offset, err, RK_ERROR_CORRUPT,
+			"expected an array as property %zu, but the node has %zu properties", i, n->prop_count);
+	const rki_fbx_prop *pr = &n->props[i];
+	if (rki_fbx_array_elem_size(pr->type) == 0)
+		return rki_fbx_acc_fail(n, pr->offset, err, RK_ERROR_CORRUPT,
+			"expected a numeric array as property %zu, found type '%c'", i, pr->type);
+	if (pr->pending && !rki_fbx_decode_pending(n, i, err)) return false;
+	*data = pr->v.a.data;
+	*count = pr->v.a.count;
+	return true;
+}
+
+/* ---- decoding many pending arrays on several threads ---------------------------------- */
+
+typedef struct rki_fbx_decode_job {
+	rki_fbx_prop *prop;
+	void *out;          /* NULL: no memory, the array stays pending */
+	size_t bytes, alloc;
+	bool ok;
+} rki_fbx_decode_job;
+
+typedef struct rki_fbx_decode_pool {
+	rki_fbx_decode_job *jobs;   /* largest first */
+	size_t count;
+	atomic_size_t next;         /* next job to take */
+	const unsigned char *input;
+	bool swap;
+} rki_fbx_decode_pool;
+
+typedef struct rki_fbx_decode_worker {
+	rki_fbx_decode_pool *pool;
+	struct libdeflate_decompressor *inflater;
+	pthread_t thread;
+} rki_fbx_decode_worker;
+
+/* Takes jobs until none are left. Writes only job->ok and the job's buffer. */
+static void rki_fbx_decode_run(rki_fbx_decode_worker *w)
+{
+	rki_fbx_decode_pool *pool = w->pool;
+	for (;;) {
+		size_t k = atomic_fetch_add_explicit(&pool->next, 1, memory_order_relaxed);
+		if (k >= pool->count) return;
+		rki_fbx_decode_job *job = &pool->jobs[k];
+		if (!job->out) continue;
+		const rki_fbx_prop *pr = job->prop;
+		size_t got;
+		int lib_result;
+		rki_fbx_decode_result r = rki_fbx_decode_array(pr->pending == 2 ? w->inflater : NULL,
+			pool->input + pr->offset + 1 + RKI_FBX_ARRAY_HEADER, pr->encoded_size, job->out, job->bytes, job->alloc,
+			rki_fbx_array_elem_size(pr->type), pool->swap, &got, &lib_result);
+		job->ok = r == RKI_FBX_DECODE_OK;
+	}
+}
+
+static void *rki_fbx_decode_thread(void *arg)
+{
+	rki_fbx_decode_run((rki_fbx_decode_worker *)arg);
+	return NULL;
+}
+
+static bool rki_fbx_name_listed(const rki_fbx_node *n, const char *const *names, size_t name_count)
+{
+	if (!names) return true;
+	for (size_t k = 0; k < name_count; k++)
+		if (names[k] && strlen(names[k]) == n->name_len && memcmp(names[k], n->name, n->name_len) == 0) return true;
+	return false;
+}
+
+/* Appends a job for every pending array below n (depth levels at most). Recursion depth <= max_depth. */
+static bool rki_fbx_collect_pending(rki_buf *jobs, const rki_fbx_node *n, const char *const *names, size_t name_count,
+	size_t depth)
+{
+	for (size_t c = 0; c < n->child_count; c++) {
+		const rki_fbx_node *ch = &n->children[c];
+		bool listed = false, checked = false;
+		for (size_t i = 0; i < ch->prop_count; i++) {
+			rki_fbx_prop *pr = (rki_fbx_prop *)(uintptr_t)&ch->props[i];
+			if (!pr->pending) continue;
+			if (!checked) {
+				listed = rki_fbx_name_listed(ch, names, name_count);
+				checked = true;
+			}
+			if (!listed) break;
+			rki_fbx_decode_job job;
+			memset(&job, 0, sizeof(job));
+			job.prop = pr;
+			job.bytes = pr->v.a.count * rki_fbx_array_elem_size(pr->type);  /* <= max_total_array_bytes */
+			if (!rki_buf_push(jobs, &job, sizeof(job))) return false;
+		}
+		if (depth > 1 && !rki_fbx_collect_pending(jobs, ch, names, name_count, depth - 1)) return false;
+	}
+	return true;
+}
+
+static int rki_fbx_job_cmp(const void *a, const void *b)
+{
+	const rki_fbx_decode_job *x = (const rki_fbx_decode_job *)a, *y = (const rki_fbx_decode_job *)b;
+	if (x->bytes != y->bytes) return x->bytes > y->bytes ? -1 : 1;
+	return x->prop->offset < y->prop->offset ? -1 : x->prop->offset > y->prop->offset;
+}
+
+static size_t rki_fbx_online_cores(void)
+{
+	long n = sysconf(_SC_NPROCESSORS_ONLN);
+	return n > 0 ? (size_t)n : 1;
+}
+
+struct rki_fbx_decode_batch {
+	rki_alloc *tmp;
+	rki_buf jobs;
+	rki_fbx_decode_pool pool;
+	rki_fbx_decode_worker workers[RKI_FBX_MAX_THREADS];
+	size_t worker_count;    /* workers[0] is the caller's (run in finish) */
+	size_t started;         /* helper threads running: workers[1..started) */
+};
+
+rki_fbx_decode_batch *rki_fbx_decode_start(const rki_fbx_node *under, const char *const *names, size_t name_count,
+	size_t max_depth, size_t threads, rki_alloc *tmp)
+{
+	if (!under || !tmp || max_depth == 0) return NULL;
+	rki_fbx_doc *doc = rki_fbx_doc_of(under);
+	if (!doc->input_ || !doc->arena_) return NULL;
+	rki_fbx_decode_batch *b = (rki_fbx_decode_batch *)rki_malloc(tmp, sizeof(*b));
+	if (!b) return NULL;
+	memset(b, 0, sizeof(*b));
+	b->tmp = tmp;
+	rki_buf_init(&b->jobs, tmp);
+	if (!rki_fbx_collect_pending(&b->jobs, under, names, name_count, max_depth)) b->jobs.size = 0;
+	rki_fbx_decode_job *jobs = (rki_fbx_decode_job *)(void *)b->jobs.data;
+	size_t count = b->jobs.size / sizeof(rki_fbx_decode_job);
+	/* Buffers in tree order on this thread (the arena is not thread-safe). */
+	uint64_t total = 0;
+	bool any_zlib = false;
+	for (size_t k = 0; k < count; k++) {
+		rki_fbx_decode_job *job = &jobs[k];
+		const rki_fbx_prop *pr = job->prop;
+		uint64_t at = pr->offset + 1 + RKI_FBX_ARRAY_HEADER;
+		if (at > doc->input_size_ || pr->encoded_size > doc->input_size_ - at) continue;
+		if (pr->pending == 1 && pr->encoded_size != job->bytes) continue;
+		if (!rki_fbx_array_alloc_size(pr->type, job->bytes, &job->alloc)) continue;
+		job->out = rki_arena_alloc_uninit(doc->arena_, job->alloc);
+		if (!job->out) break;   /* the rest stays pending; accessors report the failure */
+		total += job->bytes;
+		any_zlib = any_zlib || pr->pending == 2;
+	}
+	if (count > 1) qsort(jobs, count, sizeof(*jobs), rki_fbx_job_cmp);
+
+	size_t want = threads ? threads : rki_fbx_online_cores();
+	if (want > RKI_FBX_MAX_THREADS) want = RKI_FBX_MAX_THREADS;
+	if ((uint64_t)want > 1 + total / RKI_FBX_THREAD_MIN_BYTES) want = (size_t)(1 + total / RKI_FBX_THREAD_MIN_BYTES);
+	if (want > count) want = count;
+	b->pool.jobs = jobs;
+	b->pool.count = count;
+	atomic_init(&b->pool.next, 0);
+	b->pool.input = doc->input_;
+	b->pool.swap = doc->big_endian == rki_fbx_host_little_endian();
+	for (; b->worker_count < want; b->worker_count++) {
+		rki_fbx_decode_worker *w = &b->workers[b->worker_count];
+		w->pool = &b->pool;
+		w->inflater = NULL;
+		if (any_zlib && !(w->inflater = libdeflate_alloc_decompressor())) break;
+	}
+	for (b->started = 1; b->started < b->worker_count; b->started++) {
+		rki_fbx_decode_worker *w = &b->workers[b->started];
+		if (pthread_create(&w->thread, NULL, rki_fbx_decode_thread, w) != 0) break;
+	}
+	return b;
+}
+
+size_t rki_fbx_decode_finish(rki_fbx_decode_batch *b)
+{
+	if (!b) return 0;
+	if (b->worker_count > 0) rki_fbx_decode_run(&b->workers[0]);
+	for (size_t k = 1; k < b->started; k++) pthread_join(b->workers[k].thread, NULL);
+	for (size_t k = 0; k < b->worker_count; k++)
+		if (b->workers[k].inflater) libdeflate_free_decompressor(b->workers[k].inflater);
+	rki_fbx_decode_job *jobs = (rki_fbx_decode_job *)(void *)b->jobs.data;
+	size_t count = b->jobs.size / sizeof(rki_fbx_decode_job), decoded = 0;
+	for (size_t k = 0; k < count; k++) {
+		if (!jobs[k].ok) continue;
+		jobs[k].prop->v.a.data = jobs[k].out;
+		jobs[k].prop->pending = 0;
+		decoded++;
+	}
+	rki_buf_free(&b->jobs);
+	rki_free(b->tmp, b, sizeof(*b));
+	return decoded;
+}
+
+size_t rki_fbx_decode_arrays(const rki_fbx_node *under, const char *const *names, size_t name_count,
+	size_t max_depth, size_t threads, rki_alloc *tmp)
+{
+	return rki_fbx_decode_finish(rki_fbx_decode_start(under, names, name_count, max_depth, threads, tmp));
 }

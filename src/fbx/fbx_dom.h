@@ -14,7 +14,9 @@
  *     7500, 64-bit records from 7500 on. Little-endian files and the rare
  *     big-endian ones (header byte 22 = 1, written by some Maya builds) alike.
  *   - Binary property types Y C I F D L S R and arrays f d l i b, raw or zlib
- *     (inflated with libdeflate). Arrays are decoded to native in-memory arrays.
+ *     (inflated with libdeflate). Arrays are decoded to native in-memory arrays,
+ *     at parse time or, with rki_fbx_parse_opts.lazy_arrays, on first use (see
+ *     LAZY ARRAYS); many at once on several threads with rki_fbx_decode_arrays().
  *   - ASCII FBX 5800/6100 and 7.x syntax: ';' comments anywhere outside
  *     strings, numbers, "strings", bare words, 7.x arrays "*N { a: ... }",
  *     property lists continued on following lines (after a trailing comma or
@@ -44,6 +46,10 @@
  *     every element used integer syntax). Integers beyond 2^53 in such arrays
  *     lose precision; FBX keeps indices and 1/46186158000 s tick times there,
  *     which stay far below that.
+ *   - Every float64 array the DOM hands out (stored 'd' arrays and the results
+ *     of rki_fbx_array_f64) is followed by at least RKI_FBX_ARRAY_PAD zero
+ *     bytes, so a reader can use element `count` as a zero sentinel value
+ *     without copying the array.
  *   - 5800/6100 ASCII lists such as "Vertices: 1,2,3,..." stay individual
  *     scalar properties of the node (one per number). rki_fbx_array_*() accept
  *     such a node at index 0: when every property is a numeric scalar, the whole
@@ -59,11 +65,29 @@
  *   so a small file cannot request a huge buffer. The decompressed size must
  *   equal count * element size exactly.
  *
+ * LAZY ARRAYS
+ *   With rki_fbx_parse_opts.lazy_arrays, binary arrays of at least one
+ *   element are checked at parse time exactly as in an eager parse (12-byte
+ *   header inside the property list, encoding 0 or 1, element and total-byte
+ *   limits, raw size == count * element size, the deflate ratio bound) but
+ *   their data is left in the input: the property is "pending" (pending != 0,
+ *   v.a.data == NULL, v.a.count already set). It is decoded into the
+ *   document's arena on first use by rki_fbx_array_*(), rki_fbx_prop_array()
+ *   or rki_fbx_decode_arrays(), and then stays decoded. Only at that point
+ *   are invalid zlib data and a decompressed size other than the declared one
+ *   detected; the error is the one an eager parse gives (same code, message
+ *   and byte offset, path of the node), reported by the accessor. Arrays
+ *   nobody asks for are never inflated. The input bytes must stay valid and
+ *   unchanged while the document has pending arrays.
+ *
  * THREAD SAFETY
  *   rki_fbx_parse() uses only its arguments (no globals); run it on many
  *   threads with distinct arenas/allocators. A parsed document is read-only
- *   and can be read from many threads. rki_fbx_array_*() allocate from the
- *   arena they are given, so calls sharing one arena must be serialised.
+ *   and can be read from many threads, except that rki_fbx_array_*() allocate
+ *   from the arena they are given and, on a lazily parsed document, decode
+ *   pending arrays into the document (its arena and properties): calls on one
+ *   document or sharing one arena must be serialised. rki_fbx_decode_arrays()
+ *   starts its own threads and joins them before it returns.
  */
 #ifndef RIGKIT_FBX_DOM_H
 #define RIGKIT_FBX_DOM_H
@@ -73,6 +97,12 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+
+/* Zero bytes that follow every float64 array (see RESTRICTIONS). */
+#define RKI_FBX_ARRAY_PAD 32u
+
+/* Upper bound on rki_fbx_decode_arrays() threads (threads == 0 asks for one per core). */
+#define RKI_FBX_MAX_THREADS 8u
 
 /* Defaults used for a zero field of rki_fbx_limits. */
 #define RKI_FBX_DEFAULT_MAX_DEPTH 64u
@@ -109,13 +139,18 @@ enum {
  * ASCII files only produce 'L', 'D', 'S' and 'd'. */
 typedef struct rki_fbx_prop {
 	char type;
+	bool all_integers;  /* ASCII 'd' arrays: every element was written as an integer */
+	uint8_t pending;    /* lazy binary array not decoded yet: 1 raw, 2 zlib (v.a.data is
+	                       NULL, v.a.count is set); 0 for everything else. Use
+	                       rki_fbx_prop_array() or rki_fbx_array_*() to read arrays. */
+	uint32_t encoded_size; /* pending arrays: bytes of raw/zlib data after the 12-byte
+	                          array header (which follows the type code at `offset`) */
 	union {
 		int64_t i;
 		double f;
 		struct { const char *data; size_t len; } s;
 		struct { const void *data; size_t count; } a;
 	} v;
-	bool all_integers;  /* ASCII 'd' arrays: every element was written as an integer */
 	uint64_t offset;    /* byte offset of the property (binary: its type code) in the file */
 } rki_fbx_prop;
 
@@ -142,7 +177,18 @@ typedef struct rki_fbx_doc {
 	bool ascii;
 	bool big_endian;    /* binary file stored big-endian (decoded transparently) */
 	rki_fbx_node root;
+	/* Internal, for pending (lazy) arrays: the input and the document's arena. */
+	const unsigned char *input_;
+	size_t input_size_;
+	rki_arena *arena_;
 } rki_fbx_doc;
+
+/* Options of rki_fbx_parse_ex(). Zero-initialised = rki_fbx_parse(). */
+typedef struct rki_fbx_parse_opts {
+	rki_fbx_limits limits;  /* zero fields = defaults */
+	bool lazy_arrays;       /* leave binary arrays encoded until first use (see LAZY ARRAYS);
+	                           `data` must then outlive every access to the document */
+} rki_fbx_parse_opts;
 
 /* Parses data[0..size). Files starting with the binary magic are read as
  * binary, everything else as ASCII (sniff with rki_fbx_is_fbx() first if the
@@ -157,6 +203,10 @@ typedef struct rki_fbx_doc {
  * until it is freed. err may be NULL. */
 bool rki_fbx_parse(rki_fbx_doc *doc, const void *data, size_t size, rki_arena *arena,
 	rki_alloc *tmp, const rki_fbx_limits *limits, rk_error *err);
+
+/* rki_fbx_parse() with options (opts may be NULL: defaults, eager arrays). */
+bool rki_fbx_parse_ex(rki_fbx_doc *doc, const void *data, size_t size, rki_arena *arena,
+	rki_alloc *tmp, const rki_fbx_parse_opts *opts, rk_error *err);
 
 /* True when data starts with the binary magic "Kaydara FBX Binary  \0\x1a",
  * or looks like ASCII FBX: after an optional UTF-8 BOM and whitespace, a ';'
@@ -192,6 +242,44 @@ bool rki_fbx_array_i32(const rki_fbx_node *n, size_t i, rki_arena *ar, const int
 	size_t *count, rk_error *err);
 bool rki_fbx_array_i64(const rki_fbx_node *n, size_t i, rki_arena *ar, const int64_t **out,
 	size_t *count, rk_error *err);
+
+/* Array property i of n in its stored type ('f' 'd' 'l' 'i' 'b'): *data points
+ * at count elements (see rki_fbx_prop), decoding a pending lazy array first
+ * (into the document's arena). False with err filled when property i is not
+ * an array (RK_ERROR_CORRUPT), or when decoding fails: RK_ERROR_CORRUPT for
+ * bad zlib data or a wrong decompressed size, OUT_OF_MEMORY or LIMIT when
+ * the arena fails; the location is the property's byte offset and the node
+ * path. *data and *count are NULL and 0 on failure. err may be NULL. */
+bool rki_fbx_prop_array(const rki_fbx_node *n, size_t i, const void **data, size_t *count, rk_error *err);
+
+/* Decodes now the pending arrays of every node at most max_depth levels below
+ * `under` whose name is one of names[0..name_count) (all pending arrays there
+ * when names is NULL), on up to `threads` threads including the calling one
+ * (0 = one per online core, at most RKI_FBX_MAX_THREADS; helper threads are
+ * started only when there are enough bytes to share, and joined before
+ * return). Output buffers are allocated from the document's arena on the
+ * calling thread, in tree order, so the result does not depend on the thread
+ * count. Best effort: an array that cannot be decoded (bad data, no memory)
+ * stays pending and its accessor reports the error when it is read. The job
+ * list comes from `tmp` and is freed before return. Returns the number of
+ * arrays decoded. Not on a document other threads are reading. */
+size_t rki_fbx_decode_arrays(const rki_fbx_node *under, const char *const *names, size_t name_count,
+	size_t max_depth, size_t threads, rki_alloc *tmp);
+
+/* rki_fbx_decode_arrays() in two halves, so the caller can do other work while
+ * the helper threads decode: _start() allocates the buffers, starts threads - 1
+ * helpers and returns at once; _finish() decodes what is left on the calling
+ * thread, joins the helpers, publishes the results (pending = 0) and frees the
+ * batch, returning the number of arrays decoded. Between the two, the caller
+ * may read the document and allocate from its arena (helpers only write into
+ * their own buffers) but should not read the batch's arrays: they are still
+ * pending and would be decoded a second time. Every non-NULL batch must be
+ * finished exactly once, on error paths too. _start() returns NULL when there
+ * is nothing to do or no memory (then _finish(NULL) returns 0). */
+typedef struct rki_fbx_decode_batch rki_fbx_decode_batch;
+rki_fbx_decode_batch *rki_fbx_decode_start(const rki_fbx_node *under, const char *const *names, size_t name_count,
+	size_t max_depth, size_t threads, rki_alloc *tmp);
+size_t rki_fbx_decode_finish(rki_fbx_decode_batch *batch);
 
 /* Writes the node path "Objects/Geometry/Vertices" (root excluded) into buf,
  * always NUL-terminated when cap > 0. A path that does not fit keeps its end
