@@ -1,0 +1,1582 @@
+/*
+ * tests/test_gltf_write.c - the glTF 2.0 / GLB writer (include/rigkit/gltf.h).
+ *
+ * Expectations are independent of the writer:
+ *   - the output is parsed here with cJSON and a small glTF evaluator written
+ *     for this test from the glTF 2.0 specification (node TRS -> world
+ *     matrices, accessors, skinning as sum w * jointWorld * IBM * v, morph
+ *     targets), never with rigkit's own glTF reader;
+ *   - hand-built scenes have hand-derived results (an L-shaped hexagon has
+ *     area 3 by the shoelace formula; baked geometric transforms; skinning by
+ *     the formula in scene.h written out here);
+ *   - shared assets are compared with rigkit's scene model and its anim
+ *     module (rk_eval_mesh_world_positions, rk_eval_pose_job), converted to
+ *     glTF space by the matrix C documented in gltf.h, computed here from the
+ *     scene settings;
+ *   - round trips (asset -> GLB -> scene -> GLB -> scene) go through the
+ *     glTF reader and compare world matrices, skinned vertices and
+ *     animation samples.
+ * The Khronos glTF-Validator and three.js checks live in
+ * tests/test_gltf_interop.sh, which runs this program with
+ * RK_GLTF_EXPORT_DIR=<dir> and the filter "export_interop": that test writes
+ * every output GLB plus NAME.expected.json (node world positions and mesh
+ * bounding boxes at 10 times per clip, from rigkit's evaluation) for
+ * tests/node/three_check.mjs.
+ */
+#include "rk_test.h"
+
+#include "rigkit/anim.h"
+#include "rigkit/gltf.h"
+#include "rigkit/scene.h"
+#include "gltf/gltf_write_internal.h"
+#include "scene/scene_internal.h"
+
+#include <cjson/cJSON.h>
+#include <dirent.h>
+#include <errno.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+/* ---------------------------------------------------------------------------
+ * A small independent glTF reader for the checks
+ * ------------------------------------------------------------------------- */
+
+typedef struct tg_doc {
+	cJSON *json;
+	const unsigned char *bin;
+	size_t bin_size;
+	char error[256];
+} tg_doc;
+
+static uint32_t tg_u32(const unsigned char *p)
+{
+	return (uint32_t)p[0] | ((uint32_t)p[1] << 8) | ((uint32_t)p[2] << 16) | ((uint32_t)p[3] << 24);
+}
+
+static bool tg_fail(tg_doc *d, const char *msg)
+{
+	snprintf(d->error, sizeof(d->error), "%s", msg);
+	return false;
+}
+
+/* Parses a GLB, checking the container rules of the spec (header length,
+ * chunk order and types, 4-byte alignment, padding bytes). */
+static bool tg_parse_glb(const void *data, size_t size, tg_doc *d)
+{
+	memset(d, 0, sizeof(*d));
+	const unsigned char *p = (const unsigned char *)data;
+	if (size < 20 || memcmp(p, "glTF", 4) != 0) return tg_fail(d, "not GLB");
+	if (tg_u32(p + 4) != 2) return tg_fail(d, "GLB version is not 2");
+	if (tg_u32(p + 8) != size) return tg_fail(d, "GLB length does not match the size");
+	if (size % 4 != 0) return tg_fail(d, "GLB size not a multiple of 4");
+	uint32_t jl = tg_u32(p + 12);
+	if (memcmp(p + 16, "JSON", 4) != 0 || jl % 4 != 0 || 20 + (size_t)jl > size) return tg_fail(d, "bad JSON chunk");
+	/* padding must be spaces */
+	size_t end = 20 + jl;
+	d->json = cJSON_ParseWithLength((const char *)p + 20, jl);
+	if (!d->json) return tg_fail(d, "JSON chunk does not parse");
+	if (end < size) {
+		if (size - end < 8) return tg_fail(d, "truncated BIN chunk header");
+		uint32_t bl = tg_u32(p + end);
+		if (memcmp(p + end + 4, "BIN\0", 4) != 0 || bl % 4 != 0 || end + 8 + (size_t)bl != size)
+			return tg_fail(d, "bad BIN chunk");
+		d->bin = p + end + 8;
+		d->bin_size = bl;
+	}
+	return true;
+}
+
+static void tg_free(tg_doc *d)
+{
+	cJSON_Delete(d->json);
+	d->json = NULL;
+}
+
+static cJSON *tg_get(const cJSON *o, const char *k) { return cJSON_GetObjectItemCaseSensitive(o, k); }
+static int tg_count(const cJSON *a) { return a ? cJSON_GetArraySize(a) : 0; }
+static cJSON *tg_at(const cJSON *o, const char *k, int i) { return cJSON_GetArrayItem(tg_get(o, k), i); }
+static int tg_int(const cJSON *o, const char *k, int def)
+{
+	const cJSON *v = tg_get(o, k);
+	return cJSON_IsNumber(v) ? (int)v->valuedouble : def;
+}
+
+static double tg_num(const cJSON *o, const char *k, double def)
+{
+	const cJSON *v = tg_get(o, k);
+	return cJSON_IsNumber(v) ? v->valuedouble : def;
+}
+
+/* Reads accessor `index` as doubles (count * components). NULL on error. */
+static double *tg_accessor(const tg_doc *d, int index, int *components, size_t *count)
+{
+	const cJSON *a = tg_at(d->json, "accessors", index);
+	if (!a) return NULL;
+	const char *type = cJSON_GetStringValue(tg_get(a, "type"));
+	int comp = !type ? 0 : !strcmp(type, "SCALAR") ? 1 : !strcmp(type, "VEC2") ? 2 : !strcmp(type, "VEC3") ? 3
+		: !strcmp(type, "VEC4") ? 4 : !strcmp(type, "MAT4") ? 16 : 0;
+	int ct = tg_int(a, "componentType", 0);
+	size_t n = (size_t)tg_int(a, "count", 0);
+	int vi = tg_int(a, "bufferView", -1);
+	const cJSON *v = tg_at(d->json, "bufferViews", vi);
+	if (!comp || !v || tg_get(v, "byteStride")) return NULL;
+	size_t csize = ct == 5126 || ct == 5125 ? 4 : ct == 5123 ? 2 : ct == 5121 ? 1 : 0;
+	size_t off = (size_t)tg_int(v, "byteOffset", 0) + (size_t)tg_int(a, "byteOffset", 0);
+	size_t len = (size_t)tg_int(v, "byteLength", 0);
+	if (!csize || n * comp * csize > len || off + len > d->bin_size || off % csize) return NULL;
+	double *out = (double *)malloc((n * comp + 1) * sizeof(double));
+	const unsigned char *p = d->bin + off;
+	for (size_t i = 0; i < n * (size_t)comp; i++) {
+		if (ct == 5126) { float f; memcpy(&f, p + i * 4, 4); out[i] = f; }
+		else if (ct == 5125) { uint32_t u; memcpy(&u, p + i * 4, 4); out[i] = u; }
+		else if (ct == 5123) { uint16_t u; memcpy(&u, p + i * 2, 2); out[i] = u; }
+		else out[i] = p[i];
+	}
+	*components = comp;
+	*count = n;
+	return out;
+}
+
+static rk_mat4 tg_node_local(const cJSON *node)
+{
+	const cJSON *m = tg_get(node, "matrix");
+	if (m) {
+		rk_mat4 r;
+		for (int i = 0; i < 16; i++) r.m[i] = cJSON_GetArrayItem(m, i)->valuedouble;
+		return r;
+	}
+	rk_trs t = rk_trs_identity();
+	const cJSON *a;
+	if ((a = tg_get(node, "translation")))
+		t.translation = (rk_vec3){ cJSON_GetArrayItem(a, 0)->valuedouble, cJSON_GetArrayItem(a, 1)->valuedouble, cJSON_GetArrayItem(a, 2)->valuedouble };
+	if ((a = tg_get(node, "rotation")))
+		t.rotation = (rk_quat){ cJSON_GetArrayItem(a, 0)->valuedouble, cJSON_GetArrayItem(a, 1)->valuedouble,
+			cJSON_GetArrayItem(a, 2)->valuedouble, cJSON_GetArrayItem(a, 3)->valuedouble };
+	if ((a = tg_get(node, "scale")))
+		t.scale = (rk_vec3){ cJSON_GetArrayItem(a, 0)->valuedouble, cJSON_GetArrayItem(a, 1)->valuedouble, cJSON_GetArrayItem(a, 2)->valuedouble };
+	return rk_mat4_from_trs(t);
+}
+
+static void tg_world_rec(const tg_doc *d, int n, rk_mat4 parent, rk_mat4 *out, int depth)
+{
+	const cJSON *node = tg_at(d->json, "nodes", n);
+	if (!node || depth > 64) return;
+	out[n] = rk_mat4_mul(parent, tg_node_local(node));
+	const cJSON *ch = tg_get(node, "children");
+	for (int i = 0; i < tg_count(ch); i++) tg_world_rec(d, (int)cJSON_GetArrayItem(ch, i)->valuedouble, out[n], out, depth + 1);
+}
+
+/* World matrices of every node (array of tg_count(nodes)), from scene 0. */
+static rk_mat4 *tg_worlds(const tg_doc *d)
+{
+	int n = tg_count(tg_get(d->json, "nodes"));
+	rk_mat4 *w = (rk_mat4 *)calloc((size_t)(n ? n : 1), sizeof(rk_mat4));
+	for (int i = 0; i < n; i++) w[i] = rk_mat4_identity();
+	const cJSON *roots = tg_get(tg_at(d->json, "scenes", tg_int(d->json, "scene", 0)), "nodes");
+	for (int i = 0; i < tg_count(roots); i++) tg_world_rec(d, (int)cJSON_GetArrayItem(roots, i)->valuedouble, rk_mat4_identity(), w, 0);
+	return w;
+}
+
+/* World positions of every vertex of node `n`'s mesh (all primitives, in
+ * order), per the glTF spec: morph targets with node (else mesh) weights,
+ * then skinning sum w * world(joint) * IBM * v, or world(node) * v. */
+static rk_vec3 *tg_mesh_world(const tg_doc *d, const rk_mat4 *worlds, int n, const double *weights_override, size_t *out_count)
+{
+	const cJSON *node = tg_at(d->json, "nodes", n);
+	const cJSON *mesh = tg_at(d->json, "meshes", tg_int(node, "mesh", -1));
+	*out_count = 0;
+	if (!mesh) return NULL;
+	const cJSON *prims = tg_get(mesh, "primitives");
+	size_t total = 0;
+	for (int p = 0; p < tg_count(prims); p++) {
+		const cJSON *acc = tg_at(d->json, "accessors", tg_int(tg_get(cJSON_GetArrayItem(prims, p), "attributes"), "POSITION", -1));
+		total += (size_t)tg_int(acc, "count", 0);
+	}
+	rk_vec3 *out = (rk_vec3 *)calloc(total ? total : 1, sizeof(rk_vec3));
+	const cJSON *wts = tg_get(node, "weights") ? tg_get(node, "weights") : tg_get(mesh, "weights");
+	int skin_i = tg_int(node, "skin", -1);
+	const cJSON *skin = tg_at(d->json, "skins", skin_i);
+	rk_mat4 *jm = NULL;
+	if (skin) {
+		const cJSON *joints = tg_get(skin, "joints");
+		int nj = tg_count(joints), comp;
+		size_t cnt;
+		double *ibm = tg_accessor(d, tg_int(skin, "inverseBindMatrices", -1), &comp, &cnt);
+		jm = (rk_mat4 *)calloc((size_t)nj, sizeof(rk_mat4));
+		for (int j = 0; j < nj; j++) {
+			rk_mat4 m;
+			memcpy(m.m, ibm + j * 16, sizeof(m.m));
+			jm[j] = rk_mat4_mul(worlds[(int)cJSON_GetArrayItem(joints, j)->valuedouble], m);
+		}
+		free(ibm);
+	}
+	size_t o = 0;
+	for (int p = 0; p < tg_count(prims); p++) {
+		const cJSON *prim = cJSON_GetArrayItem(prims, p);
+		const cJSON *attr = tg_get(prim, "attributes");
+		int comp;
+		size_t cnt, c2;
+		double *pos = tg_accessor(d, tg_int(attr, "POSITION", -1), &comp, &cnt);
+		const cJSON *targets = tg_get(prim, "targets");
+		for (int t = 0; t < tg_count(targets); t++) {
+			double wt = weights_override ? weights_override[t] : wts ? cJSON_GetArrayItem(wts, t)->valuedouble : 0.0;
+			if (wt == 0.0) continue;
+			double *dp = tg_accessor(d, tg_int(cJSON_GetArrayItem(targets, t), "POSITION", -1), &comp, &c2);
+			for (size_t i = 0; dp && i < cnt * 3; i++) pos[i] += wt * dp[i];
+			free(dp);
+		}
+		double *jo = skin ? tg_accessor(d, tg_int(attr, "JOINTS_0", -1), &comp, &c2) : NULL;
+		double *we = skin ? tg_accessor(d, tg_int(attr, "WEIGHTS_0", -1), &comp, &c2) : NULL;
+		for (size_t i = 0; i < cnt; i++) {
+			rk_vec3 v = { pos[i * 3], pos[i * 3 + 1], pos[i * 3 + 2] };
+			if (skin && jo && we) {
+				rk_vec3 s = { 0, 0, 0 };
+				for (int k = 0; k < 4; k++) {
+					double wk = we[i * 4 + k];
+					if (wk == 0.0) continue;
+					s = rk_vec3_add(s, rk_vec3_scale(rk_mat4_transform_point(jm[(int)jo[i * 4 + k]], v), wk));
+				}
+				out[o++] = s;
+			} else {
+				out[o++] = rk_mat4_transform_point(worlds[n], v);
+			}
+		}
+		free(pos);
+		free(jo);
+		free(we);
+	}
+	free(jm);
+	*out_count = o;
+	return out;
+}
+
+/* ---------------------------------------------------------------------------
+ * Helpers
+ * ------------------------------------------------------------------------- */
+
+/* glTF space conversion C, as gltf.h documents it. */
+static rk_mat4 conversion_of(const rk_scene *s)
+{
+	rk_mat4 c = rk_mat4_identity();
+	if (rk_axes_valid(s->settings.axes)) c = rk_axes_conversion(s->settings.axes, RK_AXES_RIGHT_HANDED_Y_UP);
+	double u = s->settings.unit_meters > 0.0 ? s->settings.unit_meters : 1.0;
+	return rk_mat4_mul(rk_mat4_scaling((rk_vec3){ u, u, u }), c);
+}
+
+static int cmp_x(const void *a, const void *b)
+{
+	double x = ((const rk_vec3 *)a)->x, y = ((const rk_vec3 *)b)->x;
+	return x < y ? -1 : x > y;
+}
+
+/* Largest distance from a point of `a` to its nearest point of `b` (max-norm),
+ * looked up only within `window`; returns INFINITY if some point has none. */
+static double worst_nearest(const rk_vec3 *a, size_t na, const rk_vec3 *b, size_t nb, double window)
+{
+	rk_vec3 *s = (rk_vec3 *)malloc((nb ? nb : 1) * sizeof(rk_vec3));
+	memcpy(s, b, nb * sizeof(rk_vec3));
+	qsort(s, nb, sizeof(rk_vec3), cmp_x);
+	double worst = 0.0;
+	for (size_t i = 0; i < na; i++) {
+		size_t lo = 0, hi = nb;
+		while (lo < hi) {
+			size_t mid = (lo + hi) / 2;
+			if (s[mid].x < a[i].x - window) lo = mid + 1;
+			else hi = mid;
+		}
+		double best = INFINITY;
+		for (size_t k = lo; k < nb && s[k].x <= a[i].x + window; k++) {
+			double dd = fmax(fabs(s[k].x - a[i].x), fmax(fabs(s[k].y - a[i].y), fabs(s[k].z - a[i].z)));
+			if (dd < best) best = dd;
+		}
+		if (best > worst) worst = best;
+	}
+	free(s);
+	return worst;
+}
+
+static double mat_rel_diff(rk_mat4 a, rk_mat4 b)
+{
+	double mag = 1.0;
+	for (int i = 0; i < 16; i++) if (fabs(a.m[i]) > mag) mag = fabs(a.m[i]);
+	return rk_mat4_max_diff(a, b) / mag;
+}
+
+/* World positions (glTF space) of the vertices of node's mesh used by faces. */
+static rk_vec3 *rk_face_vertices_world(const rk_scene *s, const rk_node *n, const rk_pose *pose, rk_mat4 c, size_t *count)
+{
+	const rk_mesh *m = n->mesh;
+	rk_vec3 *all = (rk_vec3 *)malloc((m->vertex_count ? m->vertex_count : 1) * sizeof(rk_vec3));
+	*count = 0;
+	if (!rk_eval_mesh_world_positions(s, n, pose, all)) {
+		free(all);
+		return NULL;
+	}
+	char *used = (char *)calloc(m->vertex_count ? m->vertex_count : 1, 1);
+	for (size_t f = 0; f < m->face_count; f++) {
+		if (m->faces[f].index_count < 3) continue;
+		for (uint32_t k = 0; k < m->faces[f].index_count; k++) {
+			uint32_t v = m->vertex_indices[m->faces[f].index_begin + k];
+			if (v < m->vertex_count) used[v] = 1;
+		}
+	}
+	rk_vec3 *out = (rk_vec3 *)malloc((m->vertex_count ? m->vertex_count : 1) * sizeof(rk_vec3));
+	for (size_t v = 0; v < m->vertex_count; v++) if (used[v]) out[(*count)++] = rk_mat4_transform_point(c, all[v]);
+	free(used);
+	free(all);
+	return out;
+}
+
+static bool write_mem(const rk_scene *s, const rk_gltf_write_opts *o, void **data, size_t *size)
+{
+	rk_error err;
+	memset(&err, 0, sizeof(err));
+	bool ok = rk_write_gltf_memory(s, o, data, size, &err);
+	if (!ok) {
+		char msg[1024];
+		rk_format_error(msg, sizeof(msg), &err);
+		fprintf(stderr, "write failed: %s\n", msg);
+	}
+	return ok;
+}
+
+/* Names of the shared assets (*.glb, *.fbx), sorted; count in *n. */
+static char **shared_assets(const char *dir, size_t *n)
+{
+	char path[4096];
+	snprintf(path, sizeof(path), "%s/assets", dir);
+	DIR *d = opendir(path);
+	char **names = NULL;
+	*n = 0;
+	if (!d) return NULL;
+	struct dirent *e;
+	while ((e = readdir(d))) {
+		size_t l = strlen(e->d_name);
+		if (l < 5 || (strcmp(e->d_name + l - 4, ".glb") && strcmp(e->d_name + l - 4, ".fbx"))) continue;
+		names = (char **)realloc(names, (*n + 1) * sizeof(char *));
+		names[(*n)++] = strdup(e->d_name);
+	}
+	closedir(d);
+	for (size_t i = 1; i < *n; i++)
+		for (size_t k = i; k > 0 && strcmp(names[k - 1], names[k]) > 0; k--) {
+			char *t = names[k]; names[k] = names[k - 1]; names[k - 1] = t;
+		}
+	return names;
+}
+
+static void free_names(char **names, size_t n)
+{
+	for (size_t i = 0; i < n; i++) free(names[i]);
+	free(names);
+}
+
+static rk_scene *load_asset(const char *dir, const char *name)
+{
+	char path[4096];
+	snprintf(path, sizeof(path), "%s/assets/%s", dir, name);
+	rk_error err;
+	memset(&err, 0, sizeof(err));
+	rk_scene *s = rk_load_file(path, NULL, &err);
+	if (!s) {
+		char msg[1024];
+		rk_format_error(msg, sizeof(msg), &err);
+		fprintf(stderr, "cannot load %s: %s\n", name, msg);
+	}
+	return s;
+}
+
+/* glTF node index of rk node i (the writer's documented numbering). */
+static int gltf_node_of(const tg_doc *d, const rk_scene *s, size_t i)
+{
+	int n = tg_count(tg_get(d->json, "nodes"));
+	bool has_root = (size_t)n == s->nodes.count;
+	return has_root ? (int)i : (int)i - 1;
+}
+
+/* ---------------------------------------------------------------------------
+ * Hand-built scenes
+ * ------------------------------------------------------------------------- */
+
+#define TS_MAX 8
+
+typedef struct test_scene {
+	rk_scene s;
+	rk_node nodes[TS_MAX];
+	rk_node *kids[TS_MAX];
+	rk_mesh mesh;
+	rk_material mats[2];
+	rk_material *slots[2];
+} test_scene;
+
+static void ts_begin(test_scene *t, size_t n, rk_file_format fmt)
+{
+	memset(t, 0, sizeof(*t));
+	t->s.settings.format = fmt;
+	t->s.settings.axes = t->s.settings.original_axes = RK_AXES_RIGHT_HANDED_Y_UP;
+	t->s.settings.unit_meters = t->s.settings.original_unit_meters = 1.0;
+	t->s.settings.frame_rate = 30.0;
+	t->s.settings.creator = "";
+	t->s.nodes.data = t->nodes;
+	t->s.nodes.count = n;
+	t->s.root = &t->nodes[0];
+	t->s.source_path = "";
+	for (size_t i = 0; i < n; i++) {
+		rk_node *nd = &t->nodes[i];
+		nd->index = (uint32_t)i;
+		nd->name = "";
+		nd->kind = i == 0 ? RK_NODE_ROOT : RK_NODE_NULL;
+		nd->props = rk_transform_props_default();
+		nd->adjust = rk_adjust_transform_identity();
+		nd->local = rk_trs_identity();
+		nd->attribute_type = "";
+		nd->default_uv_set = "";
+		nd->visible = true;
+		if (i > 0) nd->parent = &t->nodes[0];
+	}
+}
+
+/* Children lists from parent pointers, then the cached matrices. */
+static void ts_finish(test_scene *t)
+{
+	size_t k = 0;
+	for (size_t i = 0; i < t->s.nodes.count; i++) {
+		rk_node *nd = &t->nodes[i];
+		nd->children.data = &t->kids[k];
+		nd->children.count = 0;
+		for (size_t c = i + 1; c < t->s.nodes.count; c++)
+			if (t->nodes[c].parent == nd) { t->kids[k++] = &t->nodes[c]; nd->children.count++; }
+	}
+	rki_scene_update_matrices(&t->s);
+}
+
+/* L-shaped hexagon, area 3, listed from (2,1) so that a fan from the first
+ * corner would be wrong: (2,1) (1,1) (1,2) (0,2) (0,0) (2,0). */
+static const double hex2d[6][2] = { { 2, 1 }, { 1, 1 }, { 1, 2 }, { 0, 2 }, { 0, 0 }, { 2, 0 } };
+
+static double shoelace(const double (*p)[2], size_t n)
+{
+	double a = 0.0;
+	for (size_t i = 0; i < n; i++) a += p[i][0] * p[(i + 1) % n][1] - p[(i + 1) % n][0] * p[i][1];
+	return a / 2.0;
+}
+
+static rk_vec3 hex_point(size_t i, rk_quat q, rk_vec3 o)
+{
+	return rk_vec3_add(o, rk_quat_rotate(q, (rk_vec3){ hex2d[i][0], hex2d[i][1], 0.0 }));
+}
+
+RK_TEST(triangulate_concave_polygons)
+{
+	/* the hexagon tilted into a general plane */
+	rk_quat q = rk_quat_axis_angle((rk_vec3){ 1, 2, 3 }, 0.7);
+	rk_vec3 o = { 5, -3, 2 };
+	rk_vec3 pts[6];
+	for (size_t i = 0; i < 6; i++) pts[i] = hex_point(i, q, o);
+	unsigned char scratch[1024];
+	uint32_t tri[12];
+	RK_REQUIRE(rki_gw_triangulate_scratch_size(6) <= sizeof(scratch));
+	size_t n = rki_gw_triangulate(pts, 6, tri, scratch);
+	RK_CHECK_INT(n, 4);
+	double expect = shoelace(hex2d, 6);
+	RK_CHECK_NEAR(expect, 3.0, 0.0);
+	double sum = 0.0;
+	for (size_t t = 0; t < n; t++) {
+		const double *a = hex2d[tri[t * 3]], *b = hex2d[tri[t * 3 + 1]], *c = hex2d[tri[t * 3 + 2]];
+		double area = ((b[0] - a[0]) * (c[1] - a[1]) - (c[0] - a[0]) * (b[1] - a[1])) / 2.0;
+		RK_CHECK(area > 0.0); /* same winding as the polygon, no flipped triangle */
+		sum += fabs(area);
+	}
+	RK_CHECK_NEAR(sum, expect, 1e-12);
+
+	/* reversed (clockwise) input keeps its winding */
+	rk_vec3 rev[6];
+	double rev2d[6][2];
+	for (size_t i = 0; i < 6; i++) {
+		rev[i] = pts[5 - i];
+		rev2d[i][0] = hex2d[5 - i][0];
+		rev2d[i][1] = hex2d[5 - i][1];
+	}
+	n = rki_gw_triangulate(rev, 6, tri, scratch);
+	RK_CHECK_INT(n, 4);
+	sum = 0.0;
+	for (size_t t = 0; t < n; t++) {
+		const double *a = rev2d[tri[t * 3]], *b = rev2d[tri[t * 3 + 1]], *c = rev2d[tri[t * 3 + 2]];
+		double area = ((b[0] - a[0]) * (c[1] - a[1]) - (c[0] - a[0]) * (b[1] - a[1])) / 2.0;
+		RK_CHECK(area < 0.0);
+		sum += area;
+	}
+	RK_CHECK_NEAR(sum, shoelace((const double (*)[2])rev2d, 6), 1e-12);
+
+	/* a comb with 5 teeth (22 corners, 10 of them reflex), area 10 + 5 * 2 */
+	static const double comb[22][2] = { { 0, 0 }, { 10, 0 }, { 10, 3 }, { 9, 3 }, { 9, 1 }, { 8, 1 }, { 8, 3 },
+		{ 7, 3 }, { 7, 1 }, { 6, 1 }, { 6, 3 }, { 5, 3 }, { 5, 1 }, { 4, 1 }, { 4, 3 }, { 3, 3 }, { 3, 1 },
+		{ 2, 1 }, { 2, 3 }, { 1, 3 }, { 1, 1 }, { 0, 1 } };
+	rk_vec3 cp[22];
+	for (size_t i = 0; i < 22; i++) cp[i] = rk_vec3_add(o, rk_quat_rotate(q, (rk_vec3){ comb[i][0], comb[i][1], 0 }));
+	unsigned char scratch2[4096];
+	uint32_t tri2[60];
+	n = rki_gw_triangulate(cp, 22, tri2, scratch2);
+	RK_CHECK_INT(n, 20);
+	sum = 0.0;
+	double abs_sum = 0.0;
+	for (size_t t = 0; t < n; t++) {
+		const double *a = comb[tri2[t * 3]], *b = comb[tri2[t * 3 + 1]], *c = comb[tri2[t * 3 + 2]];
+		double area = ((b[0] - a[0]) * (c[1] - a[1]) - (c[0] - a[0]) * (b[1] - a[1])) / 2.0;
+		RK_CHECK(area >= -1e-12);
+		sum += area;
+		abs_sum += fabs(area);
+	}
+	double comb_area = shoelace(comb, 22);
+	RK_CHECK_NEAR(comb_area, 20.0, 0.0);
+	RK_CHECK_NEAR(sum, comb_area, 1e-9);
+	RK_CHECK_NEAR(abs_sum, comb_area, 1e-9);
+}
+
+/* One node with the tilted hexagon as its only face. */
+static void build_hexagon_scene(test_scene *t, rk_vec3 *pos, uint32_t *vi, rk_face *face, rk_quat q, rk_vec3 o)
+{
+	ts_begin(t, 2, RK_FORMAT_FBX);
+	for (size_t i = 0; i < 6; i++) {
+		pos[i] = hex_point(i, q, o);
+		vi[i] = (uint32_t)i;
+	}
+	face->index_begin = 0;
+	face->index_count = 6;
+	rk_mesh *m = &t->mesh;
+	m->name = "hexagon";
+	m->vertex_count = 6;
+	m->positions = pos;
+	m->index_count = 6;
+	m->vertex_indices = vi;
+	m->face_count = 1;
+	m->faces = face;
+	m->triangle_count_hint = 4;
+	t->nodes[1].name = "hex";
+	t->nodes[1].kind = RK_NODE_MESH;
+	t->nodes[1].mesh = m;
+	ts_finish(t);
+}
+
+RK_TEST(concave_hexagon_through_writer)
+{
+	test_scene t;
+	rk_vec3 pos[6];
+	uint32_t vi[6];
+	rk_face face;
+	rk_quat q = rk_quat_axis_angle((rk_vec3){ 1, 2, 3 }, 0.7);
+	build_hexagon_scene(&t, pos, vi, &face, q, (rk_vec3){ 5, -3, 2 });
+	void *data;
+	size_t size;
+	RK_REQUIRE(write_mem(&t.s, NULL, &data, &size));
+	tg_doc d;
+	bool parsed = tg_parse_glb(data, size, &d);
+	if (!parsed) fprintf(stderr, "%s\n", d.error);
+	RK_REQUIRE(parsed);
+	const cJSON *prim = tg_at(tg_at(d.json, "meshes", 0), "primitives", 0);
+	RK_REQUIRE(prim);
+	int comp;
+	size_t np, ni;
+	double *p = tg_accessor(&d, tg_int(tg_get(prim, "attributes"), "POSITION", -1), &comp, &np);
+	double *nrm = tg_accessor(&d, tg_int(tg_get(prim, "attributes"), "NORMAL", -1), &comp, &np);
+	double *idx = tg_accessor(&d, tg_int(prim, "indices", -1), &comp, &ni);
+	RK_REQUIRE(p && idx && nrm);
+	RK_CHECK_INT(np, 6);
+	RK_CHECK_INT(ni, 12); /* 4 triangles */
+	rk_vec3 plane_n = rk_quat_rotate(q, (rk_vec3){ 0, 0, 1 });
+	double total = 0.0;
+	for (size_t k = 0; k < ni; k += 3) {
+		rk_vec3 v[3];
+		for (int c = 0; c < 3; c++) {
+			size_t i = (size_t)idx[k + (size_t)c];
+			v[c] = (rk_vec3){ p[i * 3], p[i * 3 + 1], p[i * 3 + 2] };
+		}
+		rk_vec3 cr = rk_vec3_cross(rk_vec3_sub(v[1], v[0]), rk_vec3_sub(v[2], v[0]));
+		RK_CHECK(rk_vec3_dot(cr, plane_n) > 0.0);
+		total += rk_vec3_length(cr) / 2.0;
+	}
+	RK_CHECK_NEAR(total, shoelace(hex2d, 6), 1e-5);
+	/* computed normals: the plane's normal, unit length */
+	for (size_t i = 0; i < np; i++) {
+		RK_CHECK_NEAR(nrm[i * 3] * plane_n.x + nrm[i * 3 + 1] * plane_n.y + nrm[i * 3 + 2] * plane_n.z, 1.0, 1e-6);
+	}
+	/* POSITION min/max are the exact float extremes */
+	const cJSON *acc = tg_at(d.json, "accessors", tg_int(tg_get(prim, "attributes"), "POSITION", -1));
+	for (int c = 0; c < 3; c++) {
+		double mn = INFINITY, mx = -INFINITY;
+		for (size_t i = 0; i < np; i++) { mn = fmin(mn, p[i * 3 + (size_t)c]); mx = fmax(mx, p[i * 3 + (size_t)c]); }
+		RK_CHECK(tg_at(acc, "min", c)->valuedouble == mn);
+		RK_CHECK(tg_at(acc, "max", c)->valuedouble == mx);
+	}
+	free(p); free(nrm); free(idx);
+	tg_free(&d);
+	rk_gltf_free_memory(data);
+}
+
+/* group (translated, rotated) -> mesh node: a quad and a triangle in two
+ * material slots, UVs, no normals. FBX format so V is flipped. */
+static rk_vec3 hs_pos[5] = { { 0, 0, 0 }, { 1, 0, 0 }, { 1, 1, 0 }, { 0, 1, 0 }, { 2, 0, 0 } };
+static uint32_t hs_vi[7] = { 0, 1, 2, 3, 1, 4, 2 };
+static rk_face hs_faces[2] = { { 0, 4 }, { 4, 3 } };
+static uint32_t hs_fm[2] = { 0, 1 };
+static rk_vec2 hs_uv[5] = { { 0, 0 }, { 1, 0 }, { 1, 1 }, { 0, 1 }, { 0.25, 0.75 } };
+static uint32_t hs_uvi[7] = { 0, 1, 2, 3, 1, 4, 2 };
+static rk_uv_set hs_set;
+
+static void build_hand_scene(test_scene *t)
+{
+	ts_begin(t, 3, RK_FORMAT_FBX);
+	t->nodes[1].name = "group";
+	t->nodes[1].local.translation = (rk_vec3){ 1, 2, 3 };
+	t->nodes[1].local.rotation = rk_quat_axis_angle((rk_vec3){ 0, 1, 0 }, RK_PI / 2);
+	t->nodes[2].name = "shape";
+	t->nodes[2].kind = RK_NODE_MESH;
+	t->nodes[2].parent = &t->nodes[1];
+	t->nodes[2].local.scale = (rk_vec3){ 2, 2, 2 };
+	rk_mesh *m = &t->mesh;
+	m->name = "quad_and_triangle";
+	m->vertex_count = 5;
+	m->positions = hs_pos;
+	m->index_count = 7;
+	m->vertex_indices = hs_vi;
+	m->face_count = 2;
+	m->faces = hs_faces;
+	m->face_material = hs_fm;
+	hs_set.name = "map1";
+	hs_set.uv = (rk_attrib_vec2){ true, hs_uv, 5, hs_uvi };
+	m->uv_sets.data = &hs_set;
+	m->uv_sets.count = 1;
+	t->mats[0].index = 0;
+	t->mats[0].name = "paint";
+	t->mats[0].base_color = (rk_vec4){ 0.5, 0.25, 1.0, 1.0 };
+	t->mats[0].metallic = 0.0;
+	t->mats[0].roughness = 0.5;
+	t->mats[0].alpha_cutoff = 0.5;
+	t->mats[1].index = 1;
+	t->mats[1].name = "glow";
+	t->mats[1].base_color = (rk_vec4){ 1, 1, 1, 1 };
+	t->mats[1].metallic = 1.0;
+	t->mats[1].roughness = 1.0;
+	t->mats[1].unlit = true;
+	t->mats[1].double_sided = true;
+	t->mats[1].alpha_mode = RK_ALPHA_MASK;
+	t->mats[1].alpha_cutoff = 0.3;
+	t->s.materials.data = t->mats;
+	t->s.materials.count = 2;
+	t->slots[0] = &t->mats[0];
+	t->slots[1] = &t->mats[1];
+	t->nodes[2].materials.data = t->slots;
+	t->nodes[2].materials.count = 2;
+	t->nodes[2].mesh = m;
+	ts_finish(t);
+}
+
+RK_TEST(hand_scene_attributes)
+{
+	test_scene t;
+	build_hand_scene(&t);
+	void *data;
+	size_t size;
+	RK_REQUIRE(write_mem(&t.s, NULL, &data, &size));
+	tg_doc d;
+	RK_REQUIRE(tg_parse_glb(data, size, &d));
+	RK_CHECK_STR(cJSON_GetStringValue(tg_get(tg_get(d.json, "asset"), "version")), "2.0");
+	/* identity root: no extra node; names kept */
+	RK_CHECK_INT(tg_count(tg_get(d.json, "nodes")), 2);
+	RK_CHECK_STR(cJSON_GetStringValue(tg_get(tg_at(d.json, "nodes", 0), "name")), "group");
+	RK_CHECK_STR(cJSON_GetStringValue(tg_get(tg_at(d.json, "nodes", 1), "name")), "shape");
+	rk_mat4 *wm = tg_worlds(&d);
+	RK_CHECK(mat_rel_diff(wm[0], t.nodes[1].node_to_world) < 1e-12);
+	RK_CHECK(mat_rel_diff(wm[1], t.nodes[2].node_to_world) < 1e-12);
+	free(wm);
+	const cJSON *prims = tg_get(tg_at(d.json, "meshes", 0), "primitives");
+	RK_REQUIRE(tg_count(prims) == 2);
+	int comp;
+	size_t n;
+	/* slot 0: the quad, 4 shared corners, 2 triangles */
+	const cJSON *p0 = cJSON_GetArrayItem(prims, 0), *p1 = cJSON_GetArrayItem(prims, 1);
+	RK_CHECK_INT(tg_int(p0, "material", -1), 0);
+	RK_CHECK_INT(tg_int(p1, "material", -1), 1);
+	double *pos = tg_accessor(&d, tg_int(tg_get(p0, "attributes"), "POSITION", -1), &comp, &n);
+	double *uv = tg_accessor(&d, tg_int(tg_get(p0, "attributes"), "TEXCOORD_0", -1), &comp, &n);
+	double *nrm = tg_accessor(&d, tg_int(tg_get(p0, "attributes"), "NORMAL", -1), &comp, &n);
+	RK_REQUIRE(pos && uv && nrm);
+	RK_CHECK_INT(n, 4);
+	size_t ni;
+	double *idx = tg_accessor(&d, tg_int(p0, "indices", -1), &comp, &ni);
+	RK_CHECK_INT(ni, 6);
+	RK_CHECK_INT(tg_int(tg_at(d.json, "accessors", tg_int(p0, "indices", -1)), "componentType", 0), 5123);
+	for (size_t i = 0; i < n; i++) {
+		/* find the source corner by position; UV v flipped (1 - v) */
+		int src = -1;
+		for (int v = 0; v < 4; v++)
+			if (pos[i * 3] == hs_pos[v].x && pos[i * 3 + 1] == hs_pos[v].y && pos[i * 3 + 2] == hs_pos[v].z) src = v;
+		RK_REQUIRE(src >= 0);
+		RK_CHECK_NEAR(uv[i * 2], hs_uv[src].x, 0.0);
+		RK_CHECK_NEAR(uv[i * 2 + 1], 1.0 - hs_uv[src].y, 0.0);
+		RK_CHECK_NEAR(nrm[i * 3 + 2], 1.0, 0.0); /* computed: +Z */
+	}
+	free(pos); free(uv); free(nrm); free(idx);
+	pos = tg_accessor(&d, tg_int(tg_get(p1, "attributes"), "POSITION", -1), &comp, &n);
+	RK_CHECK_INT(n, 3);
+	free(pos);
+	/* materials */
+	const cJSON *m0 = tg_at(d.json, "materials", 0), *m1 = tg_at(d.json, "materials", 1);
+	const cJSON *bc = tg_get(tg_get(m0, "pbrMetallicRoughness"), "baseColorFactor");
+	RK_CHECK_NEAR(cJSON_GetArrayItem(bc, 1)->valuedouble, 0.25, 0.0);
+	RK_CHECK_NEAR(tg_num(tg_get(m0, "pbrMetallicRoughness"), "metallicFactor", -1), 0.0, 0.0);
+	RK_CHECK_NEAR(tg_num(tg_get(m0, "pbrMetallicRoughness"), "roughnessFactor", -1), 0.5, 0.0);
+	RK_CHECK_STR(cJSON_GetStringValue(tg_get(m1, "alphaMode")), "MASK");
+	RK_CHECK_NEAR(tg_num(m1, "alphaCutoff", -1), 0.3, 0.0);
+	RK_CHECK(cJSON_IsTrue(tg_get(m1, "doubleSided")));
+	RK_CHECK(tg_get(tg_get(m1, "extensions"), "KHR_materials_unlit") != NULL);
+	RK_CHECK_STR(cJSON_GetStringValue(tg_at(d.json, "extensionsUsed", 0)), "KHR_materials_unlit");
+	tg_free(&d);
+	rk_gltf_free_memory(data);
+
+	/* .gltf JSON container: embedded base64 buffer of byteLength bytes */
+	rk_gltf_write_opts o;
+	memset(&o, 0, sizeof(o));
+	o.container = RK_GLTF_CONTAINER_JSON;
+	RK_REQUIRE(write_mem(&t.s, &o, &data, &size));
+	cJSON *j = cJSON_ParseWithLength((const char *)data, size);
+	RK_REQUIRE(j);
+	const cJSON *buf = tg_at(j, "buffers", 0);
+	const char *uri = cJSON_GetStringValue(tg_get(buf, "uri"));
+	const char *prefix = "data:application/octet-stream;base64,";
+	RK_REQUIRE(uri && strncmp(uri, prefix, strlen(prefix)) == 0);
+	size_t b64 = strlen(uri) - strlen(prefix);
+	size_t pad = b64 >= 2 ? (uri[strlen(uri) - 1] == '=') + (uri[strlen(uri) - 2] == '=') : 0;
+	RK_CHECK_INT(b64 % 4, 0);
+	RK_CHECK_INT(b64 / 4 * 3 - pad, tg_int(buf, "byteLength", -1));
+	cJSON_Delete(j);
+	rk_gltf_free_memory(data);
+}
+
+/* Geometric transform with a mirror: baked positions, normals through the
+ * inverse-transpose, winding reversed so faces still face their normals. */
+RK_TEST(geometric_transform_mirror)
+{
+	static rk_vec3 pos[3] = { { 0, 0, 0 }, { 1, 0, 0 }, { 0, 1, 0 } };
+	static uint32_t vi[3] = { 0, 1, 2 };
+	static rk_face face = { 0, 3 };
+	static rk_vec3 nv[1] = { { 0, 0, 1 } };
+	static uint32_t ni[3] = { 0, 0, 0 };
+	test_scene t;
+	ts_begin(&t, 2, RK_FORMAT_FBX);
+	rk_node *nd = &t.nodes[1];
+	nd->name = "mirrored";
+	nd->kind = RK_NODE_MESH;
+	nd->has_fbx_props = true;
+	nd->props.translation = (rk_vec3){ 0, 10, 0 };
+	nd->props.geometric_scaling = (rk_vec3){ -1, 1, 2 };
+	nd->props.geometric_translation = (rk_vec3){ 0, 0, 5 };
+	t.mesh.name = "tri";
+	t.mesh.vertex_count = 3;
+	t.mesh.positions = pos;
+	t.mesh.index_count = 3;
+	t.mesh.vertex_indices = vi;
+	t.mesh.face_count = 1;
+	t.mesh.faces = &face;
+	t.mesh.normals = (rk_attrib_vec3){ true, nv, 1, ni };
+	nd->mesh = &t.mesh;
+	ts_finish(&t);
+	RK_REQUIRE(nd->has_geometry_transform);
+	void *data;
+	size_t size;
+	RK_REQUIRE(write_mem(&t.s, NULL, &data, &size));
+	tg_doc d;
+	RK_REQUIRE(tg_parse_glb(data, size, &d));
+	const cJSON *prim = tg_at(tg_at(d.json, "meshes", 0), "primitives", 0);
+	int comp;
+	size_t n, nidx;
+	double *p = tg_accessor(&d, tg_int(tg_get(prim, "attributes"), "POSITION", -1), &comp, &n);
+	double *nr = tg_accessor(&d, tg_int(tg_get(prim, "attributes"), "NORMAL", -1), &comp, &n);
+	double *idx = tg_accessor(&d, tg_int(prim, "indices", -1), &comp, &nidx);
+	RK_REQUIRE(p && nr && idx && n == 3 && nidx == 3);
+	/* expected: G * p = (-x, y, 2z + 5) */
+	for (size_t i = 0; i < 3; i++) {
+		bool found = false;
+		for (int v = 0; v < 3; v++)
+			if (p[i * 3] == -pos[v].x && p[i * 3 + 1] == pos[v].y && p[i * 3 + 2] == 5.0) found = true;
+		RK_CHECK(found);
+		/* inverse-transpose of diag(-1, 1, 2) maps +Z to +Z (normalised) */
+		RK_CHECK_NEAR(nr[i * 3 + 2], 1.0, 0.0);
+	}
+	rk_vec3 v[3];
+	for (int c = 0; c < 3; c++) v[c] = (rk_vec3){ p[(size_t)idx[c] * 3], p[(size_t)idx[c] * 3 + 1], p[(size_t)idx[c] * 3 + 2] };
+	rk_vec3 cr = rk_vec3_cross(rk_vec3_sub(v[1], v[0]), rk_vec3_sub(v[2], v[0]));
+	RK_CHECK(cr.z > 0.0);
+	/* the node keeps its own transform (translation only) */
+	rk_mat4 *wm = tg_worlds(&d);
+	RK_CHECK(mat_rel_diff(wm[0], nd->node_to_world) < 1e-12);
+	free(wm);
+	free(p); free(nr); free(idx);
+	tg_free(&d);
+	rk_gltf_free_memory(data);
+}
+
+/* A skin with a geometric transform, five influences on one vertex (top 4
+ * renormalised), a vertex without weights and one whose only joint has no
+ * node (both follow the mesh node through the extra joint). */
+RK_TEST(skin_hand_built)
+{
+	static rk_vec3 pos[6] = { { 0, 0, 0 }, { 1, 0, 0 }, { 1, 1, 0 }, { 0, 1, 0 }, { 2, 0, 0 }, { 2, 1, 0 } };
+	static uint32_t vi[8] = { 0, 1, 2, 3, 1, 4, 5, 2 };
+	static rk_face faces[2] = { { 0, 4 }, { 4, 4 } };
+	test_scene t;
+	ts_begin(&t, 6, RK_FORMAT_FBX);
+	rk_node *arm = &t.nodes[1], *hand = &t.nodes[2], *tip = &t.nodes[3], *extra = &t.nodes[4], *body = &t.nodes[5];
+	arm->name = "arm"; arm->kind = RK_NODE_JOINT;
+	arm->local.translation = (rk_vec3){ 0, 1, 0 };
+	arm->local.rotation = rk_quat_axis_angle((rk_vec3){ 0, 0, 1 }, 0.3);
+	hand->name = "hand"; hand->kind = RK_NODE_JOINT; hand->parent = arm;
+	hand->local.translation = (rk_vec3){ 1, 0, 0 };
+	hand->local.rotation = rk_quat_axis_angle((rk_vec3){ 1, 0, 0 }, -0.4);
+	tip->name = "tip"; tip->kind = RK_NODE_JOINT; tip->parent = hand;
+	tip->local.translation = (rk_vec3){ 0.5, 0, 0 };
+	extra->name = "extra"; extra->kind = RK_NODE_JOINT; extra->parent = arm;
+	extra->local.translation = (rk_vec3){ 0, 0.2, 0 };
+	extra->local.scale = (rk_vec3){ 1, 2, 1 };
+	body->name = "body"; body->kind = RK_NODE_MESH;
+	body->has_fbx_props = true;
+	body->props.translation = (rk_vec3){ 0, 0, 2 };
+	body->props.geometric_translation = (rk_vec3){ 0, 0, 1 };
+	body->props.geometric_rotation = (rk_vec3){ 0, 0, 30 };
+	t.mesh.name = "body";
+	t.mesh.vertex_count = 6;
+	t.mesh.positions = pos;
+	t.mesh.index_count = 8;
+	t.mesh.vertex_indices = vi;
+	t.mesh.face_count = 2;
+	t.mesh.faces = faces;
+	body->mesh = &t.mesh;
+	ts_finish(&t);
+
+	/* joints: arm, hand, tip, extra, and one without a node */
+	rk_skin_joint joints[5];
+	memset(joints, 0, sizeof(joints));
+	rk_node *jn[5] = { arm, hand, tip, extra, NULL };
+	for (int j = 0; j < 5; j++) {
+		joints[j].node = jn[j];
+		/* bind pose: some other placement, so IBMs are not just inverses */
+		rk_mat4 bind = rk_mat4_from_trs((rk_trs){ { 0.1 * j, 0.9, -0.2 }, rk_quat_axis_angle((rk_vec3){ 0, 1, 1 }, 0.1 * j), { 1, 1, 1 } });
+		rk_mat4 inv;
+		rk_mat4_invert_affine(bind, &inv);
+		joints[j].mesh_to_joint = inv;
+	}
+	/* v0: arm; v1: arm .5 hand .5; v2: five influences; v3: none; v4: the
+	 * nodeless joint only; v5: hand */
+	static uint32_t wb[7] = { 0, 1, 3, 8, 8, 9, 10 };
+	static rk_skin_weight wts[10] = {
+		{ 0, 1.0f },
+		{ 0, 0.5f }, { 1, 0.5f },
+		{ 1, 0.4f }, { 0, 0.3f }, { 2, 0.2f }, { 3, 0.1f }, { 2, 0.05f },
+		{ 4, 1.0f },
+		{ 1, 2.0f } };
+	rk_skin skin;
+	memset(&skin, 0, sizeof(skin));
+	skin.name = "skin";
+	skin.joint_count = 5;
+	skin.joints = joints;
+	skin.vertex_count = 6;
+	skin.weight_begin = wb;
+	skin.weight_count = 10;
+	skin.weights = wts;
+	skin.max_weights_per_vertex = 5;
+	body->skin = &skin;
+
+	void *data;
+	size_t size;
+	RK_REQUIRE(write_mem(&t.s, NULL, &data, &size));
+	tg_doc d;
+	RK_REQUIRE(tg_parse_glb(data, size, &d));
+	const cJSON *gskin = tg_at(d.json, "skins", 0);
+	RK_REQUIRE(gskin);
+	/* 4 joints with nodes + the mesh node as the extra joint */
+	RK_CHECK_INT(tg_count(tg_get(gskin, "joints")), 5);
+	/* the extra joint is not under the skeleton's top node: the root is written */
+	RK_CHECK_INT(tg_count(tg_get(d.json, "nodes")), 6);
+	int gbody = gltf_node_of(&d, &t.s, 5);
+	RK_CHECK_STR(cJSON_GetStringValue(tg_get(tg_at(d.json, "nodes", gbody), "name")), "body");
+	RK_CHECK_INT(cJSON_GetArrayItem(tg_get(gskin, "joints"), 4)->valuedouble, gbody);
+	rk_mat4 *wm = tg_worlds(&d);
+	size_t n;
+	rk_vec3 *got = tg_mesh_world(&d, wm, gbody, NULL, &n);
+	RK_CHECK_INT(n, 6);
+	/* expected by scene.h: sum w_i J_i.world * mesh_to_joint_i * G * p over
+	 * the top 4 usable influences renormalised; none -> geometry_to_world */
+	rk_mat4 g = body->geometry_to_node;
+	for (size_t v = 0; v < 6; v++) {
+		rk_vec3 e = { 0, 0, 0 };
+		double top_w[4] = { 0 };
+		int top_j[4] = { -1, -1, -1, -1 };
+		/* merge per joint, drop the nodeless joint, take the top 4 */
+		double per[5] = { 0 };
+		for (uint32_t k = wb[v]; k < wb[v + 1]; k++) if (jn[wts[k].joint]) per[wts[k].joint] += wts[k].weight;
+		for (int r = 0; r < 4; r++) {
+			int best = -1;
+			for (int j = 0; j < 5; j++) {
+				bool taken = false;
+				for (int q = 0; q < r; q++) if (top_j[q] == j) taken = true;
+				if (!taken && per[j] > 0 && (best < 0 || per[j] > per[best])) best = j;
+			}
+			if (best < 0) break;
+			top_j[r] = best;
+			top_w[r] = per[best];
+		}
+		double sum = top_w[0] + top_w[1] + top_w[2] + top_w[3];
+		rk_vec3 p = rk_mat4_transform_point(g, pos[v]);
+		if (sum == 0.0) {
+			e = rk_mat4_transform_point(body->geometry_to_world, pos[v]);
+		} else {
+			for (int r = 0; r < 4; r++) {
+				if (top_j[r] < 0) continue;
+				rk_mat4 jmat = rk_mat4_mul(jn[top_j[r]]->node_to_world, joints[top_j[r]].mesh_to_joint);
+				e = rk_vec3_add(e, rk_vec3_scale(rk_mat4_transform_point(jmat, p), top_w[r] / sum));
+			}
+		}
+		/* the glTF vertex with this unskinned position */
+		const cJSON *prim = tg_at(tg_at(d.json, "meshes", 0), "primitives", 0);
+		int comp;
+		size_t np;
+		double *gp = tg_accessor(&d, tg_int(tg_get(prim, "attributes"), "POSITION", -1), &comp, &np);
+		double *gw = tg_accessor(&d, tg_int(tg_get(prim, "attributes"), "WEIGHTS_0", -1), &comp, &np);
+		int match = -1;
+		for (size_t i = 0; i < np; i++)
+			if (fabs(gp[i * 3] - p.x) < 1e-6 && fabs(gp[i * 3 + 1] - p.y) < 1e-6 && fabs(gp[i * 3 + 2] - p.z) < 1e-6) match = (int)i;
+		RK_REQUIRE(match >= 0);
+		RK_CHECK_NEAR(got[match].x, e.x, 1e-5);
+		RK_CHECK_NEAR(got[match].y, e.y, 1e-5);
+		RK_CHECK_NEAR(got[match].z, e.z, 1e-5);
+		float fs = (float)gw[match * 4] + (float)gw[match * 4 + 1] + (float)gw[match * 4 + 2] + (float)gw[match * 4 + 3];
+		RK_CHECK_NEAR(fs, 1.0, 2e-7);
+		free(gp);
+		free(gw);
+	}
+	free(got);
+	free(wm);
+	tg_free(&d);
+	rk_gltf_free_memory(data);
+}
+
+/* ---------------------------------------------------------------------------
+ * Output, bad inputs, memory
+ * ------------------------------------------------------------------------- */
+
+static size_t count_entries(const char *dir)
+{
+	DIR *d = opendir(dir);
+	if (!d) return 0;
+	size_t n = 0;
+	struct dirent *e;
+	while ((e = readdir(d))) if (strcmp(e->d_name, ".") && strcmp(e->d_name, "..")) n++;
+	closedir(d);
+	return n;
+}
+
+RK_TEST(atomic_output)
+{
+	test_scene t;
+	build_hand_scene(&t);
+	char dir[4096], path[4200];
+	snprintf(dir, sizeof(dir), "%s/gltf_write_atomic_%d", RK_BINARY_DIR, (int)getpid());
+	mkdir(dir, 0755);
+	/* a file inside a folder that does not exist */
+	snprintf(path, sizeof(path), "%s/missing/out.glb", dir);
+	rk_error err;
+	memset(&err, 0, sizeof(err));
+	RK_CHECK(!rk_write_gltf(&t.s, path, NULL, &err));
+	RK_CHECK_INT(err.code, RK_ERROR_OUTPUT);
+	RK_CHECK_INT(count_entries(dir), 0);
+	struct stat st;
+	RK_CHECK(stat(path, &st) != 0);
+	/* a good write leaves exactly the file (no temporaries), GLB by default,
+	 * JSON for .gltf */
+	snprintf(path, sizeof(path), "%s/out.glb", dir);
+	RK_CHECK(rk_write_gltf(&t.s, path, NULL, &err));
+	snprintf(path, sizeof(path), "%s/out.GLTF", dir);
+	RK_CHECK(rk_write_gltf(&t.s, path, NULL, &err));
+	RK_CHECK_INT(count_entries(dir), 2);
+	FILE *f = fopen(path, "rb");
+	RK_REQUIRE(f);
+	int c = fgetc(f);
+	fclose(f);
+	RK_CHECK_INT(c, '{');
+	snprintf(path, sizeof(path), "%s/out.glb", dir);
+	f = fopen(path, "rb");
+	RK_REQUIRE(f);
+	char magic[4] = { 0 };
+	RK_CHECK(fread(magic, 1, 4, f) == 4 && memcmp(magic, "glTF", 4) == 0);
+	fclose(f);
+	/* rk_write_glb forces GLB whatever the extension */
+	snprintf(path, sizeof(path), "%s/forced.gltf", dir);
+	RK_CHECK(rk_write_glb(&t.s, path, NULL, &err));
+	f = fopen(path, "rb");
+	RK_REQUIRE(f);
+	RK_CHECK(fread(magic, 1, 4, f) == 4 && memcmp(magic, "glTF", 4) == 0);
+	fclose(f);
+	/* replacing a file that is a directory fails and keeps it */
+	snprintf(path, sizeof(path), "%s/adir", dir);
+	mkdir(path, 0755);
+	RK_CHECK(!rk_write_gltf(&t.s, path, NULL, &err));
+	RK_CHECK_INT(err.code, RK_ERROR_OUTPUT);
+	RK_CHECK(stat(path, &st) == 0 && S_ISDIR(st.st_mode));
+	RK_CHECK_INT(count_entries(dir), 4);
+	rmdir(path);
+	const char *files[] = { "out.glb", "out.GLTF", "forced.gltf" };
+	for (int i = 0; i < 3; i++) {
+		snprintf(path, sizeof(path), "%s/%s", dir, files[i]);
+		unlink(path);
+	}
+	rmdir(dir);
+}
+
+typedef struct count_alloc {
+	size_t live, calls, fail_at;
+	bool failed;
+} count_alloc;
+
+static void *ca_alloc(void *user, size_t size)
+{
+	count_alloc *c = (count_alloc *)user;
+	if (c->calls++ == c->fail_at) {
+		c->failed = true;
+		return NULL;
+	}
+	c->live++;
+	return malloc(size);
+}
+
+static void ca_free(void *user, void *p, size_t size)
+{
+	(void)size;
+	count_alloc *c = (count_alloc *)user;
+	c->live--;
+	free(p);
+}
+
+RK_TEST(bad_inputs_rejected)
+{
+	test_scene t;
+	build_hand_scene(&t);
+	rk_error err;
+	void *data = (void *)1;
+	size_t size = 1;
+	memset(&err, 0, sizeof(err));
+	RK_CHECK(!rk_write_gltf_memory(NULL, NULL, &data, &size, &err));
+	RK_CHECK_INT(err.code, RK_ERROR_INVALID_ARGUMENT);
+	RK_CHECK(data == NULL && size == 0);
+	RK_CHECK(!rk_write_gltf(&t.s, NULL, NULL, &err));
+	RK_CHECK_INT(err.code, RK_ERROR_INVALID_ARGUMENT);
+	RK_CHECK(!rk_write_gltf_memory(&t.s, NULL, NULL, &size, &err));
+	RK_CHECK_INT(err.code, RK_ERROR_INVALID_ARGUMENT);
+	rk_scene empty;
+	memset(&empty, 0, sizeof(empty));
+	RK_CHECK(!rk_write_gltf_memory(&empty, NULL, &data, &size, &err));
+	RK_CHECK_INT(err.code, RK_ERROR_INVALID_ARGUMENT);
+	/* nodes out of order */
+	test_scene bad;
+	build_hand_scene(&bad);
+	bad.nodes[1].index = 2;
+	RK_CHECK(!rk_write_gltf_memory(&bad.s, NULL, &data, &size, &err));
+	RK_CHECK_INT(err.code, RK_ERROR_INVALID_ARGUMENT);
+	/* a tiny memory limit */
+	rk_gltf_write_opts o;
+	memset(&o, 0, sizeof(o));
+	o.memory_limit = 2000;
+	RK_CHECK(!rk_write_gltf_memory(&t.s, &o, &data, &size, &err));
+	RK_CHECK_INT(err.code, RK_ERROR_LIMIT);
+	rk_gltf_free_memory(NULL);
+}
+
+RK_TEST(allocation_failures_leak_nothing)
+{
+	test_scene t;
+	build_hand_scene(&t);
+	size_t k = 0;
+	for (;; k++) {
+		count_alloc ca = { 0, 0, k, false };
+		rk_gltf_write_opts o;
+		memset(&o, 0, sizeof(o));
+		o.allocator = (rk_allocator){ ca_alloc, ca_free, &ca };
+		void *data = NULL;
+		size_t size = 0;
+		rk_error err;
+		memset(&err, 0, sizeof(err));
+		bool ok = rk_write_gltf_memory(&t.s, &o, &data, &size, &err);
+		if (ok) {
+			RK_CHECK(!ca.failed);
+			RK_CHECK_INT(ca.live, 1); /* the output */
+			rk_gltf_free_memory(data);
+			RK_CHECK_INT(ca.live, 0);
+			break;
+		}
+		RK_CHECK(ca.failed);
+		RK_CHECK_INT(err.code, RK_ERROR_OUT_OF_MEMORY);
+		RK_CHECK_INT(ca.live, 0);
+		RK_CHECK(data == NULL);
+		if (k > 10000) break;
+	}
+	RK_CHECK(k > 5);
+}
+
+/* ---------------------------------------------------------------------------
+ * Shared assets
+ * ------------------------------------------------------------------------- */
+
+/* Static checks of one written GLB against the scene it came from. */
+static void check_static(rk_test_state *rk_t_, const char *name, const rk_scene *s, const void *data, size_t size)
+{
+	tg_doc d;
+	bool ok = tg_parse_glb(data, size, &d);
+	if (!ok) fprintf(stderr, "%s: %s\n", name, d.error);
+	RK_REQUIRE(ok);
+	rk_mat4 c = conversion_of(s);
+	rk_mat4 *wm = tg_worlds(&d);
+	int nn = tg_count(tg_get(d.json, "nodes"));
+	RK_CHECK(nn == (int)s->nodes.count || nn == (int)s->nodes.count - 1);
+	double worst = 0.0;
+	for (size_t i = 1; i < s->nodes.count; i++) {
+		int g = gltf_node_of(&d, s, i);
+		const char *gn = cJSON_GetStringValue(tg_get(tg_at(d.json, "nodes", g), "name"));
+		if (s->nodes.data[i].name[0]) RK_CHECK_STR(gn, s->nodes.data[i].name);
+		double e = mat_rel_diff(wm[g], rk_mat4_mul(c, s->nodes.data[i].node_to_world));
+		if (e > worst) worst = e;
+	}
+	if (worst > 1e-9) fprintf(stderr, "%s: world matrix relative difference %g\n", name, worst);
+	RK_CHECK(worst <= 1e-9);
+	/* vertices: every glTF vertex lies on a rigkit vertex and vice versa */
+	for (size_t i = 1; i < s->nodes.count; i++) {
+		const rk_node *nd = &s->nodes.data[i];
+		int g = gltf_node_of(&d, s, i);
+		if (!nd->mesh || tg_int(tg_at(d.json, "nodes", g), "mesh", -1) < 0) continue;
+		size_t ne = 0, ng = 0;
+		rk_vec3 *exp = rk_face_vertices_world(s, nd, NULL, c, &ne);
+		rk_vec3 *got = tg_mesh_world(&d, wm, g, NULL, &ng);
+		RK_REQUIRE(exp && got);
+		double lo[3] = { INFINITY, INFINITY, INFINITY }, hi[3] = { -INFINITY, -INFINITY, -INFINITY };
+		for (size_t v = 0; v < ne; v++) {
+			double p[3] = { exp[v].x, exp[v].y, exp[v].z };
+			for (int k = 0; k < 3; k++) { lo[k] = fmin(lo[k], p[k]); hi[k] = fmax(hi[k], p[k]); }
+		}
+		double ext = fmax(hi[0] - lo[0], fmax(hi[1] - lo[1], hi[2] - lo[2]));
+		double tol = 1e-5 * (ext > 0 ? ext : 1.0);
+		double a = worst_nearest(got, ng, exp, ne, tol), b = worst_nearest(exp, ne, got, ng, tol);
+		if (!(a <= tol && b <= tol))
+			fprintf(stderr, "%s: mesh node %s: vertex distance %g / %g (tol %g, %zu vs %zu vertices)\n", name, nd->name, a, b, tol, ng, ne);
+		RK_CHECK(a <= tol && b <= tol);
+		free(exp);
+		free(got);
+	}
+	free(wm);
+	tg_free(&d);
+}
+
+RK_TEST(shared_assets_static)
+{
+	const char *dir = rk_test_shared_dir();
+	if (!dir) RK_SKIP("shared assets not found");
+	size_t n;
+	char **names = shared_assets(dir, &n);
+	RK_REQUIRE(n > 0);
+	for (size_t i = 0; i < n; i++) {
+		rk_scene *s = load_asset(dir, names[i]);
+		if (!s) continue; /* the reader's tests report it */
+		void *data;
+		size_t size;
+		rk_gltf_write_stats st;
+		rk_gltf_write_opts o;
+		memset(&o, 0, sizeof(o));
+		o.stats = &st;
+		RK_CHECK(write_mem(s, &o, &data, &size));
+		if (data) {
+			check_static(rk_t_, names[i], s, data, size);
+			printf("%-20s %3zu nodes %2zu meshes %6zu triangles %6zu vertices %2zu skins %2zu images %zu animations (%zu channels, %zu baked) %zu warnings\n",
+				names[i], st.node_count, st.mesh_count, st.triangle_count, st.vertex_count, st.skin_count, st.image_count,
+				st.animation_count, st.channel_count, st.baked_channel_count, st.warning_count);
+			rk_gltf_free_memory(data);
+		}
+		rk_free_scene(s);
+	}
+	free_names(names, n);
+}
+
+/* Sample times of a clip for comparisons: 10 frames on the bake grid. */
+static size_t clip_times(const rk_scene *s, const rk_anim_clip *clip, double *out)
+{
+	double fps = s->settings.frame_rate > 0 ? s->settings.frame_rate : 30.0;
+	double dur = clip->time_end - clip->time_begin;
+	if (!(dur > 0)) { out[0] = clip->time_begin; return 1; }
+	double frames = floor(dur * fps + 1e-6);
+	for (int k = 0; k < 10; k++) {
+		double f = floor(k * frames / 9.0 + 0.5);
+		out[k] = fmin(clip->time_begin + f / fps, clip->time_end);
+	}
+	return 10;
+}
+
+typedef struct posed {
+	rk_pose pose;
+	void *mem;
+} posed;
+
+static bool pose_at(const rk_scene *s, const rk_anim_clip *clip, double t, posed *p)
+{
+	if (!p->mem) {
+		size_t sz = rk_pose_memory_size(s);
+		p->mem = malloc(sz);
+		if (!rk_pose_init(&p->pose, s, p->mem, sz)) return false;
+	}
+	rk_eval_pose_job job;
+	memset(&job, 0, sizeof(job));
+	job.scene = s;
+	job.clip = clip;
+	job.time = t;
+	job.pose = &p->pose;
+	return rk_eval_pose_run(&job);
+}
+
+/* Compares scene b (read from a GLB written from a) with a: node worlds
+ * (a converted by C), static skinned vertices, and every clip at 10 times.
+ * Nodes correspond by order (b may have the extra root node first). */
+static void compare_scenes(rk_test_state *rk_t_, const char *what, const rk_scene *a, const rk_scene *b, double anim_tol_rel)
+{
+	rk_mat4 c = conversion_of(a);
+	size_t shift = b->nodes.count == a->nodes.count + 1 ? 1 : 0;
+	RK_REQUIRE(b->nodes.count == a->nodes.count + shift);
+	double worst = 0.0;
+	for (size_t i = 1; i < a->nodes.count; i++) {
+		const rk_node *na = &a->nodes.data[i], *nb = &b->nodes.data[i + shift];
+		if (na->name[0]) RK_CHECK_STR(nb->name, na->name);
+		double e = mat_rel_diff(rk_mat4_mul(c, na->node_to_world), nb->node_to_world);
+		if (e > worst) worst = e;
+	}
+	if (worst > 1e-5) fprintf(stderr, "%s: node world relative difference %g\n", what, worst);
+	RK_CHECK(worst <= 1e-5);
+	/* height: extent of the static node positions and mesh vertices */
+	double lo[3] = { INFINITY, INFINITY, INFINITY }, hi[3] = { -INFINITY, -INFINITY, -INFINITY };
+	for (size_t i = 1; i < a->nodes.count; i++) {
+		rk_vec3 p = rk_mat4_get_translation(rk_mat4_mul(c, a->nodes.data[i].node_to_world));
+		double q[3] = { p.x, p.y, p.z };
+		for (int k = 0; k < 3; k++) { lo[k] = fmin(lo[k], q[k]); hi[k] = fmax(hi[k], q[k]); }
+	}
+	for (size_t i = 1; i < a->nodes.count; i++) {
+		const rk_node *na = &a->nodes.data[i], *nb = &b->nodes.data[i + shift];
+		if (!na->mesh || !nb->mesh) continue;
+		size_t ne, ng;
+		rk_vec3 *pa = rk_face_vertices_world(a, na, NULL, c, &ne);
+		rk_vec3 *pb = rk_face_vertices_world(b, nb, NULL, rk_mat4_identity(), &ng);
+		RK_REQUIRE(pa && pb);
+		for (size_t v = 0; v < ne; v++) {
+			double q[3] = { pa[v].x, pa[v].y, pa[v].z };
+			for (int k = 0; k < 3; k++) { lo[k] = fmin(lo[k], q[k]); hi[k] = fmax(hi[k], q[k]); }
+		}
+		double ext = fmax(hi[0] - lo[0], fmax(hi[1] - lo[1], hi[2] - lo[2]));
+		double tol = 1e-5 * (ext > 0 ? ext : 1.0);
+		double e1 = worst_nearest(pb, ng, pa, ne, tol), e2 = worst_nearest(pa, ne, pb, ng, tol);
+		if (!(e1 <= tol && e2 <= tol)) fprintf(stderr, "%s: %s skinned vertices differ by %g / %g (tol %g)\n", what, na->name, e1, e2, tol);
+		RK_CHECK(e1 <= tol && e2 <= tol);
+		free(pa);
+		free(pb);
+	}
+	double height = fmax(hi[0] - lo[0], fmax(hi[1] - lo[1], hi[2] - lo[2]));
+	if (!(height > 0)) height = 1.0;
+	/* animation: clips in order, those b kept matched by name */
+	posed pa = { 0 }, pb = { 0 };
+	size_t kb = 0;
+	for (size_t ci = 0; ci < a->clips.count && kb < b->clips.count; ci++) {
+		const rk_anim_clip *ca = &a->clips.data[ci], *cb = &b->clips.data[kb];
+		if (strcmp(ca->name, cb->name) != 0) continue; /* a clip with nothing to write */
+		kb++;
+		double times[10];
+		size_t nt = clip_times(a, ca, times);
+		double worst_pos = 0.0;
+		for (size_t k = 0; k < nt; k++) {
+			RK_REQUIRE(pose_at(a, ca, times[k], &pa));
+			RK_REQUIRE(pose_at(b, cb, cb->time_begin + (times[k] - ca->time_begin), &pb));
+			for (size_t i = 1; i < a->nodes.count; i++) {
+				rk_vec3 x = rk_mat4_get_translation(rk_mat4_mul(c, pa.pose.node_to_world[i]));
+				rk_vec3 y = rk_mat4_get_translation(pb.pose.node_to_world[i + shift]);
+				double e = rk_vec3_length(rk_vec3_sub(x, y));
+				if (e > worst_pos) worst_pos = e;
+			}
+			/* deformed vertices (skinning, morph weights) at a few times */
+			if (k % 3 != 0) continue;
+			for (size_t i = 1; i < a->nodes.count; i++) {
+				const rk_node *na = &a->nodes.data[i], *nb = &b->nodes.data[i + shift];
+				if (!na->mesh || !nb->mesh) continue;
+				size_t ne, ng;
+				rk_vec3 *va = rk_face_vertices_world(a, na, &pa.pose, c, &ne);
+				rk_vec3 *vb = rk_face_vertices_world(b, nb, &pb.pose, rk_mat4_identity(), &ng);
+				RK_REQUIRE(va && vb);
+				double tol = anim_tol_rel * height;
+				double e1 = worst_nearest(vb, ng, va, ne, tol), e2 = worst_nearest(va, ne, vb, ng, tol);
+				if (!(e1 <= tol && e2 <= tol))
+					fprintf(stderr, "%s: clip %s t=%g: %s vertices differ by %g / %g (tol %g)\n", what, ca->name, times[k], na->name, e1, e2, tol);
+				RK_CHECK(e1 <= tol && e2 <= tol);
+				free(va);
+				free(vb);
+			}
+		}
+		if (worst_pos > anim_tol_rel * height)
+			fprintf(stderr, "%s: clip %s: node positions differ by %g (height %g)\n", what, ca->name, worst_pos, height);
+		RK_CHECK(worst_pos <= anim_tol_rel * height);
+	}
+	free(pa.mem);
+	free(pb.mem);
+}
+
+RK_TEST(round_trip_shared_assets)
+{
+	const char *dir = rk_test_shared_dir();
+	if (!dir) RK_SKIP("shared assets not found");
+	size_t n;
+	char **names = shared_assets(dir, &n);
+	for (size_t i = 0; i < n; i++) {
+		rk_scene *a = load_asset(dir, names[i]);
+		if (!a) continue;
+		void *d1 = NULL, *d2 = NULL;
+		size_t s1 = 0, s2 = 0;
+		rk_error err;
+		memset(&err, 0, sizeof(err));
+		RK_CHECK(write_mem(a, NULL, &d1, &s1));
+		rk_scene *b = d1 ? rk_load_memory(d1, s1, NULL, &err) : NULL;
+		if (d1 && !b && err.code == RK_ERROR_UNSUPPORTED) {
+			rk_free_scene(a);
+			rk_gltf_free_memory(d1);
+			free_names(names, n);
+			RK_SKIP("the glTF reader is not available");
+		}
+		if (!b) {
+			char msg[1024];
+			rk_format_error(msg, sizeof(msg), &err);
+			fprintf(stderr, "%s: written GLB does not load: %s\n", names[i], msg);
+		}
+		RK_CHECK(b != NULL);
+		rk_scene *c = NULL;
+		if (b) {
+			RK_CHECK(write_mem(b, NULL, &d2, &s2));
+			c = d2 ? rk_load_memory(d2, s2, NULL, &err) : NULL;
+			RK_CHECK(c != NULL);
+		}
+		char what[256];
+		if (b) {
+			snprintf(what, sizeof(what), "%s -> glb", names[i]);
+			compare_scenes(rk_t_, what, a, b, 1e-4);
+		}
+		if (b && c) {
+			snprintf(what, sizeof(what), "%s -> glb -> glb", names[i]);
+			RK_CHECK_INT(c->nodes.count, b->nodes.count);
+			RK_CHECK_INT(c->clips.count, b->clips.count);
+			if (c->nodes.count == b->nodes.count) compare_scenes(rk_t_, what, b, c, 1e-5);
+		}
+		rk_free_scene(c);
+		rk_free_scene(b);
+		rk_free_scene(a);
+		rk_gltf_free_memory(d1);
+		rk_gltf_free_memory(d2);
+	}
+	free_names(names, n);
+}
+
+/* ---------------------------------------------------------------------------
+ * Files for tests/test_gltf_interop.sh
+ * ------------------------------------------------------------------------- */
+
+static void json_vec(FILE *f, rk_vec3 v)
+{
+	fprintf(f, "[%.9g,%.9g,%.9g]", v.x, v.y, v.z);
+}
+
+/* Mesh world bounding boxes (glTF space) of every mesh node written. */
+static void json_mesh_boxes(FILE *f, const rk_scene *s, const rk_pose *pose, rk_mat4 c, const tg_doc *d)
+{
+	fprintf(f, "[");
+	bool first = true;
+	for (size_t i = 1; i < s->nodes.count; i++) {
+		const rk_node *nd = &s->nodes.data[i];
+		int g = gltf_node_of(d, s, i);
+		if (!nd->mesh || tg_int(tg_at(d->json, "nodes", g), "mesh", -1) < 0) continue;
+		size_t n;
+		rk_vec3 *p = rk_face_vertices_world(s, nd, pose, c, &n);
+		if (!p || n == 0) { free(p); continue; }
+		rk_vec3 lo = p[0], hi = p[0];
+		for (size_t v = 1; v < n; v++) {
+			lo.x = fmin(lo.x, p[v].x); lo.y = fmin(lo.y, p[v].y); lo.z = fmin(lo.z, p[v].z);
+			hi.x = fmax(hi.x, p[v].x); hi.y = fmax(hi.y, p[v].y); hi.z = fmax(hi.z, p[v].z);
+		}
+		free(p);
+		fprintf(f, "%s{\"node\":%d,\"min\":", first ? "" : ",", g);
+		json_vec(f, lo);
+		fprintf(f, ",\"max\":");
+		json_vec(f, hi);
+		fprintf(f, "}");
+		first = false;
+	}
+	fprintf(f, "]");
+}
+
+static void json_positions(FILE *f, const rk_scene *s, const rk_mat4 *worlds, rk_mat4 c)
+{
+	fprintf(f, "[");
+	for (size_t i = 1; i < s->nodes.count; i++) {
+		if (i > 1) fprintf(f, ",");
+		json_vec(f, rk_mat4_get_translation(rk_mat4_mul(c, worlds[i])));
+	}
+	fprintf(f, "]");
+}
+
+/* Writes OUT/NAME.glb and OUT/NAME.expected.json. */
+static void export_one(rk_test_state *rk_t_, const char *out, const char *name, const rk_scene *s)
+{
+	char path[4096];
+	snprintf(path, sizeof(path), "%s/%s.glb", out, name);
+	rk_error err;
+	memset(&err, 0, sizeof(err));
+	bool wrote = rk_write_gltf(s, path, NULL, &err);
+	RK_CHECK(wrote);
+	if (!wrote) return;
+	void *data;
+	size_t size;
+	RK_REQUIRE(write_mem(s, NULL, &data, &size));
+	tg_doc d;
+	if (!tg_parse_glb(data, size, &d)) {
+		rk_gltf_free_memory(data);
+		RK_CHECK(!"written GLB parses");
+		return;
+	}
+	snprintf(path, sizeof(path), "%s/%s.expected.json", out, name);
+	FILE *f = fopen(path, "w");
+	if (!f) {
+		tg_free(&d);
+		rk_gltf_free_memory(data);
+		RK_CHECK(!"cannot create the expected.json file");
+		return;
+	}
+	rk_mat4 c = conversion_of(s);
+	/* height: extent of the static scene (nodes and mesh vertices) */
+	double lo[3] = { INFINITY, INFINITY, INFINITY }, hi[3] = { -INFINITY, -INFINITY, -INFINITY };
+	for (size_t i = 1; i < s->nodes.count; i++) {
+		rk_vec3 p = rk_mat4_get_translation(rk_mat4_mul(c, s->nodes.data[i].node_to_world));
+		double q[3] = { p.x, p.y, p.z };
+		for (int k = 0; k < 3; k++) { lo[k] = fmin(lo[k], q[k]); hi[k] = fmax(hi[k], q[k]); }
+		if (!s->nodes.data[i].mesh) continue;
+		size_t n;
+		rk_vec3 *v = rk_face_vertices_world(s, &s->nodes.data[i], NULL, c, &n);
+		for (size_t k2 = 0; v && k2 < n; k2++) {
+			double r[3] = { v[k2].x, v[k2].y, v[k2].z };
+			for (int k = 0; k < 3; k++) { lo[k] = fmin(lo[k], r[k]); hi[k] = fmax(hi[k], r[k]); }
+		}
+		free(v);
+	}
+	double height = fmax(hi[0] - lo[0], fmax(hi[1] - lo[1], hi[2] - lo[2]));
+	if (!(height > 0) || !isfinite(height)) height = 1.0;
+	fprintf(f, "{\"glb\":\"%s.glb\",\"height\":%.9g,\"tolerance\":%.9g,\"nodes\":[", name, height, 1e-4 * height);
+	for (size_t i = 1; i < s->nodes.count; i++) fprintf(f, "%s%d", i > 1 ? "," : "", gltf_node_of(&d, s, i));
+	fprintf(f, "],\"static\":{\"positions\":");
+	rk_mat4 *sw = (rk_mat4 *)malloc(s->nodes.count * sizeof(rk_mat4));
+	for (size_t i = 0; i < s->nodes.count; i++) sw[i] = s->nodes.data[i].node_to_world;
+	json_positions(f, s, sw, c);
+	free(sw);
+	fprintf(f, ",\"meshes\":");
+	json_mesh_boxes(f, s, NULL, c, &d);
+	fprintf(f, "},\"clips\":[");
+	const cJSON *anims = tg_get(d.json, "animations");
+	int ga = 0;
+	posed p = { 0 };
+	bool first = true;
+	for (size_t ci = 0; ci < s->clips.count && ga < tg_count(anims); ci++) {
+		const rk_anim_clip *clip = &s->clips.data[ci];
+		const char *gname = cJSON_GetStringValue(tg_get(cJSON_GetArrayItem(anims, ga), "name"));
+		if (!gname || strcmp(gname, clip->name) != 0) continue;
+		double times[10];
+		size_t nt = clip_times(s, clip, times);
+		fprintf(f, "%s{\"name\":\"%s\",\"animation\":%d,\"samples\":[", first ? "" : ",", clip->name, ga);
+		first = false;
+		for (size_t k = 0; k < nt; k++) {
+			if (!pose_at(s, clip, times[k], &p)) break;
+			fprintf(f, "%s{\"time\":%.9g,\"positions\":", k ? "," : "", times[k] - clip->time_begin);
+			json_positions(f, s, p.pose.node_to_world, c);
+			fprintf(f, ",\"meshes\":");
+			json_mesh_boxes(f, s, &p.pose, c, &d);
+			fprintf(f, "}");
+		}
+		fprintf(f, "]}");
+		ga++;
+	}
+	fprintf(f, "]}\n");
+	free(p.mem);
+	fclose(f);
+	tg_free(&d);
+	rk_gltf_free_memory(data);
+}
+
+RK_TEST(export_interop)
+{
+	const char *out = getenv("RK_GLTF_EXPORT_DIR");
+	if (!out || !out[0]) RK_SKIP("RK_GLTF_EXPORT_DIR not set (run by tests/test_gltf_interop.sh)");
+	mkdir(out, 0755);
+	/* hand-built scenes */
+	test_scene t;
+	build_hand_scene(&t);
+	export_one(rk_t_, out, "hand_quad_triangle", &t.s);
+	rk_vec3 pos[6];
+	uint32_t vi[6];
+	rk_face face;
+	build_hexagon_scene(&t, pos, vi, &face, rk_quat_axis_angle((rk_vec3){ 1, 2, 3 }, 0.7), (rk_vec3){ 5, -3, 2 });
+	export_one(rk_t_, out, "hand_concave_hexagon", &t.s);
+	/* every shared asset, and the conformance FBX files when asked */
+	const char *dir = rk_test_shared_dir();
+	if (!dir) return;
+	size_t n;
+	char **names = shared_assets(dir, &n);
+	for (size_t i = 0; i < n; i++) {
+		rk_scene *s = load_asset(dir, names[i]);
+		if (!s) continue;
+		char stem[256];
+		snprintf(stem, sizeof(stem), "%s", names[i]);
+		char *dot = strrchr(stem, '.');
+		if (dot) { *dot = '_'; } /* ybot.fbx -> ybot_fbx */
+		export_one(rk_t_, out, stem, s);
+		rk_free_scene(s);
+	}
+	free_names(names, n);
+	if (getenv("RK_GLTF_EXPORT_CONFORMANCE")) {
+		char cdir[4096];
+		snprintf(cdir, sizeof(cdir), "%s/conformance/data", dir);
+		DIR *dd = opendir(cdir);
+		struct dirent *e;
+		while (dd && (e = readdir(dd))) {
+			size_t l = strlen(e->d_name);
+			if (l < 5 || strcmp(e->d_name + l - 4, ".fbx") != 0) continue;
+			char path[4400];
+			snprintf(path, sizeof(path), "%s/%s", cdir, e->d_name);
+			rk_error err;
+			memset(&err, 0, sizeof(err));
+			rk_scene *s = rk_load_file(path, NULL, &err);
+			if (!s) continue;
+			char stem[300];
+			snprintf(stem, sizeof(stem), "conformance_%.*s", (int)(l - 4), e->d_name);
+			export_one(rk_t_, out, stem, s);
+			rk_free_scene(s);
+		}
+		if (dd) closedir(dd);
+	}
+}
+
+RK_TEST_MAIN(
+	RK_TEST_ENTRY(triangulate_concave_polygons),
+	RK_TEST_ENTRY(concave_hexagon_through_writer),
+	RK_TEST_ENTRY(hand_scene_attributes),
+	RK_TEST_ENTRY(geometric_transform_mirror),
+	RK_TEST_ENTRY(skin_hand_built),
+	RK_TEST_ENTRY(atomic_output),
+	RK_TEST_ENTRY(bad_inputs_rejected),
+	RK_TEST_ENTRY(allocation_failures_leak_nothing),
+	RK_TEST_ENTRY(shared_assets_static),
+	RK_TEST_ENTRY(round_trip_shared_assets),
+	RK_TEST_ENTRY(export_interop))
