@@ -1,10 +1,137 @@
-/* src/gltf/gltf_load.c - glTF/GLB scene reader entry point (being built: see issue 4). */
-#include "scene/scene_internal.h"
+/*
+ * src/gltf/gltf_load.c - glTF 2.0 (.gltf JSON and .glb binary) scene reader.
+ *
+ * FEATURES
+ *   - GLB containers (JSON chunk + BIN chunk; unknown chunks skipped) and
+ *     .gltf JSON. Buffers from the GLB BIN chunk, data: URIs (base64 or
+ *     %-encoded) and external files: percent-decoded URIs resolved relative to
+ *     the folder of the input file (rk_load_file's path or
+ *     rk_load_opts.filename).
+ *   - The scene named by "scene", else scenes[0]. Root nodes that are not in
+ *     that scene (in another scene or in none) are added under the root as
+ *     well, with a warning, so every node index of the file has an rk_node.
+ *   - Nodes with "matrix" (decomposed into node->local; a warning when it
+ *     shears or is not affine) or translation/rotation/scale. Rotations that
+ *     are not unit quaternions are normalised (warning).
+ *   - Meshes: every accessor component type (BYTE, UNSIGNED_BYTE, SHORT,
+ *     UNSIGNED_SHORT, UNSIGNED_INT, FLOAT), normalized integers, byteStride,
+ *     sparse accessors, accessors without bufferView (zeros). Primitive modes
+ *     TRIANGLES, TRIANGLE_STRIP and TRIANGLE_FAN (strips and fans become
+ *     triangles; their degenerate triangles are dropped); POINTS and LINES*
+ *     are skipped with a warning. Attributes POSITION, NORMAL, TANGENT,
+ *     TEXCOORD_0..15, COLOR_0..7, JOINTS_n/WEIGHTS_n (n < 8). Quantized
+ *     attributes (KHR_mesh_quantization) are decoded to doubles.
+ *   - Morph targets: POSITION/NORMAL deltas, one rk_blend_channel with one
+ *     target (weight 1) per glTF target; names from mesh.extras.targetNames;
+ *     default weights from mesh.weights; node.weights -> node->blend_weights
+ *     (else the mesh defaults).
+ *   - Skins: inverseBindMatrices (identity when absent), joints, skeleton;
+ *     JOINTS_n/WEIGHTS_n -> CSR influences sorted by descending weight, raw
+ *     (not renormalised), zero weights dropped.
+ *   - Animations: LINEAR, STEP, CUBICSPLINE samplers on translation,
+ *     rotation, scale and weights, integer outputs normalised.
+ *   - Materials (metallic-roughness factors and textures with texCoord,
+ *     normal, emissive, alphaMode/alphaCutoff, doubleSided), textures,
+ *     samplers (wrap modes), images (bytes or file name; never decoded).
+ *     KHR_materials_unlit, KHR_texture_transform and KHR_mesh_quantization are
+ *     understood; other entries of extensionsUsed become warnings; an entry of
+ *     extensionsRequired that is not understood is RK_ERROR_UNSUPPORTED.
+ *
+ * MAPPING TO THE NEUTRAL SCENE (scene.h)
+ *   nodes.data[0] is the synthetic root (RK_NODE_ROOT, name ""). Every glTF
+ *   node becomes one rk_node, depth-first with children in the order of the
+ *   "children" arrays; the root's children are the scene's nodes in order,
+ *   then the other parentless nodes by index. source_id = glTF node index.
+ *   Names: node.name, or "node<N>" (N = glTF index) when the file has none;
+ *   other elements keep "" when unnamed, morph channels "target<k>".
+ *   kind: RK_NODE_MESH with a mesh, else RK_NODE_CAMERA with a camera, else
+ *   RK_NODE_LIGHT with KHR_lights_punctual, else RK_NODE_JOINT when some skin
+ *   lists it, else RK_NODE_NULL. has_fbx_props is false: node->local is
+ *   authoritative; node->props mirrors it for display (rotation as Euler XYZ
+ *   degrees).
+ *   One rk_mesh per glTF mesh: triangle primitives concatenated (vertices
+ *   appended, faces are triangles indexing the concatenated vertices,
+ *   attributes as value tables with indices = vertex_indices; a primitive
+ *   lacking an attribute others have gets zeros, colours white).
+ *   mesh->materials has one slot per primitive in file order (skipped ones
+ *   included); face_material[f] = index of the face's primitive. Primitives
+ *   without material use one material named "default" (glTF defaults),
+ *   appended after the file's materials. TANGENT becomes uv_sets[0].tangent
+ *   and .bitangent = cross(normal, tangent.xyz) * tangent.w.
+ *   One rk_skin per (glTF skin, glTF mesh) pair used by nodes, sorted by skin
+ *   then mesh, plus one rk_skin without vertices for each glTF skin no node
+ *   uses; node->skin is its pair's rk_skin and mesh->skins lists the
+ *   rk_skins deforming the mesh. glTF stores no bind pose of the mesh node:
+ *   mesh_to_world_bind is the static node_to_world of the first node using
+ *   the pair (identity for unused skins) and joint_to_world_bind =
+ *   mesh_to_world_bind * inverse(inverseBindMatrix).
+ *   Texture refs: uv_set = "TEXCOORD_<texCoord>", matching uv_sets names.
+ *   Settings: right-handed Y-up, 1 unit = 1 metre, frame_rate 0, creator =
+ *   asset.generator, ascii = true for JSON, false for GLB.
+ *
+ * RESTRICTIONS
+ *   - glTF 1.0 and GLB version 1 are RK_ERROR_UNSUPPORTED.
+ *   - External URIs need a file name: loaded from memory without
+ *     rk_load_opts.filename, a buffer with an external URI is RK_ERROR_IO
+ *     (images just get no resolved_path). URI schemes other than data: and
+ *     absolute paths are RK_ERROR_UNSUPPORTED; relative paths may use "..".
+ *   - Cameras and lights carry no data in rk_scene (only the node kind);
+ *     occlusion textures, normal/occlusion scale, texture filters,
+ *     KHR_animation_pointer and morph target TANGENT deltas are ignored.
+ *   - Influences: at most 8 JOINTS_n/WEIGHTS_n sets per primitive.
+ *
+ * LENIENCY (warnings, not errors)
+ *   byteStride on bufferViews of non-vertex data (Soldier.glb has it on its
+ *   inverse bind matrices and animation data) is honoured; trailing bytes
+ *   after the GLB; repeated animation times; decreasing animation times
+ *   (the sampler's channels are skipped); integer WEIGHTS/rotations not marked
+ *   normalized; out-of-range joint indices whose weight is 0.
+ *
+ * SAFETY, LIMITS AND MEMORY
+ *   Every index, offset and count is checked: GLB chunks within the header
+ *   length and the input, buffers within their data, bufferViews within
+ *   their buffer, accessor offset + stride * (count - 1) + element size
+ *   within the bufferView, sparse indices below the count, vertex indices
+ *   below the primitive's vertex count, joint indices below the joint count,
+ *   nodes a forest (one parent each, no cycles). Size arithmetic is
+ *   overflow-checked. JSON nesting is limited by max_depth before parsing
+ *   (so cJSON never recurses deeper), node nesting by max_depth, counts by
+ *   max_elements, morph work (targets x vertices) and influence work
+ *   (vertices x influences) by max_elements.
+ *   Errors carry the file name, a JSON pointer (RK_LOCATION_JSON) to the
+ *   offending value, and a byte offset for GLB container and JSON syntax
+ *   errors.
+ *   cJSON allocates through the C library (not rk_load_opts.allocator), so
+ *   its memory is not counted by the allocator. Before parsing, the reader
+ *   estimates what cJSON will need (items x (sizeof(cJSON) + 32) + text
+ *   size) and fails with RK_ERROR_LIMIT if that does not fit in what is left
+ *   of memory_limit. cJSON records the position of a syntax error in a
+ *   global variable of its own; rigkit never reads it (thread safety of the
+ *   load is unaffected, but tools like TSan may report it).
+ */
+#include "gltf_internal.h"
 
+#include <stdio.h>
 #include <string.h>
+
+/* Extensions whose meaning the reader implements. */
+static const char *const rki_gltf_understood[] = {
+	"KHR_materials_unlit",
+	"KHR_texture_transform",
+	"KHR_mesh_quantization",
+};
+
+static bool rki_gltf_is_ws(unsigned char c)
+{
+	return c == ' ' || c == '\t' || c == '\r' || c == '\n';
+}
 
 bool rki_is_gltf(const void *data, size_t size, bool *is_glb)
 {
+	static const char *const keys[] = {
+		"asset", "accessors", "animations", "bufferViews", "buffers", "cameras", "extensionsUsed",
+		"extensionsRequired", "images", "materials", "meshes", "nodes", "samplers", "scene", "scenes", "skins", "textures",
+	};
 	const unsigned char *p = (const unsigned char *)data;
 	*is_glb = false;
 	if (size >= 4 && memcmp(p, "glTF", 4) == 0) {
@@ -13,18 +140,203 @@ bool rki_is_gltf(const void *data, size_t size, bool *is_glb)
 	}
 	size_t i = 0;
 	if (size >= 3 && p[0] == 0xEF && p[1] == 0xBB && p[2] == 0xBF) i = 3;
-	while (i < size && (p[i] == ' ' || p[i] == '\t' || p[i] == '\r' || p[i] == '\n')) i++;
+	while (i < size && rki_gltf_is_ws(p[i])) i++;
 	if (i >= size || p[i] != '{') return false;
-	size_t window = size - i < 65536 ? size - i : 65536;
-	return rki_memmem(p + i, window, "\"asset\"", 7) != NULL;
+	size_t start = i;
+	/* The first key of the top-level object is near the start whatever the size. */
+	i++;
+	while (i < size && rki_gltf_is_ws(p[i])) i++;
+	if (i < size && p[i] == '"') {
+		size_t k = i + 1, len = 0;
+		while (k + len < size && p[k + len] != '"' && len < 32) len++;
+		for (size_t j = 0; j < sizeof(keys) / sizeof(keys[0]); j++)
+			if (strlen(keys[j]) == len && memcmp(p + k, keys[j], len) == 0) return true;
+	}
+	size_t window = size - start < 65536 ? size - start : 65536;
+	return rki_memmem(p + start, window, "\"asset\"", 7) != NULL;
+}
+
+/* Nesting depth (before cJSON recurses) and a bound on cJSON's memory. */
+static bool rki_gltf_prescan(rki_gltf *g, const unsigned char *p, size_t n, uint64_t file_offset)
+{
+	size_t depth = 0, items = 1;
+	bool in_string = false;
+	for (size_t i = 0; i < n; i++) {
+		unsigned char c = p[i];
+		if (in_string) {
+			if (c == '\\') i++;
+			else if (c == '"') in_string = false;
+			continue;
+		}
+		switch (c) {
+		case '"': in_string = true; break;
+		case '[':
+		case '{':
+			if (++depth > g->sc.opts.max_depth)
+				return rki_gltf_fail_byte(g, RK_ERROR_LIMIT, file_offset + i, "JSON nesting is deeper than the max_depth limit %zu",
+					g->sc.opts.max_depth);
+			items++;
+			break;
+		case ']':
+		case '}':
+			if (depth) depth--;
+			break;
+		case ',':
+		case ':': items++; break;
+		default: break;
+		}
+	}
+	if (items > g->sc.opts.max_elements)
+		return rki_gltf_fail_byte(g, RK_ERROR_LIMIT, file_offset, "JSON has about %zu values, over the max_elements limit %zu",
+			items, g->sc.opts.max_elements);
+	size_t need = SIZE_MAX, left = g->sc.opts.memory_limit > g->sc.alloc->bytes_in_use ? g->sc.opts.memory_limit - g->sc.alloc->bytes_in_use : 0;
+	if (!rki_mul_size(items, sizeof(cJSON) + 32, &need) || !rki_add_size(need, n, &need) || need > left)
+		return rki_gltf_fail_byte(g, RK_ERROR_LIMIT, file_offset,
+			"parsing %zu bytes of JSON needs about %zu bytes, over what is left of the memory limit (%zu)", n, need, left);
+	return true;
+}
+
+static bool rki_gltf_asset(rki_gltf *g)
+{
+	const cJSON *asset;
+	const char *version, *min_version, *generator;
+	if (!rki_gltf_object(g, g->json, "", "asset", &asset)) return false;
+	if (!asset) return rki_gltf_fail(g, RK_ERROR_CORRUPT, "/asset", "glTF needs an \"asset\" object with its version");
+	if (!rki_gltf_string(g, asset, "/asset", "version", &version)) return false;
+	if (!rki_gltf_string(g, asset, "/asset", "minVersion", &min_version)) return false;
+	if (!rki_gltf_string(g, asset, "/asset", "generator", &generator)) return false;
+	if (!version) {
+		rki_gltf_warn(g, "/asset", "asset.version is missing: 2.0 assumed");
+	} else {
+		unsigned major = 0, minor = 0;
+		if (sscanf(version, "%u.%u", &major, &minor) != 2)
+			return rki_gltf_fail(g, RK_ERROR_CORRUPT, "/asset/version", "expected a version \"major.minor\", got \"%.40s\"", version);
+		if (major != 2)
+			return rki_gltf_fail(g, RK_ERROR_UNSUPPORTED, "/asset/version", "glTF version %.40s is not supported (expected 2.x)", version);
+	}
+	if (min_version) {
+		unsigned major = 0, minor = 0;
+		if (sscanf(min_version, "%u.%u", &major, &minor) != 2 || major != 2 || minor > 0)
+			return rki_gltf_fail(g, RK_ERROR_UNSUPPORTED, "/asset/minVersion", "file needs glTF %.40s; rigkit reads 2.0", min_version);
+	}
+	g->sc.scene->settings.creator = rki_gltf_strdup(g, generator);
+	return g->sc.scene->settings.creator != NULL;
+}
+
+static bool rki_gltf_understands(const char *ext)
+{
+	for (size_t i = 0; i < sizeof(rki_gltf_understood) / sizeof(rki_gltf_understood[0]); i++)
+		if (strcmp(ext, rki_gltf_understood[i]) == 0) return true;
+	return false;
+}
+
+static bool rki_gltf_extensions(rki_gltf *g)
+{
+	const cJSON *list, *e;
+	size_t count, k = 0;
+	if (!rki_gltf_array(g, g->json, "", "extensionsRequired", &list, &count)) return false;
+	cJSON_ArrayForEach(e, list) {
+		char path[RKI_GLTF_PATH_MAX];
+		rki_gltf_pathi(path, sizeof(path), "/extensionsRequired", k++);
+		if (!cJSON_IsString(e) || !e->valuestring) return rki_gltf_fail(g, RK_ERROR_CORRUPT, path, "expected an extension name string");
+		if (!rki_gltf_understands(e->valuestring))
+			return rki_gltf_fail(g, RK_ERROR_UNSUPPORTED, path,
+				"required extension %.80s is not supported (rigkit understands KHR_materials_unlit, KHR_texture_transform, KHR_mesh_quantization)",
+				e->valuestring);
+	}
+	if (!rki_gltf_array(g, g->json, "", "extensionsUsed", &list, &count)) return false;
+	k = 0;
+	cJSON_ArrayForEach(e, list) {
+		char path[RKI_GLTF_PATH_MAX];
+		rki_gltf_pathi(path, sizeof(path), "/extensionsUsed", k++);
+		if (!cJSON_IsString(e) || !e->valuestring) return rki_gltf_fail(g, RK_ERROR_CORRUPT, path, "expected an extension name string");
+		if (!rki_gltf_understands(e->valuestring))
+			rki_gltf_warn(g, path, "extension %.80s is not supported: ignored", e->valuestring);
+	}
+	return true;
+}
+
+static bool rki_gltf_run(rki_gltf *g, const unsigned char *data, size_t size)
+{
+	rk_scene_settings *st = &g->sc.scene->settings;
+	if (size > g->sc.opts.file_size_limit)
+		return rki_gltf_fail_byte(g, RK_ERROR_LIMIT, 0, "input is %zu bytes, over the file_size_limit %zu", size, g->sc.opts.file_size_limit);
+	const unsigned char *json = data;
+	size_t json_size = size;
+	g->is_glb = size >= 4 && memcmp(data, "glTF", 4) == 0;
+	if (g->is_glb && !rki_gltf_parse_glb(g, data, size, &json, &json_size)) return false;
+	uint64_t json_offset = (uint64_t)(json - data);
+	if (json_size >= 3 && json[0] == 0xEF && json[1] == 0xBB && json[2] == 0xBF) {
+		json += 3;
+		json_size -= 3;
+		json_offset += 3;
+	}
+	if (!rki_gltf_prescan(g, json, json_size, json_offset)) return false;
+	const char *end = NULL;
+	g->json = cJSON_ParseWithLengthOpts((const char *)json, json_size, &end, 0);
+	if (!g->json) {
+		uint64_t at = json_offset + (end && end >= (const char *)json ? (uint64_t)(end - (const char *)json) : 0);
+		return rki_gltf_fail_byte(g, RK_ERROR_CORRUPT, at, "JSON syntax error (or cJSON ran out of memory); expected a valid JSON document");
+	}
+	if (!cJSON_IsObject(g->json)) return rki_gltf_fail_byte(g, RK_ERROR_CORRUPT, json_offset, "expected a JSON object at the top level");
+	if (end && end >= (const char *)json) {
+		for (size_t i = (size_t)(end - (const char *)json); i < json_size; i++) {
+			if (!rki_gltf_is_ws(json[i]) && json[i] != 0) {
+				rki_gltf_warn(g, "", "bytes after the JSON document ignored");
+				break;
+			}
+		}
+	}
+	if (!rki_gltf_asset(g) || !rki_gltf_extensions(g)) return false;
+	if (!rki_gltf_list_init(g, "accessors", &g->accessors) || !rki_gltf_list_init(g, "bufferViews", &g->buffer_views)
+		|| !rki_gltf_list_init(g, "buffers", &g->buffers) || !rki_gltf_list_init(g, "nodes", &g->nodes)
+		|| !rki_gltf_list_init(g, "meshes", &g->meshes) || !rki_gltf_list_init(g, "skins", &g->skins)
+		|| !rki_gltf_list_init(g, "materials", &g->materials) || !rki_gltf_list_init(g, "textures", &g->textures)
+		|| !rki_gltf_list_init(g, "images", &g->images) || !rki_gltf_list_init(g, "samplers", &g->samplers)
+		|| !rki_gltf_list_init(g, "animations", &g->animations) || !rki_gltf_list_init(g, "cameras", &g->cameras)
+		|| !rki_gltf_list_init(g, "scenes", &g->scenes))
+		return false;
+	if (!rki_gltf_load_buffers(g)) return false;
+	if (!rki_gltf_load_textures(g)) return false;
+	if (!rki_gltf_load_materials(g)) return false;
+	if (!rki_gltf_scan_meshes(g)) return false;
+	if (!rki_gltf_load_meshes(g)) return false;
+	if (!rki_gltf_load_nodes(g)) return false;
+	if (!rki_gltf_load_skins(g)) return false;
+	if (!rki_gltf_load_animations(g)) return false;
+
+	st->format = g->is_glb ? RK_FORMAT_GLB : RK_FORMAT_GLTF;
+	st->fbx_version = 0;
+	st->ascii = !g->is_glb;
+	st->axes = st->original_axes = RK_AXES_RIGHT_HANDED_Y_UP;
+	st->unit_meters = st->original_unit_meters = 1.0;
+	st->frame_rate = 0.0;
+	return true;
 }
 
 rk_scene *rki_load_gltf(const void *data, size_t size, const rk_load_opts *opts, const char *filename, rk_error *err)
 {
-	(void)data;
-	(void)size;
-	(void)opts;
-	rki_error_set(err, RK_ERROR_UNSUPPORTED, "glTF scenes cannot be read yet");
-	rki_error_file(err, filename);
-	return NULL;
+	rk_error local;
+	if (!err) err = &local;
+	rki_error_clear(err);
+	rki_gltf g;
+	memset(&g, 0, sizeof(g));
+	g.err = err;
+	g.filename = filename ? filename : "";
+	if (!rki_scene_begin(&g.sc, opts, g.filename, err)) return NULL;
+	for (size_t i = 0; i < sizeof(g.scratch) / sizeof(g.scratch[0]); i++) rki_buf_init(&g.scratch[i], g.sc.alloc);
+	bool ok = rki_gltf_run(&g, (const unsigned char *)data, size);
+	if (ok && g.sc.alloc->failed && !rki_gltf_failed(&g)) ok = rki_gltf_oom(&g);
+	cJSON_Delete(g.json);
+	g.json = NULL;
+	for (size_t i = 0; i < sizeof(g.scratch) / sizeof(g.scratch[0]); i++) rki_buf_free(&g.scratch[i]);
+	rki_gltf_free_files(&g);
+	if (!ok) {
+		rki_scene_abort(&g.sc);
+		return NULL;
+	}
+	rk_node *const *skin_mesh_node = g.skin_mesh_node;
+	rk_scene *s = rki_scene_finish(&g.sc);
+	if (s) rki_gltf_finish_skins(s, skin_mesh_node);
+	return s;
 }

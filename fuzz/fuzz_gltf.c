@@ -1,0 +1,184 @@
+/*
+ * fuzz/fuzz_gltf.c - libFuzzer target for the glTF 2.0 / GLB reader
+ * (src/gltf/gltf_load.c and friends), through the public rk_load_memory().
+ *
+ * Each input is loaded from memory (no file name, so external URIs must fail
+ * cleanly) with small limits and a counting allocator. A loaded scene is
+ * walked completely: every array the scene promises is read and every index
+ * checked against the count it refers to. The target aborts when a failed
+ * load has no error code or message, when an index is out of range, or when
+ * allocator memory is still held after rk_free_scene(). The last input byte
+ * also selects the ignore_geometry / ignore_animation / no_embedded_content
+ * options, so those paths are fuzzed too. See fuzz/README.md.
+ */
+#include "rigkit/scene.h"
+
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+typedef struct fuzz_counter {
+	size_t live_bytes;
+	size_t live_blocks;
+} fuzz_counter;
+
+static void *fuzz_alloc(void *user, size_t size)
+{
+	fuzz_counter *c = (fuzz_counter *)user;
+	void *p = malloc(size);
+	if (p) {
+		c->live_bytes += size;
+		c->live_blocks++;
+	}
+	return p;
+}
+
+static void fuzz_free(void *user, void *ptr, size_t size)
+{
+	fuzz_counter *c = (fuzz_counter *)user;
+	if (size > c->live_bytes || c->live_blocks == 0) abort();
+	c->live_bytes -= size;
+	c->live_blocks--;
+	free(ptr);
+}
+
+static volatile double fuzz_sink;
+
+static void fuzz_attrib3(const rk_attrib_vec3 *a, const rk_mesh *m)
+{
+	if (!a->exists) return;
+	for (size_t c = 0; c < m->index_count; c++) {
+		if (a->indices[c] >= a->value_count) abort();
+		fuzz_sink += a->values[a->indices[c]].x;
+	}
+}
+
+static void fuzz_mesh(const rk_mesh *m)
+{
+	double s = 0.0;
+	for (size_t v = 0; v < m->vertex_count; v++) s += m->positions[v].x + m->positions[v].y + m->positions[v].z;
+	for (size_t c = 0; c < m->index_count; c++)
+		if (m->vertex_indices[c] >= m->vertex_count) abort();
+	for (size_t f = 0; f < m->face_count; f++) {
+		const rk_face *face = &m->faces[f];
+		if ((size_t)face->index_begin + face->index_count > m->index_count) abort();
+		if (m->face_material && m->face_material[f] >= m->materials.count) abort();
+	}
+	fuzz_attrib3(&m->normals, m);
+	for (size_t u = 0; u < m->uv_sets.count; u++) {
+		const rk_uv_set *set = &m->uv_sets.data[u];
+		if (!set->name) abort();
+		for (size_t c = 0; set->uv.exists && c < m->index_count; c++) {
+			if (set->uv.indices[c] >= set->uv.value_count) abort();
+			s += set->uv.values[set->uv.indices[c]].y;
+		}
+		fuzz_attrib3(&set->tangent, m);
+		fuzz_attrib3(&set->bitangent, m);
+	}
+	for (size_t k = 0; k < m->colors.count; k++) {
+		const rk_attrib_vec4 *a = &m->colors.data[k];
+		for (size_t c = 0; a->exists && c < m->index_count; c++) {
+			if (a->indices[c] >= a->value_count) abort();
+			s += a->values[a->indices[c]].w;
+		}
+	}
+	for (size_t k = 0; k < m->materials.count; k++)
+		if (!m->materials.data[k] || !m->materials.data[k]->name) abort();
+	for (size_t k = 0; k < m->blend_channels.count; k++) {
+		const rk_blend_channel *ch = &m->blend_channels.data[k];
+		if (ch->index != k || !ch->name) abort();
+		for (size_t t = 0; t < ch->target_count; t++) {
+			const rk_blend_shape *sh = &ch->targets[t];
+			s += ch->target_weights[t];
+			for (size_t o = 0; o < sh->offset_count; o++) {
+				if (sh->vertex_indices[o] >= m->vertex_count) abort();
+				s += sh->position_offsets[o].x + (sh->normal_offsets ? sh->normal_offsets[o].y : 0.0);
+			}
+		}
+	}
+	for (size_t k = 0; k < m->skin_count; k++)
+		if (!m->skins[k] || m->skins[k]->vertex_count != m->vertex_count) abort();
+	fuzz_sink += s;
+}
+
+static void fuzz_scene(const rk_scene *s)
+{
+	if (s->nodes.count == 0 || s->root != &s->nodes.data[0] || s->root->parent) abort();
+	for (size_t i = 0; i < s->nodes.count; i++) {
+		const rk_node *n = &s->nodes.data[i];
+		if (n->index != i || !n->name) abort();
+		if (i > 0 && (!n->parent || n->parent->index >= i)) abort();
+		for (size_t c = 0; c < n->children.count; c++)
+			if (n->children.data[c]->parent != n) abort();
+		fuzz_sink += n->node_to_world.m[12] + n->props.rotation.x;
+		if (n->mesh && n->blend_weights)
+			for (size_t k = 0; k < n->mesh->blend_channels.count; k++) fuzz_sink += n->blend_weights[k];
+	}
+	for (size_t m = 0; m < s->meshes.count; m++) fuzz_mesh(&s->meshes.data[m]);
+	for (size_t k = 0; k < s->skins.count; k++) {
+		const rk_skin *sk = &s->skins.data[k];
+		for (size_t j = 0; j < sk->joint_count; j++) fuzz_sink += sk->joints[j].joint_to_world_bind.m[0] + (double)sk->joints[j].node->index;
+		if (sk->weight_begin[0] != 0 || sk->weight_begin[sk->vertex_count] != sk->weight_count) abort();
+		for (size_t v = 0; v < sk->vertex_count; v++) {
+			if (sk->weight_begin[v + 1] < sk->weight_begin[v]) abort();
+			if (sk->weight_begin[v + 1] - sk->weight_begin[v] > sk->max_weights_per_vertex) abort();
+		}
+		for (size_t w = 0; w < sk->weight_count; w++)
+			if (sk->weights[w].joint >= sk->joint_count) abort();
+	}
+	for (size_t t = 0; t < s->textures.count; t++) {
+		const rk_texture *x = &s->textures.data[t];
+		if (!x->name || !x->filename || !x->mime_type) abort();
+		for (size_t b = 0; b < x->content_size; b++) fuzz_sink += x->content[b];
+	}
+	for (size_t c = 0; c < s->clips.count; c++) {
+		const rk_anim_clip *clip = &s->clips.data[c];
+		for (size_t l = 0; l < clip->layer_count; l++) {
+			for (size_t t = 0; t < clip->layers[l].track_count; t++) {
+				const rk_anim_track *tr = &clip->layers[l].tracks[t];
+				size_t per = tr->components * (tr->interpolation == RK_INTERP_CUBIC ? 3u : 1u);
+				if (!tr->node) abort();
+				for (size_t k = 0; k < tr->key_count; k++) {
+					fuzz_sink += tr->times[k];
+					for (size_t v = 0; v < per; v++) fuzz_sink += tr->values[k * per + v];
+				}
+			}
+		}
+	}
+	for (size_t w = 0; w < s->warnings.count; w++)
+		if (!s->warnings.data[w].message || !s->warnings.data[w].message[0] || !s->warnings.data[w].path) abort();
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	fuzz_counter counter = { 0, 0 };
+	rk_load_opts opts;
+	memset(&opts, 0, sizeof(opts));
+	opts.allocator.alloc = fuzz_alloc;
+	opts.allocator.free = fuzz_free;
+	opts.allocator.user = &counter;
+	opts.memory_limit = (size_t)64 << 20;
+	opts.file_size_limit = (size_t)16 << 20;
+	opts.max_depth = 64;
+	opts.max_elements = (size_t)1 << 20;
+	if (size > 0) {
+		uint8_t last = data[size - 1];
+		opts.ignore_geometry = (last & 0x7) == 1;
+		opts.ignore_animation = (last & 0x7) == 2;
+		opts.no_embedded_content = (last & 0x7) == 3;
+	}
+	rk_file_format format = rk_detect_format(data, size);
+	if (format != RK_FORMAT_GLTF && format != RK_FORMAT_GLB) return 0;  /* other parsers have their own targets */
+	rk_error err;
+	rk_scene *s = rk_load_memory(data, size, &opts, &err);
+	if (s) {
+		fuzz_scene(s);
+		rk_free_scene(s);
+	} else if (err.code == RK_OK || !err.message[0] || !err.description) {
+		abort();
+	}
+	if (counter.live_bytes != 0 || counter.live_blocks != 0) abort();
+	return 0;
+}

@@ -1,0 +1,217 @@
+/* src/gltf/gltf_anim.c - animations of the glTF reader.
+ *
+ * Each glTF animation becomes an rk_anim_clip with one layer whose tracks are
+ * sampler-based: one track per channel, times in seconds (shared by the
+ * tracks of one sampler), values as doubles in the glTF output layout
+ * (CUBICSPLINE: in-tangent, value, out-tangent per key). Integer rotation
+ * and weight outputs are normalised with the glTF formulas. */
+#include "gltf_internal.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+typedef struct rki_gltf_sampler {
+	bool valid;                  /* input decoded, times usable */
+	size_t key_count;
+	const double *times;
+	size_t output;
+	rk_interp interp;
+} rki_gltf_sampler;
+
+static bool rki_gltf_sampler_parse(rki_gltf *g, const cJSON *obj, const char *base, rki_gltf_sampler *smp)
+{
+	size_t input;
+	const char *interp;
+	if (!rki_gltf_index(g, obj, base, "input", g->accessors.count, "accessors", true, &input)) return false;
+	if (!rki_gltf_index(g, obj, base, "output", g->accessors.count, "accessors", true, &smp->output)) return false;
+	if (!rki_gltf_string(g, obj, base, "interpolation", &interp)) return false;
+	smp->interp = RK_INTERP_LINEAR;
+	if (interp) {
+		if (strcmp(interp, "STEP") == 0) smp->interp = RK_INTERP_CONSTANT;
+		else if (strcmp(interp, "CUBICSPLINE") == 0) smp->interp = RK_INTERP_CUBIC;
+		else if (strcmp(interp, "LINEAR") != 0) {
+			char path[RKI_GLTF_PATH_MAX];
+			rki_gltf_path(path, sizeof(path), base, "interpolation");
+			rki_gltf_warn(g, path, "unknown interpolation (expected LINEAR, STEP or CUBICSPLINE): LINEAR used");
+		}
+	}
+	char ipath[RKI_GLTF_PATH_MAX];
+	rki_gltf_path(ipath, sizeof(ipath), base, "input");
+	rki_gltf_accessor acc;
+	if (!rki_gltf_accessor_open(g, input, false, &acc)) return false;
+	if (!rki_gltf_accessor_expect(g, &acc, ipath, "animation input", 1, false, RKI_GLTF_CT_ANY)) return false;
+	if (acc.component_type != RKI_GLTF_FLOAT) rki_gltf_warn(g, ipath, "animation input is not FLOAT: converted");
+	double *times = (double *)rki_arena_array(g->sc.arena, acc.count, sizeof(double));
+	if (!times) return rki_gltf_oom(g);
+	rki_gltf_accessor_read_f64(&acc, times, acc.normalized);
+	smp->times = times;
+	smp->key_count = acc.count;
+	if (acc.count == 0) {
+		rki_gltf_warn(g, ipath, "animation sampler without keys: its channels are skipped");
+		return true;
+	}
+	for (size_t k = 0; k < acc.count; k++) {
+		if (!isfinite(times[k]))
+			return rki_gltf_fail(g, RK_ERROR_CORRUPT, ipath, "animation time %zu of accessor %zu is not a finite number", k, input);
+		if (k > 0 && times[k] < times[k - 1]) {
+			rki_gltf_warn(g, ipath, "animation times decrease: the sampler's channels are skipped");
+			return true;
+		}
+		if (k > 0 && times[k] == times[k - 1])
+			rki_gltf_warn(g, ipath, "animation times repeat (expected strictly increasing): kept as stored");
+	}
+	smp->valid = true;
+	return true;
+}
+
+/* Builds the track of one channel; *ok false when the channel is skipped. */
+static bool rki_gltf_channel(rki_gltf *g, const cJSON *ch, const char *base, const rki_gltf_sampler *samplers, size_t sampler_count,
+	const char *samplers_path, rk_anim_track *track, bool *ok)
+{
+	*ok = false;
+	char tpath[RKI_GLTF_PATH_MAX];
+	rki_gltf_path(tpath, sizeof(tpath), base, "target");
+	size_t si, node;
+	const cJSON *target;
+	const char *path;
+	if (!rki_gltf_index(g, ch, base, "sampler", sampler_count, "animations/.../samplers", true, &si)) return false;
+	if (!rki_gltf_object(g, ch, base, "target", &target)) return false;
+	if (!target) return rki_gltf_fail(g, RK_ERROR_CORRUPT, tpath, "animation channel needs a \"target\" object");
+	if (!rki_gltf_index(g, target, tpath, "node", g->nodes.count, "nodes", false, &node)) return false;
+	if (!rki_gltf_string(g, target, tpath, "path", &path)) return false;
+	if (!path) return rki_gltf_fail_key(g, RK_ERROR_CORRUPT, tpath, "path", "animation target needs a \"path\"");
+	if (node == RKI_GLTF_NONE) {
+		rki_gltf_warn(g, tpath, "animation channel without a target node skipped");
+		return true;
+	}
+	size_t components;
+	unsigned ctypes;
+	bool normalize;
+	if (strcmp(path, "translation") == 0 || strcmp(path, "scale") == 0) {
+		track->target = path[0] == 't' ? RK_TARGET_TRANSLATION : RK_TARGET_SCALE;
+		components = 3;
+		ctypes = RKI_GLTF_CT_ANY;
+		normalize = false;
+	} else if (strcmp(path, "rotation") == 0) {
+		track->target = RK_TARGET_ROTATION_QUAT;
+		components = 4;
+		ctypes = RKI_GLTF_CT_FLOAT | RKI_GLTF_CT(RKI_GLTF_BYTE) | RKI_GLTF_CT(RKI_GLTF_UNSIGNED_BYTE)
+			| RKI_GLTF_CT(RKI_GLTF_SHORT) | RKI_GLTF_CT(RKI_GLTF_UNSIGNED_SHORT);
+		normalize = true;
+	} else if (strcmp(path, "weights") == 0) {
+		track->target = RK_TARGET_MORPH_WEIGHTS;
+		size_t m = g->node_mesh[node];
+		components = m != RKI_GLTF_NONE ? g->mesh_info[m].target_count : 0;
+		ctypes = RKI_GLTF_CT_FLOAT | RKI_GLTF_CT(RKI_GLTF_BYTE) | RKI_GLTF_CT(RKI_GLTF_UNSIGNED_BYTE)
+			| RKI_GLTF_CT(RKI_GLTF_SHORT) | RKI_GLTF_CT(RKI_GLTF_UNSIGNED_SHORT);
+		normalize = true;
+		if (components == 0) {
+			rki_gltf_warn(g, tpath, "weights channel on a node without morph targets skipped");
+			return true;
+		}
+	} else {
+		rki_gltf_warn(g, tpath, "animation target paths other than translation/rotation/scale/weights are skipped");
+		return true;
+	}
+	const rki_gltf_sampler *smp = &samplers[si];
+	if (!smp->valid) return true;
+	char spath[RKI_GLTF_PATH_MAX], opath[RKI_GLTF_PATH_MAX];
+	rki_gltf_pathi(spath, sizeof(spath), samplers_path, si);
+	rki_gltf_path(opath, sizeof(opath), spath, "output");
+	rki_gltf_accessor acc;
+	if (!rki_gltf_accessor_open(g, smp->output, false, &acc)) return false;
+	uint32_t want = track->target == RK_TARGET_MORPH_WEIGHTS ? 1u : (uint32_t)components;
+	if (!rki_gltf_accessor_expect(g, &acc, opath, path, want, false, ctypes)) return false;
+	if (!normalize && acc.component_type != RKI_GLTF_FLOAT) rki_gltf_warn(g, opath, "animation output is not FLOAT: converted");
+	if (normalize && acc.component_type != RKI_GLTF_FLOAT && !acc.normalized)
+		rki_gltf_warn(g, opath, "integer rotation/weights output not marked normalized: normalised anyway");
+	size_t per_key = smp->interp == RK_INTERP_CUBIC ? 3 * components : components, expect = 0, have = 0;
+	if (!rki_mul_size(acc.count, acc.components, &have) || !rki_mul_size(smp->key_count, per_key, &expect) || have != expect)
+		return rki_gltf_fail(g, RK_ERROR_CORRUPT, opath,
+			"animation output accessor %zu has %zu values; expected %zu keys x %zu%s = %zu",
+			smp->output, have, smp->key_count, per_key,
+			smp->interp == RK_INTERP_CUBIC ? " (in-tangent, value, out-tangent)" : "", expect);
+	double *values = (double *)rki_arena_array(g->sc.arena, expect, sizeof(double));
+	if (!values) return rki_gltf_oom(g);
+	rki_gltf_accessor_read_f64(&acc, values, normalize || acc.normalized);
+	track->node = g->node_map[node];
+	track->property = "";
+	track->morph_channel = 0;
+	track->key_count = smp->key_count;
+	track->times = smp->times;
+	track->components = (uint32_t)components;
+	track->values = values;
+	track->interpolation = smp->interp;
+	*ok = true;
+	return true;
+}
+
+static bool rki_gltf_animation(rki_gltf *g, size_t a, rk_anim_clip *clip)
+{
+	char base[RKI_GLTF_PATH_MAX], spath[RKI_GLTF_PATH_MAX], cpath[RKI_GLTF_PATH_MAX];
+	rki_gltf_pathi(base, sizeof(base), "/animations", a);
+	rki_gltf_path(spath, sizeof(spath), base, "samplers");
+	rki_gltf_path(cpath, sizeof(cpath), base, "channels");
+	const cJSON *obj = g->animations.items[a], *samplers, *channels, *e;
+	size_t S, C;
+	clip->index = (uint32_t)a;
+	if (!(clip->name = rki_gltf_name(g, obj, base))) return false;
+	if (!rki_gltf_array(g, obj, base, "samplers", &samplers, &S)) return false;
+	if (!rki_gltf_array(g, obj, base, "channels", &channels, &C)) return false;
+	if (!samplers) return rki_gltf_fail(g, RK_ERROR_CORRUPT, spath, "animation needs a \"samplers\" array");
+	if (!channels) return rki_gltf_fail(g, RK_ERROR_CORRUPT, cpath, "animation needs a \"channels\" array");
+	rki_gltf_sampler *smp = (rki_gltf_sampler *)rki_arena_array(&g->sc.tmp, S, sizeof(rki_gltf_sampler));
+	rk_anim_track *tracks = (rk_anim_track *)rki_arena_array(g->sc.arena, C, sizeof(rk_anim_track));
+	rk_anim_layer *layer = (rk_anim_layer *)rki_arena_alloc(g->sc.arena, sizeof(rk_anim_layer));
+	if (!smp || !tracks || !layer) return rki_gltf_oom(g);
+	size_t k = 0;
+	bool any = false;
+	double t0 = 0.0, t1 = 0.0;
+	cJSON_ArrayForEach(e, samplers) {
+		char path[RKI_GLTF_PATH_MAX];
+		rki_gltf_pathi(path, sizeof(path), spath, k);
+		if (!cJSON_IsObject(e)) return rki_gltf_fail(g, RK_ERROR_CORRUPT, path, "expected an animation sampler object");
+		if (!rki_gltf_sampler_parse(g, e, path, &smp[k])) return false;
+		if (smp[k].valid) {
+			double first = smp[k].times[0], last = smp[k].times[smp[k].key_count - 1];
+			if (!any || first < t0) t0 = first;
+			if (!any || last > t1) t1 = last;
+			any = true;
+		}
+		k++;
+	}
+	size_t n = 0;
+	k = 0;
+	cJSON_ArrayForEach(e, channels) {
+		char path[RKI_GLTF_PATH_MAX];
+		rki_gltf_pathi(path, sizeof(path), cpath, k++);
+		if (!cJSON_IsObject(e)) return rki_gltf_fail(g, RK_ERROR_CORRUPT, path, "expected an animation channel object");
+		bool ok;
+		if (!rki_gltf_channel(g, e, path, smp, S, spath, &tracks[n], &ok)) return false;
+		if (ok) n++;
+	}
+	clip->time_begin = t0;
+	clip->time_end = t1;
+	layer->name = clip->name;
+	layer->weight = 1.0;
+	layer->blend = RK_LAYER_OVERRIDE;
+	layer->track_count = n;
+	layer->tracks = tracks;
+	clip->layer_count = 1;
+	clip->layers = layer;
+	return true;
+}
+
+bool rki_gltf_load_animations(rki_gltf *g)
+{
+	if (g->sc.opts.ignore_animation) return true;
+	rk_scene *s = g->sc.scene;
+	rk_anim_clip *clips = (rk_anim_clip *)rki_arena_array(g->sc.arena, g->animations.count, sizeof(rk_anim_clip));
+	if (!clips) return rki_gltf_oom(g);
+	s->clips.data = clips;
+	s->clips.count = g->animations.count;
+	for (size_t a = 0; a < g->animations.count; a++)
+		if (!rki_gltf_animation(g, a, &clips[a])) return false;
+	return true;
+}

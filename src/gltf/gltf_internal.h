@@ -1,0 +1,251 @@
+/*
+ * src/gltf/gltf_internal.h - shared state and helpers of the glTF 2.0 / GLB
+ * reader (not public API). The feature list, restrictions and the mapping to
+ * the neutral scene model are documented at the top of gltf_load.c.
+ *
+ * FILES
+ *   gltf_load.c      entry points, container (GLB / JSON), asset, extensions,
+ *                    the order of the passes, settings
+ *   gltf_json.c      JSON pointers, errors, warnings, typed member getters
+ *   gltf_buffer.c    buffers (GLB BIN, data: URIs, external files),
+ *                    bufferViews, accessors (dense, strided, sparse)
+ *   gltf_material.c  images, samplers, textures, materials
+ *   gltf_mesh.c      meshes, primitives, morph targets
+ *   gltf_node.c      nodes, scenes, hierarchy order, skins
+ *   gltf_anim.c      animations
+ *
+ * ERRORS
+ *   Every function that can fail returns bool; false means g->err holds the
+ *   first error (code, message, JSON pointer, file name). Later errors never
+ *   overwrite the first one.
+ */
+#ifndef RIGKIT_GLTF_INTERNAL_H
+#define RIGKIT_GLTF_INTERNAL_H
+
+#include "scene/scene_internal.h"
+
+#include <cjson/cJSON.h>
+
+#define RKI_GLTF_NONE SIZE_MAX
+#define RKI_GLTF_PATH_MAX 200
+/* JOINTS_n / WEIGHTS_n pairs read per primitive (4 influences each). */
+#define RKI_GLTF_MAX_INFLUENCE_SETS 8
+
+/* Accessor component types (glTF componentType). */
+enum {
+	RKI_GLTF_BYTE = 5120,
+	RKI_GLTF_UNSIGNED_BYTE = 5121,
+	RKI_GLTF_SHORT = 5122,
+	RKI_GLTF_UNSIGNED_SHORT = 5123,
+	RKI_GLTF_UNSIGNED_INT = 5125,
+	RKI_GLTF_FLOAT = 5126
+};
+
+/* Bit masks of component types for rki_gltf_accessor_expect(). */
+#define RKI_GLTF_CT(t) (1u << ((t) - RKI_GLTF_BYTE))
+#define RKI_GLTF_CT_FLOAT RKI_GLTF_CT(RKI_GLTF_FLOAT)
+#define RKI_GLTF_CT_UNSIGNED (RKI_GLTF_CT(RKI_GLTF_UNSIGNED_BYTE) | RKI_GLTF_CT(RKI_GLTF_UNSIGNED_SHORT) | RKI_GLTF_CT(RKI_GLTF_UNSIGNED_INT))
+#define RKI_GLTF_CT_ANY (RKI_GLTF_CT(RKI_GLTF_BYTE) | RKI_GLTF_CT(RKI_GLTF_SHORT) | RKI_GLTF_CT_UNSIGNED | RKI_GLTF_CT_FLOAT)
+
+/* A top-level JSON array with O(1) access to its items (all objects). */
+typedef struct rki_gltf_list {
+	const cJSON **items;
+	size_t count;
+} rki_gltf_list;
+
+typedef struct rki_gltf_buffer {
+	const unsigned char *data;   /* byteLength bytes (GLB BIN, decoded data: URI, or external file) */
+	size_t size;                 /* the declared byteLength */
+} rki_gltf_buffer;
+
+typedef struct rki_gltf_view {
+	const unsigned char *data;   /* inside its buffer, bounds checked */
+	size_t length;
+	size_t stride;               /* byteStride, 0 = tightly packed */
+} rki_gltf_view;
+
+/* An external file held until the end of the load. */
+typedef struct rki_gltf_file {
+	struct rki_gltf_file *next;
+	void *data;
+	size_t alloc_size;
+} rki_gltf_file;
+
+/* A resolved, bounds-checked accessor. */
+typedef struct rki_gltf_accessor {
+	size_t index;
+	uint32_t component_type;     /* RKI_GLTF_BYTE ... */
+	uint32_t components;         /* per element: 1, 2, 3, 4, 4 (MAT2), 9, 16 */
+	bool matrix;                 /* MATn: column-major, columns padded to 4 bytes */
+	uint32_t rows;               /* matrix rows, else `components` */
+	size_t comp_size;            /* bytes per component */
+	size_t col_stride;           /* bytes between matrix columns */
+	size_t elem_size;            /* bytes per element including column padding */
+	bool normalized;
+	size_t count;
+	const unsigned char *data;   /* element 0, NULL when there is no bufferView (zeros) */
+	size_t stride;               /* bytes between elements */
+	size_t sparse_count;         /* 0 when not sparse */
+	uint32_t sparse_index_type;
+	const unsigned char *sparse_indices;
+	const unsigned char *sparse_values;
+	char path[RKI_GLTF_PATH_MAX];/* "/accessors/N" */
+} rki_gltf_accessor;
+
+/* What the mesh pass leaves for the skin pass, per glTF primitive. */
+typedef struct rki_gltf_prim {
+	bool loaded;                 /* triangles whose vertices are in the rk_mesh */
+	size_t vertex_base;          /* first vertex in the concatenated arrays */
+	size_t vertex_count;
+	size_t set_count;            /* JOINTS_n / WEIGHTS_n pairs 0 .. set_count-1 */
+	size_t joints[RKI_GLTF_MAX_INFLUENCE_SETS];
+	size_t weights[RKI_GLTF_MAX_INFLUENCE_SETS];
+} rki_gltf_prim;
+
+typedef struct rki_gltf_mesh {
+	rk_mesh *mesh;               /* NULL when geometry is ignored */
+	size_t target_count;         /* morph targets, also known without geometry */
+	size_t prim_count;
+	rki_gltf_prim *prims;
+	size_t skin_fill;            /* skin pass: mesh->skins filled so far */
+} rki_gltf_mesh;
+
+typedef struct rki_gltf {
+	rki_scene_ctx sc;
+	rk_error *err;               /* never NULL */
+	const char *filename;        /* "" for memory input without a name */
+	bool is_glb;
+	bool has_bin;
+	const unsigned char *bin;    /* GLB BIN chunk */
+	size_t bin_size;
+	cJSON *json;
+
+	rki_gltf_list accessors, buffer_views, buffers, nodes, meshes, skins, materials;
+	rki_gltf_list textures, images, samplers, animations, cameras, scenes;
+
+	rki_gltf_buffer *buffer_data;/* per buffer */
+	rki_gltf_view *views;        /* per bufferView */
+	rki_gltf_file *files;        /* external buffers to free */
+	unsigned char *stride_warned;/* per bufferView: non-vertex byteStride warned */
+
+	rki_buf scratch[3];          /* reusable temporaries, see rki_gltf_scratch() */
+
+	rki_gltf_mesh *mesh_info;    /* per glTF mesh */
+	rk_node **node_map;          /* glTF node index -> scene node */
+	size_t *node_mesh;           /* glTF node index -> glTF mesh index or RKI_GLTF_NONE */
+	size_t *node_skin;           /* glTF node index -> glTF skin index or RKI_GLTF_NONE */
+	rk_material *default_material;
+	rk_node **skin_mesh_node;    /* per rk_skin: the first node using it (scene arena: used after finish) */
+} rki_gltf;
+
+/* ---- errors, warnings, JSON pointers (gltf_json.c) ----------------------- */
+
+bool rki_gltf_failed(const rki_gltf *g);
+/* Records the first error with the JSON pointer `path` (NULL = none) and
+ * the file name. Always returns false. */
+bool rki_gltf_fail(rki_gltf *g, rk_error_code code, const char *path, const char *fmt, ...) RKI_PRINTF(4, 5);
+/* Same at path base + "/" + key. */
+bool rki_gltf_fail_key(rki_gltf *g, rk_error_code code, const char *base, const char *key, const char *fmt, ...) RKI_PRINTF(5, 6);
+/* Same at a byte offset of the input (GLB container errors). */
+bool rki_gltf_fail_byte(rki_gltf *g, rk_error_code code, uint64_t offset, const char *fmt, ...) RKI_PRINTF(4, 5);
+/* Out of memory / limit, from what the allocator saw. Returns false. */
+bool rki_gltf_oom(rki_gltf *g);
+void rki_gltf_warn(rki_gltf *g, const char *path, const char *fmt, ...) RKI_PRINTF(3, 4);
+
+/* dst = base + "/" + key with JSON pointer escaping (~0, ~1); truncated to cap. */
+void rki_gltf_path(char *dst, size_t cap, const char *base, const char *key);
+/* dst = base + "/" + index. */
+void rki_gltf_pathi(char *dst, size_t cap, const char *base, size_t index);
+/* dst = base + "/" + key + "/" + index. */
+void rki_gltf_path_ki(char *dst, size_t cap, const char *base, const char *key, size_t index);
+
+/* ---- typed members (gltf_json.c) -------------------------------------------
+ * Each getter reads member `key` of `obj` (whose JSON pointer is `base`). An
+ * absent member yields the default; a member of the wrong type or range is a
+ * RK_ERROR_CORRUPT error at base/key saying what was expected. */
+
+const cJSON *rki_gltf_member(const cJSON *obj, const char *key);
+/* Index into a list of `count` elements named `what` ("accessors").
+ * Absent: RKI_GLTF_NONE, or an error when `required`. */
+bool rki_gltf_index(rki_gltf *g, const cJSON *obj, const char *base, const char *key,
+	size_t count, const char *what, bool required, size_t *out);
+/* The same for a value already at hand (array item, object member) at `path`. */
+bool rki_gltf_index_value(rki_gltf *g, const cJSON *v, const char *path, size_t count, const char *what, size_t *out);
+/* Non-negative integer <= max. Absent: def, or an error when `required`. */
+bool rki_gltf_uint(rki_gltf *g, const cJSON *obj, const char *base, const char *key,
+	size_t def, size_t max, bool required, size_t *out);
+/* Finite number. */
+bool rki_gltf_number(rki_gltf *g, const cJSON *obj, const char *base, const char *key, double def, double *out);
+/* Array of exactly n finite numbers; out untouched and *present false when absent. */
+bool rki_gltf_numbers(rki_gltf *g, const cJSON *obj, const char *base, const char *key,
+	size_t n, double *out, bool *present);
+bool rki_gltf_bool(rki_gltf *g, const cJSON *obj, const char *base, const char *key, bool def, bool *out);
+/* String or NULL when absent. */
+bool rki_gltf_string(rki_gltf *g, const cJSON *obj, const char *base, const char *key, const char **out);
+/* Object or NULL when absent. */
+bool rki_gltf_object(rki_gltf *g, const cJSON *obj, const char *base, const char *key, const cJSON **out);
+/* Array or NULL (count 0) when absent; count checked against max_elements. */
+bool rki_gltf_array(rki_gltf *g, const cJSON *obj, const char *base, const char *key, const cJSON **out, size_t *count);
+/* Top-level array `key` of objects into a list (items in the temporary arena). */
+bool rki_gltf_list_init(rki_gltf *g, const char *key, rki_gltf_list *out);
+/* Copy into the scene arena; "" for NULL. NULL only when out of memory (error set). */
+const char *rki_gltf_strdup(rki_gltf *g, const char *s);
+/* `name` member as a scene string, "" when absent. NULL on error. */
+const char *rki_gltf_name(rki_gltf *g, const cJSON *obj, const char *base);
+
+/* Temporary array of count * size bytes from reusable buffer `slot` (0, 1
+ * or 2); contents undefined; valid until the next call with the same slot.
+ * NULL on overflow or allocation failure (error set). */
+void *rki_gltf_scratch(rki_gltf *g, int slot, size_t count, size_t size);
+
+/* ---- buffers and accessors (gltf_buffer.c) ------------------------------- */
+
+/* Splits a GLB file into its JSON text and BIN chunk (g->bin). */
+bool rki_gltf_parse_glb(rki_gltf *g, const unsigned char *data, size_t size, const unsigned char **json, size_t *json_size);
+/* Resolves every buffer and bufferView. */
+bool rki_gltf_load_buffers(rki_gltf *g);
+/* Frees external buffer files (safe to call twice). */
+void rki_gltf_free_files(rki_gltf *g);
+
+bool rki_gltf_is_data_uri(const char *uri);
+/* Decodes a data: URI (base64 or percent-encoded) into `ar`. *mime gets the
+ * media type in the scene arena ("" if none) when mime is non-NULL. */
+bool rki_gltf_decode_data_uri(rki_gltf *g, rki_arena *ar, const char *uri, const char *path,
+	unsigned char **out, size_t *size, const char **mime);
+/* Turns a relative URI into a file path: percent-decoded, relative to the
+ * input file's folder, in the temporary arena. *out is NULL (and true is
+ * returned) when the input has no file name. Schemes and absolute paths are
+ * RK_ERROR_UNSUPPORTED; bad escapes RK_ERROR_CORRUPT. `decoded` (optional)
+ * receives the percent-decoded URI alone. */
+bool rki_gltf_uri_path(rki_gltf *g, const char *uri, const char *path, char **out, char **decoded);
+
+/* Resolves accessor `index`: checks type, component type, count, bufferView
+ * bounds (offset + stride * (count - 1) + element size <= byteLength) and
+ * sparse indices. `vertex_attribute` tells whether byteStride is allowed. */
+bool rki_gltf_accessor_open(rki_gltf *g, size_t index, bool vertex_attribute, rki_gltf_accessor *a);
+/* Fails unless the accessor has `components` components (and is a matrix
+ * when `matrix`) and a component type in `ctypes`. `use` names the use in
+ * the message ("POSITION"), `use_path` is where it is referenced. */
+bool rki_gltf_accessor_expect(rki_gltf *g, const rki_gltf_accessor *a, const char *use_path, const char *use,
+	uint32_t components, bool matrix, unsigned ctypes);
+/* Decodes count * components doubles into dst. Integers are normalised
+ * (glTF formulas) when `normalize`, else converted as is. */
+void rki_gltf_accessor_read_f64(const rki_gltf_accessor *a, double *dst, bool normalize);
+/* Decodes count * components unsigned integers (unsigned component types only). */
+void rki_gltf_accessor_read_u32(const rki_gltf_accessor *a, uint32_t *dst);
+/* Name of a component type ("UNSIGNED_SHORT"). */
+const char *rki_gltf_ctype_name(uint32_t ctype);
+
+/* ---- passes ------------------------------------------------------------------ */
+
+bool rki_gltf_load_textures(rki_gltf *g);   /* gltf_material.c: scene->textures */
+bool rki_gltf_load_materials(rki_gltf *g);  /* gltf_material.c: scene->materials (+ "default") */
+bool rki_gltf_scan_meshes(rki_gltf *g);     /* gltf_mesh.c: mesh_info target counts, primitive counts */
+bool rki_gltf_load_meshes(rki_gltf *g);     /* gltf_mesh.c: scene->meshes */
+bool rki_gltf_load_nodes(rki_gltf *g);      /* gltf_node.c: scene->nodes, node_map */
+bool rki_gltf_load_skins(rki_gltf *g);      /* gltf_node.c: scene->skins */
+/* gltf_node.c: bind matrices, once rki_scene_finish() computed world matrices. */
+void rki_gltf_finish_skins(rk_scene *scene, rk_node *const *skin_mesh_node);
+bool rki_gltf_load_animations(rki_gltf *g); /* gltf_anim.c: scene->clips */
+
+#endif

@@ -1,0 +1,344 @@
+/* src/gltf/gltf_json.c - errors, warnings, JSON pointers and typed member
+ * getters of the glTF reader. */
+#include "gltf_internal.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+/* ---- errors and warnings -------------------------------------------------- */
+
+bool rki_gltf_failed(const rki_gltf *g)
+{
+	return g->err->code != RK_OK;
+}
+
+static bool rki_gltf_failv(rki_gltf *g, rk_error_code code, const char *path, const char *fmt, va_list ap)
+{
+	if (rki_gltf_failed(g)) return false;
+	rki_error_setv(g->err, code, fmt, ap);
+	rki_error_file(g->err, g->filename);
+	if (path && path[0]) rki_error_at_path(g->err, RK_LOCATION_JSON, path);
+	return false;
+}
+
+bool rki_gltf_fail(rki_gltf *g, rk_error_code code, const char *path, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	rki_gltf_failv(g, code, path, fmt, ap);
+	va_end(ap);
+	return false;
+}
+
+bool rki_gltf_fail_key(rki_gltf *g, rk_error_code code, const char *base, const char *key, const char *fmt, ...)
+{
+	char path[RKI_GLTF_PATH_MAX];
+	rki_gltf_path(path, sizeof(path), base, key);
+	va_list ap;
+	va_start(ap, fmt);
+	rki_gltf_failv(g, code, path, fmt, ap);
+	va_end(ap);
+	return false;
+}
+
+bool rki_gltf_fail_byte(rki_gltf *g, rk_error_code code, uint64_t offset, const char *fmt, ...)
+{
+	if (rki_gltf_failed(g)) return false;
+	va_list ap;
+	va_start(ap, fmt);
+	rki_gltf_failv(g, code, NULL, fmt, ap);
+	va_end(ap);
+	rki_error_at_byte(g->err, offset);
+	return false;
+}
+
+bool rki_gltf_oom(rki_gltf *g)
+{
+	if (rki_gltf_failed(g)) return false;
+	rki_scene_oom(&g->sc);
+	rki_error_file(g->err, g->filename);
+	return false;
+}
+
+void rki_gltf_warn(rki_gltf *g, const char *path, const char *fmt, ...)
+{
+	char msg[RK_ERROR_TEXT_MAX];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	rki_scene_warn(&g->sc, UINT64_MAX, path, "%s", msg);
+}
+
+/* ---- JSON pointers ------------------------------------------------------------ */
+
+void rki_gltf_path(char *dst, size_t cap, const char *base, const char *key)
+{
+	if (cap == 0) return;
+	size_t n = 0;
+	for (const char *s = base; *s && n + 1 < cap; s++) dst[n++] = *s;
+	if (n + 1 < cap) dst[n++] = '/';
+	for (const char *s = key; *s && n + 1 < cap; s++) {
+		/* RFC 6901: '~' -> "~0", '/' -> "~1" */
+		if (*s == '~' || *s == '/') {
+			if (n + 2 >= cap) break;
+			dst[n++] = '~';
+			dst[n++] = *s == '~' ? '0' : '1';
+		} else {
+			dst[n++] = *s;
+		}
+	}
+	dst[n] = '\0';
+}
+
+void rki_gltf_pathi(char *dst, size_t cap, const char *base, size_t index)
+{
+	char num[24];
+	snprintf(num, sizeof(num), "%zu", index);
+	rki_gltf_path(dst, cap, base, num);
+}
+
+void rki_gltf_path_ki(char *dst, size_t cap, const char *base, const char *key, size_t index)
+{
+	char tmp[RKI_GLTF_PATH_MAX];
+	rki_gltf_path(tmp, sizeof(tmp), base, key);
+	rki_gltf_pathi(dst, cap, tmp, index);
+}
+
+/* ---- typed members ------------------------------------------------------------ */
+
+const cJSON *rki_gltf_member(const cJSON *obj, const char *key)
+{
+	if (!obj || !cJSON_IsObject(obj)) return NULL;
+	return cJSON_GetObjectItemCaseSensitive(obj, key);
+}
+
+/* Short description of a JSON value for messages. */
+static void rki_gltf_describe(char *dst, size_t cap, const cJSON *v)
+{
+	if (cJSON_IsNumber(v)) snprintf(dst, cap, "%.17g", v->valuedouble);
+	else if (cJSON_IsString(v)) snprintf(dst, cap, "the string \"%.40s\"", v->valuestring);
+	else if (cJSON_IsBool(v)) snprintf(dst, cap, "%s", cJSON_IsTrue(v) ? "true" : "false");
+	else if (cJSON_IsNull(v)) snprintf(dst, cap, "null");
+	else if (cJSON_IsArray(v)) snprintf(dst, cap, "an array");
+	else if (cJSON_IsObject(v)) snprintf(dst, cap, "an object");
+	else snprintf(dst, cap, "an invalid value");
+}
+
+/* A JSON number that is a non-negative integer <= max. */
+static bool rki_gltf_as_uint(const cJSON *v, size_t max, size_t *out)
+{
+	if (!cJSON_IsNumber(v)) return false;
+	double d = v->valuedouble;
+	if (!(d >= 0.0) || d != floor(d) || d > 9007199254740992.0 || d > (double)max) return false;
+	*out = (size_t)d;
+	return *out <= max;
+}
+
+bool rki_gltf_index_value(rki_gltf *g, const cJSON *v, const char *path, size_t count, const char *what, size_t *out)
+{
+	size_t idx;
+	*out = RKI_GLTF_NONE;
+	if (count == 0 || !rki_gltf_as_uint(v, count - 1, &idx)) {
+		char got[80];
+		rki_gltf_describe(got, sizeof(got), v);
+		if (count == 0)
+			return rki_gltf_fail(g, RK_ERROR_CORRUPT, path, "expected an index into /%s, which is empty; got %s", what, got);
+		return rki_gltf_fail(g, RK_ERROR_CORRUPT, path, "expected an index into /%s (0..%zu), got %s", what, count - 1, got);
+	}
+	*out = idx;
+	return true;
+}
+
+bool rki_gltf_index(rki_gltf *g, const cJSON *obj, const char *base, const char *key,
+	size_t count, const char *what, bool required, size_t *out)
+{
+	*out = RKI_GLTF_NONE;
+	const cJSON *v = rki_gltf_member(obj, key);
+	if (!v) {
+		if (required) return rki_gltf_fail_key(g, RK_ERROR_CORRUPT, base, key, "required index into /%s is missing", what);
+		return true;
+	}
+	char path[RKI_GLTF_PATH_MAX];
+	rki_gltf_path(path, sizeof(path), base, key);
+	return rki_gltf_index_value(g, v, path, count, what, out);
+}
+
+bool rki_gltf_uint(rki_gltf *g, const cJSON *obj, const char *base, const char *key,
+	size_t def, size_t max, bool required, size_t *out)
+{
+	*out = def;
+	const cJSON *v = rki_gltf_member(obj, key);
+	if (!v) {
+		if (required) return rki_gltf_fail_key(g, RK_ERROR_CORRUPT, base, key, "required integer \"%s\" is missing", key);
+		return true;
+	}
+	if (!rki_gltf_as_uint(v, max, out)) {
+		char got[80];
+		rki_gltf_describe(got, sizeof(got), v);
+		return rki_gltf_fail_key(g, RK_ERROR_CORRUPT, base, key, "expected an integer from 0 to %zu, got %s", max, got);
+	}
+	return true;
+}
+
+bool rki_gltf_number(rki_gltf *g, const cJSON *obj, const char *base, const char *key, double def, double *out)
+{
+	*out = def;
+	const cJSON *v = rki_gltf_member(obj, key);
+	if (!v) return true;
+	if (!cJSON_IsNumber(v) || !isfinite(v->valuedouble)) {
+		char got[80];
+		rki_gltf_describe(got, sizeof(got), v);
+		return rki_gltf_fail_key(g, RK_ERROR_CORRUPT, base, key, "expected a finite number, got %s", got);
+	}
+	*out = v->valuedouble;
+	return true;
+}
+
+bool rki_gltf_numbers(rki_gltf *g, const cJSON *obj, const char *base, const char *key,
+	size_t n, double *out, bool *present)
+{
+	if (present) *present = false;
+	const cJSON *v = rki_gltf_member(obj, key);
+	if (!v) return true;
+	size_t i = 0;
+	bool ok = cJSON_IsArray(v);
+	const cJSON *e;
+	if (ok) {
+		cJSON_ArrayForEach(e, v) {
+			if (i >= n || !cJSON_IsNumber(e) || !isfinite(e->valuedouble)) {
+				ok = false;
+				break;
+			}
+			i++;
+		}
+	}
+	if (!ok || i != n)
+		return rki_gltf_fail_key(g, RK_ERROR_CORRUPT, base, key, "expected an array of %zu finite numbers", n);
+	i = 0;
+	cJSON_ArrayForEach(e, v) out[i++] = e->valuedouble;
+	if (present) *present = true;
+	return true;
+}
+
+bool rki_gltf_bool(rki_gltf *g, const cJSON *obj, const char *base, const char *key, bool def, bool *out)
+{
+	*out = def;
+	const cJSON *v = rki_gltf_member(obj, key);
+	if (!v) return true;
+	if (!cJSON_IsBool(v)) {
+		char got[80];
+		rki_gltf_describe(got, sizeof(got), v);
+		return rki_gltf_fail_key(g, RK_ERROR_CORRUPT, base, key, "expected true or false, got %s", got);
+	}
+	*out = cJSON_IsTrue(v) != 0;
+	return true;
+}
+
+bool rki_gltf_string(rki_gltf *g, const cJSON *obj, const char *base, const char *key, const char **out)
+{
+	*out = NULL;
+	const cJSON *v = rki_gltf_member(obj, key);
+	if (!v) return true;
+	if (!cJSON_IsString(v) || !v->valuestring) {
+		char got[80];
+		rki_gltf_describe(got, sizeof(got), v);
+		return rki_gltf_fail_key(g, RK_ERROR_CORRUPT, base, key, "expected a string, got %s", got);
+	}
+	*out = v->valuestring;
+	return true;
+}
+
+bool rki_gltf_object(rki_gltf *g, const cJSON *obj, const char *base, const char *key, const cJSON **out)
+{
+	*out = NULL;
+	const cJSON *v = rki_gltf_member(obj, key);
+	if (!v) return true;
+	if (!cJSON_IsObject(v)) {
+		char got[80];
+		rki_gltf_describe(got, sizeof(got), v);
+		return rki_gltf_fail_key(g, RK_ERROR_CORRUPT, base, key, "expected an object, got %s", got);
+	}
+	*out = v;
+	return true;
+}
+
+bool rki_gltf_array(rki_gltf *g, const cJSON *obj, const char *base, const char *key, const cJSON **out, size_t *count)
+{
+	*out = NULL;
+	*count = 0;
+	const cJSON *v = rki_gltf_member(obj, key);
+	if (!v) return true;
+	if (!cJSON_IsArray(v)) {
+		char got[80];
+		rki_gltf_describe(got, sizeof(got), v);
+		return rki_gltf_fail_key(g, RK_ERROR_CORRUPT, base, key, "expected an array, got %s", got);
+	}
+	size_t n = 0;
+	const cJSON *e;
+	cJSON_ArrayForEach(e, v) n++;
+	if (n > g->sc.opts.max_elements)
+		return rki_gltf_fail_key(g, RK_ERROR_LIMIT, base, key, "array of %zu items is over the max_elements limit %zu",
+			n, g->sc.opts.max_elements);
+	*out = v;
+	*count = n;
+	return true;
+}
+
+bool rki_gltf_list_init(rki_gltf *g, const char *key, rki_gltf_list *out)
+{
+	out->items = NULL;
+	out->count = 0;
+	const cJSON *arr;
+	size_t n;
+	if (!rki_gltf_array(g, g->json, "", key, &arr, &n)) return false;
+	if (!arr) return true;
+	const cJSON **items = (const cJSON **)rki_arena_array(&g->sc.tmp, n, sizeof(*items));
+	if (!items) return rki_gltf_oom(g);
+	size_t i = 0;
+	const cJSON *e;
+	cJSON_ArrayForEach(e, arr) {
+		if (!cJSON_IsObject(e)) {
+			char path[RKI_GLTF_PATH_MAX];
+			snprintf(path, sizeof(path), "/%s/%zu", key, i);
+			return rki_gltf_fail(g, RK_ERROR_CORRUPT, path, "expected an object in /%s", key);
+		}
+		items[i++] = e;
+	}
+	out->items = items;
+	out->count = n;
+	return true;
+}
+
+const char *rki_gltf_strdup(rki_gltf *g, const char *s)
+{
+	if (!s) s = "";
+	const char *d = rki_arena_strndup(g->sc.arena, s, strlen(s));
+	if (!d) rki_gltf_oom(g);
+	return d;
+}
+
+const char *rki_gltf_name(rki_gltf *g, const cJSON *obj, const char *base)
+{
+	const char *s;
+	if (!rki_gltf_string(g, obj, base, "name", &s)) return NULL;
+	return rki_gltf_strdup(g, s);
+}
+
+void *rki_gltf_scratch(rki_gltf *g, int slot, size_t count, size_t size)
+{
+	size_t bytes;
+	rki_buf *b = &g->scratch[slot];
+	if (!rki_mul_size(count, size, &bytes)) {
+		rki_gltf_fail(g, RK_ERROR_LIMIT, NULL, "temporary array of %zu x %zu bytes is too large", count, size);
+		return NULL;
+	}
+	if (bytes == 0) bytes = 1;
+	b->size = 0;
+	if (!rki_buf_reserve(b, bytes)) {
+		rki_gltf_oom(g);
+		return NULL;
+	}
+	return b->data;
+}

@@ -1,0 +1,592 @@
+/* src/gltf/gltf_node.c - nodes, scenes, hierarchy order and skins of the
+ * glTF reader. */
+#include "gltf_internal.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ---- nodes -------------------------------------------------------------------- */
+
+/* Local transform of node i from "matrix" or translation/rotation/scale. */
+static bool rki_gltf_node_transform(rki_gltf *g, const cJSON *obj, const char *base, rk_trs *out)
+{
+	double v[16];
+	bool has_matrix, present;
+	*out = rk_trs_identity();
+	if (!rki_gltf_numbers(g, obj, base, "matrix", 16, v, &has_matrix)) return false;
+	if (has_matrix) {
+		if (rki_gltf_member(obj, "translation") || rki_gltf_member(obj, "rotation") || rki_gltf_member(obj, "scale"))
+			rki_gltf_warn(g, base, "node has both matrix and translation/rotation/scale: the matrix is used");
+		rk_mat4 m;
+		double big = 1.0;
+		for (int k = 0; k < 16; k++) {
+			m.m[k] = v[k];
+			if (k % 4 != 3 && k < 12 && fabs(v[k]) > big) big = fabs(v[k]);
+		}
+		*out = rk_mat4_decompose(m);
+		rk_mat4 back = rk_mat4_from_trs(*out);
+		double diff = 0.0;
+		for (int k = 0; k < 16; k++) {
+			if (k >= 12) continue; /* translation is exact; bottom row checked below */
+			double d = fabs(back.m[k] - m.m[k]);
+			if (d > diff) diff = d;
+		}
+		if (diff > 1e-5 * big)
+			rki_gltf_warn(g, base, "node matrix has shear: decomposed approximately into translation/rotation/scale");
+		if (m.m[3] != 0.0 || m.m[7] != 0.0 || m.m[11] != 0.0 || m.m[15] != 1.0)
+			rki_gltf_warn(g, base, "node matrix is not affine (bottom row is not 0 0 0 1): bottom row ignored");
+		return true;
+	}
+	if (!rki_gltf_numbers(g, obj, base, "translation", 3, v, &present)) return false;
+	if (present) out->translation = (rk_vec3){ v[0], v[1], v[2] };
+	if (!rki_gltf_numbers(g, obj, base, "rotation", 4, v, &present)) return false;
+	if (present) {
+		rk_quat q = { v[0], v[1], v[2], v[3] };
+		double len = sqrt(rk_quat_dot(q, q));
+		if (len == 0.0) rki_gltf_warn(g, base, "node rotation is a zero quaternion: identity used");
+		else if (fabs(len - 1.0) > 1e-3) rki_gltf_warn(g, base, "node rotation is not a unit quaternion: normalised");
+		out->rotation = rk_quat_normalize(q);
+	}
+	if (!rki_gltf_numbers(g, obj, base, "scale", 3, v, &present)) return false;
+	if (present) out->scale = (rk_vec3){ v[0], v[1], v[2] };
+	return true;
+}
+
+static bool rki_gltf_fill_node(rki_gltf *g, size_t i, rk_node *n)
+{
+	char base[RKI_GLTF_PATH_MAX];
+	rki_gltf_pathi(base, sizeof(base), "/nodes", i);
+	const cJSON *obj = g->nodes.items[i];
+	const char *name;
+	size_t camera;
+	if (!rki_gltf_string(g, obj, base, "name", &name)) return false;
+	char fallback[32];
+	snprintf(fallback, sizeof(fallback), "node%zu", i);
+	n->name = rki_gltf_strdup(g, name ? name : fallback);
+	if (!n->name) return false;
+	n->source_id = i;
+	n->attribute_type = "";
+	n->visible = true;
+	n->has_fbx_props = false;
+	n->adjust = rk_adjust_transform_identity();
+	if (!rki_gltf_node_transform(g, obj, base, &n->local)) return false;
+	n->props = rk_transform_props_default();
+	n->props.translation = n->local.translation;
+	n->props.rotation = rk_quat_to_euler_deg(n->local.rotation, RK_ROTATION_XYZ);
+	n->props.scaling = n->local.scale;
+	if (!rki_gltf_index(g, obj, base, "mesh", g->meshes.count, "meshes", false, &g->node_mesh[i])) return false;
+	if (!rki_gltf_index(g, obj, base, "skin", g->skins.count, "skins", false, &g->node_skin[i])) return false;
+	if (!rki_gltf_index(g, obj, base, "camera", g->cameras.count, "cameras", false, &camera)) return false;
+	const cJSON *exts;
+	if (!rki_gltf_object(g, obj, base, "extensions", &exts)) return false;
+	n->kind = RK_NODE_NULL;
+	size_t m = g->node_mesh[i];
+	if (m != RKI_GLTF_NONE && g->mesh_info[m].mesh) {
+		n->mesh = g->mesh_info[m].mesh;
+		n->kind = RK_NODE_MESH;
+	} else if (camera != RKI_GLTF_NONE) {
+		n->kind = RK_NODE_CAMERA;
+	} else if (exts && rki_gltf_member(exts, "KHR_lights_punctual")) {
+		n->kind = RK_NODE_LIGHT;
+	}
+	/* Static morph weights: node.weights, else the mesh defaults. */
+	size_t K = n->mesh ? n->mesh->blend_channels.count : 0;
+	const cJSON *w = rki_gltf_member(obj, "weights");
+	if (w && K == 0 && !g->sc.opts.ignore_geometry) rki_gltf_warn(g, base, "node.weights on a node whose mesh has no morph targets: ignored");
+	if (K > 0) {
+		double *bw = (double *)rki_arena_array(g->sc.arena, K, sizeof(double));
+		if (!bw) return rki_gltf_oom(g);
+		for (size_t k = 0; k < K; k++) bw[k] = n->mesh->blend_channels.data[k].default_weight;
+		if (w && cJSON_IsArray(w) && (size_t)cJSON_GetArraySize(w) != K)
+			rki_gltf_warn(g, base, "node.weights length differs from the number of morph targets: mesh weights used");
+		else if (!rki_gltf_numbers(g, obj, base, "weights", K, bw, NULL))
+			return false;
+		n->blend_weights = bw;
+	}
+	return true;
+}
+
+bool rki_gltf_load_nodes(rki_gltf *g)
+{
+	rk_scene *s = g->sc.scene;
+	rki_arena *tmp = &g->sc.tmp;
+	size_t N = g->nodes.count;
+	if (N >= UINT32_MAX - 1) return rki_gltf_fail(g, RK_ERROR_LIMIT, "/nodes", "too many nodes");
+	size_t *parent = (size_t *)rki_arena_array(tmp, N, sizeof(size_t));
+	size_t *depth = (size_t *)rki_arena_array(tmp, N, sizeof(size_t));
+	unsigned char *state = (unsigned char *)rki_arena_array(tmp, N, 1);
+	size_t *chain = (size_t *)rki_arena_array(tmp, N, sizeof(size_t));
+	size_t *roots = (size_t *)rki_arena_array(tmp, N, sizeof(size_t));
+	size_t *bfs = (size_t *)rki_arena_array(tmp, N, sizeof(size_t));
+	uint32_t *label = (uint32_t *)rki_arena_array(tmp, N, sizeof(uint32_t));
+	const cJSON **children = (const cJSON **)rki_arena_array(tmp, N, sizeof(cJSON *));
+	size_t *child_count = (size_t *)rki_arena_array(tmp, N, sizeof(size_t));
+	g->node_map = (rk_node **)rki_arena_array(tmp, N, sizeof(rk_node *));
+	g->node_mesh = (size_t *)rki_arena_array(tmp, N, sizeof(size_t));
+	g->node_skin = (size_t *)rki_arena_array(tmp, N, sizeof(size_t));
+	if (!parent || !depth || !state || !chain || !roots || !bfs || !label || !children || !child_count || !g->node_map
+		|| !g->node_mesh || !g->node_skin)
+		return rki_gltf_oom(g);
+	for (size_t i = 0; i < N; i++) parent[i] = RKI_GLTF_NONE;
+
+	/* Parent links: every child index valid, at most one parent each. */
+	for (size_t i = 0; i < N; i++) {
+		char base[RKI_GLTF_PATH_MAX], cpath[RKI_GLTF_PATH_MAX];
+		rki_gltf_pathi(base, sizeof(base), "/nodes", i);
+		rki_gltf_path(cpath, sizeof(cpath), base, "children");
+		if (!rki_gltf_array(g, g->nodes.items[i], base, "children", &children[i], &child_count[i])) return false;
+		const cJSON *c;
+		size_t k = 0;
+		cJSON_ArrayForEach(c, children[i]) {
+			char path[RKI_GLTF_PATH_MAX];
+			size_t ci;
+			rki_gltf_pathi(path, sizeof(path), cpath, k++);
+			if (!rki_gltf_index_value(g, c, path, N, "nodes", &ci)) return false;
+			if (ci == i) return rki_gltf_fail(g, RK_ERROR_CORRUPT, path, "node %zu lists itself as a child", i);
+			if (parent[ci] != RKI_GLTF_NONE)
+				return rki_gltf_fail(g, RK_ERROR_CORRUPT, path,
+					"node %zu is a child of both node %zu and node %zu; expected at most one parent", ci, parent[ci], i);
+			parent[ci] = i;
+		}
+	}
+	/* Cycles and depth: walk up from every node (each node is finished once). */
+	for (size_t i = 0; i < N; i++) {
+		if (state[i] == 2) continue;
+		size_t len = 0, v = i;
+		while (v != RKI_GLTF_NONE && state[v] == 0) {
+			state[v] = 1;
+			chain[len++] = v;
+			v = parent[v];
+		}
+		if (v != RKI_GLTF_NONE && state[v] == 1) {
+			char path[RKI_GLTF_PATH_MAX];
+			snprintf(path, sizeof(path), "/nodes/%zu/children", parent[v]);
+			return rki_gltf_fail(g, RK_ERROR_CORRUPT, path,
+				"node hierarchy has a cycle through node %zu; expected a tree (a node cannot be its own ancestor)", v);
+		}
+		size_t d = v == RKI_GLTF_NONE ? 0 : depth[v];
+		while (len > 0) {
+			size_t u = chain[--len];
+			depth[u] = ++d;
+			state[u] = 2;
+			if (d > g->sc.opts.max_depth) {
+				char path[RKI_GLTF_PATH_MAX];
+				rki_gltf_pathi(path, sizeof(path), "/nodes", u);
+				return rki_gltf_fail(g, RK_ERROR_LIMIT, path, "node nesting depth %zu is over the max_depth limit %zu", d,
+					g->sc.opts.max_depth);
+			}
+		}
+	}
+
+	/* Roots: the loaded scene's nodes in order, then parentless nodes of no scene. */
+	size_t scene = RKI_GLTF_NONE, root_count = 0;
+	if (!rki_gltf_index(g, g->json, "", "scene", g->scenes.count, "scenes", false, &scene)) return false;
+	if (scene == RKI_GLTF_NONE && g->scenes.count > 0) scene = 0;
+	memset(state, 0, N);
+	if (scene != RKI_GLTF_NONE) {
+		char base[RKI_GLTF_PATH_MAX], npath[RKI_GLTF_PATH_MAX];
+		rki_gltf_pathi(base, sizeof(base), "/scenes", scene);
+		rki_gltf_path(npath, sizeof(npath), base, "nodes");
+		const cJSON *list, *c;
+		size_t count, k = 0;
+		if (!rki_gltf_array(g, g->scenes.items[scene], base, "nodes", &list, &count)) return false;
+		cJSON_ArrayForEach(c, list) {
+			char path[RKI_GLTF_PATH_MAX];
+			size_t ni;
+			rki_gltf_pathi(path, sizeof(path), npath, k++);
+			if (!rki_gltf_index_value(g, c, path, N, "nodes", &ni)) return false;
+			if (parent[ni] != RKI_GLTF_NONE) {
+				rki_gltf_warn(g, path, "scene lists a node that has a parent: the entry is ignored");
+				continue;
+			}
+			if (state[ni]) {
+				rki_gltf_warn(g, path, "scene lists a node twice: the repeat is ignored");
+				continue;
+			}
+			state[ni] = 1;
+			roots[root_count++] = ni;
+		}
+	}
+	size_t extra = 0, first_extra = 0;
+	for (size_t i = 0; i < N; i++) {
+		if (parent[i] != RKI_GLTF_NONE || state[i]) continue;
+		if (!extra) first_extra = i;
+		extra++;
+		roots[root_count++] = i;
+	}
+	if (extra) {
+		char path[RKI_GLTF_PATH_MAX];
+		rki_gltf_pathi(path, sizeof(path), "/nodes", first_extra);
+		if (scene != RKI_GLTF_NONE)
+			rki_gltf_warn(g, path, "%zu root node(s) are not in the loaded scene %zu: added under the root too", extra, scene);
+		else
+			rki_gltf_warn(g, path, "file has no scenes: its %zu root node(s) are added under the root", extra);
+	}
+
+	/* Breadth-first labels give siblings increasing labels in file order, so
+	 * rki_depth_first_order (children in label order) keeps the file order. */
+	size_t head = 0, tail = 0;
+	for (size_t r = 0; r < root_count; r++) {
+		bfs[tail] = roots[r];
+		label[roots[r]] = (uint32_t)(++tail);
+	}
+	while (head < tail) {
+		size_t v = bfs[head++];
+		const cJSON *c;
+		cJSON_ArrayForEach(c, children[v]) {
+			size_t ci = (size_t)c->valuedouble;
+			bfs[tail] = ci;
+			label[ci] = (uint32_t)(++tail);
+		}
+	}
+	if (tail != N) return rki_gltf_fail(g, RK_ERROR_CORRUPT, "/nodes", "node hierarchy is not a forest");
+	uint32_t *lparent = (uint32_t *)rki_arena_array(tmp, N + 1, sizeof(uint32_t));
+	uint32_t *order = (uint32_t *)rki_arena_array(tmp, N + 1, sizeof(uint32_t));
+	uint32_t *scratch = (uint32_t *)rki_arena_array(tmp, N + 1, 3 * sizeof(uint32_t));
+	rk_node *nodes = (rk_node *)rki_arena_array(g->sc.arena, N + 1, sizeof(rk_node));
+	if (!lparent || !order || !scratch || !nodes) return rki_gltf_oom(g);
+	lparent[0] = UINT32_MAX;
+	for (size_t i = 0; i < N; i++) lparent[label[i]] = parent[i] == RKI_GLTF_NONE ? 0 : label[parent[i]];
+	if (!rki_depth_first_order(N + 1, lparent, order, scratch) || order[0] != 0)
+		return rki_gltf_fail(g, RK_ERROR_CORRUPT, "/nodes", "node hierarchy is not a forest");
+	for (size_t k = 1; k <= N; k++) g->node_map[bfs[order[k] - 1]] = &nodes[k];
+	s->nodes.data = nodes;
+	s->nodes.count = N + 1;
+	s->root = &nodes[0];
+
+	rk_node *root = &nodes[0];
+	root->name = "";
+	root->kind = RK_NODE_ROOT;
+	root->attribute_type = "";
+	root->visible = true;
+	root->local = rk_trs_identity();
+	root->props = rk_transform_props_default();
+	root->adjust = rk_adjust_transform_identity();
+	root->children.data = (rk_node **)rki_arena_array(g->sc.arena, root_count, sizeof(rk_node *));
+	if (!root->children.data) return rki_gltf_oom(g);
+	root->children.count = root_count;
+	for (size_t r = 0; r < root_count; r++) root->children.data[r] = g->node_map[roots[r]];
+
+	for (size_t k = 0; k <= N; k++) nodes[k].index = (uint32_t)k;
+	for (size_t i = 0; i < N; i++) {
+		rk_node *n = g->node_map[i];
+		n->parent = parent[i] == RKI_GLTF_NONE ? root : g->node_map[parent[i]];
+		n->depth = (uint32_t)depth[i];
+		n->children.data = (rk_node **)rki_arena_array(g->sc.arena, child_count[i], sizeof(rk_node *));
+		if (!n->children.data) return rki_gltf_oom(g);
+		n->children.count = child_count[i];
+		size_t k = 0;
+		const cJSON *c;
+		cJSON_ArrayForEach(c, children[i]) n->children.data[k++] = g->node_map[(size_t)c->valuedouble];
+		if (!rki_gltf_fill_node(g, i, n)) return false;
+	}
+	return true;
+}
+
+/* ---- skins ---------------------------------------------------------------------------- */
+
+typedef struct rki_gltf_skin_src {
+	const char *name;
+	size_t joint_count;
+	size_t *joints;              /* node indices */
+	rk_mat4 *ibm;                /* joint_count matrices or NULL (identity) */
+	size_t skeleton;
+	bool used;
+} rki_gltf_skin_src;
+
+/* One rk_skin: a glTF skin applied to one glTF mesh (mesh NONE = unused skin). */
+typedef struct rki_gltf_skin_key {
+	size_t skin, mesh, node;
+} rki_gltf_skin_key;
+
+static int rki_gltf_skin_key_cmp(const void *pa, const void *pb)
+{
+	const rki_gltf_skin_key *a = (const rki_gltf_skin_key *)pa, *b = (const rki_gltf_skin_key *)pb;
+	if (a->skin != b->skin) return a->skin < b->skin ? -1 : 1;
+	if (a->mesh != b->mesh) return a->mesh < b->mesh ? -1 : 1;
+	if (a->node != b->node) return a->node < b->node ? -1 : 1;
+	return 0;
+}
+
+static bool rki_gltf_skin_source(rki_gltf *g, size_t si, rki_gltf_skin_src *src)
+{
+	char base[RKI_GLTF_PATH_MAX], jpath[RKI_GLTF_PATH_MAX];
+	rki_gltf_pathi(base, sizeof(base), "/skins", si);
+	rki_gltf_path(jpath, sizeof(jpath), base, "joints");
+	const cJSON *obj = g->skins.items[si], *list, *c;
+	size_t count, ibm;
+	if (!(src->name = rki_gltf_name(g, obj, base))) return false;
+	if (!rki_gltf_array(g, obj, base, "joints", &list, &count)) return false;
+	if (!list) return rki_gltf_fail(g, RK_ERROR_CORRUPT, jpath, "skin needs a \"joints\" array");
+	if (count == 0) rki_gltf_warn(g, jpath, "skin has no joints");
+	src->joints = (size_t *)rki_arena_array(&g->sc.tmp, count, sizeof(size_t));
+	if (!src->joints) return rki_gltf_oom(g);
+	size_t k = 0;
+	cJSON_ArrayForEach(c, list) {
+		char path[RKI_GLTF_PATH_MAX];
+		rki_gltf_pathi(path, sizeof(path), jpath, k);
+		if (!rki_gltf_index_value(g, c, path, g->nodes.count, "nodes", &src->joints[k])) return false;
+		k++;
+	}
+	src->joint_count = count;
+	if (!rki_gltf_index(g, obj, base, "skeleton", g->nodes.count, "nodes", false, &src->skeleton)) return false;
+	if (!rki_gltf_index(g, obj, base, "inverseBindMatrices", g->accessors.count, "accessors", false, &ibm)) return false;
+	if (ibm != RKI_GLTF_NONE) {
+		char ipath[RKI_GLTF_PATH_MAX];
+		rki_gltf_path(ipath, sizeof(ipath), base, "inverseBindMatrices");
+		rki_gltf_accessor acc;
+		if (!rki_gltf_accessor_open(g, ibm, false, &acc)) return false;
+		if (!rki_gltf_accessor_expect(g, &acc, ipath, "inverseBindMatrices", 16, true, RKI_GLTF_CT_FLOAT)) return false;
+		if (acc.count < count)
+			return rki_gltf_fail(g, RK_ERROR_CORRUPT, ipath, "inverseBindMatrices accessor %zu has %zu matrices; expected %zu, one per joint",
+				ibm, acc.count, count);
+		if (acc.count > count) rki_gltf_warn(g, ipath, "more inverse bind matrices than joints: the extra ones are ignored");
+		src->ibm = (rk_mat4 *)rki_arena_array(&g->sc.tmp, acc.count, sizeof(rk_mat4));
+		if (!src->ibm) return rki_gltf_oom(g);
+		rki_gltf_accessor_read_f64(&acc, src->ibm[0].m, false);
+	}
+	return true;
+}
+
+/* Lowest common ancestor of the joints; NULL when only the synthetic root is. */
+static rk_node *rki_gltf_common_ancestor(rki_gltf *g, const rki_gltf_skin_src *src)
+{
+	rk_node *a = NULL;
+	for (size_t j = 0; j < src->joint_count; j++) {
+		rk_node *b = g->node_map[src->joints[j]];
+		if (!a) {
+			a = b;
+			continue;
+		}
+		while (a->depth > b->depth) a = a->parent;
+		while (b->depth > a->depth) b = b->parent;
+		while (a != b) {
+			a = a->parent;
+			b = b->parent;
+		}
+	}
+	return a && a->kind != RK_NODE_ROOT ? a : NULL;
+}
+
+/* Influences of every vertex of mesh m for a skin of `joint_count` joints. */
+static bool rki_gltf_skin_influences(rki_gltf *g, size_t si, size_t m, size_t joint_count, rk_skin *skin)
+{
+	const rki_gltf_mesh *info = &g->mesh_info[m];
+	const rk_mesh *mesh = info->mesh;
+	size_t V = mesh->vertex_count, K = 0;
+	for (size_t p = 0; p < info->prim_count; p++)
+		if (info->prims[p].loaded && 4 * info->prims[p].set_count > K) K = 4 * info->prims[p].set_count;
+	uint32_t *begin = (uint32_t *)rki_arena_array(g->sc.arena, V + 1, sizeof(uint32_t));
+	if (!begin) return rki_gltf_oom(g);
+	skin->vertex_count = V;
+	skin->weight_begin = begin;
+	if (K == 0) {
+		char path[RKI_GLTF_PATH_MAX];
+		rki_gltf_pathi(path, sizeof(path), "/meshes", m);
+		rki_gltf_warn(g, path, "skinned mesh has no JOINTS_0/WEIGHTS_0: its vertices have no influences");
+		skin->weights = (const rk_skin_weight *)rki_arena_alloc(g->sc.arena, sizeof(rk_skin_weight));
+		return skin->weights ? true : rki_gltf_oom(g);
+	}
+	size_t work;
+	if (!rki_mul_size(V, K, &work) || work > g->sc.opts.max_elements || work > UINT32_MAX)
+		return rki_gltf_fail(g, RK_ERROR_LIMIT, NULL, "%zu vertices x %zu influences is over the max_elements limit", V, K);
+	rk_skin_weight *lists = (rk_skin_weight *)rki_gltf_scratch(g, 2, work, sizeof(rk_skin_weight));
+	if (!lists) return false;
+	memset(begin, 0, (V + 1) * sizeof(uint32_t)); /* begin[v + 1] counts vertex v first */
+	bool warned_range = false, warned_negative = false;
+	for (size_t p = 0; p < info->prim_count; p++) {
+		const rki_gltf_prim *pi = &info->prims[p];
+		if (!pi->loaded) continue;
+		for (size_t set = 0; set < pi->set_count; set++) {
+			char apath[RKI_GLTF_PATH_MAX], jpath[RKI_GLTF_PATH_MAX], wpath[RKI_GLTF_PATH_MAX], name[32];
+			snprintf(apath, sizeof(apath), "/meshes/%zu/primitives/%zu/attributes", m, p);
+			snprintf(name, sizeof(name), "JOINTS_%zu", set);
+			rki_gltf_path(jpath, sizeof(jpath), apath, name);
+			snprintf(name, sizeof(name), "WEIGHTS_%zu", set);
+			rki_gltf_path(wpath, sizeof(wpath), apath, name);
+			rki_gltf_accessor ja, wa;
+			if (!rki_gltf_accessor_open(g, pi->joints[set], true, &ja)) return false;
+			if (!rki_gltf_accessor_expect(g, &ja, jpath, "JOINTS", 4, false, RKI_GLTF_CT_UNSIGNED)) return false;
+			if (!rki_gltf_accessor_open(g, pi->weights[set], true, &wa)) return false;
+			if (!rki_gltf_accessor_expect(g, &wa, wpath, "WEIGHTS", 4, false,
+				RKI_GLTF_CT_FLOAT | RKI_GLTF_CT(RKI_GLTF_UNSIGNED_BYTE) | RKI_GLTF_CT(RKI_GLTF_UNSIGNED_SHORT)))
+				return false;
+			if (ja.count != pi->vertex_count || wa.count != pi->vertex_count)
+				return rki_gltf_fail(g, RK_ERROR_CORRUPT, ja.count != pi->vertex_count ? jpath : wpath,
+					"JOINTS/WEIGHTS accessors have %zu/%zu elements; expected %zu like POSITION", ja.count, wa.count, pi->vertex_count);
+			uint32_t *joints = (uint32_t *)rki_gltf_scratch(g, 0, pi->vertex_count, 4 * sizeof(uint32_t));
+			double *weights = joints ? (double *)rki_gltf_scratch(g, 1, pi->vertex_count, 4 * sizeof(double)) : NULL;
+			if (!weights) return false;
+			rki_gltf_accessor_read_u32(&ja, joints);
+			if (!wa.normalized && wa.component_type != RKI_GLTF_FLOAT)
+				rki_gltf_warn(g, wpath, "integer WEIGHTS not marked normalized: normalised anyway");
+			rki_gltf_accessor_read_f64(&wa, weights, true);
+			for (size_t v = 0; v < pi->vertex_count; v++) {
+				size_t gv = pi->vertex_base + v;
+				rk_skin_weight *list = lists + gv * K;
+				for (size_t c = 0; c < 4; c++) {
+					double w = weights[4 * v + c];
+					uint32_t j = joints[4 * v + c];
+					if (!(w > 0.0)) {
+						if (w != 0.0 && !warned_negative) {
+							rki_gltf_warn(g, wpath, "negative or NaN skin weights dropped");
+							warned_negative = true;
+						}
+						if (w == 0.0 && j >= joint_count && !warned_range) {
+							rki_gltf_warn(g, jpath, "out-of-range joint indices with zero weight ignored");
+							warned_range = true;
+						}
+						continue;
+					}
+					if (j >= joint_count)
+						return rki_gltf_fail(g, RK_ERROR_CORRUPT, jpath,
+							"joint index %u of vertex %zu is out of range: skin %zu has %zu joints", (unsigned)j, v, si, joint_count);
+					/* insertion keeps descending weight, earlier entries first on ties */
+					size_t n = begin[gv + 1]++;
+					while (n > 0 && list[n - 1].weight < (float)w) {
+						list[n] = list[n - 1];
+						n--;
+					}
+					list[n].joint = j;
+					list[n].weight = (float)w;
+				}
+			}
+		}
+	}
+	size_t total = 0, max_per = 0;
+	for (size_t v = 0; v < V; v++) {
+		size_t c = begin[v + 1];
+		if (c > max_per) max_per = c;
+		begin[v] = (uint32_t)total;
+		total += c;
+	}
+	begin[V] = (uint32_t)total;
+	rk_skin_weight *out = (rk_skin_weight *)rki_arena_array(g->sc.arena, total, sizeof(rk_skin_weight));
+	if (!out) return rki_gltf_oom(g);
+	for (size_t v = 0; v < V; v++) {
+		size_t c = begin[v + 1] - begin[v];
+		memcpy(out + begin[v], lists + v * K, c * sizeof(rk_skin_weight));
+	}
+	skin->weight_count = total;
+	skin->weights = out;
+	skin->max_weights_per_vertex = max_per;
+	return true;
+}
+
+bool rki_gltf_load_skins(rki_gltf *g)
+{
+	rk_scene *s = g->sc.scene;
+	size_t S = g->skins.count, N = g->nodes.count;
+	rki_gltf_skin_src *srcs = (rki_gltf_skin_src *)rki_arena_array(&g->sc.tmp, S, sizeof(rki_gltf_skin_src));
+	size_t key_cap;
+	if (!srcs || !rki_add_size(S, N, &key_cap)) return rki_gltf_oom(g);
+	rki_gltf_skin_key *keys = (rki_gltf_skin_key *)rki_arena_array(&g->sc.tmp, key_cap, sizeof(rki_gltf_skin_key));
+	if (!keys) return rki_gltf_oom(g);
+	for (size_t si = 0; si < S; si++)
+		if (!rki_gltf_skin_source(g, si, &srcs[si])) return false;
+
+	size_t nk = 0;
+	for (size_t i = 0; i < N; i++) {
+		if (g->node_skin[i] == RKI_GLTF_NONE) continue;
+		if (g->node_mesh[i] == RKI_GLTF_NONE) {
+			char path[RKI_GLTF_PATH_MAX];
+			rki_gltf_pathi(path, sizeof(path), "/nodes", i);
+			rki_gltf_warn(g, path, "node has a skin but no mesh: the skin is not applied there");
+			continue;
+		}
+		keys[nk++] = (rki_gltf_skin_key){ g->node_skin[i], g->node_mesh[i], i };
+		srcs[g->node_skin[i]].used = true;
+	}
+	for (size_t si = 0; si < S; si++)
+		if (!srcs[si].used) keys[nk++] = (rki_gltf_skin_key){ si, RKI_GLTF_NONE, RKI_GLTF_NONE };
+	qsort(keys, nk, sizeof(keys[0]), rki_gltf_skin_key_cmp);
+	size_t unique = 0;
+	for (size_t k = 0; k < nk; k++) {
+		if (unique > 0 && keys[unique - 1].skin == keys[k].skin && keys[unique - 1].mesh == keys[k].mesh) continue;
+		keys[unique++] = keys[k];  /* keeps the first (lowest) node of each pair */
+	}
+
+	rk_skin *skins = (rk_skin *)rki_arena_array(g->sc.arena, unique, sizeof(rk_skin));
+	g->skin_mesh_node = (rk_node **)rki_arena_array(g->sc.arena, unique, sizeof(rk_node *));
+	if (!skins || !g->skin_mesh_node) return rki_gltf_oom(g);
+	s->skins.data = skins;
+	s->skins.count = unique;
+
+	/* mesh->skins: one slot per rk_skin that deforms the mesh. */
+	for (size_t u = 0; u < unique; u++) {
+		if (keys[u].mesh == RKI_GLTF_NONE || !g->mesh_info[keys[u].mesh].mesh) continue;
+		g->mesh_info[keys[u].mesh].mesh->skin_count++;
+	}
+	for (size_t m = 0; m < g->meshes.count; m++) {
+		rk_mesh *mesh = g->mesh_info[m].mesh;
+		if (!mesh || !mesh->skin_count) continue;
+		mesh->skins = (rk_skin **)rki_arena_array(g->sc.arena, mesh->skin_count, sizeof(rk_skin *));
+		if (!mesh->skins) return rki_gltf_oom(g);
+	}
+
+	for (size_t u = 0; u < unique; u++) {
+		const rki_gltf_skin_src *src = &srcs[keys[u].skin];
+		rk_skin *skin = &skins[u];
+		skin->index = (uint32_t)u;
+		skin->name = src->name;
+		skin->method = RK_SKINNING_LINEAR;
+		rk_skin_joint *joints = (rk_skin_joint *)rki_arena_array(g->sc.arena, src->joint_count, sizeof(rk_skin_joint));
+		if (!joints) return rki_gltf_oom(g);
+		for (size_t j = 0; j < src->joint_count; j++) {
+			joints[j].node = g->node_map[src->joints[j]];
+			joints[j].mesh_to_joint = src->ibm ? src->ibm[j] : rk_mat4_identity();
+			joints[j].joint_to_world_bind = rk_mat4_identity();
+			joints[j].mesh_to_world_bind = rk_mat4_identity();
+			if (joints[j].node->kind == RK_NODE_NULL) joints[j].node->kind = RK_NODE_JOINT;
+		}
+		skin->joint_count = src->joint_count;
+		skin->joints = joints;
+		skin->skeleton_root = src->skeleton != RKI_GLTF_NONE ? g->node_map[src->skeleton] : rki_gltf_common_ancestor(g, src);
+		size_t m = keys[u].mesh;
+		rk_mesh *mesh = m != RKI_GLTF_NONE ? g->mesh_info[m].mesh : NULL;
+		g->skin_mesh_node[u] = keys[u].node != RKI_GLTF_NONE ? g->node_map[keys[u].node] : NULL;
+		if (mesh) {
+			if (!rki_gltf_skin_influences(g, keys[u].skin, m, src->joint_count, skin)) return false;
+			mesh->skins[g->mesh_info[m].skin_fill++] = skin;
+		} else {
+			uint32_t *begin = (uint32_t *)rki_arena_alloc(g->sc.arena, sizeof(uint32_t));
+			skin->weights = (const rk_skin_weight *)rki_arena_alloc(g->sc.arena, sizeof(rk_skin_weight));
+			if (!begin || !skin->weights) return rki_gltf_oom(g);
+			skin->weight_begin = begin;
+		}
+	}
+
+	/* node->skin: the rk_skin of its (skin, mesh) pair. */
+	for (size_t i = 0; i < N; i++) {
+		if (g->node_skin[i] == RKI_GLTF_NONE || g->node_mesh[i] == RKI_GLTF_NONE) continue;
+		rki_gltf_skin_key key = { g->node_skin[i], g->node_mesh[i], 0 };
+		size_t lo = 0, hi = unique;
+		while (lo < hi) {
+			size_t mid = lo + (hi - lo) / 2;
+			const rki_gltf_skin_key *k = &keys[mid];
+			if (k->skin < key.skin || (k->skin == key.skin && k->mesh < key.mesh)) lo = mid + 1;
+			else hi = mid;
+		}
+		if (lo < unique && g->node_map[i]->mesh) g->node_map[i]->skin = &skins[lo];
+	}
+	return true;
+}
+
+void rki_gltf_finish_skins(rk_scene *scene, rk_node *const *skin_mesh_node)
+{
+	for (size_t u = 0; u < scene->skins.count; u++) {
+		rk_skin *skin = &scene->skins.data[u];
+		rk_mat4 mesh_world = skin_mesh_node[u] ? skin_mesh_node[u]->node_to_world : rk_mat4_identity();
+		rk_skin_joint *joints = (rk_skin_joint *)skin->joints;
+		for (size_t j = 0; j < skin->joint_count; j++) {
+			rk_mat4 joint_to_mesh;
+			joints[j].mesh_to_world_bind = mesh_world;
+			if (rk_mat4_invert(joints[j].mesh_to_joint, &joint_to_mesh))
+				joints[j].joint_to_world_bind = rk_mat4_mul(mesh_world, joint_to_mesh);
+			else
+				joints[j].joint_to_world_bind = joints[j].node->node_to_world;
+		}
+	}
+}
