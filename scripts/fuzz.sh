@@ -1,0 +1,26 @@
+#!/usr/bin/env bash
+# scripts/fuzz.sh TARGET SECONDS [SHARED] - build the fuzzers (make fuzz), make a
+# seed corpus for TARGET from ../shared (never committed) and run it.
+# Targets: fbx_binary, fbx_ascii, fbx_dom, gltf.
+set -euo pipefail
+target=$1
+secs=${2:-600}
+shared=${3:-${RIGKIT_SHARED_DIR:-$(cd "$(dirname "$0")/../.." && pwd)/shared}}
+cd "$(dirname "$0")/.."
+make fuzz >/dev/null
+corpus=fuzz/corpus-$target
+mkdir -p "$corpus"
+case "$target" in
+fbx_binary|fbx_dom)
+	for f in "$shared"/conformance/data/*binary*.fbx; do
+		[ "$(stat -c %s "$f")" -lt 200000 ] && cp "$f" "$corpus/"
+	done ;;
+fbx_ascii)
+	for f in "$shared"/conformance/data/*ascii*.fbx; do
+		[ "$(stat -c %s "$f")" -lt 200000 ] && cp "$f" "$corpus/"
+	done ;;
+gltf)
+	cp "$shared"/assets/Horse.glb "$shared"/assets/Flamingo.glb "$corpus/" ;;
+*) echo "unknown target $target" >&2; exit 1 ;;
+esac
+exec build-fuzz/fuzz_"$target" -max_total_time="$secs" -timeout=10 -rss_limit_mb=2048 -print_final_stats=1 "$corpus"
