@@ -48,6 +48,21 @@ static void parse_bytes(parsed *p, const void *data, size_t size, const rki_fbx_
 	p->ok = rki_fbx_parse(&p->doc, data, size, &p->arena, &p->tmp, lim, &p->err);
 }
 
+/* As parse_bytes, with binary arrays left pending (rki_fbx_parse_opts.lazy_arrays). */
+static void parse_lazy(parsed *p, const void *data, size_t size, const rki_fbx_limits *lim)
+{
+	memset(p, 0, sizeof(*p));
+	rki_alloc_init(&p->arena_alloc, NULL, 0, 0);
+	rki_alloc_init(&p->tmp, NULL, 0, 0);
+	rki_arena_init(&p->arena, &p->arena_alloc);
+	rki_error_clear(&p->err);
+	rki_fbx_parse_opts opts;
+	memset(&opts, 0, sizeof(opts));
+	if (lim) opts.limits = *lim;
+	opts.lazy_arrays = true;
+	p->ok = rki_fbx_parse_ex(&p->doc, data, size, &p->arena, &p->tmp, &opts, &p->err);
+}
+
 static void parsed_free(parsed *p)
 {
 	rki_arena_free(&p->arena);
@@ -1381,6 +1396,466 @@ RK_TEST(limits)
 	free_file(&f);
 }
 
+
+/* ---- 7. lazy arrays and threaded decoding ------------------------------------------------- */
+
+static bool is_array_type(char t)
+{
+	return t && strchr("fdlib", t) != NULL;
+}
+
+static size_t elem_size(char t)
+{
+	return t == 'd' || t == 'l' ? 8 : t == 'b' ? 1 : 4;
+}
+
+/* True when the RKI_FBX_ARRAY_PAD bytes after a 'd' array are zero. */
+static bool f64_padded(const rki_fbx_prop *pr)
+{
+	static const unsigned char zero[RKI_FBX_ARRAY_PAD];
+	return memcmp((const unsigned char *)pr->v.a.data + pr->v.a.count * 8, zero, RKI_FBX_ARRAY_PAD) == 0;
+}
+
+/* Walks an eager and a lazy parse of the same bytes side by side: same tree;
+ * every lazy array of at least one element is pending until read, then equal
+ * to the eager one. *pending counts the pending arrays met. `read` = false only
+ * counts and checks the pending state. */
+static void compare_lazy(rk_test_state *rk_t_, const rki_fbx_node *e, const rki_fbx_node *l, bool read, size_t *pending)
+{
+	RK_REQUIRE(e->name_len == l->name_len && memcmp(e->name, l->name, e->name_len) == 0);
+	RK_REQUIRE(e->prop_count == l->prop_count && e->child_count == l->child_count);
+	for (size_t i = 0; i < e->prop_count; i++) {
+		const rki_fbx_prop *ep = &e->props[i], *lp = &l->props[i];
+		RK_REQUIRE(ep->type == lp->type && ep->offset == lp->offset);
+		RK_CHECK(ep->pending == 0);
+		if (!is_array_type(ep->type)) continue;
+		RK_REQUIRE(ep->v.a.count == lp->v.a.count);
+		if (ep->type == 'd') RK_CHECK(f64_padded(ep));
+		if (lp->pending) {
+			(*pending)++;
+			RK_CHECK(lp->v.a.count > 0 && lp->v.a.data == NULL);
+		}
+		if (!read) continue;
+		const void *data;
+		size_t count;
+		rk_error err;
+		RK_REQUIRE(rki_fbx_prop_array(l, i, &data, &count, &err));
+		RK_CHECK(lp->pending == 0 && data == lp->v.a.data && count == ep->v.a.count);
+		RK_CHECK(memcmp(data, ep->v.a.data, count * elem_size(ep->type)) == 0);
+		if (lp->type == 'd') RK_CHECK(f64_padded(lp));
+		const void *again;
+		RK_CHECK(rki_fbx_prop_array(l, i, &again, &count, &err) && again == data);
+	}
+	for (size_t c = 0; c < e->child_count; c++) {
+		RK_REQUIRE(l->children[c].parent == l);
+		compare_lazy(rk_t_, &e->children[c], &l->children[c], read, pending);
+	}
+}
+
+static const char *const k_lazy_files[] = {
+	"assets/ybot.fbx",
+	"assets/ybot@kick.fbx",
+	"conformance/data/maya_cube_7400_binary.fbx",
+	"conformance/data/maya_cube_big_endian_7500_binary.fbx",
+	"conformance/data/maya_kenney_character_7700_binary.fbx",
+	"conformance/data/max2009_blob_6100_binary.fbx",
+	"conformance/data/maya_cube_7500_ascii.fbx",
+};
+
+RK_TEST(lazy_arrays_match_eager)
+{
+	char path[4096];
+	if (!shared_path(path, sizeof(path), "assets")) RK_SKIP("shared folder (../shared) not found");
+	for (size_t k = 0; k < sizeof(k_lazy_files) / sizeof(k_lazy_files[0]); k++) {
+		shared_path(path, sizeof(path), k_lazy_files[k]);
+		file_data f;
+		RK_REQUIRE(load_file(&f, path));
+		parsed e, l;
+		parse_bytes(&e, f.data, f.size, NULL);
+		parse_lazy(&l, f.data, f.size, NULL);
+		RK_REQUIRE(e.ok && l.ok);
+		RK_CHECK(l.tmp.bytes_in_use == 0);
+		RK_CHECK(l.arena.total <= e.arena.total);
+		size_t pending = 0;
+		compare_lazy(rk_t_, &e.doc.root, &l.doc.root, true, &pending);
+		bool binary = !e.doc.ascii;
+		if (binary && strstr(k_lazy_files[k], "6100") == NULL) RK_CHECK(pending > 0);
+		if (!binary) RK_CHECK_INT(pending, 0);
+		/* Everything is decoded now: a second walk finds nothing pending. */
+		size_t again = 0;
+		compare_lazy(rk_t_, &e.doc.root, &l.doc.root, false, &again);
+		RK_CHECK_INT(again, 0);
+		if (getenv("RIGKIT_TEST_VERBOSE"))
+			fprintf(stderr, "  %s: %zu pending arrays, arena %zu eager / %zu lazy before decoding\n", k_lazy_files[k],
+				pending, e.arena.total, l.arena.total);
+		parsed_free(&e);
+		parsed_free(&l);
+		free_file(&f);
+	}
+}
+
+/* The conversions (rki_fbx_array_*) decode pending arrays too, and converted
+ * f64 copies carry the zero pad. */
+RK_TEST(lazy_arrays_through_conversions)
+{
+	static tb b;
+	build_sample(&b, 7500, true, true, true);   /* big-endian: decoding swaps */
+	parsed p;
+	parse_lazy(&p, b.d, b.size, NULL);
+	RK_REQUIRE(p.ok);
+	const rki_fbx_node *a = rki_fbx_find_child(&p.doc.root, "Arrays");
+	RK_REQUIRE(a != NULL && a->prop_count == 5);
+	for (size_t i = 0; i < 5; i++) RK_CHECK(a->props[i].pending != 0 && a->props[i].v.a.data == NULL);
+	RK_CHECK_INT(a->props[0].pending, 1);   /* f raw */
+	RK_CHECK_INT(a->props[1].pending, 2);   /* d zlib */
+	const double *d;
+	const int32_t *i32;
+	const int64_t *i64;
+	size_t n;
+	rk_error err;
+	RK_REQUIRE(rki_fbx_array_f64(a, 0, &p.arena, &d, &n, &err));
+	RK_CHECK(n == 3 && d[0] == 1.5 && d[1] == -2.25 && d[2] == (double)1e-3f);
+	static const double zero[RKI_FBX_ARRAY_PAD / 8];
+	RK_CHECK(memcmp(d + 3, zero, sizeof(zero)) == 0);
+	RK_CHECK(a->props[0].pending == 0 && memcmp(a->props[0].v.a.data, k_f32, sizeof(k_f32)) == 0);
+	RK_REQUIRE(rki_fbx_array_f64(a, 1, &p.arena, &d, &n, &err));
+	RK_CHECK(n == 2 && d == a->props[1].v.a.data && d[0] == k_f64[0] && d[1] == k_f64[1]);
+	RK_CHECK(memcmp(d + 2, zero, sizeof(zero)) == 0);
+	RK_REQUIRE(rki_fbx_array_i64(a, 2, &p.arena, &i64, &n, &err));
+	RK_CHECK(n == 2 && i64[0] == k_i64[0] && i64[1] == INT64_MAX);
+	RK_REQUIRE(rki_fbx_array_i32(a, 3, &p.arena, &i32, &n, &err));
+	RK_CHECK(n == 4 && i32 == a->props[3].v.a.data && i32[3] == INT32_MIN);
+	RK_REQUIRE(rki_fbx_array_i32(a, 4, &p.arena, &i32, &n, &err));
+	RK_CHECK(n == 3 && i32[0] == 1 && i32[1] == 0 && i32[2] == 1);
+	/* Not an array: a clean error from rki_fbx_prop_array. */
+	const rki_fbx_node *s = rki_fbx_find_child(&p.doc.root, "Scalars");
+	const void *data;
+	rki_error_clear(&err);
+	RK_CHECK(!rki_fbx_prop_array(s, 0, &data, &n, &err) && data == NULL && n == 0);
+	RK_CHECK(err.code == RK_ERROR_CORRUPT && err.byte_offset == s->props[0].offset);
+	RK_CHECK(!rki_fbx_prop_array(s, 99, &data, &n, &err) && err.code == RK_ERROR_CORRUPT);
+	parsed_free(&p);
+}
+
+/* Threaded decoding gives the eager arrays whatever the thread count, and a
+ * name filter decodes exactly the named nodes' arrays. */
+RK_TEST(decode_arrays_threads)
+{
+	char path[4096];
+	if (!shared_path(path, sizeof(path), "assets/ybot.fbx")) RK_SKIP("shared folder (../shared) not found");
+	file_data f;
+	RK_REQUIRE(load_file(&f, path));
+	parsed e;
+	parse_bytes(&e, f.data, f.size, NULL);
+	RK_REQUIRE(e.ok);
+	static const size_t threads[] = { 1, 2, 3, 8, 0 };
+	size_t all = 0;
+	for (size_t t = 0; t < sizeof(threads) / sizeof(threads[0]); t++) {
+		parsed l;
+		parse_lazy(&l, f.data, f.size, NULL);
+		RK_REQUIRE(l.ok);
+		size_t pending = 0;
+		compare_lazy(rk_t_, &e.doc.root, &l.doc.root, false, &pending);
+		if (t == 0) all = pending;
+		RK_CHECK_INT(pending, all);
+		size_t got = rki_fbx_decode_arrays(&l.doc.root, NULL, 0, 64, threads[t], &l.tmp);
+		RK_CHECK_INT(got, all);
+		RK_CHECK(l.tmp.bytes_in_use == 0);
+		size_t left = 0;
+		compare_lazy(rk_t_, &e.doc.root, &l.doc.root, true, &left);
+		RK_CHECK_INT(left, 0);
+		parsed_free(&l);
+	}
+	RK_CHECK(all > 1000);
+
+	/* Names and depth: only Objects/Geometry/Vertices (depth 2 below Objects). */
+	parsed l;
+	parse_lazy(&l, f.data, f.size, NULL);
+	RK_REQUIRE(l.ok);
+	const rki_fbx_node *objects = child(&l.doc.root, "Objects");
+	RK_REQUIRE(objects != NULL);
+	static const char *const names[] = { "Vertices", "Normals" };
+	RK_CHECK_INT(rki_fbx_decode_arrays(objects, names, 1, 1, 2, &l.tmp), 0);   /* too shallow */
+	RK_CHECK_INT(rki_fbx_decode_arrays(objects, names, 1, 2, 2, &l.tmp), 2);   /* two meshes */
+	RK_CHECK_INT(rki_fbx_decode_arrays(objects, names, 2, 2, 2, &l.tmp), 0);   /* Normals are at depth 3 */
+	/* Start, other work on the document (a different array), finish. */
+	rki_fbx_decode_batch *batch = rki_fbx_decode_start(objects, names + 1, 1, 3, 2, &l.tmp);
+	RK_CHECK(batch != NULL);
+	for (size_t i = 0; i < objects->child_count; i++) {
+		const rki_fbx_node *g = &objects->children[i];
+		if (strcmp(g->name, "Geometry") != 0) continue;
+		const int32_t *idx;
+		size_t n;
+		rk_error err;
+		RK_CHECK(rki_fbx_array_i32(child(g, "PolygonVertexIndex"), 0, &l.arena, &idx, &n, &err) && n > 0);
+	}
+	RK_CHECK_INT(rki_fbx_decode_finish(batch), 2);
+	RK_CHECK(rki_fbx_decode_start(objects, names, 2, 3, 2, &l.tmp) == NULL);   /* nothing left */
+	RK_CHECK_INT(rki_fbx_decode_finish(NULL), 0);
+	RK_CHECK(l.tmp.bytes_in_use == 0);
+	size_t left = 0;
+	compare_lazy(rk_t_, &e.doc.root, &l.doc.root, false, &left);
+	RK_CHECK_INT(left, all - 6);
+	parsed_free(&l);
+	parsed_free(&e);
+	free_file(&f);
+}
+
+/* Bad array data found only when decoding: the error of an eager parse (code,
+ * message, byte offset) with the node path, from the accessor; threaded
+ * decoding leaves such arrays pending and the accessor still reports them. */
+RK_TEST(lazy_corrupt_arrays)
+{
+	static tb b;
+	/* zlib data of 3 doubles declared as 4: inflates to fewer bytes. */
+	tb_header(&b, 7500, false);
+	size_t a = tb_begin(&b, "Objects", 0);
+	tb_props_done(&b, a);
+	size_t v = tb_begin(&b, "Vertices", 1);
+	size_t prop_at = b.size;
+	tb_array(&b, 'd', k_f64, 2, 8, true, 3, 0);
+	tb_props_done(&b, v);
+	tb_end(&b, v, false);
+	tb_end(&b, a, true);
+	tb_null(&b);
+	parsed e, p;
+	parse_bytes(&e, b.d, b.size, NULL);
+	RK_CHECK(!e.ok && e.err.code == RK_ERROR_CORRUPT);
+	parse_lazy(&p, b.d, b.size, NULL);
+	RK_REQUIRE(p.ok);
+	const rki_fbx_node *vn = child(child(&p.doc.root, "Objects"), "Vertices");
+	RK_REQUIRE(vn && vn->props[0].pending == 2);
+	RK_CHECK_INT(rki_fbx_decode_arrays(&p.doc.root, NULL, 0, 8, 2, &p.tmp), 0);
+	RK_CHECK(vn->props[0].pending == 2 && vn->props[0].v.a.data == NULL);
+	const double *d;
+	size_t n;
+	rk_error err;
+	rki_error_clear(&err);
+	RK_CHECK(!rki_fbx_array_f64(vn, 0, &p.arena, &d, &n, &err) && d == NULL && n == 0);
+	RK_CHECK_INT(err.code, RK_ERROR_CORRUPT);
+	RK_CHECK_INT(err.byte_offset, prop_at);
+	RK_CHECK_STR(err.message, e.err.message);
+	RK_CHECK(strstr(err.message, "inflates to 16 bytes") != NULL);
+	RK_CHECK_STR(err.path, "Objects/Vertices");
+	RK_CHECK_STR(e.err.path, "Objects/Vertices");
+	/* Still pending: a second read fails the same way. */
+	rk_error err2;
+	const void *data;
+	RK_CHECK(!rki_fbx_prop_array(vn, 0, &data, &n, &err2) && strcmp(err2.message, err.message) == 0);
+	RK_CHECK(p.tmp.bytes_in_use == 0);
+	parsed_free(&p);
+	parsed_free(&e);
+
+	/* Inflates to more than declared; corrupt stream. */
+	for (int kind = 0; kind < 2; kind++) {
+		if (kind == 0) {
+			tb_header(&b, 7400, false);
+			a = tb_begin(&b, "PolygonVertexIndex", 1);
+			prop_at = b.size;
+			tb_array(&b, 'i', k_i32, 4, 4, true, 2, 0);
+			tb_props_done(&b, a);
+			tb_end(&b, a, false);
+			tb_null(&b);
+		} else {
+			build_sample(&b, 7400, false, true, true);
+			prop_at = sample_arrays_offset(&b) + 1 + 12 + 12;
+			RK_REQUIRE(b.d[prop_at] == 'd');
+			b.d[prop_at + 13 + 4] ^= 0x55;
+		}
+		parse_bytes(&e, b.d, b.size, NULL);
+		RK_CHECK(!e.ok);
+		parse_lazy(&p, b.d, b.size, NULL);
+		RK_REQUIRE(p.ok);
+		rki_fbx_decode_arrays(&p.doc.root, NULL, 0, 8, 1, &p.tmp);
+		const rki_fbx_node *node = kind == 0 ? child(&p.doc.root, "PolygonVertexIndex") : child(&p.doc.root, "Arrays");
+		RK_REQUIRE(node != NULL);
+		size_t pi = kind == 0 ? 0 : 1;
+		rki_error_clear(&err);
+		RK_CHECK(!rki_fbx_prop_array(node, pi, &data, &n, &err));
+		RK_CHECK_INT(err.code, e.err.code);
+		RK_CHECK_INT(err.byte_offset, prop_at);
+		RK_CHECK_INT(e.err.byte_offset, prop_at);
+		RK_CHECK_STR(err.message, e.err.message);
+		RK_CHECK_STR(err.path, e.err.path);
+		parsed_free(&p);
+		parsed_free(&e);
+	}
+
+	/* Checks that need no decoding still fail the parse: raw size, encoding, ratio. */
+	tb_header(&b, 7400, false);
+	a = tb_begin(&b, "Arrays", 1);
+	tb_array(&b, 'i', k_i32, 3, 4, false, 4, 0);
+	tb_props_done(&b, a);
+	tb_end(&b, a, false);
+	tb_null(&b);
+	parse_lazy(&p, b.d, b.size, NULL);
+	RK_CHECK(!p.ok && p.err.code == RK_ERROR_CORRUPT && strstr(p.err.message, "declares 12") != NULL);
+	parsed_free(&p);
+	build_sample(&b, 7400, false, true, true);
+	b.d[sample_arrays_offset(&b) + 1 + 12 + 12 + 5] = 2;
+	parse_lazy(&p, b.d, b.size, NULL);
+	RK_CHECK(!p.ok && p.err.code == RK_ERROR_CORRUPT && strstr(p.err.message, "encoding 2"));
+	parsed_free(&p);
+	tb_header(&b, 7400, false);
+	a = tb_begin(&b, "Arrays", 1);
+	tb_array(&b, 'd', k_f64, 2, 8, true, 1000000, 0);
+	tb_props_done(&b, a);
+	tb_end(&b, a, false);
+	tb_null(&b);
+	parse_lazy(&p, b.d, b.size, NULL);
+	RK_CHECK(!p.ok && p.err.code == RK_ERROR_CORRUPT && strstr(p.err.message, "compressed bytes") != NULL);
+	parsed_free(&p);
+}
+
+/* Decodes every pending array of a parsed document through the accessors
+ * (after a threaded pass over half of them); every failure must be clean. */
+static void decode_all_clean(rk_test_state *rk_t_, const rki_fbx_node *n, size_t size)
+{
+	for (size_t i = 0; i < n->prop_count; i++) {
+		if (!is_array_type(n->props[i].type)) continue;
+		const void *data;
+		size_t count;
+		rk_error err;
+		rki_error_clear(&err);
+		if (rki_fbx_prop_array(n, i, &data, &count, &err)) {
+			RK_CHECK(data != NULL && count == n->props[i].v.a.count);
+		} else {
+			RK_CHECK(err.code != RK_OK && err.message[0] && (err.location & RK_LOCATION_BYTE) && err.byte_offset <= size);
+			RK_CHECK((err.location & RK_LOCATION_FBX_NODE) && err.path[0]);
+		}
+	}
+	for (size_t c = 0; c < n->child_count; c++) decode_all_clean(rk_t_, &n->children[c], size);
+}
+
+static void lazy_must_be_clean(rk_test_state *rk_t_, const unsigned char *data, size_t len, const char *what, size_t at)
+{
+	parsed p;
+	parse_lazy(&p, data, len, NULL);
+	if (!p.ok) {
+		bool clean = p.err.code != RK_OK && p.err.message[0] != '\0' && (p.err.location & RK_LOCATION_BYTE) &&
+			p.err.byte_offset <= len;
+		if (!clean) fprintf(stderr, "  %s at %zu: unclean lazy error (code %d, \"%s\")\n", what, at, (int)p.err.code,
+			p.err.message);
+		RK_CHECK(clean);
+	} else {
+		static const char *const some[] = { "Vertices", "Normals", "KeyTime", "Weights" };
+		rki_fbx_decode_arrays(&p.doc.root, some, 4, 8, 2, &p.tmp);
+		decode_all_clean(rk_t_, &p.doc.root, len);
+	}
+	RK_CHECK(p.tmp.bytes_in_use == 0);
+	parsed_free(&p);
+}
+
+RK_TEST(lazy_truncations_and_corruptions)
+{
+	char path[4096];
+	if (!shared_path(path, sizeof(path), "assets/ybot@kick.fbx")) RK_SKIP("shared folder (../shared) not found");
+	static const char *const files[] = {
+		"assets/ybot@kick.fbx",
+		"conformance/data/maya_cube_7400_binary.fbx",
+		"conformance/data/maya_cube_big_endian_7500_binary.fbx",
+	};
+	bool quick = quick_mode();
+	for (size_t k = 0; k < sizeof(files) / sizeof(files[0]); k++) {
+		shared_path(path, sizeof(path), files[k]);
+		file_data f;
+		RK_REQUIRE(load_file(&f, path));
+		size_t steps = k == 0 ? (quick ? 200 : 600) : (quick ? f.size / 8 : f.size / 2);
+		for (size_t s = 0; s < steps; s++) {
+			size_t len = (size_t)((double)s * (double)f.size / (double)steps);
+			unsigned char *copy = (unsigned char *)malloc(len ? len : 1);
+			RK_REQUIRE(copy != NULL);
+			memcpy(copy, f.data, len);
+			lazy_must_be_clean(rk_t_, copy, len, files[k], len);
+			free(copy);
+		}
+		/* Byte corruptions, which now hit array data that is inflated after parsing. */
+		unsigned char *copy = (unsigned char *)malloc(f.size);
+		RK_REQUIRE(copy != NULL);
+		memcpy(copy, f.data, f.size);
+		uint64_t seed = 0x5eed0000u + k;
+		size_t count = quick ? 100 : 400;
+		for (size_t c = 0; c < count; c++) {
+			size_t at = (size_t)(xorshift64(&seed) % f.size);
+			unsigned char old = copy[at];
+			copy[at] = (unsigned char)(old ^ (1u + xorshift64(&seed) % 255u));
+			lazy_must_be_clean(rk_t_, copy, f.size, files[k], at);
+			copy[at] = old;
+		}
+		free(copy);
+		free_file(&f);
+	}
+}
+
+/* Every allocation failing in turn while parsing lazily and then decoding
+ * (threaded and through the accessors): clean errors, nothing leaked. */
+RK_TEST(lazy_allocation_failures)
+{
+	char path[4096];
+	if (!shared_path(path, sizeof(path), "conformance/data/maya_cube_7400_binary.fbx")) RK_SKIP("shared folder (../shared) not found");
+	file_data f;
+	RK_REQUIRE(load_file(&f, path));
+	for (int which = 0; which < 2; which++) {
+		size_t limit = 1;
+		for (; limit < 100000; limit++) {
+			rki_alloc arena_alloc, tmp;
+			rki_alloc_init(&arena_alloc, NULL, 0, which == 1 ? limit : 0);
+			rki_alloc_init(&tmp, NULL, 0, which == 0 ? limit : 0);
+			rki_arena arena;
+			rki_arena_init(&arena, &arena_alloc);
+			rki_fbx_doc doc;
+			rk_error err;
+			rki_error_clear(&err);
+			rki_fbx_parse_opts opts;
+			memset(&opts, 0, sizeof(opts));
+			opts.lazy_arrays = true;
+			bool ok = rki_fbx_parse_ex(&doc, f.data, f.size, &arena, &tmp, &opts, &err);
+			bool all = false;
+			if (ok) {
+				static const char *const names[] = { "Vertices", "Normals" };
+				rki_fbx_decode_arrays(&doc.root, names, 2, 8, 2, &tmp);
+				RK_CHECK(tmp.bytes_in_use == 0);
+				/* Then every array through the accessor, stopping at the first failure. */
+				const rki_fbx_node *stack[64];
+				size_t next[64], depth = 1;
+				stack[0] = &doc.root;
+				next[0] = 0;
+				all = true;
+				while (depth > 0 && all) {
+					const rki_fbx_node *n = stack[depth - 1];
+					if (next[depth - 1] == 0) {
+						for (size_t i = 0; i < n->prop_count && all; i++) {
+							if (!is_array_type(n->props[i].type)) continue;
+							const void *data;
+							size_t count;
+							rki_error_clear(&err);
+							if (!rki_fbx_prop_array(n, i, &data, &count, &err)) {
+								all = false;
+								RK_CHECK_INT(err.code, RK_ERROR_LIMIT);
+								RK_CHECK(err.path[0] && (err.location & RK_LOCATION_BYTE));
+							}
+						}
+					}
+					if (next[depth - 1] < n->child_count && depth < 64) {
+						stack[depth] = &n->children[next[depth - 1]++];
+						next[depth++] = 0;
+					} else {
+						depth--;
+					}
+				}
+			} else {
+				RK_CHECK_INT(err.code, RK_ERROR_LIMIT);
+			}
+			RK_CHECK(tmp.bytes_in_use == 0);
+			rki_arena_free(&arena);
+			RK_CHECK(arena_alloc.bytes_in_use == 0);
+			if (ok && all) break;
+		}
+		RK_CHECK(limit < 100000);
+	}
+	free_file(&f);
+}
+
 RK_TEST_MAIN(
 	RK_TEST_ENTRY(corpus_all_files_parse),
 	RK_TEST_ENTRY(corpus_versions_match_manifest),
@@ -1398,4 +1873,10 @@ RK_TEST_MAIN(
 	RK_TEST_ENTRY(truncations),
 	RK_TEST_ENTRY(corruptions),
 	RK_TEST_ENTRY(allocation_failures),
-	RK_TEST_ENTRY(limits))
+	RK_TEST_ENTRY(limits),
+	RK_TEST_ENTRY(lazy_arrays_match_eager),
+	RK_TEST_ENTRY(lazy_arrays_through_conversions),
+	RK_TEST_ENTRY(decode_arrays_threads),
+	RK_TEST_ENTRY(lazy_corrupt_arrays),
+	RK_TEST_ENTRY(lazy_truncations_and_corruptions),
+	RK_TEST_ENTRY(lazy_allocation_failures))

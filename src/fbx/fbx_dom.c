@@ -1664,6 +1664,11 @@ rki_fbx_decode_batch *rki_fbx_decode_start(const rki_fbx_node *under, const char
 	if (!rki_fbx_collect_pending(&b->jobs, under, names, name_count, max_depth)) b->jobs.size = 0;
 	rki_fbx_decode_job *jobs = (rki_fbx_decode_job *)(void *)b->jobs.data;
 	size_t count = b->jobs.size / sizeof(rki_fbx_decode_job);
+	if (count == 0) {
+		rki_buf_free(&b->jobs);
+		rki_free(tmp, b, sizeof(*b));
+		return NULL;
+	}
 	/* Buffers in tree order on this thread (the arena is not thread-safe). */
 	uint64_t total = 0;
 	bool any_zlib = false;
