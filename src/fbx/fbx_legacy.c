@@ -694,6 +694,10 @@ static bool rki_lg_uvs(rki_fbx_ctx *ctx, const rki_fbx_node *g, rk_mesh *m, cons
 		return true;
 	}
 	size_t values = raw_count / 2;
+	if (values > UINT32_MAX - 2) {
+		rki_fbx_fail(ctx, vn, RK_ERROR_LIMIT, "TextureUV has %zu values (limit %u)", values, UINT32_MAX - 2);
+		return false;
+	}
 	const int32_t *ref = NULL;
 	size_t ref_count = 0;
 	const rki_fbx_node *in = rki_fbx_find_child(info, "TextureUVVerticeIndex");
@@ -997,27 +1001,45 @@ static bool rki_lg_build_skin(rki_lg *lg, uint32_t model, const rk_mesh *mesh, r
 
 /* ---- blend shapes ------------------------------------------------------------------------------ */
 
-/* Static weight (percent) of a blend channel: the Default of a channel named
- * "<shape>" or "<shape> (Shape)" in the model's sources, the last one wins. */
-static double rki_lg_blend_default(const rki_lg *lg, uint32_t model, const char *name)
+/* Sets the static weight of the channels named s[0..len). */
+static void rki_lg_blend_set(const rki_lg_ref *idx, size_t count, rk_blend_channel *chans, const char *s, size_t len, double pct)
+{
+	size_t lo = 0, hi = count;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (rki_lg_cmp(s, len, idx[mid].name) > 0) lo = mid + 1;
+		else hi = mid;
+	}
+	for (; lo < count && rki_lg_cmp(s, len, idx[lo].name) == 0; lo++) chans[idx[lo].model].default_weight = pct / 100.0;
+}
+
+/* Static weights of the blend channels: the Default (percent) of a channel
+ * named "<shape>" or "<shape> (Shape)" in the model's sources, the last one
+ * wins. One pass over the sources; shape names are looked up in a sorted
+ * index (no quadratic scan however many shapes and channels a file has). */
+static bool rki_lg_blend_defaults(rki_lg *lg, uint32_t model, rk_blend_channel *chans, size_t count)
 {
 	static const char suffix[] = " (Shape)";
 	const size_t sl = sizeof(suffix) - 1;
-	size_t nl = strlen(name);
-	double pct = 0.0;
+	rki_lg_ref *idx = (rki_lg_ref *)rki_arena_array(&lg->ctx->sc->tmp, count ? count : 1, sizeof(rki_lg_ref));
+	if (!idx) return rki_lg_oom(lg->ctx);
+	for (size_t i = 0; i < count; i++) {
+		idx[i].name = chans[i].name;
+		idx[i].model = (uint32_t)i;
+	}
+	qsort(idx, count, sizeof(rki_lg_ref), rki_lg_ref_cmp);
 	for (uint32_t k = lg->src_begin[model]; k < lg->src_begin[model + 1]; k++) {
 		const rki_fbx_node *src = lg->srcs[k];
 		for (size_t i = 0; i < src->child_count; i++) {
 			const char *s;
 			size_t len;
 			double d;
-			if (!rki_lg_channel(&src->children[i], &s, &len)) continue;
-			size_t base = len >= sl && memcmp(s + len - sl, suffix, sl) == 0 ? len - sl : len;
-			if (base != nl || memcmp(s, name, nl) != 0) continue;
-			if (rki_lg_default(&src->children[i], &d)) pct = d;
+			if (!rki_lg_channel(&src->children[i], &s, &len) || !rki_lg_default(&src->children[i], &d)) continue;
+			rki_lg_blend_set(idx, count, chans, s, len, d);
+			if (len > sl && memcmp(s + len - sl, suffix, sl) == 0) rki_lg_blend_set(idx, count, chans, s, len - sl, d);
 		}
 	}
-	return pct;
+	return true;
 }
 
 static bool rki_lg_build_blend(rki_lg *lg, uint32_t model, rk_mesh *mesh)
@@ -1082,7 +1104,7 @@ static bool rki_lg_build_blend(rki_lg *lg, uint32_t model, rk_mesh *mesh)
 		rk_blend_channel *ch = &chans[c];
 		ch->index = (uint32_t)c;
 		ch->name = name;
-		ch->default_weight = rki_lg_blend_default(lg, model, name) / 100.0;
+		ch->default_weight = 0.0;
 		ch->target_count = 1;
 		ch->targets = bs;
 		ch->target_weights = &tw[c];
@@ -1090,7 +1112,7 @@ static bool rki_lg_build_blend(rki_lg *lg, uint32_t model, rk_mesh *mesh)
 	}
 	mesh->blend_channels.data = chans;
 	mesh->blend_channels.count = c;
-	return true;
+	return rki_lg_blend_defaults(lg, model, chans, c);
 }
 
 /* ---- content -------------------------------------------------------------------------------------- */
