@@ -113,7 +113,10 @@
  *   when needed so that all joints share a common root. Joints whose node
  *   is missing are left out and their weights dropped, as the anim module
  *   does. Skinning methods other than linear are written as linear
- *   (warned).
+ *   (warned). A skinned mesh instanced by several nodes is written for each
+ *   instance with the same skin, so every instance is drawn where the skin
+ *   places it: rigkit's extra instance transform (anim.h, "Instancing") has
+ *   no glTF equivalent (warned).
  *
  * MATERIALS AND TEXTURES
  *   pbrMetallicRoughness base colour factor/texture, metallic/roughness

@@ -222,6 +222,19 @@ bool rki_gw_plan_meshes(rki_gw *w, bool *need_common_root)
 		if (skin && skin->joint_count > 0 && skin->joints) {
 			k.skin = skin;
 			if (m->skin_count > 1) rki_gw_warn(w, "mesh \"%s\" has %zu skin deformers: only the node's skin is written", m->name, m->skin_count);
+			/* rigkit carries an instanced skinned mesh to each instance by the
+			 * instance's transform relative to the bind pose (anim.h); glTF
+			 * skinning ignores the mesh node, so that cannot be expressed. */
+			size_t instances = 0;
+			bool bound = false;
+			for (size_t o = 1; o < nn; o++) {
+				if (s->nodes.data[o].mesh != m) continue;
+				instances++;
+				if (s->nodes.data[o].has_bind_pose) bound = true;
+			}
+			if (instances > 1 && bound)
+				rki_gw_warn(w, "skinned mesh \"%s\" is instanced by %zu nodes: every instance is drawn where the skin places it "
+					"(glTF skins ignore the instance transforms rigkit applies)", m->name, instances);
 			int32_t *jm = (int32_t *)rki_gw_tmp_array(w, skin->joint_count, sizeof(int32_t));
 			if (!jm) return false;
 			size_t used = 0;
@@ -580,7 +593,7 @@ static bool rki_gw_morph_data(rki_gw *w, rki_gw_mesh_work *mw)
 			}
 		} else {
 			for (size_t v = 0; v < nv; v++) dense[v] = (rk_vec3){ 0, 0, 0 };
-			for (size_t k = 0; k < t->offset_count; k++) {
+			for (size_t k = 0; t->vertex_indices && k < t->offset_count; k++) {
 				uint32_t vi = t->vertex_indices[k];
 				if (vi < nv) dense[vi] = rk_vec3_add(dense[vi], rki_gw_finite3(t->normal_offsets[k]));
 			}
