@@ -303,12 +303,13 @@ static bool rki_fbx_index_connections(rki_fbx_ctx *ctx)
 static const rki_fbx_node *rki_fbx_props_find(const rki_fbx_node *props, bool p60, const char *name, size_t *vi)
 {
 	if (!props) return NULL;
+	size_t name_len = strlen(name);  /* once, not per P node: this scan is hot */
 	for (size_t i = 0; i < props->child_count; i++) {
 		const rki_fbx_node *p = &props->children[i];
 		const char *s;
 		size_t len;
 		if (!rki_fbx_prop_str(p, 0, &s, &len)) continue;
-		if (rki_fbx_str_eq(s, len, name)) {
+		if (len == name_len && memcmp(s, name, name_len) == 0) {
 			*vi = p60 ? 3 : 4;
 			return p;
 		}
