@@ -30,7 +30,10 @@
  *                    mesh vertices go when the mesh is not skinned
  *   Skinned vertices: world = sum_i w_i * joint_i.node_to_world *
  *                    joint_i.mesh_to_joint * geometry_to_node * v
- *   (the skinned mesh node's own transform is not applied again).
+ *   (the skinned mesh node's own transform is not applied again, except
+ *   for a skinned mesh shared by several nodes: each instance is then
+ *   carried by geometry_to_world * inv(B), B = the bind-pose matrix of the
+ *   first instance that has one; see anim.h).
  *   The cached matrices describe the static scene: the values stored in the
  *   file, no animation applied. The anim module evaluates other times.
  *
