@@ -7,7 +7,8 @@
 #    asset (../shared/assets/*.glb, *.fbx), every FBX file of the conformance
 #    corpus and two hand-built scenes, each with NAME.expected.json (rigkit's
 #    own evaluation: node world positions and mesh bounding boxes at 10 times
-#    per clip).
+#    per clip), plus .gltf (JSON, embedded buffer) versions of the shared
+#    assets.
 # 2. tests/node/validate.mjs runs the Khronos glTF-Validator (npm
 #    gltf-validator) on every GLB: any error fails the test.
 # 3. tests/node/three_check.mjs loads every GLB with three.js GLTFLoader,
@@ -63,12 +64,13 @@ if [ -n "$SHARED_DIR" ]; then export RIGKIT_SHARED_DIR="$SHARED_DIR"; fi
 RK_GLTF_EXPORT_DIR="$OUT" RK_GLTF_EXPORT_CONFORMANCE=1 "$TEST_BIN" export_interop || fail "test_gltf_write export_interop failed"
 ls "$OUT"/*.glb >/dev/null 2>&1 || fail "no GLB was written"
 COUNT=$(ls "$OUT"/*.glb | wc -l)
+JSON_FILES=$(ls "$OUT"/*.gltf 2>/dev/null | wc -l)
 
 status=0
-echo "== Khronos glTF-Validator ($COUNT files)"
-(cd "$PKG" && node validate.mjs "$OUT"/*.glb) || status=1
+echo "== Khronos glTF-Validator ($COUNT GLB + $JSON_FILES .gltf files)"
+(cd "$PKG" && node validate.mjs "$OUT"/*.glb "$OUT"/*.gltf) || status=1
 echo "== three.js GLTFLoader + AnimationMixer"
 (cd "$PKG" && node three_check.mjs "$OUT") || status=1
 [ $status -eq 0 ] || fail "see the messages above"
-echo "PASSED: $COUNT GLBs valid (0 validator errors) and matching in three.js"
+echo "PASSED: $COUNT GLB + $JSON_FILES .gltf files valid (0 validator errors), GLBs matching in three.js"
 exit 0

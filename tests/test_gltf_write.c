@@ -963,6 +963,188 @@ RK_TEST(skin_hand_built)
 	rk_gltf_free_memory(data);
 }
 
+typedef struct warn_log {
+	char text[4096];
+	size_t count;
+} warn_log;
+
+static void log_warning(void *user, const char *message, size_t count)
+{
+	warn_log *l = (warn_log *)user;
+	size_t n = strlen(l->text);
+	snprintf(l->text + n, sizeof(l->text) - n, "%s\n", message);
+	l->count += count;
+}
+
+/* Embedded PNG/JPEG bytes pass through; a file at resolved_path is read; TGA
+ * content is skipped with a warning; equal bytes are stored once; one
+ * sampler per wrap pair. */
+RK_TEST(textures_embedded)
+{
+	static const unsigned char png[16] = { 0x89, 'P', 'N', 'G', 0x0D, 0x0A, 0x1A, 0x0A, 1, 2, 3, 4, 5, 6, 7, 8 };
+	static const unsigned char jpg[8] = { 0xFF, 0xD8, 0xFF, 0xE0, 9, 9, 9, 9 };
+	static const unsigned char tga[8] = { 0, 0, 2, 0, 0, 0, 0, 0 };
+	char file[4096];
+	snprintf(file, sizeof(file), "%s/gltf_write_texture_%d.jpg", RK_BINARY_DIR, (int)getpid());
+	FILE *f = fopen(file, "wb");
+	RK_REQUIRE(f);
+	fwrite(jpg, 1, sizeof(jpg), f);
+	fclose(f);
+
+	test_scene t;
+	build_hand_scene(&t);
+	rk_texture tex[4];
+	memset(tex, 0, sizeof(tex));
+	const char *names[4] = { "diffuse", "same_bytes", "from_file", "targa" };
+	for (int i = 0; i < 4; i++) {
+		tex[i].index = (uint32_t)i;
+		tex[i].name = names[i];
+		tex[i].filename = "";
+		tex[i].mime_type = "";
+	}
+	tex[0].content = png; tex[0].content_size = sizeof(png); tex[0].mime_type = "image/png";
+	tex[1].content = png; tex[1].content_size = sizeof(png); tex[1].wrap_u = RK_WRAP_CLAMP;
+	tex[2].resolved_path = file; tex[2].filename = "c:/textures/from_file.jpg";
+	tex[3].content = tga; tex[3].content_size = sizeof(tga); tex[3].filename = "skin.tga";
+	t.s.textures.data = tex;
+	t.s.textures.count = 4;
+	t.mats[0].base_color_texture.texture = &tex[0];
+	t.mats[0].normal_texture.texture = &tex[1];
+	t.mats[0].emissive_texture.texture = &tex[3];
+	t.mats[1].base_color_texture.texture = &tex[2];
+	warn_log log;
+	memset(&log, 0, sizeof(log));
+	rk_gltf_write_opts o;
+	memset(&o, 0, sizeof(o));
+	o.warning = log_warning;
+	o.warning_user = &log;
+	rk_gltf_write_stats st;
+	o.stats = &st;
+	void *data;
+	size_t size;
+	RK_REQUIRE(write_mem(&t.s, &o, &data, &size));
+	unlink(file);
+	tg_doc d;
+	RK_REQUIRE(tg_parse_glb(data, size, &d));
+	RK_CHECK_INT(tg_count(tg_get(d.json, "images")), 2);    /* png once, jpg from the file */
+	RK_CHECK_INT(tg_count(tg_get(d.json, "textures")), 3);  /* the TGA is skipped */
+	RK_CHECK_INT(tg_count(tg_get(d.json, "samplers")), 2);  /* repeat/repeat, clamp/repeat */
+	RK_CHECK_INT(st.image_count, 2);
+	RK_CHECK(strstr(log.text, "targa") != NULL);
+	const cJSON *img1 = tg_at(d.json, "images", 1);
+	RK_CHECK_STR(cJSON_GetStringValue(tg_get(img1, "mimeType")), "image/jpeg");
+	const cJSON *view = tg_at(d.json, "bufferViews", tg_int(img1, "bufferView", -1));
+	RK_REQUIRE(view);
+	RK_CHECK_INT(tg_int(view, "byteLength", 0), sizeof(jpg));
+	RK_CHECK(memcmp(d.bin + tg_int(view, "byteOffset", 0), jpg, sizeof(jpg)) == 0);
+	/* material 0: base colour + normal texture, no emissive texture */
+	const cJSON *m0 = tg_at(d.json, "materials", 0);
+	RK_CHECK(tg_get(tg_get(m0, "pbrMetallicRoughness"), "baseColorTexture") != NULL);
+	RK_CHECK(tg_get(m0, "normalTexture") != NULL);
+	RK_CHECK(tg_get(m0, "emissiveTexture") == NULL);
+	const cJSON *tx0 = tg_at(d.json, "textures", tg_int(tg_get(tg_get(m0, "pbrMetallicRoughness"), "baseColorTexture"), "index", -1));
+	const cJSON *tx1 = tg_at(d.json, "textures", tg_int(tg_get(m0, "normalTexture"), "index", -1));
+	RK_CHECK_INT(tg_int(tx0, "source", -1), tg_int(tx1, "source", -2));
+	RK_CHECK(tg_int(tx0, "sampler", -1) != tg_int(tx1, "sampler", -1));
+	RK_CHECK_INT(tg_int(tg_at(d.json, "samplers", tg_int(tx1, "sampler", 0)), "wrapS", 0), 33071);
+	tg_free(&d);
+	rk_gltf_free_memory(data);
+
+	/* no_textures: factors only */
+	o.no_textures = true;
+	RK_REQUIRE(write_mem(&t.s, &o, &data, &size));
+	RK_REQUIRE(tg_parse_glb(data, size, &d));
+	RK_CHECK(tg_get(d.json, "images") == NULL && tg_get(d.json, "textures") == NULL);
+	RK_CHECK(tg_get(tg_get(tg_at(d.json, "materials", 0), "pbrMetallicRoughness"), "baseColorTexture") == NULL);
+	tg_free(&d);
+	rk_gltf_free_memory(data);
+}
+
+/* A blend channel with an in-between: only the full-weight target is
+ * written, through the geometric transform; normal deltas are computed
+ * when the mesh has no normals. */
+RK_TEST(morph_targets)
+{
+	static rk_vec3 pos[4] = { { 0, 0, 0 }, { 1, 0, 0 }, { 1, 1, 0 }, { 0, 1, 0 } };
+	static uint32_t vi[4] = { 0, 1, 2, 3 };
+	static rk_face face = { 0, 4 };
+	static uint32_t moved[1] = { 2 };
+	static rk_vec3 half[1] = { { 0, 0, 0.5 } }, full[1] = { { 0, 0, 2 } };
+	static double tw[2] = { 0.5, 1.0 };
+	static double node_weights[1] = { 0.25 };
+	rk_blend_shape shapes[2];
+	memset(shapes, 0, sizeof(shapes));
+	shapes[0].name = "half";
+	shapes[1].name = "full";
+	shapes[0].offset_count = shapes[1].offset_count = 1;
+	shapes[0].vertex_indices = shapes[1].vertex_indices = moved;
+	shapes[0].position_offsets = half;
+	shapes[1].position_offsets = full;
+	rk_blend_channel ch;
+	memset(&ch, 0, sizeof(ch));
+	ch.name = "lift";
+	ch.default_weight = 0.0;
+	ch.target_count = 2;
+	ch.targets = shapes;
+	ch.target_weights = tw;
+	test_scene t;
+	ts_begin(&t, 2, RK_FORMAT_FBX);
+	rk_node *nd = &t.nodes[1];
+	nd->name = "sheet";
+	nd->kind = RK_NODE_MESH;
+	nd->has_fbx_props = true;
+	nd->props.geometric_scaling = (rk_vec3){ 1, 1, 3 };
+	nd->blend_weights = node_weights;
+	t.mesh.name = "sheet";
+	t.mesh.vertex_count = 4;
+	t.mesh.positions = pos;
+	t.mesh.index_count = 4;
+	t.mesh.vertex_indices = vi;
+	t.mesh.face_count = 1;
+	t.mesh.faces = &face;
+	t.mesh.blend_channels.data = &ch;
+	t.mesh.blend_channels.count = 1;
+	nd->mesh = &t.mesh;
+	ts_finish(&t);
+	warn_log log;
+	memset(&log, 0, sizeof(log));
+	rk_gltf_write_opts o;
+	memset(&o, 0, sizeof(o));
+	o.warning = log_warning;
+	o.warning_user = &log;
+	void *data;
+	size_t size;
+	RK_REQUIRE(write_mem(&t.s, &o, &data, &size));
+	RK_CHECK(strstr(log.text, "in-between") != NULL);
+	tg_doc d;
+	RK_REQUIRE(tg_parse_glb(data, size, &d));
+	const cJSON *mesh = tg_at(d.json, "meshes", 0);
+	const cJSON *prim = tg_at(mesh, "primitives", 0);
+	const cJSON *target = tg_at(prim, "targets", 0);
+	RK_REQUIRE(target && tg_count(tg_get(prim, "targets")) == 1);
+	RK_CHECK_STR(cJSON_GetStringValue(tg_at(tg_get(mesh, "extras"), "targetNames", 0)), "lift");
+	RK_CHECK_NEAR(tg_at(mesh, "weights", 0)->valuedouble, 0.0, 0.0);
+	RK_CHECK_NEAR(tg_at(tg_at(d.json, "nodes", 0), "weights", 0)->valuedouble, 0.25, 0.0);
+	int comp;
+	size_t n, n2, n3;
+	double *p = tg_accessor(&d, tg_int(tg_get(prim, "attributes"), "POSITION", -1), &comp, &n);
+	double *dp = tg_accessor(&d, tg_int(target, "POSITION", -1), &comp, &n2);
+	double *dn = tg_accessor(&d, tg_int(target, "NORMAL", -1), &comp, &n3);
+	RK_REQUIRE(p && dp && dn && n == 4 && n2 == 4 && n3 == 4);
+	RK_CHECK(tg_get(tg_at(d.json, "accessors", tg_int(target, "POSITION", -1)), "min") != NULL);
+	for (size_t i = 0; i < n; i++) {
+		bool is_moved = p[i * 3] == 1.0 && p[i * 3 + 1] == 1.0;
+		/* full target (0, 0, 2) through GeometricScaling (1, 1, 3) */
+		RK_CHECK_NEAR(dp[i * 3 + 2], is_moved ? 6.0 : 0.0, 0.0);
+		RK_CHECK_NEAR(dp[i * 3], 0.0, 0.0);
+	}
+	/* lifting one corner tilts the normals of all four corners (one face) */
+	for (size_t i = 0; i < n; i++) RK_CHECK(fabs(dn[i * 3]) + fabs(dn[i * 3 + 1]) > 0.01);
+	free(p); free(dp); free(dn);
+	tg_free(&d);
+	rk_gltf_free_memory(data);
+}
+
 /* ---------------------------------------------------------------------------
  * Output, bad inputs, memory
  * ------------------------------------------------------------------------- */
@@ -1548,6 +1730,12 @@ RK_TEST(export_interop)
 	test_scene t;
 	build_hand_scene(&t);
 	export_one(rk_t_, out, "hand_quad_triangle", &t.s);
+	/* the .gltf container, for the validator */
+	char gpath[4096];
+	rk_error gerr;
+	memset(&gerr, 0, sizeof(gerr));
+	snprintf(gpath, sizeof(gpath), "%s/hand_quad_triangle_json.gltf", out);
+	RK_CHECK(rk_write_gltf(&t.s, gpath, NULL, &gerr));
 	rk_vec3 pos[6];
 	uint32_t vi[6];
 	rk_face face;
@@ -1566,6 +1754,8 @@ RK_TEST(export_interop)
 		char *dot = strrchr(stem, '.');
 		if (dot) { *dot = '_'; } /* ybot.fbx -> ybot_fbx */
 		export_one(rk_t_, out, stem, s);
+		snprintf(gpath, sizeof(gpath), "%s/%s_json.gltf", out, stem);
+		RK_CHECK(rk_write_gltf(s, gpath, NULL, &gerr));
 		rk_free_scene(s);
 	}
 	free_names(names, n);
@@ -1598,6 +1788,8 @@ RK_TEST_MAIN(
 	RK_TEST_ENTRY(hand_scene_attributes),
 	RK_TEST_ENTRY(geometric_transform_mirror),
 	RK_TEST_ENTRY(skin_hand_built),
+	RK_TEST_ENTRY(textures_embedded),
+	RK_TEST_ENTRY(morph_targets),
 	RK_TEST_ENTRY(atomic_output),
 	RK_TEST_ENTRY(bad_inputs_rejected),
 	RK_TEST_ENTRY(allocation_failures_leak_nothing),

@@ -520,6 +520,7 @@ static bool rki_gw_write_textures(rki_gw *w)
 			if (v->length == size && memcmp(w->bin.data + v->offset, bytes, size) == 0) img = image_of[k];
 		}
 		image_view[i] = -1;
+		const char *mime = rki_gw_image_mime(bytes, size);
 		if (img < 0) {
 			int32_t view = rki_gw_view_add(w, bytes, size, 0);
 			if (file) rki_free(&w->alloc, file, file_size + 1);
@@ -530,7 +531,7 @@ static bool rki_gw_write_textures(rki_gw *w)
 			rki_gw_json_obj(j);
 			if (t->name && t->name[0]) rki_gw_json_kstr(j, "name", t->name);
 			rki_gw_json_kuint(j, "bufferView", (uint64_t)view);
-			rki_gw_json_kstr(j, "mimeType", rki_gw_image_mime(bytes, size));
+			rki_gw_json_kstr(j, "mimeType", mime);
 			rki_gw_json_obj_end(j);
 			w->images.count++;
 		} else {
@@ -973,7 +974,6 @@ static bool rki_gw_run(const rk_scene *scene, const rk_gltf_write_opts *opts, bo
 	w->node_trs = (rk_trs *)rki_gw_tmp_array(w, nn, sizeof(rk_trs));
 	w->node_mesh = (int32_t *)rki_gw_tmp_array(w, nn, sizeof(int32_t));
 	w->node_skin = (int32_t *)rki_gw_tmp_array(w, nn, sizeof(int32_t));
-	w->node_animated = (bool *)rki_gw_tmp_array(w, nn, sizeof(bool));
 	w->texture_out = (int32_t *)rki_gw_tmp_array(w, scene->textures.count, sizeof(int32_t));
 	ok = !w->failed;
 	if (ok) {
@@ -990,7 +990,7 @@ static bool rki_gw_run(const rk_scene *scene, const rk_gltf_write_opts *opts, bo
 	if (ok) {
 		rki_gw_compute_space(w);
 		bool need_common_root = false;
-		ok = rki_gw_mark_animated(w) && rki_gw_plan_meshes(w, &need_common_root);
+		ok = rki_gw_plan_meshes(w, &need_common_root);
 		if (ok && need_common_root && !w->write_root) w->write_root = true;
 	}
 	ok = ok && rki_gw_compute_nodes(w) && rki_gw_write_textures(w) && rki_gw_write_materials(w)

@@ -44,24 +44,6 @@ static bool rki_gw_node_in_scene(const rk_scene *s, const rk_node *n)
 	return n && n->index < s->nodes.count && &s->nodes.data[n->index] == n;
 }
 
-bool rki_gw_mark_animated(rki_gw *w)
-{
-	const rk_scene *s = w->scene;
-	if (w->opts.no_animation) return true;
-	for (size_t c = 0; c < s->clips.count; c++) {
-		const rk_anim_clip *clip = &s->clips.data[c];
-		for (size_t l = 0; l < clip->layer_count && clip->layers; l++) {
-			const rk_anim_layer *layer = &clip->layers[l];
-			for (size_t k = 0; k < layer->track_count && layer->tracks; k++) {
-				const rk_anim_track *t = &layer->tracks[k];
-				if (rki_gw_node_in_scene(s, t->node) && t->target != RK_TARGET_MORPH_WEIGHTS)
-					w->node_animated[t->node->index] = true;
-			}
-		}
-	}
-	return true;
-}
-
 /* ---- key reduction ---------------------------------------------------------- */
 
 static double rki_gw_vec_err(const double *a, const double *b, int dim)

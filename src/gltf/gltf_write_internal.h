@@ -123,7 +123,6 @@ typedef struct rki_gw {
 	rk_trs *node_trs;            /* glTF local TRS */
 	int32_t *node_mesh;          /* glTF mesh index or -1 */
 	int32_t *node_skin;          /* glTF skin index or -1 */
-	bool *node_animated;         /* targeted by some clip */
 
 	/* per rk texture / material */
 	int32_t *texture_out;        /* glTF texture index, -1 = skipped */
@@ -177,7 +176,6 @@ size_t rki_gw_triangulate(const rk_vec3 *points, uint32_t n, uint32_t *out, void
 bool rki_gw_plan_meshes(rki_gw *w, bool *need_common_root);
 bool rki_gw_write_meshes(rki_gw *w);
 /* Animations (gltf_write_anim.c). */
-bool rki_gw_mark_animated(rki_gw *w);
 bool rki_gw_write_animations(rki_gw *w);
 
 #endif

@@ -576,7 +576,8 @@ static bool rki_gw_morph_data(rki_gw *w, rki_gw_mesh_work *mw)
 		if (t && t->vertex_indices && t->position_offsets) {
 			for (size_t k = 0; k < t->offset_count; k++) {
 				uint32_t vi = t->vertex_indices[k];
-				if (vi < nv) dense[vi] = rk_vec3_add(dense[vi], rki_gw_finite3(t->position_offsets[k]));
+				double f = t->offset_weights && isfinite(t->offset_weights[k]) ? t->offset_weights[k] : 1.0;
+				if (vi < nv) dense[vi] = rk_vec3_add(dense[vi], rk_vec3_scale(rki_gw_finite3(t->position_offsets[k]), f));
 			}
 		}
 		for (size_t v = 0; v < nv; v++) {
@@ -595,7 +596,8 @@ static bool rki_gw_morph_data(rki_gw *w, rki_gw_mesh_work *mw)
 			for (size_t v = 0; v < nv; v++) dense[v] = (rk_vec3){ 0, 0, 0 };
 			for (size_t k = 0; t->vertex_indices && k < t->offset_count; k++) {
 				uint32_t vi = t->vertex_indices[k];
-				if (vi < nv) dense[vi] = rk_vec3_add(dense[vi], rki_gw_finite3(t->normal_offsets[k]));
+				double f = t->offset_weights && isfinite(t->offset_weights[k]) ? t->offset_weights[k] : 1.0;
+				if (vi < nv) dense[vi] = rk_vec3_add(dense[vi], rk_vec3_scale(rki_gw_finite3(t->normal_offsets[k]), f));
 			}
 			for (size_t v = 0; v < nv; v++) {
 				rk_vec3 d = rk_mat4_transform_vector(mw->normal_matrix, dense[v]);
