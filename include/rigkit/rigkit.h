@@ -8,6 +8,7 @@
  *   scene.h      the neutral scene model and rk_load_file()
  *   hierarchy.h  a mutable parent/child transform hierarchy (local <-> world)
  *   anim.h       curve/track sampling, pose evaluation, reference deformation
+ *   mesh.h       GPU-ready mesh expansion (triangulation, parts, top-4 skin influences)
  */
 #ifndef RIGKIT_RIGKIT_H
 #define RIGKIT_RIGKIT_H
@@ -18,5 +19,6 @@
 #include "rigkit/scene.h"
 #include "rigkit/hierarchy.h"
 #include "rigkit/anim.h"
+#include "rigkit/mesh.h"
 
 #endif

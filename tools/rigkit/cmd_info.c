@@ -1,10 +1,11 @@
 /* tools/rigkit/cmd_info.c - `rigkit info FILE`: describe a scene. */
 #include "cli.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 const char rk_cmd_info_usage[] =
-	"usage: rigkit info FILE [--json] [--no-tree]\n"
+	"usage: rigkit info FILE [--json] [--no-tree] [--meshes]\n"
 	"\n"
 	"Loads FILE (FBX binary/ASCII, glTF, GLB; detected by content) and prints\n"
 	"its format and version, creator, axes and units, frame rate, node tree\n"
@@ -13,7 +14,9 @@ const char rk_cmd_info_usage[] =
 	"\n"
 	"options:\n"
 	"  --json      machine-readable output\n"
-	"  --no-tree   omit the node tree\n";
+	"  --no-tree   omit the node tree\n"
+	"  --meshes    expand every mesh node for the GPU (triangulated, per-material\n"
+	"              parts, top-4 skin influences) and print per-part counts\n";
 
 static const char *rk_kind_name(rk_node_kind k)
 {
@@ -201,10 +204,11 @@ static void rk_info_text(const rk_scene *s, int tree)
 int rk_cmd_info(int argc, char **argv)
 {
 	const char *path = NULL;
-	int json = 0, tree = 1;
+	int json = 0, tree = 1, meshes = 0;
 	for (int i = 1; i < argc; i++) {
 		if (strcmp(argv[i], "--json") == 0) json = 1;
 		else if (strcmp(argv[i], "--no-tree") == 0) tree = 0;
+		else if (strcmp(argv[i], "--meshes") == 0) meshes = 1;
 		else if (argv[i][0] == '-' && argv[i][1] != '\0') {
 			rk_cli_fail("info: unknown option '%s' (see rigkit info --help)", argv[i]);
 			return RK_EXIT_USAGE;
@@ -226,6 +230,23 @@ int rk_cmd_info(int argc, char **argv)
 	}
 	if (json) rk_info_json(s, tree);
 	else rk_info_text(s, tree);
+	int rc = RK_EXIT_OK;
+	if (meshes) {
+		rk_mesh_expansion *x = rk_expand_meshes(s, NULL, &err);
+		if (!x) {
+			rk_cli_print_error(&err);
+			rc = rk_cli_exit_code(&err);
+		} else {
+			size_t n = rk_mesh_expansion_describe(NULL, 0, x);
+			char *text = (char *)malloc(n + 1);
+			if (text) {
+				rk_mesh_expansion_describe(text, n + 1, x);
+				printf("%s%s", json ? "" : "expanded meshes:\n", text);
+				free(text);
+			}
+			rk_free_mesh_expansion(x);
+		}
+	}
 	rk_free_scene(s);
-	return RK_EXIT_OK;
+	return rc;
 }
