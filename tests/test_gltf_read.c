@@ -625,6 +625,68 @@ RK_TEST(normalized_ubyte_weights)
 	free(doc);
 }
 
+static const char rk_doc_skin8[] =
+	"{\"asset\":{\"version\":\"2.0\"},"
+	"\"buffers\":[{\"byteLength\":@LEN@,\"uri\":\"@URI@\"}],"
+	"\"bufferViews\":[{\"buffer\":0,\"byteOffset\":0,\"byteLength\":36},{\"buffer\":0,\"byteOffset\":36,\"byteLength\":24},"
+	"{\"buffer\":0,\"byteOffset\":60,\"byteLength\":48},{\"buffer\":0,\"byteOffset\":108,\"byteLength\":12},"
+	"{\"buffer\":0,\"byteOffset\":120,\"byteLength\":24}],"
+	"\"accessors\":[{\"bufferView\":0,\"componentType\":5126,\"count\":3,\"type\":\"VEC3\"},"
+	"{\"bufferView\":1,\"componentType\":5123,\"count\":3,\"type\":\"VEC4\"},"
+	"{\"bufferView\":2,\"componentType\":5126,\"count\":3,\"type\":\"VEC4\"},"
+	"{\"bufferView\":3,\"componentType\":5121,\"count\":3,\"type\":\"VEC4\"},"
+	"{\"bufferView\":4,\"componentType\":5123,\"normalized\":true,\"count\":3,\"type\":\"VEC4\"}],"
+	"\"meshes\":[{\"primitives\":[{\"attributes\":{\"POSITION\":0,\"JOINTS_0\":1,\"WEIGHTS_0\":2,\"JOINTS_1\":3,\"WEIGHTS_1\":4}}]}],"
+	"\"skins\":[{\"joints\":[1,2,3,4,5,6]}],"
+	"\"nodes\":[{\"name\":\"body\",\"mesh\":0,\"skin\":0},{\"name\":\"j0\"},{\"name\":\"j1\"},{\"name\":\"j2\"},"
+	"{\"name\":\"j3\"},{\"name\":\"j4\"},{\"name\":\"j5\"}],"
+	"\"scenes\":[{\"nodes\":[0,1,2,3,4,5,6]}]}";
+
+static char *build_skin8_doc(void)
+{
+	bin_builder b = { .size = 0 };
+	const float pos[9] = { 0, 0, 0, 1, 0, 0, 0, 1, 0 };
+	const uint16_t j0[12] = { 0, 1, 2, 3, 5, 4, 3, 2, 0, 0, 0, 0 };
+	const float w0[12] = { 0.1f, 0.2f, 0.05f, 0.0f, 0.5f, 0.5f, 0, 0, 1, 0, 0, 0 };
+	const uint8_t j1[12] = { 4, 5, 0, 0, 0, 0, 0, 0, 1, 2, 3, 4 };
+	const uint16_t w1[12] = { 26214, 16384, 0, 0, 0, 0, 0, 0, 65535, 0, 0, 0 };
+	bin_f32(&b, pos, 9);
+	bin_u16(&b, j0, 12);
+	bin_f32(&b, w0, 12);
+	bin_u8(&b, j1, 12);
+	bin_u16(&b, w1, 12);
+	return make_doc(rk_doc_skin8, b.data, b.size);
+}
+
+/* JOINTS_0/WEIGHTS_0 (USHORT, FLOAT) and JOINTS_1/WEIGHTS_1 (UBYTE, USHORT
+ * normalized) merged per vertex, sorted by descending weight (ties keep set
+ * order), zeros dropped. */
+RK_TEST(two_influence_sets)
+{
+	char *doc = build_skin8_doc();
+	maybe_write_seed("skin8.gltf", doc, strlen(doc));
+	rk_error err;
+	rk_scene *s = load_text(doc, NULL, &err);
+	if (!s) print_error("skin8", &err);
+	RK_REQUIRE(s != NULL);
+	RK_CHECK_INT(scene_violations(s), 0);
+	const rk_skin *sk = &s->skins.data[0];
+	RK_REQUIRE(sk->weight_count == 9);
+	RK_CHECK_INT(sk->max_weights_per_vertex, 5);
+	static const uint32_t joints[9] = { 4, 5, 1, 0, 2, 5, 4, 0, 1 };
+	static const double weights[9] = { 26214.0 / 65535.0, 16384.0 / 65535.0, 0.2, 0.1, 0.05, 0.5, 0.5, 1.0, 1.0 };
+	for (int i = 0; i < 9; i++) {
+		RK_CHECK_INT(sk->weights[i].joint, joints[i]);
+		RK_CHECK_NEAR(sk->weights[i].weight, weights[i], 1e-7);
+	}
+	RK_CHECK_INT(sk->weight_begin[1], 5);
+	RK_CHECK_INT(sk->weight_begin[2], 7);
+	/* the joints' only common ancestor is the synthetic root */
+	RK_CHECK(sk->skeleton_root == NULL);
+	rk_free_scene(s);
+	free(doc);
+}
+
 static const char rk_doc_strip[] =
 	"{\"asset\":{\"version\":\"2.0\"},"
 	"\"buffers\":[{\"byteLength\":@LEN@,\"uri\":\"@URI@\"}],"
@@ -794,7 +856,7 @@ static const char rk_doc_matrix[] =
 	"\"nodes\":[{\"name\":\"m\",\"matrix\":[0,2,0,0, -3,0,0,0, 0,0,4,0, 1,2,3,1],\"children\":[1]},"
 	"{\"name\":\"shear\",\"matrix\":[1,0,0,0, 0.5,1,0,0, 0,0,1,0, 0,0,0,1]},"
 	"{\"name\":\"trs\",\"translation\":[1,0,0],\"rotation\":[0,0,0,2],\"scale\":[1,1,1]},"
-	"{}],"
+	"{\"camera\":0}],\"cameras\":[{\"type\":\"perspective\",\"perspective\":{\"yfov\":0.8,\"znear\":0.1}}],"
 	"\"scenes\":[{\"nodes\":[2]},{\"nodes\":[0]}],\"scene\":1}";
 
 RK_TEST(matrix_nodes)
@@ -833,6 +895,9 @@ RK_TEST(matrix_nodes)
 	RK_CHECK(t->parent == s->root);
 	RK_CHECK(find_warning(s, "not in the loaded scene") != NULL);
 	RK_CHECK(rk_find_node(s, "node3") != NULL);
+	RK_CHECK_INT(rk_find_node(s, "node3")->kind, RK_NODE_CAMERA);
+	RK_CHECK_INT(rk_find_node(s, "node3")->source_id, 3);
+	RK_CHECK_INT(n->kind, RK_NODE_NULL);
 	rk_free_scene(s);
 }
 
@@ -1513,8 +1578,9 @@ static void robustness_one(rk_test_state *rk_t_, const char *name, unsigned char
 
 RK_TEST(robustness_tiny_documents)
 {
-	char *docs[6] = { build_sparse_doc(), build_skin_doc(), build_strip_doc(), build_anim_doc(), build_morph_doc(), build_types_doc() };
-	for (int i = 0; i < 6; i++) {
+	char *docs[7] = { build_sparse_doc(), build_skin_doc(), build_strip_doc(), build_anim_doc(), build_morph_doc(), build_types_doc(),
+		build_skin8_doc() };
+	for (int i = 0; i < 7; i++) {
 		size_t n = strlen(docs[i]);
 		robustness_one(rk_t_, "tiny document", (unsigned char *)docs[i], n, n < 2000 ? n : 2000, quick_mode() ? 300 : 2000);
 		free(docs[i]);
@@ -1708,6 +1774,7 @@ RK_TEST_MAIN(
 	RK_TEST_ENTRY(shared_position_bounds),
 	RK_TEST_ENTRY(sparse_accessor),
 	RK_TEST_ENTRY(normalized_ubyte_weights),
+	RK_TEST_ENTRY(two_influence_sets),
 	RK_TEST_ENTRY(byte_stride_strip_fan_and_primitives),
 	RK_TEST_ENTRY(component_types),
 	RK_TEST_ENTRY(matrix_nodes),
