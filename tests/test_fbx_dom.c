@@ -1578,9 +1578,12 @@ RK_TEST(decode_arrays_threads)
 	RK_CHECK_INT(rki_fbx_decode_arrays(objects, names, 1, 1, 2, &l.tmp), 0);   /* too shallow */
 	RK_CHECK_INT(rki_fbx_decode_arrays(objects, names, 1, 2, 2, &l.tmp), 2);   /* two meshes */
 	RK_CHECK_INT(rki_fbx_decode_arrays(objects, names, 2, 2, 2, &l.tmp), 0);   /* Normals are at depth 3 */
-	/* Start, other work on the document (a different array), finish. */
+	/* Start; other work on the document (arrays outside the batch, and the
+	 * batch's own Normals, which are waited for, not decoded twice); finish. */
 	rki_fbx_decode_batch *batch = rki_fbx_decode_start(objects, names + 1, 1, 3, 2, &l.tmp);
 	RK_CHECK(batch != NULL);
+	RK_CHECK(rki_fbx_decode_start(objects, names, 2, 3, 2, &l.tmp) == NULL);   /* one batch at a time */
+	const rki_fbx_node *eobjects = child(&e.doc.root, "Objects");
 	for (size_t i = 0; i < objects->child_count; i++) {
 		const rki_fbx_node *g = &objects->children[i];
 		if (strcmp(g->name, "Geometry") != 0) continue;
@@ -1588,6 +1591,14 @@ RK_TEST(decode_arrays_threads)
 		size_t n;
 		rk_error err;
 		RK_CHECK(rki_fbx_array_i32(child(g, "PolygonVertexIndex"), 0, &l.arena, &idx, &n, &err) && n > 0);
+		const rki_fbx_node *ln = child(child(g, "LayerElementNormal"), "Normals");
+		const rki_fbx_node *en = child(child(&eobjects->children[i], "LayerElementNormal"), "Normals");
+		RK_REQUIRE(ln && en);
+		size_t used = l.arena.total;
+		const double *nd;
+		RK_REQUIRE(rki_fbx_array_f64(ln, 0, &l.arena, &nd, &n, &err));
+		RK_CHECK(l.arena.total == used);   /* the batch's buffer, not a new one */
+		RK_CHECK(n == en->props[0].v.a.count && memcmp(nd, en->props[0].v.a.data, n * 8) == 0);
 	}
 	RK_CHECK_INT(rki_fbx_decode_finish(batch), 2);
 	RK_CHECK(rki_fbx_decode_start(objects, names, 2, 3, 2, &l.tmp) == NULL);   /* nothing left */

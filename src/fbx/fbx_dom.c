@@ -1309,10 +1309,13 @@ static rki_fbx_doc *rki_fbx_doc_of(const rki_fbx_node *n)
 }
 
 /* Decodes pending array property i of n into the document's arena. */
+static bool rki_fbx_batch_take(rki_fbx_doc *doc, const rki_fbx_prop *pr);
+
 static bool rki_fbx_decode_pending(const rki_fbx_node *n, size_t i, rk_error *err)
 {
 	rki_fbx_prop *pr = (rki_fbx_prop *)(uintptr_t)&n->props[i];
-	const rki_fbx_doc *doc = rki_fbx_doc_of(n);
+	rki_fbx_doc *doc = rki_fbx_doc_of(n);
+	if (rki_fbx_batch_take(doc, pr)) return true;   /* decoded by a running batch */
 	size_t esize = rki_fbx_array_elem_size(pr->type), count = pr->v.a.count, clen = pr->encoded_size;
 	uint64_t bytes = (uint64_t)count * esize;
 	uint64_t at = pr->offset + 1 + RKI_FBX_ARRAY_HEADER;
@@ -1548,50 +1551,143 @@ bool rki_fbx_prop_array(const rki_fbx_node *n, size_t i, const void **data, size
 
 /* ---- decoding many pending arrays on several threads ---------------------------------- */
 
+/* Job states. A job is claimed (QUEUED -> RUNNING) by exactly one thread with a
+ * compare-and-swap: a helper taking the next job in size order, or the calling
+ * thread taking any job, in particular one an accessor is waiting for. */
+enum { RKI_FBX_JOB_QUEUED, RKI_FBX_JOB_RUNNING, RKI_FBX_JOB_OK, RKI_FBX_JOB_FAILED };
+
+/* Everything a worker needs, copied from the property: workers never touch the
+ * document (only the calling thread reads and writes properties and the arena). */
 typedef struct rki_fbx_decode_job {
 	rki_fbx_prop *prop;
+	const unsigned char *src;
+	size_t clen;
 	void *out;          /* NULL: no memory, the array stays pending */
-	size_t bytes, alloc;
-	bool ok;
+	size_t bytes, alloc, esize;
+	bool zlib;
+	bool published;
+	atomic_int state;
 } rki_fbx_decode_job;
 
-typedef struct rki_fbx_decode_pool {
-	rki_fbx_decode_job *jobs;   /* largest first */
-	size_t count;
-	atomic_size_t next;         /* next job to take */
-	const unsigned char *input;
-	bool swap;
-} rki_fbx_decode_pool;
-
 typedef struct rki_fbx_decode_worker {
-	rki_fbx_decode_pool *pool;
+	struct rki_fbx_decode_batch *batch;
 	struct libdeflate_decompressor *inflater;
 	pthread_t thread;
 } rki_fbx_decode_worker;
 
-/* Takes jobs until none are left. Writes only job->ok and the job's buffer. */
-static void rki_fbx_decode_run(rki_fbx_decode_worker *w)
+struct rki_fbx_decode_batch {
+	rki_alloc *tmp;
+	rki_fbx_doc *doc;
+	rki_buf jobs;               /* rki_fbx_decode_job, tree order */
+	rki_buf order;              /* size_t job indices, largest first: the helpers' queue */
+	rki_buf by_prop;            /* size_t job indices sorted by property address */
+	size_t count;
+	atomic_size_t next;         /* next position in order */
+	bool swap;
+	bool sync;                  /* mutex and cond initialised */
+	pthread_mutex_t mutex;      /* with cond: waiting for a job another thread runs */
+	pthread_cond_t cond;
+	rki_fbx_decode_worker workers[RKI_FBX_MAX_THREADS];
+	size_t worker_count;        /* workers[0] is the calling thread's */
+	size_t started;             /* helper threads running: workers[1..started) */
+};
+
+static rki_fbx_decode_job *rki_fbx_job(rki_fbx_decode_batch *b, size_t k)
 {
-	rki_fbx_decode_pool *pool = w->pool;
+	return (rki_fbx_decode_job *)(void *)b->jobs.data + k;
+}
+
+/* Runs a job this thread has claimed and wakes whoever waits for it. */
+static void rki_fbx_job_run(rki_fbx_decode_batch *b, rki_fbx_decode_job *job, struct libdeflate_decompressor *inflater)
+{
+	size_t got;
+	int lib_result;
+	bool ok = job->out && (!job->zlib || inflater) &&
+		rki_fbx_decode_array(job->zlib ? inflater : NULL, job->src, job->clen, job->out, job->bytes, job->alloc,
+			job->esize, b->swap, &got, &lib_result) == RKI_FBX_DECODE_OK;
+	if (b->sync) pthread_mutex_lock(&b->mutex);
+	atomic_store_explicit(&job->state, ok ? RKI_FBX_JOB_OK : RKI_FBX_JOB_FAILED, memory_order_release);
+	if (b->sync) {
+		pthread_cond_broadcast(&b->cond);
+		pthread_mutex_unlock(&b->mutex);
+	}
+}
+
+static bool rki_fbx_job_claim(rki_fbx_decode_job *job)
+{
+	int expected = RKI_FBX_JOB_QUEUED;
+	return atomic_compare_exchange_strong_explicit(&job->state, &expected, RKI_FBX_JOB_RUNNING,
+		memory_order_acquire, memory_order_relaxed);
+}
+
+/* Claims and runs the next queued job in size order; false when none is left. */
+static bool rki_fbx_job_run_next(rki_fbx_decode_batch *b, struct libdeflate_decompressor *inflater)
+{
+	const size_t *order = (const size_t *)(const void *)b->order.data;
 	for (;;) {
-		size_t k = atomic_fetch_add_explicit(&pool->next, 1, memory_order_relaxed);
-		if (k >= pool->count) return;
-		rki_fbx_decode_job *job = &pool->jobs[k];
-		if (!job->out) continue;
-		const rki_fbx_prop *pr = job->prop;
-		size_t got;
-		int lib_result;
-		rki_fbx_decode_result r = rki_fbx_decode_array(pr->pending == 2 ? w->inflater : NULL,
-			pool->input + pr->offset + 1 + RKI_FBX_ARRAY_HEADER, pr->encoded_size, job->out, job->bytes, job->alloc,
-			rki_fbx_array_elem_size(pr->type), pool->swap, &got, &lib_result);
-		job->ok = r == RKI_FBX_DECODE_OK;
+		size_t k = atomic_fetch_add_explicit(&b->next, 1, memory_order_relaxed);
+		if (k >= b->count) return false;
+		rki_fbx_decode_job *job = rki_fbx_job(b, order[k]);
+		if (!rki_fbx_job_claim(job)) continue;   /* the calling thread took it out of turn */
+		rki_fbx_job_run(b, job, inflater);
+		return true;
 	}
 }
 
 static void *rki_fbx_decode_thread(void *arg)
 {
-	rki_fbx_decode_run((rki_fbx_decode_worker *)arg);
+	rki_fbx_decode_worker *w = (rki_fbx_decode_worker *)arg;
+	while (rki_fbx_job_run_next(w->batch, w->inflater)) {}
 	return NULL;
+}
+
+/* Calling thread: makes job k finished (running it, or helping with other jobs
+ * and then waiting while a helper runs it) and publishes a success into its
+ * property. True when the array is decoded. */
+static bool rki_fbx_job_complete(rki_fbx_decode_batch *b, rki_fbx_decode_job *job)
+{
+	struct libdeflate_decompressor *inflater = b->worker_count ? b->workers[0].inflater : NULL;
+	if (rki_fbx_job_claim(job)) rki_fbx_job_run(b, job, inflater);
+	while (atomic_load_explicit(&job->state, memory_order_acquire) == RKI_FBX_JOB_RUNNING) {
+		if (rki_fbx_job_run_next(b, inflater)) continue;
+		pthread_mutex_lock(&b->mutex);   /* RUNNING here means a helper has it: sync is set */
+		while (atomic_load_explicit(&job->state, memory_order_acquire) == RKI_FBX_JOB_RUNNING)
+			pthread_cond_wait(&b->cond, &b->mutex);
+		pthread_mutex_unlock(&b->mutex);
+	}
+	if (atomic_load_explicit(&job->state, memory_order_acquire) != RKI_FBX_JOB_OK) return false;
+	if (!job->published) {
+		job->prop->v.a.data = job->out;
+		job->prop->pending = 0;
+		job->published = true;
+	}
+	return true;
+}
+
+/* The batch job of a pending property, or NULL. */
+static rki_fbx_decode_job *rki_fbx_batch_find(rki_fbx_decode_batch *b, const rki_fbx_prop *pr)
+{
+	const size_t *idx = (const size_t *)(const void *)b->by_prop.data;
+	size_t lo = 0, hi = b->count;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		const rki_fbx_prop *q = rki_fbx_job(b, idx[mid])->prop;
+		if (q == pr) return rki_fbx_job(b, idx[mid]);
+		if ((uintptr_t)q < (uintptr_t)pr) lo = mid + 1;
+		else hi = mid;
+	}
+	return NULL;
+}
+
+/* Accessor hook: a pending property in the document's running batch is waited
+ * for instead of decoded again. False when it is not in a batch or its job
+ * failed (then the caller decodes it, reporting the error). */
+static bool rki_fbx_batch_take(rki_fbx_doc *doc, const rki_fbx_prop *pr)
+{
+	rki_fbx_decode_batch *b = doc->batch_;
+	if (!b) return false;
+	rki_fbx_decode_job *job = rki_fbx_batch_find(b, pr);
+	return job && rki_fbx_job_complete(b, job);
 }
 
 static bool rki_fbx_name_listed(const rki_fbx_node *n, const char *const *names, size_t name_count)
@@ -1620,7 +1716,6 @@ static bool rki_fbx_collect_pending(rki_buf *jobs, const rki_fbx_node *n, const 
 			rki_fbx_decode_job job;
 			memset(&job, 0, sizeof(job));
 			job.prop = pr;
-			job.bytes = pr->v.a.count * rki_fbx_array_elem_size(pr->type);  /* <= max_total_array_bytes */
 			if (!rki_buf_push(jobs, &job, sizeof(job))) return false;
 		}
 		if (depth > 1 && !rki_fbx_collect_pending(jobs, ch, names, name_count, depth - 1)) return false;
@@ -1628,11 +1723,20 @@ static bool rki_fbx_collect_pending(rki_buf *jobs, const rki_fbx_node *n, const 
 	return true;
 }
 
-static int rki_fbx_job_cmp(const void *a, const void *b)
+/* qsort context for the two index orders (qsort has none: a file-static would be global state). */
+typedef struct rki_fbx_job_key { uintptr_t key; size_t bytes; size_t index; } rki_fbx_job_key;
+
+static int rki_fbx_key_by_size(const void *a, const void *b)
 {
-	const rki_fbx_decode_job *x = (const rki_fbx_decode_job *)a, *y = (const rki_fbx_decode_job *)b;
+	const rki_fbx_job_key *x = (const rki_fbx_job_key *)a, *y = (const rki_fbx_job_key *)b;
 	if (x->bytes != y->bytes) return x->bytes > y->bytes ? -1 : 1;
-	return x->prop->offset < y->prop->offset ? -1 : x->prop->offset > y->prop->offset;
+	return x->index < y->index ? -1 : x->index > y->index;
+}
+
+static int rki_fbx_key_by_prop(const void *a, const void *b)
+{
+	const rki_fbx_job_key *x = (const rki_fbx_job_key *)a, *y = (const rki_fbx_job_key *)b;
+	return x->key < y->key ? -1 : x->key > y->key;
 }
 
 static size_t rki_fbx_online_cores(void)
@@ -1641,90 +1745,130 @@ static size_t rki_fbx_online_cores(void)
 	return n > 0 ? (size_t)n : 1;
 }
 
-struct rki_fbx_decode_batch {
-	rki_alloc *tmp;
-	rki_buf jobs;
-	rki_fbx_decode_pool pool;
-	rki_fbx_decode_worker workers[RKI_FBX_MAX_THREADS];
-	size_t worker_count;    /* workers[0] is the caller's (run in finish) */
-	size_t started;         /* helper threads running: workers[1..started) */
-};
+static void rki_fbx_batch_free(rki_fbx_decode_batch *b)
+{
+	for (size_t k = 0; k < b->worker_count; k++)
+		if (b->workers[k].inflater) libdeflate_free_decompressor(b->workers[k].inflater);
+	if (b->sync) {
+		pthread_cond_destroy(&b->cond);
+		pthread_mutex_destroy(&b->mutex);
+	}
+	rki_buf_free(&b->jobs);
+	rki_buf_free(&b->order);
+	rki_buf_free(&b->by_prop);
+	rki_free(b->tmp, b, sizeof(*b));
+}
+
+/* Index orders of the batch's jobs: by size for the queue, by property for lookups. */
+static bool rki_fbx_batch_orders(rki_fbx_decode_batch *b)
+{
+	rki_buf keys;
+	rki_buf_init(&keys, b->tmp);
+	if (!rki_buf_reserve(&keys, b->count * sizeof(rki_fbx_job_key)) ||
+		!rki_buf_reserve(&b->order, b->count * sizeof(size_t)) || !rki_buf_reserve(&b->by_prop, b->count * sizeof(size_t))) {
+		rki_buf_free(&keys);
+		return false;
+	}
+	rki_fbx_job_key *k = (rki_fbx_job_key *)(void *)keys.data;
+	size_t *order = (size_t *)(void *)b->order.data, *by_prop = (size_t *)(void *)b->by_prop.data;
+	for (size_t i = 0; i < b->count; i++) {
+		k[i].key = (uintptr_t)rki_fbx_job(b, i)->prop;
+		k[i].bytes = rki_fbx_job(b, i)->bytes;
+		k[i].index = i;
+	}
+	qsort(k, b->count, sizeof(*k), rki_fbx_key_by_size);
+	for (size_t i = 0; i < b->count; i++) order[i] = k[i].index;
+	qsort(k, b->count, sizeof(*k), rki_fbx_key_by_prop);
+	for (size_t i = 0; i < b->count; i++) by_prop[i] = k[i].index;
+	b->order.size = b->by_prop.size = b->count * sizeof(size_t);
+	rki_buf_free(&keys);
+	return true;
+}
 
 rki_fbx_decode_batch *rki_fbx_decode_start(const rki_fbx_node *under, const char *const *names, size_t name_count,
 	size_t max_depth, size_t threads, rki_alloc *tmp)
 {
 	if (!under || !tmp || max_depth == 0) return NULL;
 	rki_fbx_doc *doc = rki_fbx_doc_of(under);
-	if (!doc->input_ || !doc->arena_) return NULL;
+	if (!doc->input_ || !doc->arena_ || doc->batch_) return NULL;
 	rki_fbx_decode_batch *b = (rki_fbx_decode_batch *)rki_malloc(tmp, sizeof(*b));
 	if (!b) return NULL;
 	memset(b, 0, sizeof(*b));
 	b->tmp = tmp;
+	b->doc = doc;
 	rki_buf_init(&b->jobs, tmp);
+	rki_buf_init(&b->order, tmp);
+	rki_buf_init(&b->by_prop, tmp);
 	if (!rki_fbx_collect_pending(&b->jobs, under, names, name_count, max_depth)) b->jobs.size = 0;
-	rki_fbx_decode_job *jobs = (rki_fbx_decode_job *)(void *)b->jobs.data;
-	size_t count = b->jobs.size / sizeof(rki_fbx_decode_job);
-	if (count == 0) {
-		rki_buf_free(&b->jobs);
-		rki_free(tmp, b, sizeof(*b));
+	b->count = b->jobs.size / sizeof(rki_fbx_decode_job);
+	if (b->count == 0 || !rki_fbx_batch_orders(b)) {
+		rki_fbx_batch_free(b);
 		return NULL;
 	}
 	/* Buffers in tree order on this thread (the arena is not thread-safe). */
 	uint64_t total = 0;
-	bool any_zlib = false;
-	for (size_t k = 0; k < count; k++) {
-		rki_fbx_decode_job *job = &jobs[k];
+	bool any_zlib = false, no_memory = false;
+	for (size_t k = 0; k < b->count; k++) {
+		rki_fbx_decode_job *job = rki_fbx_job(b, k);
 		const rki_fbx_prop *pr = job->prop;
 		uint64_t at = pr->offset + 1 + RKI_FBX_ARRAY_HEADER;
-		if (at > doc->input_size_ || pr->encoded_size > doc->input_size_ - at) continue;
-		if (pr->pending == 1 && pr->encoded_size != job->bytes) continue;
+		job->esize = rki_fbx_array_elem_size(pr->type);
+		job->bytes = pr->v.a.count * job->esize;   /* <= max_total_array_bytes */
+		job->clen = pr->encoded_size;
+		job->zlib = pr->pending == 2;
+		atomic_init(&job->state, RKI_FBX_JOB_QUEUED);
+		if (no_memory) continue;   /* the rest stays pending: accessors report the failure */
+		if (at > doc->input_size_ || job->clen > doc->input_size_ - at) continue;
+		if (!job->zlib && job->clen != job->bytes) continue;
 		if (!rki_fbx_array_alloc_size(pr->type, job->bytes, &job->alloc)) continue;
+		job->src = doc->input_ + at;
 		job->out = rki_arena_alloc_uninit(doc->arena_, job->alloc);
-		if (!job->out) break;   /* the rest stays pending; accessors report the failure */
+		no_memory = !job->out;
+		if (no_memory) continue;
 		total += job->bytes;
-		any_zlib = any_zlib || pr->pending == 2;
+		any_zlib = any_zlib || job->zlib;
 	}
-	if (count > 1) qsort(jobs, count, sizeof(*jobs), rki_fbx_job_cmp);
+	b->swap = doc->big_endian == rki_fbx_host_little_endian();
+	atomic_init(&b->next, 0);
 
 	size_t want = threads ? threads : rki_fbx_online_cores();
 	if (want > RKI_FBX_MAX_THREADS) want = RKI_FBX_MAX_THREADS;
 	if ((uint64_t)want > 1 + total / RKI_FBX_THREAD_MIN_BYTES) want = (size_t)(1 + total / RKI_FBX_THREAD_MIN_BYTES);
-	if (want > count) want = count;
-	b->pool.jobs = jobs;
-	b->pool.count = count;
-	atomic_init(&b->pool.next, 0);
-	b->pool.input = doc->input_;
-	b->pool.swap = doc->big_endian == rki_fbx_host_little_endian();
+	if (want > b->count) want = b->count;
 	for (; b->worker_count < want; b->worker_count++) {
 		rki_fbx_decode_worker *w = &b->workers[b->worker_count];
-		w->pool = &b->pool;
+		w->batch = b;
 		w->inflater = NULL;
 		if (any_zlib && !(w->inflater = libdeflate_alloc_decompressor())) break;
 	}
-	for (b->started = 1; b->started < b->worker_count; b->started++) {
-		rki_fbx_decode_worker *w = &b->workers[b->started];
-		if (pthread_create(&w->thread, NULL, rki_fbx_decode_thread, w) != 0) break;
+	if (b->worker_count > 1 && pthread_mutex_init(&b->mutex, NULL) == 0) {
+		if (pthread_cond_init(&b->cond, NULL) == 0) b->sync = true;
+		else pthread_mutex_destroy(&b->mutex);
 	}
+	b->started = 1;
+	if (b->sync)
+		for (; b->started < b->worker_count; b->started++)
+			if (pthread_create(&b->workers[b->started].thread, NULL, rki_fbx_decode_thread, &b->workers[b->started]) != 0)
+				break;
+	doc->batch_ = b;
 	return b;
 }
 
 size_t rki_fbx_decode_finish(rki_fbx_decode_batch *b)
 {
 	if (!b) return 0;
-	if (b->worker_count > 0) rki_fbx_decode_run(&b->workers[0]);
+	/* The calling thread works through what is left, then the helpers are joined. */
+	struct libdeflate_decompressor *inflater = b->worker_count ? b->workers[0].inflater : NULL;
+	while (rki_fbx_job_run_next(b, inflater)) {}
 	for (size_t k = 1; k < b->started; k++) pthread_join(b->workers[k].thread, NULL);
-	for (size_t k = 0; k < b->worker_count; k++)
-		if (b->workers[k].inflater) libdeflate_free_decompressor(b->workers[k].inflater);
-	rki_fbx_decode_job *jobs = (rki_fbx_decode_job *)(void *)b->jobs.data;
-	size_t count = b->jobs.size / sizeof(rki_fbx_decode_job), decoded = 0;
-	for (size_t k = 0; k < count; k++) {
-		if (!jobs[k].ok) continue;
-		jobs[k].prop->v.a.data = jobs[k].out;
-		jobs[k].prop->pending = 0;
-		decoded++;
+	b->started = 1;
+	size_t decoded = 0;
+	for (size_t k = 0; k < b->count; k++) {
+		rki_fbx_decode_job *job = rki_fbx_job(b, k);
+		if (rki_fbx_job_complete(b, job)) decoded++;   /* every job is finished here */
 	}
-	rki_buf_free(&b->jobs);
-	rki_free(b->tmp, b, sizeof(*b));
+	b->doc->batch_ = NULL;
+	rki_fbx_batch_free(b);
 	return decoded;
 }
 

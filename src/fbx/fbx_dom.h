@@ -177,10 +177,12 @@ typedef struct rki_fbx_doc {
 	bool ascii;
 	bool big_endian;    /* binary file stored big-endian (decoded transparently) */
 	rki_fbx_node root;
-	/* Internal, for pending (lazy) arrays: the input and the document's arena. */
+	/* Internal, for pending (lazy) arrays: the input, the document's arena and
+	 * the running rki_fbx_decode_start() batch, if any. */
 	const unsigned char *input_;
 	size_t input_size_;
 	rki_arena *arena_;
+	struct rki_fbx_decode_batch *batch_;
 } rki_fbx_doc;
 
 /* Options of rki_fbx_parse_ex(). Zero-initialised = rki_fbx_parse(). */
@@ -266,16 +268,21 @@ bool rki_fbx_prop_array(const rki_fbx_node *n, size_t i, const void **data, size
 size_t rki_fbx_decode_arrays(const rki_fbx_node *under, const char *const *names, size_t name_count,
 	size_t max_depth, size_t threads, rki_alloc *tmp);
 
-/* rki_fbx_decode_arrays() in two halves, so the caller can do other work while
- * the helper threads decode: _start() allocates the buffers, starts threads - 1
- * helpers and returns at once; _finish() decodes what is left on the calling
- * thread, joins the helpers, publishes the results (pending = 0) and frees the
- * batch, returning the number of arrays decoded. Between the two, the caller
- * may read the document and allocate from its arena (helpers only write into
- * their own buffers) but should not read the batch's arrays: they are still
- * pending and would be decoded a second time. Every non-NULL batch must be
- * finished exactly once, on error paths too. _start() returns NULL when there
- * is nothing to do or no memory (then _finish(NULL) returns 0). */
+/* rki_fbx_decode_arrays() in two halves, so the caller keeps working while
+ * helper threads decode: _start() allocates the buffers, starts threads - 1
+ * helpers (largest arrays first) and returns at once; _finish() decodes what
+ * is left on the calling thread, joins the helpers, publishes the results
+ * (pending = 0) and frees the batch, returning the number of arrays decoded.
+ * In between, the calling thread uses the document as usual (reads, arena
+ * allocations; helpers only write into their own buffers and never touch the
+ * document). Reading an array of the batch (rki_fbx_array_*, rki_fbx_prop_array)
+ * does not decode it a second time: the reader decodes it itself if no helper
+ * has started it, else helps with other queued arrays and then waits for it.
+ * One batch per document at a time; only the thread that started it may use
+ * the document until it is finished. Every non-NULL batch must be finished
+ * exactly once, on error paths too, before the document or its input goes
+ * away. _start() returns NULL when there is nothing to do, another batch is
+ * running or memory is short (then _finish(NULL) returns 0). */
 typedef struct rki_fbx_decode_batch rki_fbx_decode_batch;
 rki_fbx_decode_batch *rki_fbx_decode_start(const rki_fbx_node *under, const char *const *names, size_t name_count,
 	size_t max_depth, size_t threads, rki_alloc *tmp);
