@@ -1572,7 +1572,7 @@ rk_scene *rki_load_fbx(const void *data, size_t size, const rk_load_opts *opts, 
 		return NULL;
 	}
 	/* The arrays meshes and skins read are decoded on helper threads (one per
-	 * core) while objects, nodes and bind poses are built; joined below. */
+	 * core) from here on, while objects, nodes and bind poses are built. */
 	rki_fbx_decode_batch *arrays = sc.opts.ignore_geometry ? NULL : rki_fbx_decode_start(rki_fbx_find_child(&ctx.doc.root,
 		"Objects"), rki_fbx_mesh_arrays, sizeof(rki_fbx_mesh_arrays) / sizeof(rki_fbx_mesh_arrays[0]), 3, 0, sc.alloc);
 	rk_scene *s = sc.scene;
@@ -1598,9 +1598,11 @@ rk_scene *rki_load_fbx(const void *data, size_t size, const rk_load_opts *opts, 
 			ok = rki_fbx_read_bind_poses(&ctx);
 		}
 	}
-	rki_fbx_decode_finish(arrays);  /* on every path: joins the decoding threads */
+	/* Meshes and skins read the batch's arrays as they go: each is waited for
+	 * (or decoded here) when first read, while the helpers decode the rest. */
 	if (ok) ok = rki_fbx_is_legacy(&ctx) ? rki_fbx_build_legacy(&ctx) : rki_fbx_build_content(&ctx);
 	if (ok && !sc.opts.ignore_animation) ok = rki_fbx_read_animation(&ctx);
+	rki_fbx_decode_finish(arrays);  /* on every path: joins the decoding threads */
 	if (!ok) {
 		if (err && err->code == RK_OK) rki_scene_oom(&sc);
 		rki_error_file(err, filename);
