@@ -1306,6 +1306,143 @@ RK_TEST(allocation_failures_leak_nothing)
 	RK_CHECK(k > 5);
 }
 
+/* Out-of-range indices and non-finite numbers in a scene must neither crash
+ * the writer nor reach the output (JSON has no NaN; the GLB must parse). */
+RK_TEST(hostile_scene_values)
+{
+	static rk_vec3 pos[5] = { { 0, 0, 0 }, { 1, 0, 0 }, { 1, 1, 0 }, { 0, 1, 0 }, { 2, 0, 0 } };
+	static uint32_t vi[9] = { 0, 1, 2, 3, 1, 4, 2, 99, 0 };
+	static rk_face faces[4] = { { 0, 4 }, { 4, 3 }, { 7, 2 }, { 8, 50 } }; /* bad vertex 99, a line, out of range */
+	static uint32_t fm[4] = { 0, 7, 0, 0 };                             /* slot 7 does not exist */
+	static rk_vec3 nv[2] = { { 0, 0, 0 }, { 0, 0, 1 } };                 /* a zero normal */
+	static uint32_t ni[9] = { 0, 1, 5, 1, 1, 1, 1, 1, 1 };               /* index 5 out of range */
+	static rk_vec2 uv[1] = { { 0.5, 0.5 } };
+	static uint32_t uvi[9] = { 0, 0, 3, 0, 0, 0, 0, 0, 0 };
+	static rk_uv_set set;
+	test_scene t;
+	ts_begin(&t, 3, RK_FORMAT_FBX);
+	t.nodes[1].name = "bad\xff\xfename \"quoted\"\n"; /* invalid UTF-8, quotes, control */
+	t.nodes[1].local.translation = (rk_vec3){ NAN, 1, INFINITY };
+	t.nodes[2].name = "mesh";
+	t.nodes[2].parent = &t.nodes[1];
+	t.nodes[2].local.rotation = (rk_quat){ 0, 0, 0, 0 };
+	pos[4].x = NAN;
+	t.mesh.name = "broken";
+	t.mesh.vertex_count = 5;
+	t.mesh.positions = pos;
+	t.mesh.index_count = 9;
+	t.mesh.vertex_indices = vi;
+	t.mesh.face_count = 4;
+	t.mesh.faces = faces;
+	t.mesh.face_material = fm;
+	t.mesh.normals = (rk_attrib_vec3){ true, nv, 2, ni };
+	set.name = "uv";
+	set.uv = (rk_attrib_vec2){ true, uv, 1, uvi };
+	t.mesh.uv_sets.data = &set;
+	t.mesh.uv_sets.count = 1;
+	t.mats[0].name = "m";
+	t.mats[0].base_color = (rk_vec4){ NAN, 2.0, -1.0, 1.0 };
+	t.mats[0].roughness = INFINITY;
+	t.mats[0].emissive = (rk_vec3){ 5, 0, 0 };
+	t.s.materials.data = t.mats;
+	t.s.materials.count = 1;
+	t.slots[0] = &t.mats[0];
+	t.nodes[2].materials.data = t.slots;
+	t.nodes[2].materials.count = 1;
+	t.nodes[2].mesh = &t.mesh;
+	ts_finish(&t);
+	warn_log log;
+	memset(&log, 0, sizeof(log));
+	rk_gltf_write_opts o;
+	memset(&o, 0, sizeof(o));
+	o.warning = log_warning;
+	o.warning_user = &log;
+	void *data;
+	size_t size;
+	RK_REQUIRE(write_mem(&t.s, &o, &data, &size));
+	tg_doc d;
+	bool ok = tg_parse_glb(data, size, &d);
+	if (!ok) fprintf(stderr, "%s\n", d.error);
+	RK_REQUIRE(ok);
+	RK_CHECK(log.count > 0);
+	const char *name = cJSON_GetStringValue(tg_get(tg_at(d.json, "nodes", 0), "name"));
+	RK_REQUIRE(name);
+	RK_CHECK(strstr(name, "\xEF\xBF\xBD") != NULL && strstr(name, "\"quoted\"\n") != NULL);
+	/* 2 triangles from the quad (slot 0) and 1 from the triangle (bad slot) */
+	size_t tris = 0;
+	const cJSON *prims = tg_get(tg_at(d.json, "meshes", 0), "primitives");
+	for (int p = 0; p < tg_count(prims); p++) {
+		int comp;
+		size_t n;
+		double *nrm = tg_accessor(&d, tg_int(tg_get(cJSON_GetArrayItem(prims, p), "attributes"), "NORMAL", -1), &comp, &n);
+		RK_REQUIRE(nrm);
+		for (size_t i = 0; i < n; i++) RK_CHECK_NEAR(nrm[i * 3] * nrm[i * 3] + nrm[i * 3 + 1] * nrm[i * 3 + 1] + nrm[i * 3 + 2] * nrm[i * 3 + 2], 1.0, 1e-6);
+		free(nrm);
+		tris += (size_t)tg_int(tg_at(d.json, "accessors", tg_int(cJSON_GetArrayItem(prims, p), "indices", -1)), "count", 0) / 3;
+	}
+	RK_CHECK_INT(tris, 3);
+	const cJSON *bc = tg_get(tg_get(tg_at(d.json, "materials", 0), "pbrMetallicRoughness"), "baseColorFactor");
+	for (int c = 0; c < 4; c++) {
+		double x = cJSON_GetArrayItem(bc, c)->valuedouble;
+		RK_CHECK(x >= 0.0 && x <= 1.0);
+	}
+	tg_free(&d);
+	rk_gltf_free_memory(data);
+}
+
+/* Scenes the FBX reader accepts from corrupted files are written without
+ * crashing (run under the sanitizers by `make sanitize`). */
+RK_TEST(corrupted_fbx_scenes_write)
+{
+	const char *dir = rk_test_shared_dir();
+	if (!dir) RK_SKIP("shared assets not found");
+	const char *files[] = { "conformance/data/blender_279_default_7400_binary.fbx", "conformance/data/maya_cube_big_endian_6100_binary.fbx",
+		"conformance/data/blender_293_half_skinned_7400_binary.fbx", "conformance/data/max7_blend_cube_5000_binary.fbx" };
+	size_t rounds = getenv("RIGKIT_TEST_QUICK") ? 40 : 200, written = 0, loaded_total = 0;
+	uint32_t x = 0x9e3779b9u;
+	for (size_t fi = 0; fi < sizeof(files) / sizeof(files[0]); fi++) {
+		char path[4096];
+		snprintf(path, sizeof(path), "%s/%s", dir, files[fi]);
+		FILE *f = fopen(path, "rb");
+		if (!f) continue;
+		fseek(f, 0, SEEK_END);
+		long len = ftell(f);
+		fseek(f, 0, SEEK_SET);
+		unsigned char *orig = (unsigned char *)malloc((size_t)len), *buf = (unsigned char *)malloc((size_t)len);
+		RK_REQUIRE(orig && buf && fread(orig, 1, (size_t)len, f) == (size_t)len);
+		fclose(f);
+		for (size_t r = 0; r < rounds; r++) {
+			memcpy(buf, orig, (size_t)len);
+			size_t n = (size_t)len;
+			for (int k = 0; k < 4; k++) {
+				x ^= x << 13; x ^= x >> 17; x ^= x << 5;
+				buf[x % (uint32_t)len] ^= (unsigned char)(1u << (x >> 29));
+			}
+			if (r % 4 == 3) n = (size_t)len / 2 + x % ((uint32_t)len / 2);
+			rk_error err;
+			memset(&err, 0, sizeof(err));
+			rk_scene *s = rk_load_memory(buf, n, NULL, &err);
+			if (!s) continue;
+			loaded_total++;
+			void *data = NULL;
+			size_t size = 0;
+			if (rk_write_gltf_memory(s, NULL, &data, &size, &err)) {
+				tg_doc d;
+				RK_CHECK(tg_parse_glb(data, size, &d));
+				tg_free(&d);
+				written++;
+			} else {
+				RK_CHECK(err.message[0] != '\0');
+			}
+			rk_gltf_free_memory(data);
+			rk_free_scene(s);
+		}
+		free(orig);
+		free(buf);
+	}
+	printf("corrupted FBX: %zu scenes loaded, %zu written\n", loaded_total, written);
+}
+
 /* ---------------------------------------------------------------------------
  * Shared assets
  * ------------------------------------------------------------------------- */
@@ -1793,6 +1930,8 @@ RK_TEST_MAIN(
 	RK_TEST_ENTRY(atomic_output),
 	RK_TEST_ENTRY(bad_inputs_rejected),
 	RK_TEST_ENTRY(allocation_failures_leak_nothing),
+	RK_TEST_ENTRY(hostile_scene_values),
+	RK_TEST_ENTRY(corrupted_fbx_scenes_write),
 	RK_TEST_ENTRY(shared_assets_static),
 	RK_TEST_ENTRY(round_trip_shared_assets),
 	RK_TEST_ENTRY(export_interop))

@@ -921,7 +921,7 @@ static bool rki_gw_write_mesh(rki_gw *w, rki_gw_mesh_key *key, const rk_node *fi
 		rki_gw_json_kuint(j, "NORMAL", (uint64_t)po->nrm);
 		if (mw.tangents) rki_gw_json_kuint(j, "TANGENT", (uint64_t)po->tan);
 		for (uint32_t t = 0; t < mw.uv_count; t++) {
-			char name[16];
+			char name[32];
 			snprintf(name, sizeof(name), "TEXCOORD_%u", t);
 			rki_gw_json_kuint(j, name, (uint64_t)po->uv[t]);
 		}
