@@ -1145,6 +1145,117 @@ RK_TEST(morph_targets)
 	rk_gltf_free_memory(data);
 }
 
+/* FBX-style curve tracks are baked at the frame rate and reduced: a linear
+ * translation keeps its 2 end keys, a constant-speed rotation about one
+ * axis too (slerp reproduces it), an eased curve keeps more; times start at
+ * clip time - time_begin; a clip holding the static pose keeps one channel. */
+RK_TEST(baked_animation)
+{
+	static double t_lin[2] = { 2.0, 3.0 }, v_lin[2] = { 0.0, 10.0 };
+	static double t_rot[2] = { 2.0, 3.0 }, v_rot[2] = { 0.0, 90.0 };
+	static double t_ease[3] = { 2.0, 2.5, 3.0 }, v_ease[3] = { 1.0, 1.0, 3.0 };
+	static rk_interp ease_interp[3] = { RK_INTERP_CUBIC, RK_INTERP_CUBIC, RK_INTERP_CUBIC };
+	static double zero3[3] = { 0, 0, 0 }, third3[3] = { 1.0 / 3, 1.0 / 3, 1.0 / 3 };
+	static double t_hold[2] = { 0.0, 1.0 }, v_hold[2] = { 4.0, 4.0 };
+	rk_anim_curve lin, rot, ease, hold;
+	memset(&lin, 0, sizeof(lin));
+	lin.key_count = 2; lin.times = t_lin; lin.values = v_lin;
+	rot = lin; rot.times = t_rot; rot.values = v_rot;
+	ease = lin; ease.key_count = 3; ease.times = t_ease; ease.values = v_ease; ease.interp = ease_interp;
+	ease.right_slope = ease.left_slope = zero3; ease.right_weight = ease.left_weight = third3;
+	hold = lin; hold.times = t_hold; hold.values = v_hold;
+
+	test_scene t;
+	ts_begin(&t, 3, RK_FORMAT_FBX);
+	t.nodes[1].name = "mover";
+	t.nodes[1].has_fbx_props = true;
+	t.nodes[2].name = "holder";
+	t.nodes[2].has_fbx_props = true;
+	t.nodes[2].props.translation = (rk_vec3){ 4, 0, 0 };
+	ts_finish(&t);
+	rk_anim_track tracks[3];
+	memset(tracks, 0, sizeof(tracks));
+	tracks[0].node = &t.nodes[1]; tracks[0].target = RK_TARGET_TRANSLATION; tracks[0].property = "Lcl Translation";
+	tracks[0].curves[0] = &lin;
+	tracks[1].node = &t.nodes[1]; tracks[1].target = RK_TARGET_ROTATION_EULER; tracks[1].property = "Lcl Rotation";
+	tracks[1].curves[2] = &rot;
+	tracks[2].node = &t.nodes[1]; tracks[2].target = RK_TARGET_SCALE; tracks[2].property = "Lcl Scaling";
+	tracks[2].curves[1] = &ease;
+	tracks[2].default_value[0] = tracks[2].default_value[2] = 1.0;
+	rk_anim_layer layer;
+	memset(&layer, 0, sizeof(layer));
+	layer.name = "base"; layer.weight = 1.0; layer.track_count = 3; layer.tracks = tracks;
+	rk_anim_track hold_track;
+	memset(&hold_track, 0, sizeof(hold_track));
+	hold_track.node = &t.nodes[2]; hold_track.target = RK_TARGET_TRANSLATION; hold_track.property = "Lcl Translation";
+	hold_track.curves[0] = &hold;
+	rk_anim_layer hold_layer = layer;
+	hold_layer.track_count = 1;
+	hold_layer.tracks = &hold_track;
+	rk_anim_clip clips[2];
+	memset(clips, 0, sizeof(clips));
+	clips[0].name = "move"; clips[0].time_begin = 2.0; clips[0].time_end = 3.0; clips[0].layer_count = 1; clips[0].layers = &layer;
+	clips[1].index = 1; clips[1].name = "hold"; clips[1].time_begin = 0.0; clips[1].time_end = 1.0; clips[1].layer_count = 1; clips[1].layers = &hold_layer;
+	t.s.clips.data = clips;
+	t.s.clips.count = 2;
+
+	void *data;
+	size_t size;
+	RK_REQUIRE(write_mem(&t.s, NULL, &data, &size));
+	tg_doc d;
+	RK_REQUIRE(tg_parse_glb(data, size, &d));
+	RK_REQUIRE(tg_count(tg_get(d.json, "animations")) == 2);
+	const cJSON *anim = tg_at(d.json, "animations", 0);
+	RK_CHECK_STR(cJSON_GetStringValue(tg_get(anim, "name")), "move");
+	int found = 0;
+	for (int c = 0; c < tg_count(tg_get(anim, "channels")); c++) {
+		const cJSON *ch = tg_at(anim, "channels", c);
+		const cJSON *smp = tg_at(anim, "samplers", tg_int(ch, "sampler", -1));
+		const char *path = cJSON_GetStringValue(tg_get(tg_get(ch, "target"), "path"));
+		RK_CHECK_INT(tg_int(tg_get(ch, "target"), "node", -1), 0);
+		int comp;
+		size_t nin, nout;
+		double *in = tg_accessor(&d, tg_int(smp, "input", -1), &comp, &nin);
+		double *out = tg_accessor(&d, tg_int(smp, "output", -1), &comp, &nout);
+		RK_REQUIRE(in && out && nin == nout && nin >= 2);
+		RK_CHECK_NEAR(in[0], 0.0, 0.0);
+		RK_CHECK_NEAR(in[nin - 1], 1.0, 1e-7);
+		if (!strcmp(path, "translation")) {
+			found |= 1;
+			RK_CHECK_INT(nin, 2);
+			RK_CHECK_NEAR(out[0], 0.0, 1e-6);
+			RK_CHECK_NEAR(out[3], 10.0, 1e-5);
+		} else if (!strcmp(path, "rotation")) {
+			found |= 2;
+			RK_CHECK_INT(nin, 2);
+			/* 90 degrees about Z at the end */
+			RK_CHECK_NEAR(fabs(out[6]), sin(RK_PI / 4), 1e-6);
+			RK_CHECK_NEAR(fabs(out[7]), cos(RK_PI / 4), 1e-6);
+		} else if (!strcmp(path, "scale")) {
+			found |= 4;
+			RK_CHECK(nin > 2 && nin < 31); /* eased: some keys kept, not all 31 frames */
+			/* every frame of the curve is reproduced by linear interpolation of the kept keys */
+			for (int f = 0; f <= 30; f++) {
+				double tt = f / 30.0, y = 0.0;
+				size_t k = 0;
+				while (k + 2 < nin && in[k + 1] < tt) k++;
+				double u = (tt - in[k]) / (in[k + 1] - in[k]);
+				y = out[k * 3 + 1] + (out[(k + 1) * 3 + 1] - out[k * 3 + 1]) * u;
+				double expect = rk_anim_curve_eval(&ease, 2.0 + tt, false);
+				RK_CHECK_NEAR(y, expect, 1e-4);
+			}
+		}
+		free(in);
+		free(out);
+	}
+	RK_CHECK_INT(found, 7);
+	/* the hold clip: one constant 2-key translation channel */
+	const cJSON *hold_anim = tg_at(d.json, "animations", 1);
+	RK_CHECK_INT(tg_count(tg_get(hold_anim, "channels")), 1);
+	tg_free(&d);
+	rk_gltf_free_memory(data);
+}
+
 /* ---------------------------------------------------------------------------
  * Output, bad inputs, memory
  * ------------------------------------------------------------------------- */
@@ -1927,6 +2038,7 @@ RK_TEST_MAIN(
 	RK_TEST_ENTRY(skin_hand_built),
 	RK_TEST_ENTRY(textures_embedded),
 	RK_TEST_ENTRY(morph_targets),
+	RK_TEST_ENTRY(baked_animation),
 	RK_TEST_ENTRY(atomic_output),
 	RK_TEST_ENTRY(bad_inputs_rejected),
 	RK_TEST_ENTRY(allocation_failures_leak_nothing),

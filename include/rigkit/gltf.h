@@ -69,6 +69,11 @@
  *                 geometry_to_node, normalised; when the mesh has none, or a
  *                 stored normal is zero or not finite, smooth area-weighted
  *                 normals (Newell polygon normals summed per vertex)
+ *     TANGENT     when the TEXCOORD_0 set has tangents and bitangents and
+ *                 the stored normals are all usable: the tangent through
+ *                 geometry_to_node, made orthogonal to the normal and unit;
+ *                 w = +1 or -1, the handedness of (normal, tangent,
+ *                 bitangent), negated when V is flipped
  *     TEXCOORD_n  UV sets, TEXCOORD_0 = the node's default_uv_set (FBX
  *                 currentUVSet) when it names a set, else the first; the
  *                 others follow in scene order. FBX/OBJ scenes store V with
@@ -82,9 +87,9 @@
  *   vertices, else unsigned int. Triangles whose corners collapse onto the
  *   same vertex are dropped. When geometry_to_node mirrors (negative
  *   determinant) the triangle winding is reversed so faces keep facing out.
- *   Vertex colours are written as COLOR_0 only for glTF input (FBX files
- *   often carry colour layers that do not mean to tint; set
- *   fbx_vertex_colors to write them).
+ *   Vertex colours (the first set, clamped to [0, 1]) are written as COLOR_0
+ *   only for glTF input (FBX files often carry colour layers that do not
+ *   mean to tint; set fbx_vertex_colors to write them).
  *
  * MORPH TARGETS
  *   One target per blend channel: POSITION deltas (geometric transform
@@ -147,14 +152,21 @@
  *       and LINEAR keys are reduced: a key is dropped when linear
  *       interpolation (slerp for rotations) between the neighbours that are
  *       kept reproduces every dropped sample within translation_tolerance *
- *       max(|value|, channel extent) (translation, scale, weights) or
- *       rotation_tolerance radians. The first and last keys are always kept,
- *       so every channel spans the whole clip.
- *   Nodes that get a channel are those a track of the clip targets, plus
+ *       the channel's largest absolute component (at least 1 for weights)
+ *       for translation, scale and weights, or rotation_tolerance radians
+ *       for rotations. The first and last keys are always kept, so every
+ *       channel spans the whole clip.
+ *   Nodes that get channels are those a track of the clip targets, plus
  *   the descendants of those whose glTF local depends on the parent's world
- *   (non-normal inherit modes). Animated geometric transforms cannot be
- *   expressed and are ignored (warned). Duplicate tracks for the same node
- *   and path keep the first (warned).
+ *   (non-normal inherit modes); a baked FBX node gets translation, rotation
+ *   and scale channels, except those that stay at the node's static value
+ *   over the whole clip (glTF players keep the node's value; a clip that
+ *   only holds the static pose keeps one constant channel). Animated
+ *   geometric transforms cannot be expressed and are ignored (warned).
+ *   Duplicate tracks for the same node and path keep the first (warned). A
+ *   clip that ends up without channels is not written (glTF animations need
+ *   one; warned), so glTF animation indices may skip such clips: match them
+ *   by name.
  *
  * THREAD SAFETY
  *   The scene is only read: any number of threads may write the same const

@@ -493,6 +493,16 @@ static bool rki_gw_write_clip(rki_gw *w, const rk_anim_clip *clip)
 		}
 		q++;
 	}
+	if (ok && ao.channel_count == 0 && b.node_n > 0 && bake_trs[b.nodes[0]]) {
+		/* Every baked channel held the static pose (a "T-pose" clip): keep
+		 * the clip with one constant channel rather than dropping it. */
+		size_t n = b.samples;
+		double *v = (double *)rki_gw_tmp_array(w, n, 3 * sizeof(double));
+		ok = v != NULL;
+		for (size_t k = 0; ok && k < n; k++)
+			for (int c = 0; c < 3; c++) v[k * 3 + (size_t)c] = b.trs[k * 10 + (size_t)c];
+		if (ok) ok = rki_gw_emit_baked(w, &ao, clip, &b, b.nodes[0], RKI_GW_PATH_T, v, 3, NULL);
+	}
 	if (ok && (ao.channels.failed || ao.samplers.failed)) ok = rki_gw_oom(w);
 	if (ok) {
 		if (ao.channel_count == 0) {
