@@ -1635,6 +1635,110 @@ RK_TEST(shared_assets_static)
 	free_names(names, n);
 }
 
+/* glTF-space world positions of named nodes and all mesh vertices of a GLB. */
+static void glb_world_summary(const void *data, size_t size, rk_vec3 *node_pos, const char **names, size_t nnames,
+	rk_vec3 **verts, size_t *nverts)
+{
+	tg_doc d;
+	*verts = NULL;
+	*nverts = 0;
+	if (!tg_parse_glb(data, size, &d)) return;
+	rk_mat4 *wm = tg_worlds(&d);
+	int nn = tg_count(tg_get(d.json, "nodes"));
+	for (size_t k = 0; k < nnames; k++) {
+		node_pos[k] = (rk_vec3){ NAN, NAN, NAN };
+		for (int i = 0; i < nn; i++)
+			if (!strcmp(cJSON_GetStringValue(tg_get(tg_at(d.json, "nodes", i), "name")) ? cJSON_GetStringValue(tg_get(tg_at(d.json, "nodes", i), "name")) : "", names[k])) {
+				node_pos[k] = rk_mat4_get_translation(wm[i]);
+				break;
+			}
+	}
+	for (int i = 0; i < nn; i++) {
+		if (tg_int(tg_at(d.json, "nodes", i), "mesh", -1) < 0) continue;
+		size_t n;
+		rk_vec3 *v = tg_mesh_world(&d, wm, i, NULL, &n);
+		*verts = (rk_vec3 *)realloc(*verts, (*nverts + n + 1) * sizeof(rk_vec3));
+		memcpy(*verts + *nverts, v, n * sizeof(rk_vec3));
+		*nverts += n;
+		free(v);
+	}
+	free(wm);
+	tg_free(&d);
+}
+
+/* Converting in the loader (target axes/unit, either conversion method) or
+ * leaving it to the writer gives the same glTF world. */
+RK_TEST(load_conversions_agree)
+{
+	const char *dir = rk_test_shared_dir();
+	if (!dir) RK_SKIP("shared assets not found");
+	const char *files[] = { "assets/ybot.fbx", "conformance/data/blender_340_z_up_7400_binary.fbx" };
+	for (size_t fi = 0; fi < 2; fi++) {
+		char path[4096];
+		snprintf(path, sizeof(path), "%s/%s", dir, files[fi]);
+		rk_vec3 *ref_v = NULL;
+		size_t ref_n = 0;
+		rk_vec3 ref_pos[64];
+		const char *names[64];
+		size_t nnames = 0;
+		double size_ref = 1.0;
+		for (int variant = 0; variant < 3; variant++) {
+			rk_load_opts lo;
+			memset(&lo, 0, sizeof(lo));
+			if (variant > 0) {
+				lo.target_axes = RK_AXES_RIGHT_HANDED_Y_UP;
+				lo.target_unit_meters = 1.0;
+				lo.space_conversion = variant == 2 ? RK_CONVERT_MODIFY_GEOMETRY : RK_CONVERT_ADJUST_TRANSFORMS;
+			}
+			rk_error err;
+			memset(&err, 0, sizeof(err));
+			rk_scene *s = rk_load_file(path, &lo, &err);
+			if (!s) { fprintf(stderr, "%s: %s\n", path, err.message); RK_CHECK(s != NULL); break; }
+			if (variant == 0) {
+				RK_CHECK(!rk_axes_equal(s->settings.axes, RK_AXES_RIGHT_HANDED_Y_UP) || s->settings.unit_meters != 1.0);
+				for (size_t i = 1; i < s->nodes.count && nnames < 64; i++)
+					if (s->nodes.data[i].name[0]) names[nnames++] = strdup(s->nodes.data[i].name);
+			}
+			void *data;
+			size_t size;
+			RK_REQUIRE(write_mem(s, NULL, &data, &size));
+			rk_vec3 pos[64], *v = NULL;
+			size_t nv = 0;
+			memset(pos, 0, sizeof(pos));
+			glb_world_summary(data, size, pos, names, nnames, &v, &nv);
+			if (variant == 0) {
+				memcpy(ref_pos, pos, sizeof(pos));
+				ref_v = v;
+				ref_n = nv;
+				double lo3[3] = { INFINITY, INFINITY, INFINITY }, hi3[3] = { -INFINITY, -INFINITY, -INFINITY };
+				for (size_t k = 0; k < nv; k++) {
+					double q[3] = { v[k].x, v[k].y, v[k].z };
+					for (int c = 0; c < 3; c++) { lo3[c] = fmin(lo3[c], q[c]); hi3[c] = fmax(hi3[c], q[c]); }
+				}
+				size_ref = nv ? fmax(hi3[0] - lo3[0], fmax(hi3[1] - lo3[1], hi3[2] - lo3[2])) : 1.0;
+				/* glTF is Y-up: the model's vertical extent is along Y */
+				if (nv && fi == 0) RK_CHECK(hi3[1] - lo3[1] > 2.0 * (hi3[2] - lo3[2])); /* standing, not lying */
+			} else {
+				double tol = 1e-6 * size_ref;
+				for (size_t k = 0; k < nnames; k++) {
+					double e = rk_vec3_length(rk_vec3_sub(pos[k], ref_pos[k]));
+					if (!(e <= tol)) fprintf(stderr, "%s variant %d: node %s differs by %g\n", files[fi], variant, names[k], e);
+					RK_CHECK(e <= tol);
+				}
+				RK_CHECK_INT(nv, ref_n);
+				double e1 = worst_nearest(v, nv, ref_v, ref_n, tol), e2 = worst_nearest(ref_v, ref_n, v, nv, tol);
+				if (!(e1 <= tol && e2 <= tol)) fprintf(stderr, "%s variant %d: vertices differ by %g / %g\n", files[fi], variant, e1, e2);
+				RK_CHECK(e1 <= tol && e2 <= tol);
+				free(v);
+			}
+			rk_gltf_free_memory(data);
+			rk_free_scene(s);
+		}
+		free(ref_v);
+		for (size_t k = 0; k < nnames; k++) free((char *)names[k]);
+	}
+}
+
 /* Sample times of a clip for comparisons: 10 frames on the bake grid. */
 static size_t clip_times(const rk_scene *s, const rk_anim_clip *clip, double *out)
 {
@@ -2045,5 +2149,6 @@ RK_TEST_MAIN(
 	RK_TEST_ENTRY(hostile_scene_values),
 	RK_TEST_ENTRY(corrupted_fbx_scenes_write),
 	RK_TEST_ENTRY(shared_assets_static),
+	RK_TEST_ENTRY(load_conversions_agree),
 	RK_TEST_ENTRY(round_trip_shared_assets),
 	RK_TEST_ENTRY(export_interop))
