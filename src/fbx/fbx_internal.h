@@ -70,6 +70,19 @@ const char *rki_fbx_obj_str(const rki_fbx_object *o, const char *name, const cha
 void rki_fbx_fail(rki_fbx_ctx *ctx, const rki_fbx_node *n, rk_error_code code, const char *fmt, ...) RKI_PRINTF(4, 5);
 void rki_fbx_warn(rki_fbx_ctx *ctx, const rki_fbx_node *n, const char *fmt, ...) RKI_PRINTF(3, 4);
 
+/* One skin cluster (7x Deformer "Cluster", legacy "Link"): the DOM node holding
+ * Indexes, Weights, Transform and TransformLink, and its bone (NULL = none). */
+typedef struct rki_fbx_cluster {
+	const rki_fbx_node *node;
+	rk_node *bone;
+} rki_fbx_cluster;
+
+/* Fills skin's joints, bind matrices (with bind-pose / static fallbacks for
+ * missing Transform/TransformLink), CSR influences sorted by weight and the
+ * skeleton root from `count` clusters. Name and method are the caller's. */
+bool rki_fbx_build_skin_from_clusters(rki_fbx_ctx *ctx, const rki_fbx_cluster *clusters, size_t count,
+	const rk_mesh *mesh, const rk_node *mesh_node, rk_skin *skin);
+
 /* Animation (fbx_anim.c): builds scene->clips from AnimationStack/Layer/
  * CurveNode/Curve objects (7x) or Takes (6100). Needs nodes (object->out =
  * rk_node*) and blend channels (object->out = rk_blend_channel*) built

@@ -862,13 +862,6 @@ static bool rki_lg_build_mesh(rki_lg *lg, uint32_t model, rk_mesh *m)
 
 /* ---- skins ---------------------------------------------------------------------------------- */
 
-static int rki_lg_weight_cmp(const void *a, const void *b)
-{
-	const rk_skin_weight *x = (const rk_skin_weight *)a, *y = (const rk_skin_weight *)b;
-	if (x->weight != y->weight) return x->weight > y->weight ? -1 : 1;
-	return x->joint < y->joint ? -1 : x->joint > y->joint;
-}
-
 /* All "Link" children of a mesh Model form one skin, one joint per Link. */
 static bool rki_lg_build_skin(rki_lg *lg, uint32_t model, const rk_mesh *mesh, rk_skin *skin)
 {
@@ -878,125 +871,20 @@ static bool rki_lg_build_skin(rki_lg *lg, uint32_t model, const rk_mesh *mesh, r
 	size_t links = 0;
 	for (size_t i = 0; i < g->child_count; i++)
 		if (!strcmp(g->children[i].name, "Link")) links++;
-	size_t l1 = links ? links : 1;
 	skin->name = ctx->objects[model].name;
 	skin->method = RK_SKINNING_LINEAR;
-	rk_skin_joint *joints = (rk_skin_joint *)rki_arena_array(ctx->sc->arena, l1, sizeof(rk_skin_joint));
-	const int32_t **cidx = (const int32_t **)rki_arena_array(&ctx->sc->tmp, l1, sizeof(int32_t *));
-	const double **cw = (const double **)rki_arena_array(&ctx->sc->tmp, l1, sizeof(double *));
-	size_t *cn = (size_t *)rki_arena_array(&ctx->sc->tmp, l1, sizeof(size_t));
-	uint32_t *begin = (uint32_t *)rki_arena_array(ctx->sc->arena, mesh->vertex_count + 1, sizeof(uint32_t));
-	if (!joints || !cidx || !cw || !cn || !begin) return rki_lg_oom(ctx);
-	size_t j = 0, total = 0;
+	rki_fbx_cluster *cl = (rki_fbx_cluster *)rki_arena_array(&ctx->sc->tmp, links ? links : 1, sizeof(rki_fbx_cluster));
+	if (!cl) return rki_lg_oom(ctx);
+	size_t j = 0;
 	for (size_t i = 0; i < g->child_count; i++) {
 		const rki_fbx_node *ln = &g->children[i];
 		if (strcmp(ln->name, "Link") != 0) continue;
-		rk_skin_joint *jt = &joints[j];
 		uint32_t bone = rki_lg_find_prop(lg, ln, 0);
-		jt->node = bone != UINT32_MAX ? (rk_node *)ctx->objects[bone].out : NULL;
-		if (!jt->node) rki_fbx_warn(ctx, ln, "Link names no Model of this file: its weights are ignored");
-		/* Missing matrices: TransformLink = bone world at bind (bind pose,
-		 * else static), Transform = inv(TransformLink) * mesh world at bind. */
-		rk_mat4 transform, link;
-		bool has_t, has_l;
-		if (!rki_lg_read_matrix(ctx, rki_fbx_find_child(ln, "TransformLink"), &link, &has_l)) return false;
-		if (!rki_lg_read_matrix(ctx, rki_fbx_find_child(ln, "Transform"), &transform, &has_t)) return false;
-		if (!has_l) {
-			link = rk_mat4_identity();
-			if (jt->node) link = jt->node->has_bind_pose ? jt->node->bind_node_to_world : jt->node->node_to_world;
-		}
-		if (!has_t) {
-			rk_mat4 mesh_bind = rk_mat4_identity(), inv_link;
-			if (mesh_node) mesh_bind = mesh_node->has_bind_pose ? mesh_node->bind_node_to_world : mesh_node->node_to_world;
-			transform = rk_mat4_invert(link, &inv_link) ? rk_mat4_mul(inv_link, mesh_bind) : rk_mat4_identity();
-		}
-		jt->mesh_to_joint = transform;
-		jt->joint_to_world_bind = link;
-		jt->mesh_to_world_bind = rk_mat4_mul(link, transform);
-		cidx[j] = NULL;
-		cw[j] = NULL;
-		cn[j] = 0;
-		const rki_fbx_node *in = rki_fbx_find_child(ln, "Indexes");
-		const rki_fbx_node *wn = rki_fbx_find_child(ln, "Weights");
-		if (in && wn) {
-			size_t ni, nw;
-			if (!rki_fbx_array_i32(in, 0, &ctx->sc->tmp, &cidx[j], &ni, ctx->sc->err)
-				|| !rki_fbx_array_f64(wn, 0, &ctx->sc->tmp, &cw[j], &nw, ctx->sc->err))
-				return rki_lg_dom_failed(ctx);
-			if (ni != nw) {
-				rki_fbx_warn(ctx, wn, "Link has %zu Indexes but %zu Weights: the extra entries are ignored", ni, nw);
-				if (nw < ni) ni = nw;
-			}
-			cn[j] = ni;
-			size_t bad = 0;
-			for (size_t k = 0; k < ni; k++) {
-				int32_t v = cidx[j][k];
-				if (v < 0 || (size_t)v >= mesh->vertex_count || !isfinite(cw[j][k])) { bad++; continue; }
-				if (!jt->node) continue;
-				begin[v]++;
-				total++;
-			}
-			if (bad) rki_fbx_warn(ctx, in, "Link: %zu out-of-range vertex indices or non-finite weights ignored", bad);
-		}
+		cl[j].node = ln;
+		cl[j].bone = bone != UINT32_MAX ? (rk_node *)ctx->objects[bone].out : NULL;
 		j++;
 	}
-	if (total > UINT32_MAX - 1) {
-		rki_fbx_fail(ctx, g, RK_ERROR_LIMIT, "skin has %zu weights", total);
-		return false;
-	}
-	uint32_t acc = 0;
-	for (size_t v = 0; v < mesh->vertex_count; v++) {
-		uint32_t c = begin[v];
-		begin[v] = acc;
-		acc += c;
-	}
-	begin[mesh->vertex_count] = acc;
-	rk_skin_weight *w = (rk_skin_weight *)rki_arena_array(ctx->sc->arena, total ? total : 1, sizeof(rk_skin_weight));
-	uint32_t *fill = (uint32_t *)rki_arena_array(&ctx->sc->tmp, mesh->vertex_count + 1, sizeof(uint32_t));
-	if (!w || !fill) return rki_lg_oom(ctx);
-	memcpy(fill, begin, (mesh->vertex_count + 1) * sizeof(uint32_t));
-	for (size_t c = 0; c < j; c++) {
-		if (!joints[c].node) continue;
-		for (size_t k = 0; k < cn[c]; k++) {
-			int32_t v = cidx[c][k];
-			if (v < 0 || (size_t)v >= mesh->vertex_count || !isfinite(cw[c][k])) continue;
-			w[fill[v]].joint = (uint32_t)c;
-			w[fill[v]].weight = (float)cw[c][k];
-			fill[v]++;
-		}
-	}
-	size_t maxw = 0;
-	for (size_t v = 0; v < mesh->vertex_count; v++) {
-		size_t n = begin[v + 1] - begin[v];
-		if (n > 1) qsort(w + begin[v], n, sizeof(rk_skin_weight), rki_lg_weight_cmp);
-		if (n > maxw) maxw = n;
-	}
-	skin->joint_count = j;
-	skin->joints = joints;
-	skin->vertex_count = mesh->vertex_count;
-	skin->weight_begin = begin;
-	skin->weight_count = total;
-	skin->weights = w;
-	skin->max_weights_per_vertex = maxw;
-	/* Deepest common ancestor of the joints' parents as the skeleton root. */
-	rk_node *anc = NULL;
-	for (size_t c = 0; c < j; c++) {
-		rk_node *nd = joints[c].node;
-		if (!nd) continue;
-		if (!anc) {
-			anc = nd->parent ? nd->parent : nd;
-			continue;
-		}
-		while (anc->depth > nd->depth && anc->parent) anc = anc->parent;
-		for (;;) {
-			const rk_node *p = nd;
-			while (p && p != anc) p = p->parent;
-			if (p || !anc->parent) break;
-			anc = anc->parent;
-		}
-	}
-	skin->skeleton_root = anc;
-	return true;
+	return rki_fbx_build_skin_from_clusters(ctx, cl, j, mesh, mesh_node, skin);
 }
 
 /* ---- blend shapes ------------------------------------------------------------------------------ */

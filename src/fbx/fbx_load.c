@@ -930,102 +930,112 @@ static int rki_weight_cmp(const void *a, const void *b)
 	return x->joint < y->joint ? -1 : x->joint > y->joint;
 }
 
-static bool rki_fbx_build_skin(rki_fbx_ctx *ctx, rki_fbx_object *so, const rk_mesh *mesh, const rk_node *mesh_node, rk_skin *skin)
+/* A cluster matrix: 1 when read, 0 when absent or not 16 finite numbers
+ * (warned; the caller falls back), -1 on a fatal error (err set). */
+static int rki_fbx_cluster_matrix(rki_fbx_ctx *ctx, const rki_fbx_node *cluster, const char *name, rk_mat4 *out)
 {
-	skin->name = so->name;
-	const char *st;
-	size_t st_len;
-	skin->method = RK_SKINNING_LINEAR;
-	if (rki_fbx_child_str(so->node, "SkinningType", &st, &st_len) || (st = rki_fbx_obj_str(so, "SkinningType", NULL)) != NULL) {
-		if (st_len == 0) st_len = strlen(st);
-		if (rki_fbx_str_eq(st, strlen(st), "DualQuaternion")) skin->method = RK_SKINNING_DUAL_QUATERNION;
-		else if (rki_fbx_str_eq(st, strlen(st), "Blend")) skin->method = RK_SKINNING_BLENDED_DQ;
-		else if (rki_fbx_str_eq(st, strlen(st), "Rigid")) skin->method = RK_SKINNING_RIGID;
-	}
-	size_t clusters = 0;
-	for (uint32_t k = 0; k < so->children_count; k++)
-		if (rki_fbx_child_of_kind(ctx, so, k, "Deformer", "Cluster")) clusters++;
-	rk_skin_joint *joints = (rk_skin_joint *)rki_arena_array(ctx->sc->arena, clusters ? clusters : 1, sizeof(rk_skin_joint));
-	const int32_t **cidx = (const int32_t **)rki_arena_array(&ctx->sc->tmp, clusters ? clusters : 1, sizeof(int32_t *));
-	const double **cw = (const double **)rki_arena_array(&ctx->sc->tmp, clusters ? clusters : 1, sizeof(double *));
-	size_t *cn = (size_t *)rki_arena_array(&ctx->sc->tmp, clusters ? clusters : 1, sizeof(size_t));
-	uint32_t *per_vertex = (uint32_t *)rki_arena_array(ctx->sc->arena, mesh->vertex_count + 1, sizeof(uint32_t));
-	if (!joints || !cidx || !cw || !cn || !per_vertex) return rki_fbx_oom(ctx);
-	size_t j = 0, total = 0;
-	for (uint32_t k = 0; k < so->children_count; k++) {
-		rki_fbx_object *co = rki_fbx_child_of_kind(ctx, so, k, "Deformer", "Cluster");
-		if (!co) continue;
-		rk_skin_joint *jt = &joints[j];
-		for (uint32_t b = 0; b < co->children_count; b++) {
-			rki_fbx_object *bo = rki_fbx_child_of_kind(ctx, co, b, "Model", NULL);
-			if (bo && bo->out) {
-				jt->node = (rk_node *)bo->out;
-				break;
-			}
+	const rki_fbx_node *n = rki_fbx_find_child(cluster, name);
+	const double *v;
+	size_t count;
+	if (!n) return 0;
+	if (!rki_fbx_array_f64(n, 0, &ctx->sc->tmp, &v, &count, ctx->sc->err)) {
+		if (ctx->sc->err && (ctx->sc->err->code == RK_ERROR_OUT_OF_MEMORY || ctx->sc->err->code == RK_ERROR_LIMIT)) {
+			rki_error_file(ctx->sc->err, ctx->filename);
+			return -1;
 		}
-		if (!jt->node) rki_fbx_warn(ctx, co->node, "cluster without a bone: its weights are ignored");
+		rki_error_clear(ctx->sc->err);
+		count = 0;
+	}
+	bool finite = count == 16;
+	for (size_t i = 0; finite && i < 16; i++) finite = isfinite(v[i]);
+	if (!finite) {
+		rki_fbx_warn(ctx, n, "%s is not 16 finite numbers: derived from the bind pose instead", name);
+		return 0;
+	}
+	memcpy(out->m, v, sizeof(out->m));
+	return 1;
+}
+
+bool rki_fbx_build_skin_from_clusters(rki_fbx_ctx *ctx, const rki_fbx_cluster *clusters, size_t count,
+	const rk_mesh *mesh, const rk_node *mesh_node, rk_skin *skin)
+{
+	size_t c1 = count ? count : 1;
+	rk_skin_joint *joints = (rk_skin_joint *)rki_arena_array(ctx->sc->arena, c1, sizeof(rk_skin_joint));
+	const int32_t **cidx = (const int32_t **)rki_arena_array(&ctx->sc->tmp, c1, sizeof(int32_t *));
+	const double **cw = (const double **)rki_arena_array(&ctx->sc->tmp, c1, sizeof(double *));
+	size_t *cn = (size_t *)rki_arena_array(&ctx->sc->tmp, c1, sizeof(size_t));
+	uint32_t *begin = (uint32_t *)rki_arena_array(ctx->sc->arena, mesh->vertex_count + 1, sizeof(uint32_t));
+	if (!joints || !cidx || !cw || !cn || !begin) return rki_fbx_oom(ctx);
+	size_t total = 0;
+	for (size_t j = 0; j < count; j++) {
+		const rki_fbx_node *cnode = clusters[j].node;
+		rk_skin_joint *jt = &joints[j];
+		jt->node = clusters[j].bone;
+		if (!jt->node) rki_fbx_warn(ctx, cnode, "cluster without a bone: its weights are ignored");
 		/* Missing cluster matrices come from the bind pose, else from the
 		 * static scene: TransformLink = bone world at bind, Transform =
 		 * inv(TransformLink) * mesh world at bind. */
-		rk_mat4 transform, link;
-		const rki_fbx_node *tn = rki_fbx_find_child(co->node, "Transform");
-		const rki_fbx_node *ln = rki_fbx_find_child(co->node, "TransformLink");
-		if (!rki_fbx_read_matrix(ctx, ln, &link)) return false;
-		if (!ln && jt->node) link = jt->node->has_bind_pose ? jt->node->bind_node_to_world : jt->node->node_to_world;
-		if (!rki_fbx_read_matrix(ctx, tn, &transform)) return false;
-		if (!tn) {
+		rk_mat4 transform, link = rk_mat4_identity();
+		int has_t = rki_fbx_cluster_matrix(ctx, cnode, "Transform", &transform);
+		int has_l = rki_fbx_cluster_matrix(ctx, cnode, "TransformLink", &link);
+		if (has_t < 0 || has_l < 0) return false;
+		if (!has_l && jt->node) link = jt->node->has_bind_pose ? jt->node->bind_node_to_world : jt->node->node_to_world;
+		if (!has_t) {
 			rk_mat4 mesh_bind = rk_mat4_identity(), inv_link;
 			if (mesh_node) mesh_bind = mesh_node->has_bind_pose ? mesh_node->bind_node_to_world : mesh_node->node_to_world;
-			if (rk_mat4_invert(link, &inv_link)) transform = rk_mat4_mul(inv_link, mesh_bind);
+			transform = rk_mat4_invert(link, &inv_link) ? rk_mat4_mul(inv_link, mesh_bind) : rk_mat4_identity();
 		}
 		jt->mesh_to_joint = transform;
 		jt->joint_to_world_bind = link;
 		jt->mesh_to_world_bind = rk_mat4_mul(link, transform);
-		const rki_fbx_node *in = rki_fbx_find_child(co->node, "Indexes");
-		const rki_fbx_node *wn = rki_fbx_find_child(co->node, "Weights");
+		const rki_fbx_node *in = rki_fbx_find_child(cnode, "Indexes");
+		const rki_fbx_node *wn = rki_fbx_find_child(cnode, "Weights");
 		cidx[j] = NULL;
 		cw[j] = NULL;
 		cn[j] = 0;
-		if (in && wn) {
-			size_t ni, nw;
-			if (!rki_fbx_array_i32(in, 0, &ctx->sc->tmp, &cidx[j], &ni, ctx->sc->err)
-				|| !rki_fbx_array_f64(wn, 0, &ctx->sc->tmp, &cw[j], &nw, ctx->sc->err)) {
-				rki_error_file(ctx->sc->err, ctx->filename);
-				return false;
-			}
-			if (ni != nw) {
-				rki_fbx_fail(ctx, wn, RK_ERROR_CORRUPT, "cluster has %zu Indexes but %zu Weights", ni, nw);
-				return false;
-			}
-			cn[j] = ni;
-			size_t bad = 0;
-			for (size_t i = 0; i < ni; i++) {
-				if (cidx[j][i] < 0 || (size_t)cidx[j][i] >= mesh->vertex_count) { bad++; continue; }
-				if (!jt->node) continue;
-				per_vertex[cidx[j][i]]++;
-				total++;
-			}
-			if (bad) rki_fbx_warn(ctx, in, "cluster: %zu vertex indices out of range ignored", bad);
+		if (!in || !wn) continue;
+		size_t ni, nw;
+		if (!rki_fbx_array_i32(in, 0, &ctx->sc->tmp, &cidx[j], &ni, ctx->sc->err)
+			|| !rki_fbx_array_f64(wn, 0, &ctx->sc->tmp, &cw[j], &nw, ctx->sc->err)) {
+			rki_error_file(ctx->sc->err, ctx->filename);
+			return false;
 		}
-		j++;
+		if (ni != nw) {
+			rki_fbx_warn(ctx, wn, "cluster has %zu Indexes but %zu Weights: the extra entries are ignored", ni, nw);
+			if (nw < ni) ni = nw;
+		}
+		cn[j] = ni;
+		size_t bad = 0;
+		for (size_t i = 0; i < ni; i++) {
+			int32_t v = cidx[j][i];
+			if (v < 0 || (size_t)v >= mesh->vertex_count || !isfinite(cw[j][i])) { bad++; continue; }
+			if (!jt->node) continue;
+			begin[v]++;
+			total++;
+		}
+		if (bad) rki_fbx_warn(ctx, in, "cluster: %zu out-of-range vertex indices or non-finite weights ignored", bad);
 	}
-	/* CSR offsets. */
+	if (total > UINT32_MAX - 1) {
+		rki_fbx_fail(ctx, NULL, RK_ERROR_LIMIT, "skin has %zu weights", total);
+		return false;
+	}
+	/* CSR offsets, then fill, then sort each vertex's influences. */
 	uint32_t acc = 0;
 	for (size_t v = 0; v < mesh->vertex_count; v++) {
-		uint32_t c = per_vertex[v];
-		per_vertex[v] = acc;
+		uint32_t c = begin[v];
+		begin[v] = acc;
 		acc += c;
 	}
-	per_vertex[mesh->vertex_count] = acc;
+	begin[mesh->vertex_count] = acc;
 	rk_skin_weight *w = (rk_skin_weight *)rki_arena_array(ctx->sc->arena, total ? total : 1, sizeof(rk_skin_weight));
 	uint32_t *fill = (uint32_t *)rki_arena_array(&ctx->sc->tmp, mesh->vertex_count + 1, sizeof(uint32_t));
 	if (!w || !fill) return rki_fbx_oom(ctx);
-	memcpy(fill, per_vertex, (mesh->vertex_count + 1) * sizeof(uint32_t));
-	for (size_t c = 0; c < j; c++) {
+	memcpy(fill, begin, (mesh->vertex_count + 1) * sizeof(uint32_t));
+	for (size_t c = 0; c < count; c++) {
 		if (!joints[c].node) continue;
 		for (size_t i = 0; i < cn[c]; i++) {
 			int32_t v = cidx[c][i];
-			if (v < 0 || (size_t)v >= mesh->vertex_count) continue;
+			if (v < 0 || (size_t)v >= mesh->vertex_count || !isfinite(cw[c][i])) continue;
 			w[fill[v]].joint = (uint32_t)c;
 			w[fill[v]].weight = (float)cw[c][i];
 			fill[v]++;
@@ -1033,17 +1043,70 @@ static bool rki_fbx_build_skin(rki_fbx_ctx *ctx, rki_fbx_object *so, const rk_me
 	}
 	size_t maxw = 0;
 	for (size_t v = 0; v < mesh->vertex_count; v++) {
-		size_t n = per_vertex[v + 1] - per_vertex[v];
-		if (n > 1) qsort(w + per_vertex[v], n, sizeof(rk_skin_weight), rki_weight_cmp);
+		size_t n = begin[v + 1] - begin[v];
+		if (n > 1) qsort(w + begin[v], n, sizeof(rk_skin_weight), rki_weight_cmp);
 		if (n > maxw) maxw = n;
 	}
-	skin->joint_count = j;
+	skin->joint_count = count;
 	skin->joints = joints;
 	skin->vertex_count = mesh->vertex_count;
-	skin->weight_begin = per_vertex;
+	skin->weight_begin = begin;
 	skin->weight_count = total;
 	skin->weights = w;
 	skin->max_weights_per_vertex = maxw;
+	/* Deepest common ancestor of the joints' parents as the skeleton root. */
+	rk_node *anc = NULL;
+	for (size_t c = 0; c < count; c++) {
+		rk_node *n = joints[c].node;
+		if (!n) continue;
+		if (!anc) {
+			anc = n->parent ? n->parent : n;
+			continue;
+		}
+		while (anc->depth > n->depth && anc->parent) anc = anc->parent;
+		for (;;) {
+			const rk_node *p = n;
+			while (p && p != anc) p = p->parent;
+			if (p || !anc->parent) break;
+			anc = anc->parent;
+		}
+	}
+	skin->skeleton_root = anc;
+	return true;
+}
+
+static bool rki_fbx_build_skin(rki_fbx_ctx *ctx, rki_fbx_object *so, const rk_mesh *mesh, const rk_node *mesh_node, rk_skin *skin)
+{
+	skin->name = so->name;
+	const char *st;
+	size_t st_len;
+	skin->method = RK_SKINNING_LINEAR;
+	if (rki_fbx_child_str(so->node, "SkinningType", &st, &st_len) || (st = rki_fbx_obj_str(so, "SkinningType", NULL)) != NULL) {
+		if (!strcmp(st, "DualQuaternion")) skin->method = RK_SKINNING_DUAL_QUATERNION;
+		else if (!strcmp(st, "Blend")) skin->method = RK_SKINNING_BLENDED_DQ;
+		else if (!strcmp(st, "Rigid")) skin->method = RK_SKINNING_RIGID;
+	}
+	size_t count = 0;
+	for (uint32_t k = 0; k < so->children_count; k++)
+		if (rki_fbx_child_of_kind(ctx, so, k, "Deformer", "Cluster")) count++;
+	rki_fbx_cluster *cl = (rki_fbx_cluster *)rki_arena_array(&ctx->sc->tmp, count ? count : 1, sizeof(rki_fbx_cluster));
+	if (!cl) return rki_fbx_oom(ctx);
+	size_t j = 0;
+	for (uint32_t k = 0; k < so->children_count; k++) {
+		rki_fbx_object *co = rki_fbx_child_of_kind(ctx, so, k, "Deformer", "Cluster");
+		if (!co) continue;
+		cl[j].node = co->node;
+		cl[j].bone = NULL;
+		for (uint32_t b = 0; b < co->children_count; b++) {
+			rki_fbx_object *bo = rki_fbx_child_of_kind(ctx, co, b, "Model", NULL);
+			if (bo && bo->out) {
+				cl[j].bone = (rk_node *)bo->out;
+				break;
+			}
+		}
+		j++;
+	}
+	if (!rki_fbx_build_skin_from_clusters(ctx, cl, j, mesh, mesh_node, skin)) return false;
 	if (skin->method == RK_SKINNING_BLENDED_DQ) {
 		float *dq = (float *)rki_arena_array(ctx->sc->arena, mesh->vertex_count ? mesh->vertex_count : 1, sizeof(float));
 		if (!dq) return rki_fbx_oom(ctx);
@@ -1059,25 +1122,10 @@ static bool rki_fbx_build_skin(rki_fbx_ctx *ctx, rki_fbx_object *so, const rk_me
 				return false;
 			}
 			for (size_t i = 0; i < ni && i < nw; i++)
-				if (ii[i] >= 0 && (size_t)ii[i] < mesh->vertex_count) dq[ii[i]] = (float)ww[i];
+				if (ii[i] >= 0 && (size_t)ii[i] < mesh->vertex_count && isfinite(ww[i])) dq[ii[i]] = (float)ww[i];
 		}
 		skin->dq_weights = dq;
 	}
-	/* Common ancestor of the joints as the skeleton root. */
-	rk_node *anc = NULL;
-	for (size_t c = 0; c < j; c++) {
-		rk_node *n = joints[c].node;
-		if (!n) continue;
-		if (!anc) { anc = n->parent ? n->parent : n; continue; }
-		/* walk up until anc is an ancestor of n */
-		for (;;) {
-			const rk_node *p = n;
-			while (p && p != anc) p = p->parent;
-			if (p || !anc->parent) break;
-			anc = anc->parent;
-		}
-	}
-	skin->skeleton_root = anc;
 	return true;
 }
 
