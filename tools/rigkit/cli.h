@@ -33,6 +33,14 @@ void rk_cli_fail(const char *fmt, ...)
 int rk_cli_exit_code(const rk_error *err);
 /* True if argv contains --help or -h. */
 int rk_cli_wants_help(int argc, char **argv);
+/* Load-conversion options shared by commands that load scenes:
+ * "--axes NAME" and "--unit-meters U". Returns 1 when `opt` is one of them
+ * and `value` parsed (lo updated), 0 when `opt` is not one of them, -1 after
+ * printing a usage error (prefixed with `cmd`). */
+int rk_cli_load_option(const char *cmd, const char *opt, const char *value, rk_load_opts *lo);
+/* The clip commands use when none is named: the first with any track, else
+ * the first, else NULL. */
+const rk_anim_clip *rk_cli_default_clip(const rk_scene *s);
 /* Parses "x,y,z" into v. */
 int rk_cli_parse_vec3(const char *s, rk_vec3 *v);
 
@@ -68,5 +76,7 @@ extern const char rk_cmd_pose_usage[];
 extern const char rk_cmd_convert_usage[];
 extern const char rk_cmd_info_usage[];
 extern const char rk_cmd_transform_usage[];
+int rk_cmd_sample(int argc, char **argv);
+extern const char rk_cmd_sample_usage[];
 
 #endif

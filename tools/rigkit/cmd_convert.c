@@ -24,7 +24,8 @@ const char rk_cmd_convert_usage[] =
 	"\n"
 	"options:\n"
 	"  --clip NAME          evaluate animation clip (FBX stack) NAME ...\n"
-	"  --time SECONDS       ... at this absolute file time (default: clip start)\n"
+	"  --time SECONDS       ... at this absolute file time (default: clip start;\n"
+	"                       without --clip: the first clip with tracks)\n"
 	"  --no-extrapolation   hold each curve's first/last value outside its keys\n"
 	"  --axes AXES          convert to right_handed_y_up, left_handed_y_up,\n"
 	"                       right_handed_z_up or left_handed_z_up\n"
@@ -195,17 +196,8 @@ int rk_cmd_convert(int argc, char **argv)
 					return RK_EXIT_USAGE;
 				}
 				has_time = true;
-			} else if (!strcmp(a, "--axes")) {
-				if (!rk_axes_parse(v, &lo.target_axes)) {
-					rk_cli_fail("convert: unknown axes '%s' (right_handed_y_up, left_handed_y_up, right_handed_z_up, left_handed_z_up)", v);
-					return RK_EXIT_USAGE;
-				}
-			} else {
-				lo.target_unit_meters = strtod(v, &end);
-				if (end == v || *end || !(lo.target_unit_meters > 0.0)) {
-					rk_cli_fail("convert: --unit-meters expects a positive number, got '%s'", v);
-					return RK_EXIT_USAGE;
-				}
+			} else if (rk_cli_load_option("convert", a, v, &lo) < 0) {
+				return RK_EXIT_USAGE;
 			}
 			continue;
 		}
@@ -244,8 +236,8 @@ int rk_cmd_convert(int argc, char **argv)
 			return RK_EXIT_INPUT;
 		}
 		if (!has_time) time = clip->time_begin;
-	} else if (has_time && s->clips.count > 0) {
-		clip = &s->clips.data[0];
+	} else if (has_time) {
+		clip = rk_cli_default_clip(s);
 	}
 	size_t pose_size = rk_pose_memory_size(s);
 	void *pose_mem = malloc(pose_size ? pose_size : 1);

@@ -14,7 +14,7 @@ const char rk_cmd_pose_usage[] =
 	"also world rotations and node_to_world matrices).\n"
 	"\n"
 	"options:\n"
-	"  --clip NAME         animation clip to evaluate (default: the first, if any)\n"
+	"  --clip NAME         animation clip to evaluate (default: the first with tracks)\n"
 	"  --time T            absolute file time in seconds; repeat for several\n"
 	"  --samples N         N times evenly spread over the clip (both ends included)\n"
 	"  --joints            only skeleton joints\n"
@@ -61,17 +61,8 @@ int rk_cmd_pose(int argc, char **argv)
 					rk_cli_fail("pose: --samples expects 1..%d, got '%s'", RK_POSE_MAX_TIMES, v);
 					return RK_EXIT_USAGE;
 				}
-			} else if (!strcmp(a, "--axes")) {
-				if (!rk_axes_parse(v, &lo.target_axes)) {
-					rk_cli_fail("pose: unknown axes '%s'", v);
-					return RK_EXIT_USAGE;
-				}
-			} else {
-				lo.target_unit_meters = strtod(v, &end);
-				if (end == v || *end || !(lo.target_unit_meters > 0.0)) {
-					rk_cli_fail("pose: --unit-meters expects a positive number, got '%s'", v);
-					return RK_EXIT_USAGE;
-				}
+			} else if (rk_cli_load_option("pose", a, v, &lo) < 0) {
+				return RK_EXIT_USAGE;
 			}
 			continue;
 		}
@@ -103,8 +94,8 @@ int rk_cmd_pose(int argc, char **argv)
 			rk_free_scene(s);
 			return RK_EXIT_INPUT;
 		}
-	} else if (s->clips.count) {
-		clip = &s->clips.data[0];
+	} else {
+		clip = rk_cli_default_clip(s);
 	}
 	if (samples > 0) {
 		double t0 = clip ? clip->time_begin : 0.0, t1 = clip ? clip->time_end : 0.0;

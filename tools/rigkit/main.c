@@ -10,6 +10,7 @@ static const rk_cli_command rk_commands[] = {
 	{ "convert", "evaluate a scene and write it as OBJ", rk_cmd_convert_usage, rk_cmd_convert },
 	{ "pose", "print evaluated node world transforms at given times", rk_cmd_pose_usage, rk_cmd_pose },
 	{ "transform", "evaluate the FBX node transform chain for given properties", rk_cmd_transform_usage, rk_cmd_transform },
+	{ "sample", "write the built-in sample characters (source.glb, avatar.glb)", rk_cmd_sample_usage, rk_cmd_sample },
 };
 
 static void rk_print_help(FILE *out)
@@ -59,6 +60,36 @@ int rk_cli_wants_help(int argc, char **argv)
 	for (int i = 1; i < argc; i++)
 		if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) return 1;
 	return 0;
+}
+
+int rk_cli_load_option(const char *cmd, const char *opt, const char *value, rk_load_opts *lo)
+{
+	char *end;
+	if (strcmp(opt, "--axes") == 0) {
+		if (!rk_axes_parse(value, &lo->target_axes)) {
+			rk_cli_fail("%s: unknown axes '%s' (right_handed_y_up, left_handed_y_up, right_handed_z_up, left_handed_z_up)",
+				cmd, value);
+			return -1;
+		}
+		return 1;
+	}
+	if (strcmp(opt, "--unit-meters") == 0) {
+		lo->target_unit_meters = strtod(value, &end);
+		if (end == value || *end || !(lo->target_unit_meters > 0.0)) {
+			rk_cli_fail("%s: --unit-meters expects a positive number, got '%s'", cmd, value);
+			return -1;
+		}
+		return 1;
+	}
+	return 0;
+}
+
+const rk_anim_clip *rk_cli_default_clip(const rk_scene *s)
+{
+	for (size_t i = 0; i < s->clips.count; i++)
+		for (size_t l = 0; l < s->clips.data[i].layer_count; l++)
+			if (s->clips.data[i].layers[l].track_count) return &s->clips.data[i];
+	return s->clips.count ? &s->clips.data[0] : NULL;
 }
 
 int rk_cli_parse_vec3(const char *s, rk_vec3 *v)
