@@ -1436,7 +1436,7 @@ RK_TEST(hostile_scene_values)
 	t.nodes[1].local.translation = (rk_vec3){ NAN, 1, INFINITY };
 	t.nodes[2].name = "mesh";
 	t.nodes[2].parent = &t.nodes[1];
-	t.nodes[2].local.rotation = (rk_quat){ 0, 0, 0, 0 };
+	t.nodes[2].local.rotation = (rk_quat){ 0, NAN, 0, 0 };
 	pos[4].x = NAN;
 	t.mesh.name = "broken";
 	t.mesh.vertex_count = 5;
@@ -1492,6 +1492,14 @@ RK_TEST(hostile_scene_values)
 		tris += (size_t)tg_int(tg_at(d.json, "accessors", tg_int(cJSON_GetArrayItem(prims, p), "indices", -1)), "count", 0) / 3;
 	}
 	RK_CHECK_INT(tris, 3);
+	/* node rotations are unit quaternions whatever the input */
+	for (int i = 0; i < tg_count(tg_get(d.json, "nodes")); i++) {
+		const cJSON *r = tg_get(tg_at(d.json, "nodes", i), "rotation");
+		if (!r) continue;
+		double l = 0.0;
+		for (int c = 0; c < 4; c++) l += cJSON_GetArrayItem(r, c)->valuedouble * cJSON_GetArrayItem(r, c)->valuedouble;
+		RK_CHECK_NEAR(l, 1.0, 1e-12);
+	}
 	const cJSON *bc = tg_get(tg_get(tg_at(d.json, "materials", 0), "pbrMetallicRoughness"), "baseColorFactor");
 	for (int c = 0; c < 4; c++) {
 		double x = cJSON_GetArrayItem(bc, c)->valuedouble;

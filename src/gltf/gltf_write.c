@@ -322,24 +322,37 @@ static bool rki_gw_trs_reproduces(rk_trs t, rk_mat4 m)
 	return rk_mat4_max_diff(rk_mat4_from_trs(t), m) <= 1e-6 * mag;
 }
 
+/* Non-finite parts become identity parts; the rotation is made unit. */
+static rk_trs rki_gw_finite_trs(rk_trs t)
+{
+	double *tv[3] = { &t.translation.x, &t.translation.y, &t.translation.z };
+	double *sv[3] = { &t.scale.x, &t.scale.y, &t.scale.z };
+	for (int k = 0; k < 3; k++) {
+		if (!isfinite(*tv[k])) *tv[k] = 0.0;
+		if (!isfinite(*sv[k])) *sv[k] = 1.0;
+	}
+	rk_quat q = t.rotation;
+	double len = sqrt(q.x * q.x + q.y * q.y + q.z * q.z + q.w * q.w);
+	if (!(len > 1e-300) || !isfinite(len)) t.rotation = RK_QUAT_IDENTITY;
+	else t.rotation = (rk_quat){ q.x / len, q.y / len, q.z / len, q.w / len };
+	return t;
+}
+
 rk_trs rki_gw_local_trs(const rki_gw *w, const rk_node *n, const rk_mat4 *node_to_parent,
 	const rk_mat4 *node_to_world, const rk_mat4 *parent_to_world, const rk_trs *local, bool *exact)
 {
 	(void)w;
 	rk_trs t;
 	if (rki_gw_trs_uses_local(n) && local) {
-		t = *local;
-		t.rotation = rk_quat_normalize(t.rotation);
 		*exact = true;
-		return t;
+		return rki_gw_finite_trs(*local);
 	}
 	rk_mat4 m = *node_to_parent;
 	if (n->has_fbx_props && n->props.inherit_mode != RK_INHERIT_NORMAL && parent_to_world) {
 		rk_mat4 inv;
 		if (rk_mat4_invert_affine(*parent_to_world, &inv)) m = rk_mat4_mul(inv, *node_to_world);
 	}
-	t = rk_mat4_decompose(m);
-	t.rotation = rk_quat_normalize(t.rotation);
+	t = rki_gw_finite_trs(rk_mat4_decompose(m));
 	*exact = rki_gw_trs_reproduces(t, m);
 	return t;
 }
@@ -392,8 +405,7 @@ static bool rki_gw_compute_nodes(rki_gw *w)
 		if (i == 0) {
 			w->node_out[i] = w->write_root ? 0 : -1;
 			bool exact = true;
-			w->node_trs[i] = rk_mat4_decompose(w->root_matrix);
-			w->node_trs[i].rotation = rk_quat_normalize(w->node_trs[i].rotation);
+			w->node_trs[i] = rki_gw_finite_trs(rk_mat4_decompose(w->root_matrix));
 			exact = rki_gw_trs_reproduces(w->node_trs[i], w->root_matrix);
 			if (!exact) rki_gw_warn(w, "root conversion shears; written as the nearest TRS");
 			continue;

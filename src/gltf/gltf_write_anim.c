@@ -179,17 +179,17 @@ static bool rki_gw_copy_track(rki_gw *w, rki_gw_anim_out *ao, const rk_anim_clip
 						tmp[c] = t->interpolation == RK_INTERP_LINEAR ? src[c] + (nx[c] - src[c]) * u : src[c];
 				}
 				times[m] = 0.0f;
-				for (uint32_t c = 0; c < cc; c++) vals[m * per_key + c] = (float)tmp[c];
+				for (uint32_t c = 0; c < cc; c++) vals[m * per_key + c] = rki_gw_f32(tmp[c]);
 				m++;
 			}
 			continue;
 		}
-		float ft = (float)tt;
+		float ft = rki_gw_f32(tt);
 		if (m > 0 && !(ft > times[m - 1])) { dropped_order = true; continue; }
 		times[m] = ft;
 		for (size_t c = 0; c < per_key; c++) {
 			double x = src[c];
-			vals[m * per_key + c] = (float)(isfinite(x) ? x : 0.0);
+			vals[m * per_key + c] = rki_gw_f32(isfinite(x) ? x : 0.0);
 		}
 		m++;
 	}
@@ -364,10 +364,10 @@ static bool rki_gw_emit_baked(rki_gw *w, rki_gw_anim_out *ao, const rk_anim_clip
 	size_t o = 0;
 	for (size_t k = 0; k < n; k++) {
 		if (!keep[k]) continue;
-		float ft = (float)rel[k];
+		float ft = rki_gw_f32(rel[k]);
 		if (o > 0 && !(ft > times[o - 1])) continue; /* collapsed in float precision */
 		times[o] = ft;
-		for (int c = 0; c < dim; c++) vals[o * (size_t)dim + (size_t)c] = (float)v[k * (size_t)dim + (size_t)c];
+		for (int c = 0; c < dim; c++) vals[o * (size_t)dim + (size_t)c] = rki_gw_f32(v[k * (size_t)dim + (size_t)c]);
 		o++;
 	}
 	if (quat) {

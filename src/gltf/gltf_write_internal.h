@@ -136,6 +136,16 @@ typedef struct rki_gw {
 	rk_gltf_write_stats stats;
 } rki_gw;
 
+/* double -> float for output arrays: NaN -> 0, out of float range -> +-FLT_MAX
+ * (so no accessor holds a non-finite value). */
+static inline float rki_gw_f32(double v)
+{
+	if (v != v) return 0.0f;
+	if (v > 3.4028234663852886e38) return 3.4028234663852886e38f;
+	if (v < -3.4028234663852886e38) return -3.4028234663852886e38f;
+	return (float)v;
+}
+
 /* Errors and warnings */
 bool rki_gw_fail(rki_gw *w, rk_error_code code, const char *fmt, ...) RKI_PRINTF(3, 4);
 bool rki_gw_oom(rki_gw *w);

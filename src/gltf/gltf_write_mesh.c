@@ -384,7 +384,7 @@ static void rki_gw_fill_record(const rki_gw *w, const rki_gw_mesh_work *mw, size
 	uint32_t vi = m->vertex_indices[c];
 	float f[4];
 	rk_vec3 p = mw->pos[vi];
-	f[0] = (float)p.x; f[1] = (float)p.y; f[2] = (float)p.z;
+	f[0] = rki_gw_f32(p.x); f[1] = rki_gw_f32(p.y); f[2] = rki_gw_f32(p.z);
 	memcpy(rec, f, 12);
 	rk_vec3 n;
 	if (!rki_gw_corner_normal(mw, c, &n)) n = mw->smooth[vi];
@@ -418,8 +418,8 @@ static void rki_gw_fill_record(const rki_gw *w, const rki_gw_mesh_work *mw, size
 			if (ua->exists && ua->values && ua->indices && ua->indices[c] < ua->value_count) {
 				rk_vec2 uv = ua->values[ua->indices[c]];
 				double uu = isfinite(uv.x) ? uv.x : 0.0, vv = isfinite(uv.y) ? uv.y : 0.0;
-				f[0] = (float)uu;
-				f[1] = (float)(w->flip_v ? 1.0 - vv : vv);
+				f[0] = rki_gw_f32(uu);
+				f[1] = rki_gw_f32(w->flip_v ? 1.0 - vv : vv);
 			}
 		}
 		memcpy(rec + mw->off_uv + t * 2, f, 8);
@@ -494,7 +494,7 @@ static bool rki_gw_write_skin(rki_gw *w, rki_gw_mesh_key *key, const rk_node *me
 	for (size_t j = 0; j < skin->joint_count; j++) {
 		if (joint_map[j] < 0) continue;
 		rk_mat4 m = skin->joints[j].mesh_to_joint;
-		for (int e = 0; e < 16; e++) ibm[k * 16 + (size_t)e] = (float)(isfinite(m.m[e]) ? m.m[e] : 0.0);
+		for (int e = 0; e < 16; e++) ibm[k * 16 + (size_t)e] = rki_gw_f32(isfinite(m.m[e]) ? m.m[e] : 0.0);
 		ibm[k * 16 + 3] = ibm[k * 16 + 7] = ibm[k * 16 + 11] = 0.0f;
 		ibm[k * 16 + 15] = 1.0f;
 		k++;
@@ -582,7 +582,7 @@ static bool rki_gw_morph_data(rki_gw *w, rki_gw_mesh_work *mw)
 		}
 		for (size_t v = 0; v < nv; v++) {
 			rk_vec3 d = rk_mat4_transform_vector(g, dense[v]);
-			pd[v * 3] = (float)d.x; pd[v * 3 + 1] = (float)d.y; pd[v * 3 + 2] = (float)d.z;
+			pd[v * 3] = rki_gw_f32(d.x); pd[v * 3 + 1] = rki_gw_f32(d.y); pd[v * 3 + 2] = rki_gw_f32(d.z);
 		}
 		if (!nd) continue;
 		if (computed) {
@@ -590,7 +590,7 @@ static bool rki_gw_morph_data(rki_gw *w, rki_gw_mesh_work *mw)
 			rki_gw_smooth_normals(mw->m, morphed, mw->mirror, mnorm);
 			for (size_t v = 0; v < nv; v++) {
 				rk_vec3 d = rk_vec3_sub(mnorm[v], mw->smooth[v]);
-				nd[v * 3] = (float)d.x; nd[v * 3 + 1] = (float)d.y; nd[v * 3 + 2] = (float)d.z;
+				nd[v * 3] = rki_gw_f32(d.x); nd[v * 3 + 1] = rki_gw_f32(d.y); nd[v * 3 + 2] = rki_gw_f32(d.z);
 			}
 		} else {
 			for (size_t v = 0; v < nv; v++) dense[v] = (rk_vec3){ 0, 0, 0 };
@@ -601,7 +601,7 @@ static bool rki_gw_morph_data(rki_gw *w, rki_gw_mesh_work *mw)
 			}
 			for (size_t v = 0; v < nv; v++) {
 				rk_vec3 d = rk_mat4_transform_vector(mw->normal_matrix, dense[v]);
-				nd[v * 3] = (float)d.x; nd[v * 3 + 1] = (float)d.y; nd[v * 3 + 2] = (float)d.z;
+				nd[v * 3] = rki_gw_f32(d.x); nd[v * 3 + 1] = rki_gw_f32(d.y); nd[v * 3 + 2] = rki_gw_f32(d.z);
 			}
 		}
 	}
