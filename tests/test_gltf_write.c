@@ -534,6 +534,34 @@ RK_TEST(triangulate_concave_polygons)
 	RK_CHECK_NEAR(comb_area, 20.0, 0.0);
 	RK_CHECK_NEAR(sum, comb_area, 1e-9);
 	RK_CHECK_NEAR(abs_sum, comb_area, 1e-9);
+
+	/* a 3000-corner star (every other corner reflex) and a convex 3000-gon */
+	for (int convex = 0; convex < 2; convex++) {
+		enum { N = 3000 };
+		static double st[N][2];
+		static rk_vec3 sp[N];
+		static uint32_t stri[3 * (N - 2)];
+		for (int i = 0; i < N; i++) {
+			double r = convex || i % 2 == 0 ? 1.0 : 0.8, ang = 2.0 * RK_PI * i / N;
+			st[i][0] = r * cos(ang);
+			st[i][1] = r * sin(ang);
+			sp[i] = rk_vec3_add(o, rk_quat_rotate(q, (rk_vec3){ st[i][0], st[i][1], 0 }));
+		}
+		void *scr = malloc(rki_gw_triangulate_scratch_size(N));
+		n = rki_gw_triangulate(sp, N, stri, scr);
+		free(scr);
+		RK_CHECK_INT(n, N - 2);
+		double pos_sum = 0.0, abs_total = 0.0;
+		for (size_t k = 0; k < n; k++) {
+			const double *a = st[stri[k * 3]], *b = st[stri[k * 3 + 1]], *c = st[stri[k * 3 + 2]];
+			double area = ((b[0] - a[0]) * (c[1] - a[1]) - (c[0] - a[0]) * (b[1] - a[1])) / 2.0;
+			pos_sum += area;
+			abs_total += fabs(area);
+		}
+		double star_area = shoelace((const double (*)[2])st, N);
+		RK_CHECK_NEAR(pos_sum, star_area, 1e-9);
+		RK_CHECK_NEAR(abs_total, star_area, 1e-9);
+	}
 }
 
 /* One node with the tilted hexagon as its only face. */

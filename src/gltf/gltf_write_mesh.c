@@ -12,7 +12,7 @@
 
 /* ---- triangulation ------------------------------------------------------------ */
 
-#define RKI_GW_EAR_MAX 2048  /* larger polygons are fanned (O(n^3) ear search) */
+#define RKI_GW_EAR_MAX 4096  /* larger concave polygons are fanned (ear search is O(n^2) typical, O(n^3) worst) */
 
 size_t rki_gw_triangulate_scratch_size(size_t n)
 {
@@ -78,6 +78,17 @@ size_t rki_gw_triangulate(const rk_vec3 *points, uint32_t n, uint32_t *out, void
 		prev[i] = (i + n - 1) % n;
 		next[i] = (i + 1) % n;
 	}
+	/* Convex (no reflex corner): a fan is exact and O(n). */
+	bool convex = true;
+	for (uint32_t i = 0; i < n && convex; i++)
+		if (rki_gw_cross2(p2 + prev[i] * 2, p2 + i * 2, p2 + next[i] * 2) < 0.0) convex = false;
+	if (convex) {
+		for (uint32_t i = 1; i + 1 < n; i++) {
+			out[tris * 3] = 0; out[tris * 3 + 1] = i; out[tris * 3 + 2] = i + 1;
+			tris++;
+		}
+		return tris;
+	}
 	uint32_t remaining = n, cur = 0;
 	while (remaining > 3) {
 		bool clipped = false;
@@ -96,6 +107,8 @@ size_t rki_gw_triangulate(const rk_vec3 *points, uint32_t n, uint32_t *out, void
 					bool inside = false;
 					for (uint32_t q = next[b]; q != a; q = next[q]) {
 						const double *pq = p2 + q * 2;
+						/* only a reflex (or flat) corner can lie inside an ear */
+						if (rki_gw_cross2(p2 + prev[q] * 2, pq, p2 + next[q] * 2) > 0.0) continue;
 						if (rki_gw_same2(pq, pa) || rki_gw_same2(pq, pi) || rki_gw_same2(pq, pb)) continue;
 						if (rki_gw_in_triangle(pq, pa, pi, pb)) { inside = true; break; }
 					}
