@@ -81,17 +81,21 @@ void rki_arena_init(rki_arena *ar, rki_alloc *alloc)
 	ar->chunk_size = 4096;
 }
 
-/* Bump allocation without clearing: 16-byte aligned, or NULL. */
-static void *rki_arena_bump(rki_arena *ar, size_t size, size_t *aligned_out)
+/* Bump allocation without clearing, or NULL. align 16: the size is rounded up
+ * to 16 too (*size_out); align 1: packed (strings). */
+static void *rki_arena_bump(rki_arena *ar, size_t size, size_t align, size_t *size_out)
 {
-	size_t aligned;
-	if (!rki_add_size(size, 15u, &aligned)) return NULL;
-	aligned &= ~(size_t)15u;
-	if (aligned == 0) aligned = 16;
+	size_t need = size;
+	if (align > 1) {
+		if (!rki_add_size(size, align - 1, &need)) return NULL;
+		need &= ~(align - 1);
+		if (need == 0) need = align;
+	}
 	rki_arena_chunk *c = ar->head;
-	if (!c || c->size - c->used < aligned) {
+	size_t start = c ? (c->used + align - 1) & ~(align - 1) : 0;
+	if (!c || start > c->size || c->size - start < need) {
 		size_t want = ar->chunk_size;
-		if (want < aligned) want = aligned;
+		if (want < need) want = need;
 		size_t total;
 		if (!rki_add_size(want, RKI_CHUNK_HEADER, &total)) return NULL;
 		c = (rki_arena_chunk *)rki_malloc(ar->alloc, total);
@@ -101,18 +105,19 @@ static void *rki_arena_bump(rki_arena *ar, size_t size, size_t *aligned_out)
 		c->next = ar->head;
 		ar->head = c;
 		if (ar->chunk_size < ((size_t)1 << 24)) ar->chunk_size *= 2;
+		start = 0;
 	}
-	unsigned char *p = (unsigned char *)c + RKI_CHUNK_HEADER + c->used;
-	c->used += aligned;
-	ar->total += aligned;
-	*aligned_out = aligned;
+	unsigned char *p = (unsigned char *)c + RKI_CHUNK_HEADER + start;
+	ar->total += start - c->used + need;
+	c->used = start + need;
+	*size_out = need;
 	return p;
 }
 
 void *rki_arena_alloc(rki_arena *ar, size_t size)
 {
 	size_t aligned = 0;
-	void *p = rki_arena_bump(ar, size, &aligned);
+	void *p = rki_arena_bump(ar, size, 16, &aligned);
 	if (p) memset(p, 0, aligned);
 	return p;
 }
@@ -120,7 +125,7 @@ void *rki_arena_alloc(rki_arena *ar, size_t size)
 void *rki_arena_alloc_uninit(rki_arena *ar, size_t size)
 {
 	size_t aligned;
-	return rki_arena_bump(ar, size, &aligned);
+	return rki_arena_bump(ar, size, 16, &aligned);
 }
 
 void *rki_arena_array(rki_arena *ar, size_t count, size_t size)
@@ -137,7 +142,8 @@ char *rki_arena_strndup(rki_arena *ar, const char *s, size_t len)
 {
 	size_t total;
 	if (!rki_add_size(len, 1, &total)) return NULL;
-	char *d = (char *)rki_arena_alloc_uninit(ar, total);
+	size_t got;
+	char *d = (char *)rki_arena_bump(ar, total, 1, &got);  /* packed: strings need no alignment */
 	if (!d) return NULL;
 	if (len) memcpy(d, s, len);
 	d[len] = '\0';

@@ -63,6 +63,7 @@ void *rki_arena_alloc(rki_arena *ar, size_t size);
 void *rki_arena_alloc_uninit(rki_arena *ar, size_t size);
 /* Overflow-checked count * size; NULL on overflow or failure. count 0 -> non-NULL dummy. */
 void *rki_arena_array(rki_arena *ar, size_t count, size_t size);
+/* Copy of s[0..len) plus a NUL, packed (no alignment), or NULL. */
 char *rki_arena_strndup(rki_arena *ar, const char *s, size_t len);
 void rki_arena_free(rki_arena *ar);
 

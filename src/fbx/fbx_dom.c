@@ -49,6 +49,12 @@ static const unsigned char rki_fbx_footer_magic[16] = {
 /* Element of a zero-length array, so data is never NULL; also its zero pad. */
 static const uint64_t rki_fbx_empty_array[RKI_FBX_ARRAY_PAD / 8] = { 0 };
 
+/* Copy of a string or name in the arena (packed, NUL-terminated); "" is shared. */
+static const char *rki_fbx_strdup(rki_arena *ar, const char *s, size_t len)
+{
+	return len ? rki_arena_strndup(ar, s, len) : "";
+}
+
 /* Binary array header after the type code: count, encoding, encoded size. */
 #define RKI_FBX_ARRAY_HEADER 12u
 
@@ -514,7 +520,7 @@ static bool rki_fbx_binary_props(rki_fbx_parser *p, rki_fbx_node *node, uint64_t
 				return rki_fbx_fail(p, RK_ERROR_CORRUPT, pr->offset,
 					"string of %u bytes runs past the end of the property list (%zu bytes remain)",
 					(unsigned)len, pend - p->pos);
-			char *s = rki_arena_strndup(p->arena, (const char *)d + p->pos, len);
+			const char *s = rki_fbx_strdup(p->arena, (const char *)d + p->pos, len);
 			if (!s) return rki_fbx_oom(p);
 			pr->v.s.data = s;
 			pr->v.s.len = len;
@@ -635,7 +641,7 @@ static bool rki_fbx_parse_binary(rki_fbx_parser *p)
 		memset(&node, 0, sizeof(node));
 		node.offset = offset;
 		node.name_len = name_len;
-		node.name = rki_arena_strndup(p->arena, (const char *)h + hdr, name_len);
+		node.name = rki_fbx_strdup(p->arena, (const char *)h + hdr, name_len);
 		if (!node.name) return rki_fbx_oom(p);
 		p->pos = (size_t)body;
 		if (!rki_fbx_binary_props(p, &node, nprops, (size_t)(body + plen))) return false;
@@ -962,7 +968,7 @@ static bool rki_fbx_ascii_props(rki_fbx_parser *p, rki_fbx_node *node)
 			for (const unsigned char *nl = d + s; (nl = (const unsigned char *)memchr(nl, '\n', e - (size_t)(nl - d)));
 				nl++)
 				p->line++;
-			char *str = rki_arena_strndup(p->arena, (const char *)d + s, e - s);
+			const char *str = rki_fbx_strdup(p->arena, (const char *)d + s, e - s);
 			if (!str) return rki_fbx_oom(p);
 			pr.type = 'S';
 			pr.v.s.data = str;
@@ -982,7 +988,7 @@ static bool rki_fbx_ascii_props(rki_fbx_parser *p, rki_fbx_node *node)
 			size_t s = p->pos, e = s;
 			while (e < p->size && rki_fbx_is_word_char(d[e])) e++;
 			if (rki_fbx_colon_follows(p, e)) break;  /* the next node's name */
-			char *str = rki_arena_strndup(p->arena, (const char *)d + s, e - s);
+			const char *str = rki_fbx_strdup(p->arena, (const char *)d + s, e - s);
 			if (!str) return rki_fbx_oom(p);
 			pr.type = 'S';
 			pr.v.s.data = str;
@@ -1073,7 +1079,7 @@ static bool rki_fbx_parse_ascii(rki_fbx_parser *p)
 		memset(&node, 0, sizeof(node));
 		node.offset = name_start;
 		node.name_len = p->cur_name_len;
-		node.name = rki_arena_strndup(p->arena, p->cur_name, p->cur_name_len);
+		node.name = rki_fbx_strdup(p->arena, p->cur_name, p->cur_name_len);
 		if (!node.name) return rki_fbx_oom(p);
 		if (!rki_fbx_ascii_props(p, &node)) return false;
 		p->cur_name = NULL;
@@ -1690,35 +1696,39 @@ static bool rki_fbx_batch_take(rki_fbx_doc *doc, const rki_fbx_prop *pr)
 	return job && rki_fbx_job_complete(b, job);
 }
 
-static bool rki_fbx_name_listed(const rki_fbx_node *n, const char *const *names, size_t name_count)
+/* Node names a batch decodes; len_mask has bit n set when a listed name has length n (< 64). */
+typedef struct rki_fbx_name_filter {
+	const char *const *names;   /* NULL: every node */
+	size_t count;
+	uint64_t len_mask;
+	bool long_names;            /* a listed name is 64 bytes or longer */
+} rki_fbx_name_filter;
+
+static bool rki_fbx_name_listed(const rki_fbx_name_filter *f, const rki_fbx_node *n)
 {
-	if (!names) return true;
-	for (size_t k = 0; k < name_count; k++)
-		if (names[k] && strlen(names[k]) == n->name_len && memcmp(names[k], n->name, n->name_len) == 0) return true;
+	if (!f->names) return true;
+	if (n->name_len < 64 ? !(f->len_mask >> n->name_len & 1) : !f->long_names) return false;
+	for (size_t k = 0; k < f->count; k++)
+		if (f->names[k] && strlen(f->names[k]) == n->name_len && memcmp(f->names[k], n->name, n->name_len) == 0) return true;
 	return false;
 }
 
 /* Appends a job for every pending array below n (depth levels at most). Recursion depth <= max_depth. */
-static bool rki_fbx_collect_pending(rki_buf *jobs, const rki_fbx_node *n, const char *const *names, size_t name_count,
-	size_t depth)
+static bool rki_fbx_collect_pending(rki_buf *jobs, const rki_fbx_node *n, const rki_fbx_name_filter *f, size_t depth)
 {
 	for (size_t c = 0; c < n->child_count; c++) {
 		const rki_fbx_node *ch = &n->children[c];
-		bool listed = false, checked = false;
-		for (size_t i = 0; i < ch->prop_count; i++) {
-			rki_fbx_prop *pr = (rki_fbx_prop *)(uintptr_t)&ch->props[i];
-			if (!pr->pending) continue;
-			if (!checked) {
-				listed = rki_fbx_name_listed(ch, names, name_count);
-				checked = true;
+		if (ch->prop_count && rki_fbx_name_listed(f, ch)) {
+			for (size_t i = 0; i < ch->prop_count; i++) {
+				rki_fbx_prop *pr = (rki_fbx_prop *)(uintptr_t)&ch->props[i];
+				if (!pr->pending) continue;
+				rki_fbx_decode_job job;
+				memset(&job, 0, sizeof(job));
+				job.prop = pr;
+				if (!rki_buf_push(jobs, &job, sizeof(job))) return false;
 			}
-			if (!listed) break;
-			rki_fbx_decode_job job;
-			memset(&job, 0, sizeof(job));
-			job.prop = pr;
-			if (!rki_buf_push(jobs, &job, sizeof(job))) return false;
 		}
-		if (depth > 1 && !rki_fbx_collect_pending(jobs, ch, names, name_count, depth - 1)) return false;
+		if (depth > 1 && ch->child_count && !rki_fbx_collect_pending(jobs, ch, f, depth - 1)) return false;
 	}
 	return true;
 }
@@ -1799,7 +1809,16 @@ rki_fbx_decode_batch *rki_fbx_decode_start(const rki_fbx_node *under, const char
 	rki_buf_init(&b->jobs, tmp);
 	rki_buf_init(&b->order, tmp);
 	rki_buf_init(&b->by_prop, tmp);
-	if (!rki_fbx_collect_pending(&b->jobs, under, names, name_count, max_depth)) b->jobs.size = 0;
+	rki_fbx_name_filter filter;
+	memset(&filter, 0, sizeof(filter));
+	filter.names = names;
+	filter.count = name_count;
+	for (size_t k = 0; names && k < name_count; k++) {
+		size_t len = names[k] ? strlen(names[k]) : 0;
+		if (len < 64) filter.len_mask |= (uint64_t)1 << len;
+		else filter.long_names = true;
+	}
+	if (!rki_fbx_collect_pending(&b->jobs, under, &filter, max_depth)) b->jobs.size = 0;
 	b->count = b->jobs.size / sizeof(rki_fbx_decode_job);
 	if (b->count == 0 || !rki_fbx_batch_orders(b)) {
 		rki_fbx_batch_free(b);
