@@ -32,7 +32,7 @@
  *   parent transform to the skinned mesh). All nodes are glTF-style: node->local
  *   is authoritative, has_fbx_props is false, props mirror local (Euler XYZ).
  *   Both characters are left/right mirror images across the YZ plane, stand on
- *   y = 0 (lowest mesh point), face +Z, Y up. Settings: right-handed Y-up,
+ *   y = 0 (soles less than 1 cm above it), face +Z, Y up. Settings: right-handed Y-up,
  *   unit_meters 1 (world space is metres), frame_rate 30, format
  *   RK_FORMAT_UNKNOWN, creator "rigkit sample".
  *
@@ -61,8 +61,11 @@
  *             mid-stance). Each foot is planted flat for 60% of the cycle - the
  *             legs are solved by two-bone IK at every key so the stance ankle
  *             and toes do not move in world space - and swings 0.9 m forward
- *             with an 8 cm lift in the other 40%. Pelvis yaw/roll, counter-
- *             rotating chest, arms swinging opposite to the legs. Key 30 equals
+ *             with an 8 cm lift in the other 40% (its first and last tenth
+ *             only lift / lower the foot, so nothing slides between keys
+ *             either; toes up to 12 degrees up in mid-swing). Pelvis
+ *             yaw/roll, counter-rotating chest, arms swinging opposite to
+ *             the legs, elbows and fingers slightly bent. Key 30 equals
  *             key 0 except for the Hips forward translation (loops with root
  *             motion).
  *   The avatar has no clips.
@@ -75,10 +78,12 @@
  *   local rest rotation is the identity (all joint frames are aligned with
  *   the world axes and bones lie along their parent's axes), so source
  *   rotations cannot be copied joint for joint without a rest-pose correction
- *   - the situation of seed 004's failure 1.
+ *   - the situation of seed 004's failure 1. (Real exports vary: the shared
+ *   readyplayer.me.glb has Mixamo-like +Y-down-the-bone rolls with its own
+ *   angles; identity rolls make the difference from the source maximal.)
  *
  * MESH, SKIN, MATERIAL (both kinds unless opts disable them)
- *   "Body": one mesh of 26 closed capsule-like parts (pelvis, belly, chest,
+ *   "Body": one mesh of 25 closed capsule-like parts (pelvis, belly, chest,
  *   neck, head, clavicles, arms, hands, 10 fingers, legs, feet), quads plus
  *   triangles at the poles, smooth per-vertex normals (area-weighted face
  *   normals), one UV set "UVMap" (cylindrical per part, V origin
@@ -93,7 +98,7 @@
  * MEMORY AND THREADS
  *   The scene lives in one arena like a loaded one (memory_limit,
  *   allocation_limit and the allocator apply). The PNG encoder (stb) uses
- *   malloc/free internally for about 15 KiB. No global state: any number of
+ *   malloc/free internally (a few tens of KiB, freed before return). No global state: any number of
  *   threads may call rk_sample_scene() at once.
  */
 #ifndef RIGKIT_SAMPLE_H

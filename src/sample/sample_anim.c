@@ -183,13 +183,14 @@ static void rki_walk_pose(const rki_sample_rig *rig, double phase, rki_pose_in *
 		ankle.z += reach - v * fp;       /* relative to the hips' forward travel */
 		if (fp >= RKI_WALK_STANCE) {
 			double s = (fp - RKI_WALK_STANCE) / (1.0 - RKI_WALK_STANCE);
-			/* the first and last 10% of the swing only lift / lower the foot,
-			 * so even between keys nothing slides at toe-off and heel strike */
+			/* the first and last 10% of the swing only lift / lower the foot
+			 * (no travel, no pitch), so even between keys nothing slides at
+			 * toe-off and heel strike; toes up through the rest (clearance) */
 			double sh = (s - 0.1) / 0.8;
-			ankle.z += v * rki_smoother(sh < 0.0 ? 0.0 : sh > 1.0 ? 1.0 : sh);
+			sh = sh < 0.0 ? 0.0 : sh > 1.0 ? 1.0 : sh;
+			ankle.z += v * rki_smoother(sh);
 			ankle.y += RKI_WALK_LIFT * sin(RK_PI * s);
-			/* toes up through the swing (clearance), level at lift-off and landing */
-			pitch = -12.0 * sin(RK_PI * s) * sin(RK_PI * s);
+			pitch = -12.0 * sin(RK_PI * sh) * sin(RK_PI * sh);
 		}
 		rk_vec3 hip = rk_vec3_add(in->hips, rk_quat_rotate(d_hips, rk_vec3_sub(rp[base + RKI_LEG_UPLEG], rp[RKI_SJ_HIPS])));
 		rki_leg_ik(rig, base, hip, ankle, &in->delta[base + RKI_LEG_UPLEG], &in->delta[base + RKI_LEG_LEG]);
