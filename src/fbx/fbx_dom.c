@@ -1696,10 +1696,14 @@ static bool rki_fbx_batch_take(rki_fbx_doc *doc, const rki_fbx_prop *pr)
 	return job && rki_fbx_job_complete(b, job);
 }
 
-/* Node names a batch decodes; len_mask has bit n set when a listed name has length n (< 64). */
+/* Node names a batch decodes, with their lengths (the first RKI_FBX_FILTER_LENS;
+ * further names are measured when compared). len_mask has bit n set when a
+ * listed name has length n < 64. */
+#define RKI_FBX_FILTER_LENS 32u
 typedef struct rki_fbx_name_filter {
 	const char *const *names;   /* NULL: every node */
 	size_t count;
+	size_t lens[RKI_FBX_FILTER_LENS];
 	uint64_t len_mask;
 	bool long_names;            /* a listed name is 64 bytes or longer */
 } rki_fbx_name_filter;
@@ -1708,8 +1712,12 @@ static bool rki_fbx_name_listed(const rki_fbx_name_filter *f, const rki_fbx_node
 {
 	if (!f->names) return true;
 	if (n->name_len < 64 ? !(f->len_mask >> n->name_len & 1) : !f->long_names) return false;
-	for (size_t k = 0; k < f->count; k++)
-		if (f->names[k] && strlen(f->names[k]) == n->name_len && memcmp(f->names[k], n->name, n->name_len) == 0) return true;
+	for (size_t k = 0; k < f->count; k++) {
+		const char *name = f->names[k];
+		if (!name || name[0] != n->name[0]) continue;
+		size_t len = k < RKI_FBX_FILTER_LENS ? f->lens[k] : strlen(name);
+		if (len == n->name_len && memcmp(name, n->name, len) == 0) return true;
+	}
 	return false;
 }
 
@@ -1815,6 +1823,7 @@ rki_fbx_decode_batch *rki_fbx_decode_start(const rki_fbx_node *under, const char
 	filter.count = name_count;
 	for (size_t k = 0; names && k < name_count; k++) {
 		size_t len = names[k] ? strlen(names[k]) : 0;
+		if (k < RKI_FBX_FILTER_LENS) filter.lens[k] = len;
 		if (len < 64) filter.len_mask |= (uint64_t)1 << len;
 		else filter.long_names = true;
 	}
