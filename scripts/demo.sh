@@ -1,15 +1,25 @@
 #!/usr/bin/env bash
-# scripts/demo.sh RIGKIT - what `make demo` runs (upgraded as features land).
+# scripts/demo.sh RIGKIT - what `make demo` runs: the main job on the built-in
+# sample data (upgraded as features land).
 set -euo pipefail
 rigkit=${1:-build/rigkit}
-echo "\$ rigkit --version"
-"$rigkit" --version
+out=${2:-out}
+run() { echo "\$ rigkit $*"; "$rigkit" "$@"; echo; }
+run --version
+echo "# 1. Generate the built-in sample characters: a Mixamo-style source with"
+echo "#    Idle and Walk clips, and an Avaturn/Ready-Player-Me-style avatar."
+run sample "$out"
+echo "# 2. Inspect them."
+run info --no-tree "$out/source.glb"
+run info --no-tree --meshes "$out/avatar.glb"
+echo "# 3. Evaluate the source's Walk: hips and feet in world space (metres)."
+"$rigkit" pose "$out/source.glb" --clip Walk --time 0 --time 0.5 | grep -E '^time|Hips |LeftFoot |RightFoot ' || true
 echo
-echo "\$ rigkit --help"
-"$rigkit" --help
+echo "# 4. Bake the Walk at t = 0.25 s into a posed OBJ."
+run convert "$out/source.glb" "$out/source_walk_0.25.obj" --clip Walk --time 0.25
+echo "wrote $out/source_walk_0.25.obj ($(wc -l <"$out/source_walk_0.25.obj") lines)"
 echo
-echo "# A joint with a 30 degree PreRotation about Z, rotated 90 degrees about Y in ZYX order,"
-echo "# about a rotation pivot at (0,1,0): where does the point (1,0,0) go?"
-echo "\$ rigkit transform --translation 0,10,0 --rotation 0,90,0 --order zyx --pre-rotation 0,0,30 --rotation-active --rotation-pivot 0,1,0 --point 1,0,0"
-"$rigkit" transform --translation 0,10,0 --rotation 0,90,0 --order zyx --pre-rotation 0,0,30 \
+echo "# 5. The FBX transform chain (seed 000): a joint with a 30 degree PreRotation,"
+echo "#    rotated 90 degrees about Y in ZYX order about a pivot; where does (1,0,0) go?"
+run transform --translation 0,10,0 --rotation 0,90,0 --order zyx --pre-rotation 0,0,30 \
 	--rotation-active --rotation-pivot 0,1,0 --point 1,0,0

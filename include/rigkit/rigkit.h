@@ -9,6 +9,8 @@
  *   hierarchy.h  a mutable parent/child transform hierarchy (local <-> world)
  *   anim.h       curve/track sampling, pose evaluation, reference deformation
  *   mesh.h       GPU-ready mesh expansion (triangulation, parts, top-4 skin influences)
+ *   gltf.h       glTF 2.0 / GLB writer
+ *   sample.h     built-in procedural sample characters (Mixamo-style source, RPM-style avatar)
  */
 #ifndef RIGKIT_RIGKIT_H
 #define RIGKIT_RIGKIT_H
@@ -20,5 +22,7 @@
 #include "rigkit/hierarchy.h"
 #include "rigkit/anim.h"
 #include "rigkit/mesh.h"
+#include "rigkit/gltf.h"
+#include "rigkit/sample.h"
 
 #endif
