@@ -27,6 +27,7 @@
 
 #include "rigkit/anim.h"
 #include "rigkit/gltf.h"
+#include "rigkit/mesh.h"
 #include "rigkit/scene.h"
 #include "gltf/gltf_write_internal.h"
 #include "scene/scene_internal.h"
@@ -478,8 +479,8 @@ RK_TEST(triangulate_concave_polygons)
 	for (size_t i = 0; i < 6; i++) pts[i] = hex_point(i, q, o);
 	unsigned char scratch[1024];
 	uint32_t tri[12];
-	RK_REQUIRE(rki_gw_triangulate_scratch_size(6) <= sizeof(scratch));
-	size_t n = rki_gw_triangulate(pts, 6, tri, scratch);
+	RK_REQUIRE(rk_triangulate_scratch_size(6) <= sizeof(scratch));
+	size_t n = rk_triangulate_polygon(tri, pts, 6, NULL, 6, scratch, sizeof(scratch), NULL);
 	RK_CHECK_INT(n, 4);
 	double expect = shoelace(hex2d, 6);
 	RK_CHECK_NEAR(expect, 3.0, 0.0);
@@ -500,7 +501,7 @@ RK_TEST(triangulate_concave_polygons)
 		rev2d[i][0] = hex2d[5 - i][0];
 		rev2d[i][1] = hex2d[5 - i][1];
 	}
-	n = rki_gw_triangulate(rev, 6, tri, scratch);
+	n = rk_triangulate_polygon(tri, rev, 6, NULL, 6, scratch, sizeof(scratch), NULL);
 	RK_CHECK_INT(n, 4);
 	sum = 0.0;
 	for (size_t t = 0; t < n; t++) {
@@ -519,7 +520,7 @@ RK_TEST(triangulate_concave_polygons)
 	for (size_t i = 0; i < 22; i++) cp[i] = rk_vec3_add(o, rk_quat_rotate(q, (rk_vec3){ comb[i][0], comb[i][1], 0 }));
 	unsigned char scratch2[4096];
 	uint32_t tri2[60];
-	n = rki_gw_triangulate(cp, 22, tri2, scratch2);
+	n = rk_triangulate_polygon(tri2, cp, 22, NULL, 22, scratch2, sizeof(scratch2), NULL);
 	RK_CHECK_INT(n, 20);
 	sum = 0.0;
 	double abs_sum = 0.0;
@@ -547,8 +548,9 @@ RK_TEST(triangulate_concave_polygons)
 			st[i][1] = r * sin(ang);
 			sp[i] = rk_vec3_add(o, rk_quat_rotate(q, (rk_vec3){ st[i][0], st[i][1], 0 }));
 		}
-		void *scr = malloc(rki_gw_triangulate_scratch_size(N));
-		n = rki_gw_triangulate(sp, N, stri, scr);
+		size_t scr_size = rk_triangulate_scratch_size(N);
+		void *scr = malloc(scr_size ? scr_size : 1);
+		n = rk_triangulate_polygon(stri, sp, N, NULL, N, scr, scr_size, NULL);
 		free(scr);
 		RK_CHECK_INT(n, N - 2);
 		double pos_sum = 0.0, abs_total = 0.0;

@@ -5,7 +5,7 @@
  * FILES
  *   gltf_write.c        entry points, JSON emitter, binary buffer, accessors,
  *                       nodes, materials, textures, assembly (GLB / .gltf)
- *   gltf_write_mesh.c   triangulation, primitives, skins, morph targets
+ *   gltf_write_mesh.c   primitives, skins, morph targets
  *   gltf_write_anim.c   animations (copied samplers, baked poses)
  *
  * ERRORS
@@ -169,15 +169,6 @@ void *rki_gw_tmp_array(rki_gw *w, size_t count, size_t size);
 rk_trs rki_gw_local_trs(const rki_gw *w, const rk_node *n, const rk_mat4 *node_to_parent,
 	const rk_mat4 *node_to_world, const rk_mat4 *parent_to_world, const rk_trs *local, bool *exact);
 bool rki_gw_trs_uses_local(const rk_node *n);
-
-/* Triangulation (gltf_write_mesh.c). Triangulates one polygon of n >= 3
- * points: writes 3 * (n - 2) indices (0 .. n-1) into out, each triangle in
- * the polygon's winding. Concave polygons are handled by ear clipping in the
- * best-fit plane; degenerate input falls back to a fan. scratch must hold
- * 4 * n doubles + n uint32_t (see rki_gw_triangulate_scratch_size). Returns
- * the number of triangles (n - 2). */
-size_t rki_gw_triangulate_scratch_size(size_t n);
-size_t rki_gw_triangulate(const rk_vec3 *points, uint32_t n, uint32_t *out, void *scratch);
 
 /* Meshes and skins (gltf_write_mesh.c). plan: decides which nodes share a
  * glTF mesh and whether some skin needs the extra root node so that its

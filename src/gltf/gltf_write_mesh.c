@@ -1,136 +1,17 @@
 /*
- * src/gltf/gltf_write_mesh.c - glTF writer: triangulation, mesh primitives,
+ * src/gltf/gltf_write_mesh.c - glTF writer: mesh primitives (triangulated by
+ * rk_triangulate_polygon of the mesh module),
  * skins and morph targets (see include/rigkit/gltf.h MESHES, SKINS, MORPH
  * TARGETS for what is written and why).
  */
 #include "gltf/gltf_write_internal.h"
 
+#include "rigkit/mesh.h"
+
 #include <math.h>
 #include <meshoptimizer.h>
 #include <stdio.h>
 #include <string.h>
-
-/* ---- triangulation ------------------------------------------------------------ */
-
-#define RKI_GW_EAR_MAX 4096  /* larger concave polygons are fanned (ear search is O(n^2) typical, O(n^3) worst) */
-
-size_t rki_gw_triangulate_scratch_size(size_t n)
-{
-	return n * (2 * sizeof(double) + 2 * sizeof(uint32_t)) + 16;
-}
-
-static double rki_gw_cross2(const double *a, const double *b, const double *c)
-{
-	return (b[0] - a[0]) * (c[1] - b[1]) - (b[1] - a[1]) * (c[0] - b[0]);
-}
-
-/* Inclusive point-in-triangle for a counter-clockwise triangle abc. */
-static bool rki_gw_in_triangle(const double *p, const double *a, const double *b, const double *c)
-{
-	double d1 = (b[0] - a[0]) * (p[1] - a[1]) - (b[1] - a[1]) * (p[0] - a[0]);
-	double d2 = (c[0] - b[0]) * (p[1] - b[1]) - (c[1] - b[1]) * (p[0] - b[0]);
-	double d3 = (a[0] - c[0]) * (p[1] - c[1]) - (a[1] - c[1]) * (p[0] - c[0]);
-	return d1 >= 0.0 && d2 >= 0.0 && d3 >= 0.0;
-}
-
-static bool rki_gw_same2(const double *a, const double *b)
-{
-	return a[0] == b[0] && a[1] == b[1];
-}
-
-size_t rki_gw_triangulate(const rk_vec3 *points, uint32_t n, uint32_t *out, void *scratch)
-{
-	if (n < 3) return 0;
-	size_t tris = 0;
-	if (n == 3) {
-		out[0] = 0; out[1] = 1; out[2] = 2;
-		return 1;
-	}
-	/* Newell normal: the best-fit plane's normal, length = 2 * area. */
-	rk_vec3 nrm = { 0, 0, 0 };
-	for (uint32_t i = 0; i < n; i++) {
-		rk_vec3 a = points[i], b = points[(i + 1) % n];
-		nrm.x += (a.y - b.y) * (a.z + b.z);
-		nrm.y += (a.z - b.z) * (a.x + b.x);
-		nrm.z += (a.x - b.x) * (a.y + b.y);
-	}
-	double len = rk_vec3_length(nrm);
-	if (!(len > 0.0) || !isfinite(len) || n > RKI_GW_EAR_MAX) {
-		for (uint32_t i = 1; i + 1 < n; i++) {
-			out[tris * 3] = 0; out[tris * 3 + 1] = i; out[tris * 3 + 2] = i + 1;
-			tris++;
-		}
-		return tris;
-	}
-	nrm = rk_vec3_scale(nrm, 1.0 / len);
-	/* Basis (u, v) with u x v = nrm: the polygon is counter-clockwise in it. */
-	rk_vec3 axis = fabs(nrm.x) < fabs(nrm.y) ? (fabs(nrm.x) < fabs(nrm.z) ? (rk_vec3){ 1, 0, 0 } : (rk_vec3){ 0, 0, 1 })
-		: (fabs(nrm.y) < fabs(nrm.z) ? (rk_vec3){ 0, 1, 0 } : (rk_vec3){ 0, 0, 1 });
-	rk_vec3 u = rk_vec3_normalize(rk_vec3_cross(axis, nrm));
-	rk_vec3 v = rk_vec3_cross(nrm, u);
-	double *p2 = (double *)scratch;
-	uint32_t *prev = (uint32_t *)(p2 + 2 * (size_t)n);
-	uint32_t *next = prev + n;
-	for (uint32_t i = 0; i < n; i++) {
-		rk_vec3 d = rk_vec3_sub(points[i], points[0]);
-		p2[i * 2] = rk_vec3_dot(d, u);
-		p2[i * 2 + 1] = rk_vec3_dot(d, v);
-		prev[i] = (i + n - 1) % n;
-		next[i] = (i + 1) % n;
-	}
-	/* Convex (no reflex corner): a fan is exact and O(n). */
-	bool convex = true;
-	for (uint32_t i = 0; i < n && convex; i++)
-		if (rki_gw_cross2(p2 + prev[i] * 2, p2 + i * 2, p2 + next[i] * 2) < 0.0) convex = false;
-	if (convex) {
-		for (uint32_t i = 1; i + 1 < n; i++) {
-			out[tris * 3] = 0; out[tris * 3 + 1] = i; out[tris * 3 + 2] = i + 1;
-			tris++;
-		}
-		return tris;
-	}
-	uint32_t remaining = n, cur = 0;
-	while (remaining > 3) {
-		bool clipped = false;
-		/* pass 0: strictly convex ears with no vertex inside;
-		 * pass 1: flat (collinear) ears with no vertex inside;
-		 * pass 2: any convex-or-flat vertex (self-intersecting input);
-		 * then: the current vertex, whatever it is. */
-		for (int pass = 0; pass < 3 && !clipped; pass++) {
-			uint32_t i = cur;
-			for (uint32_t k = 0; k < remaining; k++, i = next[i]) {
-				uint32_t a = prev[i], b = next[i];
-				const double *pa = p2 + a * 2, *pi = p2 + i * 2, *pb = p2 + b * 2;
-				double area = rki_gw_cross2(pa, pi, pb);
-				if (pass == 0 ? !(area > 0.0) : !(area >= 0.0)) continue;
-				if (pass < 2) {
-					bool inside = false;
-					for (uint32_t q = next[b]; q != a; q = next[q]) {
-						const double *pq = p2 + q * 2;
-						/* only a reflex (or flat) corner can lie inside an ear */
-						if (rki_gw_cross2(p2 + prev[q] * 2, pq, p2 + next[q] * 2) > 0.0) continue;
-						if (rki_gw_same2(pq, pa) || rki_gw_same2(pq, pi) || rki_gw_same2(pq, pb)) continue;
-						if (rki_gw_in_triangle(pq, pa, pi, pb)) { inside = true; break; }
-					}
-					if (inside) continue;
-				}
-				cur = i;
-				clipped = true;
-				break;
-			}
-		}
-		uint32_t a = prev[cur], b = next[cur];
-		out[tris * 3] = a; out[tris * 3 + 1] = cur; out[tris * 3 + 2] = b;
-		tris++;
-		next[a] = b;
-		prev[b] = a;
-		remaining--;
-		cur = b;
-	}
-	out[tris * 3] = prev[cur]; out[tris * 3 + 1] = cur; out[tris * 3 + 2] = next[cur];
-	tris++;
-	return tris;
-}
 
 /* ---- skins ---------------------------------------------------------------------- */
 
@@ -862,7 +743,8 @@ static bool rki_gw_write_mesh(rki_gw *w, rki_gw_mesh_key *key, const rk_node *fi
 	size_t *slot_tris = (size_t *)rki_gw_tmp_array(w, nslots, sizeof(size_t));
 	rk_vec3 *poly = (rk_vec3 *)rki_gw_tmp_array(w, max_n, sizeof(rk_vec3));
 	uint32_t *local = (uint32_t *)rki_gw_tmp_array(w, max_n, 3 * sizeof(uint32_t));
-	void *scratch = rki_gw_tmp_array(w, 1, rki_gw_triangulate_scratch_size(max_n));
+	size_t scratch_size = rk_triangulate_scratch_size(max_n);
+	void *scratch = rki_gw_tmp_array(w, 1, scratch_size ? scratch_size : 1);
 	if (!tri_corners || !tri_slot || !slot_tris || !poly || !local || !scratch) return false;
 	size_t nt = 0;
 	for (size_t f = 0; f < m->face_count; f++) {
@@ -874,7 +756,9 @@ static bool rki_gw_write_mesh(rki_gw *w, rki_gw_mesh_key *key, const rk_node *fi
 		size_t s = m->face_material ? m->face_material[f] : 0;
 		if (s > max_slot) s = max_slot;
 		for (uint32_t c = 0; c < fc->index_count; c++) poly[c] = mw.pos[m->vertex_indices[fc->index_begin + c]];
-		size_t k = rki_gw_triangulate(poly, fc->index_count, local, scratch);
+		uint32_t tri_flags = 0;
+		size_t k = rk_triangulate_polygon(local, poly, fc->index_count, NULL, fc->index_count, scratch, scratch_size,
+			&tri_flags);
 		for (size_t t = 0; t < k; t++) {
 			uint32_t a = local[t * 3], b = local[t * 3 + 1], c = local[t * 3 + 2];
 			if (mw.mirror) { uint32_t x = b; b = c; c = x; }
