@@ -61,5 +61,35 @@ assert abs(p[0] - 1) < 1e-9 and abs(p[1] - 1) < 1e-9 and abs(p[2]) < 1e-9, p
 assert len(d["node_to_parent"]) == 16
 PY
 
+# Built-in samples, then conversions and their failure modes.
+expect sample 0 -- "$rigkit" sample "$tmp/s"
+expect convert-glb 0 -- "$rigkit" convert "$tmp/s/source.glb" "$tmp/s/copy.glb"
+expect convert-glb-reload 0 -- "$rigkit" info --json "$tmp/s/copy.glb"
+python3 - "$tmp/out" <<'PY' && pass=$((pass + 1)) || { fail=$((fail + 1)); echo "FAIL convert-glb-content"; }
+import json, sys
+d = json.load(open(sys.argv[1]))
+names = sorted(c["name"] for c in d["clips"])
+assert names == ["Idle", "Walk"], names
+assert sum(1 for n in d["nodes"] if n["name"].startswith("mixamorig:")) >= 65
+PY
+expect convert-obj-posed 0 -- "$rigkit" convert "$tmp/s/source.glb" "$tmp/s/walk.obj" --clip Walk --time 0.5
+expect_text convert-obj-has-faces "$tmp/s/walk.obj" '^f [0-9]'
+expect convert-unknown-ext 1 -- "$rigkit" convert "$tmp/s/source.glb" "$tmp/s/x.xyz"
+expect convert-missing-clip 2 -- "$rigkit" convert "$tmp/s/source.glb" "$tmp/s/x.obj" --clip Nope
+expect convert-output-dir-missing 3 -- "$rigkit" convert "$tmp/s/source.glb" "$tmp/no/such/dir/x.glb"
+expect_text convert-output-error-msg "$tmp/err" "^rigkit: $tmp/no/such/dir/x.glb: "
+[ -e "$tmp/no/such/dir" ] && { fail=$((fail + 1)); echo "FAIL convert-output-dir-missing left files behind"; }
+ls "$tmp/s" | grep -q tmp && { fail=$((fail + 1)); echo "FAIL temporary files left in the output folder"; }
+expect pose-json 0 -- "$rigkit" pose "$tmp/s/source.glb" --clip Walk --samples 3 --joints --json
+python3 - "$tmp/out" <<'PY' && pass=$((pass + 1)) || { fail=$((fail + 1)); echo "FAIL pose-json-values"; }
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert d["clip"] == "Walk" and len(d["samples"]) == 3
+t = [s["time"] for s in d["samples"]]
+assert abs(t[0]) < 1e-12 and abs(t[2] - 1.0) < 1e-9, t
+hips = [s["nodes"]["mixamorig:Hips"]["position"][2] for s in d["samples"]]
+assert hips[2] - hips[0] > 0.5, hips  # the walk moves forward along +Z
+PY
+
 echo "$pass passed, $fail failed"
 [ "$fail" -eq 0 ]

@@ -7,12 +7,18 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 const char rk_cmd_convert_usage[] =
-	"usage: rigkit convert IN OUT.obj [OPTIONS]\n"
+	"usage: rigkit convert IN OUT.{obj,glb,gltf} [OPTIONS]\n"
 	"\n"
-	"Loads IN (FBX, glTF, GLB), evaluates it and writes OUT. The output format\n"
-	"follows OUT's extension.\n"
+	"Loads IN (FBX, glTF, GLB) and writes OUT in the format its extension names.\n"
+	"\n"
+	"GLB / glTF output: the whole scene in glTF conventions (metres, Y up, +Z\n"
+	"front, right-handed): hierarchy, triangulated meshes with normals, UVs,\n"
+	"top-4 skin influences, materials with embedded textures, skins, morph\n"
+	"targets, and every animation clip (FBX curves baked at the file frame\n"
+	"rate, or --fps, with redundant keys removed). Writer warnings go to stderr.\n"
 	"\n"
 	"OBJ output: for every node that carries a mesh, in node order:\n"
 	"  o <node name>\n"
@@ -30,6 +36,7 @@ const char rk_cmd_convert_usage[] =
 	"  --axes AXES          convert to right_handed_y_up, left_handed_y_up,\n"
 	"                       right_handed_z_up or left_handed_z_up\n"
 	"  --unit-meters U      convert to U metres per unit\n"
+	"  --fps N              (glTF) bake FBX curves at N frames per second\n"
 	"Without --clip/--time the static scene (values stored in the file) is written.\n";
 
 /* ---- output buffer ---------------------------------------------------------- */
@@ -165,6 +172,26 @@ static int rk_write_obj(const rk_scene *s, const rk_pose *pose, bool mirrored, r
 	return RK_EXIT_OK;
 }
 
+static void rk_print_writer_warning(void *user, const char *message, size_t count)
+{
+	(void)user;
+	if (count > 1) fprintf(stderr, "rigkit: warning: %s (x%zu)\n", message, count);
+	else fprintf(stderr, "rigkit: warning: %s\n", message);
+}
+
+static int rk_convert_gltf(const rk_scene *s, const char *out, double fps)
+{
+	rk_gltf_write_opts o = { 0 };
+	rk_error err;
+	o.bake_fps = fps;
+	o.warning = rk_print_writer_warning;
+	if (!rk_write_gltf(s, out, &o, &err)) {
+		rk_cli_print_error(&err);
+		return err.code == RK_ERROR_OUTPUT ? RK_EXIT_OUTPUT : RK_EXIT_INPUT;
+	}
+	return RK_EXIT_OK;
+}
+
 static const char *rk_ext(const char *path)
 {
 	const char *dot = strrchr(path, '.');
@@ -177,11 +204,13 @@ int rk_cmd_convert(int argc, char **argv)
 	const char *in = NULL, *out = NULL, *clip_name = NULL;
 	double time = 0.0;
 	bool has_time = false, no_extra = false;
+	double fps = 0.0;
 	rk_load_opts lo = { 0 };
 	for (int i = 1; i < argc; i++) {
 		const char *a = argv[i];
 		if (!strcmp(a, "--no-extrapolation")) { no_extra = true; continue; }
-		if (!strcmp(a, "--clip") || !strcmp(a, "--time") || !strcmp(a, "--axes") || !strcmp(a, "--unit-meters")) {
+		if (!strcmp(a, "--clip") || !strcmp(a, "--time") || !strcmp(a, "--axes") || !strcmp(a, "--unit-meters")
+			|| !strcmp(a, "--fps")) {
 			if (i + 1 >= argc) {
 				rk_cli_fail("convert: %s needs a value (see rigkit convert --help)", a);
 				return RK_EXIT_USAGE;
@@ -189,6 +218,13 @@ int rk_cmd_convert(int argc, char **argv)
 			const char *v = argv[++i];
 			char *end;
 			if (!strcmp(a, "--clip")) clip_name = v;
+			else if (!strcmp(a, "--fps")) {
+				fps = strtod(v, &end);
+				if (end == v || *end || !(fps > 0.0 && fps <= 1000.0)) {
+					rk_cli_fail("convert: --fps expects a number in (0, 1000], got '%s'", v);
+					return RK_EXIT_USAGE;
+				}
+			}
 			else if (!strcmp(a, "--time")) {
 				time = strtod(v, &end);
 				if (end == v || *end || !isfinite(time)) {
@@ -217,8 +253,9 @@ int rk_cmd_convert(int argc, char **argv)
 		return RK_EXIT_USAGE;
 	}
 	const char *ext = rk_ext(out);
-	if (strcmp(ext, "obj") != 0 && strcmp(ext, "OBJ") != 0) {
-		rk_cli_fail("convert: %s: unsupported output format '.%s' (supported: .obj)", out, ext);
+	bool gltf = !strcasecmp(ext, "glb") || !strcasecmp(ext, "gltf");
+	if (strcasecmp(ext, "obj") != 0 && !gltf) {
+		rk_cli_fail("convert: %s: unsupported output format '.%s' (supported: .obj, .glb, .gltf)", out, ext);
 		return RK_EXIT_USAGE;
 	}
 	rk_error err;
@@ -226,6 +263,11 @@ int rk_cmd_convert(int argc, char **argv)
 	if (!s) {
 		rk_cli_print_error(&err);
 		return rk_cli_exit_code(&err);
+	}
+	if (gltf) {
+		int grc = rk_convert_gltf(s, out, fps);
+		rk_free_scene(s);
+		return grc;
 	}
 	const rk_anim_clip *clip = NULL;
 	if (clip_name) {
