@@ -7,7 +7,7 @@
 
 static const rk_cli_command rk_commands[] = {
 	{ "info", "describe a scene file (FBX, glTF, GLB)", rk_cmd_info_usage, rk_cmd_info },
-	{ "convert", "evaluate a scene and write it as OBJ", rk_cmd_convert_usage, rk_cmd_convert },
+	{ "convert", "convert a scene to GLB/glTF, or evaluate it into a posed OBJ", rk_cmd_convert_usage, rk_cmd_convert },
 	{ "pose", "print evaluated node world transforms at given times", rk_cmd_pose_usage, rk_cmd_pose },
 	{ "transform", "evaluate the FBX node transform chain for given properties", rk_cmd_transform_usage, rk_cmd_transform },
 	{ "sample", "write the built-in sample characters (source.glb, avatar.glb)", rk_cmd_sample_usage, rk_cmd_sample },
