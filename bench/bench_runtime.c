@@ -1,0 +1,266 @@
+/*
+ * bench/bench_runtime.c - animation runtime throughput (rigkit/runtime.h).
+ *
+ * usage: bench_runtime [-n RUNS] [XBOT.glb]
+ *
+ * A synthetic 65-joint rig (a humanoid-shaped tree, parents depth-first)
+ * with one 1-second clip: translation, rotation and scale tracks of 30
+ * LINEAR keys each for every joint (195 tracks, rotations slerped), built as
+ * a plain rk_runtime_clip. Each run times, on one thread:
+ *   playback   600 frames at 60 fps (10 loops), sample with a cursor
+ *              context, then local-to-model
+ *   random     600 pseudo-random times, sample without context (binary
+ *              search per track), then local-to-model
+ * and the parts alone. Prints the median over RUNS (default 11) in million
+ * joints per second (joints * frames / seconds) and nanoseconds per joint.
+ * With the shared Xbot.glb (argument or RK_SHARED_DIR) it also times its
+ * "walk" clip on the 67-joint Hips skeleton (glTF, converted exactly).
+ */
+#include "bench_common.h"
+
+#include <rigkit/rigkit.h>
+#include <rigkit/runtime.h>
+
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#define JOINTS 65
+#define KEYS 30
+#define FRAMES 600
+
+static uint32_t rng_state = 0x12345678u;
+static float frand(void)
+{
+	rng_state = rng_state * 1664525u + 1013904223u;
+	return (float)(rng_state >> 8) / 16777216.0f;
+}
+
+typedef struct synth {
+	rk_skeleton sk;
+	int32_t parents[JOINTS];
+	rk_float3 rest_t[JOINTS], rest_s[JOINTS];
+	rk_float4 rest_r[JOINTS];
+	rk_runtime_clip clip;
+	rk_runtime_track tt[JOINTS], rt[JOINTS], st[JOINTS];
+	float times[3 * JOINTS * KEYS];
+	rk_float3 tv[JOINTS * KEYS], sv[JOINTS * KEYS];
+	rk_float4 rv[JOINTS * KEYS];
+} synth;
+
+static rk_float4 quat_small_random(rk_float4 base, float amount)
+{
+	rk_float4 q = { base.x + amount * (frand() - 0.5f), base.y + amount * (frand() - 0.5f),
+		base.z + amount * (frand() - 0.5f), base.w + amount * (frand() - 0.5f) };
+	float n = 1.0f / sqrtf(q.x * q.x + q.y * q.y + q.z * q.z + q.w * q.w);
+	return (rk_float4){ q.x * n, q.y * n, q.z * n, q.w * n };
+}
+
+static void synth_init(synth *s)
+{
+	memset(s, 0, sizeof(*s));
+	/* humanoid-like: hips 0, spine chain 1-4, neck/head 5-6, two arms of
+	 * shoulder + 3 + 15 finger joints, two legs of 4; the rest hang off the
+	 * spine. Depth-first: each parent index < child index. */
+	int j = 0;
+	s->parents[j++] = -1;                      /* 0 hips */
+	for (int k = 0; k < 4; k++, j++) s->parents[j] = j - 1; /* 1..4 spine */
+	s->parents[j++] = 4;                       /* 5 neck */
+	s->parents[j++] = 5;                       /* 6 head */
+	for (int side = 0; side < 2; side++) {
+		int shoulder = j;
+		s->parents[j++] = 4;
+		s->parents[j++] = shoulder;            /* arm */
+		s->parents[j++] = shoulder + 1;        /* forearm */
+		int hand = j;
+		s->parents[j++] = shoulder + 2;        /* hand */
+		for (int f = 0; f < 5; f++) {
+			s->parents[j] = hand;
+			s->parents[j + 1] = j;
+			s->parents[j + 2] = j + 1;
+			j += 3;
+		}
+	}
+	for (int side = 0; side < 2; side++) {
+		s->parents[j++] = 0;
+		for (int k = 0; k < 3; k++, j++) s->parents[j] = j - 1;
+	}
+	while (j < JOINTS) s->parents[j++] = 3;
+	for (int i = 0; i < JOINTS; i++) {
+		s->rest_t[i] = (rk_float3){ frand() - 0.5f, 0.1f + frand() * 0.2f, frand() - 0.5f };
+		s->rest_r[i] = quat_small_random((rk_float4){ 0, 0, 0, 1 }, 0.3f);
+		s->rest_s[i] = (rk_float3){ 1, 1, 1 };
+	}
+	s->sk.joint_count = JOINTS;
+	s->sk.parents = s->parents;
+	s->sk.rest = (rk_local_pose_view){ JOINTS, s->rest_t, s->rest_r, s->rest_s };
+
+	uint32_t at = 0;
+	for (int i = 0; i < JOINTS; i++) {
+		rk_runtime_track *tr[3] = { &s->tt[i], &s->rt[i], &s->st[i] };
+		for (int c = 0; c < 3; c++) {
+			tr[c]->key_begin = at;
+			tr[c]->key_count = KEYS;
+			tr[c]->value_begin = (uint32_t)(i * KEYS);
+			tr[c]->interp = RK_KEY_LINEAR;
+			for (int k = 0; k < KEYS; k++) s->times[at++] = (float)k / (KEYS - 1);
+		}
+		rk_float4 q = s->rest_r[i];
+		for (int k = 0; k < KEYS; k++) {
+			s->tv[i * KEYS + k] = (rk_float3){ s->rest_t[i].x + 0.01f * frand(), s->rest_t[i].y, s->rest_t[i].z };
+			q = quat_small_random(q, 0.2f);     /* a random walk: neighbouring keys 5-10 deg apart */
+			s->rv[i * KEYS + k] = q;
+			float sc = 1.0f + 0.05f * frand();
+			s->sv[i * KEYS + k] = (rk_float3){ sc, sc, sc };
+		}
+	}
+	rk_runtime_clip *c = &s->clip;
+	c->name = "synthetic";
+	c->duration = 1.0;
+	c->joint_count = JOINTS;
+	c->translation_tracks = s->tt;
+	c->rotation_tracks = s->rt;
+	c->scale_tracks = s->st;
+	c->time_count = at;
+	c->times = s->times;
+	c->translation_values = s->tv;
+	c->translation_value_count = JOINTS * KEYS;
+	c->rotation_values = s->rv;
+	c->rotation_value_count = JOINTS * KEYS;
+	c->scale_values = s->sv;
+	c->scale_value_count = JOINTS * KEYS;
+}
+
+typedef struct bench_state {
+	const rk_skeleton *sk;
+	const rk_runtime_clip *clip;
+	rk_local_pose pose;
+	rk_float4x4 *model;
+	rk_sample_context ctx;
+	double times[FRAMES];
+	volatile float sink;
+} bench_state;
+
+enum { MODE_PLAY_FULL, MODE_PLAY_SAMPLE, MODE_RANDOM_FULL, MODE_RANDOM_SAMPLE, MODE_MODEL_ONLY, MODE_COUNT };
+static const char *mode_names[MODE_COUNT] = {
+	"playback: sample (cursors) + local-to-model",
+	"playback: sample (cursors) only",
+	"random access: sample (binary search) + local-to-model",
+	"random access: sample (binary search) only",
+	"local-to-model only",
+};
+
+static double run_once(bench_state *b, int mode)
+{
+	rk_sample_job sj;
+	memset(&sj, 0, sizeof(sj));
+	sj.clip = b->clip;
+	sj.playback = RK_PLAYBACK_LOOP;
+	sj.output = b->pose;
+	rk_local_to_model_job mj;
+	memset(&mj, 0, sizeof(mj));
+	mj.skeleton = b->sk;
+	mj.input = rk_local_pose_view_of(b->pose);
+	mj.model = b->model;
+	bool playback = mode == MODE_PLAY_FULL || mode == MODE_PLAY_SAMPLE;
+	bool sample = mode != MODE_MODEL_ONLY;
+	bool model = mode == MODE_PLAY_FULL || mode == MODE_RANDOM_FULL || mode == MODE_MODEL_ONLY;
+	sj.context = playback ? &b->ctx : NULL;
+	double t0 = bench_now();
+	for (int f = 0; f < FRAMES; f++) {
+		if (sample) {
+			sj.time = playback ? f / 60.0 : b->times[f];
+			rk_sample_run(&sj);
+		}
+		if (model) rk_local_to_model_run(&mj);
+	}
+	double t1 = bench_now();
+	b->sink = b->model[b->sk->joint_count - 1].m[12] + b->pose.translation[0].x;
+	return t1 - t0;
+}
+
+static int bench_rig(const char *label, const rk_skeleton *sk, const rk_runtime_clip *clip, int runs)
+{
+	bench_state *b = (bench_state *)calloc(1, sizeof(bench_state));
+	size_t bytes = rk_local_pose_memory_size(sk->joint_count);
+	void *mem = malloc(bytes);
+	size_t nc = rk_sample_context_size(clip);
+	uint32_t *cur = (uint32_t *)calloc(nc, sizeof(uint32_t));
+	double *samples = (double *)malloc(sizeof(double) * (size_t)runs);
+	if (!b || !mem || !cur || !samples) return 1;
+	b->sk = sk;
+	b->clip = clip;
+	rk_local_pose_init(&b->pose, sk->joint_count, mem, bytes);
+	b->model = (rk_float4x4 *)malloc(sizeof(rk_float4x4) * sk->joint_count);
+	if (!b->model) return 1;
+	rk_sample_context_init(&b->ctx, cur, nc);
+	for (int f = 0; f < FRAMES; f++) b->times[f] = frand() * clip->duration;
+	/* check once that the jobs accept the inputs */
+	rk_error err;
+	rk_sample_job sj;
+	memset(&sj, 0, sizeof(sj));
+	sj.clip = clip;
+	sj.output = b->pose;
+	rk_local_to_model_job mj;
+	memset(&mj, 0, sizeof(mj));
+	mj.skeleton = sk;
+	mj.input = rk_local_pose_view_of(b->pose);
+	mj.model = b->model;
+	if (!rk_sample_validate(&sj, &err) || !rk_local_to_model_validate(&mj, &err)) {
+		fprintf(stderr, "bench_runtime: %s\n", err.message);
+		return 1;
+	}
+	printf("%s: %zu joints, %zu keys, %d frames per run, median of %d runs\n", label, sk->joint_count, clip->time_count, FRAMES, runs);
+	for (int mode = 0; mode < MODE_COUNT; mode++) {
+		run_once(b, mode); /* warm-up */
+		for (int r = 0; r < runs; r++) samples[r] = run_once(b, mode);
+		double med = bench_median(samples, runs);
+		double joints = (double)sk->joint_count * FRAMES;
+		printf("  %-56s %7.1f M joints/s  %6.1f ns/joint\n", mode_names[mode], joints / med / 1e6, med / joints * 1e9);
+	}
+	free(samples);
+	free(cur);
+	free(mem);
+	free(b->model);
+	free(b);
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	int runs = 11, a = 1;
+	if (argc > 2 && strcmp(argv[1], "-n") == 0) {
+		runs = atoi(argv[2]);
+		a = 3;
+	}
+	if (runs < 1 || runs > 1000) runs = 11;
+	synth *s = (synth *)malloc(sizeof(synth));
+	if (!s) return 1;
+	synth_init(s);
+	int status = bench_rig("synthetic (T, R, S tracks of 30 LINEAR keys per joint)", &s->sk, &s->clip, runs);
+
+	char path[4096];
+	const char *file = a < argc ? argv[a] : NULL;
+	if (!file) {
+		snprintf(path, sizeof(path), "%s/assets/Xbot.glb", RK_SHARED_DIR);
+		file = path;
+	}
+	rk_error err;
+	rk_scene *scene = rk_load_file(file, NULL, &err);
+	if (scene) {
+		rk_skeleton_opts o;
+		memset(&o, 0, sizeof(o));
+		o.root = rk_find_node(scene, "mixamorig:Hips");
+		rk_skeleton *sk = o.root ? rk_skeleton_build(scene, &o, &err) : NULL;
+		const rk_anim_clip *walk = rk_find_clip(scene, "walk");
+		rk_runtime_clip *rc = sk && walk ? rk_runtime_clip_build(scene, walk, sk, NULL, &err) : NULL;
+		if (rc) status |= bench_rig("Xbot.glb walk (Hips skeleton, glTF keys copied)", sk, rc, runs);
+		rk_runtime_clip_free(rc);
+		rk_skeleton_free(sk);
+		rk_free_scene(scene);
+	} else {
+		printf("(Xbot.glb not found: %s)\n", file);
+	}
+	free(s);
+	return status;
+}
