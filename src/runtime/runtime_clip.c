@@ -647,9 +647,9 @@ rk_runtime_clip *rk_runtime_clip_build(const rk_scene *scene, const rk_anim_clip
 		rki_error_set(err, RK_ERROR_INVALID_ARGUMENT, "rk_runtime_clip_build: the skeleton must come from rk_skeleton_build (node_indices, parents, rest pose)");
 		return NULL;
 	}
-	uintptr_t cp = (uintptr_t)clip, c0 = (uintptr_t)scene->clips.data;
-	if (!scene->clips.data || cp < c0 || cp >= c0 + scene->clips.count * sizeof(rk_anim_clip)
-		|| (cp - c0) % sizeof(rk_anim_clip) != 0) {
+	uintptr_t clip_at = (uintptr_t)clip, clips_at = (uintptr_t)scene->clips.data;
+	if (!scene->clips.data || clip_at < clips_at || clip_at >= clips_at + scene->clips.count * sizeof(rk_anim_clip)
+		|| (clip_at - clips_at) % sizeof(rk_anim_clip) != 0) {
 		rki_error_set(err, RK_ERROR_INVALID_ARGUMENT, "rk_runtime_clip_build: clip is not a clip of the scene");
 		return NULL;
 	}
