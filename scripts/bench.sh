@@ -39,3 +39,27 @@ except (ValueError, ZeroDivisionError): sp = "n/a"
 print("| %s | %.0f KB | %s | %s | %s | %s |" % (os.path.basename(f), int(b) / 1024, ms(rt), rmb, ms(pt), sp))
 PY
 done
+
+echo
+echo "## GLB write time (rk_write_gltf_memory, in memory)"
+echo
+echo "| input | GLB size | write ms | MB/s |"
+echo "|---|---:|---:|---:|"
+for f in "$shared"/assets/*.fbx "${glbs[@]}"; do
+	r=$("$build"/bench_write -n "$runs" "$f" 2>/dev/null || true)
+	read -r _ _ bytes wt wmb <<<"${r:-x x 0 nan nan}"
+	python3 -c 'import os,sys; f,b,t,m=sys.argv[1:]; print("| %s | %.0f KB | %s | %s |" % (os.path.basename(f), int(b)/1024, ("%.2f" % (float(t)*1e3)) if t!="nan" else "n/a", m))' "$f" "$bytes" "$wt" "$wmb"
+done
+for b in bench_mesh bench_runtime bench_skin; do
+	if [ -x "$build/$b" ]; then
+		echo
+		echo "## $b"
+		echo
+		echo '```'
+		case "$b" in
+		bench_mesh) "$build/$b" "$shared/assets/ybot.fbx" || true ;;
+		*) "$build/$b" || true ;;
+		esac
+		echo '```'
+	fi
+done
