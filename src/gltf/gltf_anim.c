@@ -19,7 +19,7 @@ typedef struct rki_gltf_sampler {
 	rk_interp interp;
 } rki_gltf_sampler;
 
-static bool rki_gltf_sampler_parse(rki_gltf *g, const cJSON *obj, const char *base, rki_gltf_sampler *smp)
+static bool rki_gltf_sampler_parse(rki_gltf *g, const cJSON *obj, const rki_gltf_loc *base, rki_gltf_sampler *smp)
 {
 	size_t input;
 	const char *interp;
@@ -30,14 +30,10 @@ static bool rki_gltf_sampler_parse(rki_gltf *g, const cJSON *obj, const char *ba
 	if (interp) {
 		if (strcmp(interp, "STEP") == 0) smp->interp = RK_INTERP_CONSTANT;
 		else if (strcmp(interp, "CUBICSPLINE") == 0) smp->interp = RK_INTERP_CUBIC;
-		else if (strcmp(interp, "LINEAR") != 0) {
-			char path[RKI_GLTF_PATH_MAX];
-			rki_gltf_path(path, sizeof(path), base, "interpolation");
-			rki_gltf_warn(g, path, "unknown interpolation (expected LINEAR, STEP or CUBICSPLINE): LINEAR used");
-		}
+		else if (strcmp(interp, "LINEAR") != 0)
+			rki_gltf_warn(g, RKI_GLTF_KEY(base, "interpolation"), "unknown interpolation (expected LINEAR, STEP or CUBICSPLINE): LINEAR used");
 	}
-	char ipath[RKI_GLTF_PATH_MAX];
-	rki_gltf_path(ipath, sizeof(ipath), base, "input");
+	const rki_gltf_loc *ipath = RKI_GLTF_KEY(base, "input");
 	rki_gltf_accessor acc;
 	if (!rki_gltf_accessor_open(g, input, false, &acc)) return false;
 	if (!rki_gltf_accessor_expect(g, &acc, ipath, "animation input", 1, false, RKI_GLTF_CT_ANY)) return false;
@@ -66,12 +62,11 @@ static bool rki_gltf_sampler_parse(rki_gltf *g, const cJSON *obj, const char *ba
 }
 
 /* Builds the track of one channel; *ok false when the channel is skipped. */
-static bool rki_gltf_channel(rki_gltf *g, const cJSON *ch, const char *base, const rki_gltf_sampler *samplers, size_t sampler_count,
-	const char *samplers_path, rk_anim_track *track, bool *ok)
+static bool rki_gltf_channel(rki_gltf *g, const cJSON *ch, const rki_gltf_loc *base, const rki_gltf_sampler *samplers, size_t sampler_count,
+	const rki_gltf_loc *samplers_path, rk_anim_track *track, bool *ok)
 {
 	*ok = false;
-	char tpath[RKI_GLTF_PATH_MAX];
-	rki_gltf_path(tpath, sizeof(tpath), base, "target");
+	const rki_gltf_loc *tpath = RKI_GLTF_KEY(base, "target");
 	size_t si, node;
 	const cJSON *target;
 	const char *path;
@@ -116,9 +111,7 @@ static bool rki_gltf_channel(rki_gltf *g, const cJSON *ch, const char *base, con
 	}
 	const rki_gltf_sampler *smp = &samplers[si];
 	if (!smp->valid) return true;
-	char spath[RKI_GLTF_PATH_MAX], opath[RKI_GLTF_PATH_MAX];
-	rki_gltf_pathi(spath, sizeof(spath), samplers_path, si);
-	rki_gltf_path(opath, sizeof(opath), spath, "output");
+	const rki_gltf_loc *opath = RKI_GLTF_KEY(RKI_GLTF_IDX(samplers_path, si), "output");
 	rki_gltf_accessor acc;
 	if (!rki_gltf_accessor_open(g, smp->output, false, &acc)) return false;
 	uint32_t want = track->target == RK_TARGET_MORPH_WEIGHTS ? 1u : (uint32_t)components;
@@ -149,10 +142,8 @@ static bool rki_gltf_channel(rki_gltf *g, const cJSON *ch, const char *base, con
 
 static bool rki_gltf_animation(rki_gltf *g, size_t a, rk_anim_clip *clip)
 {
-	char base[RKI_GLTF_PATH_MAX], spath[RKI_GLTF_PATH_MAX], cpath[RKI_GLTF_PATH_MAX];
-	rki_gltf_pathi(base, sizeof(base), "/animations", a);
-	rki_gltf_path(spath, sizeof(spath), base, "samplers");
-	rki_gltf_path(cpath, sizeof(cpath), base, "channels");
+	const rki_gltf_loc *base = RKI_GLTF_IDX(RKI_GLTF_KEY(NULL, "animations"), a), *spath = RKI_GLTF_KEY(base, "samplers"),
+		*cpath = RKI_GLTF_KEY(base, "channels");
 	const cJSON *obj = g->animations.items[a], *samplers, *channels, *e;
 	size_t S, C;
 	clip->index = (uint32_t)a;
@@ -169,8 +160,7 @@ static bool rki_gltf_animation(rki_gltf *g, size_t a, rk_anim_clip *clip)
 	bool any = false;
 	double t0 = 0.0, t1 = 0.0;
 	cJSON_ArrayForEach(e, samplers) {
-		char path[RKI_GLTF_PATH_MAX];
-		rki_gltf_pathi(path, sizeof(path), spath, k);
+		const rki_gltf_loc *path = RKI_GLTF_IDX(spath, k);
 		if (!cJSON_IsObject(e)) return rki_gltf_fail(g, RK_ERROR_CORRUPT, path, "expected an animation sampler object");
 		if (!rki_gltf_sampler_parse(g, e, path, &smp[k])) return false;
 		if (smp[k].valid) {
@@ -184,8 +174,7 @@ static bool rki_gltf_animation(rki_gltf *g, size_t a, rk_anim_clip *clip)
 	size_t n = 0;
 	k = 0;
 	cJSON_ArrayForEach(e, channels) {
-		char path[RKI_GLTF_PATH_MAX];
-		rki_gltf_pathi(path, sizeof(path), cpath, k++);
+		const rki_gltf_loc *path = RKI_GLTF_IDX(cpath, k++);
 		if (!cJSON_IsObject(e)) return rki_gltf_fail(g, RK_ERROR_CORRUPT, path, "expected an animation channel object");
 		bool ok;
 		if (!rki_gltf_channel(g, e, path, smp, S, spath, &tracks[n], &ok)) return false;

@@ -47,7 +47,7 @@ bool rki_gltf_parse_glb(rki_gltf *g, const unsigned char *data, size_t size, con
 	if (length > size)
 		return rki_gltf_fail_byte(g, RK_ERROR_TRUNCATED, 8, "GLB header says %u bytes, the input has only %zu", (unsigned)length, size);
 	if (length < size)
-		rki_gltf_warn(g, "", "%zu bytes after the end of the GLB data (header length %u) ignored", size - length, (unsigned)length);
+		rki_gltf_warn(g, NULL, "%zu bytes after the end of the GLB data (header length %u) ignored", size - length, (unsigned)length);
 	size_t end = length;
 
 	size_t off = 12;
@@ -61,12 +61,12 @@ bool rki_gltf_parse_glb(rki_gltf *g, const unsigned char *data, size_t size, con
 			(unsigned)clen, end - off - 8);
 	*json = data + off + 8;
 	*json_size = clen;
-	if (clen % 4 != 0) rki_gltf_warn(g, "", "GLB chunk length is not a multiple of 4");
+	if (clen % 4 != 0) rki_gltf_warn(g, NULL, "GLB chunk length is not a multiple of 4");
 	off += 8 + (size_t)clen;
 
 	while (off < end) {
 		if (end - off < 8) {
-			rki_gltf_warn(g, "", "%zu stray bytes after the last GLB chunk ignored", end - off);
+			rki_gltf_warn(g, NULL, "%zu stray bytes after the last GLB chunk ignored", end - off);
 			break;
 		}
 		clen = rki_le32(data + off);
@@ -80,7 +80,7 @@ bool rki_gltf_parse_glb(rki_gltf *g, const unsigned char *data, size_t size, con
 				g->bin = data + off + 8;
 				g->bin_size = clen;
 			} else {
-				rki_gltf_warn(g, "", "more than one GLB BIN chunk: only the first is used");
+				rki_gltf_warn(g, NULL, "more than one GLB BIN chunk: only the first is used");
 			}
 		}
 		/* Chunks of other types are skipped, as the specification asks. */
@@ -134,7 +134,7 @@ static int rki_base64_value(unsigned char c)
 	return -1;
 }
 
-bool rki_gltf_decode_data_uri(rki_gltf *g, rki_arena *ar, const char *uri, const char *path,
+bool rki_gltf_decode_data_uri(rki_gltf *g, rki_arena *ar, const char *uri, const rki_gltf_loc *path,
 	unsigned char **out, size_t *size, const char **mime)
 {
 	*out = NULL;
@@ -189,7 +189,7 @@ bool rki_gltf_decode_data_uri(rki_gltf *g, rki_arena *ar, const char *uri, const
 	return true;
 }
 
-bool rki_gltf_uri_path(rki_gltf *g, const char *uri, const char *path, char **out, char **decoded)
+bool rki_gltf_uri_path(rki_gltf *g, const char *uri, const rki_gltf_loc *path, char **out, char **decoded)
 {
 	*out = NULL;
 	if (decoded) *decoded = NULL;
@@ -230,9 +230,7 @@ bool rki_gltf_uri_path(rki_gltf *g, const char *uri, const char *path, char **ou
 
 static bool rki_gltf_load_buffer(rki_gltf *g, size_t i)
 {
-	char base[RKI_GLTF_PATH_MAX], upath[RKI_GLTF_PATH_MAX];
-	rki_gltf_pathi(base, sizeof(base), "/buffers", i);
-	rki_gltf_path(upath, sizeof(upath), base, "uri");
+	const rki_gltf_loc *base = RKI_GLTF_IDX(RKI_GLTF_KEY(NULL, "buffers"), i), *upath = RKI_GLTF_KEY(base, "uri");
 	const cJSON *obj = g->buffers.items[i];
 	size_t byte_length;
 	const char *uri;
@@ -256,7 +254,9 @@ static bool rki_gltf_load_buffer(rki_gltf *g, size_t i)
 		void *data = rki_read_file(g->sc.alloc, file, g->sc.opts.file_size_limit, &have, g->err);
 		if (!data) {
 			/* rki_read_file named the external file; add where it is referenced. */
-			rki_error_at_path(g->err, RK_LOCATION_JSON, upath);
+			char path[RKI_GLTF_PATH_MAX];
+			rki_gltf_loc_format(path, sizeof(path), upath);
+			rki_error_at_path(g->err, RK_LOCATION_JSON, path);
 			return false;
 		}
 		f->data = data;
@@ -273,9 +273,7 @@ static bool rki_gltf_load_buffer(rki_gltf *g, size_t i)
 			          : "buffer has no uri (only buffer 0 of a GLB file may omit it)");
 	}
 	if (have < byte_length) {
-		char lpath[RKI_GLTF_PATH_MAX];
-		rki_gltf_path(lpath, sizeof(lpath), base, "byteLength");
-		return rki_gltf_fail(g, RK_ERROR_CORRUPT, lpath, "buffer byteLength is %zu but its data holds only %zu bytes", byte_length, have);
+		return rki_gltf_fail_key(g, RK_ERROR_CORRUPT, base, "byteLength", "buffer byteLength is %zu but its data holds only %zu bytes", byte_length, have);
 	}
 	if (uri && have > byte_length)
 		rki_gltf_warn(g, base, "buffer data is longer than its byteLength: the extra bytes are ignored");
@@ -285,8 +283,7 @@ static bool rki_gltf_load_buffer(rki_gltf *g, size_t i)
 
 static bool rki_gltf_load_view(rki_gltf *g, size_t i)
 {
-	char base[RKI_GLTF_PATH_MAX];
-	rki_gltf_pathi(base, sizeof(base), "/bufferViews", i);
+	const rki_gltf_loc *base = RKI_GLTF_IDX(RKI_GLTF_KEY(NULL, "bufferViews"), i);
 	const cJSON *obj = g->buffer_views.items[i];
 	size_t buffer, offset, length, stride;
 	if (!rki_gltf_index(g, obj, base, "buffer", g->buffers.count, "buffers", true, &buffer)) return false;
@@ -315,7 +312,7 @@ bool rki_gltf_load_buffers(rki_gltf *g)
 	g->stride_warned = (unsigned char *)rki_arena_array(&g->sc.tmp, g->buffer_views.count, 1);
 	if (!g->buffer_data || !g->views || !g->stride_warned) return rki_gltf_oom(g);
 	if (g->is_glb && !g->has_bin && g->buffers.count > 0 && !rki_gltf_member(g->buffers.items[0], "uri"))
-		return rki_gltf_fail(g, RK_ERROR_CORRUPT, "/buffers/0", "buffer 0 has no uri but the GLB file has no BIN chunk");
+		return rki_gltf_fail(g, RK_ERROR_CORRUPT, RKI_GLTF_IDX(RKI_GLTF_KEY(NULL, "buffers"), 0), "buffer 0 has no uri but the GLB file has no BIN chunk");
 	for (size_t i = 0; i < g->buffers.count; i++)
 		if (!rki_gltf_load_buffer(g, i)) return false;
 	for (size_t i = 0; i < g->buffer_views.count; i++)
@@ -382,7 +379,7 @@ static size_t rki_gltf_sparse_index(const rki_gltf_accessor *a, size_t k)
 }
 
 /* Location of the bytes of a sparse indices/values object. */
-static bool rki_gltf_sparse_part(rki_gltf *g, const cJSON *obj, const char *base, size_t bytes, const unsigned char **out)
+static bool rki_gltf_sparse_part(rki_gltf *g, const cJSON *obj, const rki_gltf_loc *base, size_t bytes, const unsigned char **out)
 {
 	size_t view, offset, end;
 	if (!rki_gltf_index(g, obj, base, "bufferView", g->buffer_views.count, "bufferViews", true, &view)) return false;
@@ -397,10 +394,8 @@ static bool rki_gltf_sparse_part(rki_gltf *g, const cJSON *obj, const char *base
 
 static bool rki_gltf_open_sparse(rki_gltf *g, const cJSON *sparse, rki_gltf_accessor *a)
 {
-	char base[RKI_GLTF_PATH_MAX], ipath[RKI_GLTF_PATH_MAX], vpath[RKI_GLTF_PATH_MAX];
-	rki_gltf_path(base, sizeof(base), a->path, "sparse");
-	rki_gltf_path(ipath, sizeof(ipath), base, "indices");
-	rki_gltf_path(vpath, sizeof(vpath), base, "values");
+	const rki_gltf_loc *base = RKI_GLTF_KEY(&a->loc, "sparse"), *ipath = RKI_GLTF_KEY(base, "indices"),
+		*vpath = RKI_GLTF_KEY(base, "values");
 	size_t count;
 	const cJSON *indices, *values;
 	if (!rki_gltf_uint(g, sparse, base, "count", 0, a->count, true, &count)) return false;
@@ -440,8 +435,8 @@ bool rki_gltf_accessor_open(rki_gltf *g, size_t index, bool vertex_attribute, rk
 {
 	memset(a, 0, sizeof(*a));
 	a->index = index;
-	rki_gltf_pathi(a->path, sizeof(a->path), "/accessors", index);
-	const char *base = a->path;
+	a->loc = (rki_gltf_loc){ &rki_gltf_loc_accessors, NULL, 0, index };
+	const rki_gltf_loc *base = &a->loc;
 	const cJSON *obj = g->accessors.items[index];
 	size_t ctype, count, view, offset;
 	const char *type;
@@ -491,15 +486,12 @@ bool rki_gltf_accessor_open(rki_gltf *g, size_t index, bool vertex_attribute, rk
 		const rki_gltf_view *v = &g->views[view];
 		a->stride = v->stride ? v->stride : a->elem_size;
 		if (v->stride && !vertex_attribute && !g->stride_warned[view]) {
-			char vpath[RKI_GLTF_PATH_MAX];
-			rki_gltf_pathi(vpath, sizeof(vpath), "/bufferViews", view);
-			rki_gltf_warn(g, vpath, "byteStride on a bufferView that does not hold vertex attributes (not allowed by glTF): stride honoured");
+			rki_gltf_warn_repeat(g, &g->stride_warning, RKI_GLTF_IDX(RKI_GLTF_KEY(NULL, "bufferViews"), view),
+				"byteStride on a bufferView that does not hold vertex attributes (not allowed by glTF): stride honoured");
 			g->stride_warned[view] = 1;
 		}
 		if (a->stride < a->elem_size) {
-			char vpath[RKI_GLTF_PATH_MAX];
-			rki_gltf_pathi(vpath, sizeof(vpath), "/bufferViews", view);
-			return rki_gltf_fail_key(g, RK_ERROR_CORRUPT, vpath, "byteStride",
+			return rki_gltf_fail_key(g, RK_ERROR_CORRUPT, RKI_GLTF_IDX(RKI_GLTF_KEY(NULL, "bufferViews"), view), "byteStride",
 				"byteStride %zu is smaller than the %zu-byte elements of accessor %zu", a->stride, a->elem_size, index);
 		}
 		if (count > 0) {
@@ -521,7 +513,7 @@ bool rki_gltf_accessor_open(rki_gltf *g, size_t index, bool vertex_attribute, rk
 	return true;
 }
 
-bool rki_gltf_accessor_expect(rki_gltf *g, const rki_gltf_accessor *a, const char *use_path, const char *use,
+bool rki_gltf_accessor_expect(rki_gltf *g, const rki_gltf_accessor *a, const rki_gltf_loc *use_path, const char *use,
 	uint32_t components, bool matrix, unsigned ctypes)
 {
 	if (a->components == components && a->matrix == matrix && (RKI_GLTF_CT(a->component_type) & ctypes)) return true;

@@ -47,6 +47,27 @@ enum {
 #define RKI_GLTF_CT_UNSIGNED (RKI_GLTF_CT(RKI_GLTF_UNSIGNED_BYTE) | RKI_GLTF_CT(RKI_GLTF_UNSIGNED_SHORT) | RKI_GLTF_CT(RKI_GLTF_UNSIGNED_INT))
 #define RKI_GLTF_CT_ANY (RKI_GLTF_CT(RKI_GLTF_BYTE) | RKI_GLTF_CT(RKI_GLTF_SHORT) | RKI_GLTF_CT_UNSIGNED | RKI_GLTF_CT_FLOAT)
 
+/* ---- JSON pointers (gltf_json.c) ---------------------------------------------
+ * Where a value is, as a chain of member names and array indices up to the
+ * top-level object. Building one is a few stores on the stack; the RFC 6901
+ * text ("/meshes/0/primitives/1/attributes/POSITION") is formatted only when
+ * an error or warning is reported. NULL is the top-level object itself. */
+
+typedef struct rki_gltf_loc {
+	const struct rki_gltf_loc *up; /* NULL: a member of the top-level object */
+	const char *key;               /* member name; NULL: array element `index` */
+	size_t key_len;                /* bytes of key; 0: key is NUL-terminated */
+	size_t index;
+} rki_gltf_loc;
+
+/* Member `key` (a NUL-terminated string) / element `i` of the value at `up`,
+ * valid until the end of the enclosing block. */
+#define RKI_GLTF_KEY(up_, key_) (&(const rki_gltf_loc){ (up_), (key_), 0, 0 })
+#define RKI_GLTF_IDX(up_, i_) (&(const rki_gltf_loc){ (up_), NULL, 0, (i_) })
+
+/* "/accessors", the parent of every rki_gltf_accessor.loc. */
+extern const rki_gltf_loc rki_gltf_loc_accessors;
+
 /* A top-level JSON array with O(1) access to its items (all objects). */
 typedef struct rki_gltf_list {
 	const cJSON **items;
@@ -89,7 +110,7 @@ typedef struct rki_gltf_accessor {
 	uint32_t sparse_index_type;
 	const unsigned char *sparse_indices;
 	const unsigned char *sparse_values;
-	char path[RKI_GLTF_PATH_MAX];/* "/accessors/N" */
+	rki_gltf_loc loc;            /* "/accessors/N" */
 } rki_gltf_accessor;
 
 /* What the mesh pass leaves for the skin pass, per glTF primitive. */
@@ -127,6 +148,7 @@ typedef struct rki_gltf {
 	rki_gltf_view *views;        /* per bufferView */
 	rki_gltf_file *files;        /* external buffers to free */
 	unsigned char *stride_warned;/* per bufferView: non-vertex byteStride warned */
+	rki_warning_node *stride_warning;/* that warning, see rki_gltf_warn_repeat() */
 
 	rki_buf scratch[3];          /* reusable temporaries, see rki_gltf_scratch() */
 
@@ -138,26 +160,26 @@ typedef struct rki_gltf {
 	rk_node **skin_mesh_node;    /* per rk_skin: the first node using it (scene arena: used after finish) */
 } rki_gltf;
 
-/* ---- errors, warnings, JSON pointers (gltf_json.c) ----------------------- */
+/* ---- JSON pointers, errors and warnings (gltf_json.c) ------------------- */
+
+/* The JSON pointer text of `loc`, truncated to cap. */
+void rki_gltf_loc_format(char *dst, size_t cap, const rki_gltf_loc *loc);
 
 bool rki_gltf_failed(const rki_gltf *g);
-/* Records the first error with the JSON pointer `path` (NULL = none) and
- * the file name. Always returns false. */
-bool rki_gltf_fail(rki_gltf *g, rk_error_code code, const char *path, const char *fmt, ...) RKI_PRINTF(4, 5);
-/* Same at path base + "/" + key. */
-bool rki_gltf_fail_key(rki_gltf *g, rk_error_code code, const char *base, const char *key, const char *fmt, ...) RKI_PRINTF(5, 6);
-/* Same at a byte offset of the input (GLB container errors). */
+/* Records the first error at `loc` (NULL = no JSON location) with the file
+ * name. Always returns false. Later errors never overwrite the first one. */
+bool rki_gltf_fail(rki_gltf *g, rk_error_code code, const rki_gltf_loc *loc, const char *fmt, ...) RKI_PRINTF(4, 5);
+/* Same at member `key` of `base`. */
+bool rki_gltf_fail_key(rki_gltf *g, rk_error_code code, const rki_gltf_loc *base, const char *key, const char *fmt, ...) RKI_PRINTF(5, 6);
+/* Same at a byte offset of the input (GLB container and JSON syntax errors). */
 bool rki_gltf_fail_byte(rki_gltf *g, rk_error_code code, uint64_t offset, const char *fmt, ...) RKI_PRINTF(4, 5);
 /* Out of memory / limit, from what the allocator saw. Returns false. */
 bool rki_gltf_oom(rki_gltf *g);
-void rki_gltf_warn(rki_gltf *g, const char *path, const char *fmt, ...) RKI_PRINTF(3, 4);
-
-/* dst = base + "/" + key with JSON pointer escaping (~0, ~1); truncated to cap. */
-void rki_gltf_path(char *dst, size_t cap, const char *base, const char *key);
-/* dst = base + "/" + index. */
-void rki_gltf_pathi(char *dst, size_t cap, const char *base, size_t index);
-/* dst = base + "/" + key + "/" + index. */
-void rki_gltf_path_ki(char *dst, size_t cap, const char *base, const char *key, size_t index);
+/* A warning at `loc` (NULL: path ""). */
+void rki_gltf_warn(rki_gltf *g, const rki_gltf_loc *loc, const char *fmt, ...) RKI_PRINTF(3, 4);
+/* The same warning (constant text) again and again: formatted once, then
+ * only its count grows. *cache starts NULL. */
+void rki_gltf_warn_repeat(rki_gltf *g, rki_warning_node **cache, const rki_gltf_loc *loc, const char *msg);
 
 /* ---- typed members (gltf_json.c) -------------------------------------------
  * Each getter reads member `key` of `obj` (whose JSON pointer is `base`). An
@@ -167,31 +189,31 @@ void rki_gltf_path_ki(char *dst, size_t cap, const char *base, const char *key, 
 const cJSON *rki_gltf_member(const cJSON *obj, const char *key);
 /* Index into a list of `count` elements named `what` ("accessors").
  * Absent: RKI_GLTF_NONE, or an error when `required`. */
-bool rki_gltf_index(rki_gltf *g, const cJSON *obj, const char *base, const char *key,
+bool rki_gltf_index(rki_gltf *g, const cJSON *obj, const rki_gltf_loc *base, const char *key,
 	size_t count, const char *what, bool required, size_t *out);
-/* The same for a value already at hand (array item, object member) at `path`. */
-bool rki_gltf_index_value(rki_gltf *g, const cJSON *v, const char *path, size_t count, const char *what, size_t *out);
+/* The same for a value already at hand (array item, object member) at `loc`. */
+bool rki_gltf_index_value(rki_gltf *g, const cJSON *v, const rki_gltf_loc *loc, size_t count, const char *what, size_t *out);
 /* Non-negative integer <= max. Absent: def, or an error when `required`. */
-bool rki_gltf_uint(rki_gltf *g, const cJSON *obj, const char *base, const char *key,
+bool rki_gltf_uint(rki_gltf *g, const cJSON *obj, const rki_gltf_loc *base, const char *key,
 	size_t def, size_t max, bool required, size_t *out);
 /* Finite number. */
-bool rki_gltf_number(rki_gltf *g, const cJSON *obj, const char *base, const char *key, double def, double *out);
+bool rki_gltf_number(rki_gltf *g, const cJSON *obj, const rki_gltf_loc *base, const char *key, double def, double *out);
 /* Array of exactly n finite numbers; out untouched and *present false when absent. */
-bool rki_gltf_numbers(rki_gltf *g, const cJSON *obj, const char *base, const char *key,
+bool rki_gltf_numbers(rki_gltf *g, const cJSON *obj, const rki_gltf_loc *base, const char *key,
 	size_t n, double *out, bool *present);
-bool rki_gltf_bool(rki_gltf *g, const cJSON *obj, const char *base, const char *key, bool def, bool *out);
+bool rki_gltf_bool(rki_gltf *g, const cJSON *obj, const rki_gltf_loc *base, const char *key, bool def, bool *out);
 /* String or NULL when absent. */
-bool rki_gltf_string(rki_gltf *g, const cJSON *obj, const char *base, const char *key, const char **out);
+bool rki_gltf_string(rki_gltf *g, const cJSON *obj, const rki_gltf_loc *base, const char *key, const char **out);
 /* Object or NULL when absent. */
-bool rki_gltf_object(rki_gltf *g, const cJSON *obj, const char *base, const char *key, const cJSON **out);
+bool rki_gltf_object(rki_gltf *g, const cJSON *obj, const rki_gltf_loc *base, const char *key, const cJSON **out);
 /* Array or NULL (count 0) when absent; count checked against max_elements. */
-bool rki_gltf_array(rki_gltf *g, const cJSON *obj, const char *base, const char *key, const cJSON **out, size_t *count);
+bool rki_gltf_array(rki_gltf *g, const cJSON *obj, const rki_gltf_loc *base, const char *key, const cJSON **out, size_t *count);
 /* Top-level array `key` of objects into a list (items in the temporary arena). */
 bool rki_gltf_list_init(rki_gltf *g, const char *key, rki_gltf_list *out);
 /* Copy into the scene arena; "" for NULL. NULL only when out of memory (error set). */
 const char *rki_gltf_strdup(rki_gltf *g, const char *s);
 /* `name` member as a scene string, "" when absent. NULL on error. */
-const char *rki_gltf_name(rki_gltf *g, const cJSON *obj, const char *base);
+const char *rki_gltf_name(rki_gltf *g, const cJSON *obj, const rki_gltf_loc *base);
 
 /* Temporary array of count * size bytes from reusable buffer `slot` (0, 1
  * or 2); contents undefined; valid until the next call with the same slot.
@@ -210,14 +232,14 @@ void rki_gltf_free_files(rki_gltf *g);
 bool rki_gltf_is_data_uri(const char *uri);
 /* Decodes a data: URI (base64 or percent-encoded) into `ar`. *mime gets the
  * media type in the scene arena ("" if none) when mime is non-NULL. */
-bool rki_gltf_decode_data_uri(rki_gltf *g, rki_arena *ar, const char *uri, const char *path,
+bool rki_gltf_decode_data_uri(rki_gltf *g, rki_arena *ar, const char *uri, const rki_gltf_loc *loc,
 	unsigned char **out, size_t *size, const char **mime);
 /* Turns a relative URI into a file path: percent-decoded, relative to the
  * input file's folder, in the temporary arena. *out is NULL (and true is
  * returned) when the input has no file name. Schemes and absolute paths are
  * RK_ERROR_UNSUPPORTED; bad escapes RK_ERROR_CORRUPT. `decoded` (optional)
  * receives the percent-decoded URI alone. */
-bool rki_gltf_uri_path(rki_gltf *g, const char *uri, const char *path, char **out, char **decoded);
+bool rki_gltf_uri_path(rki_gltf *g, const char *uri, const rki_gltf_loc *loc, char **out, char **decoded);
 
 /* Resolves accessor `index`: checks type, component type, count, bufferView
  * bounds (offset + stride * (count - 1) + element size <= byteLength) and
@@ -225,8 +247,8 @@ bool rki_gltf_uri_path(rki_gltf *g, const char *uri, const char *path, char **ou
 bool rki_gltf_accessor_open(rki_gltf *g, size_t index, bool vertex_attribute, rki_gltf_accessor *a);
 /* Fails unless the accessor has `components` components (and is a matrix
  * when `matrix`) and a component type in `ctypes`. `use` names the use in
- * the message ("POSITION"), `use_path` is where it is referenced. */
-bool rki_gltf_accessor_expect(rki_gltf *g, const rki_gltf_accessor *a, const char *use_path, const char *use,
+ * the message ("POSITION"), `use_loc` is where it is referenced. */
+bool rki_gltf_accessor_expect(rki_gltf *g, const rki_gltf_accessor *a, const rki_gltf_loc *use_loc, const char *use,
 	uint32_t components, bool matrix, unsigned ctypes);
 /* Decodes count * components doubles into dst. Integers are normalised
  * (glTF formulas) when `normalize`, else converted as is. */

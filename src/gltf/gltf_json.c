@@ -22,8 +22,11 @@ static bool rki_gltf_failv(rki_gltf *g, rk_error_code code, const char *path, co
 	return false;
 }
 
-bool rki_gltf_fail(rki_gltf *g, rk_error_code code, const char *path, const char *fmt, ...)
+bool rki_gltf_fail(rki_gltf *g, rk_error_code code, const rki_gltf_loc *loc, const char *fmt, ...)
 {
+	if (rki_gltf_failed(g)) return false;
+	char path[RKI_GLTF_PATH_MAX];
+	rki_gltf_loc_format(path, sizeof(path), loc);
 	va_list ap;
 	va_start(ap, fmt);
 	rki_gltf_failv(g, code, path, fmt, ap);
@@ -31,10 +34,11 @@ bool rki_gltf_fail(rki_gltf *g, rk_error_code code, const char *path, const char
 	return false;
 }
 
-bool rki_gltf_fail_key(rki_gltf *g, rk_error_code code, const char *base, const char *key, const char *fmt, ...)
+bool rki_gltf_fail_key(rki_gltf *g, rk_error_code code, const rki_gltf_loc *base, const char *key, const char *fmt, ...)
 {
+	if (rki_gltf_failed(g)) return false;
 	char path[RKI_GLTF_PATH_MAX];
-	rki_gltf_path(path, sizeof(path), base, key);
+	rki_gltf_loc_format(path, sizeof(path), RKI_GLTF_KEY(base, key));
 	va_list ap;
 	va_start(ap, fmt);
 	rki_gltf_failv(g, code, path, fmt, ap);
@@ -61,49 +65,68 @@ bool rki_gltf_oom(rki_gltf *g)
 	return false;
 }
 
-void rki_gltf_warn(rki_gltf *g, const char *path, const char *fmt, ...)
+void rki_gltf_warn(rki_gltf *g, const rki_gltf_loc *loc, const char *fmt, ...)
 {
-	char msg[RK_ERROR_TEXT_MAX];
+	char msg[RK_ERROR_TEXT_MAX], path[RKI_GLTF_PATH_MAX];
 	va_list ap;
 	va_start(ap, fmt);
 	vsnprintf(msg, sizeof(msg), fmt, ap);
 	va_end(ap);
+	rki_gltf_loc_format(path, sizeof(path), loc);
 	rki_scene_warn(&g->sc, UINT64_MAX, path, "%s", msg);
+}
+
+void rki_gltf_warn_repeat(rki_gltf *g, rki_warning_node **cache, const rki_gltf_loc *loc, const char *msg)
+{
+	if (*cache) {
+		(*cache)->warning.count++;
+		return;
+	}
+	rki_gltf_warn(g, loc, "%s", msg);
+	/* rki_scene_warn keeps one node per message (and none past its cap). */
+	for (rki_warning_node *w = g->sc.warnings; w; w = w->next) {
+		if (strcmp(w->warning.message, msg) == 0) {
+			*cache = w;
+			break;
+		}
+	}
 }
 
 /* ---- JSON pointers ------------------------------------------------------------ */
 
-void rki_gltf_path(char *dst, size_t cap, const char *base, const char *key)
+const rki_gltf_loc rki_gltf_loc_accessors = { NULL, "accessors", 0, 0 };
+
+void rki_gltf_loc_format(char *dst, size_t cap, const rki_gltf_loc *loc)
 {
 	if (cap == 0) return;
-	size_t n = 0;
-	for (const char *s = base; *s && n + 1 < cap; s++) dst[n++] = *s;
-	if (n + 1 < cap) dst[n++] = '/';
-	for (const char *s = key; *s && n + 1 < cap; s++) {
-		/* RFC 6901: '~' -> "~0", '/' -> "~1" */
-		if (*s == '~' || *s == '/') {
-			if (n + 2 >= cap) break;
-			dst[n++] = '~';
-			dst[n++] = *s == '~' ? '0' : '1';
-		} else {
-			dst[n++] = *s;
+	const rki_gltf_loc *chain[32];
+	size_t depth = 0, n = 0;
+	for (; loc && depth < sizeof(chain) / sizeof(chain[0]); loc = loc->up) chain[depth++] = loc;
+	while (depth > 0 && n + 1 < cap) {
+		const rki_gltf_loc *l = chain[--depth];
+		char num[24];
+		const char *key = l->key;
+		size_t len = l->key_len;
+		if (!key) {
+			len = (size_t)snprintf(num, sizeof(num), "%zu", l->index);
+			key = num;
+		} else if (len == 0) {
+			len = strlen(key);
+		}
+		dst[n++] = '/';
+		for (size_t i = 0; i < len && n + 1 < cap; i++) {
+			/* RFC 6901: '~' -> "~0", '/' -> "~1" */
+			char c = key[i];
+			if (c == '~' || c == '/') {
+				if (n + 2 >= cap) break;
+				dst[n++] = '~';
+				dst[n++] = c == '~' ? '0' : '1';
+			} else {
+				dst[n++] = c;
+			}
 		}
 	}
 	dst[n] = '\0';
-}
-
-void rki_gltf_pathi(char *dst, size_t cap, const char *base, size_t index)
-{
-	char num[24];
-	snprintf(num, sizeof(num), "%zu", index);
-	rki_gltf_path(dst, cap, base, num);
-}
-
-void rki_gltf_path_ki(char *dst, size_t cap, const char *base, const char *key, size_t index)
-{
-	char tmp[RKI_GLTF_PATH_MAX];
-	rki_gltf_path(tmp, sizeof(tmp), base, key);
-	rki_gltf_pathi(dst, cap, tmp, index);
 }
 
 /* ---- typed members ------------------------------------------------------------ */
@@ -136,7 +159,7 @@ static bool rki_gltf_as_uint(const cJSON *v, size_t max, size_t *out)
 	return *out <= max;
 }
 
-bool rki_gltf_index_value(rki_gltf *g, const cJSON *v, const char *path, size_t count, const char *what, size_t *out)
+bool rki_gltf_index_value(rki_gltf *g, const cJSON *v, const rki_gltf_loc *loc, size_t count, const char *what, size_t *out)
 {
 	size_t idx;
 	*out = RKI_GLTF_NONE;
@@ -144,14 +167,14 @@ bool rki_gltf_index_value(rki_gltf *g, const cJSON *v, const char *path, size_t 
 		char got[80];
 		rki_gltf_describe(got, sizeof(got), v);
 		if (count == 0)
-			return rki_gltf_fail(g, RK_ERROR_CORRUPT, path, "expected an index into /%s, which is empty; got %s", what, got);
-		return rki_gltf_fail(g, RK_ERROR_CORRUPT, path, "expected an index into /%s (0..%zu), got %s", what, count - 1, got);
+			return rki_gltf_fail(g, RK_ERROR_CORRUPT, loc, "expected an index into /%s, which is empty; got %s", what, got);
+		return rki_gltf_fail(g, RK_ERROR_CORRUPT, loc, "expected an index into /%s (0..%zu), got %s", what, count - 1, got);
 	}
 	*out = idx;
 	return true;
 }
 
-bool rki_gltf_index(rki_gltf *g, const cJSON *obj, const char *base, const char *key,
+bool rki_gltf_index(rki_gltf *g, const cJSON *obj, const rki_gltf_loc *base, const char *key,
 	size_t count, const char *what, bool required, size_t *out)
 {
 	*out = RKI_GLTF_NONE;
@@ -160,12 +183,10 @@ bool rki_gltf_index(rki_gltf *g, const cJSON *obj, const char *base, const char 
 		if (required) return rki_gltf_fail_key(g, RK_ERROR_CORRUPT, base, key, "required index into /%s is missing", what);
 		return true;
 	}
-	char path[RKI_GLTF_PATH_MAX];
-	rki_gltf_path(path, sizeof(path), base, key);
-	return rki_gltf_index_value(g, v, path, count, what, out);
+	return rki_gltf_index_value(g, v, RKI_GLTF_KEY(base, key), count, what, out);
 }
 
-bool rki_gltf_uint(rki_gltf *g, const cJSON *obj, const char *base, const char *key,
+bool rki_gltf_uint(rki_gltf *g, const cJSON *obj, const rki_gltf_loc *base, const char *key,
 	size_t def, size_t max, bool required, size_t *out)
 {
 	*out = def;
@@ -182,7 +203,7 @@ bool rki_gltf_uint(rki_gltf *g, const cJSON *obj, const char *base, const char *
 	return true;
 }
 
-bool rki_gltf_number(rki_gltf *g, const cJSON *obj, const char *base, const char *key, double def, double *out)
+bool rki_gltf_number(rki_gltf *g, const cJSON *obj, const rki_gltf_loc *base, const char *key, double def, double *out)
 {
 	*out = def;
 	const cJSON *v = rki_gltf_member(obj, key);
@@ -196,7 +217,7 @@ bool rki_gltf_number(rki_gltf *g, const cJSON *obj, const char *base, const char
 	return true;
 }
 
-bool rki_gltf_numbers(rki_gltf *g, const cJSON *obj, const char *base, const char *key,
+bool rki_gltf_numbers(rki_gltf *g, const cJSON *obj, const rki_gltf_loc *base, const char *key,
 	size_t n, double *out, bool *present)
 {
 	if (present) *present = false;
@@ -222,7 +243,7 @@ bool rki_gltf_numbers(rki_gltf *g, const cJSON *obj, const char *base, const cha
 	return true;
 }
 
-bool rki_gltf_bool(rki_gltf *g, const cJSON *obj, const char *base, const char *key, bool def, bool *out)
+bool rki_gltf_bool(rki_gltf *g, const cJSON *obj, const rki_gltf_loc *base, const char *key, bool def, bool *out)
 {
 	*out = def;
 	const cJSON *v = rki_gltf_member(obj, key);
@@ -236,7 +257,7 @@ bool rki_gltf_bool(rki_gltf *g, const cJSON *obj, const char *base, const char *
 	return true;
 }
 
-bool rki_gltf_string(rki_gltf *g, const cJSON *obj, const char *base, const char *key, const char **out)
+bool rki_gltf_string(rki_gltf *g, const cJSON *obj, const rki_gltf_loc *base, const char *key, const char **out)
 {
 	*out = NULL;
 	const cJSON *v = rki_gltf_member(obj, key);
@@ -250,7 +271,7 @@ bool rki_gltf_string(rki_gltf *g, const cJSON *obj, const char *base, const char
 	return true;
 }
 
-bool rki_gltf_object(rki_gltf *g, const cJSON *obj, const char *base, const char *key, const cJSON **out)
+bool rki_gltf_object(rki_gltf *g, const cJSON *obj, const rki_gltf_loc *base, const char *key, const cJSON **out)
 {
 	*out = NULL;
 	const cJSON *v = rki_gltf_member(obj, key);
@@ -264,7 +285,7 @@ bool rki_gltf_object(rki_gltf *g, const cJSON *obj, const char *base, const char
 	return true;
 }
 
-bool rki_gltf_array(rki_gltf *g, const cJSON *obj, const char *base, const char *key, const cJSON **out, size_t *count)
+bool rki_gltf_array(rki_gltf *g, const cJSON *obj, const rki_gltf_loc *base, const char *key, const cJSON **out, size_t *count)
 {
 	*out = NULL;
 	*count = 0;
@@ -292,18 +313,14 @@ bool rki_gltf_list_init(rki_gltf *g, const char *key, rki_gltf_list *out)
 	out->count = 0;
 	const cJSON *arr;
 	size_t n;
-	if (!rki_gltf_array(g, g->json, "", key, &arr, &n)) return false;
+	if (!rki_gltf_array(g, g->json, NULL, key, &arr, &n)) return false;
 	if (!arr) return true;
 	const cJSON **items = (const cJSON **)rki_arena_array(&g->sc.tmp, n, sizeof(*items));
 	if (!items) return rki_gltf_oom(g);
 	size_t i = 0;
 	const cJSON *e;
 	cJSON_ArrayForEach(e, arr) {
-		if (!cJSON_IsObject(e)) {
-			char path[RKI_GLTF_PATH_MAX];
-			snprintf(path, sizeof(path), "/%s/%zu", key, i);
-			return rki_gltf_fail(g, RK_ERROR_CORRUPT, path, "expected an object in /%s", key);
-		}
+		if (!cJSON_IsObject(e)) return rki_gltf_fail(g, RK_ERROR_CORRUPT, RKI_GLTF_IDX(RKI_GLTF_KEY(NULL, key), i), "expected an object in /%s", key);
 		items[i++] = e;
 	}
 	out->items = items;
@@ -319,7 +336,7 @@ const char *rki_gltf_strdup(rki_gltf *g, const char *s)
 	return d;
 }
 
-const char *rki_gltf_name(rki_gltf *g, const cJSON *obj, const char *base)
+const char *rki_gltf_name(rki_gltf *g, const cJSON *obj, const rki_gltf_loc *base)
 {
 	const char *s;
 	if (!rki_gltf_string(g, obj, base, "name", &s)) return NULL;

@@ -200,24 +200,25 @@ static bool rki_gltf_asset(rki_gltf *g)
 {
 	const cJSON *asset;
 	const char *version, *min_version, *generator;
-	if (!rki_gltf_object(g, g->json, "", "asset", &asset)) return false;
-	if (!asset) return rki_gltf_fail(g, RK_ERROR_CORRUPT, "/asset", "glTF needs an \"asset\" object with its version");
-	if (!rki_gltf_string(g, asset, "/asset", "version", &version)) return false;
-	if (!rki_gltf_string(g, asset, "/asset", "minVersion", &min_version)) return false;
-	if (!rki_gltf_string(g, asset, "/asset", "generator", &generator)) return false;
+	const rki_gltf_loc *base = RKI_GLTF_KEY(NULL, "asset");
+	if (!rki_gltf_object(g, g->json, NULL, "asset", &asset)) return false;
+	if (!asset) return rki_gltf_fail(g, RK_ERROR_CORRUPT, base, "glTF needs an \"asset\" object with its version");
+	if (!rki_gltf_string(g, asset, base, "version", &version)) return false;
+	if (!rki_gltf_string(g, asset, base, "minVersion", &min_version)) return false;
+	if (!rki_gltf_string(g, asset, base, "generator", &generator)) return false;
 	if (!version) {
-		rki_gltf_warn(g, "/asset", "asset.version is missing: 2.0 assumed");
+		rki_gltf_warn(g, base, "asset.version is missing: 2.0 assumed");
 	} else {
 		unsigned major = 0, minor = 0;
 		if (sscanf(version, "%u.%u", &major, &minor) != 2)
-			return rki_gltf_fail(g, RK_ERROR_CORRUPT, "/asset/version", "expected a version \"major.minor\", got \"%.40s\"", version);
+			return rki_gltf_fail_key(g, RK_ERROR_CORRUPT, base, "version", "expected a version \"major.minor\", got \"%.40s\"", version);
 		if (major != 2)
-			return rki_gltf_fail(g, RK_ERROR_UNSUPPORTED, "/asset/version", "glTF version %.40s is not supported (expected 2.x)", version);
+			return rki_gltf_fail_key(g, RK_ERROR_UNSUPPORTED, base, "version", "glTF version %.40s is not supported (expected 2.x)", version);
 	}
 	if (min_version) {
 		unsigned major = 0, minor = 0;
 		if (sscanf(min_version, "%u.%u", &major, &minor) != 2 || major != 2 || minor > 0)
-			return rki_gltf_fail(g, RK_ERROR_UNSUPPORTED, "/asset/minVersion", "file needs glTF %.40s; rigkit reads 2.0", min_version);
+			return rki_gltf_fail_key(g, RK_ERROR_UNSUPPORTED, base, "minVersion", "file needs glTF %.40s; rigkit reads 2.0", min_version);
 	}
 	g->sc.scene->settings.creator = rki_gltf_strdup(g, generator);
 	return g->sc.scene->settings.creator != NULL;
@@ -234,21 +235,19 @@ static bool rki_gltf_extensions(rki_gltf *g)
 {
 	const cJSON *list, *e;
 	size_t count, k = 0;
-	if (!rki_gltf_array(g, g->json, "", "extensionsRequired", &list, &count)) return false;
+	if (!rki_gltf_array(g, g->json, NULL, "extensionsRequired", &list, &count)) return false;
 	cJSON_ArrayForEach(e, list) {
-		char path[RKI_GLTF_PATH_MAX];
-		rki_gltf_pathi(path, sizeof(path), "/extensionsRequired", k++);
+		const rki_gltf_loc *path = RKI_GLTF_IDX(RKI_GLTF_KEY(NULL, "extensionsRequired"), k++);
 		if (!cJSON_IsString(e) || !e->valuestring) return rki_gltf_fail(g, RK_ERROR_CORRUPT, path, "expected an extension name string");
 		if (!rki_gltf_understands(e->valuestring))
 			return rki_gltf_fail(g, RK_ERROR_UNSUPPORTED, path,
 				"required extension %.80s is not supported (rigkit understands KHR_materials_unlit, KHR_texture_transform, KHR_mesh_quantization)",
 				e->valuestring);
 	}
-	if (!rki_gltf_array(g, g->json, "", "extensionsUsed", &list, &count)) return false;
+	if (!rki_gltf_array(g, g->json, NULL, "extensionsUsed", &list, &count)) return false;
 	k = 0;
 	cJSON_ArrayForEach(e, list) {
-		char path[RKI_GLTF_PATH_MAX];
-		rki_gltf_pathi(path, sizeof(path), "/extensionsUsed", k++);
+		const rki_gltf_loc *path = RKI_GLTF_IDX(RKI_GLTF_KEY(NULL, "extensionsUsed"), k++);
 		if (!cJSON_IsString(e) || !e->valuestring) return rki_gltf_fail(g, RK_ERROR_CORRUPT, path, "expected an extension name string");
 		if (!rki_gltf_understands(e->valuestring))
 			rki_gltf_warn(g, path, "extension %.80s is not supported: ignored", e->valuestring);
@@ -282,7 +281,7 @@ static bool rki_gltf_run(rki_gltf *g, const unsigned char *data, size_t size)
 	if (end && end >= (const char *)json) {
 		for (size_t i = (size_t)(end - (const char *)json); i < json_size; i++) {
 			if (!rki_gltf_is_ws(json[i]) && json[i] != 0) {
-				rki_gltf_warn(g, "", "bytes after the JSON document ignored");
+				rki_gltf_warn(g, NULL, "bytes after the JSON document ignored");
 				break;
 			}
 		}

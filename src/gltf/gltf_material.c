@@ -44,9 +44,7 @@ static const char *rki_gltf_mime_from_name(const char *name)
 
 static bool rki_gltf_resolve_image(rki_gltf *g, size_t i, rki_gltf_image *img)
 {
-	char base[RKI_GLTF_PATH_MAX], upath[RKI_GLTF_PATH_MAX];
-	rki_gltf_pathi(base, sizeof(base), "/images", i);
-	rki_gltf_path(upath, sizeof(upath), base, "uri");
+	const rki_gltf_loc *base = RKI_GLTF_IDX(RKI_GLTF_KEY(NULL, "images"), i), *upath = RKI_GLTF_KEY(base, "uri");
 	const cJSON *obj = g->images.items[i];
 	const char *uri, *mime;
 	size_t view;
@@ -100,7 +98,7 @@ static bool rki_gltf_resolve_image(rki_gltf *g, size_t i, rki_gltf_image *img)
 	return true;
 }
 
-static rk_wrap rki_gltf_wrap(rki_gltf *g, const cJSON *sampler, const char *base, const char *key, bool *ok)
+static rk_wrap rki_gltf_wrap(rki_gltf *g, const cJSON *sampler, const rki_gltf_loc *base, const char *key, bool *ok)
 {
 	size_t mode;
 	*ok = rki_gltf_uint(g, sampler, base, key, 10497, 1u << 20, false, &mode);
@@ -108,12 +106,9 @@ static rk_wrap rki_gltf_wrap(rki_gltf *g, const cJSON *sampler, const char *base
 	case 10497: return RK_WRAP_REPEAT;
 	case 33071: return RK_WRAP_CLAMP;
 	case 33648: return RK_WRAP_MIRROR;
-	default: {
-		char path[RKI_GLTF_PATH_MAX];
-		rki_gltf_path(path, sizeof(path), base, key);
-		rki_gltf_warn(g, path, "unknown sampler wrap mode (expected 10497, 33071 or 33648): REPEAT used");
+	default:
+		rki_gltf_warn(g, RKI_GLTF_KEY(base, key), "unknown sampler wrap mode (expected 10497, 33071 or 33648): REPEAT used");
 		return RK_WRAP_REPEAT;
-	}
 	}
 }
 
@@ -127,8 +122,7 @@ bool rki_gltf_load_textures(rki_gltf *g)
 	s->textures.data = tex;
 	s->textures.count = n;
 	for (size_t t = 0; t < n; t++) {
-		char base[RKI_GLTF_PATH_MAX];
-		rki_gltf_pathi(base, sizeof(base), "/textures", t);
+		const rki_gltf_loc *base = RKI_GLTF_IDX(RKI_GLTF_KEY(NULL, "textures"), t);
 		const cJSON *obj = g->textures.items[t];
 		size_t sampler, source;
 		const char *name;
@@ -138,15 +132,12 @@ bool rki_gltf_load_textures(rki_gltf *g)
 			/* Image formats added by extensions keep their source there. */
 			static const char *const ext_names[] = { "EXT_texture_webp", "KHR_texture_basisu", "MSFT_texture_dds", "EXT_texture_avif" };
 			const cJSON *exts;
-			char epath[RKI_GLTF_PATH_MAX];
-			rki_gltf_path(epath, sizeof(epath), base, "extensions");
+			const rki_gltf_loc *epath = RKI_GLTF_KEY(base, "extensions");
 			if (!rki_gltf_object(g, obj, base, "extensions", &exts)) return false;
 			for (size_t e = 0; exts && e < sizeof(ext_names) / sizeof(ext_names[0]) && source == RKI_GLTF_NONE; e++) {
 				const cJSON *ext;
-				char xpath[RKI_GLTF_PATH_MAX];
-				rki_gltf_path(xpath, sizeof(xpath), epath, ext_names[e]);
 				if (!rki_gltf_object(g, exts, epath, ext_names[e], &ext)) return false;
-				if (ext && !rki_gltf_index(g, ext, xpath, "source", g->images.count, "images", false, &source)) return false;
+				if (ext && !rki_gltf_index(g, ext, RKI_GLTF_KEY(epath, ext_names[e]), "source", g->images.count, "images", false, &source)) return false;
 			}
 			if (source == RKI_GLTF_NONE) rki_gltf_warn(g, base, "texture has no image source");
 		}
@@ -156,9 +147,8 @@ bool rki_gltf_load_textures(rki_gltf *g)
 		x->mime_type = "";
 		x->wrap_u = x->wrap_v = RK_WRAP_REPEAT;
 		if (sampler != RKI_GLTF_NONE) {
-			char spath[RKI_GLTF_PATH_MAX];
+			const rki_gltf_loc *spath = RKI_GLTF_IDX(RKI_GLTF_KEY(NULL, "samplers"), sampler);
 			bool ok_u, ok_v;
-			rki_gltf_pathi(spath, sizeof(spath), "/samplers", sampler);
 			x->wrap_u = rki_gltf_wrap(g, g->samplers.items[sampler], spath, "wrapS", &ok_u);
 			x->wrap_v = rki_gltf_wrap(g, g->samplers.items[sampler], spath, "wrapT", &ok_v);
 			if (!ok_u || !ok_v) return false;
@@ -167,9 +157,8 @@ bool rki_gltf_load_textures(rki_gltf *g)
 		if (source != RKI_GLTF_NONE) {
 			rki_gltf_image *img = &images[source];
 			if (!img->done && !rki_gltf_resolve_image(g, source, img)) return false;
-			char ipath[RKI_GLTF_PATH_MAX];
-			rki_gltf_pathi(ipath, sizeof(ipath), "/images", source);
-			if (!name && !rki_gltf_string(g, g->images.items[source], ipath, "name", &name)) return false;
+			if (!name && !rki_gltf_string(g, g->images.items[source], RKI_GLTF_IDX(RKI_GLTF_KEY(NULL, "images"), source), "name", &name))
+				return false;
 			x->filename = img->filename;
 			x->resolved_path = img->resolved_path;
 			x->content = img->content;
@@ -184,22 +173,19 @@ bool rki_gltf_load_textures(rki_gltf *g)
 
 /* ---- materials --------------------------------------------------------------------- */
 
-static bool rki_gltf_texture_ref(rki_gltf *g, const cJSON *parent, const char *parent_path, const char *key, rk_texture_ref *ref)
+static bool rki_gltf_texture_ref(rki_gltf *g, const cJSON *parent, const rki_gltf_loc *parent_path, const char *key, rk_texture_ref *ref)
 {
 	const cJSON *info;
-	char base[RKI_GLTF_PATH_MAX];
+	const rki_gltf_loc *base = RKI_GLTF_KEY(parent_path, key);
 	ref->scale = (rk_vec2){ 1.0, 1.0 };
 	ref->uv_set = "";
-	rki_gltf_path(base, sizeof(base), parent_path, key);
 	if (!rki_gltf_object(g, parent, parent_path, key, &info)) return false;
 	if (!info) return true;
 	size_t index, texcoord;
 	if (!rki_gltf_index(g, info, base, "index", g->textures.count, "textures", true, &index)) return false;
 	if (!rki_gltf_uint(g, info, base, "texCoord", 0, 1u << 16, false, &texcoord)) return false;
 	const cJSON *exts, *tt = NULL;
-	char epath[RKI_GLTF_PATH_MAX], tpath[RKI_GLTF_PATH_MAX];
-	rki_gltf_path(epath, sizeof(epath), base, "extensions");
-	rki_gltf_path(tpath, sizeof(tpath), epath, "KHR_texture_transform");
+	const rki_gltf_loc *epath = RKI_GLTF_KEY(base, "extensions"), *tpath = RKI_GLTF_KEY(epath, "KHR_texture_transform");
 	if (!rki_gltf_object(g, info, base, "extensions", &exts)) return false;
 	if (exts && !rki_gltf_object(g, exts, epath, "KHR_texture_transform", &tt)) return false;
 	if (tt) {
@@ -239,10 +225,7 @@ static void rki_gltf_material_defaults(rk_material *m)
 
 static bool rki_gltf_load_material(rki_gltf *g, size_t i, rk_material *m)
 {
-	char base[RKI_GLTF_PATH_MAX], ppath[RKI_GLTF_PATH_MAX], epath[RKI_GLTF_PATH_MAX];
-	rki_gltf_pathi(base, sizeof(base), "/materials", i);
-	rki_gltf_path(ppath, sizeof(ppath), base, "pbrMetallicRoughness");
-	rki_gltf_path(epath, sizeof(epath), base, "extensions");
+	const rki_gltf_loc *base = RKI_GLTF_IDX(RKI_GLTF_KEY(NULL, "materials"), i), *ppath = RKI_GLTF_KEY(base, "pbrMetallicRoughness");
 	const cJSON *obj = g->materials.items[i], *pbr, *exts;
 	m->index = (uint32_t)i;
 	rki_gltf_material_defaults(m);
@@ -270,11 +253,7 @@ static bool rki_gltf_load_material(rki_gltf *g, size_t i, rk_material *m)
 		if (strcmp(alpha, "OPAQUE") == 0) m->alpha_mode = RK_ALPHA_OPAQUE;
 		else if (strcmp(alpha, "MASK") == 0) m->alpha_mode = RK_ALPHA_MASK;
 		else if (strcmp(alpha, "BLEND") == 0) m->alpha_mode = RK_ALPHA_BLEND;
-		else {
-			char apath[RKI_GLTF_PATH_MAX];
-			rki_gltf_path(apath, sizeof(apath), base, "alphaMode");
-			rki_gltf_warn(g, apath, "unknown alphaMode (expected OPAQUE, MASK or BLEND): OPAQUE used");
-		}
+		else rki_gltf_warn(g, RKI_GLTF_KEY(base, "alphaMode"), "unknown alphaMode (expected OPAQUE, MASK or BLEND): OPAQUE used");
 	}
 	if (!rki_gltf_number(g, obj, base, "alphaCutoff", 0.5, &m->alpha_cutoff)) return false;
 	if (!rki_gltf_bool(g, obj, base, "doubleSided", false, &m->double_sided)) return false;

@@ -17,6 +17,14 @@
 #define RKI_GLTF_MAX_UV 16
 #define RKI_GLTF_MAX_COLOR 8
 
+static const char *const rki_gltf_uv_names[RKI_GLTF_MAX_UV] = {
+	"TEXCOORD_0", "TEXCOORD_1", "TEXCOORD_2", "TEXCOORD_3", "TEXCOORD_4", "TEXCOORD_5", "TEXCOORD_6", "TEXCOORD_7",
+	"TEXCOORD_8", "TEXCOORD_9", "TEXCOORD_10", "TEXCOORD_11", "TEXCOORD_12", "TEXCOORD_13", "TEXCOORD_14", "TEXCOORD_15",
+};
+static const char *const rki_gltf_color_names[RKI_GLTF_MAX_COLOR] = {
+	"COLOR_0", "COLOR_1", "COLOR_2", "COLOR_3", "COLOR_4", "COLOR_5", "COLOR_6", "COLOR_7",
+};
+
 /* Where the attributes of one primitive are (accessor indices). */
 typedef struct rki_gltf_prim_src {
 	bool triangles;              /* a loaded triangle primitive */
@@ -50,9 +58,7 @@ bool rki_gltf_scan_meshes(rki_gltf *g)
 	g->mesh_info = (rki_gltf_mesh *)rki_arena_array(&g->sc.tmp, g->meshes.count, sizeof(rki_gltf_mesh));
 	if (!g->mesh_info) return rki_gltf_oom(g);
 	for (size_t m = 0; m < g->meshes.count; m++) {
-		char base[RKI_GLTF_PATH_MAX], ppath[RKI_GLTF_PATH_MAX];
-		rki_gltf_pathi(base, sizeof(base), "/meshes", m);
-		rki_gltf_path(ppath, sizeof(ppath), base, "primitives");
+		const rki_gltf_loc *base = RKI_GLTF_IDX(RKI_GLTF_KEY(NULL, "meshes"), m), *ppath = RKI_GLTF_KEY(base, "primitives");
 		const cJSON *prims, *p;
 		size_t count;
 		if (!rki_gltf_array(g, g->meshes.items[m], base, "primitives", &prims, &count)) return false;
@@ -63,8 +69,7 @@ bool rki_gltf_scan_meshes(rki_gltf *g)
 		if (!info->prims) return rki_gltf_oom(g);
 		size_t k = 0;
 		cJSON_ArrayForEach(p, prims) {
-			char path[RKI_GLTF_PATH_MAX];
-			rki_gltf_pathi(path, sizeof(path), ppath, k++);
+			const rki_gltf_loc *path = RKI_GLTF_IDX(ppath, k++);
 			if (!cJSON_IsObject(p)) return rki_gltf_fail(g, RK_ERROR_CORRUPT, path, "expected a primitive object");
 			const cJSON *targets;
 			size_t tc;
@@ -81,10 +86,9 @@ bool rki_gltf_scan_meshes(rki_gltf *g)
 }
 
 /* Reads the attributes object, mode and indices of a primitive. */
-static bool rki_gltf_prim_source(rki_gltf *g, const cJSON *p, const char *path, rki_gltf_prim *info, rki_gltf_prim_src *src)
+static bool rki_gltf_prim_source(rki_gltf *g, const cJSON *p, const rki_gltf_loc *path, rki_gltf_prim *info, rki_gltf_prim_src *src)
 {
-	char apath[RKI_GLTF_PATH_MAX];
-	rki_gltf_path(apath, sizeof(apath), path, "attributes");
+	const rki_gltf_loc *apath = RKI_GLTF_KEY(path, "attributes");
 	src->position = src->normal = src->tangent = RKI_GLTF_NONE;
 	for (size_t i = 0; i < RKI_GLTF_MAX_UV; i++) src->texcoord[i] = RKI_GLTF_NONE;
 	for (size_t i = 0; i < RKI_GLTF_MAX_COLOR; i++) src->color[i] = RKI_GLTF_NONE;
@@ -103,9 +107,7 @@ static bool rki_gltf_prim_source(rki_gltf *g, const cJSON *p, const char *path, 
 	cJSON_ArrayForEach(a, attrs) {
 		const char *name = a->string ? a->string : "";
 		size_t idx, n;
-		char path_a[RKI_GLTF_PATH_MAX];
-		rki_gltf_path(path_a, sizeof(path_a), apath, name);
-		if (!rki_gltf_index_value(g, a, path_a, g->accessors.count, "accessors", &idx)) return false;
+		if (!rki_gltf_index_value(g, a, RKI_GLTF_KEY(apath, name), g->accessors.count, "accessors", &idx)) return false;
 		if (strcmp(name, "POSITION") == 0) src->position = idx;
 		else if (strcmp(name, "NORMAL") == 0) src->normal = idx;
 		else if (strcmp(name, "TANGENT") == 0) src->tangent = idx;
@@ -144,13 +146,10 @@ static bool rki_gltf_prim_source(rki_gltf *g, const cJSON *p, const char *path, 
 	}
 	if (src->indices != RKI_GLTF_NONE) {
 		const cJSON *acc = g->accessors.items[src->indices];
-		char ipath[RKI_GLTF_PATH_MAX];
-		rki_gltf_pathi(ipath, sizeof(ipath), "/accessors", src->indices);
-		if (!rki_gltf_uint(g, acc, ipath, "count", 0, g->sc.opts.max_elements, true, &src->index_count)) return false;
+		if (!rki_gltf_uint(g, acc, RKI_GLTF_IDX(&rki_gltf_loc_accessors, src->indices), "count", 0, g->sc.opts.max_elements, true, &src->index_count)) return false;
 	} else {
-		char ppath[RKI_GLTF_PATH_MAX];
-		rki_gltf_pathi(ppath, sizeof(ppath), "/accessors", src->position);
-		if (!rki_gltf_uint(g, g->accessors.items[src->position], ppath, "count", 0, g->sc.opts.max_elements, true, &src->index_count))
+		if (!rki_gltf_uint(g, g->accessors.items[src->position], RKI_GLTF_IDX(&rki_gltf_loc_accessors, src->position), "count", 0,
+			g->sc.opts.max_elements, true, &src->index_count))
 			return false;
 	}
 	if (src->mode == 4) {
@@ -164,12 +163,10 @@ static bool rki_gltf_prim_source(rki_gltf *g, const cJSON *p, const char *path, 
 }
 
 /* Opens an attribute accessor of a primitive and checks its count. */
-static bool rki_gltf_open_attribute(rki_gltf *g, size_t index, const char *prim_path, const char *name, size_t vertex_count,
+static bool rki_gltf_open_attribute(rki_gltf *g, size_t index, const rki_gltf_loc *prim_path, const char *name, size_t vertex_count,
 	uint32_t components, unsigned ctypes, rki_gltf_accessor *acc)
 {
-	char path[RKI_GLTF_PATH_MAX], apath[RKI_GLTF_PATH_MAX];
-	rki_gltf_path(apath, sizeof(apath), prim_path, "attributes");
-	rki_gltf_path(path, sizeof(path), apath, name);
+	const rki_gltf_loc *path = RKI_GLTF_KEY(RKI_GLTF_KEY(prim_path, "attributes"), name);
 	if (!rki_gltf_accessor_open(g, index, true, acc)) return false;
 	if (!rki_gltf_accessor_expect(g, acc, path, name, components, false, ctypes)) return false;
 	if (acc->count != vertex_count)
@@ -181,16 +178,15 @@ static bool rki_gltf_open_attribute(rki_gltf *g, size_t index, const char *prim_
 #define RKI_GLTF_CT_INT_NORM (RKI_GLTF_CT(RKI_GLTF_BYTE) | RKI_GLTF_CT(RKI_GLTF_UNSIGNED_BYTE) | RKI_GLTF_CT(RKI_GLTF_SHORT) | RKI_GLTF_CT(RKI_GLTF_UNSIGNED_SHORT))
 
 /* Appends the triangles of one primitive to the mesh's faces and corners. */
-static bool rki_gltf_prim_triangles(rki_gltf *g, const rki_gltf_prim_src *src, const rki_gltf_prim *info, const char *path,
+static bool rki_gltf_prim_triangles(rki_gltf *g, const rki_gltf_prim_src *src, const rki_gltf_prim *info, const rki_gltf_loc *path,
 	uint32_t prim_index, rk_mesh *mesh, uint32_t *vertex_indices, rk_face *faces, uint32_t *face_material)
 {
 	size_t n = src->index_count;
 	uint32_t *idx = (uint32_t *)rki_gltf_scratch(g, 0, n, sizeof(uint32_t));
 	if (!idx) return false;
 	if (src->indices != RKI_GLTF_NONE) {
-		char ipath[RKI_GLTF_PATH_MAX];
+		const rki_gltf_loc *ipath = RKI_GLTF_KEY(path, "indices");
 		rki_gltf_accessor acc;
-		rki_gltf_path(ipath, sizeof(ipath), path, "indices");
 		if (!rki_gltf_accessor_open(g, src->indices, false, &acc)) return false;
 		if (!rki_gltf_accessor_expect(g, &acc, ipath, "indices", 1, false, RKI_GLTF_CT_UNSIGNED)) return false;
 		rki_gltf_accessor_read_u32(&acc, idx);
@@ -239,7 +235,7 @@ static bool rki_gltf_prim_triangles(rki_gltf *g, const rki_gltf_prim_src *src, c
 }
 
 /* Fills morph target channel `k` of the mesh from every primitive. */
-static bool rki_gltf_morph_channel(rki_gltf *g, size_t m, rki_gltf_prim_src *srcs, const char *mesh_path,
+static bool rki_gltf_morph_channel(rki_gltf *g, size_t m, rki_gltf_prim_src *srcs, const rki_gltf_loc *mesh_path,
 	size_t k, bool with_normals, rk_mesh *mesh, rk_blend_channel *ch, const cJSON *target_name)
 {
 	const rki_gltf_mesh *info = &g->mesh_info[m];
@@ -251,9 +247,7 @@ static bool rki_gltf_morph_channel(rki_gltf *g, size_t m, rki_gltf_prim_src *src
 	for (size_t p = 0; p < info->prim_count; p++) {
 		rki_gltf_prim_src *src = &srcs[p];
 		if (!src->triangles || k >= src->target_count) continue;
-		char tpath[RKI_GLTF_PATH_MAX], ppath[RKI_GLTF_PATH_MAX];
-		rki_gltf_path_ki(ppath, sizeof(ppath), mesh_path, "primitives", p);
-		rki_gltf_path_ki(tpath, sizeof(tpath), ppath, "targets", k);
+		const rki_gltf_loc *tpath = RKI_GLTF_IDX(RKI_GLTF_KEY(RKI_GLTF_IDX(RKI_GLTF_KEY(mesh_path, "primitives"), p), "targets"), k);
 		const cJSON *target = src->target_cursor;
 		src->target_cursor = target ? target->next : NULL;
 		if (!cJSON_IsObject(target)) return rki_gltf_fail(g, RK_ERROR_CORRUPT, tpath, "expected a morph target object");
@@ -262,9 +256,8 @@ static bool rki_gltf_morph_channel(rki_gltf *g, size_t m, rki_gltf_prim_src *src
 			const char *name = a->string ? a->string : "";
 			bool is_pos = strcmp(name, "POSITION") == 0, is_nrm = strcmp(name, "NORMAL") == 0;
 			size_t idx;
-			char apath[RKI_GLTF_PATH_MAX];
+			const rki_gltf_loc *apath = RKI_GLTF_KEY(tpath, name);
 			rki_gltf_accessor acc;
-			rki_gltf_path(apath, sizeof(apath), tpath, name);
 			if (!rki_gltf_index_value(g, a, apath, g->accessors.count, "accessors", &idx)) return false;
 			if (!is_pos && !is_nrm) {
 				rki_gltf_warn(g, tpath, "morph target attributes other than POSITION and NORMAL are ignored");
@@ -320,8 +313,7 @@ static bool rki_gltf_morph_channel(rki_gltf *g, size_t m, rki_gltf_prim_src *src
 
 static bool rki_gltf_load_mesh(rki_gltf *g, size_t m, rk_mesh *mesh)
 {
-	char base[RKI_GLTF_PATH_MAX];
-	rki_gltf_pathi(base, sizeof(base), "/meshes", m);
+	const rki_gltf_loc *base = RKI_GLTF_IDX(RKI_GLTF_KEY(NULL, "meshes"), m), *prims_path = RKI_GLTF_KEY(base, "primitives");
 	const cJSON *obj = g->meshes.items[m];
 	rki_gltf_mesh *info = &g->mesh_info[m];
 	size_t P = info->prim_count;
@@ -339,17 +331,14 @@ static bool rki_gltf_load_mesh(rki_gltf *g, size_t m, rk_mesh *mesh)
 	bool any_normal = false, any_tangent = false, any_target_normal = false;
 	size_t k = 0;
 	cJSON_ArrayForEach(p, prims) {
-		char path[RKI_GLTF_PATH_MAX];
-		rki_gltf_path_ki(path, sizeof(path), base, "primitives", k);
+		const rki_gltf_loc *path = RKI_GLTF_IDX(prims_path, k);
 		rki_gltf_prim_src *src = &srcs[k];
 		rki_gltf_prim *pi = &info->prims[k];
 		if (!rki_gltf_prim_source(g, p, path, pi, src)) return false;
 		k++;
 		if (!src->triangles) continue;
-		char ppath[RKI_GLTF_PATH_MAX];
-		rki_gltf_pathi(ppath, sizeof(ppath), "/accessors", src->position);
 		size_t vc;
-		if (!rki_gltf_uint(g, g->accessors.items[src->position], ppath, "count", 0, g->sc.opts.max_elements, true, &vc)) return false;
+		if (!rki_gltf_uint(g, g->accessors.items[src->position], RKI_GLTF_IDX(&rki_gltf_loc_accessors, src->position), "count", 0, g->sc.opts.max_elements, true, &vc)) return false;
 		pi->loaded = true;
 		pi->vertex_base = V;
 		pi->vertex_count = vc;
@@ -392,10 +381,8 @@ static bool rki_gltf_load_mesh(rki_gltf *g, size_t m, rk_mesh *mesh)
 	for (size_t i = 0; i < RKI_GLTF_MAX_UV; i++) {
 		uv_slot[i] = RKI_GLTF_NONE;
 		if (!((uv_mask >> i) & 1u)) continue;
-		char name[32];
-		snprintf(name, sizeof(name), "TEXCOORD_%zu", i);
 		rk_uv_set *set = &uv_sets[j];
-		set->name = rki_gltf_strdup(g, name);
+		set->name = rki_gltf_strdup(g, rki_gltf_uv_names[i]);
 		rk_vec2 *values = (rk_vec2 *)rki_arena_array(ar, V, sizeof(rk_vec2));
 		if (!set->name || !values) return rki_gltf_oom(g);
 		set->uv = (rk_attrib_vec2){ true, values, V, vertex_indices };
@@ -435,8 +422,7 @@ static bool rki_gltf_load_mesh(rki_gltf *g, size_t m, rk_mesh *mesh)
 
 	/* Pass 2: data. */
 	for (k = 0; k < P; k++) {
-		char path[RKI_GLTF_PATH_MAX];
-		rki_gltf_path_ki(path, sizeof(path), base, "primitives", k);
+		const rki_gltf_loc *path = RKI_GLTF_IDX(prims_path, k);
 		const rki_gltf_prim_src *src = &srcs[k];
 		const rki_gltf_prim *pi = &info->prims[k];
 		mats[k] = src->material != RKI_GLTF_NONE ? &g->sc.scene->materials.data[src->material] : g->default_material;
@@ -459,21 +445,14 @@ static bool rki_gltf_load_mesh(rki_gltf *g, size_t m, rk_mesh *mesh)
 				rki_gltf_warn(g, path, "primitive lacks a TEXCOORD set other primitives of its mesh have: zero UVs used");
 				continue;
 			}
-			char name[32];
-			snprintf(name, sizeof(name), "TEXCOORD_%zu", i);
-			if (!rki_gltf_open_attribute(g, src->texcoord[i], path, name, vc, 2, RKI_GLTF_CT_FLOAT | RKI_GLTF_CT_INT_NORM, &acc))
+			if (!rki_gltf_open_attribute(g, src->texcoord[i], path, rki_gltf_uv_names[i], vc, 2, RKI_GLTF_CT_FLOAT | RKI_GLTF_CT_INT_NORM, &acc))
 				return false;
 			rki_gltf_accessor_read_f64(&acc, &values[vb].x, acc.normalized);
 		}
 		for (size_t i = 0; i < RKI_GLTF_MAX_COLOR; i++) {
 			if (color_slot[i] == RKI_GLTF_NONE || src->color[i] == RKI_GLTF_NONE) continue;
-			char name[32], cpath[RKI_GLTF_PATH_MAX];
-			snprintf(name, sizeof(name), "COLOR_%zu", i);
-			{
-				char apath[RKI_GLTF_PATH_MAX];
-				rki_gltf_path(apath, sizeof(apath), path, "attributes");
-				rki_gltf_path(cpath, sizeof(cpath), apath, name);
-			}
+			const char *name = rki_gltf_color_names[i];
+			const rki_gltf_loc *cpath = RKI_GLTF_KEY(RKI_GLTF_KEY(path, "attributes"), name);
 			rk_vec4 *values = (rk_vec4 *)colors[color_slot[i]].values;
 			if (!rki_gltf_accessor_open(g, src->color[i], true, &acc)) return false;
 			unsigned ct = RKI_GLTF_CT_FLOAT | RKI_GLTF_CT(RKI_GLTF_UNSIGNED_BYTE) | RKI_GLTF_CT(RKI_GLTF_UNSIGNED_SHORT);
@@ -514,8 +493,7 @@ static bool rki_gltf_load_mesh(rki_gltf *g, size_t m, rk_mesh *mesh)
 		rk_blend_channel *chans = (rk_blend_channel *)rki_arena_array(ar, K, sizeof(rk_blend_channel));
 		if (!chans) return rki_gltf_oom(g);
 		const cJSON *extras, *names = NULL;
-		char epath[RKI_GLTF_PATH_MAX];
-		rki_gltf_path(epath, sizeof(epath), base, "extras");
+		const rki_gltf_loc *epath = RKI_GLTF_KEY(base, "extras");
 		if (!rki_gltf_object(g, obj, base, "extras", &extras)) return false;
 		if (extras) {
 			names = rki_gltf_member(extras, "targetNames");

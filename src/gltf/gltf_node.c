@@ -10,7 +10,7 @@
 /* ---- nodes -------------------------------------------------------------------- */
 
 /* Local transform of node i from "matrix" or translation/rotation/scale. */
-static bool rki_gltf_node_transform(rki_gltf *g, const cJSON *obj, const char *base, rk_trs *out)
+static bool rki_gltf_node_transform(rki_gltf *g, const cJSON *obj, const rki_gltf_loc *base, rk_trs *out)
 {
 	double v[16];
 	bool has_matrix, present;
@@ -56,8 +56,7 @@ static bool rki_gltf_node_transform(rki_gltf *g, const cJSON *obj, const char *b
 
 static bool rki_gltf_fill_node(rki_gltf *g, size_t i, rk_node *n)
 {
-	char base[RKI_GLTF_PATH_MAX];
-	rki_gltf_pathi(base, sizeof(base), "/nodes", i);
+	const rki_gltf_loc *base = RKI_GLTF_IDX(RKI_GLTF_KEY(NULL, "nodes"), i);
 	const cJSON *obj = g->nodes.items[i];
 	const char *name;
 	size_t camera;
@@ -113,7 +112,7 @@ bool rki_gltf_load_nodes(rki_gltf *g)
 	rk_scene *s = g->sc.scene;
 	rki_arena *tmp = &g->sc.tmp;
 	size_t N = g->nodes.count;
-	if (N >= UINT32_MAX - 1) return rki_gltf_fail(g, RK_ERROR_LIMIT, "/nodes", "too many nodes");
+	if (N >= UINT32_MAX - 1) return rki_gltf_fail(g, RK_ERROR_LIMIT, RKI_GLTF_KEY(NULL, "nodes"), "too many nodes");
 	size_t *parent = (size_t *)rki_arena_array(tmp, N, sizeof(size_t));
 	size_t *depth = (size_t *)rki_arena_array(tmp, N, sizeof(size_t));
 	unsigned char *state = (unsigned char *)rki_arena_array(tmp, N, 1);
@@ -133,16 +132,13 @@ bool rki_gltf_load_nodes(rki_gltf *g)
 
 	/* Parent links: every child index valid, at most one parent each. */
 	for (size_t i = 0; i < N; i++) {
-		char base[RKI_GLTF_PATH_MAX], cpath[RKI_GLTF_PATH_MAX];
-		rki_gltf_pathi(base, sizeof(base), "/nodes", i);
-		rki_gltf_path(cpath, sizeof(cpath), base, "children");
+		const rki_gltf_loc *base = RKI_GLTF_IDX(RKI_GLTF_KEY(NULL, "nodes"), i), *cpath = RKI_GLTF_KEY(base, "children");
 		if (!rki_gltf_array(g, g->nodes.items[i], base, "children", &children[i], &child_count[i])) return false;
 		const cJSON *c;
 		size_t k = 0;
 		cJSON_ArrayForEach(c, children[i]) {
-			char path[RKI_GLTF_PATH_MAX];
+			const rki_gltf_loc *path = RKI_GLTF_IDX(cpath, k++);
 			size_t ci;
-			rki_gltf_pathi(path, sizeof(path), cpath, k++);
 			if (!rki_gltf_index_value(g, c, path, N, "nodes", &ci)) return false;
 			if (ci == i) return rki_gltf_fail(g, RK_ERROR_CORRUPT, path, "node %zu lists itself as a child", i);
 			if (parent[ci] != RKI_GLTF_NONE)
@@ -161,9 +157,7 @@ bool rki_gltf_load_nodes(rki_gltf *g)
 			v = parent[v];
 		}
 		if (v != RKI_GLTF_NONE && state[v] == 1) {
-			char path[RKI_GLTF_PATH_MAX];
-			snprintf(path, sizeof(path), "/nodes/%zu/children", parent[v]);
-			return rki_gltf_fail(g, RK_ERROR_CORRUPT, path,
+			return rki_gltf_fail_key(g, RK_ERROR_CORRUPT, RKI_GLTF_IDX(RKI_GLTF_KEY(NULL, "nodes"), parent[v]), "children",
 				"node hierarchy has a cycle through node %zu; expected a tree (a node cannot be its own ancestor)", v);
 		}
 		size_t d = v == RKI_GLTF_NONE ? 0 : depth[v];
@@ -172,9 +166,7 @@ bool rki_gltf_load_nodes(rki_gltf *g)
 			depth[u] = ++d;
 			state[u] = 2;
 			if (d > g->sc.opts.max_depth) {
-				char path[RKI_GLTF_PATH_MAX];
-				rki_gltf_pathi(path, sizeof(path), "/nodes", u);
-				return rki_gltf_fail(g, RK_ERROR_LIMIT, path, "node nesting depth %zu is over the max_depth limit %zu", d,
+				return rki_gltf_fail(g, RK_ERROR_LIMIT, RKI_GLTF_IDX(RKI_GLTF_KEY(NULL, "nodes"), u), "node nesting depth %zu is over the max_depth limit %zu", d,
 					g->sc.opts.max_depth);
 			}
 		}
@@ -182,20 +174,17 @@ bool rki_gltf_load_nodes(rki_gltf *g)
 
 	/* Roots: the loaded scene's nodes in order, then parentless nodes of no scene. */
 	size_t scene = RKI_GLTF_NONE, root_count = 0;
-	if (!rki_gltf_index(g, g->json, "", "scene", g->scenes.count, "scenes", false, &scene)) return false;
+	if (!rki_gltf_index(g, g->json, NULL, "scene", g->scenes.count, "scenes", false, &scene)) return false;
 	if (scene == RKI_GLTF_NONE && g->scenes.count > 0) scene = 0;
 	memset(state, 0, N);
 	if (scene != RKI_GLTF_NONE) {
-		char base[RKI_GLTF_PATH_MAX], npath[RKI_GLTF_PATH_MAX];
-		rki_gltf_pathi(base, sizeof(base), "/scenes", scene);
-		rki_gltf_path(npath, sizeof(npath), base, "nodes");
+		const rki_gltf_loc *base = RKI_GLTF_IDX(RKI_GLTF_KEY(NULL, "scenes"), scene), *npath = RKI_GLTF_KEY(base, "nodes");
 		const cJSON *list, *c;
 		size_t count, k = 0;
 		if (!rki_gltf_array(g, g->scenes.items[scene], base, "nodes", &list, &count)) return false;
 		cJSON_ArrayForEach(c, list) {
-			char path[RKI_GLTF_PATH_MAX];
+			const rki_gltf_loc *path = RKI_GLTF_IDX(npath, k++);
 			size_t ni;
-			rki_gltf_pathi(path, sizeof(path), npath, k++);
 			if (!rki_gltf_index_value(g, c, path, N, "nodes", &ni)) return false;
 			if (parent[ni] != RKI_GLTF_NONE) {
 				rki_gltf_warn(g, path, "scene lists a node that has a parent: the entry is ignored");
@@ -217,8 +206,7 @@ bool rki_gltf_load_nodes(rki_gltf *g)
 		roots[root_count++] = i;
 	}
 	if (extra) {
-		char path[RKI_GLTF_PATH_MAX];
-		rki_gltf_pathi(path, sizeof(path), "/nodes", first_extra);
+		const rki_gltf_loc *path = RKI_GLTF_IDX(RKI_GLTF_KEY(NULL, "nodes"), first_extra);
 		if (scene != RKI_GLTF_NONE)
 			rki_gltf_warn(g, path, "%zu root node(s) are not in the loaded scene %zu: added under the root too", extra, scene);
 		else
@@ -241,7 +229,7 @@ bool rki_gltf_load_nodes(rki_gltf *g)
 			label[ci] = (uint32_t)(++tail);
 		}
 	}
-	if (tail != N) return rki_gltf_fail(g, RK_ERROR_CORRUPT, "/nodes", "node hierarchy is not a forest");
+	if (tail != N) return rki_gltf_fail(g, RK_ERROR_CORRUPT, RKI_GLTF_KEY(NULL, "nodes"), "node hierarchy is not a forest");
 	uint32_t *lparent = (uint32_t *)rki_arena_array(tmp, N + 1, sizeof(uint32_t));
 	uint32_t *order = (uint32_t *)rki_arena_array(tmp, N + 1, sizeof(uint32_t));
 	uint32_t *scratch = (uint32_t *)rki_arena_array(tmp, N + 1, 3 * sizeof(uint32_t));
@@ -250,7 +238,7 @@ bool rki_gltf_load_nodes(rki_gltf *g)
 	lparent[0] = UINT32_MAX;
 	for (size_t i = 0; i < N; i++) lparent[label[i]] = parent[i] == RKI_GLTF_NONE ? 0 : label[parent[i]];
 	if (!rki_depth_first_order(N + 1, lparent, order, scratch) || order[0] != 0)
-		return rki_gltf_fail(g, RK_ERROR_CORRUPT, "/nodes", "node hierarchy is not a forest");
+		return rki_gltf_fail(g, RK_ERROR_CORRUPT, RKI_GLTF_KEY(NULL, "nodes"), "node hierarchy is not a forest");
 	for (size_t k = 1; k <= N; k++) g->node_map[bfs[order[k] - 1]] = &nodes[k];
 	s->nodes.data = nodes;
 	s->nodes.count = N + 1;
@@ -312,9 +300,7 @@ static int rki_gltf_skin_key_cmp(const void *pa, const void *pb)
 
 static bool rki_gltf_skin_source(rki_gltf *g, size_t si, rki_gltf_skin_src *src)
 {
-	char base[RKI_GLTF_PATH_MAX], jpath[RKI_GLTF_PATH_MAX];
-	rki_gltf_pathi(base, sizeof(base), "/skins", si);
-	rki_gltf_path(jpath, sizeof(jpath), base, "joints");
+	const rki_gltf_loc *base = RKI_GLTF_IDX(RKI_GLTF_KEY(NULL, "skins"), si), *jpath = RKI_GLTF_KEY(base, "joints");
 	const cJSON *obj = g->skins.items[si], *list, *c;
 	size_t count, ibm;
 	if (!(src->name = rki_gltf_name(g, obj, base))) return false;
@@ -325,17 +311,14 @@ static bool rki_gltf_skin_source(rki_gltf *g, size_t si, rki_gltf_skin_src *src)
 	if (!src->joints) return rki_gltf_oom(g);
 	size_t k = 0;
 	cJSON_ArrayForEach(c, list) {
-		char path[RKI_GLTF_PATH_MAX];
-		rki_gltf_pathi(path, sizeof(path), jpath, k);
-		if (!rki_gltf_index_value(g, c, path, g->nodes.count, "nodes", &src->joints[k])) return false;
+		if (!rki_gltf_index_value(g, c, RKI_GLTF_IDX(jpath, k), g->nodes.count, "nodes", &src->joints[k])) return false;
 		k++;
 	}
 	src->joint_count = count;
 	if (!rki_gltf_index(g, obj, base, "skeleton", g->nodes.count, "nodes", false, &src->skeleton)) return false;
 	if (!rki_gltf_index(g, obj, base, "inverseBindMatrices", g->accessors.count, "accessors", false, &ibm)) return false;
 	if (ibm != RKI_GLTF_NONE) {
-		char ipath[RKI_GLTF_PATH_MAX];
-		rki_gltf_path(ipath, sizeof(ipath), base, "inverseBindMatrices");
+		const rki_gltf_loc *ipath = RKI_GLTF_KEY(base, "inverseBindMatrices");
 		rki_gltf_accessor acc;
 		if (!rki_gltf_accessor_open(g, ibm, false, &acc)) return false;
 		if (!rki_gltf_accessor_expect(g, &acc, ipath, "inverseBindMatrices", 16, true, RKI_GLTF_CT_FLOAT)) return false;
@@ -383,9 +366,7 @@ static bool rki_gltf_skin_influences(rki_gltf *g, size_t si, size_t m, size_t jo
 	skin->vertex_count = V;
 	skin->weight_begin = begin;
 	if (K == 0) {
-		char path[RKI_GLTF_PATH_MAX];
-		rki_gltf_pathi(path, sizeof(path), "/meshes", m);
-		rki_gltf_warn(g, path, "skinned mesh has no JOINTS_0/WEIGHTS_0: its vertices have no influences");
+		rki_gltf_warn(g, RKI_GLTF_IDX(RKI_GLTF_KEY(NULL, "meshes"), m), "skinned mesh has no JOINTS_0/WEIGHTS_0: its vertices have no influences");
 		skin->weights = (const rk_skin_weight *)rki_arena_alloc(g->sc.arena, sizeof(rk_skin_weight));
 		return skin->weights ? true : rki_gltf_oom(g);
 	}
@@ -400,12 +381,13 @@ static bool rki_gltf_skin_influences(rki_gltf *g, size_t si, size_t m, size_t jo
 		const rki_gltf_prim *pi = &info->prims[p];
 		if (!pi->loaded) continue;
 		for (size_t set = 0; set < pi->set_count; set++) {
-			char apath[RKI_GLTF_PATH_MAX], jpath[RKI_GLTF_PATH_MAX], wpath[RKI_GLTF_PATH_MAX], name[32];
-			snprintf(apath, sizeof(apath), "/meshes/%zu/primitives/%zu/attributes", m, p);
-			snprintf(name, sizeof(name), "JOINTS_%zu", set);
-			rki_gltf_path(jpath, sizeof(jpath), apath, name);
-			snprintf(name, sizeof(name), "WEIGHTS_%zu", set);
-			rki_gltf_path(wpath, sizeof(wpath), apath, name);
+			static const char *const jnames[RKI_GLTF_MAX_INFLUENCE_SETS] = {
+				"JOINTS_0", "JOINTS_1", "JOINTS_2", "JOINTS_3", "JOINTS_4", "JOINTS_5", "JOINTS_6", "JOINTS_7" };
+			static const char *const wnames[RKI_GLTF_MAX_INFLUENCE_SETS] = {
+				"WEIGHTS_0", "WEIGHTS_1", "WEIGHTS_2", "WEIGHTS_3", "WEIGHTS_4", "WEIGHTS_5", "WEIGHTS_6", "WEIGHTS_7" };
+			const rki_gltf_loc *apath = RKI_GLTF_KEY(RKI_GLTF_IDX(RKI_GLTF_KEY(RKI_GLTF_IDX(RKI_GLTF_KEY(NULL, "meshes"), m), "primitives"), p),
+				"attributes");
+			const rki_gltf_loc *jpath = RKI_GLTF_KEY(apath, jnames[set]), *wpath = RKI_GLTF_KEY(apath, wnames[set]);
 			rki_gltf_accessor ja, wa;
 			if (!rki_gltf_accessor_open(g, pi->joints[set], true, &ja)) return false;
 			if (!rki_gltf_accessor_expect(g, &ja, jpath, "JOINTS", 4, false, RKI_GLTF_CT_UNSIGNED)) return false;
@@ -491,9 +473,7 @@ bool rki_gltf_load_skins(rki_gltf *g)
 	for (size_t i = 0; i < N; i++) {
 		if (g->node_skin[i] == RKI_GLTF_NONE) continue;
 		if (g->node_mesh[i] == RKI_GLTF_NONE) {
-			char path[RKI_GLTF_PATH_MAX];
-			rki_gltf_pathi(path, sizeof(path), "/nodes", i);
-			rki_gltf_warn(g, path, "node has a skin but no mesh: the skin is not applied there");
+			rki_gltf_warn(g, RKI_GLTF_IDX(RKI_GLTF_KEY(NULL, "nodes"), i), "node has a skin but no mesh: the skin is not applied there");
 			continue;
 		}
 		keys[nk++] = (rki_gltf_skin_key){ g->node_skin[i], g->node_mesh[i], i };
