@@ -533,6 +533,66 @@ bool rki_gltf_accessor_expect(rki_gltf *g, const rki_gltf_accessor *a, const rki
 		rki_gltf_type_name(a->components, a->matrix), rki_gltf_ctype_name(a->component_type));
 }
 
+/* ---- decoding ------------------------------------------------------------------------
+ * Every accessor read goes through one switch on the component type per call,
+ * with the loops inside: FLOAT elements are n contiguous floats (also matrix
+ * columns: 4-byte components need no column padding), decoded with a
+ * constant n, and as one flat loop the compiler vectorises when the data is
+ * tightly packed. Integer types use per-component byte offsets (matrix
+ * columns of 1- and 2-byte components are padded to 4 bytes). */
+
+#if defined(__BYTE_ORDER__) && defined(__ORDER_LITTLE_ENDIAN__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+#define RKI_GLTF_HOST_LE 1
+#else
+#define RKI_GLTF_HOST_LE 0
+#endif
+
+/* `count` elements of n contiguous floats, `stride` bytes apart. */
+static void rki_gltf_decode_f32(const unsigned char *src, size_t stride, size_t count, size_t n, double *restrict dst)
+{
+#if RKI_GLTF_HOST_LE
+	if (stride == 4 * n) {
+		size_t total = count * n;
+		for (size_t i = 0; i < total; i++) {
+			float f;
+			memcpy(&f, src + 4 * i, sizeof(f));
+			dst[i] = (double)f;
+		}
+		return;
+	}
+#endif
+	switch (n) {
+	case 1:
+		for (size_t i = 0; i < count; i++, src += stride) dst[i] = (double)rki_lef32(src);
+		break;
+	case 2:
+		for (size_t i = 0; i < count; i++, src += stride) {
+			dst[2 * i] = (double)rki_lef32(src);
+			dst[2 * i + 1] = (double)rki_lef32(src + 4);
+		}
+		break;
+	case 3:
+		for (size_t i = 0; i < count; i++, src += stride) {
+			dst[3 * i] = (double)rki_lef32(src);
+			dst[3 * i + 1] = (double)rki_lef32(src + 4);
+			dst[3 * i + 2] = (double)rki_lef32(src + 8);
+		}
+		break;
+	case 4:
+		for (size_t i = 0; i < count; i++, src += stride) {
+			dst[4 * i] = (double)rki_lef32(src);
+			dst[4 * i + 1] = (double)rki_lef32(src + 4);
+			dst[4 * i + 2] = (double)rki_lef32(src + 8);
+			dst[4 * i + 3] = (double)rki_lef32(src + 12);
+		}
+		break;
+	default:
+		for (size_t i = 0; i < count; i++, src += stride)
+			for (size_t c = 0; c < n; c++) dst[i * n + c] = (double)rki_lef32(src + 4 * c);
+		break;
+	}
+}
+
 /* Decodes `count` elements of `n` components at byte offsets off[] within
  * each element, `stride` bytes apart, into dst (n doubles per element). */
 static void rki_gltf_decode(const unsigned char *src, size_t stride, size_t count, const size_t *off, size_t n,
@@ -540,8 +600,7 @@ static void rki_gltf_decode(const unsigned char *src, size_t stride, size_t coun
 {
 	switch (ctype) {
 	case RKI_GLTF_FLOAT:
-		for (size_t i = 0; i < count; i++, src += stride)
-			for (size_t c = 0; c < n; c++) dst[i * n + c] = (double)rki_lef32(src + off[c]);
+		rki_gltf_decode_f32(src, stride, count, n, dst);
 		break;
 	case RKI_GLTF_UNSIGNED_BYTE:
 		for (size_t i = 0; i < count; i++, src += stride)
@@ -587,44 +646,142 @@ static void rki_gltf_offsets(const rki_gltf_accessor *a, size_t *off)
 		off[c] = (c / a->rows) * a->col_stride + (c % a->rows) * a->comp_size;
 }
 
-void rki_gltf_accessor_read_f64(const rki_gltf_accessor *a, double *dst, bool normalize)
+void rki_gltf_accessor_read_f64_range(const rki_gltf_accessor *a, size_t first, size_t count, double *dst, bool normalize)
 {
 	size_t off[16], n = a->components;
 	rki_gltf_offsets(a, off);
-	if (a->data) rki_gltf_decode(a->data, a->stride, a->count, off, n, a->component_type, normalize, dst);
-	else if (a->count) memset(dst, 0, a->count * n * sizeof(double));
+	if (a->data) rki_gltf_decode(a->data + first * a->stride, a->stride, count, off, n, a->component_type, normalize, dst);
+	else if (count) memset(dst, 0, count * n * sizeof(double));
 	for (size_t k = 0; k < a->sparse_count; k++) {
 		size_t idx = rki_gltf_sparse_index(a, k);
-		rki_gltf_decode(a->sparse_values + k * a->elem_size, a->elem_size, 1, off, n, a->component_type, normalize, dst + idx * n);
+		if (idx < first || idx - first >= count) continue;
+		rki_gltf_decode(a->sparse_values + k * a->elem_size, a->elem_size, 1, off, n, a->component_type, normalize,
+			dst + (idx - first) * n);
 	}
 }
 
+void rki_gltf_accessor_read_f64(const rki_gltf_accessor *a, double *dst, bool normalize)
+{
+	rki_gltf_accessor_read_f64_range(a, 0, a->count, dst, normalize);
+}
+
+/* Unsigned integers, n components at off[]; other types give UINT32_MAX
+ * (callers accept only unsigned types). */
 static void rki_gltf_decode_u32(const unsigned char *src, size_t stride, size_t count, const size_t *off, size_t n,
 	uint32_t ctype, uint32_t *restrict dst)
 {
-	for (size_t i = 0; i < count; i++, src += stride) {
-		for (size_t c = 0; c < n; c++) {
-			const unsigned char *p = src + off[c];
-			uint32_t v;
-			switch (ctype) {
-			case RKI_GLTF_UNSIGNED_BYTE: v = p[0]; break;
-			case RKI_GLTF_UNSIGNED_SHORT: v = rki_le16(p); break;
-			case RKI_GLTF_UNSIGNED_INT: v = rki_le32(p); break;
-			default: v = UINT32_MAX; break; /* signed/float: the callers allow only unsigned types */
+	switch (ctype) {
+	case RKI_GLTF_UNSIGNED_BYTE:
+		if (n == 4 && off[3] == 3) {
+			for (size_t i = 0; i < count; i++, src += stride) {
+				dst[4 * i] = src[0];
+				dst[4 * i + 1] = src[1];
+				dst[4 * i + 2] = src[2];
+				dst[4 * i + 3] = src[3];
 			}
-			dst[i * n + c] = v;
+		} else {
+			for (size_t i = 0; i < count; i++, src += stride)
+				for (size_t c = 0; c < n; c++) dst[i * n + c] = src[off[c]];
 		}
+		break;
+	case RKI_GLTF_UNSIGNED_SHORT:
+		if (n == 1) {
+			for (size_t i = 0; i < count; i++, src += stride) dst[i] = rki_le16(src);
+		} else if (n == 4 && off[3] == 6) {
+			for (size_t i = 0; i < count; i++, src += stride) {
+				dst[4 * i] = rki_le16(src);
+				dst[4 * i + 1] = rki_le16(src + 2);
+				dst[4 * i + 2] = rki_le16(src + 4);
+				dst[4 * i + 3] = rki_le16(src + 6);
+			}
+		} else {
+			for (size_t i = 0; i < count; i++, src += stride)
+				for (size_t c = 0; c < n; c++) dst[i * n + c] = rki_le16(src + off[c]);
+		}
+		break;
+	case RKI_GLTF_UNSIGNED_INT:
+		for (size_t i = 0; i < count; i++, src += stride)
+			for (size_t c = 0; c < n; c++) dst[i * n + c] = rki_le32(src + off[c]);
+		break;
+	default:
+		for (size_t i = 0; i < count * n; i++) dst[i] = UINT32_MAX;
+		break;
+	}
+}
+
+void rki_gltf_accessor_read_u32_range(const rki_gltf_accessor *a, size_t first, size_t count, uint32_t *dst)
+{
+	size_t off[16], n = a->components;
+	rki_gltf_offsets(a, off);
+	if (a->data) rki_gltf_decode_u32(a->data + first * a->stride, a->stride, count, off, n, a->component_type, dst);
+	else if (count) memset(dst, 0, count * n * sizeof(uint32_t));
+	for (size_t k = 0; k < a->sparse_count; k++) {
+		size_t idx = rki_gltf_sparse_index(a, k);
+		if (idx < first || idx - first >= count) continue;
+		rki_gltf_decode_u32(a->sparse_values + k * a->elem_size, a->elem_size, 1, off, n, a->component_type, dst + (idx - first) * n);
 	}
 }
 
 void rki_gltf_accessor_read_u32(const rki_gltf_accessor *a, uint32_t *dst)
 {
-	size_t off[16], n = a->components;
-	rki_gltf_offsets(a, off);
-	if (a->data) rki_gltf_decode_u32(a->data, a->stride, a->count, off, n, a->component_type, dst);
-	else if (a->count) memset(dst, 0, a->count * n * sizeof(uint32_t));
-	for (size_t k = 0; k < a->sparse_count; k++) {
-		size_t idx = rki_gltf_sparse_index(a, k);
-		rki_gltf_decode_u32(a->sparse_values + k * a->elem_size, a->elem_size, 1, off, n, a->component_type, dst + idx * n);
+	rki_gltf_accessor_read_u32_range(a, 0, a->count, dst);
+}
+
+bool rki_gltf_accessor_read_indices(const rki_gltf_accessor *a, uint32_t *dst, uint32_t base, uint32_t limit, size_t *bad,
+	uint32_t *bad_value)
+{
+	size_t n = a->count;
+	const unsigned char *src = a->data;
+	size_t stride = a->stride;
+	*bad = SIZE_MAX;
+	if (a->sparse_count || !src) {
+		/* rare: decode, then check */
+		rki_gltf_accessor_read_u32(a, dst);
+		for (size_t i = 0; i < n; i++) {
+			if (dst[i] >= limit) {
+				*bad = i;
+				*bad_value = dst[i];
+				return false;
+			}
+			dst[i] += base;
+		}
+		return true;
 	}
+	uint32_t over = 0;
+	switch (a->component_type) {
+	case RKI_GLTF_UNSIGNED_SHORT:
+		for (size_t i = 0; i < n; i++, src += stride) {
+			uint32_t v = rki_le16(src);
+			over |= (uint32_t)(v >= limit);
+			dst[i] = v + base;
+		}
+		break;
+	case RKI_GLTF_UNSIGNED_INT:
+		for (size_t i = 0; i < n; i++, src += stride) {
+			uint32_t v = rki_le32(src);
+			over |= (uint32_t)(v >= limit);
+			dst[i] = v + base;
+		}
+		break;
+	case RKI_GLTF_UNSIGNED_BYTE:
+		for (size_t i = 0; i < n; i++, src += stride) {
+			uint32_t v = src[0];
+			over |= (uint32_t)(v >= limit);
+			dst[i] = v + base;
+		}
+		break;
+	default:
+		*bad = 0;
+		*bad_value = UINT32_MAX;
+		return false;
+	}
+	if (!over) return true;
+	for (size_t i = 0; i < n; i++) {
+		if (dst[i] - base >= limit) {
+			*bad = i;
+			*bad_value = dst[i] - base;
+			return false;
+		}
+	}
+	return false;
 }

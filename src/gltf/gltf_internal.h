@@ -215,6 +215,19 @@ const char *rki_gltf_strdup(rki_gltf *g, const char *s);
 /* `name` member as a scene string, "" when absent. NULL on error. */
 const char *rki_gltf_name(rki_gltf *g, const cJSON *obj, const rki_gltf_loc *base);
 
+/* Overflow-checked count * size bytes of arena memory, not cleared (for
+ * arrays the caller overwrites; untouched pages stay untouched). NULL on
+ * overflow or allocation failure; count 0 gives a valid pointer. */
+static inline void *rki_gltf_array_uninit(rki_arena *ar, size_t count, size_t size)
+{
+	size_t total;
+	if (!rki_mul_size(count, size, &total)) {
+		ar->alloc->failed = true;
+		return NULL;
+	}
+	return rki_arena_alloc_uninit(ar, total);
+}
+
 /* Temporary array of count * size bytes from reusable buffer `slot` (0, 1
  * or 2); contents undefined; valid until the next call with the same slot.
  * NULL on overflow or allocation failure (error set). */
@@ -253,8 +266,18 @@ bool rki_gltf_accessor_expect(rki_gltf *g, const rki_gltf_accessor *a, const rki
 /* Decodes count * components doubles into dst. Integers are normalised
  * (glTF formulas) when `normalize`, else converted as is. */
 void rki_gltf_accessor_read_f64(const rki_gltf_accessor *a, double *dst, bool normalize);
+/* Elements first .. first+count-1 only (count * components values). Cost
+ * grows with the accessor's sparse count on every call: read sparse
+ * accessors whole. */
+void rki_gltf_accessor_read_f64_range(const rki_gltf_accessor *a, size_t first, size_t count, double *dst, bool normalize);
 /* Decodes count * components unsigned integers (unsigned component types only). */
 void rki_gltf_accessor_read_u32(const rki_gltf_accessor *a, uint32_t *dst);
+void rki_gltf_accessor_read_u32_range(const rki_gltf_accessor *a, size_t first, size_t count, uint32_t *dst);
+/* Vertex indices of a SCALAR unsigned accessor: dst[i] = index[i] + base.
+ * False when some index is >= limit: *bad is the first such element and
+ * *bad_value its index (dst then holds partial data). */
+bool rki_gltf_accessor_read_indices(const rki_gltf_accessor *a, uint32_t *dst, uint32_t base, uint32_t limit, size_t *bad,
+	uint32_t *bad_value);
 /* Name of a component type ("UNSIGNED_SHORT"). */
 const char *rki_gltf_ctype_name(uint32_t ctype);
 

@@ -177,49 +177,56 @@ static bool rki_gltf_open_attribute(rki_gltf *g, size_t index, const rki_gltf_lo
 
 #define RKI_GLTF_CT_INT_NORM (RKI_GLTF_CT(RKI_GLTF_BYTE) | RKI_GLTF_CT(RKI_GLTF_UNSIGNED_BYTE) | RKI_GLTF_CT(RKI_GLTF_SHORT) | RKI_GLTF_CT(RKI_GLTF_UNSIGNED_SHORT))
 
-/* Appends the triangles of one primitive to the mesh's faces and corners. */
+/* Appends the triangles of one primitive to the mesh's faces and corners.
+ * vertex_indices has room for 2 more corners than the mesh's triangles:
+ * TRIANGLES indices are decoded in place, including an ignored tail. */
 static bool rki_gltf_prim_triangles(rki_gltf *g, const rki_gltf_prim_src *src, const rki_gltf_prim *info, const rki_gltf_loc *path,
 	uint32_t prim_index, rk_mesh *mesh, uint32_t *vertex_indices, rk_face *faces, uint32_t *face_material)
 {
 	size_t n = src->index_count;
-	uint32_t *idx = (uint32_t *)rki_gltf_scratch(g, 0, n, sizeof(uint32_t));
+	uint32_t vb = (uint32_t)info->vertex_base;
+	size_t f = mesh->face_count, c = mesh->index_count;
+	uint32_t *idx = src->mode == 4 ? vertex_indices + c : (uint32_t *)rki_gltf_scratch(g, 0, n, sizeof(uint32_t));
 	if (!idx) return false;
+	uint32_t base = src->mode == 4 ? vb : 0;
 	if (src->indices != RKI_GLTF_NONE) {
 		const rki_gltf_loc *ipath = RKI_GLTF_KEY(path, "indices");
 		rki_gltf_accessor acc;
+		size_t bad;
+		uint32_t bad_value;
 		if (!rki_gltf_accessor_open(g, src->indices, false, &acc)) return false;
 		if (!rki_gltf_accessor_expect(g, &acc, ipath, "indices", 1, false, RKI_GLTF_CT_UNSIGNED)) return false;
-		rki_gltf_accessor_read_u32(&acc, idx);
-		for (size_t i = 0; i < n; i++) {
-			if (idx[i] >= info->vertex_count)
-				return rki_gltf_fail(g, RK_ERROR_CORRUPT, ipath,
-					"index %zu of accessor %zu is %u; expected below the primitive's vertex count %zu",
-					i, src->indices, (unsigned)idx[i], info->vertex_count);
-		}
+		if (!rki_gltf_accessor_read_indices(&acc, idx, base, (uint32_t)info->vertex_count, &bad, &bad_value))
+			return rki_gltf_fail(g, RK_ERROR_CORRUPT, ipath, "index %zu of accessor %zu is %u; expected below the primitive's vertex count %zu",
+				bad, src->indices, (unsigned)bad_value, info->vertex_count);
 	} else {
-		for (size_t i = 0; i < n; i++) idx[i] = (uint32_t)i;
+		for (size_t i = 0; i < n; i++) idx[i] = base + (uint32_t)i;
 	}
-	uint32_t vb = (uint32_t)info->vertex_base;
-	size_t f = mesh->face_count, c = mesh->index_count;
+	if (src->mode == 4) {
+		/* the corners are in place: one face per 3 */
+		for (size_t t = 0; t < src->triangle_max; t++) {
+			faces[f + t].index_begin = (uint32_t)(c + 3 * t);
+			faces[f + t].index_count = 3;
+			face_material[f + t] = prim_index;
+		}
+		mesh->face_count = f + src->triangle_max;
+		mesh->index_count = c + 3 * src->triangle_max;
+		return true;
+	}
 	for (size_t t = 0; t < src->triangle_max; t++) {
 		uint32_t a, b, d;
-		if (src->mode == 4) {
-			a = idx[3 * t];
-			b = idx[3 * t + 1];
-			d = idx[3 * t + 2];
-		} else if (src->mode == 5) {
+		if (src->mode == 5) {
 			/* strip: triangle t = (v_t, v_t+1+t%2, v_t+2-t%2) keeps the winding */
 			a = idx[t];
 			b = idx[t + 1 + t % 2];
 			d = idx[t + 2 - t % 2];
-			if (a == b || b == d || a == d) continue;  /* restart/degenerate */
 		} else {
 			/* fan: triangle t = (v_t+1, v_t+2, v_0) */
 			a = idx[t + 1];
 			b = idx[t + 2];
 			d = idx[0];
-			if (a == b || b == d || a == d) continue;
 		}
+		if (a == b || b == d || a == d) continue;  /* restart/degenerate */
 		vertex_indices[c] = vb + a;
 		vertex_indices[c + 1] = vb + b;
 		vertex_indices[c + 2] = vb + d;
@@ -367,7 +374,8 @@ static bool rki_gltf_load_mesh(rki_gltf *g, size_t m, rk_mesh *mesh)
 		any_tangent = false;
 	}
 	rk_vec3 *positions = (rk_vec3 *)rki_arena_array(ar, V, sizeof(rk_vec3));
-	uint32_t *vertex_indices = (uint32_t *)rki_arena_array(ar, T, 3 * sizeof(uint32_t));
+	/* 2 spare corners: see rki_gltf_prim_triangles() */
+	uint32_t *vertex_indices = (uint32_t *)rki_arena_array(ar, 3 * T + 2, sizeof(uint32_t));
 	rk_face *faces = (rk_face *)rki_arena_array(ar, T, sizeof(rk_face));
 	uint32_t *face_material = (uint32_t *)rki_arena_array(ar, T, sizeof(uint32_t));
 	rk_material **mats = (rk_material **)rki_arena_array(ar, P, sizeof(rk_material *));

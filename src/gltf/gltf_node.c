@@ -353,7 +353,15 @@ static rk_node *rki_gltf_common_ancestor(rki_gltf *g, const rki_gltf_skin_src *s
 	return a && a->kind != RK_NODE_ROOT ? a : NULL;
 }
 
-/* Influences of every vertex of mesh m for a skin of `joint_count` joints. */
+/* Influences of every vertex of mesh m for a skin of `joint_count` joints.
+ * Vertices are visited in order (the loaded primitives' vertex ranges are
+ * consecutive), in blocks whose JOINTS/WEIGHTS are decoded into small
+ * reusable buffers; each vertex's list is sorted in a block buffer and
+ * appended to the CSR arrays. skin->weights is allocated for the worst case
+ * (every influence non-zero) without clearing: only what is written is
+ * touched. */
+#define RKI_GLTF_SKIN_BLOCK 512
+
 static bool rki_gltf_skin_influences(rki_gltf *g, size_t si, size_t m, size_t joint_count, rk_skin *skin)
 {
 	const rki_gltf_mesh *info = &g->mesh_info[m];
@@ -361,11 +369,11 @@ static bool rki_gltf_skin_influences(rki_gltf *g, size_t si, size_t m, size_t jo
 	size_t V = mesh->vertex_count, K = 0;
 	for (size_t p = 0; p < info->prim_count; p++)
 		if (info->prims[p].loaded && 4 * info->prims[p].set_count > K) K = 4 * info->prims[p].set_count;
-	uint32_t *begin = (uint32_t *)rki_arena_array(g->sc.arena, V + 1, sizeof(uint32_t));
-	if (!begin) return rki_gltf_oom(g);
 	skin->vertex_count = V;
-	skin->weight_begin = begin;
 	if (K == 0) {
+		uint32_t *begin = (uint32_t *)rki_arena_array(g->sc.arena, V + 1, sizeof(uint32_t));
+		if (!begin) return rki_gltf_oom(g);
+		skin->weight_begin = begin;
 		rki_gltf_warn(g, RKI_GLTF_IDX(RKI_GLTF_KEY(NULL, "meshes"), m), "skinned mesh has no JOINTS_0/WEIGHTS_0: its vertices have no influences");
 		skin->weights = (const rk_skin_weight *)rki_arena_alloc(g->sc.arena, sizeof(rk_skin_weight));
 		return skin->weights ? true : rki_gltf_oom(g);
@@ -373,86 +381,95 @@ static bool rki_gltf_skin_influences(rki_gltf *g, size_t si, size_t m, size_t jo
 	size_t work;
 	if (!rki_mul_size(V, K, &work) || work > g->sc.opts.max_elements || work > UINT32_MAX)
 		return rki_gltf_fail(g, RK_ERROR_LIMIT, NULL, "%zu vertices x %zu influences is over the max_elements limit", V, K);
-	rk_skin_weight *lists = (rk_skin_weight *)rki_gltf_scratch(g, 2, work, sizeof(rk_skin_weight));
-	if (!lists) return false;
-	memset(begin, 0, (V + 1) * sizeof(uint32_t)); /* begin[v + 1] counts vertex v first */
+	uint32_t *begin = (uint32_t *)rki_gltf_array_uninit(g->sc.arena, V + 1, sizeof(uint32_t));
+	rk_skin_weight *out = (rk_skin_weight *)rki_gltf_array_uninit(g->sc.arena, work, sizeof(rk_skin_weight));
+	if (!begin || !out) return rki_gltf_oom(g);
+	skin->weight_begin = begin;
+	skin->weights = out;
 	bool warned_range = false, warned_negative = false;
+	size_t total = 0, max_per = 0;
 	for (size_t p = 0; p < info->prim_count; p++) {
 		const rki_gltf_prim *pi = &info->prims[p];
 		if (!pi->loaded) continue;
+		static const char *const jnames[RKI_GLTF_MAX_INFLUENCE_SETS] = {
+			"JOINTS_0", "JOINTS_1", "JOINTS_2", "JOINTS_3", "JOINTS_4", "JOINTS_5", "JOINTS_6", "JOINTS_7" };
+		static const char *const wnames[RKI_GLTF_MAX_INFLUENCE_SETS] = {
+			"WEIGHTS_0", "WEIGHTS_1", "WEIGHTS_2", "WEIGHTS_3", "WEIGHTS_4", "WEIGHTS_5", "WEIGHTS_6", "WEIGHTS_7" };
+		const rki_gltf_loc *apath = RKI_GLTF_KEY(RKI_GLTF_IDX(RKI_GLTF_KEY(RKI_GLTF_IDX(RKI_GLTF_KEY(NULL, "meshes"), m), "primitives"), p),
+			"attributes");
+		rki_gltf_accessor ja[RKI_GLTF_MAX_INFLUENCE_SETS], wa[RKI_GLTF_MAX_INFLUENCE_SETS];
+		bool sparse = false;
 		for (size_t set = 0; set < pi->set_count; set++) {
-			static const char *const jnames[RKI_GLTF_MAX_INFLUENCE_SETS] = {
-				"JOINTS_0", "JOINTS_1", "JOINTS_2", "JOINTS_3", "JOINTS_4", "JOINTS_5", "JOINTS_6", "JOINTS_7" };
-			static const char *const wnames[RKI_GLTF_MAX_INFLUENCE_SETS] = {
-				"WEIGHTS_0", "WEIGHTS_1", "WEIGHTS_2", "WEIGHTS_3", "WEIGHTS_4", "WEIGHTS_5", "WEIGHTS_6", "WEIGHTS_7" };
-			const rki_gltf_loc *apath = RKI_GLTF_KEY(RKI_GLTF_IDX(RKI_GLTF_KEY(RKI_GLTF_IDX(RKI_GLTF_KEY(NULL, "meshes"), m), "primitives"), p),
-				"attributes");
 			const rki_gltf_loc *jpath = RKI_GLTF_KEY(apath, jnames[set]), *wpath = RKI_GLTF_KEY(apath, wnames[set]);
-			rki_gltf_accessor ja, wa;
-			if (!rki_gltf_accessor_open(g, pi->joints[set], true, &ja)) return false;
-			if (!rki_gltf_accessor_expect(g, &ja, jpath, "JOINTS", 4, false, RKI_GLTF_CT_UNSIGNED)) return false;
-			if (!rki_gltf_accessor_open(g, pi->weights[set], true, &wa)) return false;
-			if (!rki_gltf_accessor_expect(g, &wa, wpath, "WEIGHTS", 4, false,
+			if (!rki_gltf_accessor_open(g, pi->joints[set], true, &ja[set])) return false;
+			if (!rki_gltf_accessor_expect(g, &ja[set], jpath, "JOINTS", 4, false, RKI_GLTF_CT_UNSIGNED)) return false;
+			if (!rki_gltf_accessor_open(g, pi->weights[set], true, &wa[set])) return false;
+			if (!rki_gltf_accessor_expect(g, &wa[set], wpath, "WEIGHTS", 4, false,
 				RKI_GLTF_CT_FLOAT | RKI_GLTF_CT(RKI_GLTF_UNSIGNED_BYTE) | RKI_GLTF_CT(RKI_GLTF_UNSIGNED_SHORT)))
 				return false;
-			if (ja.count != pi->vertex_count || wa.count != pi->vertex_count)
-				return rki_gltf_fail(g, RK_ERROR_CORRUPT, ja.count != pi->vertex_count ? jpath : wpath,
-					"JOINTS/WEIGHTS accessors have %zu/%zu elements; expected %zu like POSITION", ja.count, wa.count, pi->vertex_count);
-			uint32_t *joints = (uint32_t *)rki_gltf_scratch(g, 0, pi->vertex_count, 4 * sizeof(uint32_t));
-			double *weights = joints ? (double *)rki_gltf_scratch(g, 1, pi->vertex_count, 4 * sizeof(double)) : NULL;
-			if (!weights) return false;
-			rki_gltf_accessor_read_u32(&ja, joints);
-			if (!wa.normalized && wa.component_type != RKI_GLTF_FLOAT)
+			if (ja[set].count != pi->vertex_count || wa[set].count != pi->vertex_count)
+				return rki_gltf_fail(g, RK_ERROR_CORRUPT, ja[set].count != pi->vertex_count ? jpath : wpath,
+					"JOINTS/WEIGHTS accessors have %zu/%zu elements; expected %zu like POSITION", ja[set].count, wa[set].count,
+					pi->vertex_count);
+			if (!wa[set].normalized && wa[set].component_type != RKI_GLTF_FLOAT)
 				rki_gltf_warn(g, wpath, "integer WEIGHTS not marked normalized: normalised anyway");
-			rki_gltf_accessor_read_f64(&wa, weights, true);
-			for (size_t v = 0; v < pi->vertex_count; v++) {
-				size_t gv = pi->vertex_base + v;
-				rk_skin_weight *list = lists + gv * K;
-				for (size_t c = 0; c < 4; c++) {
-					double w = weights[4 * v + c];
-					uint32_t j = joints[4 * v + c];
-					if (!(w > 0.0)) {
-						if (w != 0.0 && !warned_negative) {
-							rki_gltf_warn(g, wpath, "negative or NaN skin weights dropped");
-							warned_negative = true;
+			if (ja[set].sparse_count || wa[set].sparse_count) sparse = true;
+		}
+		size_t vc = pi->vertex_count;
+		/* sparse accessors are read whole (a range read scans every sparse entry) */
+		size_t B = sparse ? vc : (vc < RKI_GLTF_SKIN_BLOCK ? vc : RKI_GLTF_SKIN_BLOCK);
+		uint32_t *joints = (uint32_t *)rki_gltf_scratch(g, 0, B, 4 * sizeof(uint32_t));
+		double *weights = joints ? (double *)rki_gltf_scratch(g, 1, B, 4 * sizeof(double)) : NULL;
+		rk_skin_weight *lists = weights ? (rk_skin_weight *)rki_gltf_scratch(g, 2, B, K * sizeof(rk_skin_weight) + sizeof(uint32_t)) : NULL;
+		if (!lists) return false;
+		uint32_t *counts = (uint32_t *)(lists + B * K);
+		for (size_t v0 = 0; v0 < vc; v0 += B) {
+			size_t nb = vc - v0 < B ? vc - v0 : B;
+			memset(counts, 0, nb * sizeof(uint32_t));
+			for (size_t set = 0; set < pi->set_count; set++) {
+				rki_gltf_accessor_read_u32_range(&ja[set], v0, nb, joints);
+				rki_gltf_accessor_read_f64_range(&wa[set], v0, nb, weights, true);
+				for (size_t v = 0; v < nb; v++) {
+					rk_skin_weight *list = lists + v * K;
+					for (size_t c = 0; c < 4; c++) {
+						double w = weights[4 * v + c];
+						uint32_t j = joints[4 * v + c];
+						if (!(w > 0.0)) {
+							if (w != 0.0 && !warned_negative) {
+								rki_gltf_warn(g, RKI_GLTF_KEY(apath, wnames[set]), "negative or NaN skin weights dropped");
+								warned_negative = true;
+							}
+							if (w == 0.0 && j >= joint_count && !warned_range) {
+								rki_gltf_warn(g, RKI_GLTF_KEY(apath, jnames[set]), "out-of-range joint indices with zero weight ignored");
+								warned_range = true;
+							}
+							continue;
 						}
-						if (w == 0.0 && j >= joint_count && !warned_range) {
-							rki_gltf_warn(g, jpath, "out-of-range joint indices with zero weight ignored");
-							warned_range = true;
+						if (j >= joint_count)
+							return rki_gltf_fail(g, RK_ERROR_CORRUPT, RKI_GLTF_KEY(apath, jnames[set]),
+								"joint index %u of vertex %zu is out of range: skin %zu has %zu joints", (unsigned)j, v0 + v, si, joint_count);
+						/* insertion keeps descending weight, earlier entries first on ties */
+						size_t n = counts[v]++;
+						while (n > 0 && list[n - 1].weight < (float)w) {
+							list[n] = list[n - 1];
+							n--;
 						}
-						continue;
+						list[n].joint = j;
+						list[n].weight = (float)w;
 					}
-					if (j >= joint_count)
-						return rki_gltf_fail(g, RK_ERROR_CORRUPT, jpath,
-							"joint index %u of vertex %zu is out of range: skin %zu has %zu joints", (unsigned)j, v, si, joint_count);
-					/* insertion keeps descending weight, earlier entries first on ties */
-					size_t n = begin[gv + 1]++;
-					while (n > 0 && list[n - 1].weight < (float)w) {
-						list[n] = list[n - 1];
-						n--;
-					}
-					list[n].joint = j;
-					list[n].weight = (float)w;
 				}
+			}
+			for (size_t v = 0; v < nb; v++) {
+				size_t c = counts[v];
+				begin[pi->vertex_base + v0 + v] = (uint32_t)total;
+				if (c) memcpy(out + total, lists + v * K, c * sizeof(rk_skin_weight));
+				total += c;
+				if (c > max_per) max_per = c;
 			}
 		}
 	}
-	size_t total = 0, max_per = 0;
-	for (size_t v = 0; v < V; v++) {
-		size_t c = begin[v + 1];
-		if (c > max_per) max_per = c;
-		begin[v] = (uint32_t)total;
-		total += c;
-	}
 	begin[V] = (uint32_t)total;
-	rk_skin_weight *out = (rk_skin_weight *)rki_arena_array(g->sc.arena, total, sizeof(rk_skin_weight));
-	if (!out) return rki_gltf_oom(g);
-	for (size_t v = 0; v < V; v++) {
-		size_t c = begin[v + 1] - begin[v];
-		memcpy(out + begin[v], lists + v * K, c * sizeof(rk_skin_weight));
-	}
 	skin->weight_count = total;
-	skin->weights = out;
 	skin->max_weights_per_vertex = max_per;
 	return true;
 }
