@@ -1738,10 +1738,30 @@ static void decode_all_clean(rk_test_state *rk_t_, const rki_fbx_node *n, size_t
 	for (size_t c = 0; c < n->child_count; c++) decode_all_clean(rk_t_, &n->children[c], size);
 }
 
+/* A lazy parse with a pre-scan batch (rki_fbx_decode_prescan) over the same bytes. */
+static void parse_prescan(parsed *p, const void *data, size_t size, const char *const *names, size_t name_count,
+	size_t threads, rki_fbx_decode_batch **batch)
+{
+	memset(p, 0, sizeof(*p));
+	rki_alloc_init(&p->arena_alloc, NULL, 0, 0);
+	rki_alloc_init(&p->tmp, NULL, 0, 0);
+	rki_arena_init(&p->arena, &p->arena_alloc);
+	rki_error_clear(&p->err);
+	*batch = rki_fbx_decode_prescan(data, size, "Objects", names, name_count, 3, threads, NULL, &p->arena, &p->tmp);
+	rki_fbx_parse_opts opts;
+	memset(&opts, 0, sizeof(opts));
+	opts.lazy_arrays = true;
+	opts.batch = *batch;
+	p->ok = rki_fbx_parse_ex(&p->doc, data, size, &p->arena, &p->tmp, &opts, &p->err);
+}
+
 static void lazy_must_be_clean(rk_test_state *rk_t_, const unsigned char *data, size_t len, const char *what, size_t at)
 {
 	parsed p;
-	parse_lazy(&p, data, len, NULL);
+	static const char *const some[] = { "Vertices", "Normals", "KeyTime", "Weights" };
+	rki_fbx_decode_batch *batch = NULL;
+	if (at % 2) parse_prescan(&p, data, len, some, 4, 2, &batch);
+	else parse_lazy(&p, data, len, NULL);
 	if (!p.ok) {
 		bool clean = p.err.code != RK_OK && p.err.message[0] != '\0' && (p.err.location & RK_LOCATION_BYTE) &&
 			p.err.byte_offset <= len;
@@ -1749,10 +1769,10 @@ static void lazy_must_be_clean(rk_test_state *rk_t_, const unsigned char *data, 
 			p.err.message);
 		RK_CHECK(clean);
 	} else {
-		static const char *const some[] = { "Vertices", "Normals", "KeyTime", "Weights" };
-		rki_fbx_decode_arrays(&p.doc.root, some, 4, 8, 2, &p.tmp);
+		if (!batch) rki_fbx_decode_arrays(&p.doc.root, some, 4, 8, 2, &p.tmp);
 		decode_all_clean(rk_t_, &p.doc.root, len);
 	}
+	rki_fbx_decode_finish(batch);
 	RK_CHECK(p.tmp.bytes_in_use == 0);
 	parsed_free(&p);
 }
@@ -1867,6 +1887,108 @@ RK_TEST(lazy_allocation_failures)
 	free_file(&f);
 }
 
+/* Decoding from the raw bytes while the tree is parsed gives the eager arrays,
+ * whatever the thread count; arrays outside the listed names stay pending. */
+RK_TEST(prescan_batches)
+{
+	char path[4096];
+	if (!shared_path(path, sizeof(path), "assets")) RK_SKIP("shared folder (../shared) not found");
+	static const char *const files[] = {
+		"assets/ybot.fbx",
+		"assets/ybot@kick.fbx",
+		"conformance/data/maya_cube_big_endian_7500_binary.fbx",
+		"conformance/data/maya_kenney_character_7700_binary.fbx",
+		"conformance/data/maya_cube_7500_ascii.fbx",
+	};
+	static const char *const names[] = { "Vertices", "PolygonVertexIndex", "Normals", "UV", "UVIndex", "Weights", "KeyTime" };
+	for (size_t k = 0; k < sizeof(files) / sizeof(files[0]); k++) {
+		shared_path(path, sizeof(path), files[k]);
+		file_data f;
+		RK_REQUIRE(load_file(&f, path));
+		parsed e;
+		parse_bytes(&e, f.data, f.size, NULL);
+		RK_REQUIRE(e.ok);
+		static const size_t threads[] = { 1, 2, 8 };
+		for (size_t t = 0; t < 3; t++) {
+			parsed l;
+			rki_fbx_decode_batch *batch;
+			parse_prescan(&l, f.data, f.size, names, sizeof(names) / sizeof(names[0]), threads[t], &batch);
+			RK_REQUIRE(l.ok);
+			if (e.doc.ascii) RK_CHECK(batch == NULL);
+			else RK_CHECK(batch != NULL);
+			/* Reading every array: the batch's are waited for, the others decoded. */
+			size_t pending = 0;
+			compare_lazy(rk_t_, &e.doc.root, &l.doc.root, true, &pending);
+			size_t got = rki_fbx_decode_finish(batch);
+			if (batch) RK_CHECK(got > 0 && got < pending);
+			RK_CHECK(l.tmp.bytes_in_use == 0);
+			parsed_free(&l);
+		}
+		/* Finishing first: only the listed arrays are decoded. */
+		parsed l;
+		rki_fbx_decode_batch *batch;
+		parse_prescan(&l, f.data, f.size, names, 1, 2, &batch);
+		RK_REQUIRE(l.ok);
+		size_t got = rki_fbx_decode_finish(batch);
+		size_t left = 0;
+		compare_lazy(rk_t_, &e.doc.root, &l.doc.root, false, &left);
+		if (strstr(files[k], "ybot.fbx")) RK_CHECK_INT(got, 2);   /* two meshes' Vertices */
+		if (!e.doc.ascii) RK_CHECK(left > 0);
+		compare_lazy(rk_t_, &e.doc.root, &l.doc.root, true, &left);
+		parsed_free(&l);
+		parsed_free(&e);
+		free_file(&f);
+	}
+	/* Not binary FBX, bad arguments: no batch. */
+	rki_alloc a;
+	rki_alloc_init(&a, NULL, 0, 0);
+	rki_arena ar;
+	rki_arena_init(&ar, &a);
+	RK_CHECK(rki_fbx_decode_prescan(k_ascii, sizeof(k_ascii) - 1, "Objects", names, 1, 3, 2, NULL, &ar, &a) == NULL);
+	RK_CHECK(rki_fbx_decode_prescan(NULL, 0, "Objects", names, 1, 3, 2, NULL, &ar, &a) == NULL);
+	RK_CHECK(a.bytes_in_use == 0);
+
+	/* A corrupt stream found by a helper: the accessor reports the eager parse's error. */
+	static tb b;
+	tb_header(&b, 7500, false);
+	size_t o = tb_begin(&b, "Objects", 0);
+	tb_props_done(&b, o);
+	size_t v = tb_begin(&b, "Vertices", 1);
+	size_t prop_at = b.size;
+	tb_array(&b, 'd', k_f64, 2, 8, true, 3, 0);
+	tb_props_done(&b, v);
+	tb_end(&b, v, false);
+	tb_end(&b, o, true);
+	tb_null(&b);
+	parsed e, l;
+	parse_bytes(&e, b.d, b.size, NULL);
+	RK_CHECK(!e.ok);
+	rki_fbx_decode_batch *batch;
+	parse_prescan(&l, b.d, b.size, names, 1, 2, &batch);
+	RK_REQUIRE(l.ok && batch != NULL);
+	const rki_fbx_node *vn = child(child(&l.doc.root, "Objects"), "Vertices");
+	RK_REQUIRE(vn != NULL);
+	const void *data;
+	size_t n;
+	rk_error err;
+	rki_error_clear(&err);
+	RK_CHECK(!rki_fbx_prop_array(vn, 0, &data, &n, &err));
+	RK_CHECK_STR(err.message, e.err.message);
+	RK_CHECK_INT(err.byte_offset, prop_at);
+	RK_CHECK_STR(err.path, "Objects/Vertices");
+	RK_CHECK_INT(rki_fbx_decode_finish(batch), 0);
+	RK_CHECK(l.tmp.bytes_in_use == 0);
+	parsed_free(&l);
+	parsed_free(&e);
+	/* The parse fails after the pre-scan: the batch is finished all the same. */
+	parse_prescan(&l, b.d, b.size - 40, names, 1, 2, &batch);
+	RK_CHECK(!l.ok);
+	rki_fbx_decode_finish(batch);
+	RK_CHECK(l.tmp.bytes_in_use == 0);
+	parsed_free(&l);
+	rki_arena_free(&ar);
+}
+
 RK_TEST_MAIN(
 	RK_TEST_ENTRY(corpus_all_files_parse),
 	RK_TEST_ENTRY(corpus_versions_match_manifest),
@@ -1890,4 +2012,5 @@ RK_TEST_MAIN(
 	RK_TEST_ENTRY(decode_arrays_threads),
 	RK_TEST_ENTRY(lazy_corrupt_arrays),
 	RK_TEST_ENTRY(lazy_truncations_and_corruptions),
-	RK_TEST_ENTRY(lazy_allocation_failures))
+	RK_TEST_ENTRY(lazy_allocation_failures),
+	RK_TEST_ENTRY(prescan_batches))

@@ -80,6 +80,7 @@ typedef struct rki_fbx_parser {
 	bool big_endian;
 	bool wide;              /* 64-bit node records (version >= 7500) */
 	bool lazy;              /* leave binary arrays pending (rki_fbx_parse_opts.lazy_arrays) */
+	struct rki_fbx_decode_batch *batch;  /* rki_fbx_parse_opts.batch: pending arrays are tied to its jobs */
 	uint64_t line;          /* ASCII: current 1-based line */
 	size_t node_count;
 	uint64_t array_bytes;   /* decoded array bytes so far */
@@ -330,6 +331,10 @@ static size_t rki_fbx_array_elem_size(char type)
 
 /* ---- array decoding (parse time, first access and worker threads) ------------- */
 
+struct rki_fbx_decode_batch;
+static void rki_fbx_batch_link(struct rki_fbx_decode_batch *b, rki_fbx_prop *pr);
+static void rki_fbx_batch_attach(struct rki_fbx_decode_batch *b, rki_fbx_doc *doc);
+
 typedef enum rki_fbx_decode_result {
 	RKI_FBX_DECODE_OK,
 	RKI_FBX_DECODE_TOO_BIG,   /* inflates to more than the declared size */
@@ -434,6 +439,7 @@ static bool rki_fbx_binary_array(rki_fbx_parser *p, rki_fbx_prop *pr, size_t pen
 		pr->v.a.data = NULL;
 		pr->pending = (uint8_t)(encoding + 1);
 		pr->encoded_size = clen;
+		if (p->batch) rki_fbx_batch_link(p->batch, pr);
 		p->pos += clen;
 		return true;
 	}
@@ -1139,6 +1145,7 @@ bool rki_fbx_parse_ex(rki_fbx_doc *doc, const void *data, size_t size, rki_arena
 	if (opts) {
 		p.lim = opts->limits;
 		p.lazy = opts->lazy_arrays;
+		p.batch = opts->lazy_arrays ? opts->batch : NULL;
 	}
 	if (!p.lim.max_depth) p.lim.max_depth = RKI_FBX_DEFAULT_MAX_DEPTH;
 	if (!p.lim.max_nodes) p.lim.max_nodes = RKI_FBX_DEFAULT_MAX_NODES;
@@ -1174,6 +1181,7 @@ bool rki_fbx_parse_ex(rki_fbx_doc *doc, const void *data, size_t size, rki_arena
 		doc->input_ = (const unsigned char *)data;
 		doc->input_size_ = size;
 		doc->arena_ = arena;
+		if (p.batch) rki_fbx_batch_attach(p.batch, doc);
 	} else {
 		memset(doc, 0, sizeof(*doc));
 		doc->root.name = "";
@@ -1562,14 +1570,17 @@ bool rki_fbx_prop_array(const rki_fbx_node *n, size_t i, const void **data, size
  * thread taking any job, in particular one an accessor is waiting for. */
 enum { RKI_FBX_JOB_QUEUED, RKI_FBX_JOB_RUNNING, RKI_FBX_JOB_OK, RKI_FBX_JOB_FAILED };
 
-/* Everything a worker needs, copied from the property: workers never touch the
- * document (only the calling thread reads and writes properties and the arena). */
+/* Everything a worker needs, read from the input: workers never touch the
+ * document (only the calling thread reads and writes properties and the arena).
+ * Jobs are identified by the byte offset of their property (its type code). */
 typedef struct rki_fbx_decode_job {
-	rki_fbx_prop *prop;
+	uint64_t offset;
+	rki_fbx_prop *prop;  /* set by the calling thread once the property exists */
 	const unsigned char *src;
 	size_t clen;
 	void *out;          /* NULL: no memory, the array stays pending */
 	size_t bytes, alloc, esize;
+	char type;
 	bool zlib;
 	bool published;
 	atomic_int state;
@@ -1583,10 +1594,9 @@ typedef struct rki_fbx_decode_worker {
 
 struct rki_fbx_decode_batch {
 	rki_alloc *tmp;
-	rki_fbx_doc *doc;
-	rki_buf jobs;               /* rki_fbx_decode_job, tree order */
+	rki_fbx_doc *doc;           /* NULL until a parse attaches the batch */
+	rki_buf jobs;               /* rki_fbx_decode_job by increasing offset */
 	rki_buf order;              /* size_t job indices, largest first: the helpers' queue */
-	rki_buf by_prop;            /* size_t job indices sorted by property address */
 	size_t count;
 	atomic_size_t next;         /* next position in order */
 	bool swap;
@@ -1647,9 +1657,9 @@ static void *rki_fbx_decode_thread(void *arg)
 	return NULL;
 }
 
-/* Calling thread: makes job k finished (running it, or helping with other jobs
- * and then waiting while a helper runs it) and publishes a success into its
- * property. True when the array is decoded. */
+/* Calling thread: makes the job finished (running it, or helping with other
+ * jobs and then waiting while a helper runs it) and publishes a success into
+ * its property. True when the array is decoded. */
 static bool rki_fbx_job_complete(rki_fbx_decode_batch *b, rki_fbx_decode_job *job)
 {
 	struct libdeflate_decompressor *inflater = b->worker_count ? b->workers[0].inflater : NULL;
@@ -1661,7 +1671,7 @@ static bool rki_fbx_job_complete(rki_fbx_decode_batch *b, rki_fbx_decode_job *jo
 			pthread_cond_wait(&b->cond, &b->mutex);
 		pthread_mutex_unlock(&b->mutex);
 	}
-	if (atomic_load_explicit(&job->state, memory_order_acquire) != RKI_FBX_JOB_OK) return false;
+	if (atomic_load_explicit(&job->state, memory_order_acquire) != RKI_FBX_JOB_OK || !job->prop) return false;
 	if (!job->published) {
 		job->prop->v.a.data = job->out;
 		job->prop->pending = 0;
@@ -1670,30 +1680,47 @@ static bool rki_fbx_job_complete(rki_fbx_decode_batch *b, rki_fbx_decode_job *jo
 	return true;
 }
 
-/* The batch job of a pending property, or NULL. */
-static rki_fbx_decode_job *rki_fbx_batch_find(rki_fbx_decode_batch *b, const rki_fbx_prop *pr)
+/* The job of the property at byte `offset`, or NULL. */
+static rki_fbx_decode_job *rki_fbx_batch_find(rki_fbx_decode_batch *b, uint64_t offset)
 {
-	const size_t *idx = (const size_t *)(const void *)b->by_prop.data;
 	size_t lo = 0, hi = b->count;
 	while (lo < hi) {
 		size_t mid = lo + (hi - lo) / 2;
-		const rki_fbx_prop *q = rki_fbx_job(b, idx[mid])->prop;
-		if (q == pr) return rki_fbx_job(b, idx[mid]);
-		if ((uintptr_t)q < (uintptr_t)pr) lo = mid + 1;
+		rki_fbx_decode_job *job = rki_fbx_job(b, mid);
+		if (job->offset == offset) return job;
+		if (job->offset < offset) lo = mid + 1;
 		else hi = mid;
 	}
 	return NULL;
 }
 
-/* Accessor hook: a pending property in the document's running batch is waited
- * for instead of decoded again. False when it is not in a batch or its job
+/* Parser hook: a pending array property just read; ties it to its job when the
+ * job describes the same array (it was read from the same bytes). */
+static void rki_fbx_batch_link(rki_fbx_decode_batch *b, rki_fbx_prop *pr)
+{
+	rki_fbx_decode_job *job = rki_fbx_batch_find(b, pr->offset);
+	if (job && !job->prop && job->type == pr->type && job->bytes == pr->v.a.count * job->esize &&
+		job->clen == pr->encoded_size && job->zlib == (pr->pending == 2))
+		job->prop = pr;
+}
+
+/* Parse hook: the document serves its pending arrays from the batch from now on. */
+static void rki_fbx_batch_attach(rki_fbx_decode_batch *b, rki_fbx_doc *doc)
+{
+	if (b->doc || doc->batch_) return;
+	b->doc = doc;
+	doc->batch_ = b;
+}
+
+/* Accessor hook: a pending property of the document's batch is waited for
+ * instead of decoded again. False when it is not in the batch or its job
  * failed (then the caller decodes it, reporting the error). */
 static bool rki_fbx_batch_take(rki_fbx_doc *doc, const rki_fbx_prop *pr)
 {
 	rki_fbx_decode_batch *b = doc->batch_;
 	if (!b) return false;
-	rki_fbx_decode_job *job = rki_fbx_batch_find(b, pr);
-	return job && rki_fbx_job_complete(b, job);
+	rki_fbx_decode_job *job = rki_fbx_batch_find(b, pr->offset);
+	return job && job->prop == pr && rki_fbx_job_complete(b, job);
 }
 
 /* Node names a batch decodes, with their lengths (the first RKI_FBX_FILTER_LENS;
@@ -1708,41 +1735,63 @@ typedef struct rki_fbx_name_filter {
 	bool long_names;            /* a listed name is 64 bytes or longer */
 } rki_fbx_name_filter;
 
-static bool rki_fbx_name_listed(const rki_fbx_name_filter *f, const rki_fbx_node *n)
+static void rki_fbx_filter_init(rki_fbx_name_filter *f, const char *const *names, size_t name_count)
+{
+	memset(f, 0, sizeof(*f));
+	f->names = names;
+	f->count = name_count;
+	for (size_t k = 0; names && k < name_count; k++) {
+		size_t len = names[k] ? strlen(names[k]) : 0;
+		if (k < RKI_FBX_FILTER_LENS) f->lens[k] = len;
+		if (len < 64) f->len_mask |= (uint64_t)1 << len;
+		else f->long_names = true;
+	}
+}
+
+static bool rki_fbx_name_listed(const rki_fbx_name_filter *f, const char *name, size_t name_len)
 {
 	if (!f->names) return true;
-	if (n->name_len < 64 ? !(f->len_mask >> n->name_len & 1) : !f->long_names) return false;
+	if (name_len < 64 ? !(f->len_mask >> name_len & 1) : !f->long_names) return false;
 	for (size_t k = 0; k < f->count; k++) {
-		const char *name = f->names[k];
-		if (!name || name[0] != n->name[0]) continue;
-		size_t len = k < RKI_FBX_FILTER_LENS ? f->lens[k] : strlen(name);
-		if (len == n->name_len && memcmp(name, n->name, len) == 0) return true;
+		const char *listed = f->names[k];
+		if (!listed || (name_len && listed[0] != name[0])) continue;
+		size_t len = k < RKI_FBX_FILTER_LENS ? f->lens[k] : strlen(listed);
+		if (len == name_len && memcmp(listed, name, len) == 0) return true;
 	}
 	return false;
 }
 
 /* Appends a job for every pending array below n (depth levels at most). Recursion depth <= max_depth. */
-static bool rki_fbx_collect_pending(rki_buf *jobs, const rki_fbx_node *n, const rki_fbx_name_filter *f, size_t depth)
+static bool rki_fbx_collect_pending(rki_buf *jobs, const rki_fbx_doc *doc, const rki_fbx_node *n,
+	const rki_fbx_name_filter *f, size_t depth)
 {
 	for (size_t c = 0; c < n->child_count; c++) {
 		const rki_fbx_node *ch = &n->children[c];
-		if (ch->prop_count && rki_fbx_name_listed(f, ch)) {
+		if (ch->prop_count && rki_fbx_name_listed(f, ch->name, ch->name_len)) {
 			for (size_t i = 0; i < ch->prop_count; i++) {
 				rki_fbx_prop *pr = (rki_fbx_prop *)(uintptr_t)&ch->props[i];
 				if (!pr->pending) continue;
+				uint64_t at = pr->offset + 1 + RKI_FBX_ARRAY_HEADER;
+				if (at > doc->input_size_ || pr->encoded_size > doc->input_size_ - at) continue;
 				rki_fbx_decode_job job;
 				memset(&job, 0, sizeof(job));
+				job.offset = pr->offset;
 				job.prop = pr;
+				job.type = pr->type;
+				job.esize = rki_fbx_array_elem_size(pr->type);
+				job.bytes = pr->v.a.count * job.esize;   /* <= max_total_array_bytes */
+				job.clen = pr->encoded_size;
+				job.zlib = pr->pending == 2;
+				job.src = doc->input_ + at;
 				if (!rki_buf_push(jobs, &job, sizeof(job))) return false;
 			}
 		}
-		if (depth > 1 && ch->child_count && !rki_fbx_collect_pending(jobs, ch, f, depth - 1)) return false;
+		if (depth > 1 && ch->child_count && !rki_fbx_collect_pending(jobs, doc, ch, f, depth - 1)) return false;
 	}
 	return true;
 }
 
-/* qsort context for the two index orders (qsort has none: a file-static would be global state). */
-typedef struct rki_fbx_job_key { uintptr_t key; size_t bytes; size_t index; } rki_fbx_job_key;
+typedef struct rki_fbx_job_key { uint64_t offset; size_t bytes; size_t index; } rki_fbx_job_key;
 
 static int rki_fbx_key_by_size(const void *a, const void *b)
 {
@@ -1751,16 +1800,27 @@ static int rki_fbx_key_by_size(const void *a, const void *b)
 	return x->index < y->index ? -1 : x->index > y->index;
 }
 
-static int rki_fbx_key_by_prop(const void *a, const void *b)
+static int rki_fbx_job_by_offset(const void *a, const void *b)
 {
-	const rki_fbx_job_key *x = (const rki_fbx_job_key *)a, *y = (const rki_fbx_job_key *)b;
-	return x->key < y->key ? -1 : x->key > y->key;
+	const rki_fbx_decode_job *x = (const rki_fbx_decode_job *)a, *y = (const rki_fbx_decode_job *)b;
+	return x->offset < y->offset ? -1 : x->offset > y->offset;
 }
 
 static size_t rki_fbx_online_cores(void)
 {
 	long n = sysconf(_SC_NPROCESSORS_ONLN);
 	return n > 0 ? (size_t)n : 1;
+}
+
+static rki_fbx_decode_batch *rki_fbx_batch_new(rki_alloc *tmp)
+{
+	rki_fbx_decode_batch *b = (rki_fbx_decode_batch *)rki_malloc(tmp, sizeof(*b));
+	if (!b) return NULL;
+	memset(b, 0, sizeof(*b));
+	b->tmp = tmp;
+	rki_buf_init(&b->jobs, tmp);
+	rki_buf_init(&b->order, tmp);
+	return b;
 }
 
 static void rki_fbx_batch_free(rki_fbx_decode_batch *b)
@@ -1773,90 +1833,56 @@ static void rki_fbx_batch_free(rki_fbx_decode_batch *b)
 	}
 	rki_buf_free(&b->jobs);
 	rki_buf_free(&b->order);
-	rki_buf_free(&b->by_prop);
 	rki_free(b->tmp, b, sizeof(*b));
 }
 
-/* Index orders of the batch's jobs: by size for the queue, by property for lookups. */
-static bool rki_fbx_batch_orders(rki_fbx_decode_batch *b)
+/* Jobs collected: sorts them by offset, allocates their buffers from `arena`
+ * (on this thread, in offset order), queues them largest first and starts the
+ * helpers. NULL (batch freed) when there is nothing to decode. */
+static rki_fbx_decode_batch *rki_fbx_batch_begin(rki_fbx_decode_batch *b, rki_arena *arena, bool swap, size_t threads)
 {
-	rki_buf keys;
-	rki_buf_init(&keys, b->tmp);
-	if (!rki_buf_reserve(&keys, b->count * sizeof(rki_fbx_job_key)) ||
-		!rki_buf_reserve(&b->order, b->count * sizeof(size_t)) || !rki_buf_reserve(&b->by_prop, b->count * sizeof(size_t))) {
-		rki_buf_free(&keys);
-		return false;
-	}
-	rki_fbx_job_key *k = (rki_fbx_job_key *)(void *)keys.data;
-	size_t *order = (size_t *)(void *)b->order.data, *by_prop = (size_t *)(void *)b->by_prop.data;
-	for (size_t i = 0; i < b->count; i++) {
-		k[i].key = (uintptr_t)rki_fbx_job(b, i)->prop;
-		k[i].bytes = rki_fbx_job(b, i)->bytes;
-		k[i].index = i;
-	}
-	qsort(k, b->count, sizeof(*k), rki_fbx_key_by_size);
-	for (size_t i = 0; i < b->count; i++) order[i] = k[i].index;
-	qsort(k, b->count, sizeof(*k), rki_fbx_key_by_prop);
-	for (size_t i = 0; i < b->count; i++) by_prop[i] = k[i].index;
-	b->order.size = b->by_prop.size = b->count * sizeof(size_t);
-	rki_buf_free(&keys);
-	return true;
-}
-
-rki_fbx_decode_batch *rki_fbx_decode_start(const rki_fbx_node *under, const char *const *names, size_t name_count,
-	size_t max_depth, size_t threads, rki_alloc *tmp)
-{
-	if (!under || !tmp || max_depth == 0) return NULL;
-	rki_fbx_doc *doc = rki_fbx_doc_of(under);
-	if (!doc->input_ || !doc->arena_ || doc->batch_) return NULL;
-	rki_fbx_decode_batch *b = (rki_fbx_decode_batch *)rki_malloc(tmp, sizeof(*b));
-	if (!b) return NULL;
-	memset(b, 0, sizeof(*b));
-	b->tmp = tmp;
-	b->doc = doc;
-	rki_buf_init(&b->jobs, tmp);
-	rki_buf_init(&b->order, tmp);
-	rki_buf_init(&b->by_prop, tmp);
-	rki_fbx_name_filter filter;
-	memset(&filter, 0, sizeof(filter));
-	filter.names = names;
-	filter.count = name_count;
-	for (size_t k = 0; names && k < name_count; k++) {
-		size_t len = names[k] ? strlen(names[k]) : 0;
-		if (k < RKI_FBX_FILTER_LENS) filter.lens[k] = len;
-		if (len < 64) filter.len_mask |= (uint64_t)1 << len;
-		else filter.long_names = true;
-	}
-	if (!rki_fbx_collect_pending(&b->jobs, under, &filter, max_depth)) b->jobs.size = 0;
 	b->count = b->jobs.size / sizeof(rki_fbx_decode_job);
-	if (b->count == 0 || !rki_fbx_batch_orders(b)) {
+	if (b->count == 0 || !rki_buf_reserve(&b->order, b->count * sizeof(size_t))) {
 		rki_fbx_batch_free(b);
 		return NULL;
 	}
-	/* Buffers in tree order on this thread (the arena is not thread-safe). */
+	rki_fbx_decode_job *jobs = rki_fbx_job(b, 0);
+	for (size_t k = 1; k < b->count; k++) {
+		if (jobs[k].offset > jobs[k - 1].offset) continue;
+		qsort(jobs, b->count, sizeof(*jobs), rki_fbx_job_by_offset);   /* file order already, normally */
+		break;
+	}
 	uint64_t total = 0;
-	bool any_zlib = false, no_memory = false;
+	bool any_zlib = false;
 	for (size_t k = 0; k < b->count; k++) {
-		rki_fbx_decode_job *job = rki_fbx_job(b, k);
-		const rki_fbx_prop *pr = job->prop;
-		uint64_t at = pr->offset + 1 + RKI_FBX_ARRAY_HEADER;
-		job->esize = rki_fbx_array_elem_size(pr->type);
-		job->bytes = pr->v.a.count * job->esize;   /* <= max_total_array_bytes */
-		job->clen = pr->encoded_size;
-		job->zlib = pr->pending == 2;
+		rki_fbx_decode_job *job = &jobs[k];
 		atomic_init(&job->state, RKI_FBX_JOB_QUEUED);
-		if (no_memory) continue;   /* the rest stays pending: accessors report the failure */
-		if (at > doc->input_size_ || job->clen > doc->input_size_ - at) continue;
-		if (!job->zlib && job->clen != job->bytes) continue;
-		if (!rki_fbx_array_alloc_size(pr->type, job->bytes, &job->alloc)) continue;
-		job->src = doc->input_ + at;
-		job->out = rki_arena_alloc_uninit(doc->arena_, job->alloc);
-		no_memory = !job->out;
-		if (no_memory) continue;
+		if (k > 0 && job->offset == jobs[k - 1].offset) continue;   /* never: one job per property */
+		if (!rki_fbx_array_alloc_size(job->type, job->bytes, &job->alloc)) continue;
+		job->out = rki_arena_alloc_uninit(arena, job->alloc);
+		if (!job->out) break;   /* the rest stays pending: accessors report the failure */
 		total += job->bytes;
 		any_zlib = any_zlib || job->zlib;
 	}
-	b->swap = doc->big_endian == rki_fbx_host_little_endian();
+	rki_buf keys;
+	rki_buf_init(&keys, b->tmp);
+	if (!rki_buf_reserve(&keys, b->count * sizeof(rki_fbx_job_key))) {
+		rki_buf_free(&keys);
+		rki_fbx_batch_free(b);
+		return NULL;
+	}
+	rki_fbx_job_key *key = (rki_fbx_job_key *)(void *)keys.data;
+	for (size_t k = 0; k < b->count; k++) {
+		key[k].offset = jobs[k].offset;
+		key[k].bytes = jobs[k].bytes;
+		key[k].index = k;
+	}
+	qsort(key, b->count, sizeof(*key), rki_fbx_key_by_size);
+	size_t *order = (size_t *)(void *)b->order.data;
+	for (size_t k = 0; k < b->count; k++) order[k] = key[k].index;
+	b->order.size = b->count * sizeof(size_t);
+	rki_buf_free(&keys);
+	b->swap = swap;
 	atomic_init(&b->next, 0);
 
 	size_t want = threads ? threads : rki_fbx_online_cores();
@@ -1878,8 +1904,177 @@ rki_fbx_decode_batch *rki_fbx_decode_start(const rki_fbx_node *under, const char
 		for (; b->started < b->worker_count; b->started++)
 			if (pthread_create(&b->workers[b->started].thread, NULL, rki_fbx_decode_thread, &b->workers[b->started]) != 0)
 				break;
-	doc->batch_ = b;
 	return b;
+}
+
+rki_fbx_decode_batch *rki_fbx_decode_start(const rki_fbx_node *under, const char *const *names, size_t name_count,
+	size_t max_depth, size_t threads, rki_alloc *tmp)
+{
+	if (!under || !tmp || max_depth == 0) return NULL;
+	rki_fbx_doc *doc = rki_fbx_doc_of(under);
+	if (!doc->input_ || !doc->arena_ || doc->batch_) return NULL;
+	rki_fbx_decode_batch *b = rki_fbx_batch_new(tmp);
+	if (!b) return NULL;
+	rki_fbx_name_filter filter;
+	rki_fbx_filter_init(&filter, names, name_count);
+	if (!rki_fbx_collect_pending(&b->jobs, doc, under, &filter, max_depth)) b->jobs.size = 0;
+	b = rki_fbx_batch_begin(b, doc->arena_, doc->big_endian == rki_fbx_host_little_endian(), threads);
+	if (b) {
+		b->doc = doc;
+		doc->batch_ = b;
+	}
+	return b;
+}
+
+/* ---- pre-scan: decoding while the tree is still being parsed ------------------------------ */
+
+typedef struct rki_fbx_prescan {
+	const unsigned char *d;
+	size_t size;
+	bool be, wide;
+	rki_fbx_name_filter filter;
+	rki_fbx_limits lim;
+	uint64_t array_bytes;
+	rki_buf *jobs;
+	bool failed;        /* out of memory: stop */
+} rki_fbx_prescan;
+
+static uint32_t rki_fbx_ps32(const rki_fbx_prescan *s, const unsigned char *b)
+{
+	if (s->be) return (uint32_t)b[0] << 24 | (uint32_t)b[1] << 16 | (uint32_t)b[2] << 8 | (uint32_t)b[3];
+	return (uint32_t)b[3] << 24 | (uint32_t)b[2] << 16 | (uint32_t)b[1] << 8 | (uint32_t)b[0];
+}
+
+static uint64_t rki_fbx_ps64(const rki_fbx_prescan *s, const unsigned char *b)
+{
+	uint64_t lo = rki_fbx_ps32(s, b), hi = rki_fbx_ps32(s, b + 4);
+	return s->be ? (lo << 32 | hi) : (hi << 32 | lo);
+}
+
+/* A node record at pos inside [.., end): false when it is the null record or
+ * does not fit (the parse proper reports that). */
+static bool rki_fbx_ps_record(const rki_fbx_prescan *s, size_t pos, size_t end, size_t *rec_end, size_t *body,
+	uint64_t *nprops, size_t *plen, const char **name, size_t *name_len)
+{
+	size_t hdr = s->wide ? 25 : 13;
+	if (pos > end || end - pos < hdr) return false;
+	const unsigned char *h = s->d + pos;
+	uint64_t e = s->wide ? rki_fbx_ps64(s, h) : rki_fbx_ps32(s, h);
+	uint64_t np = s->wide ? rki_fbx_ps64(s, h + 8) : rki_fbx_ps32(s, h + 4);
+	uint64_t pl = s->wide ? rki_fbx_ps64(s, h + 16) : rki_fbx_ps32(s, h + 8);
+	size_t nl = h[hdr - 1];
+	if (e == 0 || e > end || e < (uint64_t)pos + hdr + nl || pl > e - (pos + hdr + nl)) return false;
+	*rec_end = (size_t)e;
+	*body = pos + hdr + nl;
+	*nprops = np;
+	*plen = (size_t)pl;
+	*name = (const char *)h + hdr;
+	*name_len = nl;
+	return true;
+}
+
+/* The array properties of one listed node, with the parse's own checks. */
+static void rki_fbx_ps_props(rki_fbx_prescan *s, size_t pos, size_t pend, uint64_t nprops)
+{
+	for (uint64_t i = 0; i < nprops && pos < pend && !s->failed; i++) {
+		size_t at = pos++;
+		char t = (char)s->d[at];
+		size_t fixed = 0;
+		switch (t) {
+		case 'Y': fixed = 2; break;
+		case 'C': fixed = 1; break;
+		case 'I': case 'F': fixed = 4; break;
+		case 'D': case 'L': fixed = 8; break;
+		case 'S': case 'R':
+			if (pend - pos < 4) return;
+			fixed = 4 + (size_t)rki_fbx_ps32(s, s->d + pos);
+			if (fixed < 4) return;
+			break;
+		case 'f': case 'd': case 'l': case 'i': case 'b': {
+			if (pend - pos < RKI_FBX_ARRAY_HEADER) return;
+			const unsigned char *h = s->d + pos;
+			uint32_t count = rki_fbx_ps32(s, h), encoding = rki_fbx_ps32(s, h + 4), clen = rki_fbx_ps32(s, h + 8);
+			pos += RKI_FBX_ARRAY_HEADER;
+			if (clen > pend - pos) return;
+			size_t esize = rki_fbx_array_elem_size(t);
+			uint64_t bytes = (uint64_t)count * esize;
+			bool ok = count > 0 && count <= s->lim.max_array_elems &&
+				bytes <= (uint64_t)s->lim.max_total_array_bytes - s->array_bytes &&
+				((encoding == 0 && bytes == clen) ||
+					(encoding == 1 && bytes <= (uint64_t)clen * RKI_FBX_MAX_INFLATE_RATIO + 1024));
+			if (ok) {
+				rki_fbx_decode_job job;
+				memset(&job, 0, sizeof(job));
+				job.offset = at;
+				job.type = t;
+				job.esize = esize;
+				job.bytes = (size_t)bytes;
+				job.clen = clen;
+				job.zlib = encoding == 1;
+				job.src = s->d + pos;
+				s->array_bytes += bytes;
+				if (!rki_buf_push(s->jobs, &job, sizeof(job))) s->failed = true;
+			}
+			pos += clen;
+			continue;
+		}
+		default:
+			return;
+		}
+		if (pend - pos < fixed) return;
+		pos += fixed;
+	}
+}
+
+/* Children of a node in [pos, end), depth levels at most. Recursion depth <= max_depth (<= 16). */
+static void rki_fbx_ps_children(rki_fbx_prescan *s, size_t pos, size_t end, size_t depth)
+{
+	size_t rec_end, body, plen, name_len;
+	uint64_t nprops;
+	const char *name;
+	while (!s->failed && rki_fbx_ps_record(s, pos, end, &rec_end, &body, &nprops, &plen, &name, &name_len)) {
+		if (nprops && rki_fbx_name_listed(&s->filter, name, name_len)) rki_fbx_ps_props(s, body, body + plen, nprops);
+		if (depth > 1 && body + plen < rec_end) rki_fbx_ps_children(s, body + plen, rec_end, depth - 1);
+		pos = rec_end;
+	}
+}
+
+rki_fbx_decode_batch *rki_fbx_decode_prescan(const void *data, size_t size, const char *under,
+	const char *const *names, size_t name_count, size_t max_depth, size_t threads, const rki_fbx_limits *limits,
+	rki_arena *arena, rki_alloc *tmp)
+{
+	const unsigned char *d = (const unsigned char *)data;
+	if (!d || !under || !arena || !tmp || max_depth == 0 || max_depth > 16 || size < RKI_FBX_HEADER_SIZE ||
+		memcmp(d, rki_fbx_magic, sizeof(rki_fbx_magic)) != 0 || d[22] > 1)
+		return NULL;
+	rki_fbx_prescan s;
+	memset(&s, 0, sizeof(s));
+	s.d = d;
+	s.size = size;
+	s.be = d[22] == 1;
+	uint32_t version = rki_fbx_ps32(&s, d + 23);
+	if (version < 3000 || version >= 8000) return NULL;
+	s.wide = version >= 7500;
+	rki_fbx_filter_init(&s.filter, names, name_count);
+	if (limits) s.lim = *limits;
+	if (!s.lim.max_array_elems) s.lim.max_array_elems = RKI_FBX_DEFAULT_MAX_ARRAY_ELEMS;
+	if (!s.lim.max_total_array_bytes) {
+		uint64_t def = RKI_FBX_DEFAULT_MAX_TOTAL_ARRAY_BYTES;
+		s.lim.max_total_array_bytes = def > SIZE_MAX ? SIZE_MAX : (size_t)def;
+	}
+	rki_fbx_decode_batch *b = rki_fbx_batch_new(tmp);
+	if (!b) return NULL;
+	s.jobs = &b->jobs;
+	size_t under_len = strlen(under), pos = RKI_FBX_HEADER_SIZE, rec_end, body, plen, name_len;
+	uint64_t nprops;
+	const char *name;
+	while (!s.failed && rki_fbx_ps_record(&s, pos, size, &rec_end, &body, &nprops, &plen, &name, &name_len)) {
+		if (name_len == under_len && memcmp(name, under, under_len) == 0 && body + plen < rec_end)
+			rki_fbx_ps_children(&s, body + plen, rec_end, max_depth);
+		pos = rec_end;
+	}
+	if (s.failed) b->jobs.size = 0;
+	return rki_fbx_batch_begin(b, arena, s.be == rki_fbx_host_little_endian(), threads);
 }
 
 size_t rki_fbx_decode_finish(rki_fbx_decode_batch *b)
@@ -1891,11 +2086,9 @@ size_t rki_fbx_decode_finish(rki_fbx_decode_batch *b)
 	for (size_t k = 1; k < b->started; k++) pthread_join(b->workers[k].thread, NULL);
 	b->started = 1;
 	size_t decoded = 0;
-	for (size_t k = 0; k < b->count; k++) {
-		rki_fbx_decode_job *job = rki_fbx_job(b, k);
-		if (rki_fbx_job_complete(b, job)) decoded++;   /* every job is finished here */
-	}
-	b->doc->batch_ = NULL;
+	for (size_t k = 0; b->doc && k < b->count; k++)
+		if (rki_fbx_job_complete(b, rki_fbx_job(b, k))) decoded++;   /* every job is finished here */
+	if (b->doc) b->doc->batch_ = NULL;
 	rki_fbx_batch_free(b);
 	return decoded;
 }

@@ -185,11 +185,17 @@ typedef struct rki_fbx_doc {
 	struct rki_fbx_decode_batch *batch_;
 } rki_fbx_doc;
 
+typedef struct rki_fbx_decode_batch rki_fbx_decode_batch;
+
 /* Options of rki_fbx_parse_ex(). Zero-initialised = rki_fbx_parse(). */
 typedef struct rki_fbx_parse_opts {
 	rki_fbx_limits limits;  /* zero fields = defaults */
 	bool lazy_arrays;       /* leave binary arrays encoded until first use (see LAZY ARRAYS);
 	                           `data` must then outlive every access to the document */
+	rki_fbx_decode_batch *batch; /* with lazy_arrays: a batch from rki_fbx_decode_prescan() of
+	                           the same data and arena; on success the document takes it over
+	                           (its arrays are served by it, see rki_fbx_decode_start). The
+	                           caller still finishes it, after the parse on failure too. */
 } rki_fbx_parse_opts;
 
 /* Parses data[0..size). Files starting with the binary magic are read as
@@ -283,10 +289,25 @@ size_t rki_fbx_decode_arrays(const rki_fbx_node *under, const char *const *names
  * exactly once, on error paths too, before the document or its input goes
  * away. _start() returns NULL when there is nothing to do, another batch is
  * running or memory is short (then _finish(NULL) returns 0). */
-typedef struct rki_fbx_decode_batch rki_fbx_decode_batch;
 rki_fbx_decode_batch *rki_fbx_decode_start(const rki_fbx_node *under, const char *const *names, size_t name_count,
 	size_t max_depth, size_t threads, rki_alloc *tmp);
 size_t rki_fbx_decode_finish(rki_fbx_decode_batch *batch);
+
+/* A batch started before the parse, straight from binary input: walks the node
+ * records below the top-level node named `under` (max_depth levels, at most 16)
+ * and queues the arrays of nodes named in names[0..name_count), with the
+ * checks the parse makes (array header inside the property list, element and
+ * total-byte limits from `limits` (NULL = defaults), raw size, deflate ratio);
+ * anything malformed is skipped and left to the parse to report. Buffers come
+ * from `arena`, which must be the arena the parse then uses. Pass the batch as
+ * rki_fbx_parse_opts.batch to a lazy parse of the same data: the parse ties
+ * each pending array to its job, and the helpers decode while the tree is
+ * being built. NULL when the input is not binary FBX or nothing is listed. The
+ * batch must be finished (rki_fbx_decode_finish) before `data` or `arena` go
+ * away, also when the parse fails. */
+rki_fbx_decode_batch *rki_fbx_decode_prescan(const void *data, size_t size, const char *under,
+	const char *const *names, size_t name_count, size_t max_depth, size_t threads, const rki_fbx_limits *limits,
+	rki_arena *arena, rki_alloc *tmp);
 
 /* Writes the node path "Objects/Geometry/Vertices" (root excluded) into buf,
  * always NUL-terminated when cap > 0. A path that does not fit keeps its end
