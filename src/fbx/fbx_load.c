@@ -1614,15 +1614,19 @@ rk_scene *rki_load_fbx(const void *data, size_t size, const rk_load_opts *opts, 
 	popts.limits.max_depth = sc.opts.max_depth < 64 ? sc.opts.max_depth : 64;
 	popts.limits.max_array_elems = sc.opts.max_elements;
 	popts.lazy_arrays = true;   /* arrays are decoded when used (fbx_dom.h, LAZY ARRAYS) */
+	/* The arrays meshes and skins read are decoded on helper threads (one per
+	 * core) straight from the bytes, while the tree is parsed and objects,
+	 * nodes and bind poses are built (binary files; ASCII arrays are parsed). */
+	rki_fbx_decode_batch *arrays = sc.opts.ignore_geometry ? NULL : rki_fbx_decode_prescan(data, size, "Objects",
+		rki_fbx_mesh_arrays, sizeof(rki_fbx_mesh_arrays) / sizeof(rki_fbx_mesh_arrays[0]), 3, 0, &popts.limits, sc.arena,
+		sc.alloc);
+	popts.batch = arrays;
 	if (!rki_fbx_parse_ex(&ctx.doc, data, size, sc.arena, sc.alloc, &popts, err)) {
+		rki_fbx_decode_finish(arrays);
 		rki_error_file(err, filename);
 		rki_scene_abort(&sc);
 		return NULL;
 	}
-	/* The arrays meshes and skins read are decoded on helper threads (one per
-	 * core) from here on, while objects, nodes and bind poses are built. */
-	rki_fbx_decode_batch *arrays = sc.opts.ignore_geometry ? NULL : rki_fbx_decode_start(rki_fbx_find_child(&ctx.doc.root,
-		"Objects"), rki_fbx_mesh_arrays, sizeof(rki_fbx_mesh_arrays) / sizeof(rki_fbx_mesh_arrays[0]), 3, 0, sc.alloc);
 	rk_scene *s = sc.scene;
 	s->settings.format = RK_FORMAT_FBX;
 	s->settings.fbx_version = ctx.doc.version;
