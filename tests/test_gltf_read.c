@@ -1297,7 +1297,7 @@ RK_TEST(bad_json_and_versions)
 	RK_CHECK_STR(err.path, "/nodes/0/translation");
 	RK_CHECK(strstr(err.message, "3") != NULL);
 
-	/* JSON nesting beyond max_depth is refused before cJSON recurses */
+	/* JSON nesting beyond max_depth is refused (the reader does not recurse) */
 	char deep[2048];
 	size_t n = (size_t)snprintf(deep, sizeof(deep), "{\"asset\":{\"version\":\"2.0\"},\"extras\":");
 	for (int i = 0; i < 600; i++) deep[n++] = '[';
@@ -1323,6 +1323,145 @@ RK_TEST(bad_json_and_versions)
 	RK_CHECK_INT(rk_detect_format("{ \"accessors\": []}", 18), RK_FORMAT_GLTF);
 	RK_CHECK_INT(rk_detect_format("{\"foo\": 1}", 10), RK_FORMAT_UNKNOWN);
 	RK_CHECK_INT(rk_detect_format("glTF", 4), RK_FORMAT_GLB);
+}
+
+/* ---- the JSON reader (src/gltf/gltf_json_parse.c) ------------------------------------
+ * Values are checked through what the loader makes of them: node names and
+ * translations. Expected numbers are C literals (the compiler rounds them
+ * correctly, as strtod must); expected strings are hand-encoded UTF-8. */
+
+/* Loads `prefix` + `node` + `suffix` as a one-node document. */
+static rk_scene *load_node_json(const char *node, rk_error *err)
+{
+	char doc[2048];
+	snprintf(doc, sizeof(doc), "{\"asset\":{\"version\":\"2.0\"},\"nodes\":[%s]}", node);
+	return load_text(doc, NULL, err);
+}
+
+/* The document must fail with an error `code` at byte `at` of doc. */
+static void expect_json_error_at(rk_test_state *rk_t_, const char *doc, size_t doc_len, size_t at, rk_error_code code)
+{
+	rk_error err;
+	rk_scene *s = rk_load_memory(doc, doc_len, NULL, &err);
+	RK_CHECK(s == NULL);
+	rk_free_scene(s);
+	RK_CHECK_INT(err.code, code);
+	RK_CHECK(err.location & RK_LOCATION_BYTE);
+	RK_CHECK_INT(err.byte_offset, at);
+	RK_CHECK(err.message[0] != '\0');
+	if (err.byte_offset != at) fprintf(stderr, "  document: %.*s\n  message: %s\n", (int)doc_len, doc, err.message);
+}
+
+/* The same at the first occurrence of `marker` after the "nodes" key. */
+static void expect_json_error(rk_test_state *rk_t_, const char *doc, size_t doc_len, const char *marker, rk_error_code code)
+{
+	const char *from = strstr(doc, "\"nodes\"");
+	RK_REQUIRE(from != NULL && marker[0] != '\0');
+	const char *at = NULL;
+	for (size_t i = (size_t)(from - doc); i + strlen(marker) <= doc_len && !at; i++)
+		if (memcmp(doc + i, marker, strlen(marker)) == 0) at = doc + i;
+	RK_REQUIRE(at != NULL);
+	expect_json_error_at(rk_t_, doc, doc_len, (size_t)(at - doc), code);
+}
+
+RK_TEST(json_reader)
+{
+	rk_error err;
+	/* escapes, including a surrogate pair, and raw UTF-8 */
+	rk_scene *s = load_node_json("{\"name\":\"a\\\"b\\\\c\\/d\\n\\t\\u00e9\\ud83d\\ude00\\u20AC|\xC3\xA9\xE2\x82\xAC\xF0\x9F\x98\x80\"}", &err);
+	if (!s) print_error("escapes", &err);
+	RK_REQUIRE(s != NULL);
+	RK_CHECK_STR(s->nodes.data[1].name, "a\"b\\c/d\n\t\xC3\xA9\xF0\x9F\x98\x80\xE2\x82\xAC|\xC3\xA9\xE2\x82\xAC\xF0\x9F\x98\x80");
+	rk_free_scene(s);
+
+	/* numbers: exponents, 19-digit and longer integers, a number longer than 64 characters */
+	s = load_node_json(" {\r\n\t\"translation\" : [ 1E2 , -0.5e-1 ,\t123456789012345678901234567890 ] ,"
+		"\"scale\":[1234567890123456789,-0.000000000000000000000000000000000000000000000000000000000000000000000125,9007199254740993]}", &err);
+	if (!s) print_error("numbers", &err);
+	RK_REQUIRE(s != NULL);
+	const rk_node *n = &s->nodes.data[1];
+	RK_CHECK(n->local.translation.x == 100.0);
+	RK_CHECK(n->local.translation.y == -0.05);
+	RK_CHECK(n->local.translation.z == 123456789012345678901234567890.0);
+	RK_CHECK(n->local.scale.x == 1234567890123456789.0);
+	RK_CHECK(n->local.scale.y == -0.000000000000000000000000000000000000000000000000000000000000000000000125);
+	RK_CHECK(n->local.scale.z == 9007199254740993.0);  /* 2^53 + 1 rounds to even: 2^53 */
+	rk_free_scene(s);
+
+	/* a repeated key: the first one counts */
+	s = load_node_json("{\"name\":\"first\",\"name\":\"second\"}", &err);
+	RK_REQUIRE(s != NULL);
+	RK_CHECK_STR(s->nodes.data[1].name, "first");
+	rk_free_scene(s);
+
+	/* syntax errors at the offending byte */
+	static const struct { const char *node, *marker; } bad[] = {
+		{ "{\"name\":\"a\x01\"}", "\x01" },                       /* raw control character */
+		{ "{\"name\":\"\xC3\x28\"}", "\xC3" },                    /* truncated 2-byte sequence */
+		{ "{\"name\":\"\xC0\xAF\"}", "\xC0" },                    /* overlong */
+		{ "{\"name\":\"\xED\xA0\x80\"}", "\xED" },                /* UTF-16 surrogate in UTF-8 */
+		{ "{\"name\":\"\xF4\x90\x80\x80\"}", "\xF4" },            /* above U+10FFFF */
+		{ "{\"name\":\"\xFF\"}", "\xFF" },
+		{ "{\"name\":\"x\\ud800y\"}", "\\ud800" },                /* lone high surrogate */
+		{ "{\"name\":\"x\\ud800\\u0041\"}", "\\ud800" },          /* high surrogate + non-surrogate */
+		{ "{\"name\":\"x\\udc00\"}", "\\udc00" },                 /* lone low surrogate */
+		{ "{\"name\":\"x\\q\"}", "\\q" },
+		{ "{\"name\":\"x\\u12G4\"}", "\\u12G4" },
+		{ "{\"translation\":[01,0,0]}", "1,0,0" },
+		{ "{\"translation\":[+1,0,0]}", "+1" },
+		{ "{\"translation\":[.5,0,0]}", ".5" },
+		{ "{\"translation\":[1.,0,0]}", ",0,0]" },
+		{ "{\"translation\":[1e,0,0]}", ",0,0]" },
+		{ "{\"translation\":[1e+,0,0]}", ",0,0]" },
+		{ "{\"translation\":[-,0,0]}", ",0,0]" },
+		{ "{\"translation\":[NaN,0,0]}", "NaN" },
+		{ "{\"translation\":[0x10,0,0]}", "x10" },
+		{ "{\"translation\":[1,2,]}", "]}" },
+		{ "{\"name\":tru}", "tru}" },
+		{ "{\"name\":\"x\",}", "}" },
+		{ "{\"name\" \"x\"}", "\"x\"" },
+		{ "{name:\"x\"}", "name" },
+		{ "{\"name\":\"x\"]", "]" },
+	};
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		char doc[512];
+		int len = snprintf(doc, sizeof(doc), "{\"asset\":{\"version\":\"2.0\"},\"nodes\":[%s]}", bad[i].node);
+		expect_json_error(rk_t_, doc, (size_t)len, bad[i].marker, RK_ERROR_CORRUPT);
+	}
+	/* an unterminated string, then a document cut short: offsets at the quote / the end */
+	static const char open_string[] = "{\"asset\":{\"version\":\"2.0\"},\"nodes\":[{\"name\":\"abc";
+	expect_json_error(rk_t_, open_string, strlen(open_string), "\"abc", RK_ERROR_CORRUPT);
+	static const char cut[] = "{\"asset\":{\"version\":\"2.0\"},\"nodes\":[{}";
+	s = load_text(cut, NULL, &err);
+	RK_CHECK(s == NULL);
+	RK_CHECK_INT(err.code, RK_ERROR_CORRUPT);
+	RK_CHECK_INT(err.byte_offset, strlen(cut));
+	/* \u0000 is allowed (names end there) */
+	s = load_node_json("{\"name\":\"ab\\u0000cd\"}", &err);
+	RK_REQUIRE(s != NULL);
+	RK_CHECK_STR(s->nodes.data[1].name, "ab");
+	rk_free_scene(s);
+	/* a NUL byte is not whitespace inside the document, but may pad the end */
+	static const char nul_inside[] = "{\"asset\":{\"version\":\"2.0\"},\0\"nodes\":[]}";
+	expect_json_error_at(rk_t_, nul_inside, sizeof(nul_inside) - 1, 27, RK_ERROR_CORRUPT);
+	static const char nul_after[] = "{\"asset\":{\"version\":\"2.0\"}}\0\0 ";
+	s = rk_load_memory(nul_after, sizeof(nul_after) - 1, NULL, &err);
+	RK_REQUIRE(s != NULL);
+	RK_CHECK_INT(s->warnings.count, 0);
+	rk_free_scene(s);
+	static const char two_docs[] = "{\"asset\":{\"version\":\"2.0\"}} {}";
+	s = load_text(two_docs, NULL, &err);
+	RK_REQUIRE(s != NULL);
+	RK_CHECK(find_warning(s, "after the JSON document") != NULL);
+	rk_free_scene(s);
+	/* the number of values is limited by max_elements, at the value that exceeds
+	 * it: document, asset, "2.0", x, 1 are 5; 2 is the sixth */
+	rk_load_opts few = { .max_elements = 5 };
+	static const char many[] = "{\"asset\":{\"version\":\"2.0\"},\"x\":[1,2,3]}";
+	s = load_text(many, &few, &err);
+	RK_CHECK(s == NULL);
+	RK_CHECK_INT(err.code, RK_ERROR_LIMIT);
+	RK_CHECK_INT(err.byte_offset, strstr(many, "2,3]") - many);
 }
 
 /* ---- GLB containers ---------------------------------------------------------------- */
@@ -1785,6 +1924,7 @@ RK_TEST_MAIN(
 	RK_TEST_ENTRY(out_of_range_index),
 	RK_TEST_ENTRY(bad_node_graphs),
 	RK_TEST_ENTRY(bad_json_and_versions),
+	RK_TEST_ENTRY(json_reader),
 	RK_TEST_ENTRY(glb_container),
 	RK_TEST_ENTRY(external_files),
 	RK_TEST_ENTRY(robustness_tiny_documents),

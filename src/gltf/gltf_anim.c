@@ -19,18 +19,18 @@ typedef struct rki_gltf_sampler {
 	rk_interp interp;
 } rki_gltf_sampler;
 
-static bool rki_gltf_sampler_parse(rki_gltf *g, const cJSON *obj, const rki_gltf_loc *base, rki_gltf_sampler *smp)
+static bool rki_gltf_sampler_parse(rki_gltf *g, const rki_json *obj, const rki_gltf_loc *base, rki_gltf_sampler *smp)
 {
 	size_t input;
-	const char *interp;
+	const rki_json *interp;
 	if (!rki_gltf_index(g, obj, base, "input", g->accessors.count, "accessors", true, &input)) return false;
 	if (!rki_gltf_index(g, obj, base, "output", g->accessors.count, "accessors", true, &smp->output)) return false;
 	if (!rki_gltf_string(g, obj, base, "interpolation", &interp)) return false;
 	smp->interp = RK_INTERP_LINEAR;
 	if (interp) {
-		if (strcmp(interp, "STEP") == 0) smp->interp = RK_INTERP_CONSTANT;
-		else if (strcmp(interp, "CUBICSPLINE") == 0) smp->interp = RK_INTERP_CUBIC;
-		else if (strcmp(interp, "LINEAR") != 0)
+		if (rki_json_eq(interp, "STEP")) smp->interp = RK_INTERP_CONSTANT;
+		else if (rki_json_eq(interp, "CUBICSPLINE")) smp->interp = RK_INTERP_CUBIC;
+		else if (!rki_json_eq(interp, "LINEAR"))
 			rki_gltf_warn(g, RKI_GLTF_KEY(base, "interpolation"), "unknown interpolation (expected LINEAR, STEP or CUBICSPLINE): LINEAR used");
 	}
 	const rki_gltf_loc *ipath = RKI_GLTF_KEY(base, "input");
@@ -62,14 +62,13 @@ static bool rki_gltf_sampler_parse(rki_gltf *g, const cJSON *obj, const rki_gltf
 }
 
 /* Builds the track of one channel; *ok false when the channel is skipped. */
-static bool rki_gltf_channel(rki_gltf *g, const cJSON *ch, const rki_gltf_loc *base, const rki_gltf_sampler *samplers, size_t sampler_count,
+static bool rki_gltf_channel(rki_gltf *g, const rki_json *ch, const rki_gltf_loc *base, const rki_gltf_sampler *samplers, size_t sampler_count,
 	const rki_gltf_loc *samplers_path, rk_anim_track *track, bool *ok)
 {
 	*ok = false;
 	const rki_gltf_loc *tpath = RKI_GLTF_KEY(base, "target");
 	size_t si, node;
-	const cJSON *target;
-	const char *path;
+	const rki_json *target, *path;
 	if (!rki_gltf_index(g, ch, base, "sampler", sampler_count, "animations/.../samplers", true, &si)) return false;
 	if (!rki_gltf_object(g, ch, base, "target", &target)) return false;
 	if (!target) return rki_gltf_fail(g, RK_ERROR_CORRUPT, tpath, "animation channel needs a \"target\" object");
@@ -83,19 +82,23 @@ static bool rki_gltf_channel(rki_gltf *g, const cJSON *ch, const rki_gltf_loc *b
 	size_t components;
 	unsigned ctypes;
 	bool normalize;
-	if (strcmp(path, "translation") == 0 || strcmp(path, "scale") == 0) {
-		track->target = path[0] == 't' ? RK_TARGET_TRANSLATION : RK_TARGET_SCALE;
+	const char *use = "";
+	if (rki_json_eq(path, "translation") || rki_json_eq(path, "scale")) {
+		track->target = path->u.text[0] == 't' ? RK_TARGET_TRANSLATION : RK_TARGET_SCALE;
+		use = path->u.text[0] == 't' ? "translation" : "scale";
 		components = 3;
 		ctypes = RKI_GLTF_CT_ANY;
 		normalize = false;
-	} else if (strcmp(path, "rotation") == 0) {
+	} else if (rki_json_eq(path, "rotation")) {
 		track->target = RK_TARGET_ROTATION_QUAT;
+		use = "rotation";
 		components = 4;
 		ctypes = RKI_GLTF_CT_FLOAT | RKI_GLTF_CT(RKI_GLTF_BYTE) | RKI_GLTF_CT(RKI_GLTF_UNSIGNED_BYTE)
 			| RKI_GLTF_CT(RKI_GLTF_SHORT) | RKI_GLTF_CT(RKI_GLTF_UNSIGNED_SHORT);
 		normalize = true;
-	} else if (strcmp(path, "weights") == 0) {
+	} else if (rki_json_eq(path, "weights")) {
 		track->target = RK_TARGET_MORPH_WEIGHTS;
+		use = "weights";
 		size_t m = g->node_mesh[node];
 		components = m != RKI_GLTF_NONE ? g->mesh_info[m].target_count : 0;
 		ctypes = RKI_GLTF_CT_FLOAT | RKI_GLTF_CT(RKI_GLTF_BYTE) | RKI_GLTF_CT(RKI_GLTF_UNSIGNED_BYTE)
@@ -115,7 +118,7 @@ static bool rki_gltf_channel(rki_gltf *g, const cJSON *ch, const rki_gltf_loc *b
 	rki_gltf_accessor acc;
 	if (!rki_gltf_accessor_open(g, smp->output, false, &acc)) return false;
 	uint32_t want = track->target == RK_TARGET_MORPH_WEIGHTS ? 1u : (uint32_t)components;
-	if (!rki_gltf_accessor_expect(g, &acc, opath, path, want, false, ctypes)) return false;
+	if (!rki_gltf_accessor_expect(g, &acc, opath, use, want, false, ctypes)) return false;
 	if (!normalize && acc.component_type != RKI_GLTF_FLOAT) rki_gltf_warn(g, opath, "animation output is not FLOAT: converted");
 	if (normalize && acc.component_type != RKI_GLTF_FLOAT && !acc.normalized)
 		rki_gltf_warn(g, opath, "integer rotation/weights output not marked normalized: normalised anyway");
@@ -144,7 +147,7 @@ static bool rki_gltf_animation(rki_gltf *g, size_t a, rk_anim_clip *clip)
 {
 	const rki_gltf_loc *base = RKI_GLTF_IDX(RKI_GLTF_KEY(NULL, "animations"), a), *spath = RKI_GLTF_KEY(base, "samplers"),
 		*cpath = RKI_GLTF_KEY(base, "channels");
-	const cJSON *obj = g->animations.items[a], *samplers, *channels, *e;
+	const rki_json *obj = &g->animations.items[a], *samplers, *channels;
 	size_t S, C;
 	clip->index = (uint32_t)a;
 	if (!(clip->name = rki_gltf_name(g, obj, base))) return false;
@@ -156,12 +159,12 @@ static bool rki_gltf_animation(rki_gltf *g, size_t a, rk_anim_clip *clip)
 	rk_anim_track *tracks = (rk_anim_track *)rki_arena_array(g->sc.arena, C, sizeof(rk_anim_track));
 	rk_anim_layer *layer = (rk_anim_layer *)rki_arena_alloc(g->sc.arena, sizeof(rk_anim_layer));
 	if (!smp || !tracks || !layer) return rki_gltf_oom(g);
-	size_t k = 0;
 	bool any = false;
 	double t0 = 0.0, t1 = 0.0;
-	cJSON_ArrayForEach(e, samplers) {
+	for (size_t k = 0; k < S; k++) {
+		const rki_json *e = &samplers->u.items[k];
 		const rki_gltf_loc *path = RKI_GLTF_IDX(spath, k);
-		if (!cJSON_IsObject(e)) return rki_gltf_fail(g, RK_ERROR_CORRUPT, path, "expected an animation sampler object");
+		if (e->type != RKI_JSON_OBJECT) return rki_gltf_fail(g, RK_ERROR_CORRUPT, path, "expected an animation sampler object");
 		if (!rki_gltf_sampler_parse(g, e, path, &smp[k])) return false;
 		if (smp[k].valid) {
 			double first = smp[k].times[0], last = smp[k].times[smp[k].key_count - 1];
@@ -169,13 +172,12 @@ static bool rki_gltf_animation(rki_gltf *g, size_t a, rk_anim_clip *clip)
 			if (!any || last > t1) t1 = last;
 			any = true;
 		}
-		k++;
 	}
 	size_t n = 0;
-	k = 0;
-	cJSON_ArrayForEach(e, channels) {
-		const rki_gltf_loc *path = RKI_GLTF_IDX(cpath, k++);
-		if (!cJSON_IsObject(e)) return rki_gltf_fail(g, RK_ERROR_CORRUPT, path, "expected an animation channel object");
+	for (size_t k = 0; k < C; k++) {
+		const rki_json *e = &channels->u.items[k];
+		const rki_gltf_loc *path = RKI_GLTF_IDX(cpath, k);
+		if (e->type != RKI_JSON_OBJECT) return rki_gltf_fail(g, RK_ERROR_CORRUPT, path, "expected an animation channel object");
 		bool ok;
 		if (!rki_gltf_channel(g, e, path, smp, S, spath, &tracks[n], &ok)) return false;
 		if (ok) n++;

@@ -91,9 +91,9 @@ bool rki_gltf_parse_glb(rki_gltf *g, const unsigned char *data, size_t size, con
 
 /* ---- URIs ------------------------------------------------------------------------ */
 
-bool rki_gltf_is_data_uri(const char *uri)
+bool rki_gltf_is_data_uri(const char *uri, size_t len)
 {
-	return strncmp(uri, "data:", 5) == 0;
+	return len >= 5 && memcmp(uri, "data:", 5) == 0;
 }
 
 static int rki_hex(int c)
@@ -134,13 +134,14 @@ static int rki_base64_value(unsigned char c)
 	return -1;
 }
 
-bool rki_gltf_decode_data_uri(rki_gltf *g, rki_arena *ar, const char *uri, const rki_gltf_loc *path,
+bool rki_gltf_decode_data_uri(rki_gltf *g, rki_arena *ar, const char *uri, size_t uri_len, const rki_gltf_loc *path,
 	unsigned char **out, size_t *size, const char **mime)
 {
 	*out = NULL;
 	*size = 0;
+	if (!rki_gltf_is_data_uri(uri, uri_len)) return rki_gltf_fail(g, RK_ERROR_CORRUPT, path, "expected a data: URI");
 	const char *p = uri + 5;
-	const char *comma = strchr(p, ',');
+	const char *comma = (const char *)memchr(p, ',', uri_len - 5);
 	if (!comma) return rki_gltf_fail(g, RK_ERROR_CORRUPT, path, "data: URI has no ',' before its data");
 	size_t header_len = (size_t)(comma - p);
 	bool base64 = header_len >= 7 && memcmp(comma - 7, ";base64", 7) == 0;
@@ -151,7 +152,7 @@ bool rki_gltf_decode_data_uri(rki_gltf *g, rki_arena *ar, const char *uri, const
 		if (!*mime) return rki_gltf_oom(g);
 	}
 	const char *body = comma + 1;
-	size_t len = strlen(body);
+	size_t len = (size_t)(uri + uri_len - body);
 	if (!base64) {
 		unsigned char *dst = (unsigned char *)rki_arena_alloc(ar, len + 1);
 		if (!dst) return rki_gltf_oom(g);
@@ -189,12 +190,12 @@ bool rki_gltf_decode_data_uri(rki_gltf *g, rki_arena *ar, const char *uri, const
 	return true;
 }
 
-bool rki_gltf_uri_path(rki_gltf *g, const char *uri, const rki_gltf_loc *path, char **out, char **decoded)
+bool rki_gltf_uri_path(rki_gltf *g, const char *uri, size_t len, const rki_gltf_loc *path, char **out, char **decoded)
 {
 	*out = NULL;
 	if (decoded) *decoded = NULL;
-	size_t len = strlen(uri);
 	if (len == 0) return rki_gltf_fail(g, RK_ERROR_CORRUPT, path, "empty URI");
+	if (memchr(uri, 0, len)) return rki_gltf_fail(g, RK_ERROR_CORRUPT, path, "URI contains a NUL character");
 	/* scheme ":" before any '/', '?' or '#' (RFC 3986) */
 	for (size_t i = 0; i < len && uri[i] != '/' && uri[i] != '?' && uri[i] != '#'; i++) {
 		if (uri[i] == ':') {
@@ -231,20 +232,19 @@ bool rki_gltf_uri_path(rki_gltf *g, const char *uri, const rki_gltf_loc *path, c
 static bool rki_gltf_load_buffer(rki_gltf *g, size_t i)
 {
 	const rki_gltf_loc *base = RKI_GLTF_IDX(RKI_GLTF_KEY(NULL, "buffers"), i), *upath = RKI_GLTF_KEY(base, "uri");
-	const cJSON *obj = g->buffers.items[i];
+	const rki_json *obj = &g->buffers.items[i], *uri;
 	size_t byte_length;
-	const char *uri;
 	if (!rki_gltf_uint(g, obj, base, "byteLength", 0, SIZE_MAX, true, &byte_length)) return false;
 	if (!rki_gltf_string(g, obj, base, "uri", &uri)) return false;
 	rki_gltf_buffer *b = &g->buffer_data[i];
 	size_t have = 0;
-	if (uri && rki_gltf_is_data_uri(uri)) {
+	if (uri && rki_gltf_is_data_uri(uri->u.text, uri->len)) {
 		unsigned char *data;
-		if (!rki_gltf_decode_data_uri(g, &g->sc.tmp, uri, upath, &data, &have, NULL)) return false;
+		if (!rki_gltf_decode_data_uri(g, &g->sc.tmp, uri->u.text, uri->len, upath, &data, &have, NULL)) return false;
 		b->data = data;
 	} else if (uri) {
 		char *file, *decoded;
-		if (!rki_gltf_uri_path(g, uri, upath, &file, &decoded)) return false;
+		if (!rki_gltf_uri_path(g, uri->u.text, uri->len, upath, &file, &decoded)) return false;
 		if (!file)
 			return rki_gltf_fail(g, RK_ERROR_IO, upath,
 				"buffer refers to the external file \"%.80s\", but the glTF was loaded from memory without rk_load_opts.filename to resolve it against",
@@ -284,7 +284,7 @@ static bool rki_gltf_load_buffer(rki_gltf *g, size_t i)
 static bool rki_gltf_load_view(rki_gltf *g, size_t i)
 {
 	const rki_gltf_loc *base = RKI_GLTF_IDX(RKI_GLTF_KEY(NULL, "bufferViews"), i);
-	const cJSON *obj = g->buffer_views.items[i];
+	const rki_json *obj = &g->buffer_views.items[i];
 	size_t buffer, offset, length, stride;
 	if (!rki_gltf_index(g, obj, base, "buffer", g->buffers.count, "buffers", true, &buffer)) return false;
 	if (!rki_gltf_uint(g, obj, base, "byteOffset", 0, SIZE_MAX, false, &offset)) return false;
@@ -311,7 +311,7 @@ bool rki_gltf_load_buffers(rki_gltf *g)
 	g->views = (rki_gltf_view *)rki_arena_array(&g->sc.tmp, g->buffer_views.count, sizeof(rki_gltf_view));
 	g->stride_warned = (unsigned char *)rki_arena_array(&g->sc.tmp, g->buffer_views.count, 1);
 	if (!g->buffer_data || !g->views || !g->stride_warned) return rki_gltf_oom(g);
-	if (g->is_glb && !g->has_bin && g->buffers.count > 0 && !rki_gltf_member(g->buffers.items[0], "uri"))
+	if (g->is_glb && !g->has_bin && g->buffers.count > 0 && !rki_gltf_member(&g->buffers.items[0], "uri"))
 		return rki_gltf_fail(g, RK_ERROR_CORRUPT, RKI_GLTF_IDX(RKI_GLTF_KEY(NULL, "buffers"), 0), "buffer 0 has no uri but the GLB file has no BIN chunk");
 	for (size_t i = 0; i < g->buffers.count; i++)
 		if (!rki_gltf_load_buffer(g, i)) return false;
@@ -379,7 +379,7 @@ static size_t rki_gltf_sparse_index(const rki_gltf_accessor *a, size_t k)
 }
 
 /* Location of the bytes of a sparse indices/values object. */
-static bool rki_gltf_sparse_part(rki_gltf *g, const cJSON *obj, const rki_gltf_loc *base, size_t bytes, const unsigned char **out)
+static bool rki_gltf_sparse_part(rki_gltf *g, const rki_json *obj, const rki_gltf_loc *base, size_t bytes, const unsigned char **out)
 {
 	size_t view, offset, end;
 	if (!rki_gltf_index(g, obj, base, "bufferView", g->buffer_views.count, "bufferViews", true, &view)) return false;
@@ -392,12 +392,12 @@ static bool rki_gltf_sparse_part(rki_gltf *g, const cJSON *obj, const rki_gltf_l
 	return true;
 }
 
-static bool rki_gltf_open_sparse(rki_gltf *g, const cJSON *sparse, rki_gltf_accessor *a)
+static bool rki_gltf_open_sparse(rki_gltf *g, const rki_json *sparse, rki_gltf_accessor *a)
 {
 	const rki_gltf_loc *base = RKI_GLTF_KEY(&a->loc, "sparse"), *ipath = RKI_GLTF_KEY(base, "indices"),
 		*vpath = RKI_GLTF_KEY(base, "values");
 	size_t count;
-	const cJSON *indices, *values;
+	const rki_json *indices, *values;
 	if (!rki_gltf_uint(g, sparse, base, "count", 0, a->count, true, &count)) return false;
 	if (!rki_gltf_object(g, sparse, base, "indices", &indices)) return false;
 	if (!rki_gltf_object(g, sparse, base, "values", &values)) return false;
@@ -437,9 +437,8 @@ bool rki_gltf_accessor_open(rki_gltf *g, size_t index, bool vertex_attribute, rk
 	a->index = index;
 	a->loc = (rki_gltf_loc){ &rki_gltf_loc_accessors, NULL, 0, index };
 	const rki_gltf_loc *base = &a->loc;
-	const cJSON *obj = g->accessors.items[index];
+	const rki_json *obj = &g->accessors.items[index], *type;
 	size_t ctype, count, view, offset;
-	const char *type;
 	if (!rki_gltf_uint(g, obj, base, "componentType", 0, 100000, true, &ctype)) return false;
 	a->comp_size = rki_gltf_ctype_size((uint32_t)ctype);
 	if (a->comp_size == 0)
@@ -459,14 +458,14 @@ bool rki_gltf_accessor_open(rki_gltf *g, size_t index, bool vertex_attribute, rk
 		{ "MAT2", 4, true }, { "MAT3", 9, true }, { "MAT4", 16, true },
 	};
 	for (size_t t = 0; t < sizeof(types) / sizeof(types[0]); t++) {
-		if (strcmp(type, types[t].name) == 0) {
+		if (rki_json_eq(type, types[t].name)) {
 			a->components = types[t].components;
 			a->matrix = types[t].matrix;
 		}
 	}
 	if (a->components == 0)
 		return rki_gltf_fail_key(g, RK_ERROR_CORRUPT, base, "type",
-			"expected type SCALAR, VEC2, VEC3, VEC4, MAT2, MAT3 or MAT4, got \"%.40s\"", type);
+			"expected type SCALAR, VEC2, VEC3, VEC4, MAT2, MAT3 or MAT4, got \"%.*s\"", RKI_JSON_STR_ARGS(type, 40));
 	if (a->matrix) {
 		a->rows = a->components == 4 ? 2 : a->components == 9 ? 3 : 4;
 		a->col_stride = (a->rows * a->comp_size + 3u) & ~(size_t)3u;
@@ -507,7 +506,7 @@ bool rki_gltf_accessor_open(rki_gltf *g, size_t index, bool vertex_attribute, rk
 			a->data = v->data + offset;
 		}
 	}
-	const cJSON *sparse;
+	const rki_json *sparse;
 	if (!rki_gltf_object(g, obj, base, "sparse", &sparse)) return false;
 	if (sparse && !rki_gltf_open_sparse(g, sparse, a)) return false;
 	return true;

@@ -6,6 +6,7 @@
  * FILES
  *   gltf_load.c      entry points, container (GLB / JSON), asset, extensions,
  *                    the order of the passes, settings
+ *   gltf_json_parse.c  the JSON reader (why rigkit has its own: see there)
  *   gltf_json.c      JSON pointers, errors, warnings, typed member getters
  *   gltf_buffer.c    buffers (GLB BIN, data: URIs, external files),
  *                    bufferViews, accessors (dense, strided, sparse)
@@ -24,7 +25,7 @@
 
 #include "scene/scene_internal.h"
 
-#include <cjson/cJSON.h>
+#include <string.h>
 
 #define RKI_GLTF_NONE SIZE_MAX
 #define RKI_GLTF_PATH_MAX 200
@@ -47,6 +48,86 @@ enum {
 #define RKI_GLTF_CT_UNSIGNED (RKI_GLTF_CT(RKI_GLTF_UNSIGNED_BYTE) | RKI_GLTF_CT(RKI_GLTF_UNSIGNED_SHORT) | RKI_GLTF_CT(RKI_GLTF_UNSIGNED_INT))
 #define RKI_GLTF_CT_ANY (RKI_GLTF_CT(RKI_GLTF_BYTE) | RKI_GLTF_CT(RKI_GLTF_SHORT) | RKI_GLTF_CT_UNSIGNED | RKI_GLTF_CT_FLOAT)
 
+/* ---- JSON documents (gltf_json_parse.c) ------------------------------------
+ * A parsed document is a read-only tree in the load's temporary arena.
+ * Strings are UTF-8 byte spans (of the input text, or decoded copies when
+ * they had escapes), NOT NUL-terminated: use len. Numbers are doubles, or
+ * (flags != 0) their text, converted by rki_json_number(). The input text
+ * must outlive the tree. */
+
+enum { RKI_JSON_NULL, RKI_JSON_FALSE, RKI_JSON_TRUE, RKI_JSON_NUMBER, RKI_JSON_STRING, RKI_JSON_ARRAY, RKI_JSON_OBJECT };
+/* rki_json.flags of numbers: text span of len < RKI_JSON_NUMBER_INLINE
+ * bytes / NUL-terminated copy with the locale's decimal point. */
+enum { RKI_JSON_NUMBER_TEXT = 1, RKI_JSON_NUMBER_CSTR = 2 };
+#define RKI_JSON_NUMBER_INLINE 64
+
+typedef struct rki_json rki_json;
+typedef struct rki_json_member rki_json_member;
+
+struct rki_json {
+	union {
+		double number;                  /* NUMBER, flags 0 */
+		const char *text;               /* STRING bytes; NUMBER text (flags != 0) */
+		const rki_json *items;          /* ARRAY: len items */
+		const rki_json_member *members; /* OBJECT: len members in file order */
+	} u;
+	uint32_t len;                       /* STRING / NUMBER text bytes, items, members */
+	uint8_t type;                       /* RKI_JSON_* */
+	uint8_t flags;
+};
+
+struct rki_json_member {
+	const char *key;                    /* UTF-8 bytes, not NUL-terminated */
+	uint32_t key_len;
+	rki_json value;
+};
+
+typedef struct rki_json_doc {
+	rki_json root;
+	size_t end;                         /* byte offset just after the top-level value */
+	char decimal_point[8];              /* the C library locale's, for strtod */
+} rki_json_doc;
+
+typedef struct rki_json_error {
+	rk_error_code code;                 /* CORRUPT (syntax), LIMIT, OUT_OF_MEMORY */
+	size_t offset;                      /* byte offset in the text */
+	char message[160];
+} rki_json_error;
+
+/* Parses size bytes of text into doc (memory from `ar` and its allocator).
+ * At most max_depth nested containers and max_values values. False with
+ * *err set on failure. */
+bool rki_json_parse(rki_json_doc *doc, const unsigned char *text, size_t size, rki_arena *ar, size_t max_depth, size_t max_values,
+	rki_json_error *err);
+/* The value of a NUMBER (strtod semantics). */
+double rki_json_number(const rki_json_doc *doc, const rki_json *v);
+/* dst = src[0..len) with '.' replaced by decimal_point, NUL-terminated
+ * (dst holds len + strlen(decimal_point) + 1 bytes). */
+void rki_json_number_copy(char *dst, const char *src, size_t len, const char *decimal_point);
+/* Member `key` (len bytes) of an object, the first if repeated; NULL when
+ * absent or obj is not an object. */
+const rki_json *rki_json_get_n(const rki_json *obj, const char *key, size_t len);
+
+static inline const rki_json *rki_json_get(const rki_json *obj, const char *key)
+{
+	return rki_json_get_n(obj, key, strlen(key));
+}
+
+static inline bool rki_json_is(const rki_json *v, int type)
+{
+	return v && v->type == type;
+}
+
+/* A STRING equal to the NUL-terminated s. */
+static inline bool rki_json_eq(const rki_json *v, const char *s)
+{
+	size_t n = strlen(s);
+	return v && v->type == RKI_JSON_STRING && v->len == n && memcmp(v->u.text, s, n) == 0;
+}
+
+/* printf arguments for "%.*s" showing at most max bytes of a STRING. */
+#define RKI_JSON_STR_ARGS(v, max) (int)((v)->len < (max) ? (v)->len : (max)), (v)->u.text
+
 /* ---- JSON pointers (gltf_json.c) ---------------------------------------------
  * Where a value is, as a chain of member names and array indices up to the
  * top-level object. Building one is a few stores on the stack; the RFC 6901
@@ -64,13 +145,15 @@ typedef struct rki_gltf_loc {
  * valid until the end of the enclosing block. */
 #define RKI_GLTF_KEY(up_, key_) (&(const rki_gltf_loc){ (up_), (key_), 0, 0 })
 #define RKI_GLTF_IDX(up_, i_) (&(const rki_gltf_loc){ (up_), NULL, 0, (i_) })
+/* Member named by len bytes at key (not NUL-terminated, e.g. a JSON key). */
+#define RKI_GLTF_MEMBER(up_, key_, len_) (&(const rki_gltf_loc){ (up_), (len_) ? (key_) : "", (len_), 0 })
 
 /* "/accessors", the parent of every rki_gltf_accessor.loc. */
 extern const rki_gltf_loc rki_gltf_loc_accessors;
 
-/* A top-level JSON array with O(1) access to its items (all objects). */
+/* A top-level JSON array (its items, all objects). */
 typedef struct rki_gltf_list {
-	const cJSON **items;
+	const rki_json *items;
 	size_t count;
 } rki_gltf_list;
 
@@ -139,7 +222,8 @@ typedef struct rki_gltf {
 	bool has_bin;
 	const unsigned char *bin;    /* GLB BIN chunk */
 	size_t bin_size;
-	cJSON *json;
+	rki_json_doc doc;
+	const rki_json *json;        /* &doc.root once parsed */
 
 	rki_gltf_list accessors, buffer_views, buffers, nodes, meshes, skins, materials;
 	rki_gltf_list textures, images, samplers, animations, cameras, scenes;
@@ -186,34 +270,42 @@ void rki_gltf_warn_repeat(rki_gltf *g, rki_warning_node **cache, const rki_gltf_
  * absent member yields the default; a member of the wrong type or range is a
  * RK_ERROR_CORRUPT error at base/key saying what was expected. */
 
-const cJSON *rki_gltf_member(const cJSON *obj, const char *key);
+const rki_json *rki_gltf_member(const rki_json *obj, const char *key);
 /* Index into a list of `count` elements named `what` ("accessors").
  * Absent: RKI_GLTF_NONE, or an error when `required`. */
-bool rki_gltf_index(rki_gltf *g, const cJSON *obj, const rki_gltf_loc *base, const char *key,
+bool rki_gltf_index(rki_gltf *g, const rki_json *obj, const rki_gltf_loc *base, const char *key,
 	size_t count, const char *what, bool required, size_t *out);
 /* The same for a value already at hand (array item, object member) at `loc`. */
-bool rki_gltf_index_value(rki_gltf *g, const cJSON *v, const rki_gltf_loc *loc, size_t count, const char *what, size_t *out);
+bool rki_gltf_index_value(rki_gltf *g, const rki_json *v, const rki_gltf_loc *loc, size_t count, const char *what, size_t *out);
 /* Non-negative integer <= max. Absent: def, or an error when `required`. */
-bool rki_gltf_uint(rki_gltf *g, const cJSON *obj, const rki_gltf_loc *base, const char *key,
+bool rki_gltf_uint(rki_gltf *g, const rki_json *obj, const rki_gltf_loc *base, const char *key,
 	size_t def, size_t max, bool required, size_t *out);
 /* Finite number. */
-bool rki_gltf_number(rki_gltf *g, const cJSON *obj, const rki_gltf_loc *base, const char *key, double def, double *out);
+bool rki_gltf_number(rki_gltf *g, const rki_json *obj, const rki_gltf_loc *base, const char *key, double def, double *out);
 /* Array of exactly n finite numbers; out untouched and *present false when absent. */
-bool rki_gltf_numbers(rki_gltf *g, const cJSON *obj, const rki_gltf_loc *base, const char *key,
+bool rki_gltf_numbers(rki_gltf *g, const rki_json *obj, const rki_gltf_loc *base, const char *key,
 	size_t n, double *out, bool *present);
-bool rki_gltf_bool(rki_gltf *g, const cJSON *obj, const rki_gltf_loc *base, const char *key, bool def, bool *out);
-/* String or NULL when absent. */
-bool rki_gltf_string(rki_gltf *g, const cJSON *obj, const rki_gltf_loc *base, const char *key, const char **out);
+bool rki_gltf_bool(rki_gltf *g, const rki_json *obj, const rki_gltf_loc *base, const char *key, bool def, bool *out);
+/* A STRING value (use ->u.text / ->len) or NULL when absent. */
+bool rki_gltf_string(rki_gltf *g, const rki_json *obj, const rki_gltf_loc *base, const char *key, const rki_json **out);
 /* Object or NULL when absent. */
-bool rki_gltf_object(rki_gltf *g, const cJSON *obj, const rki_gltf_loc *base, const char *key, const cJSON **out);
+bool rki_gltf_object(rki_gltf *g, const rki_json *obj, const rki_gltf_loc *base, const char *key, const rki_json **out);
 /* Array or NULL (count 0) when absent; count checked against max_elements. */
-bool rki_gltf_array(rki_gltf *g, const cJSON *obj, const rki_gltf_loc *base, const char *key, const cJSON **out, size_t *count);
-/* Top-level array `key` of objects into a list (items in the temporary arena). */
+bool rki_gltf_array(rki_gltf *g, const rki_json *obj, const rki_gltf_loc *base, const char *key, const rki_json **out, size_t *count);
+/* Top-level array `key` of objects into a list. */
 bool rki_gltf_list_init(rki_gltf *g, const char *key, rki_gltf_list *out);
 /* Copy into the scene arena; "" for NULL. NULL only when out of memory (error set). */
 const char *rki_gltf_strdup(rki_gltf *g, const char *s);
+/* A STRING's bytes as a NUL-terminated string in arena `ar` ("" for NULL);
+ * NULL only when out of memory (error set). */
+const char *rki_gltf_json_strdup(rki_gltf *g, rki_arena *ar, const rki_json *str);
+/* The value of a NUMBER. */
+static inline double rki_gltf_num(const rki_gltf *g, const rki_json *v)
+{
+	return v->flags ? rki_json_number(&g->doc, v) : v->u.number;
+}
 /* `name` member as a scene string, "" when absent. NULL on error. */
-const char *rki_gltf_name(rki_gltf *g, const cJSON *obj, const rki_gltf_loc *base);
+const char *rki_gltf_name(rki_gltf *g, const rki_json *obj, const rki_gltf_loc *base);
 
 /* Overflow-checked count * size bytes of arena memory, not cleared (for
  * arrays the caller overwrites; untouched pages stay untouched). NULL on
@@ -242,17 +334,17 @@ bool rki_gltf_load_buffers(rki_gltf *g);
 /* Frees external buffer files (safe to call twice). */
 void rki_gltf_free_files(rki_gltf *g);
 
-bool rki_gltf_is_data_uri(const char *uri);
+bool rki_gltf_is_data_uri(const char *uri, size_t len);
 /* Decodes a data: URI (base64 or percent-encoded) into `ar`. *mime gets the
  * media type in the scene arena ("" if none) when mime is non-NULL. */
-bool rki_gltf_decode_data_uri(rki_gltf *g, rki_arena *ar, const char *uri, const rki_gltf_loc *loc,
+bool rki_gltf_decode_data_uri(rki_gltf *g, rki_arena *ar, const char *uri, size_t len, const rki_gltf_loc *loc,
 	unsigned char **out, size_t *size, const char **mime);
 /* Turns a relative URI into a file path: percent-decoded, relative to the
  * input file's folder, in the temporary arena. *out is NULL (and true is
  * returned) when the input has no file name. Schemes and absolute paths are
  * RK_ERROR_UNSUPPORTED; bad escapes RK_ERROR_CORRUPT. `decoded` (optional)
  * receives the percent-decoded URI alone. */
-bool rki_gltf_uri_path(rki_gltf *g, const char *uri, const rki_gltf_loc *loc, char **out, char **decoded);
+bool rki_gltf_uri_path(rki_gltf *g, const char *uri, size_t len, const rki_gltf_loc *loc, char **out, char **decoded);
 
 /* Resolves accessor `index`: checks type, component type, count, bufferView
  * bounds (offset + stride * (count - 1) + element size <= byteLength) and

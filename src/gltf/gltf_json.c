@@ -131,41 +131,43 @@ void rki_gltf_loc_format(char *dst, size_t cap, const rki_gltf_loc *loc)
 
 /* ---- typed members ------------------------------------------------------------ */
 
-const cJSON *rki_gltf_member(const cJSON *obj, const char *key)
+const rki_json *rki_gltf_member(const rki_json *obj, const char *key)
 {
-	if (!obj || !cJSON_IsObject(obj)) return NULL;
-	return cJSON_GetObjectItemCaseSensitive(obj, key);
+	return rki_json_get(obj, key);
 }
 
 /* Short description of a JSON value for messages. */
-static void rki_gltf_describe(char *dst, size_t cap, const cJSON *v)
+static void rki_gltf_describe(const rki_gltf *g, char *dst, size_t cap, const rki_json *v)
 {
-	if (cJSON_IsNumber(v)) snprintf(dst, cap, "%.17g", v->valuedouble);
-	else if (cJSON_IsString(v)) snprintf(dst, cap, "the string \"%.40s\"", v->valuestring);
-	else if (cJSON_IsBool(v)) snprintf(dst, cap, "%s", cJSON_IsTrue(v) ? "true" : "false");
-	else if (cJSON_IsNull(v)) snprintf(dst, cap, "null");
-	else if (cJSON_IsArray(v)) snprintf(dst, cap, "an array");
-	else if (cJSON_IsObject(v)) snprintf(dst, cap, "an object");
-	else snprintf(dst, cap, "an invalid value");
+	switch (v->type) {
+	case RKI_JSON_NUMBER: snprintf(dst, cap, "%.17g", rki_gltf_num(g, v)); break;
+	case RKI_JSON_STRING: snprintf(dst, cap, "the string \"%.*s\"", RKI_JSON_STR_ARGS(v, 40)); break;
+	case RKI_JSON_TRUE: snprintf(dst, cap, "true"); break;
+	case RKI_JSON_FALSE: snprintf(dst, cap, "false"); break;
+	case RKI_JSON_NULL: snprintf(dst, cap, "null"); break;
+	case RKI_JSON_ARRAY: snprintf(dst, cap, "an array"); break;
+	case RKI_JSON_OBJECT: snprintf(dst, cap, "an object"); break;
+	default: snprintf(dst, cap, "an invalid value"); break;
+	}
 }
 
 /* A JSON number that is a non-negative integer <= max. */
-static bool rki_gltf_as_uint(const cJSON *v, size_t max, size_t *out)
+static bool rki_gltf_as_uint(const rki_gltf *g, const rki_json *v, size_t max, size_t *out)
 {
-	if (!cJSON_IsNumber(v)) return false;
-	double d = v->valuedouble;
+	if (v->type != RKI_JSON_NUMBER) return false;
+	double d = rki_gltf_num(g, v);
 	if (!(d >= 0.0) || d != floor(d) || d > 9007199254740992.0 || d > (double)max) return false;
 	*out = (size_t)d;
 	return *out <= max;
 }
 
-bool rki_gltf_index_value(rki_gltf *g, const cJSON *v, const rki_gltf_loc *loc, size_t count, const char *what, size_t *out)
+bool rki_gltf_index_value(rki_gltf *g, const rki_json *v, const rki_gltf_loc *loc, size_t count, const char *what, size_t *out)
 {
 	size_t idx;
 	*out = RKI_GLTF_NONE;
-	if (count == 0 || !rki_gltf_as_uint(v, count - 1, &idx)) {
+	if (count == 0 || !rki_gltf_as_uint(g, v, count - 1, &idx)) {
 		char got[80];
-		rki_gltf_describe(got, sizeof(got), v);
+		rki_gltf_describe(g, got, sizeof(got), v);
 		if (count == 0)
 			return rki_gltf_fail(g, RK_ERROR_CORRUPT, loc, "expected an index into /%s, which is empty; got %s", what, got);
 		return rki_gltf_fail(g, RK_ERROR_CORRUPT, loc, "expected an index into /%s (0..%zu), got %s", what, count - 1, got);
@@ -174,11 +176,11 @@ bool rki_gltf_index_value(rki_gltf *g, const cJSON *v, const rki_gltf_loc *loc, 
 	return true;
 }
 
-bool rki_gltf_index(rki_gltf *g, const cJSON *obj, const rki_gltf_loc *base, const char *key,
+bool rki_gltf_index(rki_gltf *g, const rki_json *obj, const rki_gltf_loc *base, const char *key,
 	size_t count, const char *what, bool required, size_t *out)
 {
 	*out = RKI_GLTF_NONE;
-	const cJSON *v = rki_gltf_member(obj, key);
+	const rki_json *v = rki_gltf_member(obj, key);
 	if (!v) {
 		if (required) return rki_gltf_fail_key(g, RK_ERROR_CORRUPT, base, key, "required index into /%s is missing", what);
 		return true;
@@ -186,119 +188,110 @@ bool rki_gltf_index(rki_gltf *g, const cJSON *obj, const rki_gltf_loc *base, con
 	return rki_gltf_index_value(g, v, RKI_GLTF_KEY(base, key), count, what, out);
 }
 
-bool rki_gltf_uint(rki_gltf *g, const cJSON *obj, const rki_gltf_loc *base, const char *key,
+bool rki_gltf_uint(rki_gltf *g, const rki_json *obj, const rki_gltf_loc *base, const char *key,
 	size_t def, size_t max, bool required, size_t *out)
 {
 	*out = def;
-	const cJSON *v = rki_gltf_member(obj, key);
+	const rki_json *v = rki_gltf_member(obj, key);
 	if (!v) {
 		if (required) return rki_gltf_fail_key(g, RK_ERROR_CORRUPT, base, key, "required integer \"%s\" is missing", key);
 		return true;
 	}
-	if (!rki_gltf_as_uint(v, max, out)) {
+	if (!rki_gltf_as_uint(g, v, max, out)) {
 		char got[80];
-		rki_gltf_describe(got, sizeof(got), v);
+		rki_gltf_describe(g, got, sizeof(got), v);
 		return rki_gltf_fail_key(g, RK_ERROR_CORRUPT, base, key, "expected an integer from 0 to %zu, got %s", max, got);
 	}
 	return true;
 }
 
-bool rki_gltf_number(rki_gltf *g, const cJSON *obj, const rki_gltf_loc *base, const char *key, double def, double *out)
+bool rki_gltf_number(rki_gltf *g, const rki_json *obj, const rki_gltf_loc *base, const char *key, double def, double *out)
 {
 	*out = def;
-	const cJSON *v = rki_gltf_member(obj, key);
+	const rki_json *v = rki_gltf_member(obj, key);
 	if (!v) return true;
-	if (!cJSON_IsNumber(v) || !isfinite(v->valuedouble)) {
+	double d = v->type == RKI_JSON_NUMBER ? rki_gltf_num(g, v) : 0.0;
+	if (v->type != RKI_JSON_NUMBER || !isfinite(d)) {
 		char got[80];
-		rki_gltf_describe(got, sizeof(got), v);
+		rki_gltf_describe(g, got, sizeof(got), v);
 		return rki_gltf_fail_key(g, RK_ERROR_CORRUPT, base, key, "expected a finite number, got %s", got);
 	}
-	*out = v->valuedouble;
+	*out = d;
 	return true;
 }
 
-bool rki_gltf_numbers(rki_gltf *g, const cJSON *obj, const rki_gltf_loc *base, const char *key,
+bool rki_gltf_numbers(rki_gltf *g, const rki_json *obj, const rki_gltf_loc *base, const char *key,
 	size_t n, double *out, bool *present)
 {
 	if (present) *present = false;
-	const cJSON *v = rki_gltf_member(obj, key);
+	const rki_json *v = rki_gltf_member(obj, key);
 	if (!v) return true;
-	size_t i = 0;
-	bool ok = cJSON_IsArray(v);
-	const cJSON *e;
-	if (ok) {
-		cJSON_ArrayForEach(e, v) {
-			if (i >= n || !cJSON_IsNumber(e) || !isfinite(e->valuedouble)) {
-				ok = false;
-				break;
-			}
-			i++;
-		}
+	bool ok = v->type == RKI_JSON_ARRAY && v->len == n;
+	for (size_t i = 0; ok && i < n; i++) {
+		const rki_json *e = &v->u.items[i];
+		double d = e->type == RKI_JSON_NUMBER ? rki_gltf_num(g, e) : 0.0;
+		if (e->type != RKI_JSON_NUMBER || !isfinite(d)) ok = false;
+		else out[i] = d;
 	}
-	if (!ok || i != n)
-		return rki_gltf_fail_key(g, RK_ERROR_CORRUPT, base, key, "expected an array of %zu finite numbers", n);
-	i = 0;
-	cJSON_ArrayForEach(e, v) out[i++] = e->valuedouble;
+	if (!ok) return rki_gltf_fail_key(g, RK_ERROR_CORRUPT, base, key, "expected an array of %zu finite numbers", n);
 	if (present) *present = true;
 	return true;
 }
 
-bool rki_gltf_bool(rki_gltf *g, const cJSON *obj, const rki_gltf_loc *base, const char *key, bool def, bool *out)
+bool rki_gltf_bool(rki_gltf *g, const rki_json *obj, const rki_gltf_loc *base, const char *key, bool def, bool *out)
 {
 	*out = def;
-	const cJSON *v = rki_gltf_member(obj, key);
+	const rki_json *v = rki_gltf_member(obj, key);
 	if (!v) return true;
-	if (!cJSON_IsBool(v)) {
+	if (v->type != RKI_JSON_TRUE && v->type != RKI_JSON_FALSE) {
 		char got[80];
-		rki_gltf_describe(got, sizeof(got), v);
+		rki_gltf_describe(g, got, sizeof(got), v);
 		return rki_gltf_fail_key(g, RK_ERROR_CORRUPT, base, key, "expected true or false, got %s", got);
 	}
-	*out = cJSON_IsTrue(v) != 0;
+	*out = v->type == RKI_JSON_TRUE;
 	return true;
 }
 
-bool rki_gltf_string(rki_gltf *g, const cJSON *obj, const rki_gltf_loc *base, const char *key, const char **out)
+bool rki_gltf_string(rki_gltf *g, const rki_json *obj, const rki_gltf_loc *base, const char *key, const rki_json **out)
 {
 	*out = NULL;
-	const cJSON *v = rki_gltf_member(obj, key);
+	const rki_json *v = rki_gltf_member(obj, key);
 	if (!v) return true;
-	if (!cJSON_IsString(v) || !v->valuestring) {
+	if (v->type != RKI_JSON_STRING) {
 		char got[80];
-		rki_gltf_describe(got, sizeof(got), v);
+		rki_gltf_describe(g, got, sizeof(got), v);
 		return rki_gltf_fail_key(g, RK_ERROR_CORRUPT, base, key, "expected a string, got %s", got);
 	}
-	*out = v->valuestring;
+	*out = v;
 	return true;
 }
 
-bool rki_gltf_object(rki_gltf *g, const cJSON *obj, const rki_gltf_loc *base, const char *key, const cJSON **out)
+bool rki_gltf_object(rki_gltf *g, const rki_json *obj, const rki_gltf_loc *base, const char *key, const rki_json **out)
 {
 	*out = NULL;
-	const cJSON *v = rki_gltf_member(obj, key);
+	const rki_json *v = rki_gltf_member(obj, key);
 	if (!v) return true;
-	if (!cJSON_IsObject(v)) {
+	if (v->type != RKI_JSON_OBJECT) {
 		char got[80];
-		rki_gltf_describe(got, sizeof(got), v);
+		rki_gltf_describe(g, got, sizeof(got), v);
 		return rki_gltf_fail_key(g, RK_ERROR_CORRUPT, base, key, "expected an object, got %s", got);
 	}
 	*out = v;
 	return true;
 }
 
-bool rki_gltf_array(rki_gltf *g, const cJSON *obj, const rki_gltf_loc *base, const char *key, const cJSON **out, size_t *count)
+bool rki_gltf_array(rki_gltf *g, const rki_json *obj, const rki_gltf_loc *base, const char *key, const rki_json **out, size_t *count)
 {
 	*out = NULL;
 	*count = 0;
-	const cJSON *v = rki_gltf_member(obj, key);
+	const rki_json *v = rki_gltf_member(obj, key);
 	if (!v) return true;
-	if (!cJSON_IsArray(v)) {
+	if (v->type != RKI_JSON_ARRAY) {
 		char got[80];
-		rki_gltf_describe(got, sizeof(got), v);
+		rki_gltf_describe(g, got, sizeof(got), v);
 		return rki_gltf_fail_key(g, RK_ERROR_CORRUPT, base, key, "expected an array, got %s", got);
 	}
-	size_t n = 0;
-	const cJSON *e;
-	cJSON_ArrayForEach(e, v) n++;
+	size_t n = v->len;
 	if (n > g->sc.opts.max_elements)
 		return rki_gltf_fail_key(g, RK_ERROR_LIMIT, base, key, "array of %zu items is over the max_elements limit %zu",
 			n, g->sc.opts.max_elements);
@@ -311,19 +304,14 @@ bool rki_gltf_list_init(rki_gltf *g, const char *key, rki_gltf_list *out)
 {
 	out->items = NULL;
 	out->count = 0;
-	const cJSON *arr;
+	const rki_json *arr;
 	size_t n;
 	if (!rki_gltf_array(g, g->json, NULL, key, &arr, &n)) return false;
 	if (!arr) return true;
-	const cJSON **items = (const cJSON **)rki_arena_array(&g->sc.tmp, n, sizeof(*items));
-	if (!items) return rki_gltf_oom(g);
-	size_t i = 0;
-	const cJSON *e;
-	cJSON_ArrayForEach(e, arr) {
-		if (!cJSON_IsObject(e)) return rki_gltf_fail(g, RK_ERROR_CORRUPT, RKI_GLTF_IDX(RKI_GLTF_KEY(NULL, key), i), "expected an object in /%s", key);
-		items[i++] = e;
-	}
-	out->items = items;
+	for (size_t i = 0; i < n; i++)
+		if (arr->u.items[i].type != RKI_JSON_OBJECT)
+			return rki_gltf_fail(g, RK_ERROR_CORRUPT, RKI_GLTF_IDX(RKI_GLTF_KEY(NULL, key), i), "expected an object in /%s", key);
+	out->items = arr->u.items;
 	out->count = n;
 	return true;
 }
@@ -336,11 +324,18 @@ const char *rki_gltf_strdup(rki_gltf *g, const char *s)
 	return d;
 }
 
-const char *rki_gltf_name(rki_gltf *g, const cJSON *obj, const rki_gltf_loc *base)
+const char *rki_gltf_json_strdup(rki_gltf *g, rki_arena *ar, const rki_json *str)
 {
-	const char *s;
+	const char *d = str ? rki_arena_strndup(ar, str->u.text, str->len) : rki_arena_strndup(ar, "", 0);
+	if (!d) rki_gltf_oom(g);
+	return d;
+}
+
+const char *rki_gltf_name(rki_gltf *g, const rki_json *obj, const rki_gltf_loc *base)
+{
+	const rki_json *s;
 	if (!rki_gltf_string(g, obj, base, "name", &s)) return NULL;
-	return rki_gltf_strdup(g, s);
+	return rki_gltf_json_strdup(g, g->sc.arena, s);
 }
 
 void *rki_gltf_scratch(rki_gltf *g, int slot, size_t count, size_t size)

@@ -94,20 +94,19 @@
  *   within the bufferView, sparse indices below the count, vertex indices
  *   below the primitive's vertex count, joint indices below the joint count,
  *   nodes a forest (one parent each, no cycles). Size arithmetic is
- *   overflow-checked. JSON nesting is limited by max_depth before parsing
- *   (so cJSON never recurses deeper), node nesting by max_depth, counts by
+ *   overflow-checked. The JSON text is parsed by gltf_json_parse.c (strict
+ *   RFC 8259, UTF-8 checked, no recursion) into the temporary arena: its
+ *   nesting is limited by max_depth and its number of values by
+ *   max_elements, and its memory counts against memory_limit like every
+ *   other allocation. Node nesting is limited by max_depth, counts by
  *   max_elements, morph work (targets x vertices) and influence work
  *   (vertices x influences) by max_elements.
  *   Errors carry the file name, a JSON pointer (RK_LOCATION_JSON) to the
  *   offending value, and a byte offset for GLB container and JSON syntax
- *   errors.
- *   cJSON allocates through the C library (not rk_load_opts.allocator), so
- *   its memory is not counted by the allocator. Before parsing, the reader
- *   estimates what cJSON will need (items x (sizeof(cJSON) + 32) + text
- *   size) and fails with RK_ERROR_LIMIT if that does not fit in what is left
- *   of memory_limit. cJSON records the position of a syntax error in a
- *   global variable of its own; rigkit never reads it (thread safety of the
- *   load is unaffected, but tools like TSan may report it).
+ *   errors. JSON pointers are formatted only when an error or warning is
+ *   reported.
+ *   Numbers are converted with strtod and the C library locale's decimal
+ *   point, read with localeconv() once per load (see gltf_json_parse.c).
  */
 #include "gltf_internal.h"
 
@@ -156,50 +155,30 @@ bool rki_is_gltf(const void *data, size_t size, bool *is_glb)
 	return rki_memmem(p + start, window, "\"asset\"", 7) != NULL;
 }
 
-/* Nesting depth (before cJSON recurses) and a bound on cJSON's memory. */
-static bool rki_gltf_prescan(rki_gltf *g, const unsigned char *p, size_t n, uint64_t file_offset)
+/* "major.minor" (digits, then anything): like sscanf "%u.%u" on a STRING. */
+static bool rki_gltf_version(const rki_json *v, unsigned *major, unsigned *minor)
 {
-	size_t depth = 0, items = 1;
-	bool in_string = false;
-	for (size_t i = 0; i < n; i++) {
-		unsigned char c = p[i];
-		if (in_string) {
-			if (c == '\\') i++;
-			else if (c == '"') in_string = false;
-			continue;
+	const char *s = v->u.text, *e = s + v->len;
+	unsigned *out[2] = { major, minor };
+	for (int part = 0; part < 2; part++) {
+		if (part == 1) {
+			if (s >= e || *s != '.') return false;
+			s++;
 		}
-		switch (c) {
-		case '"': in_string = true; break;
-		case '[':
-		case '{':
-			if (++depth > g->sc.opts.max_depth)
-				return rki_gltf_fail_byte(g, RK_ERROR_LIMIT, file_offset + i, "JSON nesting is deeper than the max_depth limit %zu",
-					g->sc.opts.max_depth);
-			items++;
-			break;
-		case ']':
-		case '}':
-			if (depth) depth--;
-			break;
-		case ',':
-		case ':': items++; break;
-		default: break;
+		if (s >= e || *s < '0' || *s > '9') return false;
+		unsigned x = 0;
+		while (s < e && *s >= '0' && *s <= '9') {
+			if (x > 100000) return false;
+			x = x * 10 + (unsigned)(*s++ - '0');
 		}
+		*out[part] = x;
 	}
-	if (items > g->sc.opts.max_elements)
-		return rki_gltf_fail_byte(g, RK_ERROR_LIMIT, file_offset, "JSON has about %zu values, over the max_elements limit %zu",
-			items, g->sc.opts.max_elements);
-	size_t need = SIZE_MAX, left = g->sc.opts.memory_limit > g->sc.alloc->bytes_in_use ? g->sc.opts.memory_limit - g->sc.alloc->bytes_in_use : 0;
-	if (!rki_mul_size(items, sizeof(cJSON) + 32, &need) || !rki_add_size(need, n, &need) || need > left)
-		return rki_gltf_fail_byte(g, RK_ERROR_LIMIT, file_offset,
-			"parsing %zu bytes of JSON needs about %zu bytes, over what is left of the memory limit (%zu)", n, need, left);
 	return true;
 }
 
 static bool rki_gltf_asset(rki_gltf *g)
 {
-	const cJSON *asset;
-	const char *version, *min_version, *generator;
+	const rki_json *asset, *version, *min_version, *generator;
 	const rki_gltf_loc *base = RKI_GLTF_KEY(NULL, "asset");
 	if (!rki_gltf_object(g, g->json, NULL, "asset", &asset)) return false;
 	if (!asset) return rki_gltf_fail(g, RK_ERROR_CORRUPT, base, "glTF needs an \"asset\" object with its version");
@@ -210,47 +189,50 @@ static bool rki_gltf_asset(rki_gltf *g)
 		rki_gltf_warn(g, base, "asset.version is missing: 2.0 assumed");
 	} else {
 		unsigned major = 0, minor = 0;
-		if (sscanf(version, "%u.%u", &major, &minor) != 2)
-			return rki_gltf_fail_key(g, RK_ERROR_CORRUPT, base, "version", "expected a version \"major.minor\", got \"%.40s\"", version);
+		if (!rki_gltf_version(version, &major, &minor))
+			return rki_gltf_fail_key(g, RK_ERROR_CORRUPT, base, "version", "expected a version \"major.minor\", got \"%.*s\"",
+				RKI_JSON_STR_ARGS(version, 40));
 		if (major != 2)
-			return rki_gltf_fail_key(g, RK_ERROR_UNSUPPORTED, base, "version", "glTF version %.40s is not supported (expected 2.x)", version);
+			return rki_gltf_fail_key(g, RK_ERROR_UNSUPPORTED, base, "version", "glTF version %.*s is not supported (expected 2.x)",
+				RKI_JSON_STR_ARGS(version, 40));
 	}
 	if (min_version) {
 		unsigned major = 0, minor = 0;
-		if (sscanf(min_version, "%u.%u", &major, &minor) != 2 || major != 2 || minor > 0)
-			return rki_gltf_fail_key(g, RK_ERROR_UNSUPPORTED, base, "minVersion", "file needs glTF %.40s; rigkit reads 2.0", min_version);
+		if (!rki_gltf_version(min_version, &major, &minor) || major != 2 || minor > 0)
+			return rki_gltf_fail_key(g, RK_ERROR_UNSUPPORTED, base, "minVersion", "file needs glTF %.*s; rigkit reads 2.0",
+				RKI_JSON_STR_ARGS(min_version, 40));
 	}
-	g->sc.scene->settings.creator = rki_gltf_strdup(g, generator);
+	g->sc.scene->settings.creator = rki_gltf_json_strdup(g, g->sc.arena, generator);
 	return g->sc.scene->settings.creator != NULL;
 }
 
-static bool rki_gltf_understands(const char *ext)
+static bool rki_gltf_understands(const rki_json *ext)
 {
 	for (size_t i = 0; i < sizeof(rki_gltf_understood) / sizeof(rki_gltf_understood[0]); i++)
-		if (strcmp(ext, rki_gltf_understood[i]) == 0) return true;
+		if (rki_json_eq(ext, rki_gltf_understood[i])) return true;
 	return false;
 }
 
 static bool rki_gltf_extensions(rki_gltf *g)
 {
-	const cJSON *list, *e;
-	size_t count, k = 0;
+	const rki_json *list;
+	size_t count;
 	if (!rki_gltf_array(g, g->json, NULL, "extensionsRequired", &list, &count)) return false;
-	cJSON_ArrayForEach(e, list) {
-		const rki_gltf_loc *path = RKI_GLTF_IDX(RKI_GLTF_KEY(NULL, "extensionsRequired"), k++);
-		if (!cJSON_IsString(e) || !e->valuestring) return rki_gltf_fail(g, RK_ERROR_CORRUPT, path, "expected an extension name string");
-		if (!rki_gltf_understands(e->valuestring))
+	for (size_t k = 0; k < count; k++) {
+		const rki_json *e = &list->u.items[k];
+		const rki_gltf_loc *path = RKI_GLTF_IDX(RKI_GLTF_KEY(NULL, "extensionsRequired"), k);
+		if (e->type != RKI_JSON_STRING) return rki_gltf_fail(g, RK_ERROR_CORRUPT, path, "expected an extension name string");
+		if (!rki_gltf_understands(e))
 			return rki_gltf_fail(g, RK_ERROR_UNSUPPORTED, path,
-				"required extension %.80s is not supported (rigkit understands KHR_materials_unlit, KHR_texture_transform, KHR_mesh_quantization)",
-				e->valuestring);
+				"required extension %.*s is not supported (rigkit understands KHR_materials_unlit, KHR_texture_transform, KHR_mesh_quantization)",
+				RKI_JSON_STR_ARGS(e, 80));
 	}
 	if (!rki_gltf_array(g, g->json, NULL, "extensionsUsed", &list, &count)) return false;
-	k = 0;
-	cJSON_ArrayForEach(e, list) {
-		const rki_gltf_loc *path = RKI_GLTF_IDX(RKI_GLTF_KEY(NULL, "extensionsUsed"), k++);
-		if (!cJSON_IsString(e) || !e->valuestring) return rki_gltf_fail(g, RK_ERROR_CORRUPT, path, "expected an extension name string");
-		if (!rki_gltf_understands(e->valuestring))
-			rki_gltf_warn(g, path, "extension %.80s is not supported: ignored", e->valuestring);
+	for (size_t k = 0; k < count; k++) {
+		const rki_json *e = &list->u.items[k];
+		const rki_gltf_loc *path = RKI_GLTF_IDX(RKI_GLTF_KEY(NULL, "extensionsUsed"), k);
+		if (e->type != RKI_JSON_STRING) return rki_gltf_fail(g, RK_ERROR_CORRUPT, path, "expected an extension name string");
+		if (!rki_gltf_understands(e)) rki_gltf_warn(g, path, "extension %.*s is not supported: ignored", RKI_JSON_STR_ARGS(e, 80));
 	}
 	return true;
 }
@@ -270,20 +252,17 @@ static bool rki_gltf_run(rki_gltf *g, const unsigned char *data, size_t size)
 		json_size -= 3;
 		json_offset += 3;
 	}
-	if (!rki_gltf_prescan(g, json, json_size, json_offset)) return false;
-	const char *end = NULL;
-	g->json = cJSON_ParseWithLengthOpts((const char *)json, json_size, &end, 0);
-	if (!g->json) {
-		uint64_t at = json_offset + (end && end >= (const char *)json ? (uint64_t)(end - (const char *)json) : 0);
-		return rki_gltf_fail_byte(g, RK_ERROR_CORRUPT, at, "JSON syntax error (or cJSON ran out of memory); expected a valid JSON document");
+	rki_json_error jerr;
+	if (!rki_json_parse(&g->doc, json, json_size, &g->sc.tmp, g->sc.opts.max_depth, g->sc.opts.max_elements, &jerr)) {
+		if (jerr.code == RK_ERROR_OUT_OF_MEMORY) return rki_gltf_oom(g);
+		return rki_gltf_fail_byte(g, jerr.code, json_offset + jerr.offset, "%s", jerr.message);
 	}
-	if (!cJSON_IsObject(g->json)) return rki_gltf_fail_byte(g, RK_ERROR_CORRUPT, json_offset, "expected a JSON object at the top level");
-	if (end && end >= (const char *)json) {
-		for (size_t i = (size_t)(end - (const char *)json); i < json_size; i++) {
-			if (!rki_gltf_is_ws(json[i]) && json[i] != 0) {
-				rki_gltf_warn(g, NULL, "bytes after the JSON document ignored");
-				break;
-			}
+	g->json = &g->doc.root;
+	if (g->json->type != RKI_JSON_OBJECT) return rki_gltf_fail_byte(g, RK_ERROR_CORRUPT, json_offset, "expected a JSON object at the top level");
+	for (size_t i = g->doc.end; i < json_size; i++) {
+		if (!rki_gltf_is_ws(json[i]) && json[i] != 0) {
+			rki_gltf_warn(g, NULL, "bytes after the JSON document ignored");
+			break;
 		}
 	}
 	if (!rki_gltf_asset(g) || !rki_gltf_extensions(g)) return false;
@@ -326,8 +305,7 @@ rk_scene *rki_load_gltf(const void *data, size_t size, const rk_load_opts *opts,
 	for (size_t i = 0; i < sizeof(g.scratch) / sizeof(g.scratch[0]); i++) rki_buf_init(&g.scratch[i], g.sc.alloc);
 	bool ok = rki_gltf_run(&g, (const unsigned char *)data, size);
 	if (ok && g.sc.alloc->failed && !rki_gltf_failed(&g)) ok = rki_gltf_oom(&g);
-	cJSON_Delete(g.json);
-	g.json = NULL;
+	g.json = NULL;  /* the tree is in the temporary arena */
 	for (size_t i = 0; i < sizeof(g.scratch) / sizeof(g.scratch[0]); i++) rki_buf_free(&g.scratch[i]);
 	rki_gltf_free_files(&g);
 	if (!ok) {

@@ -45,8 +45,7 @@ static const char *rki_gltf_mime_from_name(const char *name)
 static bool rki_gltf_resolve_image(rki_gltf *g, size_t i, rki_gltf_image *img)
 {
 	const rki_gltf_loc *base = RKI_GLTF_IDX(RKI_GLTF_KEY(NULL, "images"), i), *upath = RKI_GLTF_KEY(base, "uri");
-	const cJSON *obj = g->images.items[i];
-	const char *uri, *mime;
+	const rki_json *obj = &g->images.items[i], *uri, *mime;
 	size_t view;
 	if (!rki_gltf_string(g, obj, base, "uri", &uri)) return false;
 	if (!rki_gltf_string(g, obj, base, "mimeType", &mime)) return false;
@@ -64,31 +63,31 @@ static bool rki_gltf_resolve_image(rki_gltf *g, size_t i, rki_gltf_image *img)
 			img->content = copy;
 			img->content_size = v->length;
 		}
-		img->mime_type = mime ? rki_gltf_strdup(g, mime) : rki_gltf_sniff_mime(v->data, v->length);
+		img->mime_type = mime ? rki_gltf_json_strdup(g, g->sc.arena, mime) : rki_gltf_sniff_mime(v->data, v->length);
 		return img->mime_type != NULL;
 	}
 	if (!uri) {
 		rki_gltf_warn(g, base, "image has neither uri nor bufferView");
 		return true;
 	}
-	if (rki_gltf_is_data_uri(uri)) {
+	if (rki_gltf_is_data_uri(uri->u.text, uri->len)) {
 		const char *uri_mime = "";
 		if (!g->sc.opts.no_embedded_content) {
 			unsigned char *data;
 			size_t size;
-			if (!rki_gltf_decode_data_uri(g, g->sc.arena, uri, upath, &data, &size, &uri_mime)) return false;
+			if (!rki_gltf_decode_data_uri(g, g->sc.arena, uri->u.text, uri->len, upath, &data, &size, &uri_mime)) return false;
 			img->content = data;
 			img->content_size = size;
 			if (!uri_mime[0]) uri_mime = rki_gltf_sniff_mime(data, size);
 		}
-		img->mime_type = mime ? rki_gltf_strdup(g, mime) : uri_mime;
+		img->mime_type = mime ? rki_gltf_json_strdup(g, g->sc.arena, mime) : uri_mime;
 		return img->mime_type != NULL;
 	}
 	char *file, *decoded;
-	if (!rki_gltf_uri_path(g, uri, upath, &file, &decoded)) return false;
+	if (!rki_gltf_uri_path(g, uri->u.text, uri->len, upath, &file, &decoded)) return false;
 	img->filename = rki_gltf_strdup(g, decoded);
 	if (!img->filename) return false;
-	img->mime_type = mime ? rki_gltf_strdup(g, mime) : rki_gltf_mime_from_name(decoded);
+	img->mime_type = mime ? rki_gltf_json_strdup(g, g->sc.arena, mime) : rki_gltf_mime_from_name(decoded);
 	if (!img->mime_type) return false;
 	struct stat st;
 	if (file && stat(file, &st) == 0 && S_ISREG(st.st_mode)) {
@@ -98,7 +97,7 @@ static bool rki_gltf_resolve_image(rki_gltf *g, size_t i, rki_gltf_image *img)
 	return true;
 }
 
-static rk_wrap rki_gltf_wrap(rki_gltf *g, const cJSON *sampler, const rki_gltf_loc *base, const char *key, bool *ok)
+static rk_wrap rki_gltf_wrap(rki_gltf *g, const rki_json *sampler, const rki_gltf_loc *base, const char *key, bool *ok)
 {
 	size_t mode;
 	*ok = rki_gltf_uint(g, sampler, base, key, 10497, 1u << 20, false, &mode);
@@ -123,19 +122,18 @@ bool rki_gltf_load_textures(rki_gltf *g)
 	s->textures.count = n;
 	for (size_t t = 0; t < n; t++) {
 		const rki_gltf_loc *base = RKI_GLTF_IDX(RKI_GLTF_KEY(NULL, "textures"), t);
-		const cJSON *obj = g->textures.items[t];
+		const rki_json *obj = &g->textures.items[t], *name;
 		size_t sampler, source;
-		const char *name;
 		if (!rki_gltf_index(g, obj, base, "sampler", g->samplers.count, "samplers", false, &sampler)) return false;
 		if (!rki_gltf_index(g, obj, base, "source", g->images.count, "images", false, &source)) return false;
 		if (source == RKI_GLTF_NONE) {
 			/* Image formats added by extensions keep their source there. */
 			static const char *const ext_names[] = { "EXT_texture_webp", "KHR_texture_basisu", "MSFT_texture_dds", "EXT_texture_avif" };
-			const cJSON *exts;
+			const rki_json *exts;
 			const rki_gltf_loc *epath = RKI_GLTF_KEY(base, "extensions");
 			if (!rki_gltf_object(g, obj, base, "extensions", &exts)) return false;
 			for (size_t e = 0; exts && e < sizeof(ext_names) / sizeof(ext_names[0]) && source == RKI_GLTF_NONE; e++) {
-				const cJSON *ext;
+				const rki_json *ext;
 				if (!rki_gltf_object(g, exts, epath, ext_names[e], &ext)) return false;
 				if (ext && !rki_gltf_index(g, ext, RKI_GLTF_KEY(epath, ext_names[e]), "source", g->images.count, "images", false, &source)) return false;
 			}
@@ -149,15 +147,15 @@ bool rki_gltf_load_textures(rki_gltf *g)
 		if (sampler != RKI_GLTF_NONE) {
 			const rki_gltf_loc *spath = RKI_GLTF_IDX(RKI_GLTF_KEY(NULL, "samplers"), sampler);
 			bool ok_u, ok_v;
-			x->wrap_u = rki_gltf_wrap(g, g->samplers.items[sampler], spath, "wrapS", &ok_u);
-			x->wrap_v = rki_gltf_wrap(g, g->samplers.items[sampler], spath, "wrapT", &ok_v);
+			x->wrap_u = rki_gltf_wrap(g, &g->samplers.items[sampler], spath, "wrapS", &ok_u);
+			x->wrap_v = rki_gltf_wrap(g, &g->samplers.items[sampler], spath, "wrapT", &ok_v);
 			if (!ok_u || !ok_v) return false;
 		}
 		if (!rki_gltf_string(g, obj, base, "name", &name)) return false;
 		if (source != RKI_GLTF_NONE) {
 			rki_gltf_image *img = &images[source];
 			if (!img->done && !rki_gltf_resolve_image(g, source, img)) return false;
-			if (!name && !rki_gltf_string(g, g->images.items[source], RKI_GLTF_IDX(RKI_GLTF_KEY(NULL, "images"), source), "name", &name))
+			if (!name && !rki_gltf_string(g, &g->images.items[source], RKI_GLTF_IDX(RKI_GLTF_KEY(NULL, "images"), source), "name", &name))
 				return false;
 			x->filename = img->filename;
 			x->resolved_path = img->resolved_path;
@@ -165,7 +163,7 @@ bool rki_gltf_load_textures(rki_gltf *g)
 			x->content_size = img->content_size;
 			x->mime_type = img->mime_type;
 		}
-		x->name = rki_gltf_strdup(g, name);
+		x->name = rki_gltf_json_strdup(g, g->sc.arena, name);
 		if (!x->name) return false;
 	}
 	return true;
@@ -173,9 +171,9 @@ bool rki_gltf_load_textures(rki_gltf *g)
 
 /* ---- materials --------------------------------------------------------------------- */
 
-static bool rki_gltf_texture_ref(rki_gltf *g, const cJSON *parent, const rki_gltf_loc *parent_path, const char *key, rk_texture_ref *ref)
+static bool rki_gltf_texture_ref(rki_gltf *g, const rki_json *parent, const rki_gltf_loc *parent_path, const char *key, rk_texture_ref *ref)
 {
-	const cJSON *info;
+	const rki_json *info;
 	const rki_gltf_loc *base = RKI_GLTF_KEY(parent_path, key);
 	ref->scale = (rk_vec2){ 1.0, 1.0 };
 	ref->uv_set = "";
@@ -184,7 +182,7 @@ static bool rki_gltf_texture_ref(rki_gltf *g, const cJSON *parent, const rki_glt
 	size_t index, texcoord;
 	if (!rki_gltf_index(g, info, base, "index", g->textures.count, "textures", true, &index)) return false;
 	if (!rki_gltf_uint(g, info, base, "texCoord", 0, 1u << 16, false, &texcoord)) return false;
-	const cJSON *exts, *tt = NULL;
+	const rki_json *exts, *tt = NULL;
 	const rki_gltf_loc *epath = RKI_GLTF_KEY(base, "extensions"), *tpath = RKI_GLTF_KEY(epath, "KHR_texture_transform");
 	if (!rki_gltf_object(g, info, base, "extensions", &exts)) return false;
 	if (exts && !rki_gltf_object(g, exts, epath, "KHR_texture_transform", &tt)) return false;
@@ -226,7 +224,7 @@ static void rki_gltf_material_defaults(rk_material *m)
 static bool rki_gltf_load_material(rki_gltf *g, size_t i, rk_material *m)
 {
 	const rki_gltf_loc *base = RKI_GLTF_IDX(RKI_GLTF_KEY(NULL, "materials"), i), *ppath = RKI_GLTF_KEY(base, "pbrMetallicRoughness");
-	const cJSON *obj = g->materials.items[i], *pbr, *exts;
+	const rki_json *obj = &g->materials.items[i], *pbr, *exts;
 	m->index = (uint32_t)i;
 	rki_gltf_material_defaults(m);
 	if (!(m->name = rki_gltf_name(g, obj, base))) return false;
@@ -247,12 +245,12 @@ static bool rki_gltf_load_material(rki_gltf *g, size_t i, rk_material *m)
 	bool present;
 	if (!rki_gltf_numbers(g, obj, base, "emissiveFactor", 3, e, &present)) return false;
 	if (present) m->emissive = (rk_vec3){ e[0], e[1], e[2] };
-	const char *alpha;
+	const rki_json *alpha;
 	if (!rki_gltf_string(g, obj, base, "alphaMode", &alpha)) return false;
 	if (alpha) {
-		if (strcmp(alpha, "OPAQUE") == 0) m->alpha_mode = RK_ALPHA_OPAQUE;
-		else if (strcmp(alpha, "MASK") == 0) m->alpha_mode = RK_ALPHA_MASK;
-		else if (strcmp(alpha, "BLEND") == 0) m->alpha_mode = RK_ALPHA_BLEND;
+		if (rki_json_eq(alpha, "OPAQUE")) m->alpha_mode = RK_ALPHA_OPAQUE;
+		else if (rki_json_eq(alpha, "MASK")) m->alpha_mode = RK_ALPHA_MASK;
+		else if (rki_json_eq(alpha, "BLEND")) m->alpha_mode = RK_ALPHA_BLEND;
 		else rki_gltf_warn(g, RKI_GLTF_KEY(base, "alphaMode"), "unknown alphaMode (expected OPAQUE, MASK or BLEND): OPAQUE used");
 	}
 	if (!rki_gltf_number(g, obj, base, "alphaCutoff", 0.5, &m->alpha_cutoff)) return false;
@@ -267,11 +265,10 @@ static bool rki_gltf_needs_default_material(rki_gltf *g)
 {
 	if (g->sc.opts.ignore_geometry) return false;
 	for (size_t i = 0; i < g->meshes.count; i++) {
-		const cJSON *prims = rki_gltf_member(g->meshes.items[i], "primitives");
-		const cJSON *p;
-		if (!cJSON_IsArray(prims)) continue;
-		cJSON_ArrayForEach(p, prims)
-			if (!rki_gltf_member(p, "material")) return true;
+		const rki_json *prims = rki_gltf_member(&g->meshes.items[i], "primitives");
+		if (!rki_json_is(prims, RKI_JSON_ARRAY)) continue;
+		for (size_t k = 0; k < prims->len; k++)
+			if (!rki_gltf_member(&prims->u.items[k], "material")) return true;
 	}
 	return false;
 }

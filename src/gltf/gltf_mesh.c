@@ -34,18 +34,17 @@ typedef struct rki_gltf_prim_src {
 	size_t color[RKI_GLTF_MAX_COLOR];
 	size_t index_count;          /* indices, or vertices when not indexed */
 	size_t triangle_max;
-	const cJSON *targets;
+	const rki_json *targets;
 	size_t target_count;
-	const cJSON *target_cursor;  /* morph pass: targets[k] for the current channel k */
 } rki_gltf_prim_src;
 
-/* Parses "NAME_n" with NAME == prefix; n < limit. */
-static bool rki_gltf_attrib_set(const char *attr, const char *prefix, size_t *n)
+/* Parses "NAME_n" (attr_len bytes) with NAME == prefix. */
+static bool rki_gltf_attrib_set(const char *attr, size_t attr_len, const char *prefix, size_t *n)
 {
 	size_t len = strlen(prefix);
-	if (strncmp(attr, prefix, len) != 0 || attr[len] < '0' || attr[len] > '9') return false;
+	if (attr_len <= len || memcmp(attr, prefix, len) != 0) return false;
 	size_t v = 0;
-	for (const char *s = attr + len; *s; s++) {
+	for (const char *s = attr + len; s < attr + attr_len; s++) {
 		if (*s < '0' || *s > '9' || v > 100000) return false;
 		v = v * 10 + (size_t)(*s - '0');
 	}
@@ -59,23 +58,23 @@ bool rki_gltf_scan_meshes(rki_gltf *g)
 	if (!g->mesh_info) return rki_gltf_oom(g);
 	for (size_t m = 0; m < g->meshes.count; m++) {
 		const rki_gltf_loc *base = RKI_GLTF_IDX(RKI_GLTF_KEY(NULL, "meshes"), m), *ppath = RKI_GLTF_KEY(base, "primitives");
-		const cJSON *prims, *p;
+		const rki_json *prims;
 		size_t count;
-		if (!rki_gltf_array(g, g->meshes.items[m], base, "primitives", &prims, &count)) return false;
+		if (!rki_gltf_array(g, &g->meshes.items[m], base, "primitives", &prims, &count)) return false;
 		if (!prims) return rki_gltf_fail(g, RK_ERROR_CORRUPT, ppath, "mesh needs a \"primitives\" array");
 		rki_gltf_mesh *info = &g->mesh_info[m];
 		info->prim_count = count;
 		info->prims = (rki_gltf_prim *)rki_arena_array(&g->sc.tmp, count, sizeof(rki_gltf_prim));
 		if (!info->prims) return rki_gltf_oom(g);
-		size_t k = 0;
-		cJSON_ArrayForEach(p, prims) {
-			const rki_gltf_loc *path = RKI_GLTF_IDX(ppath, k++);
-			if (!cJSON_IsObject(p)) return rki_gltf_fail(g, RK_ERROR_CORRUPT, path, "expected a primitive object");
-			const cJSON *targets;
+		for (size_t k = 0; k < count; k++) {
+			const rki_json *p = &prims->u.items[k];
+			const rki_gltf_loc *path = RKI_GLTF_IDX(ppath, k);
+			if (p->type != RKI_JSON_OBJECT) return rki_gltf_fail(g, RK_ERROR_CORRUPT, path, "expected a primitive object");
+			const rki_json *targets;
 			size_t tc;
 			if (!rki_gltf_array(g, p, path, "targets", &targets, &tc)) return false;
 			if (tc > info->target_count) {
-				if (k > 1) rki_gltf_warn(g, path, "primitives of a mesh have different numbers of morph targets");
+				if (k > 0) rki_gltf_warn(g, path, "primitives of a mesh have different numbers of morph targets");
 				info->target_count = tc;
 			} else if (tc < info->target_count) {
 				rki_gltf_warn(g, path, "primitives of a mesh have different numbers of morph targets");
@@ -86,7 +85,7 @@ bool rki_gltf_scan_meshes(rki_gltf *g)
 }
 
 /* Reads the attributes object, mode and indices of a primitive. */
-static bool rki_gltf_prim_source(rki_gltf *g, const cJSON *p, const rki_gltf_loc *path, rki_gltf_prim *info, rki_gltf_prim_src *src)
+static bool rki_gltf_prim_source(rki_gltf *g, const rki_json *p, const rki_gltf_loc *path, rki_gltf_prim *info, rki_gltf_prim_src *src)
 {
 	const rki_gltf_loc *apath = RKI_GLTF_KEY(path, "attributes");
 	src->position = src->normal = src->tangent = RKI_GLTF_NONE;
@@ -101,26 +100,27 @@ static bool rki_gltf_prim_source(rki_gltf *g, const cJSON *p, const rki_gltf_loc
 	if (!rki_gltf_index(g, p, path, "indices", g->accessors.count, "accessors", false, &src->indices)) return false;
 	if (!rki_gltf_array(g, p, path, "targets", &src->targets, &src->target_count)) return false;
 
-	const cJSON *attrs, *a;
+	const rki_json *attrs;
 	if (!rki_gltf_object(g, p, path, "attributes", &attrs)) return false;
 	if (!attrs) return rki_gltf_fail(g, RK_ERROR_CORRUPT, apath, "primitive needs an \"attributes\" object");
-	cJSON_ArrayForEach(a, attrs) {
-		const char *name = a->string ? a->string : "";
-		size_t idx, n;
-		if (!rki_gltf_index_value(g, a, RKI_GLTF_KEY(apath, name), g->accessors.count, "accessors", &idx)) return false;
-		if (strcmp(name, "POSITION") == 0) src->position = idx;
-		else if (strcmp(name, "NORMAL") == 0) src->normal = idx;
-		else if (strcmp(name, "TANGENT") == 0) src->tangent = idx;
-		else if (rki_gltf_attrib_set(name, "TEXCOORD_", &n)) {
+	for (size_t i = 0; i < attrs->len; i++) {
+		const rki_json_member *a = &attrs->u.members[i];
+		const char *name = a->key;
+		size_t len = a->key_len, idx, n;
+		if (!rki_gltf_index_value(g, &a->value, RKI_GLTF_MEMBER(apath, name, len), g->accessors.count, "accessors", &idx)) return false;
+		if (len == 8 && memcmp(name, "POSITION", 8) == 0) src->position = idx;
+		else if (len == 6 && memcmp(name, "NORMAL", 6) == 0) src->normal = idx;
+		else if (len == 7 && memcmp(name, "TANGENT", 7) == 0) src->tangent = idx;
+		else if (rki_gltf_attrib_set(name, len, "TEXCOORD_", &n)) {
 			if (n < RKI_GLTF_MAX_UV) src->texcoord[n] = idx;
 			else rki_gltf_warn(g, apath, "TEXCOORD sets from TEXCOORD_16 on are ignored");
-		} else if (rki_gltf_attrib_set(name, "COLOR_", &n)) {
+		} else if (rki_gltf_attrib_set(name, len, "COLOR_", &n)) {
 			if (n < RKI_GLTF_MAX_COLOR) src->color[n] = idx;
 			else rki_gltf_warn(g, apath, "COLOR sets from COLOR_8 on are ignored");
-		} else if (rki_gltf_attrib_set(name, "JOINTS_", &n)) {
+		} else if (rki_gltf_attrib_set(name, len, "JOINTS_", &n)) {
 			if (n < RKI_GLTF_MAX_INFLUENCE_SETS) joints[n] = idx;
 			else rki_gltf_warn(g, apath, "JOINTS/WEIGHTS sets from _8 on are ignored");
-		} else if (rki_gltf_attrib_set(name, "WEIGHTS_", &n)) {
+		} else if (rki_gltf_attrib_set(name, len, "WEIGHTS_", &n)) {
 			if (n < RKI_GLTF_MAX_INFLUENCE_SETS) weights[n] = idx;
 		}
 		/* Application-specific attributes ("_ID"...) are ignored. */
@@ -145,10 +145,10 @@ static bool rki_gltf_prim_source(rki_gltf *g, const cJSON *p, const rki_gltf_loc
 		return true;
 	}
 	if (src->indices != RKI_GLTF_NONE) {
-		const cJSON *acc = g->accessors.items[src->indices];
+		const rki_json *acc = &g->accessors.items[src->indices];
 		if (!rki_gltf_uint(g, acc, RKI_GLTF_IDX(&rki_gltf_loc_accessors, src->indices), "count", 0, g->sc.opts.max_elements, true, &src->index_count)) return false;
 	} else {
-		if (!rki_gltf_uint(g, g->accessors.items[src->position], RKI_GLTF_IDX(&rki_gltf_loc_accessors, src->position), "count", 0,
+		if (!rki_gltf_uint(g, &g->accessors.items[src->position], RKI_GLTF_IDX(&rki_gltf_loc_accessors, src->position), "count", 0,
 			g->sc.opts.max_elements, true, &src->index_count))
 			return false;
 	}
@@ -243,7 +243,7 @@ static bool rki_gltf_prim_triangles(rki_gltf *g, const rki_gltf_prim_src *src, c
 
 /* Fills morph target channel `k` of the mesh from every primitive. */
 static bool rki_gltf_morph_channel(rki_gltf *g, size_t m, rki_gltf_prim_src *srcs, const rki_gltf_loc *mesh_path,
-	size_t k, bool with_normals, rk_mesh *mesh, rk_blend_channel *ch, const cJSON *target_name)
+	size_t k, bool with_normals, rk_mesh *mesh, rk_blend_channel *ch, const rki_json *target_name)
 {
 	const rki_gltf_mesh *info = &g->mesh_info[m];
 	size_t V = mesh->vertex_count;
@@ -255,17 +255,17 @@ static bool rki_gltf_morph_channel(rki_gltf *g, size_t m, rki_gltf_prim_src *src
 		rki_gltf_prim_src *src = &srcs[p];
 		if (!src->triangles || k >= src->target_count) continue;
 		const rki_gltf_loc *tpath = RKI_GLTF_IDX(RKI_GLTF_KEY(RKI_GLTF_IDX(RKI_GLTF_KEY(mesh_path, "primitives"), p), "targets"), k);
-		const cJSON *target = src->target_cursor;
-		src->target_cursor = target ? target->next : NULL;
-		if (!cJSON_IsObject(target)) return rki_gltf_fail(g, RK_ERROR_CORRUPT, tpath, "expected a morph target object");
-		const cJSON *a;
-		cJSON_ArrayForEach(a, target) {
-			const char *name = a->string ? a->string : "";
-			bool is_pos = strcmp(name, "POSITION") == 0, is_nrm = strcmp(name, "NORMAL") == 0;
+		const rki_json *target = &src->targets->u.items[k];
+		if (target->type != RKI_JSON_OBJECT) return rki_gltf_fail(g, RK_ERROR_CORRUPT, tpath, "expected a morph target object");
+		for (size_t i = 0; i < target->len; i++) {
+			const rki_json_member *a = &target->u.members[i];
+			bool is_pos = a->key_len == 8 && memcmp(a->key, "POSITION", 8) == 0;
+			bool is_nrm = a->key_len == 6 && memcmp(a->key, "NORMAL", 6) == 0;
+			const char *name = is_pos ? "POSITION" : "NORMAL";
 			size_t idx;
-			const rki_gltf_loc *apath = RKI_GLTF_KEY(tpath, name);
+			const rki_gltf_loc *apath = RKI_GLTF_MEMBER(tpath, a->key, a->key_len);
 			rki_gltf_accessor acc;
-			if (!rki_gltf_index_value(g, a, apath, g->accessors.count, "accessors", &idx)) return false;
+			if (!rki_gltf_index_value(g, &a->value, apath, g->accessors.count, "accessors", &idx)) return false;
 			if (!is_pos && !is_nrm) {
 				rki_gltf_warn(g, tpath, "morph target attributes other than POSITION and NORMAL are ignored");
 				continue;
@@ -302,8 +302,7 @@ static bool rki_gltf_morph_channel(rki_gltf *g, size_t m, rki_gltf_prim_src *src
 	}
 	char fallback[32];
 	snprintf(fallback, sizeof(fallback), "target%zu", k);
-	bool named = target_name && cJSON_IsString(target_name) && target_name->valuestring;
-	shape->name = rki_gltf_strdup(g, named ? target_name->valuestring : fallback);
+	shape->name = rki_json_is(target_name, RKI_JSON_STRING) ? rki_gltf_json_strdup(g, g->sc.arena, target_name) : rki_gltf_strdup(g, fallback);
 	if (!shape->name) return false;
 	shape->offset_count = moved;
 	shape->vertex_indices = vi;
@@ -321,7 +320,7 @@ static bool rki_gltf_morph_channel(rki_gltf *g, size_t m, rki_gltf_prim_src *src
 static bool rki_gltf_load_mesh(rki_gltf *g, size_t m, rk_mesh *mesh)
 {
 	const rki_gltf_loc *base = RKI_GLTF_IDX(RKI_GLTF_KEY(NULL, "meshes"), m), *prims_path = RKI_GLTF_KEY(base, "primitives");
-	const cJSON *obj = g->meshes.items[m];
+	const rki_json *obj = &g->meshes.items[m];
 	rki_gltf_mesh *info = &g->mesh_info[m];
 	size_t P = info->prim_count;
 	mesh->index = (uint32_t)m;
@@ -331,21 +330,20 @@ static bool rki_gltf_load_mesh(rki_gltf *g, size_t m, rk_mesh *mesh)
 
 	rki_gltf_prim_src *srcs = (rki_gltf_prim_src *)rki_arena_array(&g->sc.tmp, P, sizeof(rki_gltf_prim_src));
 	if (!srcs) return rki_gltf_oom(g);
-	const cJSON *prims = rki_gltf_member(obj, "primitives"), *p;
+	const rki_json *prims = rki_gltf_member(obj, "primitives");
 
 	/* Pass 1: sizes. */
 	size_t V = 0, T = 0, uv_mask = 0, color_mask = 0;
 	bool any_normal = false, any_tangent = false, any_target_normal = false;
-	size_t k = 0;
-	cJSON_ArrayForEach(p, prims) {
+	size_t k;
+	for (k = 0; k < P; k++) {
 		const rki_gltf_loc *path = RKI_GLTF_IDX(prims_path, k);
 		rki_gltf_prim_src *src = &srcs[k];
 		rki_gltf_prim *pi = &info->prims[k];
-		if (!rki_gltf_prim_source(g, p, path, pi, src)) return false;
-		k++;
+		if (!rki_gltf_prim_source(g, &prims->u.items[k], path, pi, src)) return false;
 		if (!src->triangles) continue;
 		size_t vc;
-		if (!rki_gltf_uint(g, g->accessors.items[src->position], RKI_GLTF_IDX(&rki_gltf_loc_accessors, src->position), "count", 0, g->sc.opts.max_elements, true, &vc)) return false;
+		if (!rki_gltf_uint(g, &g->accessors.items[src->position], RKI_GLTF_IDX(&rki_gltf_loc_accessors, src->position), "count", 0, g->sc.opts.max_elements, true, &vc)) return false;
 		pi->loaded = true;
 		pi->vertex_base = V;
 		pi->vertex_count = vc;
@@ -359,9 +357,8 @@ static bool rki_gltf_load_mesh(rki_gltf *g, size_t m, rk_mesh *mesh)
 			if (src->texcoord[i] != RKI_GLTF_NONE) uv_mask |= (size_t)1 << i;
 		for (size_t i = 0; i < RKI_GLTF_MAX_COLOR; i++)
 			if (src->color[i] != RKI_GLTF_NONE) color_mask |= (size_t)1 << i;
-		const cJSON *t;
-		cJSON_ArrayForEach(t, src->targets)
-			if (rki_gltf_member(t, "NORMAL")) any_target_normal = true;
+		for (size_t t = 0; t < src->target_count; t++)
+			if (rki_gltf_member(&src->targets->u.items[t], "NORMAL")) any_target_normal = true;
 	}
 
 	/* Allocation. */
@@ -500,12 +497,12 @@ static bool rki_gltf_load_mesh(rki_gltf *g, size_t m, rk_mesh *mesh)
 	if (K > 0) {
 		rk_blend_channel *chans = (rk_blend_channel *)rki_arena_array(ar, K, sizeof(rk_blend_channel));
 		if (!chans) return rki_gltf_oom(g);
-		const cJSON *extras, *names = NULL;
+		const rki_json *extras, *names = NULL;
 		const rki_gltf_loc *epath = RKI_GLTF_KEY(base, "extras");
 		if (!rki_gltf_object(g, obj, base, "extras", &extras)) return false;
 		if (extras) {
 			names = rki_gltf_member(extras, "targetNames");
-			if (names && !cJSON_IsArray(names)) {
+			if (names && names->type != RKI_JSON_ARRAY) {
 				rki_gltf_warn(g, epath, "extras.targetNames is not an array: ignored");
 				names = NULL;
 			}
@@ -514,8 +511,8 @@ static bool rki_gltf_load_mesh(rki_gltf *g, size_t m, rk_mesh *mesh)
 		if (!defaults) return false;
 		bool present = false;
 		memset(defaults, 0, K * sizeof(double));
-		const cJSON *w = rki_gltf_member(obj, "weights");
-		if (w && cJSON_IsArray(w) && (size_t)cJSON_GetArraySize(w) != K) {
+		const rki_json *w = rki_gltf_member(obj, "weights");
+		if (w && w->type == RKI_JSON_ARRAY && w->len != K) {
 			rki_gltf_warn(g, base, "mesh.weights length differs from the number of morph targets: ignored");
 		} else if (!rki_gltf_numbers(g, obj, base, "weights", K, defaults, &present)) {
 			return false;
@@ -524,12 +521,10 @@ static bool rki_gltf_load_mesh(rki_gltf *g, size_t m, rk_mesh *mesh)
 		if (!rki_mul_size(K, V, &work) || work > g->sc.opts.max_elements)
 			return rki_gltf_fail(g, RK_ERROR_LIMIT, base, "%zu morph targets x %zu vertices is over the max_elements limit %zu",
 				K, V, g->sc.opts.max_elements);
-		for (k = 0; k < P; k++) srcs[k].target_cursor = srcs[k].targets ? srcs[k].targets->child : NULL;
-		const cJSON *name = names ? names->child : NULL;
 		for (k = 0; k < K; k++) {
+			const rki_json *name = names && k < names->len ? &names->u.items[k] : NULL;
 			if (!rki_gltf_morph_channel(g, m, srcs, base, k, any_target_normal, mesh, &chans[k], name)) return false;
 			chans[k].default_weight = defaults[k];
-			if (name) name = name->next;
 		}
 		mesh->blend_channels.data = chans;
 		mesh->blend_channels.count = K;

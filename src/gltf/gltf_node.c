@@ -10,7 +10,7 @@
 /* ---- nodes -------------------------------------------------------------------- */
 
 /* Local transform of node i from "matrix" or translation/rotation/scale. */
-static bool rki_gltf_node_transform(rki_gltf *g, const cJSON *obj, const rki_gltf_loc *base, rk_trs *out)
+static bool rki_gltf_node_transform(rki_gltf *g, const rki_json *obj, const rki_gltf_loc *base, rk_trs *out)
 {
 	double v[16];
 	bool has_matrix, present;
@@ -57,13 +57,16 @@ static bool rki_gltf_node_transform(rki_gltf *g, const cJSON *obj, const rki_glt
 static bool rki_gltf_fill_node(rki_gltf *g, size_t i, rk_node *n)
 {
 	const rki_gltf_loc *base = RKI_GLTF_IDX(RKI_GLTF_KEY(NULL, "nodes"), i);
-	const cJSON *obj = g->nodes.items[i];
-	const char *name;
+	const rki_json *obj = &g->nodes.items[i], *name;
 	size_t camera;
 	if (!rki_gltf_string(g, obj, base, "name", &name)) return false;
-	char fallback[32];
-	snprintf(fallback, sizeof(fallback), "node%zu", i);
-	n->name = rki_gltf_strdup(g, name ? name : fallback);
+	if (name) {
+		n->name = rki_gltf_json_strdup(g, g->sc.arena, name);
+	} else {
+		char fallback[32];
+		snprintf(fallback, sizeof(fallback), "node%zu", i);
+		n->name = rki_gltf_strdup(g, fallback);
+	}
 	if (!n->name) return false;
 	n->source_id = i;
 	n->attribute_type = "";
@@ -78,7 +81,7 @@ static bool rki_gltf_fill_node(rki_gltf *g, size_t i, rk_node *n)
 	if (!rki_gltf_index(g, obj, base, "mesh", g->meshes.count, "meshes", false, &g->node_mesh[i])) return false;
 	if (!rki_gltf_index(g, obj, base, "skin", g->skins.count, "skins", false, &g->node_skin[i])) return false;
 	if (!rki_gltf_index(g, obj, base, "camera", g->cameras.count, "cameras", false, &camera)) return false;
-	const cJSON *exts;
+	const rki_json *exts;
 	if (!rki_gltf_object(g, obj, base, "extensions", &exts)) return false;
 	n->kind = RK_NODE_NULL;
 	size_t m = g->node_mesh[i];
@@ -92,13 +95,13 @@ static bool rki_gltf_fill_node(rki_gltf *g, size_t i, rk_node *n)
 	}
 	/* Static morph weights: node.weights, else the mesh defaults. */
 	size_t K = n->mesh ? n->mesh->blend_channels.count : 0;
-	const cJSON *w = rki_gltf_member(obj, "weights");
+	const rki_json *w = rki_gltf_member(obj, "weights");
 	if (w && K == 0 && !g->sc.opts.ignore_geometry) rki_gltf_warn(g, base, "node.weights on a node whose mesh has no morph targets: ignored");
 	if (K > 0) {
 		double *bw = (double *)rki_arena_array(g->sc.arena, K, sizeof(double));
 		if (!bw) return rki_gltf_oom(g);
 		for (size_t k = 0; k < K; k++) bw[k] = n->mesh->blend_channels.data[k].default_weight;
-		if (w && cJSON_IsArray(w) && (size_t)cJSON_GetArraySize(w) != K)
+		if (w && w->type == RKI_JSON_ARRAY && w->len != K)
 			rki_gltf_warn(g, base, "node.weights length differs from the number of morph targets: mesh weights used");
 		else if (!rki_gltf_numbers(g, obj, base, "weights", K, bw, NULL))
 			return false;
@@ -120,33 +123,38 @@ bool rki_gltf_load_nodes(rki_gltf *g)
 	size_t *roots = (size_t *)rki_arena_array(tmp, N, sizeof(size_t));
 	size_t *bfs = (size_t *)rki_arena_array(tmp, N, sizeof(size_t));
 	uint32_t *label = (uint32_t *)rki_arena_array(tmp, N, sizeof(uint32_t));
-	const cJSON **children = (const cJSON **)rki_arena_array(tmp, N, sizeof(cJSON *));
-	size_t *child_count = (size_t *)rki_arena_array(tmp, N, sizeof(size_t));
+	/* children of node i: child_list[child_begin[i] .. child_begin[i + 1]) (each node is a child once at most) */
+	size_t *child_begin = (size_t *)rki_arena_array(tmp, N + 1, sizeof(size_t));
+	size_t *child_list = (size_t *)rki_arena_array(tmp, N, sizeof(size_t));
 	g->node_map = (rk_node **)rki_arena_array(tmp, N, sizeof(rk_node *));
 	g->node_mesh = (size_t *)rki_arena_array(tmp, N, sizeof(size_t));
 	g->node_skin = (size_t *)rki_arena_array(tmp, N, sizeof(size_t));
-	if (!parent || !depth || !state || !chain || !roots || !bfs || !label || !children || !child_count || !g->node_map
+	if (!parent || !depth || !state || !chain || !roots || !bfs || !label || !child_begin || !child_list || !g->node_map
 		|| !g->node_mesh || !g->node_skin)
 		return rki_gltf_oom(g);
 	for (size_t i = 0; i < N; i++) parent[i] = RKI_GLTF_NONE;
 
 	/* Parent links: every child index valid, at most one parent each. */
+	size_t child_total = 0;
 	for (size_t i = 0; i < N; i++) {
 		const rki_gltf_loc *base = RKI_GLTF_IDX(RKI_GLTF_KEY(NULL, "nodes"), i), *cpath = RKI_GLTF_KEY(base, "children");
-		if (!rki_gltf_array(g, g->nodes.items[i], base, "children", &children[i], &child_count[i])) return false;
-		const cJSON *c;
-		size_t k = 0;
-		cJSON_ArrayForEach(c, children[i]) {
-			const rki_gltf_loc *path = RKI_GLTF_IDX(cpath, k++);
+		const rki_json *children;
+		size_t count;
+		if (!rki_gltf_array(g, &g->nodes.items[i], base, "children", &children, &count)) return false;
+		child_begin[i] = child_total;
+		for (size_t k = 0; k < count; k++) {
+			const rki_gltf_loc *path = RKI_GLTF_IDX(cpath, k);
 			size_t ci;
-			if (!rki_gltf_index_value(g, c, path, N, "nodes", &ci)) return false;
+			if (!rki_gltf_index_value(g, &children->u.items[k], path, N, "nodes", &ci)) return false;
 			if (ci == i) return rki_gltf_fail(g, RK_ERROR_CORRUPT, path, "node %zu lists itself as a child", i);
 			if (parent[ci] != RKI_GLTF_NONE)
 				return rki_gltf_fail(g, RK_ERROR_CORRUPT, path,
 					"node %zu is a child of both node %zu and node %zu; expected at most one parent", ci, parent[ci], i);
 			parent[ci] = i;
+			child_list[child_total++] = ci;
 		}
 	}
+	child_begin[N] = child_total;
 	/* Cycles and depth: walk up from every node (each node is finished once). */
 	for (size_t i = 0; i < N; i++) {
 		if (state[i] == 2) continue;
@@ -179,13 +187,13 @@ bool rki_gltf_load_nodes(rki_gltf *g)
 	memset(state, 0, N);
 	if (scene != RKI_GLTF_NONE) {
 		const rki_gltf_loc *base = RKI_GLTF_IDX(RKI_GLTF_KEY(NULL, "scenes"), scene), *npath = RKI_GLTF_KEY(base, "nodes");
-		const cJSON *list, *c;
-		size_t count, k = 0;
-		if (!rki_gltf_array(g, g->scenes.items[scene], base, "nodes", &list, &count)) return false;
-		cJSON_ArrayForEach(c, list) {
-			const rki_gltf_loc *path = RKI_GLTF_IDX(npath, k++);
+		const rki_json *list;
+		size_t count;
+		if (!rki_gltf_array(g, &g->scenes.items[scene], base, "nodes", &list, &count)) return false;
+		for (size_t k = 0; k < count; k++) {
+			const rki_gltf_loc *path = RKI_GLTF_IDX(npath, k);
 			size_t ni;
-			if (!rki_gltf_index_value(g, c, path, N, "nodes", &ni)) return false;
+			if (!rki_gltf_index_value(g, &list->u.items[k], path, N, "nodes", &ni)) return false;
 			if (parent[ni] != RKI_GLTF_NONE) {
 				rki_gltf_warn(g, path, "scene lists a node that has a parent: the entry is ignored");
 				continue;
@@ -222,9 +230,8 @@ bool rki_gltf_load_nodes(rki_gltf *g)
 	}
 	while (head < tail) {
 		size_t v = bfs[head++];
-		const cJSON *c;
-		cJSON_ArrayForEach(c, children[v]) {
-			size_t ci = (size_t)c->valuedouble;
+		for (size_t k = child_begin[v]; k < child_begin[v + 1]; k++) {
+			size_t ci = child_list[k];
 			bfs[tail] = ci;
 			label[ci] = (uint32_t)(++tail);
 		}
@@ -262,12 +269,11 @@ bool rki_gltf_load_nodes(rki_gltf *g)
 		rk_node *n = g->node_map[i];
 		n->parent = parent[i] == RKI_GLTF_NONE ? root : g->node_map[parent[i]];
 		n->depth = (uint32_t)depth[i];
-		n->children.data = (rk_node **)rki_arena_array(g->sc.arena, child_count[i], sizeof(rk_node *));
+		size_t cb = child_begin[i], cc = child_begin[i + 1] - cb;
+		n->children.data = (rk_node **)rki_arena_array(g->sc.arena, cc, sizeof(rk_node *));
 		if (!n->children.data) return rki_gltf_oom(g);
-		n->children.count = child_count[i];
-		size_t k = 0;
-		const cJSON *c;
-		cJSON_ArrayForEach(c, children[i]) n->children.data[k++] = g->node_map[(size_t)c->valuedouble];
+		n->children.count = cc;
+		for (size_t k = 0; k < cc; k++) n->children.data[k] = g->node_map[child_list[cb + k]];
 		if (!rki_gltf_fill_node(g, i, n)) return false;
 	}
 	return true;
@@ -301,7 +307,7 @@ static int rki_gltf_skin_key_cmp(const void *pa, const void *pb)
 static bool rki_gltf_skin_source(rki_gltf *g, size_t si, rki_gltf_skin_src *src)
 {
 	const rki_gltf_loc *base = RKI_GLTF_IDX(RKI_GLTF_KEY(NULL, "skins"), si), *jpath = RKI_GLTF_KEY(base, "joints");
-	const cJSON *obj = g->skins.items[si], *list, *c;
+	const rki_json *obj = &g->skins.items[si], *list;
 	size_t count, ibm;
 	if (!(src->name = rki_gltf_name(g, obj, base))) return false;
 	if (!rki_gltf_array(g, obj, base, "joints", &list, &count)) return false;
@@ -309,11 +315,8 @@ static bool rki_gltf_skin_source(rki_gltf *g, size_t si, rki_gltf_skin_src *src)
 	if (count == 0) rki_gltf_warn(g, jpath, "skin has no joints");
 	src->joints = (size_t *)rki_arena_array(&g->sc.tmp, count, sizeof(size_t));
 	if (!src->joints) return rki_gltf_oom(g);
-	size_t k = 0;
-	cJSON_ArrayForEach(c, list) {
-		if (!rki_gltf_index_value(g, c, RKI_GLTF_IDX(jpath, k), g->nodes.count, "nodes", &src->joints[k])) return false;
-		k++;
-	}
+	for (size_t k = 0; k < count; k++)
+		if (!rki_gltf_index_value(g, &list->u.items[k], RKI_GLTF_IDX(jpath, k), g->nodes.count, "nodes", &src->joints[k])) return false;
 	src->joint_count = count;
 	if (!rki_gltf_index(g, obj, base, "skeleton", g->nodes.count, "nodes", false, &src->skeleton)) return false;
 	if (!rki_gltf_index(g, obj, base, "inverseBindMatrices", g->accessors.count, "accessors", false, &ibm)) return false;
