@@ -38,7 +38,7 @@ static bool rki_gltf_sampler_parse(rki_gltf *g, const rki_json *obj, const rki_g
 	if (!rki_gltf_accessor_open(g, input, false, &acc)) return false;
 	if (!rki_gltf_accessor_expect(g, &acc, ipath, "animation input", 1, false, RKI_GLTF_CT_ANY)) return false;
 	if (acc.component_type != RKI_GLTF_FLOAT) rki_gltf_warn(g, ipath, "animation input is not FLOAT: converted");
-	double *times = (double *)rki_arena_array(g->sc.arena, acc.count, sizeof(double));
+	double *times = (double *)rki_gltf_array_uninit(g->sc.arena, acc.count, sizeof(double));  /* filled below */
 	if (!times) return rki_gltf_oom(g);
 	rki_gltf_accessor_read_f64(&acc, times, acc.normalized);
 	smp->times = times;
@@ -128,7 +128,7 @@ static bool rki_gltf_channel(rki_gltf *g, const rki_json *ch, const rki_gltf_loc
 			"animation output accessor %zu has %zu values; expected %zu keys x %zu%s = %zu",
 			smp->output, have, smp->key_count, per_key,
 			smp->interp == RK_INTERP_CUBIC ? " (in-tangent, value, out-tangent)" : "", expect);
-	double *values = (double *)rki_arena_array(g->sc.arena, expect, sizeof(double));
+	double *values = (double *)rki_gltf_array_uninit(g->sc.arena, expect, sizeof(double));  /* filled below */
 	if (!values) return rki_gltf_oom(g);
 	rki_gltf_accessor_read_f64(&acc, values, normalize || acc.normalized);
 	track->node = g->node_map[node];

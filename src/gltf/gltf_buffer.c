@@ -154,7 +154,7 @@ bool rki_gltf_decode_data_uri(rki_gltf *g, rki_arena *ar, const char *uri, size_
 	const char *body = comma + 1;
 	size_t len = (size_t)(uri + uri_len - body);
 	if (!base64) {
-		unsigned char *dst = (unsigned char *)rki_arena_alloc(ar, len + 1);
+		unsigned char *dst = (unsigned char *)rki_arena_alloc_uninit(ar, len + 1);
 		if (!dst) return rki_gltf_oom(g);
 		size_t n = rki_percent_decode(dst, body, len, true);
 		if (n == SIZE_MAX) return rki_gltf_fail(g, RK_ERROR_CORRUPT, path, "data: URI has a bad %%-escape (expected %%XX with hex digits)");
@@ -167,7 +167,7 @@ bool rki_gltf_decode_data_uri(rki_gltf *g, rki_arena *ar, const char *uri, size_
 	while (data_len > 0 && body[data_len - 1] == '=' && len - data_len < 2) data_len--;
 	if (data_len % 4 == 1) return rki_gltf_fail(g, RK_ERROR_CORRUPT, path, "base64 data of the data: URI has an impossible length");
 	size_t cap = data_len / 4 * 3 + 3;
-	unsigned char *dst = (unsigned char *)rki_arena_alloc(ar, cap);
+	unsigned char *dst = (unsigned char *)rki_arena_alloc_uninit(ar, cap);
 	if (!dst) return rki_gltf_oom(g);
 	size_t n = 0;
 	uint32_t acc = 0;

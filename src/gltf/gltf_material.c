@@ -57,7 +57,7 @@ static bool rki_gltf_resolve_image(rki_gltf *g, size_t i, rki_gltf_image *img)
 		if (uri) rki_gltf_warn(g, base, "image has both uri and bufferView: the bufferView is used");
 		const rki_gltf_view *v = &g->views[view];
 		if (!g->sc.opts.no_embedded_content && v->length > 0) {
-			unsigned char *copy = (unsigned char *)rki_arena_alloc(g->sc.arena, v->length);
+			unsigned char *copy = (unsigned char *)rki_arena_alloc_uninit(g->sc.arena, v->length);
 			if (!copy) return rki_gltf_oom(g);
 			memcpy(copy, v->data, v->length);
 			img->content = copy;

@@ -287,9 +287,9 @@ static bool rki_gltf_morph_channel(rki_gltf *g, size_t m, rki_gltf_prim_src *src
 	}
 	rk_blend_shape *shape = (rk_blend_shape *)rki_arena_alloc(g->sc.arena, sizeof(rk_blend_shape));
 	double *tw = (double *)rki_arena_alloc(g->sc.arena, sizeof(double));
-	uint32_t *vi = (uint32_t *)rki_arena_array(g->sc.arena, moved, sizeof(uint32_t));
-	rk_vec3 *po = (rk_vec3 *)rki_arena_array(g->sc.arena, moved, sizeof(rk_vec3));
-	rk_vec3 *no = with_normals ? (rk_vec3 *)rki_arena_array(g->sc.arena, moved, sizeof(rk_vec3)) : NULL;
+	uint32_t *vi = (uint32_t *)rki_gltf_array_uninit(g->sc.arena, moved, sizeof(uint32_t));
+	rk_vec3 *po = (rk_vec3 *)rki_gltf_array_uninit(g->sc.arena, moved, sizeof(rk_vec3));
+	rk_vec3 *no = with_normals ? (rk_vec3 *)rki_gltf_array_uninit(g->sc.arena, moved, sizeof(rk_vec3)) : NULL;
 	if (!shape || !tw || !vi || !po || (with_normals && !no)) return rki_gltf_oom(g);
 	size_t j = 0;
 	for (size_t v = 0; v < V; v++) {
@@ -370,13 +370,16 @@ static bool rki_gltf_load_mesh(rki_gltf *g, size_t m, rk_mesh *mesh)
 		rki_gltf_warn(g, base, "TANGENT without NORMAL and TEXCOORD is ignored");
 		any_tangent = false;
 	}
-	rk_vec3 *positions = (rk_vec3 *)rki_arena_array(ar, V, sizeof(rk_vec3));
+	/* Vertex and face arrays are not cleared: pass 2 writes every vertex of
+	 * every loaded primitive (zeros / white where a primitive lacks an
+	 * attribute) and the first face_count faces. */
+	rk_vec3 *positions = (rk_vec3 *)rki_gltf_array_uninit(ar, V, sizeof(rk_vec3));
 	/* 2 spare corners: see rki_gltf_prim_triangles() */
-	uint32_t *vertex_indices = (uint32_t *)rki_arena_array(ar, 3 * T + 2, sizeof(uint32_t));
-	rk_face *faces = (rk_face *)rki_arena_array(ar, T, sizeof(rk_face));
-	uint32_t *face_material = (uint32_t *)rki_arena_array(ar, T, sizeof(uint32_t));
+	uint32_t *vertex_indices = (uint32_t *)rki_gltf_array_uninit(ar, 3 * T + 2, sizeof(uint32_t));
+	rk_face *faces = (rk_face *)rki_gltf_array_uninit(ar, T, sizeof(rk_face));
+	uint32_t *face_material = (uint32_t *)rki_gltf_array_uninit(ar, T, sizeof(uint32_t));
 	rk_material **mats = (rk_material **)rki_arena_array(ar, P, sizeof(rk_material *));
-	rk_vec3 *normals = any_normal ? (rk_vec3 *)rki_arena_array(ar, V, sizeof(rk_vec3)) : NULL;
+	rk_vec3 *normals = any_normal ? (rk_vec3 *)rki_gltf_array_uninit(ar, V, sizeof(rk_vec3)) : NULL;
 	rk_uv_set *uv_sets = (rk_uv_set *)rki_arena_array(ar, uv_count, sizeof(rk_uv_set));
 	rk_attrib_vec4 *colors = (rk_attrib_vec4 *)rki_arena_array(ar, color_count, sizeof(rk_attrib_vec4));
 	if (!positions || !vertex_indices || !faces || !face_material || !mats || (any_normal && !normals) || !uv_sets || !colors)
@@ -388,7 +391,7 @@ static bool rki_gltf_load_mesh(rki_gltf *g, size_t m, rk_mesh *mesh)
 		if (!((uv_mask >> i) & 1u)) continue;
 		rk_uv_set *set = &uv_sets[j];
 		set->name = rki_gltf_strdup(g, rki_gltf_uv_names[i]);
-		rk_vec2 *values = (rk_vec2 *)rki_arena_array(ar, V, sizeof(rk_vec2));
+		rk_vec2 *values = (rk_vec2 *)rki_gltf_array_uninit(ar, V, sizeof(rk_vec2));
 		if (!set->name || !values) return rki_gltf_oom(g);
 		set->uv = (rk_attrib_vec2){ true, values, V, vertex_indices };
 		uv_slot[i] = j++;
@@ -397,16 +400,15 @@ static bool rki_gltf_load_mesh(rki_gltf *g, size_t m, rk_mesh *mesh)
 	for (size_t i = 0; i < RKI_GLTF_MAX_COLOR; i++) {
 		color_slot[i] = RKI_GLTF_NONE;
 		if (!((color_mask >> i) & 1u)) continue;
-		rk_vec4 *values = (rk_vec4 *)rki_arena_array(ar, V, sizeof(rk_vec4));
+		rk_vec4 *values = (rk_vec4 *)rki_gltf_array_uninit(ar, V, sizeof(rk_vec4));
 		if (!values) return rki_gltf_oom(g);
-		for (size_t v = 0; v < V; v++) values[v] = (rk_vec4){ 1.0, 1.0, 1.0, 1.0 };
 		colors[j] = (rk_attrib_vec4){ true, values, V, vertex_indices };
 		color_slot[i] = j++;
 	}
 	rk_vec3 *tangents = NULL, *bitangents = NULL;
 	if (any_tangent) {
-		tangents = (rk_vec3 *)rki_arena_array(ar, V, sizeof(rk_vec3));
-		bitangents = (rk_vec3 *)rki_arena_array(ar, V, sizeof(rk_vec3));
+		tangents = (rk_vec3 *)rki_gltf_array_uninit(ar, V, sizeof(rk_vec3));
+		bitangents = (rk_vec3 *)rki_gltf_array_uninit(ar, V, sizeof(rk_vec3));
 		if (!tangents || !bitangents) return rki_gltf_oom(g);
 		uv_sets[0].tangent = (rk_attrib_vec3){ true, tangents, V, vertex_indices };
 		uv_sets[0].bitangent = (rk_attrib_vec3){ true, bitangents, V, vertex_indices };
@@ -442,12 +444,14 @@ static bool rki_gltf_load_mesh(rki_gltf *g, size_t m, rk_mesh *mesh)
 			rki_gltf_accessor_read_f64(&acc, &normals[vb].x, true);
 		} else if (any_normal) {
 			rki_gltf_warn(g, path, "primitive has no NORMAL while others of its mesh do: zero normals used");
+			memset(normals + vb, 0, vc * sizeof(rk_vec3));
 		}
 		for (size_t i = 0; i < RKI_GLTF_MAX_UV; i++) {
 			if (uv_slot[i] == RKI_GLTF_NONE) continue;
 			rk_vec2 *values = (rk_vec2 *)uv_sets[uv_slot[i]].uv.values;
 			if (src->texcoord[i] == RKI_GLTF_NONE) {
 				rki_gltf_warn(g, path, "primitive lacks a TEXCOORD set other primitives of its mesh have: zero UVs used");
+				memset(values + vb, 0, vc * sizeof(rk_vec2));
 				continue;
 			}
 			if (!rki_gltf_open_attribute(g, src->texcoord[i], path, rki_gltf_uv_names[i], vc, 2, RKI_GLTF_CT_FLOAT | RKI_GLTF_CT_INT_NORM, &acc))
@@ -455,10 +459,14 @@ static bool rki_gltf_load_mesh(rki_gltf *g, size_t m, rk_mesh *mesh)
 			rki_gltf_accessor_read_f64(&acc, &values[vb].x, acc.normalized);
 		}
 		for (size_t i = 0; i < RKI_GLTF_MAX_COLOR; i++) {
-			if (color_slot[i] == RKI_GLTF_NONE || src->color[i] == RKI_GLTF_NONE) continue;
+			if (color_slot[i] == RKI_GLTF_NONE) continue;
 			const char *name = rki_gltf_color_names[i];
 			const rki_gltf_loc *cpath = RKI_GLTF_KEY(RKI_GLTF_KEY(path, "attributes"), name);
 			rk_vec4 *values = (rk_vec4 *)colors[color_slot[i]].values;
+			if (src->color[i] == RKI_GLTF_NONE) {
+				for (size_t v = 0; v < vc; v++) values[vb + v] = (rk_vec4){ 1.0, 1.0, 1.0, 1.0 };
+				continue;
+			}
 			if (!rki_gltf_accessor_open(g, src->color[i], true, &acc)) return false;
 			unsigned ct = RKI_GLTF_CT_FLOAT | RKI_GLTF_CT(RKI_GLTF_UNSIGNED_BYTE) | RKI_GLTF_CT(RKI_GLTF_UNSIGNED_SHORT);
 			uint32_t comps = acc.components == 3 ? 3 : 4;
@@ -477,16 +485,24 @@ static bool rki_gltf_load_mesh(rki_gltf *g, size_t m, rk_mesh *mesh)
 		if (any_tangent && src->tangent != RKI_GLTF_NONE) {
 			if (!rki_gltf_open_attribute(g, src->tangent, path, "TANGENT", vc, 4,
 				RKI_GLTF_CT_FLOAT | RKI_GLTF_CT(RKI_GLTF_BYTE) | RKI_GLTF_CT(RKI_GLTF_SHORT), &acc)) return false;
-			double *tmp = (double *)rki_gltf_scratch(g, 0, vc, 4 * sizeof(double));
+			/* blocks of 256 through a small buffer (sparse accessors whole) */
+			size_t B = acc.sparse_count ? vc : 256;
+			double *tmp = (double *)rki_gltf_scratch(g, 0, B < vc ? B : vc, 4 * sizeof(double));
 			if (!tmp) return false;
-			rki_gltf_accessor_read_f64(&acc, tmp, true);
-			for (size_t v = 0; v < vc; v++) {
-				rk_vec3 t = { tmp[4 * v], tmp[4 * v + 1], tmp[4 * v + 2] };
-				double w = tmp[4 * v + 3] < 0.0 ? -1.0 : 1.0;
-				tangents[vb + v] = t;
-				/* glTF: bitangent = cross(normal, tangent.xyz) * tangent.w */
-				bitangents[vb + v] = rk_vec3_scale(rk_vec3_cross(normals[vb + v], t), w);
+			for (size_t v0 = 0; v0 < vc; v0 += B) {
+				size_t nb = vc - v0 < B ? vc - v0 : B;
+				rki_gltf_accessor_read_f64_range(&acc, v0, nb, tmp, true);
+				for (size_t v = 0; v < nb; v++) {
+					rk_vec3 t = { tmp[4 * v], tmp[4 * v + 1], tmp[4 * v + 2] };
+					double w = tmp[4 * v + 3] < 0.0 ? -1.0 : 1.0;
+					tangents[vb + v0 + v] = t;
+					/* glTF: bitangent = cross(normal, tangent.xyz) * tangent.w */
+					bitangents[vb + v0 + v] = rk_vec3_scale(rk_vec3_cross(normals[vb + v0 + v], t), w);
+				}
 			}
+		} else if (any_tangent) {
+			memset(tangents + vb, 0, vc * sizeof(rk_vec3));
+			memset(bitangents + vb, 0, vc * sizeof(rk_vec3));
 		}
 		if (!rki_gltf_prim_triangles(g, src, pi, path, (uint32_t)k, mesh, vertex_indices, faces, face_material)) return false;
 	}
