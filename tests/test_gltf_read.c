@@ -1388,6 +1388,25 @@ RK_TEST(json_reader)
 	RK_CHECK(n->local.scale.z == 9007199254740993.0);  /* 2^53 + 1 rounds to even: 2^53 */
 	rk_free_scene(s);
 
+	/* decimals: short ones (Clinger's fast path in the reader) and long ones (strtod) agree with the compiler */
+	static const struct { const char *text; double value; } decimals[] = {
+		{ "2.512805223464966", 2.512805223464966 }, { "-6.508234946522862e-07", -6.508234946522862e-07 },
+		{ "0.39312317967414856", 0.39312317967414856 }, { "1.5e-30", 1.5e-30 }, { "123.456e5", 123.456e5 },
+		{ "0.1", 0.1 }, { "1e22", 1e22 }, { "1e23", 1e23 }, { "9007199254740993.5", 9007199254740993.5 },
+		{ "0.000012360472283035051", 0.000012360472283035051 }, { "-0.0e-5", -0.0 }, { "4.9e-324", 4.9e-324 },
+		{ "1.7976931348623157e308", 1.7976931348623157e308 }, { "100.4000015258789", 100.4000015258789 },
+	};
+	for (size_t i = 0; i < sizeof(decimals) / sizeof(decimals[0]); i++) {
+		char node[160];
+		snprintf(node, sizeof(node), "{\"translation\":[%s,0,0]}", decimals[i].text);
+		s = load_node_json(node, &err);
+		RK_REQUIRE(s != NULL);
+		RK_CHECK(s->nodes.data[1].local.translation.x == decimals[i].value);
+		if (s->nodes.data[1].local.translation.x != decimals[i].value)
+			fprintf(stderr, "  %s -> %.17g\n", decimals[i].text, s->nodes.data[1].local.translation.x);
+		rk_free_scene(s);
+	}
+
 	/* a repeated key: the first one counts */
 	s = load_node_json("{\"name\":\"first\",\"name\":\"second\"}", &err);
 	RK_REQUIRE(s != NULL);
@@ -1454,6 +1473,26 @@ RK_TEST(json_reader)
 	RK_REQUIRE(s != NULL);
 	RK_CHECK(find_warning(s, "after the JSON document") != NULL);
 	rk_free_scene(s);
+	/* member names are limited to 65535 bytes */
+	size_t long_len = 65536 + 64;
+	char *long_key = (char *)malloc(long_len + 64);
+	RK_REQUIRE(long_key != NULL);
+	int head = snprintf(long_key, 64, "{\"asset\":{\"version\":\"2.0\"},\"");
+	memset(long_key + head, 'k', 65536);
+	snprintf(long_key + head + 65536, 32, "\":1}");
+	s = load_text(long_key, NULL, &err);
+	RK_CHECK(s == NULL);
+	RK_CHECK_INT(err.code, RK_ERROR_LIMIT);
+	RK_CHECK_INT(err.byte_offset, head - 1);
+	long_key[head + 65535] = '"';  /* 65535 bytes: fine */
+	long_key[head + 65536] = ':';
+	long_key[head + 65537] = '1';
+	long_key[head + 65538] = '}';
+	long_key[head + 65539] = '\0';
+	s = load_text(long_key, NULL, &err);
+	RK_CHECK(s != NULL);
+	rk_free_scene(s);
+	free(long_key);
 	/* the number of values is limited by max_elements, at the value that exceeds
 	 * it: document, asset, "2.0", x, 1 are 5; 2 is the sixth */
 	rk_load_opts few = { .max_elements = 5 };

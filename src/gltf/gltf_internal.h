@@ -74,13 +74,15 @@ struct rki_json {
 	uint32_t len;                       /* STRING / NUMBER text bytes, items, members */
 	uint8_t type;                       /* RKI_JSON_* */
 	uint8_t flags;
+	uint16_t key_len;                   /* value of an object member: bytes of its key */
 };
 
+/* 24 bytes: member names are limited to RKI_JSON_KEY_MAX bytes. */
 struct rki_json_member {
+	rki_json value;                     /* value.key_len: bytes of key */
 	const char *key;                    /* UTF-8 bytes, not NUL-terminated */
-	uint32_t key_len;
-	rki_json value;
 };
+#define RKI_JSON_KEY_MAX 65535
 
 typedef struct rki_json_doc {
 	rki_json root;
@@ -241,7 +243,7 @@ typedef struct rki_gltf {
 	size_t *node_mesh;           /* glTF node index -> glTF mesh index or RKI_GLTF_NONE */
 	size_t *node_skin;           /* glTF node index -> glTF skin index or RKI_GLTF_NONE */
 	rk_material *default_material;
-	rk_node **skin_mesh_node;    /* per rk_skin: the first node using it (scene arena: used after finish) */
+	struct rki_gltf_skin_fixup *skin_fixup; /* per rk_skin (scene arena: used after rki_scene_finish) */
 } rki_gltf;
 
 /* ---- JSON pointers, errors and warnings (gltf_json.c) ------------------- */
@@ -381,8 +383,16 @@ bool rki_gltf_scan_meshes(rki_gltf *g);     /* gltf_mesh.c: mesh_info target cou
 bool rki_gltf_load_meshes(rki_gltf *g);     /* gltf_mesh.c: scene->meshes */
 bool rki_gltf_load_nodes(rki_gltf *g);      /* gltf_node.c: scene->nodes, node_map */
 bool rki_gltf_load_skins(rki_gltf *g);      /* gltf_node.c: scene->skins */
-/* gltf_node.c: bind matrices, once rki_scene_finish() computed world matrices. */
-void rki_gltf_finish_skins(rk_scene *scene, rk_node *const *skin_mesh_node);
+/* What rki_gltf_finish_skins() needs per rk_skin. */
+typedef struct rki_gltf_skin_fixup {
+	rk_node *mesh_node;            /* the first node using the skin; NULL for unused skins */
+	const unsigned char *singular; /* per joint: the inverse bind matrix has no inverse */
+} rki_gltf_skin_fixup;
+/* gltf_node.c: bind matrices, once rki_scene_finish() computed world
+ * matrices: mesh_to_world_bind = the mesh node's node_to_world (identity for
+ * unused skins), joint_to_world_bind = mesh_to_world_bind * inverse(IBM), or
+ * the joint's node_to_world when the IBM has no inverse. */
+void rki_gltf_finish_skins(rk_scene *scene, const rki_gltf_skin_fixup *fixup);
 bool rki_gltf_load_animations(rki_gltf *g); /* gltf_anim.c: scene->clips */
 
 #endif

@@ -47,21 +47,27 @@
  *     depth is limited by max_depth; the number of values by max_values.
  *   - Every allocation goes through the load's counting allocator (memory
  *     and allocation-count limits apply) and is bounded by the input: items
- *     are 16 bytes, object members 32, decoded strings at most their raw
- *     length.
+ *     are 16 bytes, object members 24, decoded strings at most their raw
+ *     length. Member names longer than RKI_JSON_KEY_MAX (65535) bytes are an
+ *     RK_ERROR_LIMIT error.
  *   - The text is never read past `size` (it need not be NUL-terminated: a
  *     GLB JSON chunk is followed by binary data).
  *   - Syntax errors report the byte offset of the offending byte.
  *   - Numbers: strtod on a NUL-terminated copy of at most the number's own
  *     bytes, with '.' replaced by the C library locale's decimal point (read
  *     once per document with localeconv()), so results are strtod's
- *     correctly rounded ones in any locale. Integers of up to 19 digits are
- *     converted while scanning: the uint64 -> double conversion rounds to
- *     nearest even like strtod, so the value is the same.
+ *     correctly rounded ones in any locale. Two shortcuts give the same
+ *     doubles (in the default round-to-nearest mode): integers of up to 19
+ *     digits are converted while scanning (the uint64 -> double conversion
+ *     rounds to nearest even like strtod), and a decimal m * 10^e with
+ *     m <= 2^53 and |e| <= 22 is one multiplication or division of two
+ *     exact doubles, which IEEE 754 rounds correctly (Clinger's fast path;
+ *     only where FLT_EVAL_METHOD is 0, i.e. no extended precision).
  *   Fuzzed through fuzz/fuzz_gltf.c (see fuzz/README.md).
  */
 #include "gltf_internal.h"
 
+#include <float.h>
 #include <locale.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -427,10 +433,62 @@ void rki_json_number_copy(char *dst, const char *src, size_t len, const char *de
 	dst[n] = '\0';
 }
 
+/* Clinger's fast path for a valid JSON number: true with *out when the
+ * significant digits fit 2^53 and the decimal exponent is within +-22. */
+static bool rki_json_fast_number(const char *s, size_t len, double *out)
+{
+#if defined(FLT_EVAL_METHOD) && FLT_EVAL_METHOD == 0
+	static const double p10[23] = { 1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11,
+		1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22 };
+	const char *e = s + len;
+	bool neg = *s == '-';
+	if (neg) s++;
+	uint64_t m = 0;
+	long exp10 = 0;
+	for (; s < e && rki_json_digit((unsigned char)*s); s++) {
+		if (m > (UINT64_C(1) << 53) / 10) return false;
+		m = m * 10 + (uint64_t)(*s - '0');
+	}
+	if (s < e && *s == '.') {
+		for (s++; s < e && rki_json_digit((unsigned char)*s); s++) {
+			if (m > (UINT64_C(1) << 53) / 10) return false;
+			m = m * 10 + (uint64_t)(*s - '0');
+			exp10--;
+		}
+	}
+	if (m > (UINT64_C(1) << 53)) return false;
+	if (s < e) {  /* 'e' or 'E' */
+		s++;
+		bool eneg = *s == '-';
+		if (*s == '-' || *s == '+') s++;
+		long x = 0;
+		for (; s < e; s++) {
+			if (x > 10000) return false;
+			x = x * 10 + (*s - '0');
+		}
+		exp10 += eneg ? -x : x;
+	}
+	double d = (double)m;
+	if (m == 0) d = 0.0;
+	else if (exp10 >= 0 && exp10 <= 22) d *= p10[exp10];
+	else if (exp10 < 0 && exp10 >= -22) d /= p10[-exp10];
+	else return false;
+	*out = neg ? -d : d;
+	return true;
+#else
+	(void)s;
+	(void)len;
+	(void)out;
+	return false;
+#endif
+}
+
 double rki_json_number(const rki_json_doc *doc, const rki_json *v)
 {
 	if (v->flags == RKI_JSON_NUMBER_CSTR) return strtod(v->u.text, NULL);
 	if (v->flags != RKI_JSON_NUMBER_TEXT) return v->u.number;
+	double fast;
+	if (rki_json_fast_number(v->u.text, v->len, &fast)) return fast;
 	char buf[RKI_JSON_NUMBER_INLINE + sizeof(doc->decimal_point)];
 	rki_json_number_copy(buf, v->u.text, v->len, doc->decimal_point);
 	return strtod(buf, NULL);
@@ -570,9 +628,9 @@ emit:
 		goto done;
 	{
 		rki_json_member *mb = &ps.pending[ps.pending_count++];
-		mb->key = key;
-		mb->key_len = key_len;
 		mb->value = v;
+		mb->value.key_len = (uint16_t)key_len;  /* checked when the key was read */
+		mb->key = key;
 	}
 	p = rki_json_ws(p, end);
 	if (ps.frames[ps.depth - 1].type == RKI_JSON_ARRAY) {
@@ -605,8 +663,15 @@ member:
 		rki_json_expected(&ps, p, "a member name string");
 		goto done;
 	}
-	p = rki_json_string(&ps, p, &key, &key_len);
-	if (!p) goto done;
+	{
+		const unsigned char *q = p;
+		p = rki_json_string(&ps, p, &key, &key_len);
+		if (!p) goto done;
+		if (key_len > RKI_JSON_KEY_MAX) {
+			rki_json_fail(&ps, RK_ERROR_LIMIT, q, "JSON member name of %u bytes is longer than %u", (unsigned)key_len, RKI_JSON_KEY_MAX);
+			goto done;
+		}
+	}
 	p = rki_json_ws(p, end);
 	if (p >= end || *p != ':') {
 		rki_json_expected(&ps, p, "':' after a member name");
@@ -665,6 +730,6 @@ const rki_json *rki_json_get_n(const rki_json *obj, const char *key, size_t len)
 	if (!obj || obj->type != RKI_JSON_OBJECT) return NULL;
 	const rki_json_member *m = obj->u.members;
 	for (uint32_t i = 0; i < obj->len; i++)
-		if (m[i].key_len == len && memcmp(m[i].key, key, len) == 0) return &m[i].value;
+		if (m[i].value.key_len == len && memcmp(m[i].key, key, len) == 0) return &m[i].value;
 	return NULL;
 }

@@ -312,8 +312,8 @@ rk_scene *rki_load_gltf(const void *data, size_t size, const rk_load_opts *opts,
 		rki_scene_abort(&g.sc);
 		return NULL;
 	}
-	rk_node *const *skin_mesh_node = g.skin_mesh_node;
+	const rki_gltf_skin_fixup *skin_fixup = g.skin_fixup;
 	rk_scene *s = rki_scene_finish(&g.sc);
-	if (s) rki_gltf_finish_skins(s, skin_mesh_node);
+	if (s) rki_gltf_finish_skins(s, skin_fixup);
 	return s;
 }

@@ -106,7 +106,7 @@ static bool rki_gltf_prim_source(rki_gltf *g, const rki_json *p, const rki_gltf_
 	for (size_t i = 0; i < attrs->len; i++) {
 		const rki_json_member *a = &attrs->u.members[i];
 		const char *name = a->key;
-		size_t len = a->key_len, idx, n;
+		size_t len = a->value.key_len, idx, n;
 		if (!rki_gltf_index_value(g, &a->value, RKI_GLTF_MEMBER(apath, name, len), g->accessors.count, "accessors", &idx)) return false;
 		if (len == 8 && memcmp(name, "POSITION", 8) == 0) src->position = idx;
 		else if (len == 6 && memcmp(name, "NORMAL", 6) == 0) src->normal = idx;
@@ -247,43 +247,62 @@ static bool rki_gltf_morph_channel(rki_gltf *g, size_t m, rki_gltf_prim_src *src
 {
 	const rki_gltf_mesh *info = &g->mesh_info[m];
 	size_t V = mesh->vertex_count;
-	double *pos = (double *)rki_gltf_scratch(g, 0, V, 6 * sizeof(double));
-	if (!pos) return false;
-	double *nrm = pos + 3 * V;
-	memset(pos, 0, V * 6 * sizeof(double));
+	/* deltas of every vertex (normals only when some target has them), then
+	 * the vertices that move, kept in order */
+	double *pos = (double *)rki_gltf_scratch(g, 0, V, (with_normals ? 6 : 3) * sizeof(double));
+	unsigned char *moves = (unsigned char *)rki_gltf_scratch(g, 2, V, 1);
+	if (!pos || !moves) return false;
+	double *nrm = with_normals ? pos + 3 * V : NULL;
 	for (size_t p = 0; p < info->prim_count; p++) {
 		rki_gltf_prim_src *src = &srcs[p];
-		if (!src->triangles || k >= src->target_count) continue;
-		const rki_gltf_loc *tpath = RKI_GLTF_IDX(RKI_GLTF_KEY(RKI_GLTF_IDX(RKI_GLTF_KEY(mesh_path, "primitives"), p), "targets"), k);
-		const rki_json *target = &src->targets->u.items[k];
-		if (target->type != RKI_JSON_OBJECT) return rki_gltf_fail(g, RK_ERROR_CORRUPT, tpath, "expected a morph target object");
-		for (size_t i = 0; i < target->len; i++) {
-			const rki_json_member *a = &target->u.members[i];
-			bool is_pos = a->key_len == 8 && memcmp(a->key, "POSITION", 8) == 0;
-			bool is_nrm = a->key_len == 6 && memcmp(a->key, "NORMAL", 6) == 0;
-			const char *name = is_pos ? "POSITION" : "NORMAL";
-			size_t idx;
-			const rki_gltf_loc *apath = RKI_GLTF_MEMBER(tpath, a->key, a->key_len);
-			rki_gltf_accessor acc;
-			if (!rki_gltf_index_value(g, &a->value, apath, g->accessors.count, "accessors", &idx)) return false;
-			if (!is_pos && !is_nrm) {
-				rki_gltf_warn(g, tpath, "morph target attributes other than POSITION and NORMAL are ignored");
-				continue;
+		const rki_gltf_prim *pi = &info->prims[p];
+		if (!src->triangles) continue;
+		bool got_pos = false, got_nrm = false;
+		if (k < src->target_count) {
+			const rki_gltf_loc *tpath = RKI_GLTF_IDX(RKI_GLTF_KEY(RKI_GLTF_IDX(RKI_GLTF_KEY(mesh_path, "primitives"), p), "targets"), k);
+			const rki_json *target = &src->targets->u.items[k];
+			if (target->type != RKI_JSON_OBJECT) return rki_gltf_fail(g, RK_ERROR_CORRUPT, tpath, "expected a morph target object");
+			for (size_t i = 0; i < target->len; i++) {
+				const rki_json_member *a = &target->u.members[i];
+				bool is_pos = a->value.key_len == 8 && memcmp(a->key, "POSITION", 8) == 0;
+				bool is_nrm = a->value.key_len == 6 && memcmp(a->key, "NORMAL", 6) == 0;
+				const char *name = is_pos ? "POSITION" : "NORMAL";
+				size_t idx;
+				const rki_gltf_loc *apath = RKI_GLTF_MEMBER(tpath, a->key, a->value.key_len);
+				rki_gltf_accessor acc;
+				if (!rki_gltf_index_value(g, &a->value, apath, g->accessors.count, "accessors", &idx)) return false;
+				if (!is_pos && !is_nrm) {
+					rki_gltf_warn(g, tpath, "morph target attributes other than POSITION and NORMAL are ignored");
+					continue;
+				}
+				if (!rki_gltf_accessor_open(g, idx, true, &acc)) return false;
+				if (!rki_gltf_accessor_expect(g, &acc, apath, name, 3, false, RKI_GLTF_CT_FLOAT | RKI_GLTF_CT(RKI_GLTF_BYTE) | RKI_GLTF_CT(RKI_GLTF_SHORT)))
+					return false;
+				if (acc.count != pi->vertex_count)
+					return rki_gltf_fail(g, RK_ERROR_CORRUPT, apath, "morph target accessor %zu has %zu elements; expected %zu like POSITION",
+						idx, acc.count, pi->vertex_count);
+				rki_gltf_accessor_read_f64(&acc, (is_pos ? pos : nrm) + 3 * pi->vertex_base, acc.normalized);
+				if (is_pos) got_pos = true;
+				else got_nrm = true;
 			}
-			if (!rki_gltf_accessor_open(g, idx, true, &acc)) return false;
-			if (!rki_gltf_accessor_expect(g, &acc, apath, name, 3, false, RKI_GLTF_CT_FLOAT | RKI_GLTF_CT(RKI_GLTF_BYTE) | RKI_GLTF_CT(RKI_GLTF_SHORT)))
-				return false;
-			if (acc.count != g->mesh_info[m].prims[p].vertex_count)
-				return rki_gltf_fail(g, RK_ERROR_CORRUPT, apath, "morph target accessor %zu has %zu elements; expected %zu like POSITION",
-					idx, acc.count, g->mesh_info[m].prims[p].vertex_count);
-			double *dst = (is_pos ? pos : nrm) + 3 * g->mesh_info[m].prims[p].vertex_base;
-			rki_gltf_accessor_read_f64(&acc, dst, acc.normalized);
 		}
+		if (!got_pos) memset(pos + 3 * pi->vertex_base, 0, 3 * pi->vertex_count * sizeof(double));
+		if (nrm && !got_nrm) memset(nrm + 3 * pi->vertex_base, 0, 3 * pi->vertex_count * sizeof(double));
 	}
-	size_t moved = 0;
+	/* x != 0.0 (NaN included, -0.0 not) is "the bits other than the sign are
+	 * not all zero": one test for the three or six components of a vertex */
+	size_t moved = 0, per = nrm ? 6 : 3;
 	for (size_t v = 0; v < V; v++) {
-		const double *a = pos + 3 * v, *b = nrm + 3 * v;
-		if (a[0] != 0.0 || a[1] != 0.0 || a[2] != 0.0 || b[0] != 0.0 || b[1] != 0.0 || b[2] != 0.0) moved++;
+		uint64_t bits[3], any;
+		memcpy(bits, pos + 3 * v, sizeof(bits));
+		any = bits[0] | bits[1] | bits[2];
+		if (per == 6) {
+			memcpy(bits, nrm + 3 * v, sizeof(bits));
+			any |= bits[0] | bits[1] | bits[2];
+		}
+		unsigned char f = (unsigned char)((any << 1) != 0);
+		moves[v] = f;
+		moved += f;
 	}
 	rk_blend_shape *shape = (rk_blend_shape *)rki_arena_alloc(g->sc.arena, sizeof(rk_blend_shape));
 	double *tw = (double *)rki_arena_alloc(g->sc.arena, sizeof(double));
@@ -293,11 +312,11 @@ static bool rki_gltf_morph_channel(rki_gltf *g, size_t m, rki_gltf_prim_src *src
 	if (!shape || !tw || !vi || !po || (with_normals && !no)) return rki_gltf_oom(g);
 	size_t j = 0;
 	for (size_t v = 0; v < V; v++) {
-		const double *a = pos + 3 * v, *b = nrm + 3 * v;
-		if (a[0] == 0.0 && a[1] == 0.0 && a[2] == 0.0 && b[0] == 0.0 && b[1] == 0.0 && b[2] == 0.0) continue;
+		if (!moves[v]) continue;
+		const double *a = pos + 3 * v;
 		vi[j] = (uint32_t)v;
 		po[j] = (rk_vec3){ a[0], a[1], a[2] };
-		if (no) no[j] = (rk_vec3){ b[0], b[1], b[2] };
+		if (no) no[j] = (rk_vec3){ nrm[3 * v], nrm[3 * v + 1], nrm[3 * v + 2] };
 		j++;
 	}
 	char fallback[32];

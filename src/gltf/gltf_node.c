@@ -288,7 +288,24 @@ typedef struct rki_gltf_skin_src {
 	rk_mat4 *ibm;                /* joint_count matrices or NULL (identity) */
 	size_t skeleton;
 	bool used;
+	/* inverses of the inverse bind matrices, shared by the rk_skins of this
+	 * skin (made when the first one is built) */
+	rk_mat4 *joint_to_mesh;
+	unsigned char *singular;     /* scene arena: per joint, the IBM has no inverse */
 } rki_gltf_skin_src;
+
+static bool rki_gltf_skin_inverses(rki_gltf *g, rki_gltf_skin_src *src)
+{
+	size_t n = src->joint_count;
+	src->joint_to_mesh = (rk_mat4 *)rki_gltf_array_uninit(&g->sc.tmp, n, sizeof(rk_mat4));
+	src->singular = (unsigned char *)rki_arena_array(g->sc.arena, n, 1);
+	if (!src->joint_to_mesh || !src->singular) return rki_gltf_oom(g);
+	for (size_t j = 0; j < n; j++) {
+		if (!src->ibm) src->joint_to_mesh[j] = rk_mat4_identity();
+		else if (!rk_mat4_invert(src->ibm[j], &src->joint_to_mesh[j])) src->singular[j] = 1;
+	}
+	return true;
+}
 
 /* One rk_skin: a glTF skin applied to one glTF mesh (mesh NONE = unused skin). */
 typedef struct rki_gltf_skin_key {
@@ -509,8 +526,8 @@ bool rki_gltf_load_skins(rki_gltf *g)
 	}
 
 	rk_skin *skins = (rk_skin *)rki_arena_array(g->sc.arena, unique, sizeof(rk_skin));
-	g->skin_mesh_node = (rk_node **)rki_arena_array(g->sc.arena, unique, sizeof(rk_node *));
-	if (!skins || !g->skin_mesh_node) return rki_gltf_oom(g);
+	g->skin_fixup = (rki_gltf_skin_fixup *)rki_arena_array(g->sc.arena, unique, sizeof(rki_gltf_skin_fixup));
+	if (!skins || !g->skin_fixup) return rki_gltf_oom(g);
 	s->skins.data = skins;
 	s->skins.count = unique;
 
@@ -527,26 +544,31 @@ bool rki_gltf_load_skins(rki_gltf *g)
 	}
 
 	for (size_t u = 0; u < unique; u++) {
-		const rki_gltf_skin_src *src = &srcs[keys[u].skin];
+		rki_gltf_skin_src *src = &srcs[keys[u].skin];
 		rk_skin *skin = &skins[u];
 		skin->index = (uint32_t)u;
 		skin->name = src->name;
 		skin->method = RK_SKINNING_LINEAR;
-		rk_skin_joint *joints = (rk_skin_joint *)rki_arena_array(g->sc.arena, src->joint_count, sizeof(rk_skin_joint));
+		if (!src->singular && !rki_gltf_skin_inverses(g, src)) return false;
+		/* joint_to_world_bind holds joint_to_mesh until rki_gltf_finish_skins(),
+		 * which also sets mesh_to_world_bind */
+		rk_skin_joint *joints = (rk_skin_joint *)rki_gltf_array_uninit(g->sc.arena, src->joint_count, sizeof(rk_skin_joint));
 		if (!joints) return rki_gltf_oom(g);
+		rk_mat4 identity = rk_mat4_identity();
 		for (size_t j = 0; j < src->joint_count; j++) {
 			joints[j].node = g->node_map[src->joints[j]];
-			joints[j].mesh_to_joint = src->ibm ? src->ibm[j] : rk_mat4_identity();
-			joints[j].joint_to_world_bind = rk_mat4_identity();
-			joints[j].mesh_to_world_bind = rk_mat4_identity();
+			joints[j].mesh_to_joint = src->ibm ? src->ibm[j] : identity;
+			joints[j].joint_to_world_bind = src->joint_to_mesh[j];
+			joints[j].mesh_to_world_bind = identity;
 			if (joints[j].node->kind == RK_NODE_NULL) joints[j].node->kind = RK_NODE_JOINT;
 		}
+		g->skin_fixup[u].singular = src->singular;
 		skin->joint_count = src->joint_count;
 		skin->joints = joints;
 		skin->skeleton_root = src->skeleton != RKI_GLTF_NONE ? g->node_map[src->skeleton] : rki_gltf_common_ancestor(g, src);
 		size_t m = keys[u].mesh;
 		rk_mesh *mesh = m != RKI_GLTF_NONE ? g->mesh_info[m].mesh : NULL;
-		g->skin_mesh_node[u] = keys[u].node != RKI_GLTF_NONE ? g->node_map[keys[u].node] : NULL;
+		g->skin_fixup[u].mesh_node = keys[u].node != RKI_GLTF_NONE ? g->node_map[keys[u].node] : NULL;
 		if (mesh) {
 			if (!rki_gltf_skin_influences(g, keys[u].skin, m, src->joint_count, skin)) return false;
 			mesh->skins[g->mesh_info[m].skin_fill++] = skin;
@@ -574,19 +596,34 @@ bool rki_gltf_load_skins(rki_gltf *g)
 	return true;
 }
 
-void rki_gltf_finish_skins(rk_scene *scene, rk_node *const *skin_mesh_node)
+static bool rki_gltf_mat4_is_identity(const rk_mat4 *m)
+{
+	for (int k = 0; k < 16; k++)
+		if (m->m[k] != (k % 5 == 0 ? 1.0 : 0.0)) return false;
+	return true;
+}
+
+static bool rki_gltf_mat4_is_finite(const rk_mat4 *m)
+{
+	for (int k = 0; k < 16; k++)
+		if (!isfinite(m->m[k])) return false;
+	return true;
+}
+
+void rki_gltf_finish_skins(rk_scene *scene, const rki_gltf_skin_fixup *fixup)
 {
 	for (size_t u = 0; u < scene->skins.count; u++) {
 		rk_skin *skin = &scene->skins.data[u];
-		rk_mat4 mesh_world = skin_mesh_node[u] ? skin_mesh_node[u]->node_to_world : rk_mat4_identity();
+		rk_mat4 mesh_world = fixup[u].mesh_node ? fixup[u].mesh_node->node_to_world : rk_mat4_identity();
+		bool identity = rki_gltf_mat4_is_identity(&mesh_world);
 		rk_skin_joint *joints = (rk_skin_joint *)skin->joints;
 		for (size_t j = 0; j < skin->joint_count; j++) {
-			rk_mat4 joint_to_mesh;
 			joints[j].mesh_to_world_bind = mesh_world;
-			if (rk_mat4_invert(joints[j].mesh_to_joint, &joint_to_mesh))
-				joints[j].joint_to_world_bind = rk_mat4_mul(mesh_world, joint_to_mesh);
-			else
+			if (fixup[u].singular[j])
 				joints[j].joint_to_world_bind = joints[j].node->node_to_world;
+			else if (!identity || !rki_gltf_mat4_is_finite(&joints[j].joint_to_world_bind))
+				joints[j].joint_to_world_bind = rk_mat4_mul(mesh_world, joints[j].joint_to_world_bind);
+			/* else identity * joint_to_mesh == joint_to_mesh exactly */
 		}
 	}
 }
