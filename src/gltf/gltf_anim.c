@@ -202,7 +202,9 @@ bool rki_gltf_load_animations(rki_gltf *g)
 	if (!clips) return rki_gltf_oom(g);
 	s->clips.data = clips;
 	s->clips.count = g->animations.count;
-	for (size_t a = 0; a < g->animations.count; a++)
+	for (size_t a = 0; a < g->animations.count; a++) {
 		if (!rki_gltf_animation(g, a, &clips[a])) return false;
+		rki_gltf_reserve_check(g);
+	}
 	return true;
 }

@@ -237,6 +237,64 @@ static bool rki_gltf_extensions(rki_gltf *g)
 	return true;
 }
 
+/* ---- scene memory ------------------------------------------------------------
+ * The scene's bulk (vertex, corner and face arrays, keys, skin weights, image
+ * bytes) is about 8 bytes per accessor value plus the embedded images. It is
+ * asked for as one arena chunk of that size (+1/8 + 64 KiB): the arena's
+ * geometric growth would otherwise spread a 5 MB scene over a dozen chunks
+ * doubling up to 4 MB, the largest allocated last and mostly unused. Fewer,
+ * better sized chunks also keep glibc's malloc from giving the heap back to
+ * the kernel after every load and faulting it in again on the next one
+ * (Xbot.glb, repeated loads: ~1200 page faults per load before, ~50 after).
+ * The estimate is capped by 4 x the input size + 1 MiB and by half of what
+ * memory_limit leaves; pages of the chunk that are never used are never
+ * touched, and scene->memory_used counts only what is used. */
+
+static void rki_gltf_reserve_scene(rki_gltf *g, size_t input_size)
+{
+	g->reserve_size = 0;
+	if (g->sc.opts.ignore_geometry || g->sc.opts.ignore_animation) return;
+	double est = 0.0;
+	for (size_t i = 0; i < g->accessors.count; i++) {
+		const rki_json *a = &g->accessors.items[i], *count = rki_json_get(a, "count"), *type = rki_json_get(a, "type");
+		if (!rki_json_is(count, RKI_JSON_NUMBER) || !rki_json_is(type, RKI_JSON_STRING)) continue;
+		double n = rki_gltf_num(g, count), comps = 4.0;
+		if (rki_json_eq(type, "SCALAR")) comps = 1.0;
+		else if (rki_json_eq(type, "VEC2")) comps = 2.0;
+		else if (rki_json_eq(type, "VEC3")) comps = 3.0;
+		else if (rki_json_eq(type, "MAT3")) comps = 9.0;
+		else if (rki_json_eq(type, "MAT4")) comps = 16.0;
+		if (n > 0.0 && n < 1e15) est += n * comps * 8.0;
+	}
+	for (size_t i = 0; i < g->images.count && !g->sc.opts.no_embedded_content; i++) {
+		const rki_json *v = rki_json_get(&g->images.items[i], "bufferView");
+		if (!rki_json_is(v, RKI_JSON_NUMBER)) continue;
+		double d = rki_gltf_num(g, v);
+		if (d >= 0.0 && d < (double)g->buffer_views.count) est += (double)g->views[(size_t)d].length;
+	}
+	est += est / 8.0 + 65536.0;
+	double cap = 4.0 * (double)input_size + 1048576.0;
+	size_t left = g->sc.opts.memory_limit > g->sc.alloc->bytes_in_use ? g->sc.opts.memory_limit - g->sc.alloc->bytes_in_use : 0;
+	if (est > cap) est = cap;
+	if (est > (double)(left / 2)) return;
+	size_t bytes = (size_t)est;
+	rki_arena *ar = g->sc.arena;
+	if (bytes <= ar->chunk_size) return;
+	g->reserve_restore = ar->chunk_size;
+	g->reserve_size = bytes;
+	ar->chunk_size = bytes;  /* the size of the arena's next chunk */
+}
+
+void rki_gltf_reserve_check(rki_gltf *g)
+{
+	/* once the reserved chunk exists (the arena doubled chunk_size), later
+	 * chunks grow from the previous size again */
+	if (g->reserve_size && g->sc.arena->chunk_size != g->reserve_size) {
+		g->sc.arena->chunk_size = g->reserve_restore;
+		g->reserve_size = 0;
+	}
+}
+
 static bool rki_gltf_run(rki_gltf *g, const unsigned char *data, size_t size)
 {
 	rk_scene_settings *st = &g->sc.scene->settings;
@@ -275,13 +333,19 @@ static bool rki_gltf_run(rki_gltf *g, const unsigned char *data, size_t size)
 		|| !rki_gltf_list_init(g, "scenes", &g->scenes))
 		return false;
 	if (!rki_gltf_load_buffers(g)) return false;
+	rki_gltf_reserve_scene(g, size);
 	if (!rki_gltf_load_textures(g)) return false;
+	rki_gltf_reserve_check(g);
 	if (!rki_gltf_load_materials(g)) return false;
 	if (!rki_gltf_scan_meshes(g)) return false;
 	if (!rki_gltf_load_meshes(g)) return false;
+	rki_gltf_reserve_check(g);
 	if (!rki_gltf_load_nodes(g)) return false;
+	rki_gltf_reserve_check(g);
 	if (!rki_gltf_load_skins(g)) return false;
+	rki_gltf_reserve_check(g);
 	if (!rki_gltf_load_animations(g)) return false;
+	rki_gltf_reserve_check(g);
 
 	st->format = g->is_glb ? RK_FORMAT_GLB : RK_FORMAT_GLTF;
 	st->fbx_version = 0;

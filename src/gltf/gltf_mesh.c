@@ -575,7 +575,9 @@ bool rki_gltf_load_meshes(rki_gltf *g)
 	if (!meshes) return rki_gltf_oom(g);
 	s->meshes.data = meshes;
 	s->meshes.count = g->meshes.count;
-	for (size_t m = 0; m < g->meshes.count; m++)
+	for (size_t m = 0; m < g->meshes.count; m++) {
 		if (!rki_gltf_load_mesh(g, m, &meshes[m])) return false;
+		rki_gltf_reserve_check(g);
+	}
 	return true;
 }
