@@ -11,24 +11,6 @@
 #define RKI_GLB_CHUNK_JSON 0x4E4F534Au /* "JSON" */
 #define RKI_GLB_CHUNK_BIN 0x004E4942u  /* "BIN\0" */
 
-static inline uint16_t rki_le16(const unsigned char *p)
-{
-	return (uint16_t)(p[0] | (p[1] << 8));
-}
-
-static inline uint32_t rki_le32(const unsigned char *p)
-{
-	return (uint32_t)p[0] | ((uint32_t)p[1] << 8) | ((uint32_t)p[2] << 16) | ((uint32_t)p[3] << 24);
-}
-
-static inline float rki_lef32(const unsigned char *p)
-{
-	uint32_t u = rki_le32(p);
-	float f;
-	memcpy(&f, &u, sizeof(f));
-	return f;
-}
-
 /* ---- GLB container -------------------------------------------------------- */
 
 bool rki_gltf_parse_glb(rki_gltf *g, const unsigned char *data, size_t size, const unsigned char **json, size_t *json_size)
@@ -539,12 +521,6 @@ bool rki_gltf_accessor_expect(rki_gltf *g, const rki_gltf_accessor *a, const rki
  * constant n, and as one flat loop the compiler vectorises when the data is
  * tightly packed. Integer types use per-component byte offsets (matrix
  * columns of 1- and 2-byte components are padded to 4 bytes). */
-
-#if defined(__BYTE_ORDER__) && defined(__ORDER_LITTLE_ENDIAN__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
-#define RKI_GLTF_HOST_LE 1
-#else
-#define RKI_GLTF_HOST_LE 0
-#endif
 
 /* `count` elements of n contiguous floats, `stride` bytes apart. */
 static void rki_gltf_decode_f32(const unsigned char *src, size_t stride, size_t count, size_t n, double *restrict dst)

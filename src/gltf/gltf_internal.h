@@ -48,6 +48,46 @@ enum {
 #define RKI_GLTF_CT_UNSIGNED (RKI_GLTF_CT(RKI_GLTF_UNSIGNED_BYTE) | RKI_GLTF_CT(RKI_GLTF_UNSIGNED_SHORT) | RKI_GLTF_CT(RKI_GLTF_UNSIGNED_INT))
 #define RKI_GLTF_CT_ANY (RKI_GLTF_CT(RKI_GLTF_BYTE) | RKI_GLTF_CT(RKI_GLTF_SHORT) | RKI_GLTF_CT_UNSIGNED | RKI_GLTF_CT_FLOAT)
 
+/* ---- little-endian binary data ------------------------------------------------
+ * glTF buffers are little-endian; on little-endian hosts these are plain
+ * (unaligned) loads, elsewhere byte by byte. */
+
+#if defined(__BYTE_ORDER__) && defined(__ORDER_LITTLE_ENDIAN__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+#define RKI_GLTF_HOST_LE 1
+#else
+#define RKI_GLTF_HOST_LE 0
+#endif
+
+static inline uint16_t rki_le16(const unsigned char *p)
+{
+#if RKI_GLTF_HOST_LE
+	uint16_t v;
+	memcpy(&v, p, sizeof(v));
+	return v;
+#else
+	return (uint16_t)(p[0] | (p[1] << 8));
+#endif
+}
+
+static inline uint32_t rki_le32(const unsigned char *p)
+{
+#if RKI_GLTF_HOST_LE
+	uint32_t v;
+	memcpy(&v, p, sizeof(v));
+	return v;
+#else
+	return (uint32_t)p[0] | ((uint32_t)p[1] << 8) | ((uint32_t)p[2] << 16) | ((uint32_t)p[3] << 24);
+#endif
+}
+
+static inline float rki_lef32(const unsigned char *p)
+{
+	uint32_t u = rki_le32(p);
+	float f;
+	memcpy(&f, &u, sizeof(f));
+	return f;
+}
+
 /* ---- JSON documents (gltf_json_parse.c) ------------------------------------
  * A parsed document is a read-only tree in the load's temporary arena.
  * Strings are UTF-8 byte spans (of the input text, or decoded copies when

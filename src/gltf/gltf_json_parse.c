@@ -74,10 +74,8 @@
 #include <string.h>
 
 typedef struct rki_json_frame {
-	uint32_t first;              /* first pending member of this container */
+	uint32_t first;              /* first pending member of this container (its own slot is first - 1) */
 	uint8_t type;                /* RKI_JSON_ARRAY / RKI_JSON_OBJECT */
-	const char *key;             /* the container's own key in its parent object */
-	uint32_t key_len;
 } rki_json_frame;
 
 typedef struct rki_json_parser {
@@ -530,10 +528,13 @@ bool rki_json_parse(rki_json_doc *doc, const unsigned char *text, size_t size, r
 	ps.max_depth = max_depth;
 	ps.max_values = max_values;
 
+	/* Every value gets its slot on the pending stack before it is parsed and
+	 * is written there in place (the document's own slot is the first); a
+	 * container's children follow its slot until the container closes. */
 	const unsigned char *p = text, *end = ps.end;
 	const char *key = NULL;      /* key of the value being parsed, inside an object */
 	uint32_t key_len = 0;
-	rki_json v;
+	rki_json *v;
 	bool ok = false;
 
 value:
@@ -542,7 +543,15 @@ value:
 		rki_json_fail(&ps, RK_ERROR_LIMIT, p, "JSON has more than %zu values, over the max_elements limit", ps.max_values);
 		goto done;
 	}
-	memset(&v, 0, sizeof(v));
+	if (ps.pending_count == ps.pending_cap
+		&& !rki_json_grow(&ps, (void **)&ps.pending, &ps.pending_cap, sizeof(rki_json_member), p))
+		goto done;
+	{
+		rki_json_member *slot = &ps.pending[ps.pending_count++];
+		slot->key = key;
+		slot->value = (rki_json){ .key_len = (uint16_t)key_len };  /* checked when the key was read */
+		v = &slot->value;
+	}
 	if (p >= end) {
 		rki_json_expected(&ps, p, "a JSON value");
 		goto done;
@@ -558,8 +567,6 @@ value:
 		rki_json_frame *f = &ps.frames[ps.depth++];
 		f->first = (uint32_t)ps.pending_count;
 		f->type = *p == '{' ? RKI_JSON_OBJECT : RKI_JSON_ARRAY;
-		f->key = key;
-		f->key_len = key_len;
 		p = rki_json_ws(p + 1, end);
 		if (f->type == RKI_JSON_ARRAY) {
 			if (p < end && *p == ']') {
@@ -577,8 +584,8 @@ value:
 		goto member;
 	}
 	case '"':
-		v.type = RKI_JSON_STRING;
-		p = rki_json_string(&ps, p, &v.u.text, &v.len);
+		v->type = RKI_JSON_STRING;
+		p = rki_json_string(&ps, p, &v->u.text, &v->len);
 		if (!p) goto done;
 		break;
 	case 't':
@@ -586,7 +593,7 @@ value:
 			rki_json_expected(&ps, p, "a JSON value");
 			goto done;
 		}
-		v.type = RKI_JSON_TRUE;
+		v->type = RKI_JSON_TRUE;
 		p += 4;
 		break;
 	case 'f':
@@ -594,7 +601,7 @@ value:
 			rki_json_expected(&ps, p, "a JSON value");
 			goto done;
 		}
-		v.type = RKI_JSON_FALSE;
+		v->type = RKI_JSON_FALSE;
 		p += 5;
 		break;
 	case 'n':
@@ -602,7 +609,7 @@ value:
 			rki_json_expected(&ps, p, "a JSON value");
 			goto done;
 		}
-		v.type = RKI_JSON_NULL;
+		v->type = RKI_JSON_NULL;
 		p += 4;
 		break;
 	default:
@@ -610,27 +617,19 @@ value:
 			rki_json_expected(&ps, p, "a JSON value");
 			goto done;
 		}
-		p = rki_json_scan_number(&ps, p, &v);
+		p = rki_json_scan_number(&ps, p, v);
 		if (!p) goto done;
 		break;
 	}
 
-emit:
-	/* v is a complete value: the document, or the next child of the innermost container */
+next:
+	/* a value is complete: the document, or the next child of the innermost container */
 	if (ps.depth == 0) {
-		doc->root = v;
+		doc->root = ps.pending[0].value;
+		doc->root.key_len = 0;
 		doc->end = (size_t)(p - text);
 		ok = true;
 		goto done;
-	}
-	if (ps.pending_count == ps.pending_cap
-		&& !rki_json_grow(&ps, (void **)&ps.pending, &ps.pending_cap, sizeof(rki_json_member), p))
-		goto done;
-	{
-		rki_json_member *mb = &ps.pending[ps.pending_count++];
-		mb->value = v;
-		mb->value.key_len = (uint16_t)key_len;  /* checked when the key was read */
-		mb->key = key;
 	}
 	p = rki_json_ws(p, end);
 	if (ps.frames[ps.depth - 1].type == RKI_JSON_ARRAY) {
@@ -685,13 +684,13 @@ close: {
 	rki_json_frame *f = &ps.frames[--ps.depth];
 	size_t n = ps.pending_count - f->first;
 	const rki_json_member *src = ps.pending + f->first;
+	rki_json *cv = &ps.pending[f->first - 1].value;
 	if (n > UINT32_MAX) {
 		rki_json_fail(&ps, RK_ERROR_LIMIT, p - 1, "JSON container of %zu values is too large", n);
 		goto done;
 	}
-	memset(&v, 0, sizeof(v));
-	v.type = f->type;
-	v.len = (uint32_t)n;
+	cv->type = f->type;
+	cv->len = (uint32_t)n;
 	if (n > 0) {
 		if (f->type == RKI_JSON_OBJECT) {
 			rki_json_member *dst = (rki_json_member *)rki_arena_alloc_uninit(ar, n * sizeof(rki_json_member));
@@ -700,7 +699,7 @@ close: {
 				goto done;
 			}
 			memcpy(dst, src, n * sizeof(rki_json_member));
-			v.u.members = dst;
+			cv->u.members = dst;
 		} else {
 			rki_json *dst = (rki_json *)rki_arena_alloc_uninit(ar, n * sizeof(rki_json));
 			if (!dst) {
@@ -708,13 +707,11 @@ close: {
 				goto done;
 			}
 			for (size_t i = 0; i < n; i++) dst[i] = src[i].value;
-			v.u.items = dst;
+			cv->u.items = dst;
 		}
 	}
 	ps.pending_count = f->first;
-	key = f->key;
-	key_len = f->key_len;
-	goto emit;
+	goto next;
 }
 
 done:
@@ -729,7 +726,12 @@ const rki_json *rki_json_get_n(const rki_json *obj, const char *key, size_t len)
 {
 	if (!obj || obj->type != RKI_JSON_OBJECT) return NULL;
 	const rki_json_member *m = obj->u.members;
+	if (len == 0) {
+		for (uint32_t i = 0; i < obj->len; i++)
+			if (m[i].value.key_len == 0) return &m[i].value;
+		return NULL;
+	}
 	for (uint32_t i = 0; i < obj->len; i++)
-		if (m[i].value.key_len == len && memcmp(m[i].key, key, len) == 0) return &m[i].value;
+		if (m[i].value.key_len == len && m[i].key[0] == key[0] && memcmp(m[i].key, key, len) == 0) return &m[i].value;
 	return NULL;
 }

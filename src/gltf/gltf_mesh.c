@@ -36,6 +36,9 @@ typedef struct rki_gltf_prim_src {
 	size_t triangle_max;
 	const rki_json *targets;
 	size_t target_count;
+	/* morph pass: this primitive's accessors of the current target */
+	bool has_mpos, has_mnrm;
+	rki_gltf_accessor mpos, mnrm;
 } rki_gltf_prim_src;
 
 /* Parses "NAME_n" (attr_len bytes) with NAME == prefix. */
@@ -241,83 +244,132 @@ static bool rki_gltf_prim_triangles(rki_gltf *g, const rki_gltf_prim_src *src, c
 	return true;
 }
 
+/* 1 when some of the 3 doubles at d is not 0.0 (NaN included, -0.0 not):
+ * the bits other than the sign are not all zero. */
+static inline size_t rki_gltf_moves(const double *d)
+{
+	uint64_t a, b, c;
+	memcpy(&a, d, sizeof(a));
+	memcpy(&b, d + 1, sizeof(b));
+	memcpy(&c, d + 2, sizeof(c));
+	return ((a | b | c) << 1) != 0;
+}
+
+/* The same for 3 little-endian floats at d. */
+static inline size_t rki_gltf_moves_f32(const unsigned char *d)
+{
+	return (uint32_t)((rki_le32(d) | rki_le32(d + 4) | rki_le32(d + 8)) << 1) != 0;
+}
+
 /* Fills morph target channel `k` of the mesh from every primitive. */
 static bool rki_gltf_morph_channel(rki_gltf *g, size_t m, rki_gltf_prim_src *srcs, const rki_gltf_loc *mesh_path,
 	size_t k, bool with_normals, rk_mesh *mesh, rk_blend_channel *ch, const rki_json *target_name)
 {
 	const rki_gltf_mesh *info = &g->mesh_info[m];
 	size_t V = mesh->vertex_count;
-	/* deltas of every vertex (normals only when some target has them), then
-	 * the vertices that move, kept in order */
-	double *pos = (double *)rki_gltf_scratch(g, 0, V, (with_normals ? 6 : 3) * sizeof(double));
-	unsigned char *moves = (unsigned char *)rki_gltf_scratch(g, 2, V, 1);
-	if (!pos || !moves) return false;
-	double *nrm = with_normals ? pos + 3 * V : NULL;
+	/* the target's accessors in every primitive, checked */
+	bool fast = !with_normals;
 	for (size_t p = 0; p < info->prim_count; p++) {
 		rki_gltf_prim_src *src = &srcs[p];
 		const rki_gltf_prim *pi = &info->prims[p];
-		if (!src->triangles) continue;
-		bool got_pos = false, got_nrm = false;
-		if (k < src->target_count) {
-			const rki_gltf_loc *tpath = RKI_GLTF_IDX(RKI_GLTF_KEY(RKI_GLTF_IDX(RKI_GLTF_KEY(mesh_path, "primitives"), p), "targets"), k);
-			const rki_json *target = &src->targets->u.items[k];
-			if (target->type != RKI_JSON_OBJECT) return rki_gltf_fail(g, RK_ERROR_CORRUPT, tpath, "expected a morph target object");
-			for (size_t i = 0; i < target->len; i++) {
-				const rki_json_member *a = &target->u.members[i];
-				bool is_pos = a->value.key_len == 8 && memcmp(a->key, "POSITION", 8) == 0;
-				bool is_nrm = a->value.key_len == 6 && memcmp(a->key, "NORMAL", 6) == 0;
-				const char *name = is_pos ? "POSITION" : "NORMAL";
-				size_t idx;
-				const rki_gltf_loc *apath = RKI_GLTF_MEMBER(tpath, a->key, a->value.key_len);
-				rki_gltf_accessor acc;
-				if (!rki_gltf_index_value(g, &a->value, apath, g->accessors.count, "accessors", &idx)) return false;
-				if (!is_pos && !is_nrm) {
-					rki_gltf_warn(g, tpath, "morph target attributes other than POSITION and NORMAL are ignored");
-					continue;
-				}
-				if (!rki_gltf_accessor_open(g, idx, true, &acc)) return false;
-				if (!rki_gltf_accessor_expect(g, &acc, apath, name, 3, false, RKI_GLTF_CT_FLOAT | RKI_GLTF_CT(RKI_GLTF_BYTE) | RKI_GLTF_CT(RKI_GLTF_SHORT)))
-					return false;
-				if (acc.count != pi->vertex_count)
-					return rki_gltf_fail(g, RK_ERROR_CORRUPT, apath, "morph target accessor %zu has %zu elements; expected %zu like POSITION",
-						idx, acc.count, pi->vertex_count);
-				rki_gltf_accessor_read_f64(&acc, (is_pos ? pos : nrm) + 3 * pi->vertex_base, acc.normalized);
-				if (is_pos) got_pos = true;
-				else got_nrm = true;
+		src->has_mpos = src->has_mnrm = false;
+		if (!src->triangles || k >= src->target_count) continue;
+		const rki_gltf_loc *tpath = RKI_GLTF_IDX(RKI_GLTF_KEY(RKI_GLTF_IDX(RKI_GLTF_KEY(mesh_path, "primitives"), p), "targets"), k);
+		const rki_json *target = &src->targets->u.items[k];
+		if (target->type != RKI_JSON_OBJECT) return rki_gltf_fail(g, RK_ERROR_CORRUPT, tpath, "expected a morph target object");
+		for (size_t i = 0; i < target->len; i++) {
+			const rki_json_member *a = &target->u.members[i];
+			bool is_pos = a->value.key_len == 8 && memcmp(a->key, "POSITION", 8) == 0;
+			bool is_nrm = a->value.key_len == 6 && memcmp(a->key, "NORMAL", 6) == 0;
+			const char *name = is_pos ? "POSITION" : "NORMAL";
+			size_t idx;
+			const rki_gltf_loc *apath = RKI_GLTF_MEMBER(tpath, a->key, a->value.key_len);
+			rki_gltf_accessor *acc = is_pos ? &src->mpos : &src->mnrm;
+			if (!rki_gltf_index_value(g, &a->value, apath, g->accessors.count, "accessors", &idx)) return false;
+			if (!is_pos && !is_nrm) {
+				rki_gltf_warn(g, tpath, "morph target attributes other than POSITION and NORMAL are ignored");
+				continue;
 			}
+			if (!rki_gltf_accessor_open(g, idx, true, acc)) return false;
+			if (!rki_gltf_accessor_expect(g, acc, apath, name, 3, false, RKI_GLTF_CT_FLOAT | RKI_GLTF_CT(RKI_GLTF_BYTE) | RKI_GLTF_CT(RKI_GLTF_SHORT)))
+				return false;
+			if (acc->count != pi->vertex_count)
+				return rki_gltf_fail(g, RK_ERROR_CORRUPT, apath, "morph target accessor %zu has %zu elements; expected %zu like POSITION",
+					idx, acc->count, pi->vertex_count);
+			if (is_pos) src->has_mpos = true;
+			else src->has_mnrm = true;
 		}
-		if (!got_pos) memset(pos + 3 * pi->vertex_base, 0, 3 * pi->vertex_count * sizeof(double));
-		if (nrm && !got_nrm) memset(nrm + 3 * pi->vertex_base, 0, 3 * pi->vertex_count * sizeof(double));
-	}
-	/* x != 0.0 (NaN included, -0.0 not) is "the bits other than the sign are
-	 * not all zero": one test for the three or six components of a vertex */
-	size_t moved = 0, per = nrm ? 6 : 3;
-	for (size_t v = 0; v < V; v++) {
-		uint64_t bits[3], any;
-		memcpy(bits, pos + 3 * v, sizeof(bits));
-		any = bits[0] | bits[1] | bits[2];
-		if (per == 6) {
-			memcpy(bits, nrm + 3 * v, sizeof(bits));
-			any |= bits[0] | bits[1] | bits[2];
-		}
-		unsigned char f = (unsigned char)((any << 1) != 0);
-		moves[v] = f;
-		moved += f;
+		if (src->has_mpos && (src->mpos.component_type != RKI_GLTF_FLOAT || src->mpos.sparse_count || !src->mpos.data)) fast = false;
 	}
 	rk_blend_shape *shape = (rk_blend_shape *)rki_arena_alloc(g->sc.arena, sizeof(rk_blend_shape));
 	double *tw = (double *)rki_arena_alloc(g->sc.arena, sizeof(double));
-	uint32_t *vi = (uint32_t *)rki_gltf_array_uninit(g->sc.arena, moved, sizeof(uint32_t));
-	rk_vec3 *po = (rk_vec3 *)rki_gltf_array_uninit(g->sc.arena, moved, sizeof(rk_vec3));
-	rk_vec3 *no = with_normals ? (rk_vec3 *)rki_gltf_array_uninit(g->sc.arena, moved, sizeof(rk_vec3)) : NULL;
-	if (!shape || !tw || !vi || !po || (with_normals && !no)) return rki_gltf_oom(g);
-	size_t j = 0;
-	for (size_t v = 0; v < V; v++) {
-		if (!moves[v]) continue;
-		const double *a = pos + 3 * v;
-		vi[j] = (uint32_t)v;
-		po[j] = (rk_vec3){ a[0], a[1], a[2] };
-		if (no) no[j] = (rk_vec3){ nrm[3 * v], nrm[3 * v + 1], nrm[3 * v + 2] };
-		j++;
+	if (!shape || !tw) return rki_gltf_oom(g);
+	uint32_t *vi;
+	rk_vec3 *po, *no = NULL;
+	size_t moved = 0;
+	/* A first pass counts the vertices that move, a second one copies them
+	 * in order (stores are unconditional: the arrays have one spare element). */
+	if (fast) {
+		/* POSITION deltas only, all dense FLOAT: straight from the buffer */
+		for (size_t p = 0; p < info->prim_count; p++) {
+			const rki_gltf_prim_src *src = &srcs[p];
+			if (!src->has_mpos) continue;
+			const unsigned char *d = src->mpos.data;
+			for (size_t v = 0; v < src->mpos.count; v++, d += src->mpos.stride) moved += rki_gltf_moves_f32(d);
+		}
+		vi = (uint32_t *)rki_gltf_array_uninit(g->sc.arena, moved + 1, sizeof(uint32_t));
+		po = (rk_vec3 *)rki_gltf_array_uninit(g->sc.arena, moved + 1, sizeof(rk_vec3));
+		if (!vi || !po) return rki_gltf_oom(g);
+		size_t j = 0;
+		for (size_t p = 0; p < info->prim_count; p++) {
+			const rki_gltf_prim_src *src = &srcs[p];
+			if (!src->has_mpos) continue;
+			const unsigned char *d = src->mpos.data;
+			uint32_t vb = (uint32_t)info->prims[p].vertex_base;
+			for (size_t v = 0; v < src->mpos.count; v++, d += src->mpos.stride) {
+				vi[j] = vb + (uint32_t)v;
+				po[j] = (rk_vec3){ rki_lef32(d), rki_lef32(d + 4), rki_lef32(d + 8) };
+				j += rki_gltf_moves_f32(d);
+			}
+		}
+	} else {
+		/* deltas of every vertex (normals only when some target has them) */
+		double *pos = (double *)rki_gltf_scratch(g, 0, V, (with_normals ? 6 : 3) * sizeof(double));
+		if (!pos) return false;
+		double *nrm = with_normals ? pos + 3 * V : NULL;
+		for (size_t p = 0; p < info->prim_count; p++) {
+			const rki_gltf_prim_src *src = &srcs[p];
+			const rki_gltf_prim *pi = &info->prims[p];
+			if (!src->triangles) continue;
+			if (src->has_mpos) rki_gltf_accessor_read_f64(&src->mpos, pos + 3 * pi->vertex_base, src->mpos.normalized);
+			else memset(pos + 3 * pi->vertex_base, 0, 3 * pi->vertex_count * sizeof(double));
+			if (nrm && src->has_mnrm) rki_gltf_accessor_read_f64(&src->mnrm, nrm + 3 * pi->vertex_base, src->mnrm.normalized);
+			else if (nrm) memset(nrm + 3 * pi->vertex_base, 0, 3 * pi->vertex_count * sizeof(double));
+		}
+		if (nrm) {
+			for (size_t v = 0; v < V; v++) moved += rki_gltf_moves(pos + 3 * v) | rki_gltf_moves(nrm + 3 * v);
+		} else {
+			for (size_t v = 0; v < V; v++) moved += rki_gltf_moves(pos + 3 * v);
+		}
+		vi = (uint32_t *)rki_gltf_array_uninit(g->sc.arena, moved + 1, sizeof(uint32_t));
+		po = (rk_vec3 *)rki_gltf_array_uninit(g->sc.arena, moved + 1, sizeof(rk_vec3));
+		no = nrm ? (rk_vec3 *)rki_gltf_array_uninit(g->sc.arena, moved + 1, sizeof(rk_vec3)) : NULL;
+		if (!vi || !po || (nrm && !no)) return rki_gltf_oom(g);
+		size_t j = 0;
+		if (nrm) {
+			for (size_t v = 0; v < V; v++) {
+				vi[j] = (uint32_t)v;
+				po[j] = (rk_vec3){ pos[3 * v], pos[3 * v + 1], pos[3 * v + 2] };
+				no[j] = (rk_vec3){ nrm[3 * v], nrm[3 * v + 1], nrm[3 * v + 2] };
+				j += rki_gltf_moves(pos + 3 * v) | rki_gltf_moves(nrm + 3 * v);
+			}
+		} else {
+			for (size_t v = 0; v < V; v++) {
+				vi[j] = (uint32_t)v;
+				po[j] = (rk_vec3){ pos[3 * v], pos[3 * v + 1], pos[3 * v + 2] };
+				j += rki_gltf_moves(pos + 3 * v);
+			}
+		}
 	}
 	char fallback[32];
 	snprintf(fallback, sizeof(fallback), "target%zu", k);
