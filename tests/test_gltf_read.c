@@ -625,6 +625,75 @@ RK_TEST(normalized_ubyte_weights)
 	free(doc);
 }
 
+/* One JOINTS/WEIGHTS set of u16 joints and FLOAT weights (the reader's
+ * direct path): ties keep file order, negative / NaN weights and zero
+ * weights on out-of-range joints are dropped with warnings. */
+static const char rk_doc_skinf[] =
+	"{\"asset\":{\"version\":\"2.0\"},"
+	"\"buffers\":[{\"byteLength\":@LEN@,\"uri\":\"@URI@\"}],"
+	"\"bufferViews\":[{\"buffer\":0,\"byteOffset\":0,\"byteLength\":36},{\"buffer\":0,\"byteOffset\":36,\"byteLength\":24},"
+	"{\"buffer\":0,\"byteOffset\":60,\"byteLength\":48}],"
+	"\"accessors\":[{\"bufferView\":0,\"componentType\":5126,\"count\":3,\"type\":\"VEC3\"},"
+	"{\"bufferView\":1,\"componentType\":5123,\"count\":3,\"type\":\"VEC4\"},"
+	"{\"bufferView\":2,\"componentType\":5126,\"count\":3,\"type\":\"VEC4\"}],"
+	"\"meshes\":[{\"primitives\":[{\"attributes\":{\"POSITION\":0,\"JOINTS_0\":1,\"WEIGHTS_0\":2}}]}],"
+	"\"skins\":[{\"joints\":[1,2,3]}],"
+	"\"nodes\":[{\"mesh\":0,\"skin\":0},{\"children\":[2]},{\"children\":[3]},{}]}";
+
+static char *build_skinf_doc(uint16_t v2_joint, float v2_weight)
+{
+	bin_builder b = { .size = 0 };
+	const float pos[9] = { 0, 0, 0, 1, 0, 0, 0, 1, 0 };
+	const uint16_t joints[12] = { 2, 0, 1, 0, 1, 7, 0, 2, v2_joint, 0, 0, 0 };
+	const float weights[12] = { 0.25f, 0.5f, 0.25f, 0.0f, -0.5f, 0.0f, NAN, 1.0f, v2_weight, 0.0f, 0.0f, 0.0f };
+	bin_f32(&b, pos, 9);
+	bin_u16(&b, joints, 12);
+	bin_f32(&b, weights, 12);
+	return make_doc(rk_doc_skinf, b.data, b.size);
+}
+
+RK_TEST(float_weights)
+{
+	char *doc = build_skinf_doc(0, 0.0f);
+	rk_error err;
+	rk_scene *s = load_text(doc, NULL, &err);
+	if (!s) print_error("float weights", &err);
+	RK_REQUIRE(s != NULL);
+	RK_CHECK_INT(scene_violations(s), 0);
+	RK_REQUIRE(s->skins.count == 1);
+	const rk_skin *sk = &s->skins.data[0];
+	RK_REQUIRE(sk->vertex_count == 3);
+	RK_CHECK_INT(sk->weight_begin[0], 0);
+	RK_CHECK_INT(sk->weight_begin[1], 3);
+	RK_CHECK_INT(sk->weight_begin[2], 4);
+	RK_CHECK_INT(sk->weight_begin[3], 4);
+	RK_CHECK_INT(sk->weight_count, 4);
+	RK_CHECK_INT(sk->max_weights_per_vertex, 3);
+	/* v0: (0: 0.5), then the tie (2: 0.25), (1: 0.25) in file order */
+	RK_CHECK_INT(sk->weights[0].joint, 0);
+	RK_CHECK(sk->weights[0].weight == 0.5f);
+	RK_CHECK_INT(sk->weights[1].joint, 2);
+	RK_CHECK_INT(sk->weights[2].joint, 1);
+	RK_CHECK(sk->weights[2].weight == 0.25f);
+	/* v1: only (2: 1.0) survives */
+	RK_CHECK_INT(sk->weights[3].joint, 2);
+	RK_CHECK(sk->weights[3].weight == 1.0f);
+	RK_CHECK(find_warning(s, "negative or NaN") != NULL);
+	const rk_warning *w = find_warning(s, "zero weight");
+	RK_CHECK(w != NULL && strcmp(w->path, "/meshes/0/primitives/0/attributes/JOINTS_0") == 0);
+	rk_free_scene(s);
+	free(doc);
+
+	/* a weighted joint index out of range is an error at JOINTS_0 */
+	doc = build_skinf_doc(5, 0.5f);
+	s = load_text(doc, NULL, &err);
+	RK_CHECK(s == NULL);
+	RK_CHECK_INT(err.code, RK_ERROR_CORRUPT);
+	RK_CHECK_STR(err.path, "/meshes/0/primitives/0/attributes/JOINTS_0");
+	RK_CHECK(strstr(err.message, "joint index 5 of vertex 2") != NULL);
+	free(doc);
+}
+
 static const char rk_doc_skin8[] =
 	"{\"asset\":{\"version\":\"2.0\"},"
 	"\"buffers\":[{\"byteLength\":@LEN@,\"uri\":\"@URI@\"}],"
@@ -1953,6 +2022,7 @@ RK_TEST_MAIN(
 	RK_TEST_ENTRY(sparse_accessor),
 	RK_TEST_ENTRY(normalized_ubyte_weights),
 	RK_TEST_ENTRY(two_influence_sets),
+	RK_TEST_ENTRY(float_weights),
 	RK_TEST_ENTRY(byte_stride_strip_fan_and_primitives),
 	RK_TEST_ENTRY(component_types),
 	RK_TEST_ENTRY(matrix_nodes),

@@ -567,8 +567,9 @@ static bool rki_gltf_load_mesh(rki_gltf *g, size_t m, rk_mesh *mesh)
 					rk_vec3 t = { tmp[4 * v], tmp[4 * v + 1], tmp[4 * v + 2] };
 					double w = tmp[4 * v + 3] < 0.0 ? -1.0 : 1.0;
 					tangents[vb + v0 + v] = t;
-					/* glTF: bitangent = cross(normal, tangent.xyz) * tangent.w */
-					bitangents[vb + v0 + v] = rk_vec3_scale(rk_vec3_cross(normals[vb + v0 + v], t), w);
+					/* glTF: bitangent = cross(normal, tangent.xyz) * tangent.w (rk_vec3_cross, rk_vec3_scale) */
+					rk_vec3 nv = normals[vb + v0 + v];
+					bitangents[vb + v0 + v] = (rk_vec3){ (nv.y * t.z - nv.z * t.y) * w, (nv.z * t.x - nv.x * t.z) * w, (nv.x * t.y - nv.y * t.x) * w };
 				}
 			}
 		} else if (any_tangent) {

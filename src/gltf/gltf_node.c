@@ -436,6 +436,47 @@ static bool rki_gltf_skin_influences(rki_gltf *g, size_t si, size_t m, size_t jo
 			if (ja[set].sparse_count || wa[set].sparse_count) sparse = true;
 		}
 		size_t vc = pi->vertex_count;
+		if (pi->set_count == 1 && !sparse && ja[0].data && wa[0].data && wa[0].component_type == RKI_GLTF_FLOAT
+			&& ja[0].component_type != RKI_GLTF_UNSIGNED_INT) {
+			/* the common case: one set, FLOAT weights, u8/u16 joints, read in place */
+			const unsigned char *jd = ja[0].data, *wd = wa[0].data;
+			bool j16 = ja[0].component_type == RKI_GLTF_UNSIGNED_SHORT;
+			for (size_t v = 0; v < vc; v++, jd += ja[0].stride, wd += wa[0].stride) {
+				rk_skin_weight list[4];
+				size_t n = 0;
+				for (size_t c = 0; c < 4; c++) {
+					float w = rki_lef32(wd + 4 * c);
+					uint32_t j = j16 ? rki_le16(jd + 2 * c) : jd[c];
+					if (!(w > 0.0f)) {
+						if (w != 0.0f && !warned_negative) {
+							rki_gltf_warn(g, RKI_GLTF_KEY(apath, wnames[0]), "negative or NaN skin weights dropped");
+							warned_negative = true;
+						}
+						if (w == 0.0f && j >= joint_count && !warned_range) {
+							rki_gltf_warn(g, RKI_GLTF_KEY(apath, jnames[0]), "out-of-range joint indices with zero weight ignored");
+							warned_range = true;
+						}
+						continue;
+					}
+					if (j >= joint_count)
+						return rki_gltf_fail(g, RK_ERROR_CORRUPT, RKI_GLTF_KEY(apath, jnames[0]),
+							"joint index %u of vertex %zu is out of range: skin %zu has %zu joints", (unsigned)j, v, si, joint_count);
+					/* insertion keeps descending weight, earlier entries first on ties */
+					size_t k = n++;
+					while (k > 0 && list[k - 1].weight < w) {
+						list[k] = list[k - 1];
+						k--;
+					}
+					list[k].joint = j;
+					list[k].weight = w;
+				}
+				begin[pi->vertex_base + v] = (uint32_t)total;
+				memcpy(out + total, list, n * sizeof(rk_skin_weight));
+				total += n;
+				if (n > max_per) max_per = n;
+			}
+			continue;
+		}
 		/* sparse accessors are read whole (a range read scans every sparse entry) */
 		size_t B = sparse ? vc : (vc < RKI_GLTF_SKIN_BLOCK ? vc : RKI_GLTF_SKIN_BLOCK);
 		uint32_t *joints = (uint32_t *)rki_gltf_scratch(g, 0, B, 4 * sizeof(uint32_t));
