@@ -52,8 +52,10 @@
 #include "rk_test.h"
 
 #include "rigkit/scene.h"
+#include "gltf/gltf_internal.h"
 
 #include <cjson/cJSON.h>
+#include <locale.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -1476,6 +1478,20 @@ RK_TEST(json_reader)
 		rk_free_scene(s);
 	}
 
+	/* a locale whose decimal point is not '.' (when one is installed) */
+	static const char *const comma_locales[] = { "de_DE.UTF-8", "de_DE.utf8", "fr_FR.UTF-8", "fr_FR.utf8", "nl_NL.UTF-8" };
+	for (size_t i = 0; i < sizeof(comma_locales) / sizeof(comma_locales[0]); i++) {
+		if (!setlocale(LC_NUMERIC, comma_locales[i])) continue;
+		s = load_node_json("{\"translation\":[1.5,0.39312317967414856,-6.508234946522862e-07]}", &err);
+		setlocale(LC_NUMERIC, "C");
+		RK_REQUIRE(s != NULL);
+		RK_CHECK(s->nodes.data[1].local.translation.x == 1.5);
+		RK_CHECK(s->nodes.data[1].local.translation.y == 0.39312317967414856);
+		RK_CHECK(s->nodes.data[1].local.translation.z == -6.508234946522862e-07);
+		rk_free_scene(s);
+		break;
+	}
+
 	/* a repeated key: the first one counts */
 	s = load_node_json("{\"name\":\"first\",\"name\":\"second\"}", &err);
 	RK_REQUIRE(s != NULL);
@@ -1570,6 +1586,55 @@ RK_TEST(json_reader)
 	RK_CHECK(s == NULL);
 	RK_CHECK_INT(err.code, RK_ERROR_LIMIT);
 	RK_CHECK_INT(err.byte_offset, strstr(many, "2,3]") - many);
+}
+
+/* The reader's tree itself (internal API, src/gltf/gltf_internal.h). */
+RK_TEST(json_tree)
+{
+	static const char text[] = " {\"a\":[1,-2.5e3,\"x\\u00e9\",true,false,null,[],{}],\"\":{\"k\\n\":\"v\"},\"a\":0} ";
+	rki_alloc alloc;
+	rki_arena arena;
+	rki_json_doc doc;
+	rki_json_error err;
+	rki_alloc_init(&alloc, NULL, 0, 0);
+	rki_arena_init(&arena, &alloc);
+	RK_REQUIRE(rki_json_parse(&doc, (const unsigned char *)text, sizeof(text) - 1, &arena, 8, 100, &err));
+	RK_CHECK_INT(doc.end, sizeof(text) - 2);
+	const rki_json *root = &doc.root;
+	RK_REQUIRE(root->type == RKI_JSON_OBJECT && root->len == 3);
+	const rki_json *a = rki_json_get(root, "a");  /* the first "a" */
+	RK_REQUIRE(rki_json_is(a, RKI_JSON_ARRAY) && a->len == 8);
+	RK_CHECK(a->u.items[0].type == RKI_JSON_NUMBER && rki_json_number(&doc, &a->u.items[0]) == 1.0);
+	RK_CHECK(rki_json_number(&doc, &a->u.items[1]) == -2500.0);
+	RK_CHECK(a->u.items[2].type == RKI_JSON_STRING && a->u.items[2].len == 3 && memcmp(a->u.items[2].u.text, "x\xC3\xA9", 3) == 0);
+	RK_CHECK(a->u.items[3].type == RKI_JSON_TRUE && a->u.items[4].type == RKI_JSON_FALSE && a->u.items[5].type == RKI_JSON_NULL);
+	RK_CHECK(a->u.items[6].type == RKI_JSON_ARRAY && a->u.items[6].len == 0);
+	RK_CHECK(a->u.items[7].type == RKI_JSON_OBJECT && a->u.items[7].len == 0);
+	const rki_json *e = rki_json_get_n(root, "", 0);
+	RK_REQUIRE(rki_json_is(e, RKI_JSON_OBJECT) && e->len == 1);
+	RK_CHECK(e->u.members[0].value.key_len == 2 && memcmp(e->u.members[0].key, "k\n", 2) == 0);
+	RK_CHECK(rki_json_eq(rki_json_get_n(e, "k\n", 2), "v"));
+	RK_CHECK(rki_json_get(root, "b") == NULL && rki_json_get(a, "a") == NULL);
+	rki_arena_free(&arena);
+	RK_CHECK_INT(alloc.bytes_in_use, 0);
+
+	/* the depth limit counts containers: 8 nested arrays pass with max_depth 8, 9 do not */
+	rki_arena_init(&arena, &alloc);
+	RK_CHECK(rki_json_parse(&doc, (const unsigned char *)"[[[[[[[[]]]]]]]]", 16, &arena, 8, 100, &err));
+	RK_CHECK(!rki_json_parse(&doc, (const unsigned char *)"[[[[[[[[[]]]]]]]]]", 18, &arena, 8, 100, &err));
+	RK_CHECK_INT(err.code, RK_ERROR_LIMIT);
+	RK_CHECK_INT(err.offset, 8);
+	rki_arena_free(&arena);
+	RK_CHECK_INT(alloc.bytes_in_use, 0);
+
+	/* numbers are copied for strtod with the locale's decimal point in place of '.' */
+	char buf[64];
+	rki_json_number_copy(buf, "-1.25e-3", 8, ",");
+	RK_CHECK_STR(buf, "-1,25e-3");
+	rki_json_number_copy(buf, "1.5", 3, "\xD9\xAB");  /* U+066B ARABIC DECIMAL SEPARATOR */
+	RK_CHECK_STR(buf, "1\xD9\xAB" "5");
+	rki_json_number_copy(buf, "42", 2, ",");
+	RK_CHECK_STR(buf, "42");
 }
 
 /* ---- GLB containers ---------------------------------------------------------------- */
@@ -2034,6 +2099,7 @@ RK_TEST_MAIN(
 	RK_TEST_ENTRY(bad_node_graphs),
 	RK_TEST_ENTRY(bad_json_and_versions),
 	RK_TEST_ENTRY(json_reader),
+	RK_TEST_ENTRY(json_tree),
 	RK_TEST_ENTRY(glb_container),
 	RK_TEST_ENTRY(external_files),
 	RK_TEST_ENTRY(robustness_tiny_documents),

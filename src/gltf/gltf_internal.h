@@ -127,7 +127,7 @@ struct rki_json_member {
 typedef struct rki_json_doc {
 	rki_json root;
 	size_t end;                         /* byte offset just after the top-level value */
-	char decimal_point[8];              /* the C library locale's, for strtod */
+	char decimal_point[8];              /* the C library locale's, for strtod (NUL-terminated) */
 } rki_json_doc;
 
 typedef struct rki_json_error {

@@ -55,8 +55,9 @@
  *   - Syntax errors report the byte offset of the offending byte.
  *   - Numbers: strtod on a NUL-terminated copy of at most the number's own
  *     bytes, with '.' replaced by the C library locale's decimal point (read
- *     once per document with localeconv()), so results are strtod's
- *     correctly rounded ones in any locale. Two shortcuts give the same
+ *     once per document from snprintf("%.1f", 0.5), which unlike
+ *     localeconv() is thread-safe), so results are strtod's correctly
+ *     rounded ones in any locale. Two shortcuts give the same
  *     doubles (in the default round-to-nearest mode): integers of up to 19
  *     digits are converted while scanning (the uint64 -> double conversion
  *     rounds to nearest even like strtod), and a decimal m * 10^e with
@@ -68,7 +69,6 @@
 #include "gltf_internal.h"
 
 #include <float.h>
-#include <locale.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -513,11 +513,18 @@ bool rki_json_parse(rki_json_doc *doc, const unsigned char *text, size_t size, r
 	memset(doc, 0, sizeof(*doc));
 	memset(err, 0, sizeof(*err));
 	{
-		/* strtod reads the locale's decimal point; keep it for rki_json_number() */
-		const struct lconv *lc = localeconv();
-		const char *dp = lc && lc->decimal_point && lc->decimal_point[0] ? lc->decimal_point : ".";
-		if (strlen(dp) >= sizeof(doc->decimal_point)) dp = ".";
-		memcpy(doc->decimal_point, dp, strlen(dp) + 1);
+		/* strtod reads the locale's decimal point; keep it for rki_json_number().
+		 * Printed by snprintf (MT-safe, unlike localeconv): "0" dp "5". */
+		char half[16];
+		int n = snprintf(half, sizeof(half), "%.1f", 0.5);
+		size_t dp_len = n >= 3 && (size_t)n < sizeof(half) && half[0] == '0' && half[n - 1] == '5' ? (size_t)n - 2 : 0;
+		if (dp_len == 0 || dp_len >= sizeof(doc->decimal_point)) {
+			doc->decimal_point[0] = '.';
+			doc->decimal_point[1] = '\0';
+		} else {
+			memcpy(doc->decimal_point, half + 1, dp_len);
+			doc->decimal_point[dp_len] = '\0';
+		}
 	}
 	rki_json_parser ps = { 0 };
 	ps.text = text;

@@ -106,7 +106,8 @@
  *   errors. JSON pointers are formatted only when an error or warning is
  *   reported.
  *   Numbers are converted with strtod and the C library locale's decimal
- *   point, read with localeconv() once per load (see gltf_json_parse.c).
+ *   point, read once per load (see gltf_json_parse.c). Nothing is global:
+ *   loads on different threads are independent.
  */
 #include "gltf_internal.h"
 
