@@ -356,7 +356,7 @@ const char *rki_gltf_name(rki_gltf *g, const rki_json *obj, const rki_gltf_loc *
  * overflow or allocation failure; count 0 gives a valid pointer. */
 static inline void *rki_gltf_array_uninit(rki_arena *ar, size_t count, size_t size)
 {
-	size_t total;
+	size_t total = 0;
 	if (!rki_mul_size(count, size, &total)) {
 		ar->alloc->failed = true;
 		return NULL;
