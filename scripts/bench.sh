@@ -40,6 +40,21 @@ print("| %s | %.0f KB | %s | %s | %s | %s |" % (os.path.basename(f), int(b) / 10
 PY
 done
 
+if [ -x "$build"/bench_json ]; then
+	echo
+	echo "## glTF JSON: libcjson vs rigkit's reader (src/gltf/gltf_json_parse.c), same bytes"
+	echo
+	echo "| file | JSON | cJSON parse+delete ms | rigkit ms | ratio |"
+	echo "|---|---:|---:|---:|---:|"
+	for f in "${glbs[@]}"; do
+		r=$("$build"/bench_json -n 31 "$f" 2>/dev/null || true)
+		read -r _ _ bytes ct rt <<<"${r:-x x 0 nan nan}"
+		python3 -c 'import os,sys; f,b,c,r=sys.argv[1:]
+try: print("| %s | %s B | %.3f | %.3f | %.1f× |" % (os.path.basename(f), b, float(c)*1e3, float(r)*1e3, float(c)/float(r)))
+except (ValueError, ZeroDivisionError): print("| %s | n/a | n/a | n/a | n/a |" % os.path.basename(f))' "$f" "$bytes" "$ct" "$rt"
+	done
+fi
+
 echo
 echo "## GLB write time (rk_write_gltf_memory, in memory)"
 echo

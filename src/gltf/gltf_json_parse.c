@@ -6,28 +6,27 @@
  *   rigkit prefers a well-kept Debian library over its own code, and the
  *   glTF reader used libcjson until the load-time contract (each shared GLB
  *   at least 3x faster than Assimp) could not be met with it: cJSON's parse
- *   and delete alone took more than the whole budget of the two large files.
- *   bench/bench_json (medians of 31 runs, each parser on the same JSON chunk
- *   in memory, runs interleaved; Release, gcc 12 -O2, libcjson 1.7.15) and
- *   the budget from peer_assimp_load in the same session:
+ *   and delete alone take more than the whole budget of Soldier.glb and
+ *   three quarters of Xbot's, before a single vertex is decoded. Measured
+ *   with bench/bench_json (the JSON chunk parsed from memory, median of 31
+ *   runs, 3 sessions; Release, gcc 12.2 -O2, Debian libcjson 1.7.15), the
+ *   budget being Assimp 5.2.5's whole load (peer_assimp_load) / 3:
  *
- *     file                JSON bytes  cJSON parse+delete  this reader  budget (Assimp / 3)
- *     Flamingo.glb             5848        0.030 ms          0.009 ms     0.04 ms
- *     Horse.glb                6100        0.032 ms          0.011 ms     0.05 ms
- *     Soldier.glb            351976        1.613 ms          0.620 ms     1.15 ms
- *     Xbot.glb               328164        1.500 ms          0.737 ms     2.0 ms
- *     readyplayer.me.glb      32096        0.164 ms          0.054 ms     0.43 ms
+ *     file                JSON bytes  cJSON parse+delete  this reader  budget
+ *     Flamingo.glb             5848        0.027 ms          0.005 ms   0.040 ms
+ *     Horse.glb                6100        0.029 ms          0.005 ms   0.051 ms
+ *     Soldier.glb            351976        1.637 ms          0.282 ms   1.19 ms
+ *     Xbot.glb               328164        1.505 ms          0.340 ms   2.05 ms
+ *     readyplayer.me.glb      32096        0.156 ms          0.025 ms   0.46 ms
  *
- *   (docs/benchmarks.md has the command lines.) Both numbers include
- *   the page faults of fresh memory, about 1.4 us per 4 KiB page on that
- *   machine. cJSON allocates every value
+ *   (docs/benchmarks.md has the command lines.) cJSON allocates every value
  *   and every key with malloc (about 50,000 allocations for Xbot.glb) and
  *   converts every number with strtod; glTF documents are mostly small
- *   integers and keys, most of whose floats (accessor min/max) a loader never
- *   reads. This reader allocates from the load's temporary arena, keeps
- *   unescaped strings as spans of the input, converts integers of up to 19
- *   digits exactly while scanning and keeps other numbers as text that
- *   rki_json_number() converts with strtod when (if) it is read.
+ *   integers and keys, and most of their floats (accessor min/max) a loader
+ *   never reads. This reader allocates from the load's temporary arena,
+ *   keeps unescaped strings as spans of the input, converts integers of up
+ *   to 19 digits exactly while scanning and keeps other numbers as text that
+ *   rki_json_number() converts when (if) they are read.
  *
  * WHAT IT ACCEPTS
  *   Exactly RFC 8259 JSON: one value with optional whitespace (space, tab,

@@ -108,6 +108,13 @@
  *   Numbers are converted with strtod and the C library locale's decimal
  *   point, read once per load (see gltf_json_parse.c). Nothing is global:
  *   loads on different threads are independent.
+ *   The scene's bulk is asked for as one arena chunk sized from the
+ *   accessors (see "scene memory" below): at most 4 x the input size + 1 MiB
+ *   and half of what memory_limit leaves; its unused tail is never touched
+ *   and not counted in scene->memory_used.
+ *   Skin weights of a (skin, mesh) pair are allocated for every influence
+ *   being non-zero (vertices x 4 per JOINTS/WEIGHTS set); only the used
+ *   prefix is written.
  */
 #include "gltf_internal.h"
 
