@@ -70,6 +70,12 @@ const char *rki_fbx_obj_str(const rki_fbx_object *o, const char *name, const cha
 void rki_fbx_fail(rki_fbx_ctx *ctx, const rki_fbx_node *n, rk_error_code code, const char *fmt, ...) RKI_PRINTF(4, 5);
 void rki_fbx_warn(rki_fbx_ctx *ctx, const rki_fbx_node *n, const char *fmt, ...) RKI_PRINTF(3, 4);
 
+/* Reads g's Vertices and PolygonVertexIndex (negative = last corner of a
+ * polygon) into m: vertex_count, positions, index_count, vertex_indices,
+ * face_count, faces, triangle_count_hint. Out-of-range indices are clamped
+ * to vertex 0 (warned). False on a fatal error (err set). */
+bool rki_fbx_read_polygons(rki_fbx_ctx *ctx, const rki_fbx_node *g, rk_mesh *m);
+
 /* One skin cluster (7x Deformer "Cluster", legacy "Link"): the DOM node holding
  * Indexes, Weights, Transform and TransformLink, and its bone (NULL = none). */
 typedef struct rki_fbx_cluster {

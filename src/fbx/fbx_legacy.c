@@ -789,71 +789,18 @@ static bool rki_lg_build_mesh(rki_lg *lg, uint32_t model, rk_mesh *m)
 	const rki_fbx_node *g = o->node;
 	m->name = o->name;
 	m->source_id = (uint64_t)o->id;
-	const rki_fbx_node *vn = rki_fbx_find_child(g, "Vertices");
-	const double *pos = NULL;
-	size_t pos_count = 0;
-	if (!rki_fbx_array_f64(vn, 0, ctx->sc->arena, &pos, &pos_count, ctx->sc->err)) return rki_lg_dom_failed(ctx);
-	if (pos_count % 3 != 0) {
-		rki_fbx_fail(ctx, vn, RK_ERROR_CORRUPT, "Vertices has %zu numbers, not a multiple of 3", pos_count);
-		return false;
-	}
-	m->vertex_count = pos_count / 3;
-	m->positions = pos_count ? (const rk_vec3 *)(const void *)pos : (const rk_vec3 *)rki_arena_alloc(ctx->sc->arena, sizeof(rk_vec3));
-	if (!m->positions) return rki_lg_oom(ctx);
-	if (m->vertex_count > UINT32_MAX - 1) {
-		rki_fbx_fail(ctx, vn, RK_ERROR_LIMIT, "%zu vertices exceed 32-bit indices", m->vertex_count);
-		return false;
-	}
-	const rki_fbx_node *pn = rki_fbx_find_child(g, "PolygonVertexIndex");
-	const int32_t *pvi = NULL;
-	size_t pvi_count = 0;
-	if (!rki_fbx_array_i32(pn, 0, &ctx->sc->tmp, &pvi, &pvi_count, ctx->sc->err)) return rki_lg_dom_failed(ctx);
-	if (pvi_count > UINT32_MAX - 1 || pvi_count > ctx->sc->opts.max_elements) {
-		rki_fbx_fail(ctx, pn, RK_ERROR_LIMIT, "PolygonVertexIndex has %zu entries (limit %zu)", pvi_count, ctx->sc->opts.max_elements);
-		return false;
-	}
-	if (pvi_count > 0 && m->vertex_count == 0) {
-		rki_fbx_fail(ctx, pn, RK_ERROR_CORRUPT, "PolygonVertexIndex has %zu entries but the mesh has no vertices", pvi_count);
-		return false;
-	}
-	size_t faces = 0;
-	for (size_t i = 0; i < pvi_count; i++)
-		if (pvi[i] < 0 || i + 1 == pvi_count) faces++;
-	size_t n1 = pvi_count ? pvi_count : 1;
-	uint32_t *vi = (uint32_t *)rki_arena_array(ctx->sc->arena, n1, sizeof(uint32_t));
+	if (!rki_fbx_read_polygons(ctx, g, m)) return false;
+	size_t n1 = m->index_count ? m->index_count : 1;
 	uint32_t *corner_ids = (uint32_t *)rki_arena_array(ctx->sc->arena, n1, sizeof(uint32_t));
 	uint32_t *face_of = (uint32_t *)rki_arena_array(&ctx->sc->tmp, n1, sizeof(uint32_t));
-	rk_face *fc = (rk_face *)rki_arena_array(ctx->sc->arena, faces ? faces : 1, sizeof(rk_face));
-	if (!vi || !corner_ids || !face_of || !fc) return rki_lg_oom(ctx);
-	size_t f = 0, begin = 0, bad = 0, tris = 0;
-	bool unterminated = false;
-	for (size_t i = 0; i < pvi_count; i++) {
-		int64_t v = pvi[i];
-		bool end = v < 0;
-		if (end) v = -v - 1;
-		if ((uint64_t)v >= m->vertex_count) {
-			v = 0;
-			bad++;
-		}
-		vi[i] = (uint32_t)v;
-		corner_ids[i] = (uint32_t)i;
-		face_of[i] = (uint32_t)f;
-		if (end || i + 1 == pvi_count) {
-			if (!end) unterminated = true;
-			fc[f].index_begin = (uint32_t)begin;
-			fc[f].index_count = (uint32_t)(i + 1 - begin);
-			if (fc[f].index_count >= 3) tris += fc[f].index_count - 2;
-			f++;
-			begin = i + 1;
+	if (!corner_ids || !face_of) return rki_lg_oom(ctx);
+	for (size_t f = 0; f < m->face_count; f++) {
+		for (uint32_t k = 0; k < m->faces[f].index_count; k++) {
+			size_t c = (size_t)m->faces[f].index_begin + k;
+			corner_ids[c] = (uint32_t)c;
+			face_of[c] = (uint32_t)f;
 		}
 	}
-	if (bad) rki_fbx_warn(ctx, pn, "%zu polygon vertex indices out of range (clamped to vertex 0)", bad);
-	if (unterminated) rki_fbx_warn(ctx, pn, "last polygon is not terminated by a negative index");
-	m->index_count = pvi_count;
-	m->vertex_indices = vi;
-	m->face_count = faces;
-	m->faces = fc;
-	m->triangle_count_hint = tris;
 	m->uv_sets.data = NULL;
 	m->colors.data = NULL;
 	return rki_lg_normals(ctx, g, m, corner_ids) && rki_lg_uvs(ctx, g, m, face_of)

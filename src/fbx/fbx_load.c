@@ -740,11 +740,8 @@ static const char *rki_fbx_layer_name(rki_fbx_ctx *ctx, const rki_fbx_node *laye
 	return rki_arena_strndup(ctx->sc->arena, buf, strlen(buf));
 }
 
-static bool rki_fbx_build_mesh(rki_fbx_ctx *ctx, rki_fbx_object *o, rk_mesh *m)
+bool rki_fbx_read_polygons(rki_fbx_ctx *ctx, const rki_fbx_node *g, rk_mesh *m)
 {
-	const rki_fbx_node *g = o->node;
-	m->name = o->name;
-	m->source_id = (uint64_t)o->id;
 	const rki_fbx_node *vn = rki_fbx_find_child(g, "Vertices");
 	const double *pos = NULL;
 	size_t pos_count = 0;
@@ -759,6 +756,10 @@ static bool rki_fbx_build_mesh(rki_fbx_ctx *ctx, rki_fbx_object *o, rk_mesh *m)
 	m->vertex_count = pos_count / 3;
 	m->positions = pos_count ? (const rk_vec3 *)(const void *)pos : (const rk_vec3 *)rki_arena_alloc(ctx->sc->arena, sizeof(rk_vec3));
 	if (!m->positions) return rki_fbx_oom(ctx);
+	if (m->vertex_count > UINT32_MAX - 1) {
+		rki_fbx_fail(ctx, vn, RK_ERROR_LIMIT, "%zu vertices exceed 32-bit indices", m->vertex_count);
+		return false;
+	}
 	const rki_fbx_node *pn = rki_fbx_find_child(g, "PolygonVertexIndex");
 	const int32_t *pvi = NULL;
 	size_t pvi_count = 0;
@@ -808,6 +809,18 @@ static bool rki_fbx_build_mesh(rki_fbx_ctx *ctx, rki_fbx_object *o, rk_mesh *m)
 	m->face_count = faces;
 	m->faces = fc;
 	m->triangle_count_hint = tris;
+	return true;
+}
+
+static bool rki_fbx_build_mesh(rki_fbx_ctx *ctx, rki_fbx_object *o, rk_mesh *m)
+{
+	const rki_fbx_node *g = o->node;
+	m->name = o->name;
+	m->source_id = (uint64_t)o->id;
+	if (!rki_fbx_read_polygons(ctx, g, m)) return false;
+	const uint32_t *vi = m->vertex_indices;
+	const rk_face *fc = m->faces;
+	size_t pvi_count = m->index_count, faces = m->face_count;
 	rki_mesh_topo t = { m->vertex_count, pvi_count, faces, vi, fc, NULL, NULL };
 
 	/* Layer elements in file order. */
