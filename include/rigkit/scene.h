@@ -449,9 +449,19 @@ typedef struct rk_scene {
  * Loading
  * ------------------------------------------------------------------------- */
 
+/* How a unit/axis conversion is applied (seed 000's adjust transforms).
+ * Both give the same world-space results.
+ *   ADJUST_TRANSFORMS: the synthetic root's node_to_parent holds the whole
+ *     conversion (axis change, then uniform unit scale); file data untouched.
+ *   MODIFY_GEOMETRY: the unit factor k is applied to the data: every node's
+ *     adjust.translation_scale (so static and animated translations, pivots
+ *     and offsets scale), mesh positions, blend shape offsets, geometric
+ *     translations, skin bind matrices and bind poses; the axis rotation is
+ *     each root child's adjust.pre_rotation. A mirroring axis change
+ *     (left <-> right handed) stays in the root's node_to_parent. */
 typedef enum rk_space_conversion {
-	RK_CONVERT_ADJUST_TRANSFORMS = 0, /* default: add a rotation/scale at the root nodes */
-	RK_CONVERT_MODIFY_GEOMETRY        /* rewrite vertex data and translations in place */
+	RK_CONVERT_ADJUST_TRANSFORMS = 0,
+	RK_CONVERT_MODIFY_GEOMETRY
 } rk_space_conversion;
 
 /* Load options. Zero-initialise; every zero field means its default. */

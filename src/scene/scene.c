@@ -108,31 +108,108 @@ void rki_scene_abort(rki_scene_ctx *ctx)
 }
 
 /* Root conversion: axis change and unit scale as the root's node_to_parent. */
-static void rki_apply_conversion(rki_scene_ctx *ctx)
+/* Copy of n vec3 (arena) scaled by k; NULL on allocation failure. */
+static rk_vec3 *rki_scaled_copy(rki_arena *ar, const rk_vec3 *src, size_t n, double k)
+{
+	rk_vec3 *d = (rk_vec3 *)rki_arena_array(ar, n ? n : 1, sizeof(rk_vec3));
+	if (!d) return NULL;
+	for (size_t i = 0; i < n; i++) d[i] = rk_vec3_scale(src[i], k);
+	return d;
+}
+
+static void rki_scale_translation(rk_mat4 *m, double k)
+{
+	m->m[12] *= k;
+	m->m[13] *= k;
+	m->m[14] *= k;
+}
+
+/* RK_CONVERT_MODIFY_GEOMETRY for a unit factor k: every translation (node
+ * chains through adjust.translation_scale, so animated translations and
+ * pivots follow), vertex position, blend shape offset, geometric
+ * translation and bind matrix is scaled by k. Arrays are rewritten as
+ * scaled copies (they may be shared). False on allocation failure. */
+static bool rki_modify_geometry_units(rki_scene_ctx *ctx, double k)
+{
+	rk_scene *s = ctx->scene;
+	for (size_t i = 1; i < s->nodes.count; i++) {
+		rk_node *n = &s->nodes.data[i];
+		n->adjust.translation_scale *= k;
+		n->props.geometric_translation = rk_vec3_scale(n->props.geometric_translation, k);
+		if (n->has_bind_pose) rki_scale_translation(&n->bind_node_to_world, k);
+	}
+	for (size_t i = 0; i < s->meshes.count; i++) {
+		rk_mesh *m = &s->meshes.data[i];
+		if (m->vertex_count) {
+			rk_vec3 *p = rki_scaled_copy(ctx->arena, m->positions, m->vertex_count, k);
+			if (!p) return false;
+			m->positions = p;
+		}
+		for (size_t c = 0; c < m->blend_channels.count; c++) {
+			rk_blend_channel *ch = &m->blend_channels.data[c];
+			for (size_t t = 0; t < ch->target_count; t++) {
+				rk_blend_shape *bs = (rk_blend_shape *)&ch->targets[t];
+				if (!bs->offset_count) continue;
+				rk_vec3 *o = rki_scaled_copy(ctx->arena, bs->position_offsets, bs->offset_count, k);
+				if (!o) return false;
+				bs->position_offsets = o;
+			}
+		}
+	}
+	for (size_t i = 0; i < s->skins.count; i++) {
+		rk_skin *sk = &s->skins.data[i];
+		for (size_t j = 0; j < sk->joint_count; j++) {
+			rk_skin_joint *jt = (rk_skin_joint *)&sk->joints[j];
+			rki_scale_translation(&jt->mesh_to_joint, k);
+			rki_scale_translation(&jt->joint_to_world_bind, k);
+			rki_scale_translation(&jt->mesh_to_world_bind, k);
+		}
+	}
+	return true;
+}
+
+/* Unit and axis conversion (rk_load_opts). ADJUST_TRANSFORMS (default): the
+ * whole conversion is the synthetic root's node_to_parent. MODIFY_GEOMETRY:
+ * units are applied to the data (rki_modify_geometry_units) and the axis
+ * rotation goes into the root children's adjust.pre_rotation; a mirroring
+ * axis change (left <-> right handed) stays at the root in both modes. */
+static bool rki_apply_conversion(rki_scene_ctx *ctx)
 {
 	rk_scene *s = ctx->scene;
 	rk_node *root = s->root;
-	rk_mat4 conv = rk_mat4_identity();
-	bool changed = false;
+	rk_mat4 axes = rk_mat4_identity();
+	double k = 1.0;
 	if (rk_axes_valid(ctx->opts.target_axes) && rk_axes_valid(s->settings.original_axes)
 		&& !rk_axes_equal(ctx->opts.target_axes, s->settings.original_axes)) {
-		conv = rk_axes_conversion(s->settings.original_axes, ctx->opts.target_axes);
+		axes = rk_axes_conversion(s->settings.original_axes, ctx->opts.target_axes);
 		s->settings.axes = ctx->opts.target_axes;
-		changed = true;
 	} else if (rk_axes_valid(ctx->opts.target_axes) && !rk_axes_valid(s->settings.original_axes)) {
 		rki_scene_warn(ctx, UINT64_MAX, "", "file does not state its axes: target_axes ignored");
 	}
 	if (ctx->opts.target_unit_meters > 0.0 && s->settings.original_unit_meters > 0.0
 		&& fabs(ctx->opts.target_unit_meters - s->settings.original_unit_meters) > 1e-15) {
-		double k = s->settings.original_unit_meters / ctx->opts.target_unit_meters;
-		conv = rk_mat4_mul(rk_mat4_scaling((rk_vec3){ k, k, k }), conv);
+		k = s->settings.original_unit_meters / ctx->opts.target_unit_meters;
 		s->settings.unit_meters = ctx->opts.target_unit_meters;
-		changed = true;
 	}
-	if (changed && root) {
-		root->node_to_parent = conv;
-		root->local = rk_mat4_decompose(conv);
+	if (!root) return true;
+	rk_mat4 at_root = rk_mat4_identity();
+	if (ctx->opts.space_conversion == RK_CONVERT_MODIFY_GEOMETRY) {
+		if (k != 1.0 && !rki_modify_geometry_units(ctx, k)) return false;
+		if (rk_mat4_determinant3(axes) > 0.0) {
+			rk_quat q = rk_mat4_decompose(axes).rotation;
+			for (size_t i = 0; i < root->children.count; i++) {
+				rk_adjust_transform *a = &root->children.data[i]->adjust;
+				a->pre_rotation = rk_quat_normalize(rk_quat_mul(q, a->pre_rotation));
+			}
+		} else {
+			at_root = axes;
+		}
+	} else {
+		at_root = rk_mat4_mul(rk_mat4_scaling((rk_vec3){ k, k, k }), axes);
 	}
+	root->node_to_parent = at_root;
+	root->local = rk_mat4_decompose(at_root);
+	return true;
 }
 
 rk_scene *rki_scene_finish(rki_scene_ctx *ctx)
@@ -141,7 +218,11 @@ rk_scene *rki_scene_finish(rki_scene_ctx *ctx)
 	if (!s->settings.original_axes.up) s->settings.original_axes = s->settings.axes;
 	if (s->settings.original_unit_meters <= 0.0) s->settings.original_unit_meters = s->settings.unit_meters;
 	if (s->nodes.count > 0) s->root = &s->nodes.data[0];
-	rki_apply_conversion(ctx);
+	if (!rki_apply_conversion(ctx)) {
+		rki_scene_oom(ctx);
+		rki_scene_abort(ctx);
+		return NULL;
+	}
 	rki_scene_update_matrices(s);
 	if (ctx->warning_count) {
 		rk_warning *w = (rk_warning *)rki_arena_array(ctx->arena, ctx->warning_count, sizeof(rk_warning));
