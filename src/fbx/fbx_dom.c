@@ -1812,6 +1812,16 @@ static size_t rki_fbx_online_cores(void)
 	return n > 0 ? (size_t)n : 1;
 }
 
+/* Threads (the calling one included) for `count` arrays of `total` decoded bytes. */
+static size_t rki_fbx_thread_count(size_t threads, uint64_t total, size_t count)
+{
+	size_t want = threads ? threads : rki_fbx_online_cores();
+	if (want > RKI_FBX_MAX_THREADS) want = RKI_FBX_MAX_THREADS;
+	if ((uint64_t)want > 1 + total / RKI_FBX_THREAD_MIN_BYTES) want = (size_t)(1 + total / RKI_FBX_THREAD_MIN_BYTES);
+	if (want > count) want = count;
+	return want;
+}
+
 static rki_fbx_decode_batch *rki_fbx_batch_new(rki_alloc *tmp)
 {
 	rki_fbx_decode_batch *b = (rki_fbx_decode_batch *)rki_malloc(tmp, sizeof(*b));
@@ -1885,10 +1895,7 @@ static rki_fbx_decode_batch *rki_fbx_batch_begin(rki_fbx_decode_batch *b, rki_ar
 	b->swap = swap;
 	atomic_init(&b->next, 0);
 
-	size_t want = threads ? threads : rki_fbx_online_cores();
-	if (want > RKI_FBX_MAX_THREADS) want = RKI_FBX_MAX_THREADS;
-	if ((uint64_t)want > 1 + total / RKI_FBX_THREAD_MIN_BYTES) want = (size_t)(1 + total / RKI_FBX_THREAD_MIN_BYTES);
-	if (want > b->count) want = b->count;
+	size_t want = rki_fbx_thread_count(threads, total, b->count);
 	for (; b->worker_count < want; b->worker_count++) {
 		rki_fbx_decode_worker *w = &b->workers[b->worker_count];
 		w->batch = b;
@@ -2074,6 +2081,11 @@ rki_fbx_decode_batch *rki_fbx_decode_prescan(const void *data, size_t size, cons
 		pos = rec_end;
 	}
 	if (s.failed) b->jobs.size = 0;
+	/* Without a helper thread a batch only costs: lazy decoding on access does the same. */
+	if (rki_fbx_thread_count(threads, s.array_bytes, b->jobs.size / sizeof(rki_fbx_decode_job)) < 2) {
+		rki_fbx_batch_free(b);
+		return NULL;
+	}
 	return rki_fbx_batch_begin(b, arena, s.be == rki_fbx_host_little_endian(), threads);
 }
 

@@ -304,7 +304,9 @@ size_t rki_fbx_decode_finish(rki_fbx_decode_batch *batch);
  * each pending array to its job, and the helpers decode while the tree is
  * being built. NULL when the input is not binary FBX or nothing is listed. The
  * batch must be finished (rki_fbx_decode_finish) before `data` or `arena` go
- * away, also when the parse fails. */
+ * away, also when the parse fails. Also NULL when fewer than two threads would
+ * decode (threads == 1, one core, or less than 256 KiB listed): lazy decoding
+ * on access is then just as fast. */
 rki_fbx_decode_batch *rki_fbx_decode_prescan(const void *data, size_t size, const char *under,
 	const char *const *names, size_t name_count, size_t max_depth, size_t threads, const rki_fbx_limits *limits,
 	rki_arena *arena, rki_alloc *tmp);
