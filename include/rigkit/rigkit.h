@@ -10,6 +10,7 @@
  *   anim.h       curve/track sampling, pose evaluation, reference deformation
  *   mesh.h       GPU-ready mesh expansion (triangulation, parts, top-4 skin influences)
  *   gltf.h       glTF 2.0 / GLB writer
+ *   image.h      texture images decoded on demand (RGBA8)
  *   runtime.h    float runtime: skeletons, clips, sampling/blending/local-to-model jobs, root motion
  *   sample.h     built-in procedural sample characters (Mixamo-style source, RPM-style avatar)
  */
@@ -24,6 +25,7 @@
 #include "rigkit/anim.h"
 #include "rigkit/mesh.h"
 #include "rigkit/gltf.h"
+#include "rigkit/image.h"
 #include "rigkit/runtime.h"
 #include "rigkit/sample.h"
 
