@@ -43,8 +43,9 @@ sanitize:
 bench:
 	@bash scripts/install-deps.sh build bench
 	@cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=Release >/dev/null
-	@cmake --build $(BUILD) -j$(JOBS)
-	@bash scripts/bench.sh $(BUILD)
+	@cmake --build $(BUILD) -j$(JOBS) >/dev/null
+	@bash scripts/bench.sh $(BUILD) | tee $(BUILD)/benchmarks.md
+	@echo "(also written to $(BUILD)/benchmarks.md; docs/benchmarks.md records reviewed runs)"
 
 fuzz:
 	@bash scripts/install-deps.sh build fuzz
