@@ -70,6 +70,19 @@ const char *rki_fbx_obj_str(const rki_fbx_object *o, const char *name, const cha
 void rki_fbx_fail(rki_fbx_ctx *ctx, const rki_fbx_node *n, rk_error_code code, const char *fmt, ...) RKI_PRINTF(4, 5);
 void rki_fbx_warn(rki_fbx_ctx *ctx, const rki_fbx_node *n, const char *fmt, ...) RKI_PRINTF(3, 4);
 
+/* How a layer element's values map to polygon corners. */
+typedef enum rki_fbx_mapping {
+	RKI_MAP_NONE, RKI_MAP_CORNER, RKI_MAP_VERTEX, RKI_MAP_FACE, RKI_MAP_ALL
+} rki_fbx_mapping;
+
+/* Per-corner value indices: element e of corner c is c (CORNER), its vertex
+ * (VERTEX), face_of[c] (FACE) or 0 (ALL); through ref[e] when ref is set
+ * (IndexToDirect; negative = none). Missing or out-of-range values get
+ * index value_count (the caller's zero sentinel). Writes idx[0..index_count)
+ * and returns how many corners had no value. */
+size_t rki_fbx_corner_indices(rki_fbx_mapping map, const int32_t *ref, size_t ref_count, size_t value_count,
+	const uint32_t *vertex_indices, const uint32_t *face_of, size_t index_count, uint32_t *idx);
+
 /* Reads g's Vertices and PolygonVertexIndex (negative = last corner of a
  * polygon) into m: vertex_count, positions, index_count, vertex_indices,
  * face_count, faces, triangle_count_hint. Out-of-range indices are clamped

@@ -718,27 +718,8 @@ static bool rki_lg_uvs(rki_fbx_ctx *ctx, const rki_fbx_node *g, rk_mesh *m, cons
 	rk_uv_set *set = (rk_uv_set *)rki_arena_array(ctx->sc->arena, 1, sizeof(rk_uv_set));
 	if (!uv || !idx || !set) return rki_lg_oom(ctx);
 	for (size_t i = 0; i < values; i++) uv[i] = (rk_vec2){ raw[i * 2], raw[i * 2 + 1] };
-	size_t bad = 0;
-	for (size_t c = 0; c < m->index_count; c++) {
-		size_t e;
-		switch (mode) {
-		case RKI_LG_CORNER: e = c; break;
-		case RKI_LG_VERTEX: e = m->vertex_indices[c]; break;
-		case RKI_LG_FACE: e = face_of[c]; break;
-		default: e = 0; break;
-		}
-		size_t v = SIZE_MAX;
-		if (ref) {
-			if (e < ref_count && ref[e] >= 0) v = (size_t)ref[e];
-		} else {
-			v = e;
-		}
-		if (v >= values) {
-			v = values;
-			bad++;
-		}
-		idx[c] = (uint32_t)v;
-	}
+	static const rki_fbx_mapping maps[] = { RKI_MAP_NONE, RKI_MAP_CORNER, RKI_MAP_VERTEX, RKI_MAP_FACE, RKI_MAP_ALL };
+	size_t bad = rki_fbx_corner_indices(maps[mode], ref, ref_count, values, m->vertex_indices, face_of, m->index_count, idx);
 	if (bad) rki_fbx_warn(ctx, info, "%zu polygon corners reference missing UVs (set to zero)", bad);
 	set->name = "UVSet0";
 	set->uv.exists = true;

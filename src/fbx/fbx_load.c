@@ -565,9 +565,36 @@ static bool rki_fbx_build_nodes(rki_fbx_ctx *ctx)
 
 /* ---- geometry ---------------------------------------------------------------------------- */
 
-typedef enum { RKI_MAP_NONE, RKI_MAP_CORNER, RKI_MAP_VERTEX, RKI_MAP_FACE, RKI_MAP_ALL } rki_mapping;
+typedef rki_fbx_mapping rki_mapping;
 
-static rki_mapping rki_fbx_mapping(const rki_fbx_node *layer)
+size_t rki_fbx_corner_indices(rki_fbx_mapping map, const int32_t *ref, size_t ref_count, size_t value_count,
+	const uint32_t *vertex_indices, const uint32_t *face_of, size_t index_count, uint32_t *idx)
+{
+	size_t bad = 0;
+	for (size_t c = 0; c < index_count; c++) {
+		size_t e;
+		switch (map) {
+		case RKI_MAP_CORNER: e = c; break;
+		case RKI_MAP_VERTEX: e = vertex_indices[c]; break;
+		case RKI_MAP_FACE: e = face_of[c]; break;
+		default: e = 0; break;
+		}
+		size_t v = SIZE_MAX;
+		if (ref) {
+			if (e < ref_count && ref[e] >= 0) v = (size_t)ref[e];
+		} else {
+			v = e;
+		}
+		if (v >= value_count) {
+			v = value_count;
+			bad++;
+		}
+		idx[c] = (uint32_t)v;
+	}
+	return bad;
+}
+
+static rki_mapping rki_fbx_layer_mapping(const rki_fbx_node *layer)
 {
 	const char *s;
 	size_t len;
@@ -632,7 +659,7 @@ static bool rki_fbx_layer(rki_fbx_ctx *ctx, const rki_fbx_node *layer, const cha
 	*exists = false;
 	const rki_fbx_node *dn = rki_fbx_find_child(layer, data_name);
 	if (!dn) return true;
-	rki_mapping map = rki_fbx_mapping(layer);
+	rki_mapping map = rki_fbx_layer_mapping(layer);
 	if (map == RKI_MAP_NONE) {
 		rki_fbx_warn(ctx, layer, "unsupported mapping of %s (only ByPolygonVertex/ByVertice/ByPolygon/AllSame): ignored", data_name);
 		return true;
@@ -684,27 +711,7 @@ static bool rki_fbx_layer(rki_fbx_ctx *ctx, const rki_fbx_node *layer, const cha
 	}
 	uint32_t *idx = (uint32_t *)rki_arena_alloc_uninit(ctx->sc->arena, t->index_count ? t->index_count * sizeof(uint32_t) : 1);
 	if (!idx) return rki_fbx_oom(ctx);
-	size_t bad = 0;
-	for (size_t c = 0; c < t->index_count; c++) {
-		size_t e;
-		switch (map) {
-		case RKI_MAP_CORNER: e = c; break;
-		case RKI_MAP_VERTEX: e = t->vertex_indices[c]; break;
-		case RKI_MAP_FACE: e = t->face_of_corner[c]; break;
-		default: e = 0; break;
-		}
-		size_t v = SIZE_MAX;
-		if (ref) {
-			if (e < ref_count && ref[e] >= 0) v = (size_t)ref[e];
-		} else {
-			v = e;
-		}
-		if (v >= value_count) {
-			v = value_count;
-			bad++;
-		}
-		idx[c] = (uint32_t)v;
-	}
+	size_t bad = rki_fbx_corner_indices(map, ref, ref_count, value_count, t->vertex_indices, t->face_of_corner, t->index_count, idx);
 	if (bad && value_count > 0)
 		rki_fbx_warn(ctx, layer, "%s: %zu corners reference missing values (set to zero)", data_name, bad);
 	*values_out = vals;
@@ -882,7 +889,7 @@ static bool rki_fbx_build_mesh(rki_fbx_ctx *ctx, rki_fbx_object *o, rk_mesh *m)
 			}
 			uint32_t *fm = (uint32_t *)rki_arena_array(ctx->sc->arena, faces ? faces : 1, sizeof(uint32_t));
 			if (!fm) return rki_fbx_oom(ctx);
-			rki_mapping map = rki_fbx_mapping(l);
+			rki_mapping map = rki_fbx_layer_mapping(l);
 			for (size_t k = 0; k < faces; k++) {
 				size_t e = map == RKI_MAP_FACE ? k : 0;
 				int32_t v = e < mat_count ? mats[e] : 0;
