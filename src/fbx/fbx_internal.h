@@ -89,6 +89,14 @@ size_t rki_fbx_corner_indices(rki_fbx_mapping map, const int32_t *ref, size_t re
  * to vertex 0 (warned). False on a fatal error (err set). */
 bool rki_fbx_read_polygons(rki_fbx_ctx *ctx, const rki_fbx_node *g, rk_mesh *m);
 
+/* Reads a Shape (7x Geometry "Shape" object, 6100/legacy Shape child):
+ * Indexes, Vertices (offsets) and optional Normals into bs (name set).
+ * Extra indices without offsets and short normal arrays are warned and
+ * dropped; out-of-range vertex indices are skipped. *ni_out = indexes used,
+ * *kept_out = offsets kept. False on a fatal error (err set). */
+bool rki_fbx_read_shape(rki_fbx_ctx *ctx, const rki_fbx_node *sn, const char *name, const rk_mesh *mesh,
+	rk_blend_shape *bs, size_t *ni_out, size_t *kept_out);
+
 /* One skin cluster (7x Deformer "Cluster", legacy "Link"): the DOM node holding
  * Indexes, Weights, Transform and TransformLink, and its bone (NULL = none). */
 typedef struct rki_fbx_cluster {

@@ -879,43 +879,9 @@ static bool rki_lg_build_blend(rki_lg *lg, uint32_t model, rk_mesh *mesh)
 		if (!rki_fbx_prop_str(sn, 0, &s, &len)) { s = ""; len = 0; }
 		const char *name = rki_arena_name(ctx->sc->arena, s, len);
 		if (!name) return rki_lg_oom(ctx);
-		const rki_fbx_node *in = rki_fbx_find_child(sn, "Indexes");
-		const rki_fbx_node *vn = rki_fbx_find_child(sn, "Vertices");
-		const rki_fbx_node *nn = rki_fbx_find_child(sn, "Normals");
-		const int32_t *ii = NULL;
-		const double *vv = NULL, *nv = NULL;
-		size_t ni = 0, nvv = 0, nnv = 0;
-		if ((in && !rki_fbx_array_i32(in, 0, &ctx->sc->tmp, &ii, &ni, ctx->sc->err))
-			|| (vn && !rki_fbx_array_f64(vn, 0, &ctx->sc->tmp, &vv, &nvv, ctx->sc->err))
-			|| (nn && !rki_fbx_array_f64(nn, 0, &ctx->sc->tmp, &nv, &nnv, ctx->sc->err)))
-			return rki_lg_dom_failed(ctx);
-		if (nvv / 3 < ni) {
-			rki_fbx_warn(ctx, sn, "Shape has %zu Indexes but %zu vertex numbers: the extra indices are ignored", ni, nvv);
-			ni = nvv / 3;
-		}
-		if (nv && nnv / 3 < ni) {
-			rki_fbx_warn(ctx, sn, "Shape has fewer normals than Indexes: its normals are ignored");
-			nv = NULL;
-		}
-		uint32_t *oi = (uint32_t *)rki_arena_array(ctx->sc->arena, ni ? ni : 1, sizeof(uint32_t));
-		rk_vec3 *op = (rk_vec3 *)rki_arena_array(ctx->sc->arena, ni ? ni : 1, sizeof(rk_vec3));
-		rk_vec3 *on = nv ? (rk_vec3 *)rki_arena_array(ctx->sc->arena, ni ? ni : 1, sizeof(rk_vec3)) : NULL;
-		if (!oi || !op || (nv && !on)) return rki_lg_oom(ctx);
-		size_t kept = 0;
-		for (size_t k = 0; k < ni; k++) {
-			if (ii[k] < 0 || (size_t)ii[k] >= mesh->vertex_count) continue;
-			oi[kept] = (uint32_t)ii[k];
-			op[kept] = (rk_vec3){ vv[k * 3], vv[k * 3 + 1], vv[k * 3 + 2] };
-			if (on) on[kept] = (rk_vec3){ nv[k * 3], nv[k * 3 + 1], nv[k * 3 + 2] };
-			kept++;
-		}
-		if (kept != ni) rki_fbx_warn(ctx, in, "Shape: %zu vertex indices out of range ignored", ni - kept);
 		rk_blend_shape *bs = &targets[c];
-		bs->name = name;
-		bs->offset_count = kept;
-		bs->vertex_indices = oi;
-		bs->position_offsets = op;
-		bs->normal_offsets = on;
+		size_t ni, kept;
+		if (!rki_fbx_read_shape(ctx, sn, name, mesh, bs, &ni, &kept)) return false;
 		tw[c] = 1.0;
 		rk_blend_channel *ch = &chans[c];
 		ch->index = (uint32_t)c;

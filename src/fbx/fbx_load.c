@@ -1152,7 +1152,7 @@ static bool rki_fbx_build_skin(rki_fbx_ctx *ctx, rki_fbx_object *so, const rk_me
 /* Reads a Shape (7x Geometry "Shape" object or 6100 Shape child) into bs:
  * Indexes, Vertices (offsets), optional Normals. *ni = indexes in the file,
  * *kept = offsets kept (in-range vertex indices). */
-static bool rki_fbx_read_shape(rki_fbx_ctx *ctx, const rki_fbx_node *sn, const char *name, const rk_mesh *mesh,
+bool rki_fbx_read_shape(rki_fbx_ctx *ctx, const rki_fbx_node *sn, const char *name, const rk_mesh *mesh,
 	rk_blend_shape *bs, size_t *ni_out, size_t *kept_out)
 {
 	bs->name = name;
@@ -1168,9 +1168,13 @@ static bool rki_fbx_read_shape(rki_fbx_ctx *ctx, const rki_fbx_node *sn, const c
 		rki_error_file(ctx->sc->err, ctx->filename);
 		return false;
 	}
-	if (nvv != ni * 3 || (nv && nnv != ni * 3)) {
-		rki_fbx_fail(ctx, sn, RK_ERROR_CORRUPT, "shape has %zu Indexes but %zu vertex numbers (expected 3 each)", ni, nvv);
-		return false;
+	if (nvv / 3 < ni) {
+		rki_fbx_warn(ctx, sn, "Shape has %zu Indexes but %zu vertex numbers: the extra indices are ignored", ni, nvv);
+		ni = nvv / 3;
+	}
+	if (nv && nnv / 3 < ni) {
+		rki_fbx_warn(ctx, sn, "Shape has fewer normals than Indexes: its normals are ignored");
+		nv = NULL;
 	}
 	uint32_t *oi = (uint32_t *)rki_arena_array(ctx->sc->arena, ni ? ni : 1, sizeof(uint32_t));
 	rk_vec3 *op = (rk_vec3 *)rki_arena_array(ctx->sc->arena, ni ? ni : 1, sizeof(rk_vec3));
