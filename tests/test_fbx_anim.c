@@ -136,14 +136,14 @@ static double eval_inside(const rk_anim_curve *c, double t)
 	size_t i = 0;
 	while (i + 2 < n && t >= c->times[i + 1]) i++;
 	double t0 = c->times[i], t1 = c->times[i + 1], v0 = c->values[i], v1 = c->values[i + 1];
-	switch (c->interp[i]) {
+	switch (rk_curve_interp(c, i)) {
 	case RK_INTERP_CONSTANT: return v0;
 	case RK_INTERP_CONSTANT_NEXT: return t > t0 ? v1 : v0;
 	case RK_INTERP_LINEAR: return v0 + (v1 - v0) * (t - t0) / (t1 - t0);
 	case RK_INTERP_CUBIC: {
-		double dt = t1 - t0, wr = c->right_weight[i], wl = c->left_weight[i + 1];
+		double dt = t1 - t0, wr = rk_curve_right_weight(c, i), wl = rk_curve_left_weight(c, i + 1);
 		double x1 = t0 + wr * dt, x2 = t1 - wl * dt;
-		double y1 = v0 + wr * dt * c->right_slope[i], y2 = v1 - wl * dt * c->left_slope[i + 1];
+		double y1 = v0 + wr * dt * rk_curve_right_slope(c, i), y2 = v1 - wl * dt * rk_curve_left_slope(c, i + 1);
 		double lo = 0.0, hi = 1.0;
 		for (int it = 0; it < 200; it++) {
 			double mid = 0.5 * (lo + hi);
@@ -359,7 +359,7 @@ static void check_ascii_curves(rk_test_state *rk_t_, const char *shared, const c
 			for (char *tok = strtok(flags, ","); tok && attr < nr; tok = strtok(NULL, ","), attr++) {
 				rk_interp want = strstr(tok, "Constant") ? (strstr(tok, "ConstantNext") ? RK_INTERP_CONSTANT_NEXT : RK_INTERP_CONSTANT)
 					: strstr(tok, "Linear") ? RK_INTERP_LINEAR : RK_INTERP_CUBIC;
-				for (int r = 0; r < (int)refs[attr] && key < nt; r++, key++) RK_CHECK_INT(cv->interp[key], want);
+				for (int r = 0; r < (int)refs[attr] && key < nt; r++, key++) RK_CHECK_INT(rk_curve_interp(cv, key), want);
 			}
 			RK_CHECK_INT(key, nt);
 		}
@@ -373,9 +373,9 @@ static void check_ascii_curves(rk_test_state *rk_t_, const char *shared, const c
 				const char *rsp = strstr(q, "RightSlope:"), *nlp = strstr(q, "NextLeftSlope:");
 				if (!rsp || !nlp) break;
 				double rs = strtod(rsp + 11, NULL), nl = strtod(nlp + 14, NULL);
-				if (cv->interp[k] == RK_INTERP_CUBIC && strstr(fl, "TangeantUser")) {
-					RK_CHECK_NEAR(cv->right_slope[k], rs, 1e-4 * (1.0 + fabs(rs)));
-					if (k + 1 < nt) RK_CHECK_NEAR(cv->left_slope[k + 1], nl, 1e-4 * (1.0 + fabs(nl)));
+				if (rk_curve_interp(cv, k) == RK_INTERP_CUBIC && strstr(fl, "TangeantUser")) {
+					RK_CHECK_NEAR(rk_curve_right_slope(cv, k), rs, 1e-4 * (1.0 + fabs(rs)));
+					if (k + 1 < nt) RK_CHECK_NEAR(rk_curve_left_slope(cv, k + 1), nl, 1e-4 * (1.0 + fabs(nl)));
 				}
 				q = nlp + 14;
 			}
@@ -440,15 +440,15 @@ RK_TEST(ascii_7x_time_ranges_and_flags)
 	RK_CHECK_NEAR(ts->default_value[2], 1.0, 0);
 	/* ";KeyAttrFlags: Constant|ConstantStandard" */
 	RK_REQUIRE(tv->curves[0] && tv->curves[0]->key_count == 1);
-	RK_CHECK_INT(tv->curves[0]->interp[0], RK_INTERP_CONSTANT);
+	RK_CHECK_INT(rk_curve_interp(tv->curves[0], 0), RK_INTERP_CONSTANT);
 	/* T.Y: ";KeyAttrDataFloat: RightSlope:45.2592, NextLeftSlope:-32.708,
 	 * RightWeight:0.333333, NextLeftWeight:0.333333", Post-Extrapolation Type: A */
 	const rk_anim_curve *ty = tt->curves[1];
 	RK_REQUIRE(ty && ty->key_count == 2);
-	RK_CHECK_NEAR(ty->right_slope[0], 45.2592, 1e-4);
-	RK_CHECK_NEAR(ty->left_slope[1], -32.708, 1e-4);
-	RK_CHECK_NEAR(ty->right_weight[0], 1.0 / 3.0, 1e-12); /* 3333 / 9999 */
-	RK_CHECK_NEAR(ty->left_weight[1], 1.0 / 3.0, 1e-12);
+	RK_CHECK_NEAR(rk_curve_right_slope(ty, 0), 45.2592, 1e-4);
+	RK_CHECK_NEAR(rk_curve_left_slope(ty, 1), -32.708, 1e-4);
+	RK_CHECK_NEAR(rk_curve_right_weight(ty, 0), 1.0 / 3.0, 1e-12); /* 3333 / 9999 */
+	RK_CHECK_NEAR(rk_curve_left_weight(ty, 1), 1.0 / 3.0, 1e-12);
 	RK_CHECK_INT(ty->post_extrapolation, RK_EXTRAPOLATE_REPEAT_RELATIVE);
 	RK_CHECK_INT(ty->post_repeat_count, -1);
 	RK_CHECK_INT(ty->pre_extrapolation, RK_EXTRAPOLATE_CONSTANT);
@@ -459,10 +459,10 @@ RK_TEST(ascii_7x_time_ranges_and_flags)
 	RK_CHECK_INT(ry->post_extrapolation, RK_EXTRAPOLATE_REPEAT);
 	/* auto tangent of the middle key of 0, 45, 90 at 1/24 s, 1 s, 1.5 s:
 	 * the neighbours' secant 90 / (1.5 - 1/24) */
-	RK_CHECK_NEAR(ry->left_slope[1], 90.0 / (1.5 - 1.0 / 24.0), 1e-9);
-	RK_CHECK_NEAR(ry->right_slope[1], 90.0 / (1.5 - 1.0 / 24.0), 1e-9);
-	RK_CHECK_NEAR(ry->right_slope[0], 0.0, 0);
-	RK_CHECK_NEAR(ry->left_slope[2], 0.0, 0);
+	RK_CHECK_NEAR(rk_curve_left_slope(ry, 1), 90.0 / (1.5 - 1.0 / 24.0), 1e-9);
+	RK_CHECK_NEAR(rk_curve_right_slope(ry, 1), 90.0 / (1.5 - 1.0 / 24.0), 1e-9);
+	RK_CHECK_NEAR(rk_curve_right_slope(ry, 0), 0.0, 0);
+	RK_CHECK_NEAR(rk_curve_left_slope(ry, 2), 0.0, 0);
 	RK_CHECK_NEAR(ry->min_value, 0.0, 0);
 	RK_CHECK_NEAR(ry->max_value, 90.0, 0);
 	rk_free_scene(s);
@@ -508,11 +508,11 @@ RK_TEST(binary_and_ascii_7x_decode_identically)
 							RK_CHECK_NEAR(x->times[j], y->times[j], 0);
 							/* binary floats vs the decimal text the SDK printed */
 							RK_CHECK_NEAR(x->values[j], y->values[j], 1e-6 * (1 + fabs(x->values[j])));
-							RK_CHECK_INT(x->interp[j], y->interp[j]);
-							RK_CHECK_NEAR(x->right_slope[j], y->right_slope[j], 1e-9 * (1 + fabs(x->right_slope[j])));
-							RK_CHECK_NEAR(x->left_slope[j], y->left_slope[j], 1e-9 * (1 + fabs(x->left_slope[j])));
-							RK_CHECK_NEAR(x->right_weight[j], y->right_weight[j], 1e-9);
-							RK_CHECK_NEAR(x->left_weight[j], y->left_weight[j], 1e-9);
+							RK_CHECK_INT(rk_curve_interp(x, j), rk_curve_interp(y, j));
+							RK_CHECK_NEAR(rk_curve_right_slope(x, j), rk_curve_right_slope(y, j), 1e-9 * (1 + fabs(rk_curve_right_slope(x, j))));
+							RK_CHECK_NEAR(rk_curve_left_slope(x, j), rk_curve_left_slope(y, j), 1e-9 * (1 + fabs(rk_curve_left_slope(x, j))));
+							RK_CHECK_NEAR(rk_curve_right_weight(x, j), rk_curve_right_weight(y, j), 1e-9);
+							RK_CHECK_NEAR(rk_curve_left_weight(x, j), rk_curve_left_weight(y, j), 1e-9);
 						}
 						RK_CHECK_INT(x->pre_extrapolation, y->pre_extrapolation);
 						RK_CHECK_INT(x->post_extrapolation, y->post_extrapolation);
@@ -688,13 +688,13 @@ RK_TEST(take_6100_keys_reproduce_reference_objs)
 		RK_REQUIRE(tt && ts && tt->curves[0] && ts->curves[2]);
 		const rk_anim_curve *tx = tt->curves[0], *sz = ts->curves[2];
 		RK_REQUIRE(tx->key_count == 3 && sz->key_count == 3);
-		RK_CHECK_NEAR(tx->right_weight[0], 0.333233326673508, 1e-12);
-		RK_CHECK_NEAR(tx->left_weight[1], 0.333233326673508, 1e-12);
-		RK_CHECK_NEAR(tx->right_weight[2], 0.989998996257782, 1e-12);
-		RK_CHECK_INT(tx->interp[0], RK_INTERP_CUBIC);
-		RK_CHECK_NEAR(sz->left_slope[1], 0.62499988079071, 1e-12);
-		RK_CHECK_NEAR(sz->right_slope[1], 0.62499988079071, 1e-12);
-		RK_CHECK_NEAR(sz->right_weight[1], 1.0 / 3.0, 1e-12); /* 'n': default */
+		RK_CHECK_NEAR(rk_curve_right_weight(tx, 0), 0.333233326673508, 1e-12);
+		RK_CHECK_NEAR(rk_curve_left_weight(tx, 1), 0.333233326673508, 1e-12);
+		RK_CHECK_NEAR(rk_curve_right_weight(tx, 2), 0.989998996257782, 1e-12);
+		RK_CHECK_INT(rk_curve_interp(tx, 0), RK_INTERP_CUBIC);
+		RK_CHECK_NEAR(rk_curve_left_slope(sz, 1), 0.62499988079071, 1e-12);
+		RK_CHECK_NEAR(rk_curve_right_slope(sz, 1), 0.62499988079071, 1e-12);
+		RK_CHECK_NEAR(rk_curve_right_weight(sz, 1), 1.0 / 3.0, 1e-12); /* 'n': default */
 		const rk_node *node = rk_find_node(s, "Box01");
 		RK_REQUIRE(node && node->mesh && node->mesh->vertex_count > 0);
 		double cz = 0;
@@ -888,14 +888,15 @@ RK_TEST(hand_written_7x_flags_slopes_weights)
 	const rk_anim_curve *c = t->curves[0];
 	RK_REQUIRE(c && c->key_count == 3);
 	RK_CHECK_NEAR(c->times[1], 0.5, 1e-15);
-	RK_CHECK_INT(c->interp[0], RK_INTERP_CUBIC);
-	RK_CHECK_INT(c->interp[1], RK_INTERP_CONSTANT_NEXT);
-	RK_CHECK_INT(c->interp[2], RK_INTERP_LINEAR);
-	RK_CHECK_NEAR(c->right_slope[0], 1.5, 0);
-	RK_CHECK_NEAR(c->left_slope[1], -2.0, 0);
-	RK_CHECK_NEAR(c->right_weight[0], 5000.0 / 9999.0, 1e-15);
-	RK_CHECK_NEAR(c->left_weight[1], 2000.0 / 9999.0, 1e-15);
-	RK_CHECK_NEAR(c->right_weight[1], 1.0 / 3.0, 1e-15); /* not weighted: default */
+	RK_CHECK_INT(rk_curve_interp(c, 0), RK_INTERP_CUBIC);
+	RK_CHECK_INT(rk_curve_interp(c, 1), RK_INTERP_CONSTANT_NEXT);
+	RK_CHECK_INT(rk_curve_interp(c, 2), RK_INTERP_LINEAR);
+	RK_CHECK_NEAR(rk_curve_right_slope(c, 0), 1.5, 0);
+	RK_CHECK_NEAR(rk_curve_left_slope(c, 1), -2.0, 0);
+	RK_CHECK_NEAR(rk_curve_right_weight(c, 0), 5000.0 / 9999.0, 1e-15);
+	RK_CHECK_NEAR(rk_curve_left_weight(c, 1), 2000.0 / 9999.0, 1e-15);
+	RK_CHECK_NEAR(rk_curve_right_weight(c, 1), 1.0 / 3.0, 1e-15); /* not weighted: default */
+	RK_CHECK(c->right_weight && c->left_weight && c->right_slope && c->left_slope != c->right_slope);
 	RK_CHECK_INT(c->pre_extrapolation, RK_EXTRAPOLATE_MIRROR);
 	RK_CHECK_INT(c->pre_repeat_count, 3);
 	RK_CHECK_INT(c->post_extrapolation, RK_EXTRAPOLATE_SLOPE);
@@ -925,18 +926,58 @@ RK_TEST(hand_written_7x_auto_tangents)
 		RK_REQUIRE(s);
 		const rk_anim_curve *c = only_curve(s);
 		RK_REQUIRE(c && c->key_count == 3);
-		for (int k = 0; k < 3; k++) RK_CHECK_INT(c->interp[k], RK_INTERP_CUBIC);
+		for (int k = 0; k < 3; k++) RK_CHECK_INT(rk_curve_interp(c, k), RK_INTERP_CUBIC);
 		/* end keys flat; middle: secant of the neighbours (20 / 2 s = 10),
 		 * 0 at an extremum, and for 0, 1, 10 limited so the left handle
 		 * (1 - s / 3) does not go below 0: s = 3 */
 		static const double want[] = { 10.0, 0.0, 3.0 };
-		RK_CHECK_NEAR(c->right_slope[0], 0, 0);
-		RK_CHECK_NEAR(c->left_slope[2], 0, 0);
-		RK_CHECK_NEAR(c->left_slope[1], want[v], 1e-12);
-		RK_CHECK_NEAR(c->right_slope[1], want[v], 1e-12);
+		RK_CHECK_NEAR(rk_curve_right_slope(c, 0), 0, 0);
+		RK_CHECK_NEAR(rk_curve_left_slope(c, 2), 0, 0);
+		RK_CHECK_NEAR(rk_curve_left_slope(c, 1), want[v], 1e-12);
+		RK_CHECK_NEAR(rk_curve_right_slope(c, 1), want[v], 1e-12);
+		/* compact storage (scene.h): default weights are not stored, auto
+		 * keys' equal slopes share one array, all-zero slopes none */
+		RK_CHECK(c->right_weight == NULL && c->left_weight == NULL);
+		RK_CHECK(c->left_slope == c->right_slope);
+		RK_CHECK((c->right_slope == NULL) == (v == 1));
 		rk_free_scene(s);
 		free(text);
 	}
+}
+
+/* A Mixamo clip: 159 curves of 62 cubic auto keys on one time base. Equal key
+ * times are stored once, default weights not at all, and each curve keeps
+ * one slope array for both sides. */
+RK_TEST(mixamo_curves_share_storage)
+{
+	const char *shared = rk_test_shared_dir();
+	if (!shared) RK_SKIP("shared folder (../shared) not found");
+	char path[4096];
+	snprintf(path, sizeof(path), "%s/assets/ybot@kick.fbx", shared);
+	rk_error err;
+	rk_scene *s = rk_load_file(path, NULL, &err);
+	if (!s) print_error("load", &err);
+	RK_REQUIRE(s && s->clips.count == 1);
+	const rk_anim_layer *layer = &s->clips.data[0].layers[0];
+	const double *time_arrays[8];
+	size_t distinct = 0, curves = 0;
+	for (size_t t = 0; t < layer->track_count; t++) {
+		for (int k = 0; k < 4; k++) {
+			const rk_anim_curve *c = layer->tracks[t].curves[k];
+			if (!c) continue;
+			curves++;
+			RK_CHECK(c->right_weight == NULL && c->left_weight == NULL);
+			RK_CHECK(c->left_slope == c->right_slope);
+			size_t d = 0;
+			while (d < distinct && time_arrays[d] != c->times) d++;
+			if (d == distinct && distinct < 8) time_arrays[distinct++] = c->times;
+			/* equal pointers hold equal times; the first is a whole clip */
+			RK_CHECK_NEAR(c->times[0], s->clips.data[0].time_begin, 1e-12);
+		}
+	}
+	RK_CHECK_INT(curves, 159);
+	RK_CHECK(distinct >= 1 && distinct < 8);
+	rk_free_scene(s);
 }
 
 RK_TEST(hostile_7x_curves_fail_or_warn)
@@ -1028,8 +1069,8 @@ RK_TEST(unusual_7x_targets)
 	RK_CHECK(has_warning(s, "other than Models"));
 	const rk_anim_curve *c = only_curve(s);
 	RK_REQUIRE(c && c->key_count == 2);
-	RK_CHECK_INT(c->interp[0], RK_INTERP_CUBIC);
-	RK_CHECK_NEAR(c->right_slope[0], 0, 0);
+	RK_CHECK_INT(rk_curve_interp(c, 0), RK_INTERP_CUBIC);
+	RK_CHECK_NEAR(rk_curve_right_slope(c, 0), 0, 0);
 	rk_free_scene(s);
 	free(text);
 
@@ -1067,24 +1108,24 @@ RK_TEST(hand_written_6100_keys)
 	RK_CHECK_NEAR(tt->default_value[1], 2, 0); /* Lcl Translation 1,2,3 */
 	const rk_anim_curve *c = tt->curves[0];
 	RK_REQUIRE(c && c->key_count == 6);
-	RK_CHECK_INT(c->interp[0], RK_INTERP_LINEAR);
-	RK_CHECK_INT(c->interp[1], RK_INTERP_CONSTANT_NEXT);
-	for (int k = 2; k < 6; k++) RK_CHECK_INT(c->interp[k], RK_INTERP_CUBIC);
-	RK_CHECK_NEAR(c->right_slope[2], 1.5, 0);
+	RK_CHECK_INT(rk_curve_interp(c, 0), RK_INTERP_LINEAR);
+	RK_CHECK_INT(rk_curve_interp(c, 1), RK_INTERP_CONSTANT_NEXT);
+	for (int k = 2; k < 6; k++) RK_CHECK_INT(rk_curve_interp(c, k), RK_INTERP_CUBIC);
+	RK_CHECK_NEAR(rk_curve_right_slope(c, 2), 1.5, 0);
 	/* auto key 3 (12 between 10 and 20): the neighbours' secant 10 / (2e10
 	 * ticks) would put the left handle (weight 0.5 from key 2's "a" entry)
 	 * below 10, so clamp progressive limits it to 2 / (0.5 * 1e10 ticks) */
-	RK_CHECK_NEAR(c->left_slope[3], 2.0 / (0.5 * 10000000000.0 / TICKS), 1e-9);
-	RK_CHECK_NEAR(c->right_slope[3], c->left_slope[3], 0);
-	RK_CHECK_NEAR(c->right_weight[2], 0.25, 0);
-	RK_CHECK_NEAR(c->left_weight[3], 0.5, 0);
-	RK_CHECK_NEAR(c->right_slope[4], 3, 0);
-	RK_CHECK_NEAR(c->right_weight[4], 0.4, 0);
-	RK_CHECK_NEAR(c->left_weight[5], 1.0 / 3.0, 1e-15);
+	RK_CHECK_NEAR(rk_curve_left_slope(c, 3), 2.0 / (0.5 * 10000000000.0 / TICKS), 1e-9);
+	RK_CHECK_NEAR(rk_curve_right_slope(c, 3), rk_curve_left_slope(c, 3), 0);
+	RK_CHECK_NEAR(rk_curve_right_weight(c, 2), 0.25, 0);
+	RK_CHECK_NEAR(rk_curve_left_weight(c, 3), 0.5, 0);
+	RK_CHECK_NEAR(rk_curve_right_slope(c, 4), 3, 0);
+	RK_CHECK_NEAR(rk_curve_right_weight(c, 4), 0.4, 0);
+	RK_CHECK_NEAR(rk_curve_left_weight(c, 5), 1.0 / 3.0, 1e-15);
 	/* TCB 0,0,0 at the last key: its one secant (25 - 20) / (1e10 ticks) on
 	 * both sides (this replaces key 4's "next left" slope 4) */
-	RK_CHECK_NEAR(c->right_slope[5], 5.0 / (10000000000.0 / TICKS), 1e-9);
-	RK_CHECK_NEAR(c->left_slope[5], 5.0 / (10000000000.0 / TICKS), 1e-9);
+	RK_CHECK_NEAR(rk_curve_right_slope(c, 5), 5.0 / (10000000000.0 / TICKS), 1e-9);
+	RK_CHECK_NEAR(rk_curve_left_slope(c, 5), 5.0 / (10000000000.0 / TICKS), 1e-9);
 	RK_CHECK_INT(s->warnings.count, 0);
 	rk_free_scene(s);
 	free(text);
@@ -1209,6 +1250,7 @@ RK_TEST_MAIN(
 	RK_TEST_ENTRY(blend_shape_weight_curves),
 	RK_TEST_ENTRY(hand_written_7x_flags_slopes_weights),
 	RK_TEST_ENTRY(hand_written_7x_auto_tangents),
+	RK_TEST_ENTRY(mixamo_curves_share_storage),
 	RK_TEST_ENTRY(hostile_7x_curves_fail_or_warn),
 	RK_TEST_ENTRY(unusual_7x_targets),
 	RK_TEST_ENTRY(hand_written_6100_keys),

@@ -1739,20 +1739,27 @@ static void decode_all_clean(rk_test_state *rk_t_, const rki_fbx_node *n, size_t
 }
 
 /* A lazy parse with a pre-scan batch (rki_fbx_decode_prescan) over the same bytes. */
-static void parse_prescan(parsed *p, const void *data, size_t size, const char *const *names, size_t name_count,
-	size_t threads, rki_fbx_decode_batch **batch)
+static void parse_prescan_in(parsed *p, const void *data, size_t size, const char *const *containers,
+	size_t container_count, const char *const *names, size_t name_count, size_t threads, rki_fbx_decode_batch **batch)
 {
 	memset(p, 0, sizeof(*p));
 	rki_alloc_init(&p->arena_alloc, NULL, 0, 0);
 	rki_alloc_init(&p->tmp, NULL, 0, 0);
 	rki_arena_init(&p->arena, &p->arena_alloc);
 	rki_error_clear(&p->err);
-	*batch = rki_fbx_decode_prescan(data, size, "Objects", names, name_count, 3, threads, NULL, &p->arena, &p->tmp);
+	*batch = rki_fbx_decode_prescan(data, size, "Objects", containers, container_count, names, name_count, 3, threads, NULL,
+		&p->arena, &p->tmp);
 	rki_fbx_parse_opts opts;
 	memset(&opts, 0, sizeof(opts));
 	opts.lazy_arrays = true;
 	opts.batch = *batch;
 	p->ok = rki_fbx_parse_ex(&p->doc, data, size, &p->arena, &p->tmp, &opts, &p->err);
+}
+
+static void parse_prescan(parsed *p, const void *data, size_t size, const char *const *names, size_t name_count,
+	size_t threads, rki_fbx_decode_batch **batch)
+{
+	parse_prescan_in(p, data, size, NULL, 0, names, name_count, threads, batch);
 }
 
 static void lazy_must_be_clean(rk_test_state *rk_t_, const unsigned char *data, size_t len, const char *what, size_t at)
@@ -1940,13 +1947,43 @@ RK_TEST(prescan_batches)
 		parsed_free(&e);
 		free_file(&f);
 	}
+	/* Containers: only the listed objects' subtrees are scanned. ybot.fbx has
+	 * Vertices under its two Geometry objects and Weights under its Deformer
+	 * (cluster) objects. */
+	{
+		shared_path(path, sizeof(path), "assets/ybot.fbx");
+		file_data f;
+		RK_REQUIRE(load_file(&f, path));
+		static const char *const vw[] = { "Vertices", "Weights" };
+		static const char *const geo[] = { "Geometry" }, *const geo_def[] = { "Geometry", "Deformer" };
+		size_t got_all, got_geo, got_geo_def;
+		parsed l;
+		rki_fbx_decode_batch *batch;
+		parse_prescan_in(&l, f.data, f.size, NULL, 0, vw, 2, 2, &batch);
+		RK_REQUIRE(l.ok && batch);
+		got_all = rki_fbx_decode_finish(batch);
+		parsed_free(&l);
+		parse_prescan_in(&l, f.data, f.size, geo, 1, vw, 2, 2, &batch);
+		RK_REQUIRE(l.ok && batch);
+		got_geo = rki_fbx_decode_finish(batch);
+		parsed_free(&l);
+		parse_prescan_in(&l, f.data, f.size, geo_def, 2, vw, 2, 2, &batch);
+		RK_REQUIRE(l.ok && batch);
+		got_geo_def = rki_fbx_decode_finish(batch);
+		parsed_free(&l);
+		RK_CHECK_INT(got_geo, 2);
+		RK_CHECK(got_all > 2);
+		RK_CHECK_INT(got_geo_def, got_all);
+		free_file(&f);
+	}
+
 	/* Not binary FBX, bad arguments: no batch. */
 	rki_alloc a;
 	rki_alloc_init(&a, NULL, 0, 0);
 	rki_arena ar;
 	rki_arena_init(&ar, &a);
-	RK_CHECK(rki_fbx_decode_prescan(k_ascii, sizeof(k_ascii) - 1, "Objects", names, 1, 3, 2, NULL, &ar, &a) == NULL);
-	RK_CHECK(rki_fbx_decode_prescan(NULL, 0, "Objects", names, 1, 3, 2, NULL, &ar, &a) == NULL);
+	RK_CHECK(rki_fbx_decode_prescan(k_ascii, sizeof(k_ascii) - 1, "Objects", NULL, 0, names, 1, 3, 2, NULL, &ar, &a) == NULL);
+	RK_CHECK(rki_fbx_decode_prescan(NULL, 0, "Objects", NULL, 0, names, 1, 3, 2, NULL, &ar, &a) == NULL);
 	RK_CHECK(a.bytes_in_use == 0);
 
 	/* A corrupt stream found by a helper: the accessor reports the eager parse's

@@ -351,7 +351,11 @@ typedef enum rk_extrapolation {
  * For RK_INTERP_CUBIC, the segment is a cubic Bezier in (time, value) with
  * control points at 1/3-weighted slopes: right_slope[i] / right_weight[i]
  * leave key i, left_slope[i+1] / left_weight[i+1] enter key i+1. Slopes are
- * value units per second; weights default to 1/3 (non-weighted tangents). */
+ * value units per second; weights default to 1/3 (non-weighted tangents).
+ * Arrays that would hold only defaults may be NULL: interp NULL = every key
+ * LINEAR, slopes NULL = 0, weights NULL = 1/3. Arrays may be shared between
+ * curves (equal key times) and left_slope may equal right_slope (the same
+ * pointer) when every key's two slopes agree: treat them as read-only. */
 typedef struct rk_anim_curve {
 	size_t key_count;
 	const double *times;             /* seconds, absolute file time, strictly increasing */
@@ -363,6 +367,28 @@ typedef struct rk_anim_curve {
 	int32_t pre_repeat_count, post_repeat_count; /* -1 = infinite */
 	double min_value, max_value;
 } rk_anim_curve;
+
+/* Per-key values of a curve with the NULL-array defaults applied. */
+static inline rk_interp rk_curve_interp(const rk_anim_curve *c, size_t i)
+{
+	return c->interp ? c->interp[i] : RK_INTERP_LINEAR;
+}
+static inline double rk_curve_right_slope(const rk_anim_curve *c, size_t i)
+{
+	return c->right_slope ? c->right_slope[i] : 0.0;
+}
+static inline double rk_curve_left_slope(const rk_anim_curve *c, size_t i)
+{
+	return c->left_slope ? c->left_slope[i] : 0.0;
+}
+static inline double rk_curve_right_weight(const rk_anim_curve *c, size_t i)
+{
+	return c->right_weight ? c->right_weight[i] : 1.0 / 3.0;
+}
+static inline double rk_curve_left_weight(const rk_anim_curve *c, size_t i)
+{
+	return c->left_weight ? c->left_weight[i] : 1.0 / 3.0;
+}
 
 typedef enum rk_anim_target {
 	RK_TARGET_TRANSLATION = 0,       /* node props.translation / local.translation */

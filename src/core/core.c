@@ -162,6 +162,27 @@ void rki_arena_free(rki_arena *ar)
 	ar->total = 0;
 }
 
+void rki_arena_reset(rki_arena *ar)
+{
+	rki_arena_chunk *keep = NULL, *c = ar->head;
+	while (c) {
+		rki_arena_chunk *next = c->next;
+		if (!keep || c->size > keep->size) {
+			if (keep) rki_free(ar->alloc, keep, keep->size + RKI_CHUNK_HEADER);
+			keep = c;
+		} else {
+			rki_free(ar->alloc, c, c->size + RKI_CHUNK_HEADER);
+		}
+		c = next;
+	}
+	if (keep) {
+		keep->next = NULL;
+		keep->used = 0;
+	}
+	ar->head = keep;
+	ar->total = 0;
+}
+
 /* ---- growable buffer ---------------------------------------------------- */
 
 void rki_buf_init(rki_buf *b, rki_alloc *alloc)

@@ -66,6 +66,9 @@ void *rki_arena_array(rki_arena *ar, size_t count, size_t size);
 /* Copy of s[0..len) plus a NUL, packed (no alignment), or NULL. */
 char *rki_arena_strndup(rki_arena *ar, const char *s, size_t len);
 void rki_arena_free(rki_arena *ar);
+/* Forgets every allocation but keeps the largest chunk for reuse (scratch
+ * memory reused per item: its pages stay mapped and warm). */
+void rki_arena_reset(rki_arena *ar);
 
 /* ---- growable buffer (temporary memory) --------------------------------- */
 

@@ -82,8 +82,13 @@
  *
  * MEMORY
  *   Curves, tracks, layers and clips live in the scene arena; raw key
- *   records and converted arrays are temporaries (ctx->sc->tmp). Every count
- *   read from the file is checked against the arrays it indexes.
+ *   records and converted arrays are per-curve temporaries
+ *   (ctx->curve_scratch, reset for every curve). A curve stores no weight
+ *   arrays when every weight is the default 1/3, no slope arrays when every
+ *   slope is 0, one array for both slopes when they are equal, and shares
+ *   the previous curve's key times when they are equal (a Mixamo stack's
+ *   curves all share one time array: measured 152 of 159 on ybot@kick.fbx).
+ *   Every count read from the file is checked against the arrays it indexes.
  */
 #include "fbx/fbx_internal.h"
 
@@ -229,15 +234,20 @@ static bool rki_anim_finish_curve(rki_fbx_ctx *ctx, const rki_fbx_node *where, r
 	out->post_repeat_count = -1;
 	if (m == 0) return true;
 
+	/* Scene memory, written in full below (no clearing). Arrays every key
+	 * would fill with the default are left NULL (scene.h: weights 1/3,
+	 * slopes 0), left slopes equal to the right ones share their array, and
+	 * key times equal to the previous curve's are shared. */
 	rki_arena *ar = ctx->sc->arena;
-	double *times = (double *)rki_arena_array(ar, m, sizeof(double));
-	double *values = (double *)rki_arena_array(ar, m, sizeof(double));
-	rk_interp *interp = (rk_interp *)rki_arena_array(ar, m, sizeof(rk_interp));
-	double *rs = (double *)rki_arena_array(ar, m, sizeof(double));
-	double *ls = (double *)rki_arena_array(ar, m, sizeof(double));
-	double *rw = (double *)rki_arena_array(ar, m, sizeof(double));
-	double *lw = (double *)rki_arena_array(ar, m, sizeof(double));
-	if (!times || !values || !interp || !rs || !ls || !rw || !lw) return rki_anim_oom(ctx);
+	size_t bytes_d, bytes_i;
+	if (!rki_mul_size(m, sizeof(double), &bytes_d) || !rki_mul_size(m, sizeof(rk_interp), &bytes_i))
+		return rki_anim_oom(ctx);
+	double *values = (double *)rki_arena_alloc_uninit(ar, bytes_d);
+	rk_interp *interp = (rk_interp *)rki_arena_alloc_uninit(ar, bytes_i);
+	/* slopes and weights are worked out in temporary memory first */
+	double *tmpd = (double *)rki_arena_array(&ctx->curve_scratch, m, 5 * sizeof(double));
+	if (!values || !interp || !tmpd) return rki_anim_oom(ctx);
+	double *times = tmpd, *rs = tmpd + m, *ls = tmpd + 2 * m, *rw = tmpd + 3 * m, *lw = tmpd + 4 * m;
 
 	bool bad_number = false;
 	for (size_t i = 0; i < m; i++) {
@@ -250,9 +260,11 @@ static bool rki_anim_finish_curve(rki_fbx_ctx *ctx, const rki_fbx_node *where, r
 		interp[i] = keys[i].interp;
 	}
 	/* Weights: right from the key itself, left from the previous key. */
+	bool default_weights = true;
 	for (size_t i = 0; i < m; i++) {
 		rw[i] = rki_finite_or(keys[i].right_weight, RKI_DEFAULT_WEIGHT);
 		lw[i] = i > 0 ? rki_finite_or(keys[i - 1].next_left_weight, RKI_DEFAULT_WEIGHT) : RKI_DEFAULT_WEIGHT;
+		if (rw[i] != RKI_DEFAULT_WEIGHT || lw[i] != RKI_DEFAULT_WEIGHT) default_weights = false;
 	}
 	/* Stored slopes first, then computed ones override per key. */
 	for (size_t i = 0; i < m; i++) {
@@ -269,12 +281,39 @@ static bool rki_anim_finish_curve(rki_fbx_ctx *ctx, const rki_fbx_node *where, r
 			rki_tcb_slopes(keys, times, m, i, &ls[i], &rs[i]);
 		}
 	}
+	bool zero_slopes = true, same_slopes = true;
 	for (size_t i = 0; i < m; i++) {
 		if (!isfinite(rs[i]) || !isfinite(ls[i])) bad_number = true;
 		rs[i] = rki_finite_or(rs[i], 0.0);
 		ls[i] = rki_finite_or(ls[i], 0.0);
+		if (rs[i] != 0.0 || ls[i] != 0.0) zero_slopes = false;
+		if (rs[i] != ls[i]) same_slopes = false;
 	}
 	if (bad_number) rki_fbx_warn(ctx, where, "animation curve values or slopes that are not finite numbers were replaced by 0");
+
+	const double *times_out = ctx->last_times;
+	if (!times_out || ctx->last_times_count != m || memcmp(times_out, times, bytes_d) != 0) {
+		double *t = (double *)rki_arena_alloc_uninit(ar, bytes_d);
+		if (!t) return rki_anim_oom(ctx);
+		memcpy(t, times, bytes_d);
+		ctx->last_times = times_out = t;
+		ctx->last_times_count = m;
+	}
+	double *rs_out = NULL, *ls_out = NULL, *rw_out = NULL, *lw_out = NULL;
+	if (!zero_slopes) {
+		rs_out = (double *)rki_arena_alloc_uninit(ar, bytes_d);
+		ls_out = same_slopes ? rs_out : (double *)rki_arena_alloc_uninit(ar, bytes_d);
+		if (!rs_out || !ls_out) return rki_anim_oom(ctx);
+		memcpy(rs_out, rs, bytes_d);
+		if (ls_out != rs_out) memcpy(ls_out, ls, bytes_d);
+	}
+	if (!default_weights) {
+		rw_out = (double *)rki_arena_alloc_uninit(ar, bytes_d);
+		lw_out = (double *)rki_arena_alloc_uninit(ar, bytes_d);
+		if (!rw_out || !lw_out) return rki_anim_oom(ctx);
+		memcpy(rw_out, rw, bytes_d);
+		memcpy(lw_out, lw, bytes_d);
+	}
 
 	double lo = values[0], hi = values[0];
 	for (size_t i = 1; i < m; i++) {
@@ -282,13 +321,13 @@ static bool rki_anim_finish_curve(rki_fbx_ctx *ctx, const rki_fbx_node *where, r
 		if (values[i] > hi) hi = values[i];
 	}
 	out->key_count = m;
-	out->times = times;
+	out->times = times_out;
 	out->values = values;
 	out->interp = interp;
-	out->right_slope = rs;
-	out->left_slope = ls;
-	out->right_weight = rw;
-	out->left_weight = lw;
+	out->right_slope = rs_out;
+	out->left_slope = ls_out;
+	out->right_weight = rw_out;
+	out->left_weight = lw_out;
 	out->min_value = lo;
 	out->max_value = hi;
 	return true;
@@ -360,7 +399,8 @@ static bool rki_attr_words_read(rki_fbx_ctx *ctx, const rki_fbx_node *n, rki_att
 {
 	memset(w, 0, sizeof(*w));
 	if (!n) return true;
-	if (!rki_fbx_array_f64(n, 0, &ctx->sc->tmp, &w->v, &w->count, ctx->sc->err)) return rki_anim_dom_failed(ctx);
+	if (!rki_fbx_array_f64_scratch(n, 0, &ctx->curve_scratch, &w->v, &w->count, ctx->sc->err))
+		return rki_anim_dom_failed(ctx);
 	char type = n->prop_count ? n->props[0].type : 0;
 	if (type == RKI_FBX_ARRAY_I32 || type == RKI_FBX_ARRAY_I64) {
 		w->bits = true;
@@ -394,12 +434,14 @@ static bool rki_anim_read_curve7(rki_fbx_ctx *ctx, const rki_fbx_object *o, rk_a
 			kt ? "KeyValueFloat" : "KeyTime");
 		return false;
 	}
-	rki_arena *tmp = &ctx->sc->tmp;
+	rki_arena *tmp = &ctx->curve_scratch;
+	rki_arena_reset(tmp);
 	rk_error *err = ctx->sc->err;
 	const int64_t *ticks;
 	const double *vals;
 	size_t nt, nv;
-	if (!rki_fbx_array_i64(kt, 0, tmp, &ticks, &nt, err) || !rki_fbx_array_f64(kv, 0, tmp, &vals, &nv, err))
+	/* read once: pending arrays are decoded into the scratch arena, not the document */
+	if (!rki_fbx_array_i64_scratch(kt, 0, tmp, &ticks, &nt, err) || !rki_fbx_array_f64_scratch(kv, 0, tmp, &vals, &nv, err))
 		return rki_anim_dom_failed(ctx);
 	if (nt != nv) {
 		rki_fbx_fail(ctx, node, RK_ERROR_CORRUPT, "animation curve has %zu KeyTime values but %zu key values", nt, nv);
@@ -412,7 +454,8 @@ static bool rki_anim_read_curve7(rki_fbx_ctx *ctx, const rki_fbx_object *o, rk_a
 	const int64_t *flags = NULL, *refs = NULL;
 	size_t nf = 0, nr = 0;
 	rki_attr_words words;
-	if ((kf && !rki_fbx_array_i64(kf, 0, tmp, &flags, &nf, err)) || (kr && !rki_fbx_array_i64(kr, 0, tmp, &refs, &nr, err)))
+	if ((kf && !rki_fbx_array_i64_scratch(kf, 0, tmp, &flags, &nf, err)) ||
+		(kr && !rki_fbx_array_i64_scratch(kr, 0, tmp, &refs, &nr, err)))
 		return rki_anim_dom_failed(ctx);
 	if (!rki_attr_words_read(ctx, kd, &words)) return false;
 
@@ -962,12 +1005,14 @@ static bool rki_anim_read_legacy_keys(rki_fbx_ctx *ctx, const rki_fbx_node *chan
 	const rki_fbx_node *kn = rki_fbx_find_child(channel, "Key");
 	if (!kn || kn->prop_count == 0) return true;
 
+	rki_arena *tmp = &ctx->curve_scratch;
+	rki_arena_reset(tmp);
 	rki_key_cursor c;
 	memset(&c, 0, sizeof(c));
 	c.n = kn;
 	char t0 = kn->props[0].type;
 	if (kn->prop_count == 1 && (t0 == RKI_FBX_ARRAY_F64 || t0 == RKI_FBX_ARRAY_F32 || t0 == RKI_FBX_ARRAY_I64 || t0 == RKI_FBX_ARRAY_I32)) {
-		if (!rki_fbx_array_f64(kn, 0, &ctx->sc->tmp, &c.arr, &c.count, ctx->sc->err)) return rki_anim_dom_failed(ctx);
+		if (!rki_fbx_array_f64(kn, 0, tmp, &c.arr, &c.count, ctx->sc->err)) return rki_anim_dom_failed(ctx);
 	} else {
 		c.count = kn->prop_count;
 	}
@@ -977,7 +1022,7 @@ static bool rki_anim_read_legacy_keys(rki_fbx_ctx *ctx, const rki_fbx_node *chan
 		key_ver = ctx->doc.version < 5000 ? 4003 : ctx->doc.version < 6000 ? 4004 : 4005;
 
 	size_t cap = c.count / 3; /* every key takes at least 3 values */
-	rki_raw_key *keys = (rki_raw_key *)rki_arena_array(&ctx->sc->tmp, cap ? cap : 1, sizeof(rki_raw_key));
+	rki_raw_key *keys = (rki_raw_key *)rki_arena_array(tmp, cap ? cap : 1, sizeof(rki_raw_key));
 	if (!keys) return rki_anim_oom(ctx);
 	size_t n = 0;
 	while (!rki_cursor_done(&c)) {
@@ -1311,6 +1356,9 @@ static bool rki_anim_read_takes(rki_fbx_ctx *ctx)
 
 bool rki_fbx_read_animation(rki_fbx_ctx *ctx)
 {
-	if (ctx->v6) return rki_anim_read_takes(ctx);
-	return rki_anim_read_stacks7(ctx);
+	rki_arena_init(&ctx->curve_scratch, ctx->sc->alloc);
+	bool ok = ctx->v6 ? rki_anim_read_takes(ctx) : rki_anim_read_stacks7(ctx);
+	rki_arena_free(&ctx->curve_scratch);
+	ctx->last_times = NULL;
+	return ok;
 }

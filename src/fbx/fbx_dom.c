@@ -1325,11 +1325,19 @@ static rki_fbx_doc *rki_fbx_doc_of(const rki_fbx_node *n)
 /* Decodes pending array property i of n into the document's arena. */
 static bool rki_fbx_batch_take(rki_fbx_doc *doc, const rki_fbx_prop *pr);
 
-static bool rki_fbx_decode_pending(const rki_fbx_node *n, size_t i, rk_error *err)
+/* With `into` NULL the array is decoded into the document and stays decoded;
+ * otherwise into `into` (scratch memory of the caller), *scratch_out points at
+ * it and the property stays pending. */
+static bool rki_fbx_decode_pending(const rki_fbx_node *n, size_t i, rki_arena *into, const void **scratch_out,
+	rk_error *err)
 {
 	rki_fbx_prop *pr = (rki_fbx_prop *)(uintptr_t)&n->props[i];
 	rki_fbx_doc *doc = rki_fbx_doc_of(n);
-	if (rki_fbx_batch_take(doc, pr)) return true;   /* decoded by a running batch */
+	if (rki_fbx_batch_take(doc, pr)) {   /* decoded by a running batch */
+		if (scratch_out) *scratch_out = pr->v.a.data;
+		return true;
+	}
+	rki_arena *dst_arena = into ? into : doc->arena_;
 	size_t esize = rki_fbx_array_elem_size(pr->type), count = pr->v.a.count, clen = pr->encoded_size;
 	uint64_t bytes = (uint64_t)count * esize;
 	uint64_t at = pr->offset + 1 + RKI_FBX_ARRAY_HEADER;
@@ -1337,9 +1345,9 @@ static bool rki_fbx_decode_pending(const rki_fbx_node *n, size_t i, rk_error *er
 		(pr->pending == 1 && clen != bytes))
 		return rki_fbx_acc_fail(n, pr->offset, err, RK_ERROR_CORRUPT, "pending array without its input data");
 	size_t alloc;
-	void *out = rki_fbx_array_alloc_size(pr->type, bytes, &alloc) ? rki_arena_alloc_uninit(doc->arena_, alloc) : NULL;
+	void *out = rki_fbx_array_alloc_size(pr->type, bytes, &alloc) ? rki_arena_alloc_uninit(dst_arena, alloc) : NULL;
 	if (!out) {
-		bool limit = doc->arena_->alloc && doc->arena_->alloc->limit_hit;
+		bool limit = dst_arena->alloc && dst_arena->alloc->limit_hit;
 		return rki_fbx_acc_fail(n, pr->offset, err, limit ? RK_ERROR_LIMIT : RK_ERROR_OUT_OF_MEMORY,
 			"cannot allocate %llu bytes to decode an array of %zu elements", (unsigned long long)bytes, count);
 	}
@@ -1359,12 +1367,19 @@ static bool rki_fbx_decode_pending(const rki_fbx_node *n, size_t i, rk_error *er
 		rki_fbx_decode_message(msg, sizeof(msg), r, lib_result, got, count, esize);
 		return rki_fbx_acc_fail(n, pr->offset, err, RK_ERROR_CORRUPT, "%s", msg);
 	}
+	if (scratch_out) {
+		*scratch_out = out;
+		return true;
+	}
 	pr->v.a.data = out;
 	pr->pending = 0;
 	return true;
 }
 
-static bool rki_fbx_get_seq(const rki_fbx_node *n, size_t i, rki_fbx_seq *s, rk_error *err)
+/* Array property i of n (or, for i == 0, a node whose properties are all
+ * numbers) as a sequence. A pending array is decoded into the document, or
+ * into `scratch` when that is not NULL (and then stays pending). */
+static bool rki_fbx_get_seq(const rki_fbx_node *n, size_t i, rki_arena *scratch, rki_fbx_seq *s, rk_error *err)
 {
 	memset(s, 0, sizeof(*s));
 	if (!n) {
@@ -1374,9 +1389,11 @@ static bool rki_fbx_get_seq(const rki_fbx_node *n, size_t i, rki_fbx_seq *s, rk_
 	s->offset = n->offset;
 	if (i < n->prop_count && rki_fbx_array_elem_size(n->props[i].type) != 0) {
 		const rki_fbx_prop *pr = &n->props[i];
-		if (pr->pending && !rki_fbx_decode_pending(n, i, err)) return false;
+		const void *data = pr->v.a.data;
+		if (pr->pending && !rki_fbx_decode_pending(n, i, scratch, scratch ? &data : NULL, err)) return false;
+		if (!scratch) data = pr->v.a.data;
 		s->type = pr->type;
-		s->data = pr->v.a.data;
+		s->data = data;
 		s->count = pr->v.a.count;
 		s->offset = pr->offset;
 		return true;
@@ -1470,13 +1487,13 @@ static bool rki_fbx_not_integer(const rki_fbx_node *n, const rki_fbx_seq *s, siz
 		rki_fbx_seq_f64(s, k), what);
 }
 
-bool rki_fbx_array_f64(const rki_fbx_node *n, size_t i, rki_arena *ar, const double **out, size_t *count,
-	rk_error *err)
+static bool rki_fbx_array_f64_in(const rki_fbx_node *n, size_t i, rki_arena *ar, bool scratch,
+	const double **out, size_t *count, rk_error *err)
 {
 	*out = NULL;
 	*count = 0;
 	rki_fbx_seq s;
-	if (!rki_fbx_get_seq(n, i, &s, err)) return false;
+	if (!rki_fbx_get_seq(n, i, scratch ? ar : NULL, &s, err)) return false;
 	if (s.type == 'd') {
 		*out = (const double *)s.data;
 		*count = s.count;
@@ -1495,13 +1512,25 @@ bool rki_fbx_array_f64(const rki_fbx_node *n, size_t i, rki_arena *ar, const dou
 	return true;
 }
 
+bool rki_fbx_array_f64(const rki_fbx_node *n, size_t i, rki_arena *ar, const double **out, size_t *count,
+	rk_error *err)
+{
+	return rki_fbx_array_f64_in(n, i, ar, false, out, count, err);
+}
+
+bool rki_fbx_array_f64_scratch(const rki_fbx_node *n, size_t i, rki_arena *ar, const double **out, size_t *count,
+	rk_error *err)
+{
+	return rki_fbx_array_f64_in(n, i, ar, true, out, count, err);
+}
+
 bool rki_fbx_array_i32(const rki_fbx_node *n, size_t i, rki_arena *ar, const int32_t **out, size_t *count,
 	rk_error *err)
 {
 	*out = NULL;
 	*count = 0;
 	rki_fbx_seq s;
-	if (!rki_fbx_get_seq(n, i, &s, err)) return false;
+	if (!rki_fbx_get_seq(n, i, NULL, &s, err)) return false;
 	if (s.type == 'i') {
 		*out = (const int32_t *)s.data;
 		*count = s.count;
@@ -1520,13 +1549,13 @@ bool rki_fbx_array_i32(const rki_fbx_node *n, size_t i, rki_arena *ar, const int
 	return true;
 }
 
-bool rki_fbx_array_i64(const rki_fbx_node *n, size_t i, rki_arena *ar, const int64_t **out, size_t *count,
-	rk_error *err)
+static bool rki_fbx_array_i64_in(const rki_fbx_node *n, size_t i, rki_arena *ar, bool scratch,
+	const int64_t **out, size_t *count, rk_error *err)
 {
 	*out = NULL;
 	*count = 0;
 	rki_fbx_seq s;
-	if (!rki_fbx_get_seq(n, i, &s, err)) return false;
+	if (!rki_fbx_get_seq(n, i, scratch ? ar : NULL, &s, err)) return false;
 	if (s.type == 'l') {
 		*out = (const int64_t *)s.data;
 		*count = s.count;
@@ -1540,6 +1569,18 @@ bool rki_fbx_array_i64(const rki_fbx_node *n, size_t i, rki_arena *ar, const int
 	*out = dst;
 	*count = s.count;
 	return true;
+}
+
+bool rki_fbx_array_i64(const rki_fbx_node *n, size_t i, rki_arena *ar, const int64_t **out, size_t *count,
+	rk_error *err)
+{
+	return rki_fbx_array_i64_in(n, i, ar, false, out, count, err);
+}
+
+bool rki_fbx_array_i64_scratch(const rki_fbx_node *n, size_t i, rki_arena *ar, const int64_t **out, size_t *count,
+	rk_error *err)
+{
+	return rki_fbx_array_i64_in(n, i, ar, true, out, count, err);
 }
 
 bool rki_fbx_prop_array(const rki_fbx_node *n, size_t i, const void **data, size_t *count, rk_error *err)
@@ -1557,7 +1598,7 @@ bool rki_fbx_prop_array(const rki_fbx_node *n, size_t i, const void **data, size
 	if (rki_fbx_array_elem_size(pr->type) == 0)
 		return rki_fbx_acc_fail(n, pr->offset, err, RK_ERROR_CORRUPT,
 			"expected a numeric array as property %zu, found type '%c'", i, pr->type);
-	if (pr->pending && !rki_fbx_decode_pending(n, i, err)) return false;
+	if (pr->pending && !rki_fbx_decode_pending(n, i, NULL, NULL, err)) return false;
 	*data = pr->v.a.data;
 	*count = pr->v.a.count;
 	return true;
@@ -2033,22 +2074,28 @@ static void rki_fbx_ps_props(rki_fbx_prescan *s, size_t pos, size_t pend, uint64
 	}
 }
 
-/* Children of a node in [pos, end), depth levels at most. Recursion depth <= max_depth (<= 16). */
-static void rki_fbx_ps_children(rki_fbx_prescan *s, size_t pos, size_t end, size_t depth)
+/* Children of a node in [pos, end), depth levels at most; with `only`, just
+ * the children it lists (this level only). Recursion depth <= max_depth (<= 16). */
+static void rki_fbx_ps_children(rki_fbx_prescan *s, size_t pos, size_t end, size_t depth,
+	const rki_fbx_name_filter *only)
 {
 	size_t rec_end, body, plen, name_len;
 	uint64_t nprops;
 	const char *name;
 	while (!s->failed && rki_fbx_ps_record(s, pos, end, &rec_end, &body, &nprops, &plen, &name, &name_len)) {
+		if (only && !rki_fbx_name_listed(only, name, name_len)) {
+			pos = rec_end;   /* a whole subtree skipped in O(1): records know their end */
+			continue;
+		}
 		if (nprops && rki_fbx_name_listed(&s->filter, name, name_len)) rki_fbx_ps_props(s, body, body + plen, nprops);
-		if (depth > 1 && body + plen < rec_end) rki_fbx_ps_children(s, body + plen, rec_end, depth - 1);
+		if (depth > 1 && body + plen < rec_end) rki_fbx_ps_children(s, body + plen, rec_end, depth - 1, NULL);
 		pos = rec_end;
 	}
 }
 
 rki_fbx_decode_batch *rki_fbx_decode_prescan(const void *data, size_t size, const char *under,
-	const char *const *names, size_t name_count, size_t max_depth, size_t threads, const rki_fbx_limits *limits,
-	rki_arena *arena, rki_alloc *tmp)
+	const char *const *containers, size_t container_count, const char *const *names, size_t name_count,
+	size_t max_depth, size_t threads, const rki_fbx_limits *limits, rki_arena *arena, rki_alloc *tmp)
 {
 	const unsigned char *d = (const unsigned char *)data;
 	if (!d || !under || !arena || !tmp || max_depth == 0 || max_depth > 16 || size < RKI_FBX_HEADER_SIZE ||
@@ -2063,6 +2110,8 @@ rki_fbx_decode_batch *rki_fbx_decode_prescan(const void *data, size_t size, cons
 	if (version < 3000 || version >= 8000) return NULL;
 	s.wide = version >= 7500;
 	rki_fbx_filter_init(&s.filter, names, name_count);
+	rki_fbx_name_filter top;
+	rki_fbx_filter_init(&top, containers, container_count);
 	if (limits) s.lim = *limits;
 	if (!s.lim.max_array_elems) s.lim.max_array_elems = RKI_FBX_DEFAULT_MAX_ARRAY_ELEMS;
 	if (!s.lim.max_total_array_bytes) {
@@ -2077,7 +2126,7 @@ rki_fbx_decode_batch *rki_fbx_decode_prescan(const void *data, size_t size, cons
 	const char *name;
 	while (!s.failed && rki_fbx_ps_record(&s, pos, size, &rec_end, &body, &nprops, &plen, &name, &name_len)) {
 		if (name_len == under_len && memcmp(name, under, under_len) == 0 && body + plen < rec_end)
-			rki_fbx_ps_children(&s, body + plen, rec_end, max_depth);
+			rki_fbx_ps_children(&s, body + plen, rec_end, max_depth, containers ? &top : NULL);
 		pos = rec_end;
 	}
 	if (s.failed) b->jobs.size = 0;

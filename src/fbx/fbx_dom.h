@@ -250,6 +250,14 @@ bool rki_fbx_array_i32(const rki_fbx_node *n, size_t i, rki_arena *ar, const int
 	size_t *count, rk_error *err);
 bool rki_fbx_array_i64(const rki_fbx_node *n, size_t i, rki_arena *ar, const int64_t **out,
 	size_t *count, rk_error *err);
+/* As rki_fbx_array_f64/_i64, for arrays read once: a pending array is
+ * decoded into `ar` and stays pending (the document keeps no copy), so the
+ * result lives as long as `ar`'s memory (or the document, when the array was
+ * already decoded there). */
+bool rki_fbx_array_f64_scratch(const rki_fbx_node *n, size_t i, rki_arena *ar, const double **out,
+	size_t *count, rk_error *err);
+bool rki_fbx_array_i64_scratch(const rki_fbx_node *n, size_t i, rki_arena *ar, const int64_t **out,
+	size_t *count, rk_error *err);
 
 /* Array property i of n in its stored type ('f' 'd' 'l' 'i' 'b'): *data points
  * at count elements (see rki_fbx_prop), decoding a pending lazy array first
@@ -294,7 +302,9 @@ rki_fbx_decode_batch *rki_fbx_decode_start(const rki_fbx_node *under, const char
 size_t rki_fbx_decode_finish(rki_fbx_decode_batch *batch);
 
 /* A batch started before the parse, straight from binary input: walks the node
- * records below the top-level node named `under` (max_depth levels, at most 16)
+ * records below the top-level node named `under` (max_depth levels, at most 16;
+ * with `containers` non-NULL only below its children named in
+ * containers[0..container_count), other subtrees are skipped unread)
  * and queues the arrays of nodes named in names[0..name_count), with the
  * checks the parse makes (array header inside the property list, element and
  * total-byte limits from `limits` (NULL = defaults), raw size, deflate ratio);
@@ -308,8 +318,8 @@ size_t rki_fbx_decode_finish(rki_fbx_decode_batch *batch);
  * decode (threads == 1, one core, or less than 256 KiB listed): lazy decoding
  * on access is then just as fast. */
 rki_fbx_decode_batch *rki_fbx_decode_prescan(const void *data, size_t size, const char *under,
-	const char *const *names, size_t name_count, size_t max_depth, size_t threads, const rki_fbx_limits *limits,
-	rki_arena *arena, rki_alloc *tmp);
+	const char *const *containers, size_t container_count, const char *const *names, size_t name_count,
+	size_t max_depth, size_t threads, const rki_fbx_limits *limits, rki_arena *arena, rki_alloc *tmp);
 
 /* Writes the node path "Objects/Geometry/Vertices" (root excluded) into buf,
  * always NUL-terminated when cap > 0. A path that does not fit keeps its end

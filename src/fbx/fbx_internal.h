@@ -52,6 +52,12 @@ typedef struct rki_fbx_ctx {
 	const rki_fbx_node *objects_node;
 	bool v6;                      /* version < 7000 (named objects, Properties60, Takes) */
 	double frame_rate;
+	/* Animation reader: per-curve temporaries (reset for every curve, so one
+	 * warm block serves them all) and the last curve's key times (curves of
+	 * one stack usually share them; equal arrays are stored once). */
+	rki_arena curve_scratch;
+	const double *last_times;
+	size_t last_times_count;
 } rki_fbx_ctx;
 
 /* Object index for a 7x id, or UINT32_MAX. */
