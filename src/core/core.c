@@ -94,7 +94,8 @@ static void *rki_arena_bump(rki_arena *ar, size_t size, size_t align, size_t *si
 	rki_arena_chunk *c = ar->head;
 	size_t start = c ? (c->used + align - 1) & ~(align - 1) : 0;
 	if (!c || start > c->size || c->size - start < need) {
-		size_t want = ar->chunk_size;
+		bool reserved = ar->reserve >= need;
+		size_t want = reserved ? ar->reserve : ar->chunk_size;
 		if (want < need) want = need;
 		size_t total;
 		if (!rki_add_size(want, RKI_CHUNK_HEADER, &total)) return NULL;
@@ -104,7 +105,8 @@ static void *rki_arena_bump(rki_arena *ar, size_t size, size_t align, size_t *si
 		c->used = 0;
 		c->next = ar->head;
 		ar->head = c;
-		if (ar->chunk_size < ((size_t)1 << 24)) ar->chunk_size *= 2;
+		if (reserved) ar->reserve = 0;
+		else if (ar->chunk_size < ((size_t)1 << 24)) ar->chunk_size *= 2;
 		start = 0;
 	}
 	unsigned char *p = (unsigned char *)c + RKI_CHUNK_HEADER + start;
@@ -160,6 +162,16 @@ void rki_arena_free(rki_arena *ar)
 	}
 	ar->head = NULL;
 	ar->total = 0;
+}
+
+void rki_arena_reserve(rki_arena *ar, size_t bytes)
+{
+	/* never more than half of what a memory limit leaves: the reserve must not
+	 * be what makes a load fail */
+	const rki_alloc *a = ar->alloc;
+	size_t left = a->memory_limit > a->bytes_in_use ? a->memory_limit - a->bytes_in_use : 0;
+	if (a->memory_limit && bytes > left / 2) bytes = 0;
+	ar->reserve = bytes > ar->chunk_size ? bytes : 0;
 }
 
 void rki_arena_reset(rki_arena *ar)

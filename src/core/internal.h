@@ -52,6 +52,7 @@ typedef struct rki_arena {
 	rki_alloc *alloc;
 	rki_arena_chunk *head;
 	size_t chunk_size;        /* next chunk size, grows geometrically */
+	size_t reserve;           /* size of the next chunk when set (rki_arena_reserve) */
 	size_t total;             /* bytes handed out */
 } rki_arena;
 
@@ -66,6 +67,15 @@ void *rki_arena_array(rki_arena *ar, size_t count, size_t size);
 /* Copy of s[0..len) plus a NUL, packed (no alignment), or NULL. */
 char *rki_arena_strndup(rki_arena *ar, const char *s, size_t len);
 void rki_arena_free(rki_arena *ar);
+/* Makes the next chunk `bytes` long (when that is larger than the next chunk
+ * would be): one block for the bulk of a load, sized from an estimate. Later
+ * chunks grow from the usual sizes again. Pages of it that are never used are
+ * never touched; capped at half of what a memory limit leaves. Why: with glibc, many geometrically growing chunks add up
+ * to more than twice the largest one, so free() returns the memory to the
+ * kernel after every load and the next load faults it in again page by page;
+ * one block that holds the load stays in the heap (measured: Xbot.glb 1200
+ * page faults per load before, 50 after; FBX numbers in fbx_load.c). */
+void rki_arena_reserve(rki_arena *ar, size_t bytes);
 /* Forgets every allocation but keeps the largest chunk for reuse (scratch
  * memory reused per item: its pages stay mapped and warm). */
 void rki_arena_reset(rki_arena *ar);

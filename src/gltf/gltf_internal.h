@@ -277,8 +277,6 @@ typedef struct rki_gltf {
 	rki_warning_node *stride_warning;/* that warning, see rki_gltf_warn_repeat() */
 
 	rki_buf scratch[3];          /* reusable temporaries, see rki_gltf_scratch() */
-	size_t reserve_size;         /* scene arena chunk_size set for the bulk chunk, 0 once it exists */
-	size_t reserve_restore;      /* chunk_size before that */
 
 	rki_gltf_mesh *mesh_info;    /* per glTF mesh */
 	rk_node **node_map;          /* glTF node index -> scene node */
@@ -421,7 +419,6 @@ const char *rki_gltf_ctype_name(uint32_t ctype);
 
 /* gltf_load.c: after each pass (and each mesh / clip): once the bulk chunk
  * of the scene arena exists, restores the arena's chunk growth. */
-void rki_gltf_reserve_check(rki_gltf *g);
 
 bool rki_gltf_load_textures(rki_gltf *g);   /* gltf_material.c: scene->textures */
 bool rki_gltf_load_materials(rki_gltf *g);  /* gltf_material.c: scene->materials (+ "default") */

@@ -260,7 +260,6 @@ static bool rki_gltf_extensions(rki_gltf *g)
 
 static void rki_gltf_reserve_scene(rki_gltf *g, size_t input_size)
 {
-	g->reserve_size = 0;
 	if (g->sc.opts.ignore_geometry || g->sc.opts.ignore_animation) return;
 	double est = 0.0;
 	for (size_t i = 0; i < g->accessors.count; i++) {
@@ -282,25 +281,8 @@ static void rki_gltf_reserve_scene(rki_gltf *g, size_t input_size)
 	}
 	est += est / 8.0 + 65536.0;
 	double cap = 4.0 * (double)input_size + 1048576.0;
-	size_t left = g->sc.opts.memory_limit > g->sc.alloc->bytes_in_use ? g->sc.opts.memory_limit - g->sc.alloc->bytes_in_use : 0;
 	if (est > cap) est = cap;
-	if (est > (double)(left / 2)) return;
-	size_t bytes = (size_t)est;
-	rki_arena *ar = g->sc.arena;
-	if (bytes <= ar->chunk_size) return;
-	g->reserve_restore = ar->chunk_size;
-	g->reserve_size = bytes;
-	ar->chunk_size = bytes;  /* the size of the arena's next chunk */
-}
-
-void rki_gltf_reserve_check(rki_gltf *g)
-{
-	/* once the reserved chunk exists (the arena doubled chunk_size), later
-	 * chunks grow from the previous size again */
-	if (g->reserve_size && g->sc.arena->chunk_size != g->reserve_size) {
-		g->sc.arena->chunk_size = g->reserve_restore;
-		g->reserve_size = 0;
-	}
+	rki_arena_reserve(g->sc.arena, (size_t)est);
 }
 
 static bool rki_gltf_run(rki_gltf *g, const unsigned char *data, size_t size)
@@ -343,17 +325,12 @@ static bool rki_gltf_run(rki_gltf *g, const unsigned char *data, size_t size)
 	if (!rki_gltf_load_buffers(g)) return false;
 	rki_gltf_reserve_scene(g, size);
 	if (!rki_gltf_load_textures(g)) return false;
-	rki_gltf_reserve_check(g);
 	if (!rki_gltf_load_materials(g)) return false;
 	if (!rki_gltf_scan_meshes(g)) return false;
 	if (!rki_gltf_load_meshes(g)) return false;
-	rki_gltf_reserve_check(g);
 	if (!rki_gltf_load_nodes(g)) return false;
-	rki_gltf_reserve_check(g);
 	if (!rki_gltf_load_skins(g)) return false;
-	rki_gltf_reserve_check(g);
 	if (!rki_gltf_load_animations(g)) return false;
-	rki_gltf_reserve_check(g);
 
 	st->format = g->is_glb ? RK_FORMAT_GLB : RK_FORMAT_GLTF;
 	st->fbx_version = 0;
