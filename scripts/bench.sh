@@ -18,25 +18,40 @@ glbs=("$shared"/assets/*.glb)
 
 echo "# rigkit benchmarks ($(date -u +%Y-%m-%d), $(nproc) cores, median of $runs runs)"
 echo
+rounds=${BENCH_ROUNDS:-5}
 echo "## Load time: rigkit vs Assimp (same run)"
 echo
-echo "| file | size | rigkit ms | rigkit MB/s | assimp ms | speed-up |"
-echo "|---|---:|---:|---:|---:|---:|"
+echo "Each file: $rounds rounds, each one rigkit process and one Assimp process of"
+echo "$runs loads; the table gives the median of the round medians (a round in"
+echo "which another job held the second core does not decide the row)."
+echo
+echo "| file | size | rigkit ms | rigkit MB/s | assimp ms | speed-up | rigkit rounds ms |"
+echo "|---|---:|---:|---:|---:|---:|---|"
 for f in "${files[@]}" "${glbs[@]}"; do
-	r=$("$build"/bench_load -n "$runs" "$f" 2>/dev/null || true)
-	p=""
-	[ -x "$build"/peer_assimp_load ] && p=$("$build"/peer_assimp_load -n "$runs" "$f" 2>/dev/null || true)
-	read -r _ _ bytes rt rmb <<<"${r:-x x 0 nan nan}"
-	read -r _ _ _ pt _ <<<"${p:-x x 0 nan nan}"
-	python3 - "$f" "$bytes" "$rt" "$rmb" "$pt" <<'PY'
-import os, sys
-f, b, rt, rmb, pt = sys.argv[1:]
-def ms(x):
-    try: return "%.2f" % (float(x) * 1e3)
-    except ValueError: return "n/a"
-try: sp = "%.1f×" % (float(pt) / float(rt))
-except (ValueError, ZeroDivisionError): sp = "n/a"
-print("| %s | %.0f KB | %s | %s | %s | %s |" % (os.path.basename(f), int(b) / 1024, ms(rt), rmb, ms(pt), sp))
+	rt_list=""
+	pt_list=""
+	bytes=0
+	for ((round = 0; round < rounds; round++)); do
+		r=$("$build"/bench_load -n "$runs" "$f" 2>/dev/null || true)
+		p=""
+		[ -x "$build"/peer_assimp_load ] && p=$("$build"/peer_assimp_load -n "$runs" "$f" 2>/dev/null || true)
+		read -r _ _ bytes rt _ <<<"${r:-x x 0 nan nan}"
+		read -r _ _ _ pt _ <<<"${p:-x x 0 nan nan}"
+		rt_list="$rt_list $rt"
+		pt_list="$pt_list $pt"
+	done
+	python3 - "$f" "$bytes" "$rt_list" "$pt_list" <<'PY'
+import math, os, statistics, sys
+f, b, rts, pts = sys.argv[1:]
+def med(xs):
+    v = [float(x) for x in xs.split() if x != "nan"]
+    return statistics.median(v) if v else math.nan
+rt, pt = med(rts), med(pts)
+def ms(x): return "n/a" if math.isnan(x) else "%.2f" % (x * 1e3)
+sp = "n/a" if math.isnan(rt) or math.isnan(pt) or rt == 0 else "%.1f×" % (pt / rt)
+mb = "n/a" if math.isnan(rt) or rt == 0 else "%.1f" % (int(b) / rt / 1e6)
+rounds = " ".join(ms(float(x)) for x in rts.split())
+print("| %s | %.0f KB | %s | %s | %s | %s | %s |" % (os.path.basename(f), int(b) / 1024, ms(rt), mb, ms(pt), sp, rounds))
 PY
 done
 

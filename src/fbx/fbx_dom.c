@@ -16,6 +16,8 @@
  */
 #include "fbx/fbx_dom.h"
 
+#include "core/thread.h"
+
 #include <libdeflate.h>
 #include <locale.h>
 #include <math.h>
@@ -1950,7 +1952,7 @@ static rki_fbx_decode_batch *rki_fbx_batch_begin(rki_fbx_decode_batch *b, rki_ar
 	b->started = 1;
 	if (b->sync)
 		for (; b->started < b->worker_count; b->started++)
-			if (pthread_create(&b->workers[b->started].thread, NULL, rki_fbx_decode_thread, &b->workers[b->started]) != 0)
+			if (!rki_thread_start(&b->workers[b->started].thread, rki_fbx_decode_thread, &b->workers[b->started]))
 				break;
 	return b;
 }

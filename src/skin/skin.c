@@ -6,6 +6,7 @@
 #include "skin/skin_internal.h"
 
 #include "core/internal.h"
+#include "core/thread.h"
 
 #include <pthread.h>
 #include <stdarg.h>
@@ -335,7 +336,7 @@ bool rk_skin_run_threads(const rk_skin_job *job, size_t thread_count)
 	pthread_t ids[RK_SKIN_MAX_THREADS];
 	bool started[RK_SKIN_MAX_THREADS];
 	for (size_t i = 1; i < threads; i++)
-		started[i] = pthread_create(&ids[i], NULL, rki_skin_thread_main, &sh) == 0;
+		started[i] = rki_thread_start(&ids[i], rki_skin_thread_main, &sh);
 	/* The calling thread takes chunks too; if no thread could be created it
 	 * simply does all of them. */
 	rki_skin_thread_main(&sh);

@@ -1,0 +1,27 @@
+/* src/core/thread.c - helper thread start with a CPU placement hint (thread.h). */
+#if defined(__linux__) && !defined(_GNU_SOURCE)
+#define _GNU_SOURCE
+#endif
+#include "core/thread.h"
+
+#include <sched.h>
+
+bool rki_thread_start(pthread_t *thread, void *(*fn)(void *), void *arg)
+{
+#if defined(__linux__) && defined(__GLIBC__)
+	cpu_set_t set;
+	int cpu = sched_getcpu();
+	if (cpu >= 0 && cpu < CPU_SETSIZE && sched_getaffinity(0, sizeof(set), &set) == 0 && CPU_ISSET(cpu, &set) &&
+		CPU_COUNT(&set) >= 2) {
+		CPU_CLR(cpu, &set);
+		pthread_attr_t attr;
+		if (pthread_attr_init(&attr) == 0) {
+			bool ok = pthread_attr_setaffinity_np(&attr, sizeof(set), &set) == 0 &&
+				pthread_create(thread, &attr, fn, arg) == 0;
+			pthread_attr_destroy(&attr);
+			if (ok) return true;
+		}
+	}
+#endif
+	return pthread_create(thread, NULL, fn, arg) == 0;
+}
