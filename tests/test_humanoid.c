@@ -1,0 +1,1138 @@
+/*
+ * tests/test_humanoid.c - humanoid bone maps (rigkit/retarget.h): VRM 1.0
+ * bone names and parents, rk_humanoid_detect on the sample characters, the
+ * shared real-world assets and hand-built rigs in the naming schemes of
+ * Unreal, 3ds Max Biped, VRoid, Rigify, Character Creator and Blender, and
+ * the errors of rk_humanoid_set / rk_humanoid_validate.
+ *
+ * Expectations are written from the conventions themselves: the VRM 1.0
+ * humanoid specification (bone names, parents, the 15 required bones), the
+ * Mixamo joint names and hierarchy (as listed by `rigkit info` for the shared
+ * files), Unreal's mannequin, Biped's and VRoid's default skeletons, Rigify's
+ * DEF bones and Character Creator's CC_Base skeleton. The hand-built rigs are
+ * small glTF documents loaded with rk_load_memory (skin joints become
+ * RK_NODE_JOINT, "m" nodes carry a one-triangle mesh).
+ */
+#include "rk_test.h"
+
+#include <rigkit/retarget.h>
+#include <rigkit/rigkit.h>
+#include <rigkit/sample.h>
+
+#include <stdarg.h>
+#include <stdint.h>
+
+/* ---- helpers -------------------------------------------------------------------- */
+
+static rk_humanoid_bone bone_of(const char *name)
+{
+	rk_humanoid_bone b = RK_HUMANOID_BONE_COUNT;
+	if (!rk_humanoid_bone_parse(name, &b)) {
+		fprintf(stderr, "test table error: unknown bone %s\n", name);
+		abort();
+	}
+	return b;
+}
+
+static const char *node_name(const rk_humanoid *h, const char *bone)
+{
+	const rk_node *n = h->bones[bone_of(bone)];
+	return n ? n->name : "(unmapped)";
+}
+
+/* Checks that exactly the bones of `pairs` ({bone, node name without
+ * prefix}) are mapped, each to prefix + node name. */
+static void check_exact_map(rk_test_state *rk_t_, const rk_humanoid *h, const char *const (*pairs)[2], size_t count,
+	const char *prefix, const char *what)
+{
+	bool listed[RK_HUMANOID_BONE_COUNT] = { false };
+	for (size_t i = 0; i < count; i++) {
+		char expected[160];
+		snprintf(expected, sizeof(expected), "%s%s", prefix, pairs[i][1]);
+		listed[bone_of(pairs[i][0])] = true;
+		const char *got = node_name(h, pairs[i][0]);
+		if (strcmp(got, expected) != 0) {
+			fprintf(stderr, "%s: bone %s: got \"%s\", expected \"%s\"\n", what, pairs[i][0], got, expected);
+			rk_t_->failed++;
+		}
+	}
+	for (int b = 0; b < RK_HUMANOID_BONE_COUNT; b++) {
+		if (!listed[b] && h->bones[b]) {
+			fprintf(stderr, "%s: bone %s: mapped to \"%s\", expected unmapped\n", what,
+				rk_humanoid_bone_name((rk_humanoid_bone)b), h->bones[b]->name);
+			rk_t_->failed++;
+		}
+	}
+}
+
+/* A tiny glTF scene builder: nodes with a name, a parent and a kind
+ * ('j' skin joint, 'n' plain node, 'm' node with a mesh). */
+#define TB_MAX 256
+typedef struct tb {
+	char names[TB_MAX][64];
+	int parent[TB_MAX];
+	char kind[TB_MAX];
+	int count;
+} tb;
+
+#if defined(__GNUC__) || defined(__clang__)
+static int tb_add(tb *b, int parent, char kind, const char *fmt, ...) __attribute__((format(printf, 4, 5)));
+#endif
+
+static int tb_add(tb *b, int parent, char kind, const char *fmt, ...)
+{
+	if (b->count >= TB_MAX) abort();
+	int i = b->count++;
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(b->names[i], sizeof(b->names[i]), fmt, ap);
+	va_end(ap);
+	b->parent[i] = parent;
+	b->kind[i] = kind;
+	return i;
+}
+
+static void tb_cat(char **p, size_t *left, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	int n = vsnprintf(*p, *left, fmt, ap);
+	va_end(ap);
+	if (n < 0 || (size_t)n >= *left) abort();
+	*p += n;
+	*left -= (size_t)n;
+}
+
+static rk_scene *tb_load(const tb *b, rk_error *err)
+{
+	size_t cap = 64 * 1024;
+	char *json = (char *)malloc(cap), *p = json;
+	size_t left = cap;
+	bool has_mesh = false, has_joint = false;
+	tb_cat(&p, &left, "{\"asset\":{\"version\":\"2.0\"},\"nodes\":[");
+	for (int i = 0; i < b->count; i++) {
+		tb_cat(&p, &left, "%s{\"name\":\"%s\"", i ? "," : "", b->names[i]);
+		if (b->kind[i] == 'm') {
+			tb_cat(&p, &left, ",\"mesh\":0");
+			has_mesh = true;
+		}
+		if (b->kind[i] == 'j') has_joint = true;
+		bool first = true;
+		for (int c = 0; c < b->count; c++) {
+			if (b->parent[c] != i) continue;
+			tb_cat(&p, &left, "%s%d", first ? ",\"children\":[" : ",", c);
+			first = false;
+		}
+		tb_cat(&p, &left, "%s}", first ? "" : "]");
+	}
+	tb_cat(&p, &left, "],\"scenes\":[{\"nodes\":[");
+	bool first = true;
+	for (int i = 0; i < b->count; i++) {
+		if (b->parent[i] >= 0) continue;
+		tb_cat(&p, &left, "%s%d", first ? "" : ",", i);
+		first = false;
+	}
+	tb_cat(&p, &left, "]}],\"scene\":0");
+	if (has_joint) {
+		tb_cat(&p, &left, ",\"skins\":[{\"joints\":[");
+		first = true;
+		for (int i = 0; i < b->count; i++) {
+			if (b->kind[i] != 'j') continue;
+			tb_cat(&p, &left, "%s%d", first ? "" : ",", i);
+			first = false;
+		}
+		tb_cat(&p, &left, "]}]");
+	}
+	if (has_mesh) {
+		/* one triangle, three zero positions (36 zero bytes) */
+		tb_cat(&p, &left, ",\"buffers\":[{\"byteLength\":36,\"uri\":\"data:application/octet-stream;base64,"
+			"AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA\"}],"
+			"\"bufferViews\":[{\"buffer\":0,\"byteLength\":36}],"
+			"\"accessors\":[{\"bufferView\":0,\"componentType\":5126,\"count\":3,\"type\":\"VEC3\","
+			"\"min\":[0,0,0],\"max\":[0,0,0]}],"
+			"\"meshes\":[{\"name\":\"m\",\"primitives\":[{\"attributes\":{\"POSITION\":0}}]}]");
+	}
+	tb_cat(&p, &left, "}");
+	rk_scene *s = rk_load_memory(json, strlen(json), NULL, err);
+	free(json);
+	return s;
+}
+
+/* The node with this name that is a child of a node named parent_name. */
+static const rk_node *find_child(const rk_scene *s, const char *parent_name, const char *name)
+{
+	for (size_t i = 0; i < s->nodes.count; i++) {
+		const rk_node *n = &s->nodes.data[i];
+		if (n->parent && strcmp(n->name, name) == 0 && strcmp(n->parent->name, parent_name) == 0) return n;
+	}
+	return NULL;
+}
+
+/* ---- bone names, parents, required set ------------------------------------------------ */
+
+/* VRM 1.0 humanoid bones in enum order and each one's parent in the full set
+ * (VRM 1.0 specification, humanoid bone list). */
+static const char *const k_vrm_bones[][2] = {
+	{ "hips", NULL }, { "spine", "hips" }, { "chest", "spine" }, { "upperChest", "chest" },
+	{ "neck", "upperChest" }, { "head", "neck" }, { "leftEye", "head" }, { "rightEye", "head" }, { "jaw", "head" },
+	{ "leftUpperLeg", "hips" }, { "leftLowerLeg", "leftUpperLeg" }, { "leftFoot", "leftLowerLeg" },
+	{ "leftToes", "leftFoot" },
+	{ "rightUpperLeg", "hips" }, { "rightLowerLeg", "rightUpperLeg" }, { "rightFoot", "rightLowerLeg" },
+	{ "rightToes", "rightFoot" },
+	{ "leftShoulder", "upperChest" }, { "leftUpperArm", "leftShoulder" }, { "leftLowerArm", "leftUpperArm" },
+	{ "leftHand", "leftLowerArm" },
+	{ "rightShoulder", "upperChest" }, { "rightUpperArm", "rightShoulder" }, { "rightLowerArm", "rightUpperArm" },
+	{ "rightHand", "rightLowerArm" },
+	{ "leftThumbMetacarpal", "leftHand" }, { "leftThumbProximal", "leftThumbMetacarpal" },
+	{ "leftThumbDistal", "leftThumbProximal" },
+	{ "leftIndexProximal", "leftHand" }, { "leftIndexIntermediate", "leftIndexProximal" },
+	{ "leftIndexDistal", "leftIndexIntermediate" },
+	{ "leftMiddleProximal", "leftHand" }, { "leftMiddleIntermediate", "leftMiddleProximal" },
+	{ "leftMiddleDistal", "leftMiddleIntermediate" },
+	{ "leftRingProximal", "leftHand" }, { "leftRingIntermediate", "leftRingProximal" },
+	{ "leftRingDistal", "leftRingIntermediate" },
+	{ "leftLittleProximal", "leftHand" }, { "leftLittleIntermediate", "leftLittleProximal" },
+	{ "leftLittleDistal", "leftLittleIntermediate" },
+	{ "rightThumbMetacarpal", "rightHand" }, { "rightThumbProximal", "rightThumbMetacarpal" },
+	{ "rightThumbDistal", "rightThumbProximal" },
+	{ "rightIndexProximal", "rightHand" }, { "rightIndexIntermediate", "rightIndexProximal" },
+	{ "rightIndexDistal", "rightIndexIntermediate" },
+	{ "rightMiddleProximal", "rightHand" }, { "rightMiddleIntermediate", "rightMiddleProximal" },
+	{ "rightMiddleDistal", "rightMiddleIntermediate" },
+	{ "rightRingProximal", "rightHand" }, { "rightRingIntermediate", "rightRingProximal" },
+	{ "rightRingDistal", "rightRingIntermediate" },
+	{ "rightLittleProximal", "rightHand" }, { "rightLittleIntermediate", "rightLittleProximal" },
+	{ "rightLittleDistal", "rightLittleIntermediate" },
+};
+
+RK_TEST(bone_names_parents_required)
+{
+	RK_REQUIRE(sizeof(k_vrm_bones) / sizeof(k_vrm_bones[0]) == RK_HUMANOID_BONE_COUNT);
+	for (int b = 0; b < RK_HUMANOID_BONE_COUNT; b++) {
+		rk_humanoid_bone bone = (rk_humanoid_bone)b;
+		RK_CHECK_STR(rk_humanoid_bone_name(bone), k_vrm_bones[b][0]);
+		rk_humanoid_bone parsed = RK_HUMANOID_BONE_COUNT;
+		RK_CHECK(rk_humanoid_bone_parse(k_vrm_bones[b][0], &parsed));
+		RK_CHECK_INT(parsed, b);
+		/* case-insensitive */
+		char upper[64], lower[64];
+		size_t i = 0;
+		for (; k_vrm_bones[b][0][i]; i++) {
+			char c = k_vrm_bones[b][0][i];
+			upper[i] = (c >= 'a' && c <= 'z') ? (char)(c - 32) : c;
+			lower[i] = (c >= 'A' && c <= 'Z') ? (char)(c + 32) : c;
+		}
+		upper[i] = lower[i] = '\0';
+		parsed = RK_HUMANOID_BONE_COUNT;
+		RK_CHECK(rk_humanoid_bone_parse(upper, &parsed));
+		RK_CHECK_INT(parsed, b);
+		parsed = RK_HUMANOID_BONE_COUNT;
+		RK_CHECK(rk_humanoid_bone_parse(lower, &parsed));
+		RK_CHECK_INT(parsed, b);
+		int expected_parent = k_vrm_bones[b][1] ? (int)bone_of(k_vrm_bones[b][1]) : -1;
+		RK_CHECK_INT(rk_humanoid_bone_parent(bone), expected_parent);
+	}
+	rk_humanoid_bone dummy = RK_HUMANOID_HIPS;
+	RK_CHECK(!rk_humanoid_bone_parse("", &dummy));
+	RK_CHECK(!rk_humanoid_bone_parse(NULL, &dummy));
+	RK_CHECK(!rk_humanoid_bone_parse("hip", &dummy));
+	RK_CHECK(!rk_humanoid_bone_parse("hipsx", &dummy));
+	RK_CHECK(!rk_humanoid_bone_parse("leftThumbIntermediate", &dummy));   /* VRM 0.x only */
+	RK_CHECK_INT(dummy, RK_HUMANOID_HIPS);
+	RK_CHECK_STR(rk_humanoid_bone_name(RK_HUMANOID_BONE_COUNT), "");
+	RK_CHECK_STR(rk_humanoid_bone_name((rk_humanoid_bone)-1), "");
+	RK_CHECK_INT(rk_humanoid_bone_parent(RK_HUMANOID_BONE_COUNT), -1);
+
+	/* required: exactly the 15 of the header */
+	static const char *const required[] = {
+		"hips", "spine", "head", "leftUpperArm", "leftLowerArm", "leftHand", "rightUpperArm", "rightLowerArm",
+		"rightHand", "leftUpperLeg", "leftLowerLeg", "leftFoot", "rightUpperLeg", "rightLowerLeg", "rightFoot",
+	};
+	int count = 0;
+	for (int b = 0; b < RK_HUMANOID_BONE_COUNT; b++) {
+		bool expected = false;
+		for (size_t r = 0; r < sizeof(required) / sizeof(required[0]); r++)
+			if (strcmp(required[r], k_vrm_bones[b][0]) == 0) expected = true;
+		RK_CHECK_INT(rk_humanoid_bone_required((rk_humanoid_bone)b), expected);
+		count += rk_humanoid_bone_required((rk_humanoid_bone)b);
+	}
+	RK_CHECK_INT(count, 15);
+	RK_CHECK(!rk_humanoid_bone_required(RK_HUMANOID_BONE_COUNT));
+}
+
+/* ---- Mixamo / Ready Player Me naming ------------------------------------------------ */
+
+/* Every humanoid bone a full Mixamo skeleton maps (no jaw; the "...4" and
+ * "_End" joints are not humanoid bones). */
+static const char *const k_mixamo[][2] = {
+	{ "hips", "Hips" }, { "spine", "Spine" }, { "chest", "Spine1" }, { "upperChest", "Spine2" },
+	{ "neck", "Neck" }, { "head", "Head" }, { "leftEye", "LeftEye" }, { "rightEye", "RightEye" },
+	{ "leftUpperLeg", "LeftUpLeg" }, { "leftLowerLeg", "LeftLeg" }, { "leftFoot", "LeftFoot" },
+	{ "leftToes", "LeftToeBase" },
+	{ "rightUpperLeg", "RightUpLeg" }, { "rightLowerLeg", "RightLeg" }, { "rightFoot", "RightFoot" },
+	{ "rightToes", "RightToeBase" },
+	{ "leftShoulder", "LeftShoulder" }, { "leftUpperArm", "LeftArm" }, { "leftLowerArm", "LeftForeArm" },
+	{ "leftHand", "LeftHand" },
+	{ "rightShoulder", "RightShoulder" }, { "rightUpperArm", "RightArm" }, { "rightLowerArm", "RightForeArm" },
+	{ "rightHand", "RightHand" },
+	{ "leftThumbMetacarpal", "LeftHandThumb1" }, { "leftThumbProximal", "LeftHandThumb2" },
+	{ "leftThumbDistal", "LeftHandThumb3" },
+	{ "leftIndexProximal", "LeftHandIndex1" }, { "leftIndexIntermediate", "LeftHandIndex2" },
+	{ "leftIndexDistal", "LeftHandIndex3" },
+	{ "leftMiddleProximal", "LeftHandMiddle1" }, { "leftMiddleIntermediate", "LeftHandMiddle2" },
+	{ "leftMiddleDistal", "LeftHandMiddle3" },
+	{ "leftRingProximal", "LeftHandRing1" }, { "leftRingIntermediate", "LeftHandRing2" },
+	{ "leftRingDistal", "LeftHandRing3" },
+	{ "leftLittleProximal", "LeftHandPinky1" }, { "leftLittleIntermediate", "LeftHandPinky2" },
+	{ "leftLittleDistal", "LeftHandPinky3" },
+	{ "rightThumbMetacarpal", "RightHandThumb1" }, { "rightThumbProximal", "RightHandThumb2" },
+	{ "rightThumbDistal", "RightHandThumb3" },
+	{ "rightIndexProximal", "RightHandIndex1" }, { "rightIndexIntermediate", "RightHandIndex2" },
+	{ "rightIndexDistal", "RightHandIndex3" },
+	{ "rightMiddleProximal", "RightHandMiddle1" }, { "rightMiddleIntermediate", "RightHandMiddle2" },
+	{ "rightMiddleDistal", "RightHandMiddle3" },
+	{ "rightRingProximal", "RightHandRing1" }, { "rightRingIntermediate", "RightHandRing2" },
+	{ "rightRingDistal", "RightHandRing3" },
+	{ "rightLittleProximal", "RightHandPinky1" }, { "rightLittleIntermediate", "RightHandPinky2" },
+	{ "rightLittleDistal", "RightHandPinky3" },
+};
+#define K_MIXAMO_COUNT (sizeof(k_mixamo) / sizeof(k_mixamo[0]))
+
+/* The same table without the eyes (Soldier.glb has none). */
+static void check_mixamo(rk_test_state *rk_t_, const rk_humanoid *h, const char *prefix, bool eyes, const char *what)
+{
+	const char *pairs[K_MIXAMO_COUNT][2];
+	size_t n = 0;
+	for (size_t i = 0; i < K_MIXAMO_COUNT; i++) {
+		if (!eyes && strstr(k_mixamo[i][0], "Eye")) continue;
+		pairs[n][0] = k_mixamo[i][0];
+		pairs[n][1] = k_mixamo[i][1];
+		n++;
+	}
+	check_exact_map(rk_t_, h, (const char *const (*)[2])pairs, n, prefix, what);
+}
+
+RK_TEST(detect_sample_characters)
+{
+	rk_error err;
+	rk_scene *src = rk_sample_scene(RK_SAMPLE_MIXAMO_SOURCE, NULL, &err);
+	rk_scene *dst = rk_sample_scene(RK_SAMPLE_AVATAR, NULL, &err);
+	RK_REQUIRE(src && dst);
+	rk_humanoid h;
+	RK_CHECK(rk_humanoid_detect(src, &h, &err));
+	RK_CHECK_INT(err.code, RK_OK);
+	check_mixamo(rk_t_, &h, "mixamorig:", true, "Mixamo sample");
+	RK_CHECK_STR(node_name(&h, "chest"), "mixamorig:Spine1");
+	RK_CHECK_STR(node_name(&h, "leftIndexProximal"), "mixamorig:LeftHandIndex1");
+	/* the end joints stay unmapped */
+	for (int b = 0; b < RK_HUMANOID_BONE_COUNT; b++) {
+		const rk_node *n = h.bones[b];
+		if (!n) continue;
+		RK_CHECK(strcmp(n->name, "mixamorig:LeftHandIndex4") != 0);
+		RK_CHECK(strstr(n->name, "_End") == NULL);
+		RK_CHECK(n->name[strlen(n->name) - 1] != '4');
+		RK_CHECK(n->kind == RK_NODE_JOINT);
+	}
+	RK_CHECK(rk_humanoid_validate(&h, src, &err));
+
+	rk_humanoid a;
+	RK_CHECK(rk_humanoid_detect(dst, &a, &err));
+	check_mixamo(rk_t_, &a, "", true, "avatar sample");
+	RK_CHECK_STR(node_name(&a, "leftUpperLeg"), "LeftUpLeg");
+	RK_CHECK_STR(node_name(&a, "rightLowerLeg"), "RightLeg");
+
+	/* a humanoid of one scene is not valid for the other */
+	RK_CHECK(!rk_humanoid_validate(&a, src, &err));
+	RK_CHECK_INT(err.code, RK_ERROR_INVALID_ARGUMENT);
+	RK_CHECK(strstr(err.message, "not a node of this scene") != NULL);
+	rk_free_scene(src);
+	rk_free_scene(dst);
+}
+
+/* ---- shared assets ---------------------------------------------------------------------- */
+
+RK_TEST(detect_shared_assets)
+{
+	const char *shared = rk_test_shared_dir();
+	if (!shared) RK_SKIP("no shared assets folder (/work/shared)");
+	static const struct { const char *file, *prefix; bool eyes; } files[] = {
+		{ "ybot.fbx", "mixamorig:", true },
+		{ "ybot@kick.fbx", "mixamorig:", true },
+		{ "Soldier.glb", "mixamorig:", false },   /* colons kept in the file; three.js drops them on load */
+		{ "Xbot.glb", "mixamorig:", true },
+		{ "readyplayer.me.glb", "", true },
+	};
+	for (size_t f = 0; f < sizeof(files) / sizeof(files[0]); f++) {
+		char path[4096];
+		snprintf(path, sizeof(path), "%s/assets/%s", shared, files[f].file);
+		rk_error err;
+		rk_scene *s = rk_load_file(path, NULL, &err);
+		if (!s) {
+			fprintf(stderr, "%s: %s\n", path, err.message);
+			rk_t_->failed++;
+			continue;
+		}
+		rk_humanoid h;
+		bool ok = rk_humanoid_detect(s, &h, &err);
+		if (!ok) fprintf(stderr, "%s: %s\n", files[f].file, err.message);
+		RK_CHECK(ok);
+		check_mixamo(rk_t_, &h, files[f].prefix, files[f].eyes, files[f].file);
+		/* meshes (Wolf3D_Head, EyeLeft, vanguard_Mesh ...) are never mapped */
+		for (int b = 0; b < RK_HUMANOID_BONE_COUNT; b++)
+			if (h.bones[b]) RK_CHECK(h.bones[b]->mesh == NULL);
+		rk_free_scene(s);
+	}
+}
+
+/* ---- hand-built rigs ---------------------------------------------------------------------- */
+
+static void detect_and_check(rk_test_state *rk_t_, const tb *b, const char *const (*pairs)[2], size_t count,
+	const char *what)
+{
+	rk_error err;
+	rk_scene *s = tb_load(b, &err);
+	if (!s) {
+		fprintf(stderr, "%s: load failed: %s\n", what, err.message);
+		rk_t_->failed++;
+		return;
+	}
+	rk_humanoid h;
+	bool ok = rk_humanoid_detect(s, &h, &err);
+	if (!ok) fprintf(stderr, "%s: %s\n", what, err.message);
+	RK_CHECK(ok);
+	check_exact_map(rk_t_, &h, pairs, count, "", what);
+	rk_free_scene(s);
+}
+
+/* Unreal Engine mannequin: UE4 (spine_01..03, one neck) or UE5 (spine_01..05,
+ * neck_01..02, metacarpals), with IK and twist helpers. */
+static void build_unreal(tb *b, bool ue5)
+{
+	memset(b, 0, sizeof(*b));
+	tb_add(b, -1, 'm', "SK_Mannequin");
+	int root = tb_add(b, -1, 'j', "root");
+	int pelvis = tb_add(b, root, 'j', "pelvis");
+	int spine = tb_add(b, pelvis, 'j', "spine_01");
+	for (int i = 2; i <= (ue5 ? 5 : 3); i++) spine = tb_add(b, spine, 'j', "spine_%02d", i);
+	int neck = tb_add(b, spine, 'j', "neck_01");
+	if (ue5) neck = tb_add(b, neck, 'j', "neck_02");
+	tb_add(b, neck, 'j', "head");
+	static const char *const fingers[] = { "thumb", "index", "middle", "ring", "pinky" };
+	for (int side = 0; side < 2; side++) {
+		const char *s = side ? "r" : "l";
+		int clav = tb_add(b, spine, 'j', "clavicle_%s", s);
+		int upper = tb_add(b, clav, 'j', "upperarm_%s", s);
+		int lower = tb_add(b, upper, 'j', "lowerarm_%s", s);
+		tb_add(b, upper, 'j', "upperarm_twist_01_%s", s);
+		tb_add(b, lower, 'j', "lowerarm_twist_01_%s", s);
+		int hand = tb_add(b, lower, 'j', "hand_%s", s);
+		for (int f = 0; f < 5; f++) {
+			int parent = hand;
+			if (ue5 && f > 0) parent = tb_add(b, hand, 'j', "%s_metacarpal_%s", fingers[f], s);
+			for (int k = 1; k <= 3; k++) parent = tb_add(b, parent, 'j', "%s_%02d_%s", fingers[f], k, s);
+		}
+		int thigh = tb_add(b, pelvis, 'j', "thigh_%s", s);
+		tb_add(b, thigh, 'j', "thigh_twist_01_%s", s);
+		int calf = tb_add(b, thigh, 'j', "calf_%s", s);
+		tb_add(b, calf, 'j', "calf_twist_01_%s", s);
+		int foot = tb_add(b, calf, 'j', "foot_%s", s);
+		tb_add(b, foot, 'j', "ball_%s", s);
+	}
+	int ik_foot = tb_add(b, root, 'j', "ik_foot_root");
+	tb_add(b, ik_foot, 'j', "ik_foot_l");
+	tb_add(b, ik_foot, 'j', "ik_foot_r");
+	int ik_hand = tb_add(b, root, 'j', "ik_hand_root");
+	int gun = tb_add(b, ik_hand, 'j', "ik_hand_gun");
+	tb_add(b, gun, 'j', "ik_hand_l");
+	tb_add(b, gun, 'j', "ik_hand_r");
+}
+
+RK_TEST(detect_unreal)
+{
+	static const char *const map[][2] = {
+		{ "hips", "pelvis" }, { "spine", "spine_01" }, { "chest", "spine_02" }, { "upperChest", "spine_03" },
+		{ "neck", "neck_01" }, { "head", "head" },
+		{ "leftShoulder", "clavicle_l" }, { "leftUpperArm", "upperarm_l" }, { "leftLowerArm", "lowerarm_l" },
+		{ "leftHand", "hand_l" },
+		{ "rightShoulder", "clavicle_r" }, { "rightUpperArm", "upperarm_r" }, { "rightLowerArm", "lowerarm_r" },
+		{ "rightHand", "hand_r" },
+		{ "leftUpperLeg", "thigh_l" }, { "leftLowerLeg", "calf_l" }, { "leftFoot", "foot_l" }, { "leftToes", "ball_l" },
+		{ "rightUpperLeg", "thigh_r" }, { "rightLowerLeg", "calf_r" }, { "rightFoot", "foot_r" },
+		{ "rightToes", "ball_r" },
+		{ "leftThumbMetacarpal", "thumb_01_l" }, { "leftThumbProximal", "thumb_02_l" },
+		{ "leftThumbDistal", "thumb_03_l" },
+		{ "leftIndexProximal", "index_01_l" }, { "leftIndexIntermediate", "index_02_l" },
+		{ "leftIndexDistal", "index_03_l" },
+		{ "leftMiddleProximal", "middle_01_l" }, { "leftMiddleIntermediate", "middle_02_l" },
+		{ "leftMiddleDistal", "middle_03_l" },
+		{ "leftRingProximal", "ring_01_l" }, { "leftRingIntermediate", "ring_02_l" }, { "leftRingDistal", "ring_03_l" },
+		{ "leftLittleProximal", "pinky_01_l" }, { "leftLittleIntermediate", "pinky_02_l" },
+		{ "leftLittleDistal", "pinky_03_l" },
+		{ "rightThumbMetacarpal", "thumb_01_r" }, { "rightThumbProximal", "thumb_02_r" },
+		{ "rightThumbDistal", "thumb_03_r" },
+		{ "rightIndexProximal", "index_01_r" }, { "rightIndexIntermediate", "index_02_r" },
+		{ "rightIndexDistal", "index_03_r" },
+		{ "rightMiddleProximal", "middle_01_r" }, { "rightMiddleIntermediate", "middle_02_r" },
+		{ "rightMiddleDistal", "middle_03_r" },
+		{ "rightRingProximal", "ring_01_r" }, { "rightRingIntermediate", "ring_02_r" },
+		{ "rightRingDistal", "ring_03_r" },
+		{ "rightLittleProximal", "pinky_01_r" }, { "rightLittleIntermediate", "pinky_02_r" },
+		{ "rightLittleDistal", "pinky_03_r" },
+	};
+	static tb b;
+	build_unreal(&b, false);
+	detect_and_check(rk_t_, &b, map, sizeof(map) / sizeof(map[0]), "UE4 mannequin");
+	/* UE5: spine_04/05, neck_02 and the metacarpals stay unmapped; the
+	 * clavicles hang from spine_05, below the mapped upper chest */
+	build_unreal(&b, true);
+	detect_and_check(rk_t_, &b, map, sizeof(map) / sizeof(map[0]), "UE5 mannequin");
+}
+
+/* 3ds Max Biped: thighs hang from the first spine link, clavicles from the
+ * neck; fingers Finger<f>[<k>], toes Toe0. */
+static void build_biped(tb *b, const char *prefix)
+{
+	memset(b, 0, sizeof(*b));
+	tb_add(b, -1, 'm', "Body");
+	int root = tb_add(b, -1, 'j', "%.*s", (int)strlen(prefix) - 1, prefix);   /* "Bip01" */
+	tb_add(b, root, 'j', "%sFootsteps", prefix);
+	int pelvis = tb_add(b, root, 'j', "%sPelvis", prefix);
+	int spine = tb_add(b, pelvis, 'j', "%sSpine", prefix);
+	int spine1 = tb_add(b, spine, 'j', "%sSpine1", prefix);
+	int spine2 = tb_add(b, spine1, 'j', "%sSpine2", prefix);
+	int spine3 = tb_add(b, spine2, 'j', "%sSpine3", prefix);
+	int neck = tb_add(b, spine3, 'j', "%sNeck", prefix);
+	int head = tb_add(b, neck, 'j', "%sHead", prefix);
+	tb_add(b, head, 'j', "%sHeadNub", prefix);
+	for (int side = 0; side < 2; side++) {
+		char sp = prefix[strlen(prefix) - 1];   /* the prefix's separator */
+		char s[4] = { side ? 'R' : 'L', sp, '\0' };
+		int thigh = tb_add(b, spine, 'j', "%s%sThigh", prefix, s);
+		int calf = tb_add(b, thigh, 'j', "%s%sCalf", prefix, s);
+		int foot = tb_add(b, calf, 'j', "%s%sFoot", prefix, s);
+		int toe = tb_add(b, foot, 'j', "%s%sToe0", prefix, s);
+		tb_add(b, toe, 'j', "%s%sToe0Nub", prefix, s);
+		int clav = tb_add(b, neck, 'j', "%s%sClavicle", prefix, s);
+		int upper = tb_add(b, clav, 'j', "%s%sUpperArm", prefix, s);
+		int fore = tb_add(b, upper, 'j', "%s%sForearm", prefix, s);
+		int hand = tb_add(b, fore, 'j', "%s%sHand", prefix, s);
+		for (int f = 0; f < 5; f++) {
+			int p = tb_add(b, hand, 'j', "%s%sFinger%d", prefix, s, f);
+			p = tb_add(b, p, 'j', "%s%sFinger%d1", prefix, s, f);
+			p = tb_add(b, p, 'j', "%s%sFinger%d2", prefix, s, f);
+			tb_add(b, p, 'j', "%s%sFinger%dNub", prefix, s, f);
+		}
+	}
+}
+
+RK_TEST(detect_biped)
+{
+	static const char *const map[][2] = {
+		{ "hips", "Pelvis" }, { "spine", "Spine" }, { "chest", "Spine1" }, { "upperChest", "Spine2" },
+		{ "neck", "Neck" }, { "head", "Head" },
+		{ "leftUpperLeg", "L?Thigh" }, { "leftLowerLeg", "L?Calf" }, { "leftFoot", "L?Foot" },
+		{ "leftToes", "L?Toe0" },
+		{ "rightUpperLeg", "R?Thigh" }, { "rightLowerLeg", "R?Calf" }, { "rightFoot", "R?Foot" },
+		{ "rightToes", "R?Toe0" },
+		{ "leftShoulder", "L?Clavicle" }, { "leftUpperArm", "L?UpperArm" }, { "leftLowerArm", "L?Forearm" },
+		{ "leftHand", "L?Hand" },
+		{ "rightShoulder", "R?Clavicle" }, { "rightUpperArm", "R?UpperArm" }, { "rightLowerArm", "R?Forearm" },
+		{ "rightHand", "R?Hand" },
+		{ "leftThumbMetacarpal", "L?Finger0" }, { "leftThumbProximal", "L?Finger01" },
+		{ "leftThumbDistal", "L?Finger02" },
+		{ "leftIndexProximal", "L?Finger1" }, { "leftIndexIntermediate", "L?Finger11" },
+		{ "leftIndexDistal", "L?Finger12" },
+		{ "leftMiddleProximal", "L?Finger2" }, { "leftMiddleIntermediate", "L?Finger21" },
+		{ "leftMiddleDistal", "L?Finger22" },
+		{ "leftRingProximal", "L?Finger3" }, { "leftRingIntermediate", "L?Finger31" },
+		{ "leftRingDistal", "L?Finger32" },
+		{ "leftLittleProximal", "L?Finger4" }, { "leftLittleIntermediate", "L?Finger41" },
+		{ "leftLittleDistal", "L?Finger42" },
+		{ "rightThumbMetacarpal", "R?Finger0" }, { "rightThumbProximal", "R?Finger01" },
+		{ "rightThumbDistal", "R?Finger02" },
+		{ "rightIndexProximal", "R?Finger1" }, { "rightIndexIntermediate", "R?Finger11" },
+		{ "rightIndexDistal", "R?Finger12" },
+		{ "rightMiddleProximal", "R?Finger2" }, { "rightMiddleIntermediate", "R?Finger21" },
+		{ "rightMiddleDistal", "R?Finger22" },
+		{ "rightRingProximal", "R?Finger3" }, { "rightRingIntermediate", "R?Finger31" },
+		{ "rightRingDistal", "R?Finger32" },
+		{ "rightLittleProximal", "R?Finger4" }, { "rightLittleIntermediate", "R?Finger41" },
+		{ "rightLittleDistal", "R?Finger42" },
+	};
+	static const char *const prefixes[] = { "Bip01 ", "Bip001_" };
+	for (size_t p = 0; p < 2; p++) {
+		/* the table with the prefix and separator filled in */
+		enum { N = sizeof(map) / sizeof(map[0]) };
+		static char names[N][64];
+		const char *pairs[N][2];
+		char sep = prefixes[p][strlen(prefixes[p]) - 1];
+		for (size_t i = 0; i < N; i++) {
+			snprintf(names[i], sizeof(names[i]), "%s%s", prefixes[p], map[i][1]);
+			char *q = strchr(names[i], '?');
+			if (q) *q = sep;
+			pairs[i][0] = map[i][0];
+			pairs[i][1] = names[i];
+		}
+		static tb b;
+		build_biped(&b, prefixes[p]);
+		detect_and_check(rk_t_, &b, (const char *const (*)[2])pairs, N, prefixes[p]);
+	}
+}
+
+/* VRoid Studio export (VRM): J_Bip_{C,L,R}_ names, eyes as J_Adj_?_FaceEye,
+ * a plain "Root" above the hips and secondary (hair) bones. */
+RK_TEST(detect_vroid)
+{
+	static tb b;
+	memset(&b, 0, sizeof(b));
+	tb_add(&b, -1, 'm', "Face");
+	tb_add(&b, -1, 'm', "Body");
+	int root = tb_add(&b, -1, 'j', "Root");
+	int hips = tb_add(&b, root, 'j', "J_Bip_C_Hips");
+	int spine = tb_add(&b, hips, 'j', "J_Bip_C_Spine");
+	int chest = tb_add(&b, spine, 'j', "J_Bip_C_Chest");
+	int upper = tb_add(&b, chest, 'j', "J_Bip_C_UpperChest");
+	int neck = tb_add(&b, upper, 'j', "J_Bip_C_Neck");
+	int head = tb_add(&b, neck, 'j', "J_Bip_C_Head");
+	tb_add(&b, head, 'j', "J_Adj_L_FaceEye");
+	tb_add(&b, head, 'j', "J_Adj_R_FaceEye");
+	int hair = tb_add(&b, head, 'j', "J_Sec_Hair1_01");
+	tb_add(&b, hair, 'j', "J_Sec_Hair2_01");
+	tb_add(&b, upper, 'j', "J_Sec_L_Bust1");
+	static const char *const fingers[] = { "Thumb", "Index", "Middle", "Ring", "Little" };
+	for (int side = 0; side < 2; side++) {
+		char s = side ? 'R' : 'L';
+		int sh = tb_add(&b, upper, 'j', "J_Bip_%c_Shoulder", s);
+		int ua = tb_add(&b, sh, 'j', "J_Bip_%c_UpperArm", s);
+		int la = tb_add(&b, ua, 'j', "J_Bip_%c_LowerArm", s);
+		int hand = tb_add(&b, la, 'j', "J_Bip_%c_Hand", s);
+		for (int f = 0; f < 5; f++) {
+			int p = hand;
+			for (int k = 1; k <= 3; k++) p = tb_add(&b, p, 'j', "J_Bip_%c_%s%d", s, fingers[f], k);
+		}
+		int ul = tb_add(&b, hips, 'j', "J_Bip_%c_UpperLeg", s);
+		int ll = tb_add(&b, ul, 'j', "J_Bip_%c_LowerLeg", s);
+		int ft = tb_add(&b, ll, 'j', "J_Bip_%c_Foot", s);
+		tb_add(&b, ft, 'j', "J_Bip_%c_ToeBase", s);
+	}
+	static const char *const map[][2] = {
+		{ "hips", "J_Bip_C_Hips" }, { "spine", "J_Bip_C_Spine" }, { "chest", "J_Bip_C_Chest" },
+		{ "upperChest", "J_Bip_C_UpperChest" }, { "neck", "J_Bip_C_Neck" }, { "head", "J_Bip_C_Head" },
+		{ "leftEye", "J_Adj_L_FaceEye" }, { "rightEye", "J_Adj_R_FaceEye" },
+		{ "leftShoulder", "J_Bip_L_Shoulder" }, { "leftUpperArm", "J_Bip_L_UpperArm" },
+		{ "leftLowerArm", "J_Bip_L_LowerArm" }, { "leftHand", "J_Bip_L_Hand" },
+		{ "rightShoulder", "J_Bip_R_Shoulder" }, { "rightUpperArm", "J_Bip_R_UpperArm" },
+		{ "rightLowerArm", "J_Bip_R_LowerArm" }, { "rightHand", "J_Bip_R_Hand" },
+		{ "leftUpperLeg", "J_Bip_L_UpperLeg" }, { "leftLowerLeg", "J_Bip_L_LowerLeg" },
+		{ "leftFoot", "J_Bip_L_Foot" }, { "leftToes", "J_Bip_L_ToeBase" },
+		{ "rightUpperLeg", "J_Bip_R_UpperLeg" }, { "rightLowerLeg", "J_Bip_R_LowerLeg" },
+		{ "rightFoot", "J_Bip_R_Foot" }, { "rightToes", "J_Bip_R_ToeBase" },
+		{ "leftThumbMetacarpal", "J_Bip_L_Thumb1" }, { "leftThumbProximal", "J_Bip_L_Thumb2" },
+		{ "leftThumbDistal", "J_Bip_L_Thumb3" },
+		{ "leftIndexProximal", "J_Bip_L_Index1" }, { "leftIndexIntermediate", "J_Bip_L_Index2" },
+		{ "leftIndexDistal", "J_Bip_L_Index3" },
+		{ "leftMiddleProximal", "J_Bip_L_Middle1" }, { "leftMiddleIntermediate", "J_Bip_L_Middle2" },
+		{ "leftMiddleDistal", "J_Bip_L_Middle3" },
+		{ "leftRingProximal", "J_Bip_L_Ring1" }, { "leftRingIntermediate", "J_Bip_L_Ring2" },
+		{ "leftRingDistal", "J_Bip_L_Ring3" },
+		{ "leftLittleProximal", "J_Bip_L_Little1" }, { "leftLittleIntermediate", "J_Bip_L_Little2" },
+		{ "leftLittleDistal", "J_Bip_L_Little3" },
+		{ "rightThumbMetacarpal", "J_Bip_R_Thumb1" }, { "rightThumbProximal", "J_Bip_R_Thumb2" },
+		{ "rightThumbDistal", "J_Bip_R_Thumb3" },
+		{ "rightIndexProximal", "J_Bip_R_Index1" }, { "rightIndexIntermediate", "J_Bip_R_Index2" },
+		{ "rightIndexDistal", "J_Bip_R_Index3" },
+		{ "rightMiddleProximal", "J_Bip_R_Middle1" }, { "rightMiddleIntermediate", "J_Bip_R_Middle2" },
+		{ "rightMiddleDistal", "J_Bip_R_Middle3" },
+		{ "rightRingProximal", "J_Bip_R_Ring1" }, { "rightRingIntermediate", "J_Bip_R_Ring2" },
+		{ "rightRingDistal", "J_Bip_R_Ring3" },
+		{ "rightLittleProximal", "J_Bip_R_Little1" }, { "rightLittleIntermediate", "J_Bip_R_Little2" },
+		{ "rightLittleDistal", "J_Bip_R_Little3" },
+	};
+	detect_and_check(rk_t_, &b, map, sizeof(map) / sizeof(map[0]), "VRoid");
+}
+
+/* Blender Rigify deformation bones: DEF-spine is the hips, DEF-spine.004 the
+ * neck, DEF-spine.006 the head; limbs split in two (".001" segments);
+ * fingers under palm bones. */
+RK_TEST(detect_rigify)
+{
+	static tb b;
+	memset(&b, 0, sizeof(b));
+	tb_add(&b, -1, 'm', "Body");
+	int rig = tb_add(&b, -1, 'n', "rig");
+	int hips = tb_add(&b, rig, 'j', "DEF-spine");
+	int s1 = tb_add(&b, hips, 'j', "DEF-spine.001");
+	int s2 = tb_add(&b, s1, 'j', "DEF-spine.002");
+	int s3 = tb_add(&b, s2, 'j', "DEF-spine.003");
+	int s4 = tb_add(&b, s3, 'j', "DEF-spine.004");
+	int s5 = tb_add(&b, s4, 'j', "DEF-spine.005");
+	tb_add(&b, s5, 'j', "DEF-spine.006");
+	static const char *const fingers[] = { "thumb", "f_index", "f_middle", "f_ring", "f_pinky" };
+	for (int side = 0; side < 2; side++) {
+		char s = side ? 'R' : 'L';
+		tb_add(&b, hips, 'j', "DEF-pelvis.%c", s);
+		tb_add(&b, s3, 'j', "DEF-breast.%c", s);
+		int sh = tb_add(&b, s3, 'j', "DEF-shoulder.%c", s);
+		int ua = tb_add(&b, sh, 'j', "DEF-upper_arm.%c", s);
+		int ua1 = tb_add(&b, ua, 'j', "DEF-upper_arm.%c.001", s);
+		int fa = tb_add(&b, ua1, 'j', "DEF-forearm.%c", s);
+		int fa1 = tb_add(&b, fa, 'j', "DEF-forearm.%c.001", s);
+		int hand = tb_add(&b, fa1, 'j', "DEF-hand.%c", s);
+		for (int f = 0; f < 5; f++) {
+			int p = f == 0 ? hand : tb_add(&b, hand, 'j', "DEF-palm.%02d.%c", f, s);
+			for (int k = 1; k <= 3; k++) p = tb_add(&b, p, 'j', "DEF-%s.%02d.%c", fingers[f], k, s);
+		}
+		int th = tb_add(&b, hips, 'j', "DEF-thigh.%c", s);
+		int th1 = tb_add(&b, th, 'j', "DEF-thigh.%c.001", s);
+		int sn = tb_add(&b, th1, 'j', "DEF-shin.%c", s);
+		int sn1 = tb_add(&b, sn, 'j', "DEF-shin.%c.001", s);
+		int ft = tb_add(&b, sn1, 'j', "DEF-foot.%c", s);
+		tb_add(&b, ft, 'j', "DEF-toe.%c", s);
+	}
+	static const char *const map[][2] = {
+		{ "hips", "DEF-spine" }, { "spine", "DEF-spine.001" }, { "chest", "DEF-spine.002" },
+		{ "upperChest", "DEF-spine.003" }, { "neck", "DEF-spine.004" }, { "head", "DEF-spine.006" },
+		{ "leftShoulder", "DEF-shoulder.L" }, { "leftUpperArm", "DEF-upper_arm.L" },
+		{ "leftLowerArm", "DEF-forearm.L" }, { "leftHand", "DEF-hand.L" },
+		{ "rightShoulder", "DEF-shoulder.R" }, { "rightUpperArm", "DEF-upper_arm.R" },
+		{ "rightLowerArm", "DEF-forearm.R" }, { "rightHand", "DEF-hand.R" },
+		{ "leftUpperLeg", "DEF-thigh.L" }, { "leftLowerLeg", "DEF-shin.L" }, { "leftFoot", "DEF-foot.L" },
+		{ "leftToes", "DEF-toe.L" },
+		{ "rightUpperLeg", "DEF-thigh.R" }, { "rightLowerLeg", "DEF-shin.R" }, { "rightFoot", "DEF-foot.R" },
+		{ "rightToes", "DEF-toe.R" },
+		{ "leftThumbMetacarpal", "DEF-thumb.01.L" }, { "leftThumbProximal", "DEF-thumb.02.L" },
+		{ "leftThumbDistal", "DEF-thumb.03.L" },
+		{ "leftIndexProximal", "DEF-f_index.01.L" }, { "leftIndexIntermediate", "DEF-f_index.02.L" },
+		{ "leftIndexDistal", "DEF-f_index.03.L" },
+		{ "leftMiddleProximal", "DEF-f_middle.01.L" }, { "leftMiddleIntermediate", "DEF-f_middle.02.L" },
+		{ "leftMiddleDistal", "DEF-f_middle.03.L" },
+		{ "leftRingProximal", "DEF-f_ring.01.L" }, { "leftRingIntermediate", "DEF-f_ring.02.L" },
+		{ "leftRingDistal", "DEF-f_ring.03.L" },
+		{ "leftLittleProximal", "DEF-f_pinky.01.L" }, { "leftLittleIntermediate", "DEF-f_pinky.02.L" },
+		{ "leftLittleDistal", "DEF-f_pinky.03.L" },
+		{ "rightThumbMetacarpal", "DEF-thumb.01.R" }, { "rightThumbProximal", "DEF-thumb.02.R" },
+		{ "rightThumbDistal", "DEF-thumb.03.R" },
+		{ "rightIndexProximal", "DEF-f_index.01.R" }, { "rightIndexIntermediate", "DEF-f_index.02.R" },
+		{ "rightIndexDistal", "DEF-f_index.03.R" },
+		{ "rightMiddleProximal", "DEF-f_middle.01.R" }, { "rightMiddleIntermediate", "DEF-f_middle.02.R" },
+		{ "rightMiddleDistal", "DEF-f_middle.03.R" },
+		{ "rightRingProximal", "DEF-f_ring.01.R" }, { "rightRingIntermediate", "DEF-f_ring.02.R" },
+		{ "rightRingDistal", "DEF-f_ring.03.R" },
+		{ "rightLittleProximal", "DEF-f_pinky.01.R" }, { "rightLittleIntermediate", "DEF-f_pinky.02.R" },
+		{ "rightLittleDistal", "DEF-f_pinky.03.R" },
+	};
+	detect_and_check(rk_t_, &b, map, sizeof(map) / sizeof(map[0]), "Rigify");
+}
+
+/* Character Creator (CC3/CC4): CC_Base_Hip above CC_Base_Pelvis (which
+ * carries the legs) and CC_Base_Waist; the spine chain decides that
+ * CC_Base_Spine01 is the chest although "spine_01" names Unreal's spine. */
+RK_TEST(detect_character_creator)
+{
+	static tb b;
+	memset(&b, 0, sizeof(b));
+	tb_add(&b, -1, 'm', "CC_Base_Body");
+	int bone_root = tb_add(&b, -1, 'j', "CC_Base_BoneRoot");
+	int hip = tb_add(&b, bone_root, 'j', "CC_Base_Hip");
+	int pelvis = tb_add(&b, hip, 'j', "CC_Base_Pelvis");
+	int waist = tb_add(&b, hip, 'j', "CC_Base_Waist");
+	int sp1 = tb_add(&b, waist, 'j', "CC_Base_Spine01");
+	int sp2 = tb_add(&b, sp1, 'j', "CC_Base_Spine02");
+	int n1 = tb_add(&b, sp2, 'j', "CC_Base_NeckTwist01");
+	int n2 = tb_add(&b, n1, 'j', "CC_Base_NeckTwist02");
+	int head = tb_add(&b, n2, 'j', "CC_Base_Head");
+	int facial = tb_add(&b, head, 'j', "CC_Base_FacialBone");
+	tb_add(&b, facial, 'j', "CC_Base_JawRoot");
+	tb_add(&b, facial, 'j', "CC_Base_L_Eye");
+	tb_add(&b, facial, 'j', "CC_Base_R_Eye");
+	for (int side = 0; side < 2; side++) {
+		char s = side ? 'R' : 'L';
+		int cl = tb_add(&b, sp2, 'j', "CC_Base_%c_Clavicle", s);
+		int ua = tb_add(&b, cl, 'j', "CC_Base_%c_Upperarm", s);
+		tb_add(&b, ua, 'j', "CC_Base_%c_UpperarmTwist01", s);
+		int fa = tb_add(&b, ua, 'j', "CC_Base_%c_Forearm", s);
+		int hand = tb_add(&b, fa, 'j', "CC_Base_%c_Hand", s);
+		int p = tb_add(&b, hand, 'j', "CC_Base_%c_Index1", s);
+		p = tb_add(&b, p, 'j', "CC_Base_%c_Index2", s);
+		tb_add(&b, p, 'j', "CC_Base_%c_Index3", s);
+		int th = tb_add(&b, pelvis, 'j', "CC_Base_%c_Thigh", s);
+		int ca = tb_add(&b, th, 'j', "CC_Base_%c_Calf", s);
+		int ft = tb_add(&b, ca, 'j', "CC_Base_%c_Foot", s);
+		tb_add(&b, ft, 'j', "CC_Base_%c_ToeBase", s);
+	}
+	static const char *const map[][2] = {
+		{ "hips", "CC_Base_Hip" }, { "spine", "CC_Base_Waist" }, { "chest", "CC_Base_Spine01" },
+		{ "upperChest", "CC_Base_Spine02" }, { "neck", "CC_Base_NeckTwist01" }, { "head", "CC_Base_Head" },
+		{ "jaw", "CC_Base_JawRoot" }, { "leftEye", "CC_Base_L_Eye" }, { "rightEye", "CC_Base_R_Eye" },
+		{ "leftShoulder", "CC_Base_L_Clavicle" }, { "leftUpperArm", "CC_Base_L_Upperarm" },
+		{ "leftLowerArm", "CC_Base_L_Forearm" }, { "leftHand", "CC_Base_L_Hand" },
+		{ "rightShoulder", "CC_Base_R_Clavicle" }, { "rightUpperArm", "CC_Base_R_Upperarm" },
+		{ "rightLowerArm", "CC_Base_R_Forearm" }, { "rightHand", "CC_Base_R_Hand" },
+		{ "leftIndexProximal", "CC_Base_L_Index1" }, { "leftIndexIntermediate", "CC_Base_L_Index2" },
+		{ "leftIndexDistal", "CC_Base_L_Index3" },
+		{ "rightIndexProximal", "CC_Base_R_Index1" }, { "rightIndexIntermediate", "CC_Base_R_Index2" },
+		{ "rightIndexDistal", "CC_Base_R_Index3" },
+		{ "leftUpperLeg", "CC_Base_L_Thigh" }, { "leftLowerLeg", "CC_Base_L_Calf" },
+		{ "leftFoot", "CC_Base_L_Foot" }, { "leftToes", "CC_Base_L_ToeBase" },
+		{ "rightUpperLeg", "CC_Base_R_Thigh" }, { "rightLowerLeg", "CC_Base_R_Calf" },
+		{ "rightFoot", "CC_Base_R_Foot" }, { "rightToes", "CC_Base_R_ToeBase" },
+	};
+	detect_and_check(rk_t_, &b, map, sizeof(map) / sizeof(map[0]), "Character Creator");
+}
+
+/* Mixamo bodies under other prefixes: three.js's colon-less "mixamorigHips",
+ * "mixamorig1Hips", and an "Armature|" path (Blender / Assimp style). */
+static void build_mixamo(tb *b, const char *prefix)
+{
+	memset(b, 0, sizeof(*b));
+	int arm = tb_add(b, -1, 'n', "Armature");
+	tb_add(b, arm, 'm', "Beta_Surface");
+	int hips = tb_add(b, arm, 'j', "%sHips", prefix);
+	int spine = tb_add(b, hips, 'j', "%sSpine", prefix);
+	int s1 = tb_add(b, spine, 'j', "%sSpine1", prefix);
+	int s2 = tb_add(b, s1, 'j', "%sSpine2", prefix);
+	int neck = tb_add(b, s2, 'j', "%sNeck", prefix);
+	int head = tb_add(b, neck, 'j', "%sHead", prefix);
+	tb_add(b, head, 'j', "%sHeadTop_End", prefix);
+	tb_add(b, head, 'j', "%sLeftEye", prefix);
+	tb_add(b, head, 'j', "%sRightEye", prefix);
+	static const char *const fingers[] = { "Thumb", "Index", "Middle", "Ring", "Pinky" };
+	for (int side = 0; side < 2; side++) {
+		const char *s = side ? "Right" : "Left";
+		int sh = tb_add(b, s2, 'j', "%s%sShoulder", prefix, s);
+		int ua = tb_add(b, sh, 'j', "%s%sArm", prefix, s);
+		int fa = tb_add(b, ua, 'j', "%s%sForeArm", prefix, s);
+		int hand = tb_add(b, fa, 'j', "%s%sHand", prefix, s);
+		for (int f = 0; f < 5; f++) {
+			int p = hand;
+			for (int k = 1; k <= 4; k++) p = tb_add(b, p, 'j', "%s%sHand%s%d", prefix, s, fingers[f], k);
+		}
+		int ul = tb_add(b, hips, 'j', "%s%sUpLeg", prefix, s);
+		int ll = tb_add(b, ul, 'j', "%s%sLeg", prefix, s);
+		int ft = tb_add(b, ll, 'j', "%s%sFoot", prefix, s);
+		int toe = tb_add(b, ft, 'j', "%s%sToeBase", prefix, s);
+		tb_add(b, toe, 'j', "%s%sToe_End", prefix, s);
+	}
+}
+
+RK_TEST(detect_mixamo_prefixes)
+{
+	static const char *const prefixes[] = { "mixamorig", "mixamorig1", "Armature|", "Character1:mixamorig:" };
+	for (size_t p = 0; p < sizeof(prefixes) / sizeof(prefixes[0]); p++) {
+		static tb b;
+		build_mixamo(&b, prefixes[p]);
+		rk_error err;
+		rk_scene *s = tb_load(&b, &err);
+		RK_REQUIRE(s);
+		rk_humanoid h;
+		RK_CHECK(rk_humanoid_detect(s, &h, &err));
+		check_mixamo(rk_t_, &h, prefixes[p], true, prefixes[p]);
+		rk_free_scene(s);
+	}
+}
+
+/* Blender-style names with every side marker placement, and no Hips/Pelvis:
+ * "Root" is the joint the legs hang from, so it is the hips. */
+RK_TEST(detect_side_markers_and_root_pelvis)
+{
+	static tb b;
+	memset(&b, 0, sizeof(b));
+	int arm = tb_add(&b, -1, 'n', "Armature");
+	tb_add(&b, arm, 'm', "Body_Head");   /* a mesh: never the head */
+	int root = tb_add(&b, arm, 'j', "Root");
+	int spine = tb_add(&b, root, 'j', "Spine");
+	int chest = tb_add(&b, spine, 'j', "Chest");
+	int neck = tb_add(&b, chest, 'j', "Neck");
+	tb_add(&b, neck, 'j', "Head");
+	/* left: token markers; right: words */
+	int sl = tb_add(&b, chest, 'j', "Shoulder.L");
+	int ual = tb_add(&b, sl, 'j', "L_UpperArm");
+	int lal = tb_add(&b, ual, 'j', "lowerarm_l");
+	tb_add(&b, lal, 'j', "L Hand");
+	int ulel = tb_add(&b, root, 'j', "thigh.L");
+	int llel = tb_add(&b, ulel, 'j', "shin.l");
+	int fl = tb_add(&b, llel, 'j', "L-Foot");
+	tb_add(&b, fl, 'j', "Toes_L");
+	int sr = tb_add(&b, chest, 'j', "R_Clavicle");
+	int uar = tb_add(&b, sr, 'j', "UpperArm.R");
+	int lar = tb_add(&b, uar, 'j', "Right_LowerArm");
+	tb_add(&b, lar, 'j', "HandRight");
+	int uler = tb_add(&b, root, 'j', "RightUpperLeg");
+	int ller = tb_add(&b, uler, 'j', "lower_leg_r");
+	int fr = tb_add(&b, ller, 'j', "Foot_Right");
+	tb_add(&b, fr, 'j', "R.Toe");
+	static const char *const map[][2] = {
+		{ "hips", "Root" }, { "spine", "Spine" }, { "chest", "Chest" }, { "neck", "Neck" }, { "head", "Head" },
+		{ "leftShoulder", "Shoulder.L" }, { "leftUpperArm", "L_UpperArm" }, { "leftLowerArm", "lowerarm_l" },
+		{ "leftHand", "L Hand" },
+		{ "leftUpperLeg", "thigh.L" }, { "leftLowerLeg", "shin.l" }, { "leftFoot", "L-Foot" }, { "leftToes", "Toes_L" },
+		{ "rightShoulder", "R_Clavicle" }, { "rightUpperArm", "UpperArm.R" }, { "rightLowerArm", "Right_LowerArm" },
+		{ "rightHand", "HandRight" },
+		{ "rightUpperLeg", "RightUpperLeg" }, { "rightLowerLeg", "lower_leg_r" }, { "rightFoot", "Foot_Right" },
+		{ "rightToes", "R.Toe" },
+	};
+	detect_and_check(rk_t_, &b, map, sizeof(map) / sizeof(map[0]), "side markers");
+}
+
+/* A compact Mixamo-like body for the ambiguity cases; returns the node
+ * indices of a few joints through the out parameters. */
+static void build_small(tb *b, int *hips_out, int *neck_out, int *lfore_out, int *rfore_out)
+{
+	memset(b, 0, sizeof(*b));
+	int hips = tb_add(b, -1, 'j', "Hips");
+	int spine = tb_add(b, hips, 'j', "Spine");
+	int neck = tb_add(b, spine, 'j', "Neck");
+	int fore[2];
+	for (int side = 0; side < 2; side++) {
+		const char *s = side ? "Right" : "Left";
+		int ua = tb_add(b, spine, 'j', "%sArm", s);
+		fore[side] = tb_add(b, ua, 'j', "%sForeArm", s);
+		int ul = tb_add(b, hips, 'j', "%sUpLeg", s);
+		int ll = tb_add(b, ul, 'j', "%sLeg", s);
+		tb_add(b, ll, 'j', "%sFoot", s);
+	}
+	*hips_out = hips;
+	*neck_out = neck;
+	*lfore_out = fore[0];
+	*rfore_out = fore[1];
+}
+
+RK_TEST(detect_ambiguity)
+{
+	static tb b;
+	int hips, neck, lfore, rfore;
+	rk_error err;
+	rk_humanoid h;
+
+	/* three nodes named "Head": a mesh at the top (shallowest), a plain group
+	 * under the neck, the joint one level deeper: the joint wins. A "LeftHand"
+	 * socket directly under the hips is shallower than the real hand but not
+	 * below the left lower arm. */
+	build_small(&b, &hips, &neck, &lfore, &rfore);
+	tb_add(&b, -1, 'm', "Head");
+	tb_add(&b, neck, 'n', "Head");
+	int neck1 = tb_add(&b, neck, 'j', "Neck1");
+	tb_add(&b, neck1, 'j', "Head");
+	tb_add(&b, hips, 'j', "LeftHand");
+	tb_add(&b, lfore, 'j', "LeftHand");
+	tb_add(&b, rfore, 'j', "RightHand");
+	rk_scene *s = tb_load(&b, &err);
+	RK_REQUIRE(s);
+	bool ok = rk_humanoid_detect(s, &h, &err);
+	if (!ok) fprintf(stderr, "%s\n", err.message);
+	RK_CHECK(ok);
+	const rk_node *head = h.bones[RK_HUMANOID_HEAD];
+	RK_REQUIRE(head);
+	RK_CHECK_STR(head->name, "Head");
+	RK_CHECK(head->kind == RK_NODE_JOINT);
+	RK_CHECK(head == find_child(s, "Neck1", "Head"));
+	RK_CHECK(h.bones[RK_HUMANOID_LEFT_HAND] == find_child(s, "LeftForeArm", "LeftHand"));
+	RK_CHECK(h.bones[RK_HUMANOID_NECK] == rk_find_node(s, "Neck"));
+	/* one spine joint between hips and neck: spine only */
+	RK_CHECK(h.bones[RK_HUMANOID_SPINE] == rk_find_node(s, "Spine"));
+	RK_CHECK(h.bones[RK_HUMANOID_CHEST] == NULL);
+	RK_CHECK(h.bones[RK_HUMANOID_UPPER_CHEST] == NULL);
+	for (int x = 0; x < RK_HUMANOID_BONE_COUNT; x++)
+		if (h.bones[x]) RK_CHECK(h.bones[x]->kind == RK_NODE_JOINT);
+	rk_free_scene(s);
+
+	/* with only the group and the mesh, the group is the head (non-joints
+	 * are used when no joint matches; meshes never) */
+	build_small(&b, &hips, &neck, &lfore, &rfore);
+	tb_add(&b, -1, 'm', "Head");
+	tb_add(&b, neck, 'n', "Head");
+	tb_add(&b, lfore, 'j', "LeftHand");
+	tb_add(&b, rfore, 'j', "RightHand");
+	s = tb_load(&b, &err);
+	RK_REQUIRE(s);
+	RK_CHECK(rk_humanoid_detect(s, &h, &err));
+	RK_REQUIRE(h.bones[RK_HUMANOID_HEAD]);
+	RK_CHECK(h.bones[RK_HUMANOID_HEAD]->kind == RK_NODE_NULL);
+	RK_CHECK(h.bones[RK_HUMANOID_HEAD]->mesh == NULL);
+	rk_free_scene(s);
+
+	/* the only "LeftHand" hangs from the right forearm: rejected, detection
+	 * fails naming the bone, and out keeps what was found */
+	build_small(&b, &hips, &neck, &lfore, &rfore);
+	tb_add(&b, neck, 'j', "Head");
+	tb_add(&b, rfore, 'j', "RightHand");
+	tb_add(&b, rfore, 'j', "LeftHand");
+	s = tb_load(&b, &err);
+	RK_REQUIRE(s);
+	RK_CHECK(!rk_humanoid_detect(s, &h, &err));
+	RK_CHECK_INT(err.code, RK_ERROR_INVALID_ARGUMENT);
+	RK_CHECK_STR(err.message, "no node found for humanoid bone leftHand");
+	RK_CHECK(h.bones[RK_HUMANOID_LEFT_HAND] == NULL);
+	RK_CHECK(h.bones[RK_HUMANOID_LEFT_LOWER_ARM] == rk_find_node(s, "LeftForeArm"));
+	RK_CHECK(h.bones[RK_HUMANOID_RIGHT_HAND] == rk_find_node(s, "RightHand"));
+	RK_CHECK(h.bones[RK_HUMANOID_HEAD] == rk_find_node(s, "Head"));
+	rk_free_scene(s);
+
+	/* a plain "Root" above the Hips stays unmapped */
+	memset(&b, 0, sizeof(b));
+	int root = tb_add(&b, -1, 'j', "Root");
+	int hp = tb_add(&b, root, 'j', "Hips");
+	int sp = tb_add(&b, hp, 'j', "Spine");
+	tb_add(&b, sp, 'j', "Head");
+	s = tb_load(&b, &err);
+	RK_REQUIRE(s);
+	RK_CHECK(!rk_humanoid_detect(s, &h, &err));   /* no limbs; the legs come first in bone order */
+	RK_CHECK_STR(err.message, "no node found for humanoid bone leftUpperLeg");
+	RK_CHECK(h.bones[RK_HUMANOID_HIPS] == rk_find_node(s, "Hips"));
+	RK_CHECK(h.bones[RK_HUMANOID_SPINE] == rk_find_node(s, "Spine"));
+	RK_CHECK(h.bones[RK_HUMANOID_HEAD] == rk_find_node(s, "Head"));
+	for (int x = 0; x < RK_HUMANOID_BONE_COUNT; x++) RK_CHECK(h.bones[x] != rk_find_node(s, "Root"));
+	rk_free_scene(s);
+}
+
+/* Structure decides: the clavicles hang from the middle of three spine joints
+ * (so the chain stops there: spine, chest, no upper chest), and a stray
+ * "Hips" joint with nothing below it (listed first, as deep as the real one)
+ * loses against the one the legs and the spine hang from. */
+RK_TEST(detect_structure_decides)
+{
+	static tb b;
+	memset(&b, 0, sizeof(b));
+	int controls = tb_add(&b, -1, 'n', "Controls");
+	tb_add(&b, controls, 'j', "Hips");
+	int arm = tb_add(&b, -1, 'n', "Armature");
+	int hips = tb_add(&b, arm, 'j', "Hips");
+	int spine = tb_add(&b, hips, 'j', "Spine");
+	int s1 = tb_add(&b, spine, 'j', "Spine1");
+	int s2 = tb_add(&b, s1, 'j', "Spine2");
+	int neck = tb_add(&b, s2, 'j', "Neck");
+	tb_add(&b, neck, 'j', "Head");
+	for (int side = 0; side < 2; side++) {
+		const char *s = side ? "Right" : "Left";
+		int sh = tb_add(&b, s1, 'j', "%sShoulder", s);
+		int ua = tb_add(&b, sh, 'j', "%sArm", s);
+		int fa = tb_add(&b, ua, 'j', "%sForeArm", s);
+		tb_add(&b, fa, 'j', "%sHand", s);
+		int ul = tb_add(&b, hips, 'j', "%sUpLeg", s);
+		int ll = tb_add(&b, ul, 'j', "%sLeg", s);
+		tb_add(&b, ll, 'j', "%sFoot", s);
+	}
+	static const char *const map[][2] = {
+		{ "hips", "Hips" }, { "spine", "Spine" }, { "chest", "Spine1" }, { "neck", "Neck" }, { "head", "Head" },
+		{ "leftShoulder", "LeftShoulder" }, { "leftUpperArm", "LeftArm" }, { "leftLowerArm", "LeftForeArm" },
+		{ "leftHand", "LeftHand" },
+		{ "rightShoulder", "RightShoulder" }, { "rightUpperArm", "RightArm" }, { "rightLowerArm", "RightForeArm" },
+		{ "rightHand", "RightHand" },
+		{ "leftUpperLeg", "LeftUpLeg" }, { "leftLowerLeg", "LeftLeg" }, { "leftFoot", "LeftFoot" },
+		{ "rightUpperLeg", "RightUpLeg" }, { "rightLowerLeg", "RightLeg" }, { "rightFoot", "RightFoot" },
+	};
+	rk_error err;
+	rk_scene *s = tb_load(&b, &err);
+	RK_REQUIRE(s);
+	rk_humanoid h;
+	RK_CHECK(rk_humanoid_detect(s, &h, &err));
+	check_exact_map(rk_t_, &h, map, sizeof(map) / sizeof(map[0]), "", "structure");
+	RK_CHECK(h.bones[RK_HUMANOID_HIPS] == find_child(s, "Armature", "Hips"));
+	rk_free_scene(s);
+}
+
+/* ---- set / validate / parent ------------------------------------------------------------ */
+
+RK_TEST(set_validate_errors)
+{
+	rk_error err;
+	rk_scene *s = rk_sample_scene(RK_SAMPLE_MIXAMO_SOURCE, NULL, &err);
+	RK_REQUIRE(s);
+	rk_humanoid h;
+	RK_REQUIRE(rk_humanoid_detect(s, &h, &err));
+	const rk_humanoid good = h;
+
+	/* unknown node name: false, bone unchanged */
+	RK_CHECK(!rk_humanoid_set(&h, s, RK_HUMANOID_LEFT_HAND, "mixamorig:NoSuchBone", &err));
+	RK_CHECK_INT(err.code, RK_ERROR_INVALID_ARGUMENT);
+	RK_CHECK(strstr(err.message, "mixamorig:NoSuchBone") != NULL);
+	RK_CHECK(h.bones[RK_HUMANOID_LEFT_HAND] == good.bones[RK_HUMANOID_LEFT_HAND]);
+	/* exact names only */
+	RK_CHECK(!rk_humanoid_set(&h, s, RK_HUMANOID_LEFT_HAND, "LeftHand", &err));
+	RK_CHECK(!rk_humanoid_set(&h, s, RK_HUMANOID_BONE_COUNT, "mixamorig:LeftHand", &err));
+	RK_CHECK(!rk_humanoid_set(NULL, s, RK_HUMANOID_LEFT_HAND, "mixamorig:LeftHand", &err));
+	RK_CHECK(!rk_humanoid_set(&h, NULL, RK_HUMANOID_LEFT_HAND, "mixamorig:LeftHand", &err));
+
+	/* a required bone cleared */
+	RK_CHECK(rk_humanoid_set(&h, s, RK_HUMANOID_LEFT_HAND, NULL, &err));
+	RK_CHECK_INT(err.code, RK_OK);
+	RK_CHECK(h.bones[RK_HUMANOID_LEFT_HAND] == NULL);
+	RK_CHECK(!rk_humanoid_validate(&h, s, &err));
+	RK_CHECK_INT(err.code, RK_ERROR_INVALID_ARGUMENT);
+	RK_CHECK(strstr(err.message, "leftHand") != NULL);
+	/* the fingers now hang from the lower arm */
+	RK_CHECK_INT(rk_humanoid_parent(&h, RK_HUMANOID_LEFT_INDEX_PROXIMAL), RK_HUMANOID_LEFT_LOWER_ARM);
+
+	/* back by name */
+	RK_CHECK(rk_humanoid_set(&h, s, RK_HUMANOID_LEFT_HAND, "mixamorig:LeftHand", &err));
+	RK_CHECK(rk_humanoid_validate(&h, s, &err));
+	RK_CHECK_INT(err.code, RK_OK);
+	RK_CHECK(memcmp(&h, &good, sizeof(h)) == 0);
+
+	/* one node for two bones */
+	RK_CHECK(rk_humanoid_set(&h, s, RK_HUMANOID_LEFT_HAND, "mixamorig:RightHand", &err));
+	RK_CHECK(!rk_humanoid_validate(&h, s, &err));
+	RK_CHECK(strstr(err.message, "mixamorig:RightHand") != NULL);
+	RK_CHECK(strstr(err.message, "two") != NULL);
+	h = good;
+
+	/* a bone whose node is not below its humanoid parent's node */
+	RK_CHECK(rk_humanoid_set(&h, s, RK_HUMANOID_LEFT_HAND, "mixamorig:HeadTop_End", &err));
+	RK_CHECK(!rk_humanoid_validate(&h, s, &err));
+	RK_CHECK(strstr(err.message, "leftHand") != NULL);
+	RK_CHECK(strstr(err.message, "leftLowerArm") != NULL);
+	h = good;
+	/* ... also when a finger is not below the hand */
+	RK_CHECK(rk_humanoid_set(&h, s, RK_HUMANOID_LEFT_INDEX_DISTAL, "mixamorig:LeftHandMiddle3", &err));
+	RK_CHECK(rk_humanoid_set(&h, s, RK_HUMANOID_LEFT_MIDDLE_DISTAL, "", &err));
+	RK_CHECK(!rk_humanoid_validate(&h, s, &err));
+	RK_CHECK(strstr(err.message, "leftIndexDistal") != NULL);
+	h = good;
+
+	/* optional bones may be cleared; the nearest mapped ancestor takes over */
+	RK_CHECK(rk_humanoid_set(&h, s, RK_HUMANOID_LEFT_SHOULDER, "", &err));
+	RK_CHECK(rk_humanoid_set(&h, s, RK_HUMANOID_UPPER_CHEST, NULL, &err));
+	RK_CHECK_INT(rk_humanoid_parent(&h, RK_HUMANOID_LEFT_UPPER_ARM), RK_HUMANOID_CHEST);
+	RK_CHECK_INT(rk_humanoid_parent(&h, RK_HUMANOID_NECK), RK_HUMANOID_CHEST);
+	RK_CHECK_INT(rk_humanoid_parent(&h, RK_HUMANOID_RIGHT_UPPER_ARM), RK_HUMANOID_RIGHT_SHOULDER);
+	RK_CHECK_INT(rk_humanoid_parent(&h, RK_HUMANOID_HIPS), -1);
+	RK_CHECK_INT(rk_humanoid_parent(&h, RK_HUMANOID_BONE_COUNT), -1);
+	RK_CHECK_INT(rk_humanoid_parent(NULL, RK_HUMANOID_SPINE), -1);
+	RK_CHECK(rk_humanoid_validate(&h, s, &err));
+	/* ... but a required one may not */
+	RK_CHECK(rk_humanoid_set(&h, s, RK_HUMANOID_SPINE, "", &err));
+	RK_CHECK(!rk_humanoid_validate(&h, s, &err));
+	RK_CHECK(strstr(err.message, "spine") != NULL);
+
+	/* bad arguments */
+	RK_CHECK(!rk_humanoid_validate(NULL, s, &err));
+	RK_CHECK_INT(err.code, RK_ERROR_INVALID_ARGUMENT);
+	RK_CHECK(!rk_humanoid_validate(&good, NULL, &err));
+	RK_CHECK(!rk_humanoid_detect(NULL, &h, &err));
+	RK_CHECK_INT(err.code, RK_ERROR_INVALID_ARGUMENT);
+	RK_CHECK(!rk_humanoid_detect(s, NULL, &err));
+	RK_CHECK(rk_humanoid_detect(s, &h, NULL));   /* err may be NULL */
+	/* a node that is not one of the scene's */
+	rk_node stray = *s->nodes.data[2].parent;
+	h = good;
+	h.bones[RK_HUMANOID_JAW] = &stray;
+	RK_CHECK(!rk_humanoid_validate(&h, s, &err));
+	RK_CHECK(strstr(err.message, "jaw") != NULL);
+	rk_free_scene(s);
+}
+
+RK_TEST_MAIN(
+	RK_TEST_ENTRY(bone_names_parents_required),
+	RK_TEST_ENTRY(detect_sample_characters),
+	RK_TEST_ENTRY(detect_shared_assets),
+	RK_TEST_ENTRY(detect_unreal),
+	RK_TEST_ENTRY(detect_biped),
+	RK_TEST_ENTRY(detect_vroid),
+	RK_TEST_ENTRY(detect_rigify),
+	RK_TEST_ENTRY(detect_character_creator),
+	RK_TEST_ENTRY(detect_mixamo_prefixes),
+	RK_TEST_ENTRY(detect_side_markers_and_root_pelvis),
+	RK_TEST_ENTRY(detect_ambiguity),
+	RK_TEST_ENTRY(detect_structure_decides),
+	RK_TEST_ENTRY(set_validate_errors)
+)
