@@ -11,6 +11,7 @@ static const rk_cli_command rk_commands[] = {
 	{ "pose", "print evaluated node world transforms at given times", rk_cmd_pose_usage, rk_cmd_pose },
 	{ "transform", "evaluate the FBX node transform chain for given properties", rk_cmd_transform_usage, rk_cmd_transform },
 	{ "sample", "write the built-in sample characters (source.glb, avatar.glb)", rk_cmd_sample_usage, rk_cmd_sample },
+	{ "compare", "compare two clips on two humanoids bone by bone, in numbers", rk_cmd_compare_usage, rk_cmd_compare },
 };
 
 static void rk_print_help(FILE *out)
