@@ -23,3 +23,15 @@ echo "# 5. The FBX transform chain (seed 000): a joint with a 30 degree PreRotat
 echo "#    rotated 90 degrees about Y in ZYX order about a pivot; where does (1,0,0) go?"
 run transform --translation 0,10,0 --rotation 0,90,0 --order zyx --pre-rotation 0,0,30 \
 	--rotation-active --rotation-pivot 0,1,0 --point 1,0,0
+echo "# 6. The main job (seed 004): play the Mixamo-style source's Walk and Idle on"
+echo "#    the Avaturn-style avatar. Different names (mixamorig:Hips vs Hips),"
+echo "#    rest poses (T vs A), bone rolls and units (cm vs m) are absorbed;"
+echo "#    the avatar keeps its own proportions."
+run humanoid "$out/avatar.glb" --json
+run retarget "$out/source.glb" "$out/avatar.glb" "$out/avatar_walk.glb" --clip Walk --clip Idle
+run info --no-tree "$out/avatar_walk.glb"
+echo "# 7. Where do the avatar's hips and feet go? (metres; compare with step 3)"
+"$rigkit" pose "$out/avatar_walk.glb" --clip Walk --time 0 --time 0.5 | grep -E '^time|Hips |LeftFoot |RightFoot ' || true
+echo
+echo "# 8. The same walk with the hips' travel removed (seed 004's root-motion fix)."
+run retarget "$out/source.glb" "$out/avatar.glb" "$out/avatar_walk_in_place.glb" --clip Walk --root in-place

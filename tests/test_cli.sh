@@ -91,5 +91,31 @@ hips = [s["nodes"]["mixamorig:Hips"]["position"][2] for s in d["samples"]]
 assert hips[2] - hips[0] > 0.5, hips  # the walk moves forward along +Z
 PY
 
+# Humanoid maps and retargeting (seed 004's job) on the samples.
+expect humanoid 0 -- "$rigkit" humanoid "$tmp/s/avatar.glb"
+expect_text humanoid-hips "$tmp/out" "^hips = Hips$"
+expect_text humanoid-arm "$tmp/out" "^leftUpperArm = LeftArm$"
+expect humanoid-json 0 -- "$rigkit" humanoid "$tmp/s/source.glb" --json
+python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); assert d["valid"] and d["bones"]["leftLowerLeg"] == "mixamorig:LeftLeg", d' "$tmp/out" \
+	&& pass=$((pass + 1)) || { fail=$((fail + 1)); echo "FAIL humanoid-json-values"; }
+printf 'leftUpperArm =\n' >"$tmp/unmap.txt"
+expect humanoid-map-invalid 2 -- "$rigkit" humanoid "$tmp/s/avatar.glb" --map "$tmp/unmap.txt"
+expect_text humanoid-map-invalid-msg "$tmp/err" "leftUpperArm"
+printf 'notABone = Hips\n' >"$tmp/badmap.txt"
+expect humanoid-map-bad-bone 2 -- "$rigkit" humanoid "$tmp/s/avatar.glb" --map "$tmp/badmap.txt"
+expect_text humanoid-map-bad-bone-msg "$tmp/err" "badmap.txt:1: "
+expect retarget 0 -- "$rigkit" retarget "$tmp/s/source.glb" "$tmp/s/avatar.glb" "$tmp/walk.glb" --clip Walk --json
+python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); c=d["clips"][0]; assert c["clip"]=="Walk" and c["frames"]==31 and c["max_direction_error_deg"] < 1e-4, d' "$tmp/out" \
+	&& pass=$((pass + 1)) || { fail=$((fail + 1)); echo "FAIL retarget-json-values"; }
+expect retarget-info 0 -- "$rigkit" info --no-tree "$tmp/walk.glb"
+expect_text retarget-info-clip "$tmp/out" "Walk: 0 .. 1 s"
+expect retarget-no-clip 2 -- "$rigkit" retarget "$tmp/s/source.glb" "$tmp/s/avatar.glb" "$tmp/x.glb" --clip Nope
+expect_text retarget-no-clip-msg "$tmp/err" "no clip named 'Nope'"
+expect retarget-not-humanoid 2 -- "$rigkit" retarget "$tmp/s/source.glb" "$tmp/s/avatar.glb" "$tmp/x.glb" --target-map "$tmp/unmap.txt"
+expect retarget-usage 1 -- "$rigkit" retarget "$tmp/s/source.glb" "$tmp/s/avatar.glb"
+expect retarget-bad-root 1 -- "$rigkit" retarget "$tmp/s/source.glb" "$tmp/s/avatar.glb" "$tmp/x.glb" --root sideways
+[ -e "$tmp/x.glb" ] && { fail=$((fail + 1)); echo "FAIL a failed retarget wrote its output"; }
+expect retarget-out-error 3 -- "$rigkit" retarget "$tmp/s/source.glb" "$tmp/s/avatar.glb" "$tmp/no/dir/x.glb"
+
 echo "$pass passed, $fail failed"
 [ "$fail" -eq 0 ]

@@ -28,5 +28,6 @@
 #include "rigkit/image.h"
 #include "rigkit/runtime.h"
 #include "rigkit/sample.h"
+#include "rigkit/retarget.h"
 
 #endif

@@ -249,6 +249,30 @@ void rk_free_scene(rk_scene *scene)
 	rki_free(&a, b, sizeof(*b));
 }
 
+/* ---- additions after load ----------------------------------------------------- */
+
+rki_arena *rki_scene_arena(rk_scene *scene)
+{
+	rki_scene_block *b = scene ? (rki_scene_block *)scene->internal_ : NULL;
+	return b ? &b->arena : NULL;
+}
+
+rk_anim_clip *rki_scene_append_clip(rk_scene *scene, const rk_anim_clip *clip)
+{
+	rki_scene_block *b = scene ? (rki_scene_block *)scene->internal_ : NULL;
+	if (!b || !clip || scene->clips.count >= UINT32_MAX) return NULL;
+	size_t n = scene->clips.count;
+	rk_anim_clip *list = (rk_anim_clip *)rki_arena_array(&b->arena, n + 1, sizeof(rk_anim_clip));
+	if (!list) return NULL;
+	if (n) memcpy(list, scene->clips.data, n * sizeof(rk_anim_clip));
+	list[n] = *clip;
+	list[n].index = (uint32_t)n;
+	scene->clips.data = list;
+	scene->clips.count = n + 1;
+	scene->memory_used = b->arena.total + sizeof(*b);
+	return &list[n];
+}
+
 /* ---- hierarchy helpers ------------------------------------------------------ */
 
 bool rki_depth_first_order(size_t count, const uint32_t *parent, uint32_t *out_order, uint32_t *scratch)

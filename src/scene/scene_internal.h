@@ -58,6 +58,14 @@ bool rki_depth_first_order(size_t count, const uint32_t *parent, uint32_t *out_o
  * of every node from props/local/adjust (nodes must be in depth-first order). */
 void rki_scene_update_matrices(rk_scene *scene);
 
+/* After load (modules that add to a finished scene, e.g. retarget): the
+ * scene's arena, and appending a clip whose data already lives in it. The
+ * append moves scene->clips.data (the old array stays allocated until the
+ * scene is freed); returns the new element, or NULL (out of memory, bad
+ * arguments). scene->memory_used is updated. */
+rki_arena *rki_scene_arena(rk_scene *scene);
+rk_anim_clip *rki_scene_append_clip(rk_scene *scene, const rk_anim_clip *clip);
+
 /* Strips an FBX class prefix ("Model::x" or binary "x\0\1Model") and
  * returns the plain name in the arena. */
 const char *rki_arena_name(rki_arena *ar, const char *s, size_t len);

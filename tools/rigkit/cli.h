@@ -78,6 +78,10 @@ extern const char rk_cmd_info_usage[];
 extern const char rk_cmd_transform_usage[];
 int rk_cmd_sample(int argc, char **argv);
 extern const char rk_cmd_sample_usage[];
+int rk_cmd_humanoid(int argc, char **argv);
+extern const char rk_cmd_humanoid_usage[];
+int rk_cmd_retarget(int argc, char **argv);
+extern const char rk_cmd_retarget_usage[];
 int rk_cmd_compare(int argc, char **argv);
 extern const char rk_cmd_compare_usage[];
 

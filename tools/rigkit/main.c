@@ -11,6 +11,8 @@ static const rk_cli_command rk_commands[] = {
 	{ "pose", "print evaluated node world transforms at given times", rk_cmd_pose_usage, rk_cmd_pose },
 	{ "transform", "evaluate the FBX node transform chain for given properties", rk_cmd_transform_usage, rk_cmd_transform },
 	{ "sample", "write the built-in sample characters (source.glb, avatar.glb)", rk_cmd_sample_usage, rk_cmd_sample },
+	{ "humanoid", "show which node plays which humanoid bone", rk_cmd_humanoid_usage, rk_cmd_humanoid },
+	{ "retarget", "play a clip of one humanoid on another, write the result as GLB", rk_cmd_retarget_usage, rk_cmd_retarget },
 	{ "compare", "compare two clips on two humanoids bone by bone, in numbers", rk_cmd_compare_usage, rk_cmd_compare },
 };
 

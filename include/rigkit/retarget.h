@@ -1,0 +1,260 @@
+/*
+ * rigkit/retarget.h - humanoid bone maps, retargeting and numeric comparison.
+ *
+ * OVERVIEW
+ *   Seed 004's job, for any humanoid to any humanoid: play a clip made for
+ *   one skeleton (a Mixamo walk) on another (an Avaturn / Ready Player Me
+ *   avatar) whatever their bone names, rest poses (T or A), bone rolls, axes
+ *   (Y-up, Z-up armatures) and units (cm, m).
+ *
+ *     rk_humanoid           which scene node plays which humanoid bone
+ *                           (rk_humanoid_detect: from the names of Mixamo,
+ *                           Avaturn/RPM, VRM, Unreal, Unity, Blender/Rigify,
+ *                           3ds Max Biped ... rigs, checked against the
+ *                           hierarchy)
+ *     rk_retarget()         source scene + clip -> a new clip on the target
+ *                           scene (baked quaternion keys), written by the
+ *                           glTF writer like any other clip
+ *     rk_compare_clips()    how far two clips on two humanoids are from each
+ *                           other, per bone, in numbers (seed 004's
+ *                           "compare-anims" script, rig-independent)
+ *
+ * HUMANOID BONES
+ *   The bone set and names of VRM 1.0's humanoid (which Unity's Mecanim
+ *   shares): 55 bones. Required for a valid humanoid: hips, spine, head,
+ *   left/right upperArm, lowerArm, hand, upperLeg, lowerLeg, foot. Every
+ *   mapped bone's node must be a descendant of the node of its humanoid
+ *   parent (rk_humanoid_parent(): the nearest mapped humanoid ancestor).
+ *
+ * CHARACTER FRAME
+ *   Retargeting and comparison work in each skeleton's character frame,
+ *   found from its rest pose (the scene's static node_to_world, i.e. with
+ *   the load's axis/unit conversion and every parent transform, such as a
+ *   Z-up "Armature" node, included): origin on the floor under the hips,
+ *   up = the scene's up axis (settings.axes.up) when the direction from the
+ *   midpoint of the upper legs to the head is within 30 degrees of it, else
+ *   that direction,
+ *   left = from the right upper leg to the left one (rightUpperArm to
+ *   leftUpperArm when the legs coincide), forward = left x up... i.e. a
+ *   right-handed frame with +X to the character's left, +Y up, +Z forward,
+ *   scaled so that 1 unit = the skeleton's hips height above its lowest foot
+ *   joint. Facing, up axis and units of the files therefore never matter.
+ *
+ * THE RETARGETING RULE (rk_retarget)
+ *   For each frame t of the source clip (sampled at opts.fps) and each mapped
+ *   bone b (source node s, target node d), with world rotations expressed in
+ *   the character frames:
+ *     Ws(t)  source world rotation of s at t,   Rs  its rest world rotation
+ *     Rd     target rest world rotation of d
+ *     A(b)   rest alignment: the shortest rotation taking the target's rest
+ *            bone direction (d -> the node of b's first mapped humanoid child,
+ *            e.g. upperArm -> lowerArm) onto the source's rest bone direction;
+ *            bones without a mapped child use their humanoid parent's A
+ *     Wd(t) = Ws(t) * Rs^-1 * A(b) * Rd
+ *   so every mapped bone points where the source's bone points (a T-pose
+ *   source shows a T-pose on an A-pose target, not the target's A-pose), with
+ *   the source's twist added to the target's own roll. Local rotations follow
+ *   from the target's hierarchy (unmapped nodes between mapped ones keep their
+ *   rest local transform). Bone lengths and non-hips translations stay the
+ *   target's (no cm/m mix-up, seed 004 failure R3). The hips translation is
+ *   the source's, relative to its rest, in character-frame units (hips
+ *   heights): a 0.9 m stride of a 0.93 m-hips source becomes 0.77 m on a
+ *   0.80 m-hips target. opts.root removes locomotion if asked.
+ *
+ * COMPARISON (rk_compare_clips)
+ *   Both clips sampled at the same times (opts.fps from each clip's start);
+ *   for each humanoid bone mapped in both: the angle between the two bones'
+ *   directions (to their first mapped humanoid child) in the character frames,
+ *   the angle between their world rotations relative to rest
+ *   (Ws(t) * Rs^-1 in character frames), and the distance between the joint
+ *   positions relative to the hips in hips heights. Maximum, mean and the
+ *   time of the maximum per bone.
+ *
+ * THREADS, MEMORY
+ *   No global state. rk_retarget allocates in the target scene's arena
+ *   (scene->clips.data moves: earlier rk_anim_clip pointers into it become
+ *   invalid) and frees its temporaries before returning.
+ */
+#ifndef RIGKIT_RETARGET_H
+#define RIGKIT_RETARGET_H
+
+#include "rigkit/scene.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef enum rk_humanoid_bone {
+	RK_HUMANOID_HIPS = 0,
+	RK_HUMANOID_SPINE,
+	RK_HUMANOID_CHEST,
+	RK_HUMANOID_UPPER_CHEST,
+	RK_HUMANOID_NECK,
+	RK_HUMANOID_HEAD,
+	RK_HUMANOID_LEFT_EYE,
+	RK_HUMANOID_RIGHT_EYE,
+	RK_HUMANOID_JAW,
+	RK_HUMANOID_LEFT_UPPER_LEG,
+	RK_HUMANOID_LEFT_LOWER_LEG,
+	RK_HUMANOID_LEFT_FOOT,
+	RK_HUMANOID_LEFT_TOES,
+	RK_HUMANOID_RIGHT_UPPER_LEG,
+	RK_HUMANOID_RIGHT_LOWER_LEG,
+	RK_HUMANOID_RIGHT_FOOT,
+	RK_HUMANOID_RIGHT_TOES,
+	RK_HUMANOID_LEFT_SHOULDER,
+	RK_HUMANOID_LEFT_UPPER_ARM,
+	RK_HUMANOID_LEFT_LOWER_ARM,
+	RK_HUMANOID_LEFT_HAND,
+	RK_HUMANOID_RIGHT_SHOULDER,
+	RK_HUMANOID_RIGHT_UPPER_ARM,
+	RK_HUMANOID_RIGHT_LOWER_ARM,
+	RK_HUMANOID_RIGHT_HAND,
+	RK_HUMANOID_LEFT_THUMB_METACARPAL,
+	RK_HUMANOID_LEFT_THUMB_PROXIMAL,
+	RK_HUMANOID_LEFT_THUMB_DISTAL,
+	RK_HUMANOID_LEFT_INDEX_PROXIMAL,
+	RK_HUMANOID_LEFT_INDEX_INTERMEDIATE,
+	RK_HUMANOID_LEFT_INDEX_DISTAL,
+	RK_HUMANOID_LEFT_MIDDLE_PROXIMAL,
+	RK_HUMANOID_LEFT_MIDDLE_INTERMEDIATE,
+	RK_HUMANOID_LEFT_MIDDLE_DISTAL,
+	RK_HUMANOID_LEFT_RING_PROXIMAL,
+	RK_HUMANOID_LEFT_RING_INTERMEDIATE,
+	RK_HUMANOID_LEFT_RING_DISTAL,
+	RK_HUMANOID_LEFT_LITTLE_PROXIMAL,
+	RK_HUMANOID_LEFT_LITTLE_INTERMEDIATE,
+	RK_HUMANOID_LEFT_LITTLE_DISTAL,
+	RK_HUMANOID_RIGHT_THUMB_METACARPAL,
+	RK_HUMANOID_RIGHT_THUMB_PROXIMAL,
+	RK_HUMANOID_RIGHT_THUMB_DISTAL,
+	RK_HUMANOID_RIGHT_INDEX_PROXIMAL,
+	RK_HUMANOID_RIGHT_INDEX_INTERMEDIATE,
+	RK_HUMANOID_RIGHT_INDEX_DISTAL,
+	RK_HUMANOID_RIGHT_MIDDLE_PROXIMAL,
+	RK_HUMANOID_RIGHT_MIDDLE_INTERMEDIATE,
+	RK_HUMANOID_RIGHT_MIDDLE_DISTAL,
+	RK_HUMANOID_RIGHT_RING_PROXIMAL,
+	RK_HUMANOID_RIGHT_RING_INTERMEDIATE,
+	RK_HUMANOID_RIGHT_RING_DISTAL,
+	RK_HUMANOID_RIGHT_LITTLE_PROXIMAL,
+	RK_HUMANOID_RIGHT_LITTLE_INTERMEDIATE,
+	RK_HUMANOID_RIGHT_LITTLE_DISTAL,
+	RK_HUMANOID_BONE_COUNT
+} rk_humanoid_bone;
+
+/* VRM 1.0 name of a bone ("hips", "leftUpperArm", "rightLittleDistal"), or
+ * "" for an invalid value. */
+const char *rk_humanoid_bone_name(rk_humanoid_bone bone);
+/* Parses a VRM 1.0 bone name (case-insensitive); false when unknown. */
+bool rk_humanoid_bone_parse(const char *name, rk_humanoid_bone *out);
+/* The humanoid parent in the full bone set (leftLowerArm -> leftUpperArm,
+ * hips -> -1, leftUpperLeg -> hips, leftShoulder -> upperChest, ...). */
+int rk_humanoid_bone_parent(rk_humanoid_bone bone);
+/* true for the 15 bones a valid humanoid needs (see HUMANOID BONES). */
+bool rk_humanoid_bone_required(rk_humanoid_bone bone);
+
+typedef struct rk_humanoid {
+	const rk_node *bones[RK_HUMANOID_BONE_COUNT];   /* NULL = not present */
+} rk_humanoid;
+
+/* Maps the scene's nodes to humanoid bones by name and hierarchy (see the
+ * implementation's file comment for the naming schemes). Fills *out (absent
+ * bones NULL) and returns true when the result is a valid humanoid; false
+ * with err naming the first missing required bone (out still holds what was
+ * found). */
+bool rk_humanoid_detect(const rk_scene *scene, rk_humanoid *out, rk_error *err);
+
+/* Maps `bone` to the node named `node_name` (exact match; NULL or "" clears
+ * the bone). False with err when no node has that name. */
+bool rk_humanoid_set(rk_humanoid *humanoid, const rk_scene *scene, rk_humanoid_bone bone, const char *node_name,
+	rk_error *err);
+
+/* Required bones present, nodes belong to `scene`, no node used twice, and
+ * each mapped bone's node is a descendant of its nearest mapped humanoid
+ * ancestor's node. */
+bool rk_humanoid_validate(const rk_humanoid *humanoid, const rk_scene *scene, rk_error *err);
+
+/* Nearest humanoid ancestor of `bone` that is mapped in `humanoid`, or -1. */
+int rk_humanoid_parent(const rk_humanoid *humanoid, rk_humanoid_bone bone);
+
+/* ---------------------------------------------------------------------------
+ * Retargeting
+ * ------------------------------------------------------------------------- */
+
+typedef enum rk_retarget_root {
+	RK_RETARGET_ROOT_KEEP = 0,       /* hips move as the source's, scaled by the hips heights */
+	RK_RETARGET_ROOT_IN_PLACE,       /* horizontal travel removed (character frame X/Z held at the
+	                                    first frame's), vertical bob kept */
+	RK_RETARGET_ROOT_LOCK            /* hips translation held at the target's rest (seed 004's fix
+	                                    for bobbing through the floor) */
+} rk_retarget_root;
+
+typedef struct rk_retarget_opts {
+	const rk_humanoid *source_humanoid;  /* NULL = rk_humanoid_detect(source) */
+	const rk_humanoid *target_humanoid;  /* NULL = rk_humanoid_detect(target) */
+	double fps;                          /* key rate; 0 = the source scene's frame rate (30 if unset) */
+	rk_retarget_root root;
+	const char *name;                    /* the new clip's name; NULL = the source clip's */
+	bool skip_fingers;                   /* leave finger bones at their rest pose */
+} rk_retarget_opts;
+
+typedef struct rk_retarget_report {
+	size_t mapped_bones;             /* humanoid bones mapped in both skeletons */
+	size_t frames;                   /* keys per track */
+	size_t tracks;                   /* tracks of the new clip */
+	double source_hips_height;       /* scene units of each file (the character-frame unit) */
+	double target_hips_height;
+	double max_direction_error;      /* radians: worst angle, over all frames and mapped bones
+	                                    with a mapped child, between the target's and the source's
+	                                    bone directions, measured on the result (0 up to rounding) */
+} rk_retarget_report;
+
+/* Retargets `clip` (a clip of `source`) onto `target`: adds one clip with a
+ * rotation track (RK_TARGET_ROTATION_QUAT, LINEAR keys at opts->fps over
+ * [clip->time_begin, clip->time_end]) for every mapped target bone and a
+ * translation track for the target's hips, and returns it (an element of
+ * target->clips). FBX target nodes get their "Lcl Rotation" /
+ * "Lcl Translation" as quaternion / translation tracks, so Pre/PostRotation
+ * and pivots are honoured. opts and report may be NULL. NULL with err on
+ * bad arguments, a humanoid that is not valid, or out of memory. */
+rk_anim_clip *rk_retarget(rk_scene *target, const rk_scene *source, const rk_anim_clip *clip,
+	const rk_retarget_opts *opts, rk_retarget_report *report, rk_error *err);
+
+/* ---------------------------------------------------------------------------
+ * Comparison
+ * ------------------------------------------------------------------------- */
+
+typedef struct rk_compare_opts {
+	const rk_humanoid *a_humanoid;   /* NULL = detect */
+	const rk_humanoid *b_humanoid;
+	double fps;                      /* sampling rate; 0 = 30 */
+	double duration;                 /* seconds compared from each clip's start; 0 = the shorter clip */
+} rk_compare_opts;
+
+typedef struct rk_compare_bone {
+	bool compared;                   /* mapped in both */
+	double max_direction_angle, mean_direction_angle;   /* radians; 0 for bones without a mapped child */
+	double max_rotation_angle, mean_rotation_angle;     /* radians, rotation relative to rest */
+	double max_position_error, mean_position_error;     /* hips heights, joint position relative to hips */
+	double worst_time;               /* seconds from the clips' start of the largest rotation angle */
+} rk_compare_bone;
+
+typedef struct rk_compare_result {
+	size_t frames;
+	size_t bones_compared;
+	rk_compare_bone bones[RK_HUMANOID_BONE_COUNT];
+	double max_direction_angle, max_rotation_angle, max_position_error;   /* over all bones */
+} rk_compare_result;
+
+/* Compares clip a_clip of scene a with b_clip of b (either clip may be NULL:
+ * the scene's static pose). false with err on bad arguments or humanoids
+ * that are not valid. */
+bool rk_compare_clips(const rk_scene *a, const rk_anim_clip *a_clip, const rk_scene *b, const rk_anim_clip *b_clip,
+	const rk_compare_opts *opts, rk_compare_result *out, rk_error *err);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

@@ -1,0 +1,420 @@
+/*
+ * src/retarget/retarget.c - rk_retarget: a clip of one humanoid baked onto
+ * another (the rule is in rigkit/retarget.h, THE RETARGETING RULE).
+ *
+ * FEATURES
+ *   Any source/target pair rk_humanoid_detect (or the caller) maps: names,
+ *   rest poses (T / A), bone rolls, Z-up armatures, cm / m and facing are
+ *   absorbed by the character frames and the per-bone rest alignment.
+ *   Targets may be glTF-style nodes (tracks hold the local rotation /
+ *   translation) or FBX nodes (tracks hold "Lcl Rotation" as a quaternion and
+ *   "Lcl Translation": Pre/PostRotation, pivots, offsets and load
+ *   adjustments are solved for, so the evaluated local transform is the one
+ *   wanted). Quaternion keys stay in one hemisphere per track (LINEAR keys
+ *   slerp the short way).
+ *
+ * RESTRICTIONS
+ *   Unmapped target nodes keep their rest transform (no IK, no finger
+ *   curling of bones the source lacks). Local rotations are solved against
+ *   the parents' rotations; a parent with non-uniform scale (shear) is taken
+ *   by its rotation only. FBX targets with inherit modes other than normal
+ *   on a mapped node are solved as if normal. The hips translation assumes
+ *   the hips' ancestors are not animated.
+ */
+#include "retarget/retarget_internal.h"
+#include "scene/scene_internal.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define RKI_RETARGET_MAX_FRAMES 1000000u
+
+/* Shortest rotation taking unit vector a onto unit vector b. */
+static rk_quat rki_from_to(rk_vec3 a, rk_vec3 b)
+{
+	double d = rk_vec3_dot(a, b);
+	if (d > 1.0 - 1e-12) return RK_QUAT_IDENTITY;
+	if (d < -1.0 + 1e-12) {
+		rk_vec3 axis = rk_vec3_cross(a, (rk_vec3){ 1, 0, 0 });
+		if (rk_vec3_length(axis) < 1e-6) axis = rk_vec3_cross(a, (rk_vec3){ 0, 1, 0 });
+		return rk_quat_axis_angle(rk_vec3_normalize(axis), 3.14159265358979323846);
+	}
+	rk_vec3 c = rk_vec3_cross(a, b);
+	return rk_quat_normalize((rk_quat){ c.x, c.y, c.z, 1.0 + d });
+}
+
+static bool rki_is_finger(int b)
+{
+	return b >= RK_HUMANOID_LEFT_THUMB_METACARPAL && b < RK_HUMANOID_BONE_COUNT;
+}
+
+/* ---- node track values ------------------------------------------------------- */
+
+static rk_quat rki_rot_only(rk_quat q) { return rk_quat_normalize(q); }
+
+/* The node's node_to_parent for track values (rotation track value q,
+ * translation track value t), as the evaluator computes it. */
+static rk_mat4 rki_node_ntp(const rk_node *n, rk_quat q, rk_vec3 t)
+{
+	if (n->has_fbx_props) {
+		rk_transform_props p = n->props;
+		rk_rotation_order order = p.rotation_active ? p.rotation_order : RK_ROTATION_XYZ;
+		p.rotation = rk_quat_to_euler_deg(q, order);
+		p.translation = t;
+		return rk_fbx_node_to_parent(&p, &n->adjust);
+	}
+	rk_trs trs = n->local;
+	trs.rotation = q;
+	trs.translation = t;
+	rk_mat4 m = rk_mat4_from_trs(trs);
+	const rk_adjust_transform *a = &n->adjust;
+	if (rk_adjust_transform_is_identity(a)) return m;
+	rk_mat4 post = rk_mat4_mul(rk_mat4_scaling((rk_vec3){ a->post_scale, a->post_scale, a->post_scale }),
+		rk_mat4_rotation(a->post_rotation));
+	rk_mat4 pre = rk_mat4_mul(rk_mat4_scaling((rk_vec3){ a->pre_scale, a->pre_scale, a->pre_scale }),
+		rk_mat4_mul(rk_mat4_rotation(a->pre_rotation), rk_mat4_translation(a->pre_translation)));
+	rk_mat4 full = rk_mat4_mul(pre, rk_mat4_mul(m, post));
+	full.m[12] *= a->translation_scale;
+	full.m[13] *= a->translation_scale;
+	full.m[14] *= a->translation_scale;
+	return full;
+}
+
+/* Rotation track value that makes the node's local rotation `local`. */
+static rk_quat rki_track_rotation(const rk_node *n, rk_quat local)
+{
+	const rk_adjust_transform *a = &n->adjust;
+	rk_quat pre = RK_QUAT_IDENTITY, post = RK_QUAT_IDENTITY;
+	if (!rk_adjust_transform_is_identity(a)) {
+		pre = a->pre_rotation;
+		post = a->post_rotation;
+	}
+	/* local = pre * X * post  ->  X = pre^-1 * local * post^-1 */
+	rk_quat x = rk_quat_mul(rk_quat_conjugate(pre), rk_quat_mul(local, rk_quat_conjugate(post)));
+	if (n->has_fbx_props && n->props.rotation_active) {
+		/* X = Rpre * Rlcl * Rpost^-1  ->  Rlcl = Rpre^-1 * X * Rpost */
+		rk_quat rp = rk_quat_from_euler_deg(n->props.pre_rotation, RK_ROTATION_XYZ);
+		rk_quat rq = rk_quat_from_euler_deg(n->props.post_rotation, RK_ROTATION_XYZ);
+		x = rk_quat_mul(rk_quat_conjugate(rp), rk_quat_mul(x, rq));
+	}
+	return rki_rot_only(x);
+}
+
+/* Translation track value that puts the node's origin at `local_pos` (in its
+ * parent's space) given rotation track value q: node_to_parent's
+ * translation is affine in the track value, solved from four evaluations. */
+static bool rki_track_translation(const rk_node *n, rk_quat q, rk_vec3 local_pos, rk_vec3 *out)
+{
+	rk_vec3 t0 = rk_mat4_get_translation(rki_node_ntp(n, q, (rk_vec3){ 0, 0, 0 }));
+	rk_vec3 cx = rk_vec3_sub(rk_mat4_get_translation(rki_node_ntp(n, q, (rk_vec3){ 1, 0, 0 })), t0);
+	rk_vec3 cy = rk_vec3_sub(rk_mat4_get_translation(rki_node_ntp(n, q, (rk_vec3){ 0, 1, 0 })), t0);
+	rk_vec3 cz = rk_vec3_sub(rk_mat4_get_translation(rki_node_ntp(n, q, (rk_vec3){ 0, 0, 1 })), t0);
+	rk_mat4 l = rk_mat4_identity();
+	l.m[0] = cx.x, l.m[1] = cx.y, l.m[2] = cx.z;
+	l.m[4] = cy.x, l.m[5] = cy.y, l.m[6] = cy.z;
+	l.m[8] = cz.x, l.m[9] = cz.y, l.m[10] = cz.z;
+	rk_mat4 inv;
+	if (!rk_mat4_invert(l, &inv)) return false;
+	*out = rk_mat4_transform_vector(inv, rk_vec3_sub(local_pos, t0));
+	return true;
+}
+
+/* ---- the job ---------------------------------------------------------------- */
+
+typedef struct rki_retarget {
+	const rk_scene *source, *target;
+	const rk_humanoid *hs, *ht;
+	rki_char_frame fs, ft;
+	rki_humanoid_pose rest_s, rest_t;
+	bool use[RK_HUMANOID_BONE_COUNT];
+	rk_quat align[RK_HUMANOID_BONE_COUNT];   /* A(b), character frames */
+	rk_quat k[RK_HUMANOID_BONE_COUNT];       /* Rs^-1 * A(b) * Rd */
+	int *bone_of_node;                       /* target node -> bone or -1 */
+	rk_quat *rest_local;                     /* target node rest local rotations */
+	rk_quat *world;                          /* target node world rotations at the current frame */
+} rki_retarget;
+
+static void rki_compute_alignment(rki_retarget *r)
+{
+	rk_humanoid both;
+	memset(&both, 0, sizeof(both));
+	for (int b = 0; b < RK_HUMANOID_BONE_COUNT; b++)
+		if (r->use[b]) both.bones[b] = r->ht->bones[b];
+	for (int b = 0; b < RK_HUMANOID_BONE_COUNT; b++) {
+		if (!r->use[b]) continue;
+		int c = rki_humanoid_direction_child(&both, (rk_humanoid_bone)b);
+		rk_quat a = RK_QUAT_IDENTITY;
+		bool have = false;
+		if (c >= 0) {
+			rk_vec3 ds = rk_vec3_sub(r->rest_s.position[c], r->rest_s.position[b]);
+			rk_vec3 dt = rk_vec3_sub(r->rest_t.position[c], r->rest_t.position[b]);
+			if (rk_vec3_length(ds) > 1e-9 && rk_vec3_length(dt) > 1e-9) {
+				a = rki_from_to(rk_vec3_normalize(dt), rk_vec3_normalize(ds));
+				have = true;
+			}
+		}
+		if (!have) {
+			int p = rk_humanoid_parent(&both, (rk_humanoid_bone)b);
+			if (p >= 0) a = r->align[p];   /* parents come first in the enum */
+		}
+		r->align[b] = a;
+		/* Wd = Ws * Rs^-1 * A * Rd */
+		r->k[b] = rk_quat_normalize(rk_quat_mul(rk_quat_conjugate(r->rest_s.rotation[b]),
+			rk_quat_mul(a, r->rest_t.rotation[b])));
+	}
+}
+
+/* Direction error of frame values: target bone directions (from evaluated
+ * target world positions) against the source's. */
+static double rki_direction_error(const rki_retarget *r, const rki_humanoid_pose *src, const rki_humanoid_pose *dst)
+{
+	rk_humanoid both;
+	memset(&both, 0, sizeof(both));
+	for (int b = 0; b < RK_HUMANOID_BONE_COUNT; b++)
+		if (r->use[b]) both.bones[b] = r->ht->bones[b];
+	double worst = 0.0;
+	for (int b = 0; b < RK_HUMANOID_BONE_COUNT; b++) {
+		if (!r->use[b]) continue;
+		int c = rki_humanoid_direction_child(&both, (rk_humanoid_bone)b);
+		if (c < 0) continue;
+		rk_vec3 ds = rk_vec3_sub(src->position[c], src->position[b]);
+		rk_vec3 dt = rk_vec3_sub(dst->position[c], dst->position[b]);
+		if (rk_vec3_length(ds) < 1e-9 || rk_vec3_length(dt) < 1e-9) continue;
+		double d = rk_vec3_dot(rk_vec3_normalize(ds), rk_vec3_normalize(dt));
+		double ang = acos(d > 1.0 ? 1.0 : d < -1.0 ? -1.0 : d);
+		if (ang > worst) worst = ang;
+	}
+	return worst;
+}
+
+rk_anim_clip *rk_retarget(rk_scene *target, const rk_scene *source, const rk_anim_clip *clip,
+	const rk_retarget_opts *opts, rk_retarget_report *report, rk_error *err)
+{
+	rki_error_clear(err);
+	if (report) memset(report, 0, sizeof(*report));
+	if (!target || !source || !clip || target == source) {
+		rki_error_set(err, RK_ERROR_INVALID_ARGUMENT, "rk_retarget needs a target, a different source scene and a clip");
+		return NULL;
+	}
+	if (source->clips.count == 0 || clip < source->clips.data || clip >= source->clips.data + source->clips.count) {
+		rki_error_set(err, RK_ERROR_INVALID_ARGUMENT, "the clip is not one of the source scene's clips");
+		return NULL;
+	}
+	rk_retarget_opts o;
+	memset(&o, 0, sizeof(o));
+	if (opts) o = *opts;
+	if (o.root != RK_RETARGET_ROOT_KEEP && o.root != RK_RETARGET_ROOT_IN_PLACE && o.root != RK_RETARGET_ROOT_LOCK) {
+		rki_error_set(err, RK_ERROR_INVALID_ARGUMENT, "unknown root motion mode %d", (int)o.root);
+		return NULL;
+	}
+	if (!(o.fps >= 0.0) || !isfinite(o.fps)) {
+		rki_error_set(err, RK_ERROR_INVALID_ARGUMENT, "opts.fps must be 0 (default) or a positive rate, got %g", o.fps);
+		return NULL;
+	}
+	double fps = o.fps > 0.0 ? o.fps : source->settings.frame_rate > 0.0 ? source->settings.frame_rate : 30.0;
+	double duration = clip->time_end - clip->time_begin;
+	if (!isfinite(fps) || fps > 10000.0 || !isfinite(duration) || duration < 0.0) {
+		rki_error_set(err, RK_ERROR_INVALID_ARGUMENT, "bad key rate %g or clip range [%g, %g]", fps, clip->time_begin,
+			clip->time_end);
+		return NULL;
+	}
+	double nf = floor(duration * fps + 0.5) + 1.0;
+	if (nf > RKI_RETARGET_MAX_FRAMES) {
+		rki_error_set(err, RK_ERROR_LIMIT, "%.0f frames (%g s at %g fps) exceed %u", nf, duration, fps,
+			RKI_RETARGET_MAX_FRAMES);
+		return NULL;
+	}
+	size_t frames = (size_t)nf;
+
+	rki_retarget r;
+	memset(&r, 0, sizeof(r));
+	r.source = source;
+	r.target = target;
+	rk_humanoid hs_store, ht_store;
+	r.hs = rki_humanoid_resolve(source, o.source_humanoid, &hs_store, "source", err);
+	if (!r.hs) return NULL;
+	r.ht = rki_humanoid_resolve(target, o.target_humanoid, &ht_store, "target", err);
+	if (!r.ht) return NULL;
+	if (!rki_char_frame_from_rest(source, r.hs, &r.fs, err) || !rki_char_frame_from_rest(target, r.ht, &r.ft, err))
+		return NULL;
+	rki_humanoid_pose_rest(source, r.hs, &r.fs, &r.rest_s);
+	rki_humanoid_pose_rest(target, r.ht, &r.ft, &r.rest_t);
+	size_t mapped = 0;
+	for (int b = 0; b < RK_HUMANOID_BONE_COUNT; b++) {
+		r.use[b] = r.hs->bones[b] && r.ht->bones[b] && !(o.skip_fingers && rki_is_finger(b));
+		if (r.use[b]) mapped++;
+	}
+	rki_compute_alignment(&r);
+
+	size_t nodes = target->nodes.count;
+	rki_pose_buffer src_pose, dst_pose;
+	memset(&src_pose, 0, sizeof(src_pose));
+	memset(&dst_pose, 0, sizeof(dst_pose));
+	r.bone_of_node = (int *)malloc(nodes * sizeof(int));
+	r.rest_local = (rk_quat *)malloc(nodes * sizeof(rk_quat));
+	r.world = (rk_quat *)malloc(nodes * sizeof(rk_quat));
+	rk_anim_clip *result = NULL;
+	if (!r.bone_of_node || !r.rest_local || !r.world) {
+		rki_error_set(err, RK_ERROR_OUT_OF_MEMORY, "cannot allocate retargeting state for %zu nodes", nodes);
+		goto done;
+	}
+	if (!rki_pose_buffer_init(&src_pose, source, err)) goto done;
+	for (size_t i = 0; i < nodes; i++) {
+		const rk_node *n = &target->nodes.data[i];
+		r.bone_of_node[i] = -1;
+		r.rest_local[i] = i == 0 ? rki_matrix_rotation(n->node_to_world) : rki_matrix_rotation(n->node_to_parent);
+	}
+	for (int b = 0; b < RK_HUMANOID_BONE_COUNT; b++)
+		if (r.use[b]) r.bone_of_node[r.ht->bones[b]->index] = b;
+
+	/* Scene memory for the clip: times, one rotation track per used bone,
+	 * one translation track for the hips. */
+	rki_arena *ar = rki_scene_arena(target);
+	size_t track_count = mapped + 1;
+	double *times = ar ? (double *)rki_arena_array(ar, frames, sizeof(double)) : NULL;
+	rk_anim_track *tracks = ar ? (rk_anim_track *)rki_arena_array(ar, track_count, sizeof(rk_anim_track)) : NULL;
+	double *rot_values = ar ? (double *)rki_arena_array(ar, frames * mapped, 4 * sizeof(double)) : NULL;
+	double *hips_values = ar ? (double *)rki_arena_array(ar, frames, 3 * sizeof(double)) : NULL;
+	rk_anim_layer *layer = ar ? (rk_anim_layer *)rki_arena_alloc(ar, sizeof(rk_anim_layer)) : NULL;
+	const char *name_src = o.name ? o.name : clip->name ? clip->name : "";
+	char *name = ar ? rki_arena_strndup(ar, name_src, strlen(name_src)) : NULL;
+	if (!times || !tracks || !rot_values || !hips_values || !layer || !name) {
+		rki_error_set(err, RK_ERROR_OUT_OF_MEMORY, "cannot allocate %zu frames of %zu tracks", frames, track_count);
+		goto done;
+	}
+	int slot_of_bone[RK_HUMANOID_BONE_COUNT];
+	size_t slot = 0;
+	for (int b = 0; b < RK_HUMANOID_BONE_COUNT; b++) slot_of_bone[b] = r.use[b] ? (int)slot++ : -1;
+	for (size_t k = 0; k < frames; k++) {
+		double t = (double)k / fps;
+		if (t > duration || k + 1 == frames) t = duration;
+		times[k] = t;
+	}
+
+	const rk_node *hips = r.ht->bones[RK_HUMANOID_HIPS];
+	rk_mat4 hips_parent_inv = rk_mat4_identity();
+	if (hips->parent && !rk_mat4_invert(hips->parent->node_to_world, &hips_parent_inv)) {
+		rki_error_set(err, RK_ERROR_INVALID_ARGUMENT, "target hips' parent has a singular world matrix");
+		goto done;
+	}
+	rk_vec3 first_delta = { 0, 0, 0 };
+	rk_quat hips_rot_value = RK_QUAT_IDENTITY;
+	for (size_t k = 0; k < frames; k++) {
+		if (!rki_pose_buffer_eval(&src_pose, source, clip, clip->time_begin + times[k], err)) goto done;
+		rki_humanoid_pose ps;
+		rki_humanoid_pose_from(r.hs, &r.fs, src_pose.pose.node_to_world, &ps);
+		rk_quat to_world = rk_quat_conjugate(r.ft.rotation);
+		for (size_t i = 0; i < nodes; i++) {
+			const rk_node *n = &target->nodes.data[i];
+			int b = r.bone_of_node[i];
+			rk_quat parent = n->parent ? r.world[n->parent->index] : RK_QUAT_IDENTITY;
+			if (b < 0 || i == 0) {
+				r.world[i] = i == 0 ? r.rest_local[0] : rk_quat_normalize(rk_quat_mul(parent, r.rest_local[i]));
+				continue;
+			}
+			rk_quat wd = rk_quat_normalize(rk_quat_mul(to_world, rk_quat_mul(ps.rotation[b], r.k[b])));
+			r.world[i] = wd;
+			rk_quat local = rk_quat_normalize(rk_quat_mul(rk_quat_conjugate(parent), wd));
+			rk_quat v = rki_track_rotation(n, local);
+			double *dst = rot_values + ((size_t)slot_of_bone[b] * frames + k) * 4;
+			if (k > 0) {
+				const double *prev = dst - 4;
+				if (prev[0] * v.x + prev[1] * v.y + prev[2] * v.z + prev[3] * v.w < 0.0)
+					v = (rk_quat){ -v.x, -v.y, -v.z, -v.w };
+			}
+			dst[0] = v.x, dst[1] = v.y, dst[2] = v.z, dst[3] = v.w;
+			if (b == RK_HUMANOID_HIPS) hips_rot_value = v;
+		}
+		/* hips translation (character units relative to rest) */
+		rk_vec3 delta = rk_vec3_sub(ps.position[RK_HUMANOID_HIPS], r.rest_s.position[RK_HUMANOID_HIPS]);
+		if (k == 0) first_delta = delta;
+		if (o.root == RK_RETARGET_ROOT_IN_PLACE) {
+			delta.x = first_delta.x;
+			delta.z = first_delta.z;
+		} else if (o.root == RK_RETARGET_ROOT_LOCK) {
+			delta = (rk_vec3){ 0, 0, 0 };
+		}
+		rk_vec3 world_pos = rki_char_from_world_point(&r.ft, rk_vec3_add(r.rest_t.position[RK_HUMANOID_HIPS], delta));
+		rk_vec3 local_pos = rk_mat4_transform_point(hips_parent_inv, world_pos);
+		rk_vec3 tv;
+		if (!rki_track_translation(hips, hips_rot_value, local_pos, &tv)) {
+			rki_error_set(err, RK_ERROR_INVALID_ARGUMENT, "target hips' translation cannot be solved (degenerate scale)");
+			goto done;
+		}
+		hips_values[k * 3 + 0] = tv.x;
+		hips_values[k * 3 + 1] = tv.y;
+		hips_values[k * 3 + 2] = tv.z;
+	}
+
+	for (int b = 0; b < RK_HUMANOID_BONE_COUNT; b++) {
+		if (!r.use[b]) continue;
+		rk_anim_track *tr = &tracks[slot_of_bone[b]];
+		memset(tr, 0, sizeof(*tr));
+		tr->node = (rk_node *)(uintptr_t)r.ht->bones[b];
+		tr->target = RK_TARGET_ROTATION_QUAT;
+		tr->property = r.ht->bones[b]->has_fbx_props ? "Lcl Rotation" : "";
+		tr->key_count = frames;
+		tr->times = times;
+		tr->components = 4;
+		tr->values = rot_values + (size_t)slot_of_bone[b] * frames * 4;
+		tr->interpolation = RK_INTERP_LINEAR;
+	}
+	rk_anim_track *ht = &tracks[mapped];
+	memset(ht, 0, sizeof(*ht));
+	ht->node = (rk_node *)(uintptr_t)hips;
+	ht->target = RK_TARGET_TRANSLATION;
+	ht->property = hips->has_fbx_props ? "Lcl Translation" : "";
+	ht->key_count = frames;
+	ht->times = times;
+	ht->components = 3;
+	ht->values = hips_values;
+	ht->interpolation = RK_INTERP_LINEAR;
+
+	memset(layer, 0, sizeof(*layer));
+	layer->name = "retarget";
+	layer->weight = 1.0;
+	layer->blend = RK_LAYER_OVERRIDE;
+	layer->track_count = track_count;
+	layer->tracks = tracks;
+	rk_anim_clip c;
+	memset(&c, 0, sizeof(c));
+	c.name = name;
+	c.time_begin = 0.0;
+	c.time_end = duration;
+	c.layer_count = 1;
+	c.layers = layer;
+	/* Report, measured on the result: the new clip evaluated on the target. */
+	if (report) {
+		report->mapped_bones = mapped;
+		report->frames = frames;
+		report->tracks = track_count;
+		report->source_hips_height = r.fs.unit;
+		report->target_hips_height = r.ft.unit;
+		if (!rki_pose_buffer_init(&dst_pose, target, err)) goto done;
+		for (size_t k = 0; k < frames; k++) {
+			rki_humanoid_pose ps, pd;
+			if (!rki_pose_buffer_eval(&src_pose, source, clip, clip->time_begin + times[k], err) ||
+				!rki_pose_buffer_eval(&dst_pose, target, &c, times[k], err))
+				goto done;
+			rki_humanoid_pose_from(r.hs, &r.fs, src_pose.pose.node_to_world, &ps);
+			rki_humanoid_pose_from(r.ht, &r.ft, dst_pose.pose.node_to_world, &pd);
+			double e = rki_direction_error(&r, &ps, &pd);
+			if (e > report->max_direction_error) report->max_direction_error = e;
+		}
+	}
+
+	result = rki_scene_append_clip(target, &c);
+	if (!result) {
+		rki_error_set(err, RK_ERROR_OUT_OF_MEMORY, "cannot add the clip to the target scene");
+		goto done;
+	}
+
+done:
+	rki_pose_buffer_free(&src_pose);
+	rki_pose_buffer_free(&dst_pose);
+	free(r.bone_of_node);
+	free(r.rest_local);
+	free(r.world);
+	return result;
+}

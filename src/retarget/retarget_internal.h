@@ -1,0 +1,66 @@
+/* src/retarget/retarget_internal.h - what retargeting and comparison share:
+ * character frames (retarget.h, CHARACTER FRAME) and humanoid poses sampled
+ * from evaluated scene poses. */
+#ifndef RIGKIT_RETARGET_INTERNAL_H
+#define RIGKIT_RETARGET_INTERNAL_H
+
+#include "core/internal.h"
+#include "rigkit/anim.h"
+#include "rigkit/retarget.h"
+
+/* A skeleton's character frame: char = rotation * (world - origin) / unit. */
+typedef struct rki_char_frame {
+	rk_vec3 origin;                  /* world: on the floor under the rest hips */
+	rk_quat rotation;                /* world -> character (+X left, +Y up, +Z forward) */
+	double unit;                     /* world units per character unit: rest hips height */
+} rki_char_frame;
+
+/* From the scene's static pose. False with err when the rest pose is
+ * degenerate (head on the hips, legs and arms on one point, zero height). */
+bool rki_char_frame_from_rest(const rk_scene *scene, const rk_humanoid *h, rki_char_frame *out, rk_error *err);
+
+rk_vec3 rki_char_point(const rki_char_frame *f, rk_vec3 world);
+rk_vec3 rki_char_from_world_point(const rki_char_frame *f, rk_vec3 world_in_char_units);
+
+/* Rotation of an affine matrix (its columns orthonormalised; scale and
+ * small shear removed), as a unit quaternion. */
+rk_quat rki_matrix_rotation(rk_mat4 m);
+
+/* Every mapped bone's joint position (character units) and world rotation
+ * (character frame) for a table of node_to_world matrices indexed by node
+ * (rk_pose.node_to_world, or the scene's static ones). */
+typedef struct rki_humanoid_pose {
+	rk_vec3 position[RK_HUMANOID_BONE_COUNT];
+	rk_quat rotation[RK_HUMANOID_BONE_COUNT];
+} rki_humanoid_pose;
+
+void rki_humanoid_pose_from(const rk_humanoid *h, const rki_char_frame *f, const rk_mat4 *node_to_world,
+	rki_humanoid_pose *out);
+/* The same from the scene's static matrices. */
+void rki_humanoid_pose_rest(const rk_scene *scene, const rk_humanoid *h, const rki_char_frame *f,
+	rki_humanoid_pose *out);
+
+/* The mapped humanoid bone that gives `bone` its direction (upperArm ->
+ * lowerArm, hand -> middleProximal, spine -> chest or the next mapped bone
+ * up the chain, ...), or -1 (head, toes, distal finger bones, or nothing
+ * mapped below). */
+int rki_humanoid_direction_child(const rk_humanoid *h, rk_humanoid_bone bone);
+
+/* Resolves opts' humanoids: `given` if not NULL (validated), else detected
+ * into *storage. NULL with err on failure. */
+const rk_humanoid *rki_humanoid_resolve(const rk_scene *scene, const rk_humanoid *given, rk_humanoid *storage,
+	const char *which, rk_error *err);
+
+/* Pose evaluation scratch for one scene: one malloc'd block. */
+typedef struct rki_pose_buffer {
+	rk_pose pose;
+	void *memory;
+} rki_pose_buffer;
+
+bool rki_pose_buffer_init(rki_pose_buffer *b, const rk_scene *scene, rk_error *err);
+void rki_pose_buffer_free(rki_pose_buffer *b);
+/* Evaluates clip (NULL = static pose) at absolute file time t. */
+bool rki_pose_buffer_eval(rki_pose_buffer *b, const rk_scene *scene, const rk_anim_clip *clip, double t,
+	rk_error *err);
+
+#endif
