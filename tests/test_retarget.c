@@ -365,6 +365,19 @@ RK_TEST(bad_arguments)
 	o.target_humanoid = &h;
 	RK_CHECK(!rk_retarget(dst, src, walk, &o, NULL, &err) && strstr(err.message, "target"));
 	RK_CHECK_INT(dst->clips.count, 0);   /* failures add nothing */
+	/* a mirrored (left-handed) target world is refused, not mirrored */
+	void *data = NULL;
+	size_t size = 0;
+	RK_REQUIRE(rk_write_gltf_memory(dst, NULL, &data, &size, &err));
+	rk_load_opts lo;
+	memset(&lo, 0, sizeof(lo));
+	lo.target_axes = RK_AXES_LEFT_HANDED_Y_UP;
+	rk_scene *mirrored = rk_load_memory(data, size, &lo, &err);
+	rk_gltf_free_memory(data);
+	RK_REQUIRE(mirrored);
+	RK_CHECK(!rk_retarget(mirrored, src, walk, NULL, NULL, &err) && strstr(err.message, "mirrored"));
+	RK_CHECK_INT(mirrored->clips.count, 0);
+	rk_free_scene(mirrored);
 	rk_free_scene(src);
 	rk_free_scene(dst);
 }

@@ -39,6 +39,9 @@
  *   right-handed frame with +X to the character's left, +Y up, +Z forward,
  *   scaled so that 1 unit = the skeleton's hips height above its lowest foot
  *   joint. Facing, up axis and units of the files therefore never matter.
+ *   A mirrored world (a left-handed load conversion, a negative scale above
+ *   the skeleton) is refused (RK_ERROR_INVALID_ARGUMENT): load such files
+ *   without a handedness change.
  *
  * THE RETARGETING RULE (rk_retarget)
  *   For each frame t of the source clip (sampled at opts.fps) and each mapped

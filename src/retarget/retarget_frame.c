@@ -36,6 +36,15 @@ bool rki_char_frame_from_rest(const rk_scene *scene, const rk_humanoid *h, rki_c
 		rki_error_set(err, RK_ERROR_INVALID_ARGUMENT, "humanoid lacks hips, head, upper legs or upper arms");
 		return false;
 	}
+	/* A mirrored world (a left-handed load conversion, a negative scale above
+	 * the skeleton) has no rotation-only character frame: refuse it rather
+	 * than produce a mirrored retarget. */
+	if (rk_mat4_determinant3(hips->node_to_world) < 0.0) {
+		rki_error_set(err, RK_ERROR_INVALID_ARGUMENT,
+			"%s: the skeleton's world is mirrored (left-handed conversion or negative scale): load it without "
+			"a handedness change", scene->source_path);
+		return false;
+	}
 	rk_vec3 p_hips = rk_mat4_get_translation(hips->node_to_world);
 	rk_vec3 p_head = rk_mat4_get_translation(head->node_to_world);
 	rk_vec3 p_lul = rk_mat4_get_translation(lul->node_to_world), p_rul = rk_mat4_get_translation(rul->node_to_world);
