@@ -338,6 +338,104 @@ RK_TEST(mixamo_kick_on_ready_player_me)
 	rk_free_scene(dst);
 }
 
+/* Largest joint movement (model space) between consecutive frames. */
+static double frame_jump(const rk_float4x4 *a, const rk_float4x4 *b, size_t n)
+{
+	double worst = 0;
+	for (size_t j = 0; j < n; j++) {
+		double dx = a[j].m[12] - b[j].m[12], dy = a[j].m[13] - b[j].m[13], dz = a[j].m[14] - b[j].m[14];
+		double d = sqrt(dx * dx + dy * dy + dz * dz);
+		if (d > worst) worst = d;
+	}
+	return worst;
+}
+
+RK_TEST(retargeted_idle_to_walk_crossfade_is_continuous)
+{
+	/* Seed 004's failure 5: switching Idle -> Walk at once made the avatar
+	 * flicker. Retarget both clips, play them with the runtime at 60 fps and
+	 * fade over 0.3 s: no frame may move a joint further than the clips
+	 * themselves do in one frame (plus 1 cm); the instant switch must. */
+	rk_scene *src = sample(RK_SAMPLE_MIXAMO_SOURCE, false), *dst = sample(RK_SAMPLE_AVATAR, false);
+	RK_REQUIRE(src && dst);
+	rk_error err;
+	RK_REQUIRE(rk_retarget(dst, src, rk_find_clip(src, "Idle"), NULL, NULL, &err));
+	rk_retarget_opts o;
+	memset(&o, 0, sizeof(o));
+	o.root = RK_RETARGET_ROOT_IN_PLACE;
+	RK_REQUIRE(rk_retarget(dst, src, rk_find_clip(src, "Walk"), &o, NULL, &err));
+	rk_skeleton *sk = rk_skeleton_build(dst, NULL, &err);
+	RK_REQUIRE(sk);
+	rk_runtime_clip *idle = rk_runtime_clip_build(dst, rk_find_clip(dst, "Idle"), sk, NULL, &err);
+	rk_runtime_clip *walk = rk_runtime_clip_build(dst, rk_find_clip(dst, "Walk"), sk, NULL, &err);
+	RK_REQUIRE(idle && walk);
+	size_t n = sk->joint_count, bytes = rk_local_pose_memory_size(n);
+	void *m1 = malloc(bytes), *m2 = malloc(bytes), *m3 = malloc(bytes);
+	rk_float4x4 *model = malloc(n * sizeof(rk_float4x4)), *prev = malloc(n * sizeof(rk_float4x4));
+	RK_REQUIRE(m1 && m2 && m3 && model && prev);
+	rk_local_pose pa, pb, out;
+	RK_REQUIRE(rk_local_pose_init(&pa, n, m1, bytes) && rk_local_pose_init(&pb, n, m2, bytes) &&
+		rk_local_pose_init(&out, n, m3, bytes));
+	const double dt = 1.0 / 60.0;
+	double clip_jump = 0, fade_jump = 0, switch_jump = 0;
+	for (int mode = 1; mode < 3; mode++) {   /* 1: 0.3 s fade, 2: instant switch */
+		rk_crossfade cf;
+		memset(&cf, 0, sizeof(cf));
+		rk_crossfade_start(&cf, 0.0, 0.0, mode == 1 ? 0.3 : 0.0);
+		for (int f = 0; f < 60; f++) {
+			double t_idle = 1.0 + f * dt, t_walk = f * dt;   /* idle has played 1 s before the switch */
+			rk_sample_job sa = { .clip = idle, .time = t_idle, .playback = RK_PLAYBACK_LOOP, .output = pa };
+			rk_sample_job sb = { .clip = walk, .time = t_walk, .playback = RK_PLAYBACK_LOOP, .output = pb };
+			RK_REQUIRE(rk_sample_run(&sa) && rk_sample_run(&sb));
+			rk_blend_layer layers[2];
+			rk_crossfade_layers(&cf, rk_local_pose_view_of(pa), rk_local_pose_view_of(pb), layers);
+			if (mode == 2 && f < 1) {   /* idle for one frame, then walk at once */
+				layers[0].weight = 1.0f;
+				layers[1].weight = 0.0f;
+			} else if (mode == 2) {
+				layers[0].weight = 0.0f;
+				layers[1].weight = 1.0f;
+			}
+			rk_blend_job bj = { .skeleton = sk, .layers = layers, .layer_count = 2, .output = out };
+			RK_REQUIRE(rk_blend_run(&bj));
+			rk_local_to_model_job mj = { .skeleton = sk, .input = rk_local_pose_view_of(out), .model = model };
+			RK_REQUIRE(rk_local_to_model_run(&mj));
+			if (f > 0) {
+				double j = frame_jump(model, prev, n);
+				if (mode == 1 && j > fade_jump) fade_jump = j;
+				if (mode == 2 && j > switch_jump) switch_jump = j;
+			}
+			memcpy(prev, model, n * sizeof(rk_float4x4));
+			rk_crossfade_advance(&cf, dt);
+		}
+	}
+	/* the clips alone */
+	for (int c = 0; c < 2; c++) {
+		for (int f = 0; f < 60; f++) {
+			rk_sample_job s1 = { .clip = c ? walk : idle, .time = (c ? 0.0 : 1.0) + f * dt, .playback = RK_PLAYBACK_LOOP,
+				.output = out };
+			RK_REQUIRE(rk_sample_run(&s1));
+			rk_local_to_model_job mj = { .skeleton = sk, .input = rk_local_pose_view_of(out), .model = model };
+			RK_REQUIRE(rk_local_to_model_run(&mj));
+			if (f > 0) {
+				double j = frame_jump(model, prev, n);
+				if (j > clip_jump) clip_jump = j;
+			}
+			memcpy(prev, model, n * sizeof(rk_float4x4));
+		}
+	}
+	fprintf(stderr, "per-frame joint jump at 60 fps: clips %.4f m, 0.3 s fade %.4f m, instant switch %.4f m\n",
+		clip_jump, fade_jump, switch_jump);
+	RK_CHECK(fade_jump <= clip_jump + 0.01);
+	RK_CHECK(switch_jump > clip_jump + 0.05);
+	free(m1), free(m2), free(m3), free(model), free(prev);
+	rk_runtime_clip_free(idle);
+	rk_runtime_clip_free(walk);
+	rk_skeleton_free(sk);
+	rk_free_scene(src);
+	rk_free_scene(dst);
+}
+
 RK_TEST(bad_arguments)
 {
 	rk_scene *src = sample(RK_SAMPLE_MIXAMO_SOURCE, false), *dst = sample(RK_SAMPLE_AVATAR, false);
@@ -388,4 +486,5 @@ RK_TEST_MAIN(
 	RK_TEST_ENTRY(root_modes),
 	RK_TEST_ENTRY(fbx_target_with_pre_rotations),
 	RK_TEST_ENTRY(mixamo_kick_on_ready_player_me),
+	RK_TEST_ENTRY(retargeted_idle_to_walk_crossfade_is_continuous),
 	RK_TEST_ENTRY(bad_arguments))

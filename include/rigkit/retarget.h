@@ -61,8 +61,9 @@
  *   rest local transform). Bone lengths and non-hips translations stay the
  *   target's (no cm/m mix-up, seed 004 failure R3). The hips translation is
  *   the source's, relative to its rest, in character-frame units (hips
- *   heights): a 0.9 m stride of a 0.93 m-hips source becomes 0.77 m on a
- *   0.80 m-hips target. opts.root removes locomotion if asked.
+ *   heights): a 0.9 m stride of a source whose hips are 0.97 m above its
+ *   feet becomes 0.77 m on a target whose hips are 0.835 m above its feet.
+ *   opts.root removes locomotion if asked.
  *
  * COMPARISON (rk_compare_clips)
  *   Both clips sampled at the same times (opts.fps from each clip's start);
