@@ -116,6 +116,10 @@ rk_quat rk_fbx_local_rotation(const rk_transform_props *p);
 rk_mat4 rk_fbx_node_to_parent(const rk_transform_props *p, const rk_adjust_transform *adj);
 /* Tg * Rg * Sg. */
 rk_mat4 rk_fbx_geometry_to_node(const rk_transform_props *p);
+/* The adjust terms around any local matrix m (a glTF node's T * R * S):
+ * Tadj(Spre * Radj_pre * Tadj_pre * m * Spost * Radj_post), see OVERVIEW.
+ * adj may be NULL (returns m). */
+rk_mat4 rk_adjust_transform_apply(rk_mat4 m, const rk_adjust_transform *adj);
 
 /* World state of a node from its parent's (NULL for a root) and its own
  * node_to_parent. parent_local_scale is the parent's own Lcl Scaling (used by

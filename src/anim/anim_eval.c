@@ -353,21 +353,6 @@ static void rki_apply_track(const rk_anim_track *tr, rk_pose *pose, double time,
 
 /* ---- matrices --------------------------------------------------------------------- */
 
-/* Tadj(Spre * Radj_pre * Tpre * M * Spost * Radj_post), transform.h; the same
- * operations in the same order as the scene's static computation. */
-static rk_mat4 rki_adjusted(rk_mat4 m, const rk_adjust_transform *a)
-{
-	rk_mat4 post = rk_mat4_mul(rk_mat4_scaling((rk_vec3){ a->post_scale, a->post_scale, a->post_scale }),
-		rk_mat4_rotation(a->post_rotation));
-	rk_mat4 pre = rk_mat4_mul(rk_mat4_scaling((rk_vec3){ a->pre_scale, a->pre_scale, a->pre_scale }),
-		rk_mat4_mul(rk_mat4_rotation(a->pre_rotation), rk_mat4_translation(a->pre_translation)));
-	rk_mat4 full = rk_mat4_mul(pre, rk_mat4_mul(m, post));
-	full.m[12] *= a->translation_scale;
-	full.m[13] *= a->translation_scale;
-	full.m[14] *= a->translation_scale;
-	return full;
-}
-
 static void rki_node_matrices(const rk_node *n, rk_pose *pose)
 {
 	size_t i = n->index;
@@ -381,8 +366,7 @@ static void rki_node_matrices(const rk_node *n, rk_pose *pose)
 		g2n = rk_fbx_geometry_to_node(&pose->props[i]);
 		pose->local[i] = rk_mat4_decompose(ntp);
 	} else {
-		ntp = rk_mat4_from_trs(pose->local[i]);
-		if (!rk_adjust_transform_is_identity(&n->adjust)) ntp = rki_adjusted(ntp, &n->adjust);
+		ntp = rk_adjust_transform_apply(rk_mat4_from_trs(pose->local[i]), &n->adjust);
 		g2n = rk_mat4_identity();
 	}
 	rk_world_transform w;

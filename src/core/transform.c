@@ -126,6 +126,20 @@ rk_mat4 rk_fbx_node_to_parent(const rk_transform_props *p, const rk_adjust_trans
 	return m;
 }
 
+rk_mat4 rk_adjust_transform_apply(rk_mat4 m, const rk_adjust_transform *a)
+{
+	if (rk_adjust_transform_is_identity(a)) return m;
+	rk_mat4 post = rk_mat4_mul(rk_mat4_scaling((rk_vec3){ a->post_scale, a->post_scale, a->post_scale }),
+		rk_mat4_rotation(a->post_rotation));
+	rk_mat4 pre = rk_mat4_mul(rk_mat4_scaling((rk_vec3){ a->pre_scale, a->pre_scale, a->pre_scale }),
+		rk_mat4_mul(rk_mat4_rotation(a->pre_rotation), rk_mat4_translation(a->pre_translation)));
+	rk_mat4 full = rk_mat4_mul(pre, rk_mat4_mul(m, post));
+	full.m[12] *= a->translation_scale;
+	full.m[13] *= a->translation_scale;
+	full.m[14] *= a->translation_scale;
+	return full;
+}
+
 rk_mat4 rk_fbx_geometry_to_node(const rk_transform_props *p)
 {
 	rk_trs t;

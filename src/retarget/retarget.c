@@ -67,18 +67,7 @@ static rk_mat4 rki_node_ntp(const rk_node *n, rk_quat q, rk_vec3 t)
 	rk_trs trs = n->local;
 	trs.rotation = q;
 	trs.translation = t;
-	rk_mat4 m = rk_mat4_from_trs(trs);
-	const rk_adjust_transform *a = &n->adjust;
-	if (rk_adjust_transform_is_identity(a)) return m;
-	rk_mat4 post = rk_mat4_mul(rk_mat4_scaling((rk_vec3){ a->post_scale, a->post_scale, a->post_scale }),
-		rk_mat4_rotation(a->post_rotation));
-	rk_mat4 pre = rk_mat4_mul(rk_mat4_scaling((rk_vec3){ a->pre_scale, a->pre_scale, a->pre_scale }),
-		rk_mat4_mul(rk_mat4_rotation(a->pre_rotation), rk_mat4_translation(a->pre_translation)));
-	rk_mat4 full = rk_mat4_mul(pre, rk_mat4_mul(m, post));
-	full.m[12] *= a->translation_scale;
-	full.m[13] *= a->translation_scale;
-	full.m[14] *= a->translation_scale;
-	return full;
+	return rk_adjust_transform_apply(rk_mat4_from_trs(trs), &n->adjust);
 }
 
 /* Rotation track value that makes the node's local rotation `local`. */

@@ -325,20 +325,8 @@ void rki_scene_update_matrices(rk_scene *scene)
 			n->geometry_to_node = rk_fbx_geometry_to_node(&n->props);
 			n->local = rk_mat4_decompose(n->node_to_parent);
 		} else {
-			n->node_to_parent = rk_mat4_from_trs(n->local);
-			if (!rk_adjust_transform_is_identity(&n->adjust)) {
-				/* Tadj(Spre * Radj_pre * Tpre * (T R S) * Spost * Radj_post), as in transform.h */
-				const rk_adjust_transform *a = &n->adjust;
-				rk_mat4 post = rk_mat4_mul(rk_mat4_scaling((rk_vec3){ a->post_scale, a->post_scale, a->post_scale }),
-					rk_mat4_rotation(a->post_rotation));
-				rk_mat4 pre = rk_mat4_mul(rk_mat4_scaling((rk_vec3){ a->pre_scale, a->pre_scale, a->pre_scale }),
-					rk_mat4_mul(rk_mat4_rotation(a->pre_rotation), rk_mat4_translation(a->pre_translation)));
-				rk_mat4 full = rk_mat4_mul(pre, rk_mat4_mul(n->node_to_parent, post));
-				full.m[12] *= a->translation_scale;
-				full.m[13] *= a->translation_scale;
-				full.m[14] *= a->translation_scale;
-				n->node_to_parent = full;
-			}
+			/* Tadj(Spre * Radj_pre * Tpre * (T R S) * Spost * Radj_post), as in transform.h */
+			n->node_to_parent = rk_adjust_transform_apply(rk_mat4_from_trs(n->local), &n->adjust);
 			n->geometry_to_node = rk_mat4_identity();
 		}
 		n->has_geometry_transform = rk_mat4_max_diff(n->geometry_to_node, rk_mat4_identity()) > 0.0;
