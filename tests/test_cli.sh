@@ -107,6 +107,9 @@ expect_text humanoid-map-bad-bone-msg "$tmp/err" "badmap.txt:1: "
 expect retarget 0 -- "$rigkit" retarget "$tmp/s/source.glb" "$tmp/s/avatar.glb" "$tmp/walk.glb" --clip Walk --json
 python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); c=d["clips"][0]; assert c["clip"]=="Walk" and c["frames"]==31 and c["max_direction_error_deg"] < 1e-4, d' "$tmp/out" \
 	&& pass=$((pass + 1)) || { fail=$((fail + 1)); echo "FAIL retarget-json-values"; }
+expect retarget-foot-ik 0 -- "$rigkit" retarget "$tmp/s/source.glb" "$tmp/s/avatar.glb" "$tmp/walk_ik.glb" --clip Walk --foot-ik --json
+python3 -c 'import json,sys; c=json.load(open(sys.argv[1]))["clips"][0]; assert c["max_foot_miss"] == 0, c' "$tmp/out" \
+	&& pass=$((pass + 1)) || { fail=$((fail + 1)); echo "FAIL retarget-foot-ik-json"; }
 expect retarget-info 0 -- "$rigkit" info --no-tree "$tmp/walk.glb"
 expect_text retarget-info-clip "$tmp/out" "Walk: 0 .. 1 s"
 expect retarget-no-clip 2 -- "$rigkit" retarget "$tmp/s/source.glb" "$tmp/s/avatar.glb" "$tmp/x.glb" --clip Nope

@@ -270,6 +270,75 @@ RK_TEST(root_modes)
 	rk_free_scene(src);
 }
 
+/* Largest distance a target foot joint drifts while the source's foot stays
+ * planted (moving less than 1e-5 m between samples at the source's keys,
+ * 30 per second: the sample walk plants its feet exactly at its keys). */
+static double planted_drift(const rk_scene *src, const rk_anim_clip *sc, const rk_scene *dst, const rk_anim_clip *dc,
+	const char *sfoot, const char *dfoot, int *planted_samples)
+{
+	posed ps, pd;
+	if (!posed_init(&ps, src) || !posed_init(&pd, dst)) return NAN;
+	double worst = 0;
+	rk_vec3 prev_s = { 0, 0, 0 }, anchor = { 0, 0, 0 };
+	bool in_stance = false;
+	*planted_samples = 0;
+	for (int k = 0; k <= 30; k++) {
+		double t = k / 30.0;
+		if (!posed_eval(&ps, src, sc, sc->time_begin + t) || !posed_eval(&pd, dst, dc, dc->time_begin + t)) return NAN;
+		rk_vec3 fs = world_pos(&ps, src, sfoot), fd = world_pos(&pd, dst, dfoot);
+		bool planted = k > 0 && rk_vec3_length(rk_vec3_sub(fs, prev_s)) < 1e-5;
+		if (planted && !in_stance) anchor = fd;   /* previous sample started the stance */
+		if (planted) {
+			(*planted_samples)++;
+			double d = rk_vec3_length(rk_vec3_sub(fd, anchor));
+			if (d > worst) worst = d;
+		}
+		if (!planted) anchor = fd;
+		in_stance = planted;
+		prev_s = fs;
+	}
+	free(ps.mem), free(pd.mem);
+	return worst;
+}
+
+RK_TEST(foot_ik_keeps_planted_feet_planted)
+{
+	rk_scene *src = sample(RK_SAMPLE_MIXAMO_SOURCE, false);
+	RK_REQUIRE(src);
+	const rk_anim_clip *walk = rk_find_clip(src, "Walk");
+	double drift[2];
+	int planted = 0, planted_l = 0, planted_r = 0;
+	for (int ik = 0; ik < 2; ik++) {
+		rk_scene *dst = sample(RK_SAMPLE_AVATAR, false);
+		RK_REQUIRE(dst);
+		rk_retarget_opts o;
+		memset(&o, 0, sizeof(o));
+		o.foot_ik = ik == 1;
+		rk_retarget_report rep;
+		rk_error err;
+		rk_anim_clip *c = rk_retarget(dst, src, walk, &o, &rep, &err);
+		RK_REQUIRE(c);
+		rk_scene *back = round_trip(dst);
+		RK_REQUIRE(back);
+		double l = planted_drift(src, walk, back, &back->clips.data[0], "mixamorig:LeftFoot", "LeftFoot", &planted_l);
+		double r = planted_drift(src, walk, back, &back->clips.data[0], "mixamorig:RightFoot", "RightFoot", &planted_r);
+		planted = planted_l < planted_r ? planted_l : planted_r;
+		drift[ik] = fmax(l, r);
+		if (ik) {
+			RK_CHECK(rep.max_foot_miss < 1e-9);            /* every goal reachable */
+			RK_CHECK(rep.max_direction_error < 1e-6);      /* the other bones keep the rule */
+		}
+		rk_free_scene(back);
+		rk_free_scene(dst);
+	}
+	fprintf(stderr, "planted-foot drift on the avatar: %.2e m without foot IK, %.2e m with (at least %d planted samples per foot)\n",
+		drift[0], drift[1], planted);
+	RK_CHECK(planted >= 15);            /* each source foot is planted (60% of the 30 keys) */
+	RK_CHECK(drift[0] > 1e-3);          /* the proportions differ enough to slide without IK */
+	RK_CHECK(drift[1] < 1e-5);
+	rk_free_scene(src);
+}
+
 RK_TEST(fbx_target_with_pre_rotations)
 {
 	/* The sample Walk on ybot.fbx: FBX nodes (Lcl Rotation between Pre- and
@@ -484,6 +553,7 @@ RK_TEST_MAIN(
 	RK_TEST_ENTRY(sample_walk_on_avatar_points_every_bone_like_the_source),
 	RK_TEST_ENTRY(z_up_armature_source_gives_the_same_result),
 	RK_TEST_ENTRY(root_modes),
+	RK_TEST_ENTRY(foot_ik_keeps_planted_feet_planted),
 	RK_TEST_ENTRY(fbx_target_with_pre_rotations),
 	RK_TEST_ENTRY(mixamo_kick_on_ready_player_me),
 	RK_TEST_ENTRY(retargeted_idle_to_walk_crossfade_is_continuous),

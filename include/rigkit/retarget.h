@@ -201,6 +201,11 @@ typedef struct rk_retarget_opts {
 	rk_retarget_root root;
 	const char *name;                    /* the new clip's name; NULL = the source clip's */
 	bool skip_fingers;                   /* leave finger bones at their rest pose */
+	bool foot_ik;                        /* after the rule, turn each upper/lower leg (two-bone IK,
+	                                        knee in its retargeted bend plane) so the foot joint sits
+	                                        where the source's is relative to its hips, in hips
+	                                        heights: feet planted in the source stay planted on a
+	                                        target with other leg proportions. Default false. */
 } rk_retarget_opts;
 
 typedef struct rk_retarget_report {
@@ -209,9 +214,12 @@ typedef struct rk_retarget_report {
 	size_t tracks;                   /* tracks of the new clip */
 	double source_hips_height;       /* scene units of each file (the character-frame unit) */
 	double target_hips_height;
+	double max_foot_miss;            /* foot_ik: largest distance left between a foot joint and its
+	                                    goal (out of reach), in target hips heights; 0 otherwise */
 	double max_direction_error;      /* radians: worst angle, over all frames and mapped bones
 	                                    with a mapped child, between the target's and the source's
-	                                    bone directions, measured on the result (0 up to rounding) */
+	                                    bone directions, measured on the result (0 up to rounding;
+	                                    with foot_ik the upper and lower legs are not counted) */
 } rk_retarget_report;
 
 /* Retargets `clip` (a clip of `source`) onto `target`: adds one clip with a

@@ -122,7 +122,78 @@ typedef struct rki_retarget {
 	int *bone_of_node;                       /* target node -> bone or -1 */
 	rk_quat *rest_local;                     /* target node rest local rotations */
 	rk_quat *world;                          /* target node world rotations at the current frame */
+	rk_quat *rest_world;                     /* target node rest world rotations */
+	rk_vec3 *rest_pos;                       /* target node rest world positions */
+	rk_vec3 *pos;                            /* target node world positions at the current frame */
+	rk_quat wbone[RK_HUMANOID_BONE_COUNT];   /* mapped bones' world rotations at the current frame */
+	bool foot_ik;
 } rki_retarget;
+
+/* World rotations of every target node for the current frame: mapped
+ * nodes take wbone[], the others follow their parent with their rest local
+ * rotation. */
+static void rki_world_rotations(rki_retarget *r)
+{
+	size_t nodes = r->target->nodes.count;
+	for (size_t i = 0; i < nodes; i++) {
+		const rk_node *n = &r->target->nodes.data[i];
+		int b = r->bone_of_node[i];
+		if (i == 0) r->world[0] = r->rest_local[0];
+		else if (b >= 0) r->world[i] = r->wbone[b];
+		else r->world[i] = rk_quat_normalize(rk_quat_mul(r->world[n->parent->index], r->rest_local[i]));
+	}
+}
+
+/* World positions of every target node for the current frame: rest offsets
+ * turned by the parents' rotation change; the hips at hips_pos. */
+static void rki_world_positions(rki_retarget *r, rk_vec3 hips_pos)
+{
+	size_t nodes = r->target->nodes.count, hips = r->ht->bones[RK_HUMANOID_HIPS]->index;
+	for (size_t i = 0; i < nodes; i++) {
+		const rk_node *n = &r->target->nodes.data[i];
+		if (i == hips) {
+			r->pos[i] = hips_pos;
+		} else if (!n->parent) {
+			r->pos[i] = r->rest_pos[i];
+		} else {
+			size_t p = n->parent->index;
+			rk_quat turn = rk_quat_mul(r->world[p], rk_quat_conjugate(r->rest_world[p]));
+			r->pos[i] = rk_vec3_add(r->pos[p], rk_quat_rotate(turn, rk_vec3_sub(r->rest_pos[i], r->rest_pos[p])));
+		}
+	}
+}
+
+/* Two-bone IK of one leg: turns the upper and lower leg (wbone) so that the
+ * foot joint reaches `goal` (world), the knee bending in the plane the
+ * retargeted pose already bends it in (else towards `forward`). Returns the
+ * remaining distance to the goal (0 unless out of reach). */
+static double rki_leg_ik(rki_retarget *r, int upper, int lower, int foot, rk_vec3 goal, rk_vec3 forward)
+{
+	rk_vec3 h = r->pos[r->ht->bones[upper]->index], k = r->pos[r->ht->bones[lower]->index];
+	rk_vec3 a = r->pos[r->ht->bones[foot]->index];
+	double la = rk_vec3_length(rk_vec3_sub(k, h)), lb = rk_vec3_length(rk_vec3_sub(a, k));
+	rk_vec3 hg = rk_vec3_sub(goal, h);
+	double d = rk_vec3_length(hg);
+	if (!(la > 0.0) || !(lb > 0.0) || !(d > 0.0)) return 0.0;
+	double dmin = fabs(la - lb) * 1.0001 + 1e-12, dmax = (la + lb) * 0.9999;
+	double dc = d < dmin ? dmin : d > dmax ? dmax : d;
+	rk_vec3 u = rk_vec3_scale(hg, 1.0 / d);
+	rk_vec3 bend = rk_vec3_sub(k, h);
+	bend = rk_vec3_sub(bend, rk_vec3_scale(u, rk_vec3_dot(bend, u)));
+	if (rk_vec3_length(bend) < 1e-6 * la) bend = rk_vec3_sub(forward, rk_vec3_scale(u, rk_vec3_dot(forward, u)));
+	if (rk_vec3_length(bend) < 1e-12) return 0.0;
+	rk_vec3 v = rk_vec3_normalize(bend);
+	double x = (la * la - lb * lb + dc * dc) / (2.0 * dc);
+	double y2 = la * la - x * x;
+	rk_vec3 knee = rk_vec3_add(h, rk_vec3_add(rk_vec3_scale(u, x), rk_vec3_scale(v, y2 > 0.0 ? sqrt(y2) : 0.0)));
+	rk_quat r1 = rki_from_to(rk_vec3_normalize(rk_vec3_sub(k, h)), rk_vec3_normalize(rk_vec3_sub(knee, h)));
+	rk_vec3 a1 = rk_vec3_add(h, rk_quat_rotate(r1, rk_vec3_sub(a, h)));
+	rk_vec3 reach = rk_vec3_add(h, rk_vec3_scale(u, dc));
+	rk_quat r2 = rki_from_to(rk_vec3_normalize(rk_vec3_sub(a1, knee)), rk_vec3_normalize(rk_vec3_sub(reach, knee)));
+	r->wbone[upper] = rk_quat_normalize(rk_quat_mul(r1, r->wbone[upper]));
+	r->wbone[lower] = rk_quat_normalize(rk_quat_mul(r2, rk_quat_mul(r1, r->wbone[lower])));
+	return d - dc > 0.0 ? d - dc : dc - d;
+}
 
 static void rki_compute_alignment(rki_retarget *r)
 {
@@ -165,6 +236,9 @@ static double rki_direction_error(const rki_retarget *r, const rki_humanoid_pose
 	double worst = 0.0;
 	for (int b = 0; b < RK_HUMANOID_BONE_COUNT; b++) {
 		if (!r->use[b]) continue;
+		if (r->foot_ik && (b == RK_HUMANOID_LEFT_UPPER_LEG || b == RK_HUMANOID_LEFT_LOWER_LEG ||
+			b == RK_HUMANOID_RIGHT_UPPER_LEG || b == RK_HUMANOID_RIGHT_LOWER_LEG))
+			continue;   /* turned by the foot IK on purpose */
 		int c = rki_humanoid_direction_child(&both, (rk_humanoid_bone)b);
 		if (c < 0) continue;
 		rk_vec3 ds = rk_vec3_sub(src->position[c], src->position[b]);
@@ -243,8 +317,12 @@ rk_anim_clip *rk_retarget(rk_scene *target, const rk_scene *source, const rk_ani
 	r.bone_of_node = (int *)malloc(nodes * sizeof(int));
 	r.rest_local = (rk_quat *)malloc(nodes * sizeof(rk_quat));
 	r.world = (rk_quat *)malloc(nodes * sizeof(rk_quat));
+	r.rest_world = (rk_quat *)malloc(nodes * sizeof(rk_quat));
+	r.rest_pos = (rk_vec3 *)malloc(nodes * sizeof(rk_vec3));
+	r.pos = (rk_vec3 *)malloc(nodes * sizeof(rk_vec3));
+	r.foot_ik = o.foot_ik;
 	rk_anim_clip *result = NULL;
-	if (!r.bone_of_node || !r.rest_local || !r.world) {
+	if (!r.bone_of_node || !r.rest_local || !r.world || !r.rest_world || !r.rest_pos || !r.pos) {
 		rki_error_set(err, RK_ERROR_OUT_OF_MEMORY, "cannot allocate retargeting state for %zu nodes", nodes);
 		goto done;
 	}
@@ -253,6 +331,8 @@ rk_anim_clip *rk_retarget(rk_scene *target, const rk_scene *source, const rk_ani
 		const rk_node *n = &target->nodes.data[i];
 		r.bone_of_node[i] = -1;
 		r.rest_local[i] = i == 0 ? rki_matrix_rotation(n->node_to_world) : rki_matrix_rotation(n->node_to_parent);
+		r.rest_world[i] = rki_matrix_rotation(n->node_to_world);
+		r.rest_pos[i] = rk_mat4_get_translation(n->node_to_world);
 	}
 	for (int b = 0; b < RK_HUMANOID_BONE_COUNT; b++)
 		if (r.use[b]) r.bone_of_node[r.ht->bones[b]->index] = b;
@@ -289,22 +369,49 @@ rk_anim_clip *rk_retarget(rk_scene *target, const rk_scene *source, const rk_ani
 	}
 	rk_vec3 first_delta = { 0, 0, 0 };
 	rk_quat hips_rot_value = RK_QUAT_IDENTITY;
+	double foot_miss = 0.0;
 	for (size_t k = 0; k < frames; k++) {
 		if (!rki_pose_buffer_eval(&src_pose, source, clip, clip->time_begin + times[k], err)) goto done;
 		rki_humanoid_pose ps;
 		rki_humanoid_pose_from(r.hs, &r.fs, src_pose.pose.node_to_world, &ps);
 		rk_quat to_world = rk_quat_conjugate(r.ft.rotation);
-		for (size_t i = 0; i < nodes; i++) {
+		/* hips position (character units relative to rest) */
+		rk_vec3 delta = rk_vec3_sub(ps.position[RK_HUMANOID_HIPS], r.rest_s.position[RK_HUMANOID_HIPS]);
+		if (k == 0) first_delta = delta;
+		if (o.root == RK_RETARGET_ROOT_IN_PLACE) {
+			delta.x = first_delta.x;
+			delta.z = first_delta.z;
+		} else if (o.root == RK_RETARGET_ROOT_LOCK) {
+			delta = (rk_vec3){ 0, 0, 0 };
+		}
+		rk_vec3 hips_char = rk_vec3_add(r.rest_t.position[RK_HUMANOID_HIPS], delta);
+		rk_vec3 world_pos = rki_char_from_world_point(&r.ft, hips_char);
+		/* world rotations by the rule */
+		for (int b = 0; b < RK_HUMANOID_BONE_COUNT; b++)
+			if (r.use[b]) r.wbone[b] = rk_quat_normalize(rk_quat_mul(to_world, rk_quat_mul(ps.rotation[b], r.k[b])));
+		rki_world_rotations(&r);
+		if (r.foot_ik) {
+			static const int legs[2][3] = {
+				{ RK_HUMANOID_LEFT_UPPER_LEG, RK_HUMANOID_LEFT_LOWER_LEG, RK_HUMANOID_LEFT_FOOT },
+				{ RK_HUMANOID_RIGHT_UPPER_LEG, RK_HUMANOID_RIGHT_LOWER_LEG, RK_HUMANOID_RIGHT_FOOT },
+			};
+			rk_vec3 forward = rk_quat_rotate(to_world, (rk_vec3){ 0, 0, 1 });
+			rki_world_positions(&r, world_pos);
+			for (int side = 0; side < 2; side++) {
+				/* the foot where the source's is relative to its hips, in hips heights */
+				rk_vec3 goal = rki_char_from_world_point(&r.ft, rk_vec3_add(hips_char,
+					rk_vec3_sub(ps.position[legs[side][2]], ps.position[RK_HUMANOID_HIPS])));
+				double miss = rki_leg_ik(&r, legs[side][0], legs[side][1], legs[side][2], goal, forward) / r.ft.unit;
+				if (miss > foot_miss) foot_miss = miss;
+			}
+			rki_world_rotations(&r);
+		}
+		/* local rotations -> track values */
+		for (size_t i = 1; i < nodes; i++) {
 			const rk_node *n = &target->nodes.data[i];
 			int b = r.bone_of_node[i];
-			rk_quat parent = n->parent ? r.world[n->parent->index] : RK_QUAT_IDENTITY;
-			if (b < 0 || i == 0) {
-				r.world[i] = i == 0 ? r.rest_local[0] : rk_quat_normalize(rk_quat_mul(parent, r.rest_local[i]));
-				continue;
-			}
-			rk_quat wd = rk_quat_normalize(rk_quat_mul(to_world, rk_quat_mul(ps.rotation[b], r.k[b])));
-			r.world[i] = wd;
-			rk_quat local = rk_quat_normalize(rk_quat_mul(rk_quat_conjugate(parent), wd));
+			if (b < 0) continue;
+			rk_quat local = rk_quat_normalize(rk_quat_mul(rk_quat_conjugate(r.world[n->parent->index]), r.world[i]));
 			rk_quat v = rki_track_rotation(n, local);
 			double *dst = rot_values + ((size_t)slot_of_bone[b] * frames + k) * 4;
 			if (k > 0) {
@@ -315,16 +422,6 @@ rk_anim_clip *rk_retarget(rk_scene *target, const rk_scene *source, const rk_ani
 			dst[0] = v.x, dst[1] = v.y, dst[2] = v.z, dst[3] = v.w;
 			if (b == RK_HUMANOID_HIPS) hips_rot_value = v;
 		}
-		/* hips translation (character units relative to rest) */
-		rk_vec3 delta = rk_vec3_sub(ps.position[RK_HUMANOID_HIPS], r.rest_s.position[RK_HUMANOID_HIPS]);
-		if (k == 0) first_delta = delta;
-		if (o.root == RK_RETARGET_ROOT_IN_PLACE) {
-			delta.x = first_delta.x;
-			delta.z = first_delta.z;
-		} else if (o.root == RK_RETARGET_ROOT_LOCK) {
-			delta = (rk_vec3){ 0, 0, 0 };
-		}
-		rk_vec3 world_pos = rki_char_from_world_point(&r.ft, rk_vec3_add(r.rest_t.position[RK_HUMANOID_HIPS], delta));
 		rk_vec3 local_pos = rk_mat4_transform_point(hips_parent_inv, world_pos);
 		rk_vec3 tv;
 		if (!rki_track_translation(hips, hips_rot_value, local_pos, &tv)) {
@@ -380,6 +477,7 @@ rk_anim_clip *rk_retarget(rk_scene *target, const rk_scene *source, const rk_ani
 		report->tracks = track_count;
 		report->source_hips_height = r.fs.unit;
 		report->target_hips_height = r.ft.unit;
+		report->max_foot_miss = foot_miss;
 		if (!rki_pose_buffer_init(&dst_pose, target, err)) goto done;
 		for (size_t k = 0; k < frames; k++) {
 			rki_humanoid_pose ps, pd;
@@ -405,5 +503,8 @@ done:
 	free(r.bone_of_node);
 	free(r.rest_local);
 	free(r.world);
+	free(r.rest_world);
+	free(r.rest_pos);
+	free(r.pos);
 	return result;
 }

@@ -38,6 +38,8 @@ const char rk_cmd_retarget_usage[] =
 	"                      the target's hips height; in-place: horizontal travel\n"
 	"                      removed, vertical bob kept; lock: hips held at rest\n"
 	"  --skip-fingers      leave the target's fingers at rest\n"
+	"  --foot-ik           turn the legs so each foot sits where the source's does\n"
+	"                      relative to the hips (planted feet stay planted)\n"
 	"  --source-map FILE, --target-map FILE   bone map corrections (see rigkit humanoid)\n"
 	"  --drop-target-clips write only the new clips\n"
 	"  --json              print the report as JSON\n";
@@ -204,6 +206,7 @@ int rk_cmd_retarget(int argc, char **argv)
 		const char *a = argv[i];
 		if (!strcmp(a, "--json")) { json = true; continue; }
 		if (!strcmp(a, "--skip-fingers")) { ro.skip_fingers = true; continue; }
+		if (!strcmp(a, "--foot-ik")) { ro.foot_ik = true; continue; }
 		if (!strcmp(a, "--drop-target-clips")) { drop_target = true; continue; }
 		if (!strcmp(a, "--clip") || !strcmp(a, "--name") || !strcmp(a, "--fps") || !strcmp(a, "--root") ||
 			!strcmp(a, "--source-map") || !strcmp(a, "--target-map")) {
@@ -361,6 +364,7 @@ int rk_cmd_retarget(int argc, char **argv)
 			rk_json_number(&j, "source_hips_height", r->source_hips_height);
 			rk_json_number(&j, "target_hips_height", r->target_hips_height);
 			rk_json_number(&j, "max_direction_error_deg", r->max_direction_error * 180.0 / 3.14159265358979323846);
+			if (ro.foot_ik) rk_json_number(&j, "max_foot_miss", r->max_foot_miss);
 			rk_json_close_object(&j);
 		}
 		rk_json_close_array(&j);
