@@ -15,6 +15,7 @@
 #include "rk_test.h"
 
 #include <math.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -545,6 +546,27 @@ RK_TEST(bad_arguments)
 	RK_CHECK(!rk_retarget(mirrored, src, walk, NULL, NULL, &err) && strstr(err.message, "mirrored"));
 	RK_CHECK_INT(mirrored->clips.count, 0);
 	rk_free_scene(mirrored);
+	/* hostile numbers in the source: an error naming the pose, not NaN keys */
+	const rk_anim_track *arm_track = NULL;
+	for (size_t t = 0; t < walk->layers[0].track_count; t++)
+		if (!strcmp(walk->layers[0].tracks[t].node->name, "mixamorig:LeftArm")) arm_track = &walk->layers[0].tracks[t];
+	RK_REQUIRE(arm_track && arm_track->key_count > 3);
+	double *vals = (double *)(uintptr_t)arm_track->values;   /* scene data is plain memory */
+	double saved = vals[2 * arm_track->components];
+	vals[2 * arm_track->components] = NAN;
+	/* either refused with a message or every key written is finite */
+	rk_anim_clip *nan_clip = rk_retarget(dst, src, walk, NULL, NULL, &err);
+	if (!nan_clip) {
+		RK_CHECK(strstr(err.message, "non-finite") != NULL);
+	} else {
+		for (size_t t = 0; t < nan_clip->layers[0].track_count; t++) {
+			const rk_anim_track *tr = &nan_clip->layers[0].tracks[t];
+			for (size_t v = 0; v < tr->key_count * tr->components; v++) RK_CHECK(isfinite(tr->values[v]));
+		}
+		dst->clips.count--;   /* forget it for the count check below (its memory stays with the scene) */
+	}
+	vals[2 * arm_track->components] = saved;
+	RK_CHECK_INT(dst->clips.count, 0);
 	rk_free_scene(src);
 	rk_free_scene(dst);
 }

@@ -419,12 +419,18 @@ rk_anim_clip *rk_retarget(rk_scene *target, const rk_scene *source, const rk_ani
 				if (prev[0] * v.x + prev[1] * v.y + prev[2] * v.z + prev[3] * v.w < 0.0)
 					v = (rk_quat){ -v.x, -v.y, -v.z, -v.w };
 			}
+			if (!isfinite(v.x) || !isfinite(v.y) || !isfinite(v.z) || !isfinite(v.w)) {
+				rki_error_set(err, RK_ERROR_INVALID_ARGUMENT, "%s: the pose at %g s gives a non-finite rotation for %s",
+					source->source_path, times[k], rk_humanoid_bone_name((rk_humanoid_bone)b));
+				goto done;
+			}
 			dst[0] = v.x, dst[1] = v.y, dst[2] = v.z, dst[3] = v.w;
 			if (b == RK_HUMANOID_HIPS) hips_rot_value = v;
 		}
 		rk_vec3 local_pos = rk_mat4_transform_point(hips_parent_inv, world_pos);
 		rk_vec3 tv;
-		if (!rki_track_translation(hips, hips_rot_value, local_pos, &tv)) {
+		if (!rki_track_translation(hips, hips_rot_value, local_pos, &tv) || !isfinite(tv.x) || !isfinite(tv.y) ||
+			!isfinite(tv.z)) {
 			rki_error_set(err, RK_ERROR_INVALID_ARGUMENT, "target hips' translation cannot be solved (degenerate scale)");
 			goto done;
 		}
