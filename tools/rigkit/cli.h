@@ -84,5 +84,7 @@ int rk_cmd_retarget(int argc, char **argv);
 extern const char rk_cmd_retarget_usage[];
 int rk_cmd_compare(int argc, char **argv);
 extern const char rk_cmd_compare_usage[];
+int rk_cmd_batch(int argc, char **argv);
+extern const char rk_cmd_batch_usage[];
 
 #endif
