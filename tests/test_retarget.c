@@ -506,6 +506,29 @@ RK_TEST(retargeted_idle_to_walk_crossfade_is_continuous)
 	rk_free_scene(dst);
 }
 
+RK_TEST(stretching_source_bones_still_point_right)
+{
+	/* Xbot's sad_pose moves leg joints with translation tracks (RightUpLeg by
+	 * 21% of its rest offset): the source's bones change direction without
+	 * their rotation saying so. */
+	const char *shared = rk_test_shared_dir();
+	if (!shared) RK_SKIP("shared folder (../shared) not found");
+	char path[4096];
+	snprintf(path, sizeof(path), "%s/assets/Xbot.glb", shared);
+	rk_error err;
+	rk_scene *src = rk_load_file(path, NULL, &err), *dst = sample(RK_SAMPLE_AVATAR, false);
+	RK_REQUIRE(src && dst);
+	const rk_anim_clip *sad = rk_find_clip(src, "sad_pose");
+	RK_REQUIRE(sad);
+	rk_anim_clip *c = rk_retarget(dst, src, sad, NULL, NULL, &err);
+	RK_REQUIRE(c);
+	double worst = worst_direction(src, sad, "mixamorig:", dst, c, "", 2, 17);
+	fprintf(stderr, "Xbot sad_pose -> avatar: worst bone direction %.3g rad\n", worst);
+	RK_CHECK(worst < 1e-5);
+	rk_free_scene(src);
+	rk_free_scene(dst);
+}
+
 RK_TEST(bad_arguments)
 {
 	rk_scene *src = sample(RK_SAMPLE_MIXAMO_SOURCE, false), *dst = sample(RK_SAMPLE_AVATAR, false);
@@ -578,5 +601,6 @@ RK_TEST_MAIN(
 	RK_TEST_ENTRY(foot_ik_keeps_planted_feet_planted),
 	RK_TEST_ENTRY(fbx_target_with_pre_rotations),
 	RK_TEST_ENTRY(mixamo_kick_on_ready_player_me),
+	RK_TEST_ENTRY(stretching_source_bones_still_point_right),
 	RK_TEST_ENTRY(retargeted_idle_to_walk_crossfade_is_continuous),
 	RK_TEST_ENTRY(bad_arguments))

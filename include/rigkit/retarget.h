@@ -54,7 +54,10 @@
  *            e.g. upperArm -> lowerArm) onto the source's rest bone direction;
  *            bones without a mapped child use their humanoid parent's A
  *     Wd(t) = Ws(t) * Rs^-1 * A(b) * Rd
- *   so every mapped bone points where the source's bone points (a T-pose
+ *   and, when the source bone's direction at t is not the one its rotation
+ *   gives (its child joint moved by a translation track), Wd(t) is swung by
+ *   the shortest rotation between the two, so that
+ *   every mapped bone points where the source's bone points (a T-pose
  *   source shows a T-pose on an A-pose target, not the target's A-pose), with
  *   the source's twist added to the target's own roll. Local rotations follow
  *   from the target's hierarchy (unmapped nodes between mapped ones keep their

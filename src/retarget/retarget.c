@@ -119,6 +119,7 @@ typedef struct rki_retarget {
 	bool use[RK_HUMANOID_BONE_COUNT];
 	rk_quat align[RK_HUMANOID_BONE_COUNT];   /* A(b), character frames */
 	rk_quat k[RK_HUMANOID_BONE_COUNT];       /* Rs^-1 * A(b) * Rd */
+	int dir_child[RK_HUMANOID_BONE_COUNT];   /* direction child among the bones used, or -1 */
 	int *bone_of_node;                       /* target node -> bone or -1 */
 	rk_quat *rest_local;                     /* target node rest local rotations */
 	rk_quat *world;                          /* target node world rotations at the current frame */
@@ -204,6 +205,7 @@ static void rki_compute_alignment(rki_retarget *r)
 	for (int b = 0; b < RK_HUMANOID_BONE_COUNT; b++) {
 		if (!r->use[b]) continue;
 		int c = rki_humanoid_direction_child(&both, (rk_humanoid_bone)b);
+		r->dir_child[b] = c;
 		rk_quat a = RK_QUAT_IDENTITY;
 		bool have = false;
 		if (c >= 0) {
@@ -386,9 +388,26 @@ rk_anim_clip *rk_retarget(rk_scene *target, const rk_scene *source, const rk_ani
 		}
 		rk_vec3 hips_char = rk_vec3_add(r.rest_t.position[RK_HUMANOID_HIPS], delta);
 		rk_vec3 world_pos = rki_char_from_world_point(&r.ft, hips_char);
-		/* world rotations by the rule */
-		for (int b = 0; b < RK_HUMANOID_BONE_COUNT; b++)
-			if (r.use[b]) r.wbone[b] = rk_quat_normalize(rk_quat_mul(to_world, rk_quat_mul(ps.rotation[b], r.k[b])));
+		/* world rotations by the rule; a source bone whose child joint is moved
+		 * by a translation track (a stretching leg, as in Xbot's sad_pose)
+		 * points elsewhere than its rotation says: swing the result onto the
+		 * source's actual direction */
+		for (int b = 0; b < RK_HUMANOID_BONE_COUNT; b++) {
+			if (!r.use[b]) continue;
+			rk_quat wc = rk_quat_mul(ps.rotation[b], r.k[b]);
+			int c = r.dir_child[b];
+			if (c >= 0) {
+				rk_vec3 rest_dir = rk_vec3_sub(r.rest_s.position[c], r.rest_s.position[b]);
+				rk_vec3 now_dir = rk_vec3_sub(ps.position[c], ps.position[b]);
+				if (rk_vec3_length(rest_dir) > 1e-9 && rk_vec3_length(now_dir) > 1e-9) {
+					rk_quat turn = rk_quat_mul(ps.rotation[b], rk_quat_conjugate(r.rest_s.rotation[b]));
+					rk_vec3 expected = rk_vec3_normalize(rk_quat_rotate(turn, rest_dir));
+					rk_vec3 actual = rk_vec3_normalize(now_dir);
+					if (rk_vec3_dot(expected, actual) < 1.0 - 1e-12) wc = rk_quat_mul(rki_from_to(expected, actual), wc);
+				}
+			}
+			r.wbone[b] = rk_quat_normalize(rk_quat_mul(to_world, wc));
+		}
 		rki_world_rotations(&r);
 		if (r.foot_ik) {
 			static const int legs[2][3] = {
