@@ -6,16 +6,18 @@
 #   make sanitize  ASan + UBSan build (clang), whole test suite, no recovery
 #   make bench     benchmarks side by side with peers (results: docs/benchmarks.md)
 #   make fuzz      build the libFuzzer targets (clang)
+#   make wasm      WebAssembly build + browser demo (emscripten; docs/wasm.md)
 #   make install   install library, headers, CLI and rigkit.pc (PREFIX=/usr/local)
 
 BUILD      ?= build
 SAN_BUILD  ?= build-sanitize
 FUZZ_BUILD ?= build-fuzz
+WASM_BUILD ?= build-wasm
 JOBS       ?= $(shell nproc 2>/dev/null || echo 2)
 PREFIX     ?= /usr/local
 RIGKIT     := $(BUILD)/rigkit
 
-.PHONY: all deps build test demo sanitize bench fuzz install clean
+.PHONY: all deps build test demo sanitize bench fuzz wasm install clean
 
 all: build
 
@@ -54,8 +56,12 @@ fuzz:
 	@cmake --build $(FUZZ_BUILD) -j$(JOBS)
 	@echo "fuzzers built in $(FUZZ_BUILD)/ (see fuzz/README.md)"
 
+wasm:
+	@bash scripts/install-deps.sh build wasm
+	@JOBS=$(JOBS) bash scripts/build-wasm.sh $(WASM_BUILD)
+
 install: build
 	cmake --install $(BUILD)
 
 clean:
-	rm -rf $(BUILD) $(SAN_BUILD) $(FUZZ_BUILD) out
+	rm -rf $(BUILD) $(SAN_BUILD) $(FUZZ_BUILD) $(WASM_BUILD) out

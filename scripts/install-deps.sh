@@ -4,7 +4,8 @@
 # apt-get; otherwise the exact command is printed and the script fails.
 #
 # Groups: build (library, CLI, tests), sanitize (clang + sanitizer runtimes),
-# bench (Assimp as the speed peer), fuzz (clang + libFuzzer).
+# bench (Assimp as the speed peer), fuzz (clang + libFuzzer), wasm
+# (emscripten; dpkg-dev unpacks the Debian sources scripts/build-wasm.sh compiles).
 set -euo pipefail
 
 pkgs_for() {
@@ -13,6 +14,7 @@ pkgs_for() {
 	sanitize) echo "clang libclang-rt-14-dev" ;;
 	bench) echo "g++ libassimp-dev" ;;
 	fuzz) echo "clang libclang-rt-14-dev" ;;
+	wasm) echo "emscripten dpkg-dev" ;;
 	*) echo "install-deps.sh: unknown group '$1'" >&2; exit 1 ;;
 	esac
 }
