@@ -234,7 +234,7 @@ typedef struct rk_gltf_write_opts {
 
 	/* Memory for the output and temporaries (the scene's own memory is separate). */
 	rk_allocator allocator;       /* zero = malloc/free */
-	size_t memory_limit;          /* bytes; 0 = 4 GiB */
+	size_t memory_limit;          /* bytes; 0 = 4 GiB (1.5 GiB with 32-bit size_t) */
 
 	/* Reporting */
 	rk_gltf_warning_fn *warning;  /* NULL = warnings are only counted */

@@ -119,7 +119,7 @@ typedef enum rk_sample_kind {
 /* Options. Zero-initialise; every zero field means its default. */
 typedef struct rk_sample_opts {
 	rk_allocator allocator;      /* zero = malloc/free */
-	size_t memory_limit;         /* bytes for the scene and temporaries; 0 = 4 GiB */
+	size_t memory_limit;         /* bytes for the scene and temporaries; 0 = 4 GiB (1.5 GiB with 32-bit size_t) */
 	size_t allocation_limit;     /* number of allocations; 0 = unlimited */
 	bool no_mesh;                /* default false; true: skeleton only (no mesh, skin, material, texture) */
 	bool no_texture;             /* default false; true: the material has no texture (and the scene no textures) */

@@ -27,6 +27,11 @@
 
 /* ---- allocation with limits -------------------------------------------- */
 
+/* Default memory limit of loads, writers and renders: 4 GiB, or 1.5 GiB
+ * where size_t is 32 bits (WebAssembly: 4 << 30 would wrap to 0, which
+ * means "unlimited"). */
+#define RKI_DEFAULT_MEMORY_LIMIT (SIZE_MAX > 0xFFFFFFFFu ? (size_t)((uint64_t)4 << 30) : (size_t)3 << 29)
+
 typedef struct rki_alloc {
 	rk_allocator user;        /* zeroed = malloc/free */
 	size_t memory_limit;      /* 0 = unlimited */

@@ -13,7 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define RKI_GW_DEFAULT_MEMORY_LIMIT ((size_t)4 << 30)
+#define RKI_GW_DEFAULT_MEMORY_LIMIT RKI_DEFAULT_MEMORY_LIMIT
 
 /* ---- errors and warnings ---------------------------------------------------- */
 

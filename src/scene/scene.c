@@ -12,7 +12,6 @@ typedef struct rki_scene_block {
 	rki_arena arena;
 } rki_scene_block;
 
-#define RKI_DEFAULT_MEMORY_LIMIT ((size_t)4 << 30)
 #define RKI_DEFAULT_FILE_LIMIT ((size_t)2 << 30)
 #define RKI_DEFAULT_MAX_DEPTH 256
 #define RKI_DEFAULT_MAX_ELEMENTS ((size_t)1 << 28)
