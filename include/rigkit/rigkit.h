@@ -29,5 +29,6 @@
 #include "rigkit/runtime.h"
 #include "rigkit/sample.h"
 #include "rigkit/retarget.h"
+#include "rigkit/render.h"
 
 #endif

@@ -86,5 +86,7 @@ int rk_cmd_compare(int argc, char **argv);
 extern const char rk_cmd_compare_usage[];
 int rk_cmd_batch(int argc, char **argv);
 extern const char rk_cmd_batch_usage[];
+int rk_cmd_render(int argc, char **argv);
+extern const char rk_cmd_render_usage[];
 
 #endif

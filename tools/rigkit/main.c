@@ -15,6 +15,7 @@ static const rk_cli_command rk_commands[] = {
 	{ "retarget", "play a clip of one humanoid on another, write the result as GLB", rk_cmd_retarget_usage, rk_cmd_retarget },
 	{ "compare", "compare two clips on two humanoids bone by bone, in numbers", rk_cmd_compare_usage, rk_cmd_compare },
 	{ "batch", "retarget many motions onto many avatars in parallel", rk_cmd_batch_usage, rk_cmd_batch },
+	{ "render", "draw a posed scene into a PNG (no GPU)", rk_cmd_render_usage, rk_cmd_render },
 };
 
 static void rk_print_help(FILE *out)

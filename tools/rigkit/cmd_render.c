@@ -1,0 +1,311 @@
+/* tools/rigkit/cmd_render.c - `rigkit render IN OUT.png`: a posed scene drawn
+ * on the CPU (rigkit/render.h), one frame or a contact sheet. */
+#include "cli.h"
+
+#include <rigkit/render.h>
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+const char rk_cmd_render_usage[] =
+	"usage: rigkit render IN OUT.png [--clip NAME] [--time T | --frames N] [--size WxH]\n"
+	"                    [--yaw DEG] [--pitch DEG] [--skeleton] [--texture] [options]\n"
+	"\n"
+	"Draws IN (FBX, glTF, GLB) posed at a time of an animation clip into a PNG,\n"
+	"on the CPU (no GPU needed): every visible mesh skinned and blend-shaped,\n"
+	"z-buffered, lit by one directional light plus ambient, seen from the front\n"
+	"of the scene (its front axis) and framed to its posed bounds.\n"
+	"\n"
+	"options:\n"
+	"  --clip NAME         animation clip (default: the first with tracks when --time\n"
+	"                      or --frames is given, else the scene as stored)\n"
+	"  --time T            absolute file time in seconds (default: the clip's start)\n"
+	"  --static            the scene as stored (no animation), even if it has clips\n"
+	"  --frames N          contact sheet: N times of the clip side by side in one PNG,\n"
+	"                      t_k = start + k * duration / N (k = 0..N-1), one camera\n"
+	"                      framing all of them (1..64 frames)\n"
+	"  --follow            with --frames: frame each time on its own instead\n"
+	"  --size WxH          size of the image (of each frame) in pixels, default 512x512\n"
+	"  --yaw DEG           orbit about the up axis (90: a front-facing character's left)\n"
+	"  --pitch DEG         raise the camera (positive looks down), default 0\n"
+	"  --fov DEG           vertical field of view, default 30\n"
+	"  --ortho             orthographic projection\n"
+	"  --skeleton          joints and bones on top\n"
+	"  --wireframe         polygon edges on the surface\n"
+	"  --texture           base colour textures (embedded, or files beside IN)\n"
+	"  --unlit             base colours without lighting\n"
+	"  --ssaa N            N x N supersampling, N = 2..4 (default off)\n"
+	"  --background HEX    RRGGBB or RRGGBBAA (sRGB), default 282c34\n"
+	"  --no-extrapolation  hold each curve's first/last value outside its keys\n"
+	"  --axes AXES, --unit-meters U   load-time conversion as in `rigkit convert`\n"
+	"Prints one line: the file written, the size, the clip and times, the\n"
+	"triangles drawn. Sheets wider than 16384 pixels are refused.\n";
+
+#define RK_RENDER_MAX_FRAMES 64
+
+static int rk_parse_size(const char *s, uint32_t *w, uint32_t *h)
+{
+	char *end;
+	unsigned long a = strtoul(s, &end, 10);
+	if (end == s) return 0;
+	unsigned long b = a;
+	if (*end == 'x' || *end == 'X') {
+		const char *p = end + 1;
+		b = strtoul(p, &end, 10);
+		if (end == p) return 0;
+	}
+	if (*end || s[0] == '-' || a < 1 || b < 1 || a > RK_RENDER_MAX_SIZE || b > RK_RENDER_MAX_SIZE) return 0;
+	*w = (uint32_t)a;
+	*h = (uint32_t)b;
+	return 1;
+}
+
+static int rk_hex(char c)
+{
+	if (c >= '0' && c <= '9') return c - '0';
+	if (c >= 'a' && c <= 'f') return c - 'a' + 10;
+	if (c >= 'A' && c <= 'F') return c - 'A' + 10;
+	return -1;
+}
+
+static int rk_parse_colour(const char *s, uint8_t out[4])
+{
+	if (s[0] == '#') s++;
+	size_t n = strlen(s);
+	if (n != 6 && n != 8) return 0;
+	out[3] = 255;
+	for (size_t i = 0; i < n; i += 2) {
+		int hi = rk_hex(s[i]), lo = rk_hex(s[i + 1]);
+		if (hi < 0 || lo < 0) return 0;
+		out[i / 2] = (uint8_t)(hi * 16 + lo);
+	}
+	return 1;
+}
+
+static int rk_parse_double(const char *v, double lo, double hi, double *out)
+{
+	char *end;
+	double d = strtod(v, &end);
+	if (end == v || *end || !isfinite(d) || d < lo || d > hi) return 0;
+	*out = d;
+	return 1;
+}
+
+static const char *rk_ext(const char *path)
+{
+	const char *dot = strrchr(path, '.');
+	const char *slash = strrchr(path, '/');
+	return (dot && (!slash || dot > slash)) ? dot + 1 : "";
+}
+
+int rk_cmd_render(int argc, char **argv)
+{
+	const char *in = NULL, *out = NULL, *clip_name = NULL;
+	double time = 0.0;
+	bool has_time = false, is_static = false, follow = false;
+	long frames = 0;
+	rk_render_opts o = { 0 };
+	rk_load_opts lo = { 0 };
+	for (int i = 1; i < argc; i++) {
+		const char *a = argv[i];
+		if (!strcmp(a, "--static")) { is_static = true; continue; }
+		if (!strcmp(a, "--follow")) { follow = true; continue; }
+		if (!strcmp(a, "--ortho")) { o.camera.orthographic = true; continue; }
+		if (!strcmp(a, "--skeleton")) { o.skeleton = true; continue; }
+		if (!strcmp(a, "--wireframe")) { o.wireframe = true; continue; }
+		if (!strcmp(a, "--texture")) { o.textures = true; continue; }
+		if (!strcmp(a, "--unlit")) { o.shading = RK_SHADE_UNLIT; continue; }
+		if (!strcmp(a, "--no-extrapolation")) { o.no_extrapolation = true; continue; }
+		if (!strcmp(a, "--clip") || !strcmp(a, "--time") || !strcmp(a, "--frames") || !strcmp(a, "--size")
+			|| !strcmp(a, "--yaw") || !strcmp(a, "--pitch") || !strcmp(a, "--fov") || !strcmp(a, "--ssaa")
+			|| !strcmp(a, "--background") || !strcmp(a, "--axes") || !strcmp(a, "--unit-meters")) {
+			if (i + 1 >= argc) {
+				rk_cli_fail("render: %s needs a value (see rigkit render --help)", a);
+				return RK_EXIT_USAGE;
+			}
+			const char *v = argv[++i];
+			char *end;
+			if (!strcmp(a, "--clip")) {
+				clip_name = v;
+			} else if (!strcmp(a, "--time")) {
+				if (!rk_parse_double(v, -HUGE_VAL, HUGE_VAL, &time)) {
+					rk_cli_fail("render: --time expects seconds, got '%s'", v);
+					return RK_EXIT_USAGE;
+				}
+				has_time = true;
+			} else if (!strcmp(a, "--frames")) {
+				frames = strtol(v, &end, 10);
+				if (end == v || *end || frames < 1 || frames > RK_RENDER_MAX_FRAMES) {
+					rk_cli_fail("render: --frames expects 1..%d, got '%s'", RK_RENDER_MAX_FRAMES, v);
+					return RK_EXIT_USAGE;
+				}
+			} else if (!strcmp(a, "--size")) {
+				if (!rk_parse_size(v, &o.width, &o.height)) {
+					rk_cli_fail("render: --size expects WxH with 1..%d pixels each, got '%s'", RK_RENDER_MAX_SIZE, v);
+					return RK_EXIT_USAGE;
+				}
+			} else if (!strcmp(a, "--yaw") || !strcmp(a, "--pitch")) {
+				double *dst = !strcmp(a, "--yaw") ? &o.camera.yaw_deg : &o.camera.pitch_deg;
+				if (!rk_parse_double(v, -3600.0, 3600.0, dst)) {
+					rk_cli_fail("render: %s expects degrees, got '%s'", a, v);
+					return RK_EXIT_USAGE;
+				}
+			} else if (!strcmp(a, "--fov")) {
+				if (!rk_parse_double(v, 1e-3, 170.0, &o.camera.fov_deg)) {
+					rk_cli_fail("render: --fov expects degrees in (0, 170], got '%s'", v);
+					return RK_EXIT_USAGE;
+				}
+			} else if (!strcmp(a, "--ssaa")) {
+				long n = strtol(v, &end, 10);
+				if (end == v || *end || n < 1 || n > 4) {
+					rk_cli_fail("render: --ssaa expects 1..4, got '%s'", v);
+					return RK_EXIT_USAGE;
+				}
+				o.supersample = (uint32_t)n;
+			} else if (!strcmp(a, "--background")) {
+				if (!rk_parse_colour(v, o.background)) {
+					rk_cli_fail("render: --background expects RRGGBB or RRGGBBAA in hex, got '%s'", v);
+					return RK_EXIT_USAGE;
+				}
+				o.has_background = true;
+			} else if (rk_cli_load_option("render", a, v, &lo) < 0) {
+				return RK_EXIT_USAGE;
+			}
+			continue;
+		}
+		if (a[0] == '-' && a[1]) {
+			rk_cli_fail("render: unknown option '%s' (see rigkit render --help)", a);
+			return RK_EXIT_USAGE;
+		}
+		if (!in) in = a;
+		else if (!out) out = a;
+		else {
+			rk_cli_fail("render: expected IN and OUT.png only (see rigkit render --help)");
+			return RK_EXIT_USAGE;
+		}
+	}
+	if (!in || !out) {
+		rk_cli_fail("render: missing IN or OUT.png (see rigkit render --help)");
+		return RK_EXIT_USAGE;
+	}
+	if (strcasecmp(rk_ext(out), "png") != 0) {
+		rk_cli_fail("render: %s: the output must be a .png file", out);
+		return RK_EXIT_USAGE;
+	}
+	if (frames && has_time) {
+		rk_cli_fail("render: --time and --frames exclude each other");
+		return RK_EXIT_USAGE;
+	}
+	if (is_static && (frames || has_time || clip_name)) {
+		rk_cli_fail("render: --static excludes --clip, --time and --frames");
+		return RK_EXIT_USAGE;
+	}
+	if (follow && !frames) {
+		rk_cli_fail("render: --follow needs --frames");
+		return RK_EXIT_USAGE;
+	}
+	uint32_t w, h;
+	rk_error err;
+	if (!rk_render_size(&o, &w, &h, &err)) {
+		rk_cli_print_error(&err);
+		return RK_EXIT_USAGE;
+	}
+	long count = frames ? frames : 1;
+	if ((uint64_t)w * (uint64_t)count > RK_RENDER_MAX_SIZE) {
+		rk_cli_fail("render: %ld frames of %u pixels make a sheet wider than %d pixels (use a smaller --size)", count,
+			(unsigned)w, RK_RENDER_MAX_SIZE);
+		return RK_EXIT_USAGE;
+	}
+
+	rk_scene *s = rk_load_file(in, &lo, &err);
+	if (!s) {
+		rk_cli_print_error(&err);
+		return rk_cli_exit_code(&err);
+	}
+	const rk_anim_clip *clip = NULL;
+	if (clip_name) {
+		clip = rk_find_clip(s, clip_name);
+		if (!clip) {
+			rk_cli_fail("%s: no animation clip named '%s' (see rigkit info)", in, clip_name);
+			rk_free_scene(s);
+			return RK_EXIT_INPUT;
+		}
+	} else if (has_time || frames) {
+		clip = rk_cli_default_clip(s);
+		if (!clip && frames) {
+			rk_cli_fail("%s: --frames needs an animation clip, and the file has none", in);
+			rk_free_scene(s);
+			return RK_EXIT_INPUT;
+		}
+	}
+	if (clip && !has_time) time = clip->time_begin;
+
+	double times[RK_RENDER_MAX_FRAMES];
+	for (long k = 0; k < count; k++)
+		times[k] = frames ? clip->time_begin + (clip->time_end - clip->time_begin) * (double)k / (double)count : time;
+
+	int rc = RK_EXIT_OK;
+	if (frames > 1 && !follow) {
+		/* One camera for the whole sheet: the union of the posed bounds. */
+		for (long k = 0; k < count && rc == RK_EXIT_OK; k++) {
+			rk_vec3 mn, mx;
+			if (!rk_render_bounds(s, clip, times[k], &o, &mn, &mx, &err)) {
+				rk_cli_print_error(&err);
+				rc = RK_EXIT_INPUT;
+				break;
+			}
+			if (k == 0) {
+				o.camera.bounds_min = mn;
+				o.camera.bounds_max = mx;
+			} else {
+				o.camera.bounds_min = (rk_vec3){ fmin(o.camera.bounds_min.x, mn.x), fmin(o.camera.bounds_min.y, mn.y),
+					fmin(o.camera.bounds_min.z, mn.z) };
+				o.camera.bounds_max = (rk_vec3){ fmax(o.camera.bounds_max.x, mx.x), fmax(o.camera.bounds_max.y, mx.y),
+					fmax(o.camera.bounds_max.z, mx.z) };
+			}
+		}
+		o.camera.has_bounds = true;
+	}
+
+	size_t stride = (size_t)w * 4u * (size_t)count;
+	unsigned char *px = rc == RK_EXIT_OK ? (unsigned char *)malloc(stride * h) : NULL;
+	if (rc == RK_EXIT_OK && !px) {
+		rk_cli_fail("render: out of memory for a %ld x %u image", (long)w * count, (unsigned)h);
+		rc = RK_EXIT_INPUT;
+	}
+	rk_render_stats st, total = { 0 };
+	o.stats = &st;
+	for (long k = 0; k < count && rc == RK_EXIT_OK; k++) {
+		if (!rk_render(s, clip, times[k], &o, px + (size_t)k * w * 4u, stride, &err)) {
+			rk_cli_print_error(&err);
+			/* bad options were caught above; what is left is the input */
+			rc = err.code == RK_ERROR_INVALID_ARGUMENT ? RK_EXIT_INPUT : rk_cli_exit_code(&err);
+			break;
+		}
+		total.triangles += st.triangles;
+		total.triangles_rasterized += st.triangles_rasterized;
+		if (st.textures_failed && !total.textures_failed) {
+			total.textures_failed = st.textures_failed;
+			fprintf(stderr, "rigkit: warning: %zu texture(s) could not be decoded, drawn untextured: %s\n",
+				st.textures_failed, st.texture_error);
+		}
+	}
+	if (rc == RK_EXIT_OK && !rk_write_png(out, px, w * (uint32_t)count, h, stride, &err)) {
+		rk_cli_print_error(&err);
+		rc = err.code == RK_ERROR_OUTPUT ? RK_EXIT_OUTPUT : RK_EXIT_INPUT;
+	}
+	if (rc == RK_EXIT_OK) {
+		printf("wrote %s: ", out);
+		if (frames) printf("%ld frames of %u x %u (%u x %u)", count, (unsigned)w, (unsigned)h, (unsigned)(w * count), (unsigned)h);
+		else printf("%u x %u", (unsigned)w, (unsigned)h);
+		if (!clip) printf(", static scene");
+		else if (frames) printf(", clip %s at %.6g..%.6g s", clip->name, times[0], times[count - 1]);
+		else printf(", clip %s at %.6g s", clip->name, times[0]);
+		printf(", %zu triangles\n", frames ? total.triangles / (size_t)count : total.triangles);
+	}
+	free(px);
+	rk_free_scene(s);
+	return rc;
+}
