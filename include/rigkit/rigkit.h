@@ -13,6 +13,8 @@
  *   image.h      texture images decoded on demand (RGBA8)
  *   runtime.h    float runtime: skeletons, clips, sampling/blending/local-to-model jobs, root motion
  *   sample.h     built-in procedural sample characters (Mixamo-style source, RPM-style avatar)
+ *   retarget.h   humanoid bone maps, retargeting any humanoid to any humanoid, clip comparison
+ *   render.h     CPU preview rendering of a posed scene into RGBA / PNG (no GPU)
  */
 #ifndef RIGKIT_RIGKIT_H
 #define RIGKIT_RIGKIT_H
