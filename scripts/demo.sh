@@ -35,5 +35,7 @@ echo "# 7. Where do the avatar's hips and feet go? (metres; compare with step 3)
 echo
 echo "# 8. The same walk with the hips' travel removed (seed 004's root-motion fix)."
 run retarget "$out/source.glb" "$out/avatar.glb" "$out/avatar_walk_in_place.glb" --clip Walk --root in-place
-echo "# 9. Preview without a GPU: the retargeted walk as a filmstrip of 6 frames."
-run render "$out/avatar_walk.glb" "$out/avatar_walk.png" --clip Walk --frames 6 --size 160x256
+echo "# 9. Preview without a GPU: the in-place walk from the side, a filmstrip of 6"
+echo "#    frames (open out/avatar_walk.png; out/source_walk.png is the source)."
+run render "$out/avatar_walk_in_place.glb" "$out/avatar_walk.png" --clip Walk --frames 6 --size 160x256 --yaw 90
+run render "$out/source.glb" "$out/source_walk.png" --clip Walk --frames 6 --size 160x256 --yaw 90
