@@ -5,9 +5,81 @@ set -euo pipefail
 build=${1:-build}
 shared=${RIGKIT_SHARED_DIR:-$(cd "$(dirname "$0")/../.." && pwd)/shared}
 runs=${BENCH_RUNS:-9}
+
+# Retargeting: bench_retarget beside bench/peer_three_retarget.mjs (three.js
+# SkeletonUtils.retargetClip, the three of tests/node/package.json: the
+# install of tests/test_gltf_interop.sh in $build when it is current, else
+# `npm ci` into $build/bench_node). three.js n/a without node/npm; only the
+# built-in samples without $shared/assets.
+retarget_section() {
+	local here tmp nd="" a="$shared/assets" lock p src clip dst sg dg r q
+	here=$(cd "$(dirname "$0")/.." && pwd)
+	lock="$here/tests/node/package-lock.json"
+	echo
+	echo "## Retargeting: rigkit vs three.js SkeletonUtils.retargetClip (same run)"
+	echo
+	[ -x "$build"/bench_retarget ] || { echo "(bench_retarget not built)"; return 0; }
+	tmp=$(mktemp -d) || return 0
+	if command -v node >/dev/null 2>&1 && command -v npm >/dev/null 2>&1; then
+		nd="$build/bench_node"
+		if [ -d "$build/gltf_interop/node/node_modules" ] && cmp -s "$lock" "$build/gltf_interop/node/.installed-lock.json"; then
+			rm -rf "$nd/node_modules" "$nd/.installed-lock.json"
+			mkdir -p "$nd" && ln -s "$(cd "$build/gltf_interop/node" && pwd)/node_modules" "$nd/node_modules" || nd=""
+		elif [ ! -d "$nd/node_modules" ] || ! cmp -s "$lock" "$nd/.installed-lock.json"; then
+			rm -rf "$nd/node_modules" "$nd/.installed-lock.json"
+			if mkdir -p "$nd" && cp "$here/tests/node/package.json" "$lock" "$nd/" &&
+				(cd "$nd" && timeout 600 npm ci --no-audit --no-fund --prefer-offline --loglevel=error >&2); then
+				cp "$lock" "$nd/.installed-lock.json" || true
+			else
+				nd=""
+			fi
+		fi
+		if [ -n "$nd" ] && ! cp "$here/bench/peer_three_retarget.mjs" "$nd/"; then nd=""; fi
+	fi
+	"$build"/rigkit sample "$tmp" >/dev/null 2>&1 || true
+	local pairs=("sample|Walk|sample|$tmp/source.glb|$tmp/avatar.glb")
+	if [ -f "$a/readyplayer.me.glb" ]; then
+		# three.js gets the FBX source as the GLB `rigkit convert` writes
+		"$build"/rigkit convert "$a/ybot@kick.fbx" "$tmp/ybot_kick.glb" >/dev/null 2>&1 || true
+		pairs+=("$a/ybot@kick.fbx|mixamo.com|$a/readyplayer.me.glb|$tmp/ybot_kick.glb|$a/readyplayer.me.glb"
+			"$a/Xbot.glb|walk|$a/readyplayer.me.glb|$a/Xbot.glb|$a/readyplayer.me.glb"
+			"$a/Soldier.glb|Walk|$a/readyplayer.me.glb|$a/Soldier.glb|$a/readyplayer.me.glb")
+	fi
+	echo "Medians of $runs runs after a warm-up (three.js: 10 untimed calls first);"
+	echo "speed-up = three.js retargetClip / rigkit rk_retarget."
+	echo
+	echo "| pair | frames | bones | rigkit rk_retarget ms | rigkit end-to-end ms | three.js retargetClip ms | speed-up | rigkit with report ms | three.js first call ms |"
+	echo "|---|---:|---:|---:|---:|---:|---:|---:|---:|"
+	for p in "${pairs[@]}"; do
+		IFS='|' read -r src clip dst sg dg <<<"$p"
+		r=$("$build"/bench_retarget -n "$runs" "$src" "$clip" "$dst" 2>/dev/null || true)
+		q=""
+		if [ -n "$nd" ] && [ -n "$r" ]; then
+			q=$(node "$nd/peer_three_retarget.mjs" -n "$runs" -w 10 "$sg" "$clip" "$dg" "$(awk '{print $(NF-6)}' <<<"$r")" 2>/dev/null || true)
+		fi
+		python3 - "$src" "$clip" "$dst" "$r" "$q" <<'PY'
+import os, sys
+src, clip, dst, r, q = sys.argv[1:]
+name = lambda f, k: "sample " + k if f == "sample" else os.path.basename(f)
+label = "%s '%s' → %s" % (name(src, "source"), clip, name(dst, "avatar"))
+r, q = r.split()[-7:], q.split()[-4:]
+ms = lambda x: "%.2f" % (float(x) * 1e3)
+if len(r) < 7:
+    print("| %s | n/a | n/a | n/a | n/a | n/a | n/a | n/a | n/a |" % label)
+else:
+    three = ms(q[2]) if len(q) == 4 else "n/a"
+    sp = "%.1f×" % (float(q[2]) / float(r[3])) if len(q) == 4 else "n/a"
+    print("| %s | %s | %s | %s | %s | %s | %s | %s | %s |" % (label, r[0], r[1], ms(r[3]), ms(r[4]), three, sp, ms(r[5]),
+          ms(q[3]) if len(q) == 4 else "n/a"))
+PY
+	done
+	rm -rf "$tmp"
+}
+
 if [ ! -d "$shared/assets" ]; then
-	echo "bench: $shared/assets not found: nothing to measure (set RIGKIT_SHARED_DIR)" >&2
-	exit 1
+	echo "bench: $shared/assets not found: only the retargeting samples are measured (set RIGKIT_SHARED_DIR)" >&2
+	retarget_section
+	exit 0
 fi
 files=("$shared"/assets/*.fbx)
 # The ten largest conformance FBX files.
@@ -93,3 +165,4 @@ for b in bench_mesh bench_runtime bench_skin; do
 		echo '```'
 	fi
 done
+retarget_section
