@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # scripts/fuzz.sh TARGET SECONDS [SHARED] - build the fuzzers (make fuzz), make a
 # seed corpus for TARGET from ../shared (never committed) and run it.
-# Targets: fbx_binary, fbx_ascii, fbx_dom, gltf.
+# Targets: fbx_binary, fbx_ascii, fbx_dom, gltf, retarget.
 set -euo pipefail
 target=$1
 secs=${2:-600}
@@ -21,6 +21,12 @@ fbx_ascii)
 	done ;;
 gltf)
 	cp "$shared"/assets/Horse.glb "$shared"/assets/Flamingo.glb "$corpus/" ;;
+retarget)
+	# small humanoids: the sample characters (written here) and the Mixamo clip
+	build/rigkit sample "$corpus/samples" >/dev/null 2>&1 || true
+	mv "$corpus"/samples/*.glb "$corpus/" 2>/dev/null || true
+	rm -rf "$corpus/samples"
+	cp "$shared"/assets/ybot@kick.fbx "$corpus/" ;;
 *) echo "unknown target $target" >&2; exit 1 ;;
 esac
 exec build-fuzz/fuzz_"$target" -max_total_time="$secs" -timeout=10 -rss_limit_mb=2048 -print_final_stats=1 "$corpus"

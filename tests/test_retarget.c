@@ -529,6 +529,73 @@ RK_TEST(stretching_source_bones_still_point_right)
 	rk_free_scene(dst);
 }
 
+/* Every corrupted copy of a real avatar either fails to load, is refused
+ * with a message, or gets a clip of finite keys (ASan/UBSan in
+ * `make sanitize`). */
+RK_TEST(corrupted_targets_fail_cleanly)
+{
+	const char *shared = rk_test_shared_dir();
+	if (!shared) RK_SKIP("shared folder (../shared) not found");
+	char path[4096];
+	snprintf(path, sizeof(path), "%s/assets/readyplayer.me.glb", shared);
+	FILE *f = fopen(path, "rb");
+	RK_REQUIRE(f);
+	fseek(f, 0, SEEK_END);
+	long size = ftell(f);
+	fseek(f, 0, SEEK_SET);
+	unsigned char *orig = malloc((size_t)size), *buf = malloc((size_t)size);
+	RK_REQUIRE(orig && buf && fread(orig, 1, (size_t)size, f) == (size_t)size);
+	fclose(f);
+	rk_scene *src = sample(RK_SAMPLE_MIXAMO_SOURCE, false);
+	RK_REQUIRE(src);
+	const rk_anim_clip *walk = rk_find_clip(src, "Walk");
+	/* corrupt the JSON chunk (node names, transforms, hierarchy), where it matters */
+	uint32_t json_len = (uint32_t)orig[12] | (uint32_t)orig[13] << 8 | (uint32_t)orig[14] << 16 | (uint32_t)orig[15] << 24;
+	RK_REQUIRE(json_len > 0 && 20 + (long)json_len <= size);
+	const char *q = getenv("RIGKIT_TEST_QUICK");
+	int rounds = q && *q == '1' ? 60 : 300, loaded = 0, retargeted = 0;
+	uint64_t rng = 0x9e3779b97f4a7c15ull;
+	for (int r = 0; r < rounds; r++) {
+		memcpy(buf, orig, (size_t)size);
+		/* digits stay digits and letters letters, so the JSON usually still
+		 * parses: numbers (transforms, child indices) and names change */
+		for (int k = 0; k < 4;) {
+			rng = rng * 6364136223846793005ull + 1442695040888963407ull;
+			size_t at = 20 + (size_t)((rng >> 33) % json_len);
+			unsigned char ch = buf[at], pick = (unsigned char)(rng >> 17);
+			if (ch >= '0' && ch <= '9') buf[at] = (unsigned char)('0' + pick % 10);
+			else if (ch >= 'a' && ch <= 'z') buf[at] = (unsigned char)('a' + pick % 26);
+			else if (ch >= 'A' && ch <= 'Z') buf[at] = (unsigned char)('A' + pick % 26);
+			else continue;
+			k++;
+		}
+		rk_error err;
+		rk_scene *dst = rk_load_memory(buf, (size_t)size, NULL, &err);
+		if (!dst) continue;
+		loaded++;
+		rk_retarget_opts o;
+		memset(&o, 0, sizeof(o));
+		o.fps = 10;
+		o.foot_ik = r % 2 == 0;
+		rk_anim_clip *c = rk_retarget(dst, src, walk, &o, NULL, &err);
+		if (!c) {
+			RK_CHECK(err.code != RK_OK && err.message[0]);
+		} else {
+			retargeted++;
+			for (size_t t = 0; t < c->layers[0].track_count; t++) {
+				const rk_anim_track *tr = &c->layers[0].tracks[t];
+				for (size_t v = 0; v < tr->key_count * tr->components; v++) RK_CHECK(isfinite(tr->values[v]));
+			}
+		}
+		rk_free_scene(dst);
+	}
+	fprintf(stderr, "corrupted readyplayer.me.glb: %d of %d loaded, %d retargeted\n", loaded, rounds, retargeted);
+	RK_CHECK(loaded > 0 && retargeted > 0);
+	free(orig);
+	free(buf);
+	rk_free_scene(src);
+}
+
 RK_TEST(bad_arguments)
 {
 	rk_scene *src = sample(RK_SAMPLE_MIXAMO_SOURCE, false), *dst = sample(RK_SAMPLE_AVATAR, false);
@@ -603,4 +670,5 @@ RK_TEST_MAIN(
 	RK_TEST_ENTRY(mixamo_kick_on_ready_player_me),
 	RK_TEST_ENTRY(stretching_source_bones_still_point_right),
 	RK_TEST_ENTRY(retargeted_idle_to_walk_crossfade_is_continuous),
+	RK_TEST_ENTRY(corrupted_targets_fail_cleanly),
 	RK_TEST_ENTRY(bad_arguments))
