@@ -28,7 +28,10 @@ const char rk_cmd_render_usage[] =
 	"                      framing all of them (1..64 frames)\n"
 	"  --follow            with --frames: frame each time on its own instead\n"
 	"  --size WxH          size of the image (of each frame) in pixels, default 512x512\n"
-	"  --yaw DEG           orbit about the up axis (90: a front-facing character's left)\n"
+	"  --yaw DEG           orbit about the up axis (90: the character's left side); for a\n"
+	"                      humanoid (see rigkit humanoid) 0 is the character's front whatever\n"
+	"                      way the file faces it\n"
+	"  --file-front        measure --yaw from the file's front axis instead\n"
 	"  --pitch DEG         raise the camera (positive looks down), default 0\n"
 	"  --fov DEG           vertical field of view, default 30\n"
 	"  --ortho             orthographic projection\n"
@@ -100,11 +103,45 @@ static const char *rk_ext(const char *path)
 	return (dot && (!slash || dot > slash)) ? dot + 1 : "";
 }
 
+static rk_vec3 rk_axis_vector(rk_axis a, rk_vec3 def)
+{
+	switch (a) {
+	case RK_AXIS_POSITIVE_X: return (rk_vec3){ 1, 0, 0 };
+	case RK_AXIS_NEGATIVE_X: return (rk_vec3){ -1, 0, 0 };
+	case RK_AXIS_POSITIVE_Y: return (rk_vec3){ 0, 1, 0 };
+	case RK_AXIS_NEGATIVE_Y: return (rk_vec3){ 0, -1, 0 };
+	case RK_AXIS_POSITIVE_Z: return (rk_vec3){ 0, 0, 1 };
+	case RK_AXIS_NEGATIVE_Z: return (rk_vec3){ 0, 0, -1 };
+	default: return def;
+	}
+}
+
+/* Yaw (degrees, render.h's convention) that puts the camera in front of a
+ * humanoid: its forward is left x up, left = from the right upper leg to the
+ * left one at rest. 0 when the scene is no humanoid or is mirrored. */
+static double rk_character_yaw(const rk_scene *s)
+{
+	rk_humanoid h;
+	if (!rk_humanoid_detect(s, &h, NULL)) return 0.0;
+	rk_axes ax = s->settings.axes;
+	rk_vec3 up = rk_axis_vector(ax.up, (rk_vec3){ 0, 1, 0 });
+	rk_vec3 front = rk_axis_vector(ax.front, up.y != 0.0 ? (rk_vec3){ 0, 0, 1 } : (rk_vec3){ 0, -1, 0 });
+	rk_vec3 right = rk_axis_vector(ax.right, rk_vec3_cross(up, front));
+	if (rk_vec3_dot(right, rk_vec3_cross(up, front)) < 0.0) return 0.0;   /* left-handed axes */
+	if (rk_mat4_determinant3(h.bones[RK_HUMANOID_HIPS]->node_to_world) < 0.0) return 0.0;
+	rk_vec3 left = rk_vec3_sub(rk_mat4_get_translation(h.bones[RK_HUMANOID_LEFT_UPPER_LEG]->node_to_world),
+		rk_mat4_get_translation(h.bones[RK_HUMANOID_RIGHT_UPPER_LEG]->node_to_world));
+	rk_vec3 fwd = rk_vec3_cross(left, up);
+	double x = rk_vec3_dot(fwd, right), z = rk_vec3_dot(fwd, front);
+	if (!(x * x + z * z > 0.0)) return 0.0;
+	return atan2(x, z) * 180.0 / 3.14159265358979323846;
+}
+
 int rk_cmd_render(int argc, char **argv)
 {
 	const char *in = NULL, *out = NULL, *clip_name = NULL;
 	double time = 0.0;
-	bool has_time = false, is_static = false, follow = false;
+	bool has_time = false, is_static = false, follow = false, file_front = false;
 	long frames = 0;
 	rk_render_opts o = { 0 };
 	rk_load_opts lo = { 0 };
@@ -113,6 +150,7 @@ int rk_cmd_render(int argc, char **argv)
 		if (!strcmp(a, "--static")) { is_static = true; continue; }
 		if (!strcmp(a, "--follow")) { follow = true; continue; }
 		if (!strcmp(a, "--ortho")) { o.camera.orthographic = true; continue; }
+		if (!strcmp(a, "--file-front")) { file_front = true; continue; }
 		if (!strcmp(a, "--skeleton")) { o.skeleton = true; continue; }
 		if (!strcmp(a, "--wireframe")) { o.wireframe = true; continue; }
 		if (!strcmp(a, "--texture")) { o.textures = true; continue; }
@@ -224,6 +262,7 @@ int rk_cmd_render(int argc, char **argv)
 		rk_cli_print_error(&err);
 		return rk_cli_exit_code(&err);
 	}
+	if (!file_front && !o.camera.look_at) o.camera.yaw_deg += rk_character_yaw(s);
 	const rk_anim_clip *clip = NULL;
 	if (clip_name) {
 		clip = rk_find_clip(s, clip_name);
