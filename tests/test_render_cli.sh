@@ -177,6 +177,46 @@ if [ -n "$shared" ] && [ -f "$shared/assets/Xbot.glb" ]; then
 bg = (40, 44, 52, 255)
 assert (w, h) == (128, 128) and px(0, 0) == bg and px(64, 40) != bg, px(64, 40)'
 fi
+if [ -n "$shared" ] && [ -f "$shared/assets/Soldier.glb" ]; then
+	# Soldier.glb faces -Z: the default view turns to its front, i.e. the
+	# file's front axis turned 180 degrees, and differs from the file's front
+	expect soldier 0 -- "$rigkit" render "$shared/assets/Soldier.glb" "$tmp/soldier.png" --size 64x64 --static
+	expect soldier-file-180 0 -- "$rigkit" render "$shared/assets/Soldier.glb" "$tmp/soldier_180.png" --size 64x64 --static --file-front --yaw 180
+	expect soldier-file-front 0 -- "$rigkit" render "$shared/assets/Soldier.glb" "$tmp/soldier_ff.png" --size 64x64 --static --file-front
+	# (its forward is 0.6 degrees off -Z, so compare silhouettes, not bytes)
+	if python3 - "$tmp/soldier.png" "$tmp/soldier_180.png" "$tmp/soldier_ff.png" <<'PY'; then pass=$((pass + 1)); else fail=$((fail + 1)); echo "FAIL soldier faces the camera"; fi
+import struct, sys, zlib
+def pixels(path):
+    data = open(path, 'rb').read()
+    pos, idat, w, h = 8, b'', 0, 0
+    while pos < len(data):
+        n, kind = struct.unpack('>I4s', data[pos:pos + 8])
+        if kind == b'IHDR': w, h = struct.unpack('>II', data[pos + 8:pos + 16])
+        if kind == b'IDAT': idat += data[pos + 8:pos + 8 + n]
+        pos += 12 + n
+    raw, stride, out, prev = zlib.decompress(idat), w * 4, [], bytearray(w * 4)
+    for y in range(h):
+        f, line = raw[y * (stride + 1)], bytearray(raw[y * (stride + 1) + 1:(y + 1) * (stride + 1)])
+        for i in range(stride):
+            a = line[i - 4] if i >= 4 else 0
+            b, c = prev[i], (prev[i - 4] if i >= 4 else 0)
+            if f == 1: line[i] = (line[i] + a) & 255
+            elif f == 2: line[i] = (line[i] + b) & 255
+            elif f == 3: line[i] = (line[i] + (a + b) // 2) & 255
+            elif f == 4:
+                p = a + b - c
+                pa, pb, pc = abs(p - a), abs(p - b), abs(p - c)
+                line[i] = (line[i] + (a if pa <= pb and pa <= pc else b if pb <= pc else c)) & 255
+        out.append(bytes(line))
+        prev = line
+    return b''.join(out)
+def diff(x, y):
+    return sum(abs(p - q) for p, q in zip(x, y)) / len(x)
+auto, turned, file_front = (pixels(p) for p in sys.argv[1:4])
+d_turned, d_front = diff(auto, turned), diff(auto, file_front)
+assert d_turned * 4 < d_front, (d_turned, d_front)
+PY
+fi
 
 echo "$pass passed, $fail failed"
 [ "$fail" -eq 0 ]
