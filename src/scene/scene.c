@@ -214,6 +214,7 @@ static bool rki_apply_conversion(rki_scene_ctx *ctx)
 rk_scene *rki_scene_finish(rki_scene_ctx *ctx)
 {
 	rk_scene *s = ctx->scene;
+	rki_arena_reserve(ctx->arena, 0);   /* a load's unused reservation must not size later additions */
 	if (!s->settings.original_axes.up) s->settings.original_axes = s->settings.axes;
 	if (s->settings.original_unit_meters <= 0.0) s->settings.original_unit_meters = s->settings.unit_meters;
 	if (s->nodes.count > 0) s->root = &s->nodes.data[0];
