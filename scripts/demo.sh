@@ -27,7 +27,9 @@ echo "# 6. The main job (seed 004): play the Mixamo-style source's Walk and Idle
 echo "#    the Avaturn-style avatar. Different names (mixamorig:Hips vs Hips),"
 echo "#    rest poses (T vs A), bone rolls and units (cm vs m) are absorbed;"
 echo "#    the avatar keeps its own proportions."
-run humanoid "$out/avatar.glb" --json
+echo "\$ rigkit humanoid $out/avatar.glb | head -9   # 54 bones in all"
+"$rigkit" humanoid "$out/avatar.glb" | head -9 || true
+echo
 run retarget "$out/source.glb" "$out/avatar.glb" "$out/avatar_walk.glb" --clip Walk --clip Idle
 run info --no-tree "$out/avatar_walk.glb"
 echo "# 7. Where do the avatar's hips and feet go? (metres; compare with step 3)"
