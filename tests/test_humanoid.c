@@ -2,16 +2,19 @@
  * tests/test_humanoid.c - humanoid bone maps (rigkit/retarget.h): VRM 1.0
  * bone names and parents, rk_humanoid_detect on the sample characters, the
  * shared real-world assets and hand-built rigs in the naming schemes of
- * Unreal, 3ds Max Biped, VRoid, Rigify, Character Creator and Blender, and
- * the errors of rk_humanoid_set / rk_humanoid_validate.
+ * Unreal, 3ds Max Biped, VRoid, Rigify, Character Creator, Blender (with
+ * ".001" duplicates), Daz Genesis 2/3/8 and CMU BVH, and the errors of
+ * rk_humanoid_set / rk_humanoid_validate.
  *
  * Expectations are written from the conventions themselves: the VRM 1.0
  * humanoid specification (bone names, parents, the 15 required bones), the
  * Mixamo joint names and hierarchy (as listed by `rigkit info` for the shared
  * files), Unreal's mannequin, Biped's and VRoid's default skeletons, Rigify's
- * DEF bones and Character Creator's CC_Base skeleton. The hand-built rigs are
- * small glTF documents loaded with rk_load_memory (skin joints become
- * RK_NODE_JOINT, "m" nodes carry a one-triangle mesh).
+ * DEF bones, Character Creator's CC_Base skeleton, Daz Genesis 8's joint
+ * names (hip, pelvis, lShldrBend/lShldrTwist, lCarpal1..4 ...) and the CMU
+ * motion capture database's BVH joints (LHipJoint, LowerBack, Neck1 ...).
+ * The hand-built rigs are small glTF documents loaded with rk_load_memory
+ * (skin joints become RK_NODE_JOINT, "m" nodes carry a one-triangle mesh).
  */
 #include "rk_test.h"
 
@@ -1031,6 +1034,397 @@ RK_TEST(detect_structure_decides)
 	rk_free_scene(s);
 }
 
+/* ---- Daz Genesis, Blender duplicates, CMU BVH ------------------------------------------ */
+
+/* n (which must exist) is mapped to some bone. */
+static bool is_mapped(const rk_humanoid *h, const rk_node *n)
+{
+	if (!n) abort();
+	for (int b = 0; b < RK_HUMANOID_BONE_COUNT; b++)
+		if (h->bones[b] == n) return true;
+	return false;
+}
+
+/* Daz Genesis 8 (and 3): sides glued as a lower-case letter ("lShldrBend"),
+ * hip above pelvis (which carries the thighs), Bend/Twist pairs on the
+ * limbs, two abdomen and two chest joints, two neck joints, carpal helpers
+ * between the hand and the fingers, metatarsals between foot and toe. */
+static void build_genesis8(tb *b)
+{
+	memset(b, 0, sizeof(*b));
+	tb_add(b, -1, 'm', "Genesis8Female.Shape");
+	int figure = tb_add(b, -1, 'j', "Genesis8Female");
+	int hip = tb_add(b, figure, 'j', "hip");
+	int pelvis = tb_add(b, hip, 'j', "pelvis");
+	int abl = tb_add(b, hip, 'j', "abdomenLower");
+	int abu = tb_add(b, abl, 'j', "abdomenUpper");
+	int chl = tb_add(b, abu, 'j', "chestLower");
+	int chu = tb_add(b, chl, 'j', "chestUpper");
+	int nkl = tb_add(b, chu, 'j', "neckLower");
+	int nku = tb_add(b, nkl, 'j', "neckUpper");
+	int head = tb_add(b, nku, 'j', "head");
+	tb_add(b, head, 'j', "lEye");
+	tb_add(b, head, 'j', "rEye");
+	tb_add(b, head, 'j', "lowerJaw");
+	static const char *const fingers[] = { "Index", "Mid", "Ring", "Pinky" };
+	for (int side = 0; side < 2; side++) {
+		char s = side ? 'r' : 'l';
+		tb_add(b, chu, 'j', "%cPectoral", s);
+		int collar = tb_add(b, chu, 'j', "%cCollar", s);
+		int shb = tb_add(b, collar, 'j', "%cShldrBend", s);
+		int sht = tb_add(b, shb, 'j', "%cShldrTwist", s);
+		int fab = tb_add(b, sht, 'j', "%cForearmBend", s);
+		int fat = tb_add(b, fab, 'j', "%cForearmTwist", s);
+		int hand = tb_add(b, fat, 'j', "%cHand", s);
+		int p = hand;
+		for (int k = 1; k <= 3; k++) p = tb_add(b, p, 'j', "%cThumb%d", s, k);
+		for (int f = 0; f < 4; f++) {
+			p = tb_add(b, hand, 'j', "%cCarpal%d", s, f + 1);
+			for (int k = 1; k <= 3; k++) p = tb_add(b, p, 'j', "%c%s%d", s, fingers[f], k);
+		}
+		int thb = tb_add(b, pelvis, 'j', "%cThighBend", s);
+		int tht = tb_add(b, thb, 'j', "%cThighTwist", s);
+		int shin = tb_add(b, tht, 'j', "%cShin", s);
+		int foot = tb_add(b, shin, 'j', "%cFoot", s);
+		int meta = tb_add(b, foot, 'j', "%cMetatarsals", s);
+		int toe = tb_add(b, meta, 'j', "%cToe", s);
+		tb_add(b, toe, 'j', "%cBigToe", s);
+		tb_add(b, toe, 'j', "%cSmallToe1", s);
+	}
+}
+
+/* hip (not pelvis) is the hips, as for Character Creator; the spine chain
+ * between hip and neckLower has four joints and the collars hang from the
+ * fourth, so the structural rule maps the first three (abdomenLower,
+ * abdomenUpper, chestLower) and leaves chestUpper unmapped; neckUpper,
+ * the Twist, Carpal and Metatarsals joints stay unmapped. */
+RK_TEST(detect_daz_genesis)
+{
+	static const char *const map[][2] = {
+		{ "hips", "hip" }, { "spine", "abdomenLower" }, { "chest", "abdomenUpper" },
+		{ "upperChest", "chestLower" }, { "neck", "neckLower" }, { "head", "head" },
+		{ "leftEye", "lEye" }, { "rightEye", "rEye" }, { "jaw", "lowerJaw" },
+		{ "leftShoulder", "lCollar" }, { "leftUpperArm", "lShldrBend" }, { "leftLowerArm", "lForearmBend" },
+		{ "leftHand", "lHand" },
+		{ "rightShoulder", "rCollar" }, { "rightUpperArm", "rShldrBend" }, { "rightLowerArm", "rForearmBend" },
+		{ "rightHand", "rHand" },
+		{ "leftUpperLeg", "lThighBend" }, { "leftLowerLeg", "lShin" }, { "leftFoot", "lFoot" },
+		{ "leftToes", "lToe" },
+		{ "rightUpperLeg", "rThighBend" }, { "rightLowerLeg", "rShin" }, { "rightFoot", "rFoot" },
+		{ "rightToes", "rToe" },
+		{ "leftThumbMetacarpal", "lThumb1" }, { "leftThumbProximal", "lThumb2" }, { "leftThumbDistal", "lThumb3" },
+		{ "leftIndexProximal", "lIndex1" }, { "leftIndexIntermediate", "lIndex2" }, { "leftIndexDistal", "lIndex3" },
+		{ "leftMiddleProximal", "lMid1" }, { "leftMiddleIntermediate", "lMid2" }, { "leftMiddleDistal", "lMid3" },
+		{ "leftRingProximal", "lRing1" }, { "leftRingIntermediate", "lRing2" }, { "leftRingDistal", "lRing3" },
+		{ "leftLittleProximal", "lPinky1" }, { "leftLittleIntermediate", "lPinky2" },
+		{ "leftLittleDistal", "lPinky3" },
+		{ "rightThumbMetacarpal", "rThumb1" }, { "rightThumbProximal", "rThumb2" },
+		{ "rightThumbDistal", "rThumb3" },
+		{ "rightIndexProximal", "rIndex1" }, { "rightIndexIntermediate", "rIndex2" },
+		{ "rightIndexDistal", "rIndex3" },
+		{ "rightMiddleProximal", "rMid1" }, { "rightMiddleIntermediate", "rMid2" }, { "rightMiddleDistal", "rMid3" },
+		{ "rightRingProximal", "rRing1" }, { "rightRingIntermediate", "rRing2" }, { "rightRingDistal", "rRing3" },
+		{ "rightLittleProximal", "rPinky1" }, { "rightLittleIntermediate", "rPinky2" },
+		{ "rightLittleDistal", "rPinky3" },
+	};
+	static tb b;
+	build_genesis8(&b);
+	detect_and_check(rk_t_, &b, map, sizeof(map) / sizeof(map[0]), "Genesis 8");
+
+	/* the helpers, named: none is mapped */
+	rk_error err;
+	rk_scene *s = tb_load(&b, &err);
+	RK_REQUIRE(s);
+	rk_humanoid h;
+	RK_REQUIRE(rk_humanoid_detect(s, &h, &err));
+	static const char *const unmapped[] = {
+		"Genesis8Female", "pelvis", "chestUpper", "neckUpper", "lShldrTwist", "rShldrTwist", "lForearmTwist",
+		"rForearmTwist", "lThighTwist", "rThighTwist", "lCarpal1", "lCarpal2", "lCarpal3", "lCarpal4",
+		"rCarpal1", "rCarpal4", "lMetatarsals", "rMetatarsals", "lPectoral", "lBigToe", "lSmallToe1",
+	};
+	for (size_t i = 0; i < sizeof(unmapped) / sizeof(unmapped[0]); i++) {
+		const rk_node *n = rk_find_node(s, unmapped[i]);
+		RK_REQUIRE(n);
+		if (is_mapped(&h, n)) {
+			fprintf(stderr, "Genesis 8: helper %s is mapped\n", unmapped[i]);
+			rk_t_->failed++;
+		}
+	}
+	for (int x = 0; x < RK_HUMANOID_BONE_COUNT; x++) {
+		if (!h.bones[x]) continue;
+		RK_CHECK(strstr(h.bones[x]->name, "Twist") == NULL);
+		RK_CHECK(strstr(h.bones[x]->name, "Carpal") == NULL);
+	}
+	/* the thighs hang from pelvis, below the mapped hips */
+	RK_CHECK(h.bones[RK_HUMANOID_LEFT_UPPER_LEG]->parent == rk_find_node(s, "pelvis"));
+	RK_CHECK_INT(rk_humanoid_parent(&h, RK_HUMANOID_LEFT_UPPER_LEG), RK_HUMANOID_HIPS);
+	rk_free_scene(s);
+}
+
+/* Genesis 1/2-style names: lShldr, lForeArm, lThigh, abdomen, abdomen2,
+ * chest, one neck. */
+RK_TEST(detect_daz_genesis2)
+{
+	static tb b;
+	memset(&b, 0, sizeof(b));
+	int hip = tb_add(&b, -1, 'j', "hip");
+	int pelvis = tb_add(&b, hip, 'j', "pelvis");
+	int ab = tb_add(&b, hip, 'j', "abdomen");
+	int ab2 = tb_add(&b, ab, 'j', "abdomen2");
+	int chest = tb_add(&b, ab2, 'j', "chest");
+	int neck = tb_add(&b, chest, 'j', "neck");
+	tb_add(&b, neck, 'j', "head");
+	for (int side = 0; side < 2; side++) {
+		char s = side ? 'r' : 'l';
+		int collar = tb_add(&b, chest, 'j', "%cCollar", s);
+		int sh = tb_add(&b, collar, 'j', "%cShldr", s);
+		int fa = tb_add(&b, sh, 'j', "%cForeArm", s);
+		int hand = tb_add(&b, fa, 'j', "%cHand", s);
+		int c = tb_add(&b, hand, 'j', "%cCarpal1", s);
+		int p = tb_add(&b, c, 'j', "%cIndex1", s);
+		tb_add(&b, p, 'j', "%cIndex2", s);
+		int th = tb_add(&b, pelvis, 'j', "%cThigh", s);
+		int shin = tb_add(&b, th, 'j', "%cShin", s);
+		int foot = tb_add(&b, shin, 'j', "%cFoot", s);
+		tb_add(&b, foot, 'j', "%cToe", s);
+	}
+	static const char *const map[][2] = {
+		{ "hips", "hip" }, { "spine", "abdomen" }, { "chest", "abdomen2" }, { "upperChest", "chest" },
+		{ "neck", "neck" }, { "head", "head" },
+		{ "leftShoulder", "lCollar" }, { "leftUpperArm", "lShldr" }, { "leftLowerArm", "lForeArm" },
+		{ "leftHand", "lHand" }, { "leftIndexProximal", "lIndex1" }, { "leftIndexIntermediate", "lIndex2" },
+		{ "rightShoulder", "rCollar" }, { "rightUpperArm", "rShldr" }, { "rightLowerArm", "rForeArm" },
+		{ "rightHand", "rHand" }, { "rightIndexProximal", "rIndex1" }, { "rightIndexIntermediate", "rIndex2" },
+		{ "leftUpperLeg", "lThigh" }, { "leftLowerLeg", "lShin" }, { "leftFoot", "lFoot" }, { "leftToes", "lToe" },
+		{ "rightUpperLeg", "rThigh" }, { "rightLowerLeg", "rShin" }, { "rightFoot", "rFoot" },
+		{ "rightToes", "rToe" },
+	};
+	detect_and_check(rk_t_, &b, map, sizeof(map) / sizeof(map[0]), "Genesis 2");
+}
+
+/* Upper-case glued sides ("LUpperArm", "RThigh") are read only when the rest
+ * is a sided bone word; "LHipJoint" is a helper. Mixed with the separated
+ * markers, which keep working ("lowerarm_l"). */
+RK_TEST(detect_upper_glued_sides)
+{
+	static tb b;
+	memset(&b, 0, sizeof(b));
+	int hips = tb_add(&b, -1, 'j', "Hips");
+	int spine = tb_add(&b, hips, 'j', "Spine");
+	int neck = tb_add(&b, spine, 'j', "Neck");
+	tb_add(&b, neck, 'j', "Head");
+	int lua = tb_add(&b, spine, 'j', "LUpperArm");
+	int lla = tb_add(&b, lua, 'j', "lowerarm_l");
+	tb_add(&b, lla, 'j', "LHand");
+	int rua = tb_add(&b, spine, 'j', "RUpperArm");
+	int rla = tb_add(&b, rua, 'j', "RForeArm");
+	tb_add(&b, rla, 'j', "RHand");
+	int lhj = tb_add(&b, hips, 'j', "LHipJoint");
+	int lth = tb_add(&b, lhj, 'j', "LThigh");
+	int lsh = tb_add(&b, lth, 'j', "LShin");
+	tb_add(&b, lsh, 'j', "LFoot");
+	int rth = tb_add(&b, hips, 'j', "RThigh");
+	int rca = tb_add(&b, rth, 'j', "RCalf");
+	tb_add(&b, rca, 'j', "RIGHTFOOT");   /* the whole name first, not "R" + "IGHTFOOT" */
+	tb_add(&b, hips, 'j', "Leg");   /* not "L" + "eg" */
+	tb_add(&b, hips, 'j', "LEG");
+	static const char *const map[][2] = {
+		{ "hips", "Hips" }, { "spine", "Spine" }, { "neck", "Neck" }, { "head", "Head" },
+		{ "leftUpperArm", "LUpperArm" }, { "leftLowerArm", "lowerarm_l" }, { "leftHand", "LHand" },
+		{ "rightUpperArm", "RUpperArm" }, { "rightLowerArm", "RForeArm" }, { "rightHand", "RHand" },
+		{ "leftUpperLeg", "LThigh" }, { "leftLowerLeg", "LShin" }, { "leftFoot", "LFoot" },
+		{ "rightUpperLeg", "RThigh" }, { "rightLowerLeg", "RCalf" }, { "rightFoot", "RIGHTFOOT" },
+	};
+	detect_and_check(rk_t_, &b, map, sizeof(map) / sizeof(map[0]), "upper-case glued sides");
+}
+
+/* False positives: "Leg", "LEG" and "LowerLeg" are not a left lower leg (an
+ * "L" followed by a lower-case letter is no side; "L" + "EG" is no bone;
+ * side-less lowerLeg names need a side). With one of them in the place of
+ * LeftLeg, detection fails on leftLowerLeg. */
+RK_TEST(detect_glued_side_false_positives)
+{
+	static const char *const decoys[] = { "Leg", "LEG", "LowerLeg", "Lshin", "LLower" };
+	for (size_t i = 0; i < sizeof(decoys) / sizeof(decoys[0]); i++) {
+		static tb b;
+		memset(&b, 0, sizeof(b));
+		int hips = tb_add(&b, -1, 'j', "Hips");
+		int spine = tb_add(&b, hips, 'j', "Spine");
+		int neck = tb_add(&b, spine, 'j', "Neck");
+		tb_add(&b, neck, 'j', "Head");
+		for (int side = 0; side < 2; side++) {
+			const char *s = side ? "Right" : "Left";
+			int ua = tb_add(&b, spine, 'j', "%sArm", s);
+			int fa = tb_add(&b, ua, 'j', "%sForeArm", s);
+			tb_add(&b, fa, 'j', "%sHand", s);
+			int ul = tb_add(&b, hips, 'j', "%sUpLeg", s);
+			int ll = side ? tb_add(&b, ul, 'j', "RightLeg") : tb_add(&b, ul, 'j', "%s", decoys[i]);
+			tb_add(&b, ll, 'j', "%sFoot", s);
+		}
+		rk_error err;
+		rk_scene *s = tb_load(&b, &err);
+		RK_REQUIRE(s);
+		rk_humanoid h;
+		RK_CHECK(!rk_humanoid_detect(s, &h, &err));
+		if (strcmp(err.message, "no node found for humanoid bone leftLowerLeg") != 0) {
+			fprintf(stderr, "decoy %s: %s\n", decoys[i], err.message);
+			rk_t_->failed++;
+		}
+		RK_CHECK(!is_mapped(&h, rk_find_node(s, decoys[i])));
+		RK_CHECK(h.bones[RK_HUMANOID_RIGHT_LOWER_LEG] == rk_find_node(s, "RightLeg"));
+		rk_free_scene(s);
+	}
+}
+
+/* Blender duplicate names: the ".001" suffix is ignored when matching
+ * ("Hips.001", "UpperArm.L.001"); a plain name wins over a duplicate for the
+ * same bone unless the existing rules (joint, support) decide first. */
+static void build_blender(tb *b, int parent, const char *suffix)
+{
+	int hips = tb_add(b, parent, 'j', "Hips%s", suffix);
+	int spine = tb_add(b, hips, 'j', "Spine%s", suffix);
+	int chest = tb_add(b, spine, 'j', "Chest%s", suffix);
+	int neck = tb_add(b, chest, 'j', "Neck%s", suffix);
+	tb_add(b, neck, 'j', "Head%s", suffix);
+	for (int side = 0; side < 2; side++) {
+		char s = side ? 'R' : 'L';
+		int sh = tb_add(b, chest, 'j', "Shoulder.%c%s", s, suffix);
+		int ua = tb_add(b, sh, 'j', "UpperArm.%c%s", s, suffix);
+		int la = tb_add(b, ua, 'j', "LowerArm.%c%s", s, suffix);
+		int hand = tb_add(b, la, 'j', "Hand.%c%s", s, suffix);
+		int p = tb_add(b, hand, 'j', "Index1.%c%s", s, suffix);
+		tb_add(b, p, 'j', "Index2.%c%s", s, suffix);
+		int ul = tb_add(b, hips, 'j', "UpperLeg.%c%s", s, suffix);
+		int ll = tb_add(b, ul, 'j', "LowerLeg.%c%s", s, suffix);
+		int ft = tb_add(b, ll, 'j', "Foot.%c%s", s, suffix);
+		tb_add(b, ft, 'j', "Toes.%c%s", s, suffix);
+	}
+}
+
+static const char *const k_blender[][2] = {
+	{ "hips", "Hips" }, { "spine", "Spine" }, { "chest", "Chest" }, { "neck", "Neck" }, { "head", "Head" },
+	{ "leftShoulder", "Shoulder.L" }, { "leftUpperArm", "UpperArm.L" }, { "leftLowerArm", "LowerArm.L" },
+	{ "leftHand", "Hand.L" }, { "leftIndexProximal", "Index1.L" }, { "leftIndexIntermediate", "Index2.L" },
+	{ "rightShoulder", "Shoulder.R" }, { "rightUpperArm", "UpperArm.R" }, { "rightLowerArm", "LowerArm.R" },
+	{ "rightHand", "Hand.R" }, { "rightIndexProximal", "Index1.R" }, { "rightIndexIntermediate", "Index2.R" },
+	{ "leftUpperLeg", "UpperLeg.L" }, { "leftLowerLeg", "LowerLeg.L" }, { "leftFoot", "Foot.L" },
+	{ "leftToes", "Toes.L" },
+	{ "rightUpperLeg", "UpperLeg.R" }, { "rightLowerLeg", "LowerLeg.R" }, { "rightFoot", "Foot.R" },
+	{ "rightToes", "Toes.R" },
+};
+#define K_BLENDER_COUNT (sizeof(k_blender) / sizeof(k_blender[0]))
+
+RK_TEST(detect_blender_duplicates)
+{
+	static tb b;
+	rk_error err;
+	rk_humanoid h;
+
+	/* every name a duplicate */
+	memset(&b, 0, sizeof(b));
+	build_blender(&b, tb_add(&b, -1, 'n', "Armature.001"), ".001");
+	{
+		const char *pairs[K_BLENDER_COUNT][2];
+		static char names[K_BLENDER_COUNT][64];
+		for (size_t i = 0; i < K_BLENDER_COUNT; i++) {
+			snprintf(names[i], sizeof(names[i]), "%s.001", k_blender[i][1]);
+			pairs[i][0] = k_blender[i][0];
+			pairs[i][1] = names[i];
+		}
+		detect_and_check(rk_t_, &b, (const char *const (*)[2])pairs, K_BLENDER_COUNT, "all .001");
+	}
+
+	/* two armatures at the same depth, the duplicate one first in node
+	 * order: the plain names win */
+	memset(&b, 0, sizeof(b));
+	build_blender(&b, tb_add(&b, -1, 'n', "Armature.001"), ".001");
+	build_blender(&b, tb_add(&b, -1, 'n', "Armature"), "");
+	detect_and_check(rk_t_, &b, k_blender, K_BLENDER_COUNT, "plain and .001");
+
+	/* a stray plain "Hips" with nothing below loses against the "Hips.001"
+	 * the legs and the spine hang from (support before the plain name);
+	 * below it, the .001 names are the only candidates */
+	memset(&b, 0, sizeof(b));
+	int arm = tb_add(&b, -1, 'n', "Armature");
+	tb_add(&b, arm, 'j', "Hips");
+	build_blender(&b, arm, ".001");
+	rk_scene *s = tb_load(&b, &err);
+	RK_REQUIRE(s);
+	RK_CHECK(rk_humanoid_detect(s, &h, &err));
+	RK_CHECK(h.bones[RK_HUMANOID_HIPS] == rk_find_node(s, "Hips.001"));
+	RK_CHECK(h.bones[RK_HUMANOID_LEFT_HAND] == rk_find_node(s, "Hand.L.001"));
+	RK_CHECK(!is_mapped(&h, rk_find_node(s, "Hips")));
+	rk_free_scene(s);
+
+	/* only one '.' and three digits are a suffix: as the only head, "Head.001"
+	 * is found, "Head.01", "Head.0001", "Head_001", "Head.001.001" are not */
+	static const char *const heads[] = { "Head.001", "Head.01", "Head.0001", "Head_001", "Head.001.001" };
+	for (size_t i = 0; i < sizeof(heads) / sizeof(heads[0]); i++) {
+		int hips, neck, lfore, rfore;
+		build_small(&b, &hips, &neck, &lfore, &rfore);
+		tb_add(&b, lfore, 'j', "LeftHand");
+		tb_add(&b, rfore, 'j', "RightHand");
+		tb_add(&b, neck, 'j', "%s", heads[i]);
+		s = tb_load(&b, &err);
+		RK_REQUIRE(s);
+		bool ok = rk_humanoid_detect(s, &h, &err);
+		RK_CHECK_INT(ok, i == 0);
+		if (i == 0) RK_CHECK(h.bones[RK_HUMANOID_HEAD] == rk_find_node(s, heads[i]));
+		else RK_CHECK_STR(err.message, "no node found for humanoid bone head");
+		rk_free_scene(s);
+	}
+}
+
+/* CMU motion capture BVH (the cgspeed conversion): LHipJoint/RHipJoint
+ * between the hips and the legs, LowerBack -> Spine -> Spine1 -> Neck ->
+ * Neck1 -> Head, one thumb joint LThumb and one finger joint
+ * LeftHandIndex1 after LeftFingerBase. LowerBack is the joint that bends
+ * the lower back, so the structural chain gives spine = LowerBack, chest =
+ * Spine, upperChest = Spine1 (the shoulders hang from Spine1). Neck1,
+ * the hip joints, LeftFingerBase and the single-joint LThumb stay unmapped;
+ * LeftHandIndex1 is the index proximal by its Mixamo name. */
+RK_TEST(detect_cmu_bvh)
+{
+	static tb b;
+	memset(&b, 0, sizeof(b));
+	int hips = tb_add(&b, -1, 'j', "Hips");
+	int lb = tb_add(&b, hips, 'j', "LowerBack");
+	int spine = tb_add(&b, lb, 'j', "Spine");
+	int s1 = tb_add(&b, spine, 'j', "Spine1");
+	int neck = tb_add(&b, s1, 'j', "Neck");
+	int neck1 = tb_add(&b, neck, 'j', "Neck1");
+	tb_add(&b, neck1, 'j', "Head");
+	for (int side = 0; side < 2; side++) {
+		const char *s = side ? "Right" : "Left";
+		char c = side ? 'R' : 'L';
+		int hj = tb_add(&b, hips, 'j', "%cHipJoint", c);
+		int ul = tb_add(&b, hj, 'j', "%sUpLeg", s);
+		int ll = tb_add(&b, ul, 'j', "%sLeg", s);
+		int ft = tb_add(&b, ll, 'j', "%sFoot", s);
+		tb_add(&b, ft, 'j', "%sToeBase", s);
+		int sh = tb_add(&b, s1, 'j', "%sShoulder", s);
+		int ua = tb_add(&b, sh, 'j', "%sArm", s);
+		int fa = tb_add(&b, ua, 'j', "%sForeArm", s);
+		int hand = tb_add(&b, fa, 'j', "%sHand", s);
+		int fb = tb_add(&b, hand, 'j', "%sFingerBase", s);
+		tb_add(&b, fb, 'j', "%sHandIndex1", s);
+		tb_add(&b, hand, 'j', "%cThumb", c);
+	}
+	static const char *const map[][2] = {
+		{ "hips", "Hips" }, { "spine", "LowerBack" }, { "chest", "Spine" }, { "upperChest", "Spine1" },
+		{ "neck", "Neck" }, { "head", "Head" },
+		{ "leftUpperLeg", "LeftUpLeg" }, { "leftLowerLeg", "LeftLeg" }, { "leftFoot", "LeftFoot" },
+		{ "leftToes", "LeftToeBase" },
+		{ "rightUpperLeg", "RightUpLeg" }, { "rightLowerLeg", "RightLeg" }, { "rightFoot", "RightFoot" },
+		{ "rightToes", "RightToeBase" },
+		{ "leftShoulder", "LeftShoulder" }, { "leftUpperArm", "LeftArm" }, { "leftLowerArm", "LeftForeArm" },
+		{ "leftHand", "LeftHand" }, { "leftIndexProximal", "LeftHandIndex1" },
+		{ "rightShoulder", "RightShoulder" }, { "rightUpperArm", "RightArm" }, { "rightLowerArm", "RightForeArm" },
+		{ "rightHand", "RightHand" }, { "rightIndexProximal", "RightHandIndex1" },
+	};
+	detect_and_check(rk_t_, &b, map, sizeof(map) / sizeof(map[0]), "CMU BVH");
+}
+
 /* ---- set / validate / parent ------------------------------------------------------------ */
 
 RK_TEST(set_validate_errors)
@@ -1134,5 +1528,11 @@ RK_TEST_MAIN(
 	RK_TEST_ENTRY(detect_side_markers_and_root_pelvis),
 	RK_TEST_ENTRY(detect_ambiguity),
 	RK_TEST_ENTRY(detect_structure_decides),
+	RK_TEST_ENTRY(detect_daz_genesis),
+	RK_TEST_ENTRY(detect_daz_genesis2),
+	RK_TEST_ENTRY(detect_upper_glued_sides),
+	RK_TEST_ENTRY(detect_glued_side_false_positives),
+	RK_TEST_ENTRY(detect_blender_duplicates),
+	RK_TEST_ENTRY(detect_cmu_bvh),
 	RK_TEST_ENTRY(set_validate_errors)
 )

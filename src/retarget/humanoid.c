@@ -16,44 +16,75 @@
  *                the letter gives the side)
  *            "DEF-", "ORG-", "MCH-" (Blender Rigify; '_' accepted for '-')
  *            "CC_Base_" (Reallusion Character Creator)
- *       3. the rest is compared case-insensitively with the separators
+ *       3. a Blender duplicate suffix, '.' and three digits at the very end,
+ *          goes ("Hips.001", "UpperArm.L.001" -> "Hips", "UpperArm.L"),
+ *          except after a DEF-/ORG-/MCH- prefix (Rigify's ".001" are limb
+ *          segments and spine numbers);
+ *       4. the rest is compared case-insensitively with the separators
  *          ' ', '_', '-', '.' (and any other punctuation) ignored.
  *   - Side markers: "Left"/"Right" at the start or the end ("LeftArm",
  *     "Left_Arm", "EyeLeft"), or "L"/"R" as a separate token at the start or
  *     the end ("L_UpperArm", "upperarm_l", "UpperArm.L", "Bip01 L UpperArm",
- *     "thumb_01_l"), or the VRoid prefix letter.
+ *     "thumb_01_l"), or the VRoid prefix letter, or a single letter glued to
+ *     the start of the name:
+ *       lower-case "l"/"r" followed by an upper-case letter (Daz / Poser:
+ *         "lShldrBend", "rForearmBend", "lThigh", "lIndex1");
+ *       upper-case "L"/"R" followed by an upper-case letter only when the
+ *         whole name matches nothing and the rest is a sided bone name
+ *         ("LUpperArm", "RThigh", "LHand"; "LEG", "LHipJoint", "LThumb"
+ *         and "Leg" stay unmapped, "RIGHTFOOT" is read as a whole).
  *   - Synonyms (after normalisation, separators removed; the side-less
  *     bones only match names without a side, the others only names with one):
  *       hips        hips, pelvis, hip; else the nearest common ancestor of the
  *                   two upper legs (how a "Root" that is the pelvis is found;
- *                   a plain "Root" above a Hips/Pelvis is never taken)
- *       spine       spine, spine01 (Unreal), abdomen, waist (Character Creator)
- *       chest       spine1 (Mixamo), spine02 (Unreal), chest
- *       upperChest  spine2 (Mixamo), spine03 (Unreal), upperchest
- *       neck        neck, neck01 (Unreal), necktwist01 (Character Creator)
+ *                   a plain "Root" above a Hips/Pelvis is never taken). With
+ *                   Daz's hip -> pelvis -> thighs (and Character Creator's
+ *                   Hip -> Pelvis) both carry the legs, the shallower "hip"
+ *                   wins and "pelvis" stays unmapped.
+ *       spine       spine, spine01 (Unreal), abdomen, waist (Character
+ *                   Creator), abdomenlower (Daz)
+ *       chest       spine1 (Mixamo), spine02 (Unreal), chest, abdomen2 (Daz
+ *                   Genesis 2), abdomenupper (Daz Genesis 3/8)
+ *       upperChest  spine2 (Mixamo), spine03 (Unreal), upperchest, chestlower
+ *                   (Daz: what the spine chain below gives a Genesis 3/8
+ *                   body; its chestUpper is the 4th chain joint, unmapped)
+ *       neck        neck, neck01 (Unreal), necktwist01 (Character Creator),
+ *                   necklower, neckupper (Daz: the lower one is shallower
+ *                   and wins; neckUpper is the neck only when alone)
  *       head        head
- *       jaw         jaw, jawroot
+ *       jaw         jaw, jawroot, lowerjaw (Daz)
  *       eyes        eye, faceeye (VRoid J_Adj_L_FaceEye)
  *       shoulder    shoulder, clavicle, collar, collarbone
- *       upperArm    arm (Mixamo "LeftArm"), upperarm, uparm
- *       lowerArm    forearm, lowerarm, elbow
+ *       upperArm    arm (Mixamo "LeftArm"), upperarm, uparm, shldr,
+ *                   shldrbend (Daz)
+ *       lowerArm    forearm, lowerarm, elbow, forearmbend (Daz)
  *       hand        hand, wrist
- *       upperLeg    upleg (Mixamo), upperleg, thigh, hip (with a side)
+ *       upperLeg    upleg (Mixamo), upperleg, thigh, hip (with a side),
+ *                   thighbend (Daz)
  *       lowerLeg    leg (Mixamo "LeftLeg"), lowerleg, calf, shin, knee
  *       foot        foot, ankle
  *       toes        toebase, toes, toe, toe0 (Biped), ball (Unreal)
  *       fingers     [hand][f]FINGER + 1/2/3 or 01/02/03 or a VRM segment word,
- *                   FINGER = thumb, index, middle, ring, pinky or little:
+ *                   FINGER = thumb, index, middle, mid, ring, pinky or little:
  *                   Mixamo "LeftHandIndex1..3", Unreal "index_01_l..03",
  *                   VRoid "J_Bip_L_Little1", Rigify "f_index.01.L",
- *                   Unity/VRM "LeftIndexProximal". Segments 1, 2, 3 are
- *                   thumb metacarpal, proximal, distal and finger proximal,
- *                   intermediate, distal. "...4" end joints are not mapped.
+ *                   Unity/VRM "LeftIndexProximal", Daz "lThumb1", "lMid1".
+ *                   Segments 1, 2, 3 are thumb metacarpal, proximal, distal
+ *                   and finger proximal, intermediate, distal. "...4" end joints are not mapped.
  *                   3ds Max Biped "Finger<f>[<k>]": f 0..4 = thumb..pinky,
  *                   k none/1/2 = segments 1/2/3.
  *       Rigify      with a DEF-/ORG-/MCH- prefix only: "spine" is the hips,
  *                   "spine.004" the neck and "spine.006" the head (the
  *                   numbering of Rigify's human metarig).
+ *     Helpers that match nothing and stay unmapped: Daz's Twist joints
+ *     ("lShldrTwist", "lForearmTwist", "lThighTwist", children of the Bend
+ *     joints), "lCarpal1..4", "lMetatarsals", "lPectoral"; CMU BVH's
+ *     "LHipJoint"/"RHipJoint", "Neck1", "LeftFingerBase" and the single thumb
+ *     joint "LThumb" (one joint for the whole thumb: no VRM segment fits).
+ *     CMU's "LowerBack" bends the lower back and is the first spine-chain
+ *     joint: Hips -> LowerBack -> Spine -> Spine1 -> Neck gives spine =
+ *     LowerBack, chest = Spine, upperChest = Spine1; "LeftHandIndex1" is
+ *     the index proximal.
  *   - The spine by structure: once hips and the neck (or the head when there
  *     is no neck) are known, the nodes strictly between them on the neck's
  *     ancestry are the spine chain. 1 node -> spine; 2 -> spine, chest; 3 or
@@ -67,7 +98,8 @@
  *     hand must be below the left lower arm). Bones are resolved parents
  *     first. Among candidates: RK_NODE_JOINT nodes and skin joints before
  *     other nodes, then nodes with a candidate of one of b's humanoid
- *     children below them, then the shallower, then the first in node
+ *     children below them, then names without a Blender duplicate suffix
+ *     ("Hips" before "Hips.001"), then the shallower, then the first in node
  *     order. A node is never used for two bones. Nodes carrying a mesh (and
  *     cameras, lights, the synthetic root) are never mapped.
  *
@@ -76,12 +108,16 @@
  *     one wins bone by bone, which may mix them (validation then fails).
  *   - At most RKI_HM_MAX_CANDIDATES nodes per bone are considered (the
  *     shallowest ones).
- *   - Names are only matched as a whole: "Hips.001" (Blender duplicate),
- *     "LeftArmTwist" and "upperarm_twist_01_l" match nothing. Names longer
- *     than 63 characters (after the prefix) match nothing.
- *   - Side markers glued to a name as a single letter ("LUpperArm",
- *     "lShldrBend" of Daz Genesis) are not recognised; Daz, Maya HumanIK and
- *     BVH-specific names beyond the synonyms above are not.
+ *   - Names are only matched as a whole: "LeftArmTwist" and
+ *     "upperarm_twist_01_l" match nothing. Names longer than 63 characters
+ *     (after the prefix) match nothing.
+ *   - Only one duplicate suffix of exactly three digits goes: "Hips.01",
+ *     "Hips.0001", "Hips_001" and "Hips.001.001" match nothing.
+ *     A Rigify metarig without DEF-/ORG-/MCH- prefixes reads "spine.001" ...
+ *     "spine.006" as duplicates of "spine" (the spine bone).
+ *   - A single side letter glued before a lower-case letter ("Lshin",
+ *     "Rarm") is not a side. Maya HumanIK names and BVH-specific names
+ *     beyond the synonyms above are not recognised.
  *   - VRM 0.x thumb names are read with their VRM 1.0 meaning
  *     ("ThumbProximal" is thumbProximal; VRM 0.x meant the metacarpal).
  *   - When there is no neck, the chain to the head includes any unnamed
@@ -359,11 +395,19 @@ typedef struct rki_hm_name {
 	char stem[RKI_HM_NAME_MAX];  /* core without that last number token */
 	int side;
 	bool rigify;                 /* had a DEF-/ORG-/MCH- prefix */
+	bool duplicate;              /* a Blender ".001" suffix was dropped */
+	bool upper_glue;             /* starts "L"/"R" + an upper-case letter ("LUpperArm") */
 } rki_hm_name;
 
-/* Strips prefixes, finds the side and builds the comparison key. False when
- * nothing is left or the name is too long. */
-static bool rki_hm_normalize(const char *name, rki_hm_name *out)
+static bool rki_hm_is_upper(char c)
+{
+	return c >= 'A' && c <= 'Z';
+}
+
+/* Strips prefixes, finds the side and builds the comparison key. With
+ * upper_glue, a leading "L"/"R" followed by an upper-case letter is read as
+ * the side. False when nothing is left or the name is too long. */
+static bool rki_hm_normalize(const char *name, bool upper_glue, rki_hm_name *out)
 {
 	memset(out, 0, sizeof(*out));
 	if (!name) return false;
@@ -396,12 +440,35 @@ static bool rki_hm_normalize(const char *name, rki_hm_name *out)
 		s += k;
 	}
 
+	/* a side letter glued to the name: "lShldrBend" (Daz), and with
+	 * upper_glue "LUpperArm" (the caller checks that the rest is a bone) */
+	if (out->side == RKI_HM_SIDE_NONE && rki_hm_is_upper(s[0] ? s[1] : '\0')) {
+		if (s[0] == 'l' || s[0] == 'r') {
+			out->side = s[0] == 'l' ? RKI_HM_SIDE_LEFT : RKI_HM_SIDE_RIGHT;
+			s++;
+		} else if (s[0] == 'L' || s[0] == 'R') {
+			out->upper_glue = true;
+			if (upper_glue) {
+				out->side = s[0] == 'L' ? RKI_HM_SIDE_LEFT : RKI_HM_SIDE_RIGHT;
+				s++;
+			}
+		}
+	}
+
+	/* a Blender duplicate suffix: "Hips.001" (Rigify's ".001" are segments) */
+	size_t slen = strlen(s);
+	if (!out->rigify && slen > 4 && s[slen - 4] == '.' && rki_hm_is_digit(s[slen - 3]) &&
+		rki_hm_is_digit(s[slen - 2]) && rki_hm_is_digit(s[slen - 1])) {
+		slen -= 4;
+		out->duplicate = true;
+	}
+
 	/* tokens of lower-case alphanumerics */
 	char buf[RKI_HM_NAME_MAX];
 	size_t tok_begin[RKI_HM_MAX_TOKENS], tok_len[RKI_HM_MAX_TOKENS];
 	size_t ntok = 0, len = 0;
 	bool in_token = false;
-	for (const char *p = s; *p; p++) {
+	for (const char *p = s; p < s + slen; p++) {
 		if (!rki_hm_is_alnum(*p)) {
 			in_token = false;
 			continue;
@@ -489,7 +556,10 @@ static int rki_hm_mirror(int left_bone)
 /* Left-side finger bone named by `core`, or -1. */
 static int rki_hm_finger(const char *core)
 {
-	static const char *const fingers[] = { "thumb", "index", "middle", "ring", "pinky", "little" };
+	static const struct { const char *word; int finger; } fingers[] = {
+		{ "thumb", 0 }, { "index", 1 }, { "middle", 2 }, { "mid", 2 }, { "ring", 3 }, { "pinky", 4 },
+		{ "little", 4 },
+	};
 	const char *s = core;
 	if (rki_hm_starts(s, "hand")) s += 4;
 	int finger = -1, segment = -1;
@@ -507,10 +577,10 @@ static int rki_hm_finger(const char *core)
 				if (s[0] != 'f') break;
 				s++;   /* Rigify "f_index" */
 			}
-			for (int f = 0; f < 6; f++) {
-				if (rki_hm_starts(s, fingers[f])) {
-					finger = f == 5 ? 4 : f;
-					s += strlen(fingers[f]);
+			for (size_t f = 0; f < sizeof(fingers) / sizeof(fingers[0]); f++) {
+				if (rki_hm_starts(s, fingers[f].word)) {
+					finger = fingers[f].finger;
+					s += strlen(fingers[f].word);
 					break;
 				}
 			}
@@ -537,24 +607,30 @@ static const rki_hm_synonym rki_hm_synonyms[] = {
 	{ "hips", RK_HUMANOID_HIPS, false }, { "pelvis", RK_HUMANOID_HIPS, false }, { "hip", RK_HUMANOID_HIPS, false },
 	{ "spine", RK_HUMANOID_SPINE, false }, { "spine01", RK_HUMANOID_SPINE, false },
 	{ "abdomen", RK_HUMANOID_SPINE, false }, { "waist", RK_HUMANOID_SPINE, false },
+	{ "abdomenlower", RK_HUMANOID_SPINE, false },
 	{ "spine1", RK_HUMANOID_CHEST, false }, { "spine02", RK_HUMANOID_CHEST, false },
-	{ "chest", RK_HUMANOID_CHEST, false },
+	{ "chest", RK_HUMANOID_CHEST, false }, { "abdomen2", RK_HUMANOID_CHEST, false },
+	{ "abdomenupper", RK_HUMANOID_CHEST, false },
 	{ "spine2", RK_HUMANOID_UPPER_CHEST, false }, { "spine03", RK_HUMANOID_UPPER_CHEST, false },
-	{ "upperchest", RK_HUMANOID_UPPER_CHEST, false },
+	{ "upperchest", RK_HUMANOID_UPPER_CHEST, false }, { "chestlower", RK_HUMANOID_UPPER_CHEST, false },
 	{ "neck", RK_HUMANOID_NECK, false }, { "neck01", RK_HUMANOID_NECK, false },
-	{ "necktwist01", RK_HUMANOID_NECK, false },
+	{ "necktwist01", RK_HUMANOID_NECK, false }, { "necklower", RK_HUMANOID_NECK, false },
+	{ "neckupper", RK_HUMANOID_NECK, false },
 	{ "head", RK_HUMANOID_HEAD, false },
 	{ "jaw", RK_HUMANOID_JAW, false }, { "jawroot", RK_HUMANOID_JAW, false },
+	{ "lowerjaw", RK_HUMANOID_JAW, false },
 	{ "eye", RK_HUMANOID_LEFT_EYE, true }, { "faceeye", RK_HUMANOID_LEFT_EYE, true },
 	{ "shoulder", RK_HUMANOID_LEFT_SHOULDER, true }, { "clavicle", RK_HUMANOID_LEFT_SHOULDER, true },
 	{ "collar", RK_HUMANOID_LEFT_SHOULDER, true }, { "collarbone", RK_HUMANOID_LEFT_SHOULDER, true },
 	{ "arm", RK_HUMANOID_LEFT_UPPER_ARM, true }, { "upperarm", RK_HUMANOID_LEFT_UPPER_ARM, true },
-	{ "uparm", RK_HUMANOID_LEFT_UPPER_ARM, true },
+	{ "uparm", RK_HUMANOID_LEFT_UPPER_ARM, true }, { "shldr", RK_HUMANOID_LEFT_UPPER_ARM, true },
+	{ "shldrbend", RK_HUMANOID_LEFT_UPPER_ARM, true },
 	{ "forearm", RK_HUMANOID_LEFT_LOWER_ARM, true }, { "lowerarm", RK_HUMANOID_LEFT_LOWER_ARM, true },
-	{ "elbow", RK_HUMANOID_LEFT_LOWER_ARM, true },
+	{ "elbow", RK_HUMANOID_LEFT_LOWER_ARM, true }, { "forearmbend", RK_HUMANOID_LEFT_LOWER_ARM, true },
 	{ "hand", RK_HUMANOID_LEFT_HAND, true }, { "wrist", RK_HUMANOID_LEFT_HAND, true },
 	{ "upleg", RK_HUMANOID_LEFT_UPPER_LEG, true }, { "upperleg", RK_HUMANOID_LEFT_UPPER_LEG, true },
 	{ "thigh", RK_HUMANOID_LEFT_UPPER_LEG, true }, { "hip", RK_HUMANOID_LEFT_UPPER_LEG, true },
+	{ "thighbend", RK_HUMANOID_LEFT_UPPER_LEG, true },
 	{ "leg", RK_HUMANOID_LEFT_LOWER_LEG, true }, { "lowerleg", RK_HUMANOID_LEFT_LOWER_LEG, true },
 	{ "calf", RK_HUMANOID_LEFT_LOWER_LEG, true }, { "shin", RK_HUMANOID_LEFT_LOWER_LEG, true },
 	{ "knee", RK_HUMANOID_LEFT_LOWER_LEG, true },
@@ -564,28 +640,41 @@ static const rki_hm_synonym rki_hm_synonyms[] = {
 	{ "ball", RK_HUMANOID_LEFT_TOES, true },
 };
 
-/* The humanoid bone a node name designates, or -1. */
-static int rki_hm_classify(const char *name)
+/* The humanoid bone a normalised name designates, or -1. */
+static int rki_hm_classify_name(const rki_hm_name *nm)
 {
-	rki_hm_name nm;
-	if (!rki_hm_normalize(name, &nm)) return -1;
-	if (nm.rigify && nm.side == RKI_HM_SIDE_NONE && strcmp(nm.stem, "spine") == 0) {
-		if (!nm.last_number[0]) return RK_HUMANOID_HIPS;
-		if (strcmp(nm.last_number, "004") == 0) return RK_HUMANOID_NECK;
-		if (strcmp(nm.last_number, "006") == 0) return RK_HUMANOID_HEAD;
+	if (nm->rigify && nm->side == RKI_HM_SIDE_NONE && strcmp(nm->stem, "spine") == 0) {
+		if (!nm->last_number[0]) return RK_HUMANOID_HIPS;
+		if (strcmp(nm->last_number, "004") == 0) return RK_HUMANOID_NECK;
+		if (strcmp(nm->last_number, "006") == 0) return RK_HUMANOID_HEAD;
 		return -1;   /* spine.001..003 come from the chain, .005 is a neck segment */
 	}
-	if (nm.side != RKI_HM_SIDE_NONE) {
-		int f = rki_hm_finger(nm.core);
-		if (f >= 0) return nm.side == RKI_HM_SIDE_LEFT ? f : rki_hm_mirror(f);
+	if (nm->side != RKI_HM_SIDE_NONE) {
+		int f = rki_hm_finger(nm->core);
+		if (f >= 0) return nm->side == RKI_HM_SIDE_LEFT ? f : rki_hm_mirror(f);
 	}
 	for (size_t i = 0; i < sizeof(rki_hm_synonyms) / sizeof(rki_hm_synonyms[0]); i++) {
 		const rki_hm_synonym *syn = &rki_hm_synonyms[i];
-		if (syn->sided != (nm.side != RKI_HM_SIDE_NONE) || strcmp(syn->core, nm.core) != 0) continue;
-		if (!syn->sided || nm.side == RKI_HM_SIDE_LEFT) return syn->bone;
+		if (syn->sided != (nm->side != RKI_HM_SIDE_NONE) || strcmp(syn->core, nm->core) != 0) continue;
+		if (!syn->sided || nm->side == RKI_HM_SIDE_LEFT) return syn->bone;
 		return rki_hm_mirror(syn->bone);
 	}
 	return -1;
+}
+
+/* The humanoid bone a node name designates, or -1; *duplicate tells whether
+ * the name carried a Blender ".001" suffix. A leading "L"/"R" glued to an
+ * upper-case letter is a side only when the whole name matches nothing and
+ * the rest is a sided bone ("LUpperArm", "RThigh"; not "LEG", "LHipJoint"). */
+static int rki_hm_classify(const char *name, bool *duplicate)
+{
+	rki_hm_name nm;
+	*duplicate = false;
+	if (!rki_hm_normalize(name, false, &nm)) return -1;
+	*duplicate = nm.duplicate;
+	int bone = rki_hm_classify_name(&nm);
+	if (bone < 0 && nm.upper_glue && rki_hm_normalize(name, true, &nm)) bone = rki_hm_classify_name(&nm);
+	return bone;
 }
 
 /* ---- detection ----------------------------------------------------------------------- */
@@ -597,6 +686,7 @@ typedef struct rki_hm_detect {
 	const rk_scene *scene;
 	rk_humanoid *out;
 	const rk_node *cand[RK_HUMANOID_BONE_COUNT][RKI_HM_MAX_CANDIDATES];
+	bool cand_duplicate[RK_HUMANOID_BONE_COUNT][RKI_HM_MAX_CANDIDATES];   /* "Hips.001" */
 	uint8_t cand_count[RK_HUMANOID_BONE_COUNT];
 } rki_hm_detect;
 
@@ -624,10 +714,11 @@ static bool rki_hm_used(const rk_humanoid *h, const rk_node *n)
 	return false;
 }
 
-static void rki_hm_add_candidate(rki_hm_detect *d, int bone, const rk_node *n)
+static void rki_hm_add_candidate(rki_hm_detect *d, int bone, const rk_node *n, bool duplicate)
 {
 	uint8_t *count = &d->cand_count[bone];
 	if (*count < RKI_HM_MAX_CANDIDATES) {
+		d->cand_duplicate[bone][*count] = duplicate;
 		d->cand[bone][(*count)++] = n;
 		return;
 	}
@@ -635,7 +726,10 @@ static void rki_hm_add_candidate(rki_hm_detect *d, int bone, const rk_node *n)
 	int deepest = 0;
 	for (int i = 1; i < RKI_HM_MAX_CANDIDATES; i++)
 		if (d->cand[bone][i]->depth > d->cand[bone][deepest]->depth) deepest = i;
-	if (n->depth < d->cand[bone][deepest]->depth) d->cand[bone][deepest] = n;
+	if (n->depth < d->cand[bone][deepest]->depth) {
+		d->cand[bone][deepest] = n;
+		d->cand_duplicate[bone][deepest] = duplicate;
+	}
 }
 
 /* Some candidate of a humanoid child bone of `bone` lies below n. */
@@ -653,7 +747,7 @@ static bool rki_hm_supported(const rki_hm_detect *d, int bone, const rk_node *n)
 static const rk_node *rki_hm_pick(const rki_hm_detect *d, int bone, const rk_node *anchor)
 {
 	const rk_node *best = NULL;
-	bool best_joint = false, best_support = false;
+	bool best_joint = false, best_support = false, best_plain = false;
 	int viable = 0;
 	for (int i = 0; i < d->cand_count[bone]; i++)
 		if (!rki_hm_used(d->out, d->cand[bone][i]) && (!anchor || rki_hm_below(d->cand[bone][i], anchor))) viable++;
@@ -662,16 +756,19 @@ static const rk_node *rki_hm_pick(const rki_hm_detect *d, int bone, const rk_nod
 		if (rki_hm_used(d->out, n) || (anchor && !rki_hm_below(n, anchor))) continue;
 		bool joint = rki_hm_joint_like(d->scene, n);
 		bool support = viable > 1 && rki_hm_supported(d, bone, n);
+		bool plain = !d->cand_duplicate[bone][i];
 		bool better;
 		if (!best) better = true;
 		else if (joint != best_joint) better = joint;
 		else if (support != best_support) better = support;
+		else if (plain != best_plain) better = plain;
 		else if (n->depth != best->depth) better = n->depth < best->depth;
 		else better = n->index < best->index;
 		if (better) {
 			best = n;
 			best_joint = joint;
 			best_support = support;
+			best_plain = plain;
 		}
 	}
 	return best;
@@ -746,8 +843,9 @@ bool rk_humanoid_detect(const rk_scene *scene, rk_humanoid *out, rk_error *err)
 	for (size_t i = 0; i < scene->nodes.count; i++) {
 		const rk_node *n = &scene->nodes.data[i];
 		if (!rki_hm_mappable(n)) continue;
-		int bone = rki_hm_classify(n->name);
-		if (bone >= 0) rki_hm_add_candidate(&d, bone, n);
+		bool duplicate;
+		int bone = rki_hm_classify(n->name, &duplicate);
+		if (bone >= 0) rki_hm_add_candidate(&d, bone, n, duplicate);
 	}
 
 	/* hips: by name, else where the legs meet */
