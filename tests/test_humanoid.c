@@ -820,7 +820,8 @@ static void build_mixamo(tb *b, const char *prefix)
 
 RK_TEST(detect_mixamo_prefixes)
 {
-	static const char *const prefixes[] = { "mixamorig", "mixamorig1", "Armature|", "Character1:mixamorig:" };
+	static const char *const prefixes[] = { "mixamorig", "mixamorig1", "Armature|", "Character1:mixamorig:",
+		"Character1_" /* Maya HumanIK */ };
 	for (size_t p = 0; p < sizeof(prefixes) / sizeof(prefixes[0]); p++) {
 		static tb b;
 		build_mixamo(&b, prefixes[p]);

@@ -16,6 +16,8 @@
  *                the letter gives the side)
  *            "DEF-", "ORG-", "MCH-" (Blender Rigify; '_' accepted for '-')
  *            "CC_Base_" (Reallusion Character Creator)
+ *            "Character" + digits + "_" (Maya HumanIK: "Character1_LeftUpLeg";
+ *                the names that follow are Mixamo's, which derive from it)
  *       3. a Blender duplicate suffix, '.' and three digits at the very end,
  *          goes ("Hips.001", "UpperArm.L.001" -> "Hips", "UpperArm.L"),
  *          except after a DEF-/ORG-/MCH- prefix (Rigify's ".001" are limb
@@ -116,8 +118,10 @@
  *     A Rigify metarig without DEF-/ORG-/MCH- prefixes reads "spine.001" ...
  *     "spine.006" as duplicates of "spine" (the spine bone).
  *   - A single side letter glued before a lower-case letter ("Lshin",
- *     "Rarm") is not a side. Maya HumanIK names and BVH-specific names
- *     beyond the synonyms above are not recognised.
+ *     "Rarm") is not a side. HumanIK's own extra joints (e.g.
+ *     "LeftInHandIndex", "Spine3".."Spine9" beyond the structural chain) stay
+ *     unmapped; BVH-specific names beyond the synonyms above are not
+ *     recognised.
  *   - VRM 0.x thumb names are read with their VRM 1.0 meaning
  *     ("ThumbProximal" is thumbProximal; VRM 0.x meant the metacarpal).
  *   - When there is no neck, the chain to the head includes any unnamed
@@ -438,6 +442,11 @@ static bool rki_hm_normalize(const char *name, bool upper_glue, rki_hm_name *out
 		}
 	} else if ((k = rki_hm_prefix(s, "cc_base_")) != 0) {
 		s += k;
+	} else if ((k = rki_hm_prefix(s, "character")) != 0 && rki_hm_is_digit(s[k])) {
+		/* Maya HumanIK: "Character1_LeftUpLeg" (Mixamo's names come from it) */
+		const char *t = s + k;
+		while (rki_hm_is_digit(*t)) t++;
+		if (*t == '_' && t[1]) s = t + 1;
 	}
 
 	/* a side letter glued to the name: "lShldrBend" (Daz), and with
