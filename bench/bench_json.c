@@ -1,6 +1,6 @@
 /*
  * bench/bench_json.c - the JSON part of a glTF load: libcjson against
- * rigkit's own reader (src/gltf/gltf_json_parse.c), on the same bytes.
+ * rigkit's own reader (src/formats/gltf/gltf_json_parse.c), on the same bytes.
  *
  * usage: bench_json [-n RUNS] FILE.glb|FILE.gltf...
  * Prints one line per file:
@@ -14,7 +14,7 @@
  */
 #include "bench_common.h"
 
-#include "gltf/gltf_internal.h"
+#include "formats/gltf/gltf_internal.h"
 
 #include <cjson/cJSON.h>
 #include <stdio.h>

@@ -38,17 +38,17 @@ int main(int argc, char **argv)
 		rk_scene *warm = rk_load_file(argv[a], NULL, &err);
 		if (!warm) {
 			char buf[1024];
-			rk_format_error(buf, sizeof(buf), &err);
+			rk_error_format(buf, sizeof(buf), &err);
 			fprintf(stderr, "bench_load: %s\n", buf);
 			status = 1;
 			continue;
 		}
-		rk_free_scene(warm);
+		rk_scene_free(warm);
 		for (int r = 0; r < runs; r++) {
 			double t0 = bench_now();
 			rk_scene *s = rk_load_file(argv[a], NULL, &err);
 			double t1 = bench_now();
-			rk_free_scene(s);
+			rk_scene_free(s);
 			t[r] = t1 - t0;
 		}
 		double med = bench_median(t, runs);

@@ -7,7 +7,7 @@
  *   so drift hits them alike. One untimed warm-up render per row first.
  *
  * Rows (512 x 512 unless noted, default options = Lambert, auto framing):
- *   sample       the Mixamo-style sample character (rigkit/sample.h), Walk
+ *   sample       the Mixamo-style sample character (rigkit/demo.h), Walk
  *                at 0.5 s: 4.9k triangles, skinned
  *   sample+      the same with --texture, --skeleton, 2x2 supersampling
  *   sample 1024  1024 x 1024
@@ -21,7 +21,7 @@
 
 #include <rigkit/render.h>
 #include <rigkit/rigkit.h>
-#include <rigkit/sample.h>
+#include <rigkit/demo.h>
 
 #include <stdio.h>
 #include <string.h>
@@ -55,7 +55,7 @@ static bool bench_run(bench_row *r)
 	r->triangles = st.triangles;
 	if (!ok) {
 		char buf[1024];
-		rk_format_error(buf, sizeof(buf), &err);
+		rk_error_format(buf, sizeof(buf), &err);
 		fprintf(stderr, "%s: %s\n", r->name, buf);
 	}
 	return ok;
@@ -69,7 +69,7 @@ int main(int argc, char **argv)
 	}
 	if (runs < 3) runs = 3;
 	rk_error err;
-	rk_scene *sample = rk_sample_scene(RK_SAMPLE_MIXAMO_SOURCE, NULL, &err);
+	rk_scene *sample = rk_demo_scene(RK_DEMO_MIXAMO_SOURCE, NULL, &err);
 	if (!sample) return 1;
 	char path[4096];
 	snprintf(path, sizeof(path), "%s/assets/Xbot.glb", RK_SHARED_DIR);
@@ -79,7 +79,7 @@ int main(int argc, char **argv)
 	bench_row rows[5];
 	int count = 0;
 	memset(rows, 0, sizeof(rows));
-	rows[count++] = (bench_row){ .name = "sample", .scene = sample, .clip = rk_find_clip(sample, "Walk"), .time = 0.5 };
+	rows[count++] = (bench_row){ .name = "sample", .scene = sample, .clip = rk_scene_find_clip(sample, "Walk"), .time = 0.5 };
 	rows[count] = rows[0];
 	rows[count].name = "sample+";
 	rows[count].opts.textures = rows[count].opts.skeleton = true;
@@ -118,7 +118,7 @@ int main(int argc, char **argv)
 		free(rows[i].samples);
 		free(rows[i].px);
 	}
-	rk_free_scene(xbot);
-	rk_free_scene(sample);
+	rk_scene_free(xbot);
+	rk_scene_free(sample);
 	return 0;
 }

@@ -18,10 +18,10 @@
  *               max_direction_error), which adds 1.4-1.5 times the
  *               retarget's own time on the default pairs.
  *   end-to-end  rk_load_file(SOURCE) + rk_load_file(TARGET) + rk_retarget
- *               (no report) + rk_write_gltf_memory (the whole GLB in
+ *               (no report) + rk_gltf_write_memory (the whole GLB in
  *               memory, no disk write) + freeing everything.
- * The word "sample" as SOURCE is the built-in RK_SAMPLE_MIXAMO_SOURCE and as
- * TARGET RK_SAMPLE_AVATAR (rigkit/sample.h); their end-to-end run loads the
+ * The word "sample" as SOURCE is the built-in RK_DEMO_MIXAMO_SOURCE and as
+ * TARGET RK_DEMO_AVATAR (rigkit/demo.h); their end-to-end run loads the
  * GLB bytes `rigkit sample` writes (made once, untimed) with
  * rk_load_memory. CLIP "" = the source's first clip with tracks.
  *
@@ -49,19 +49,19 @@
 
 typedef struct side {
 	const char *path;                /* file, or NULL for a sample */
-	rk_sample_kind kind;
-	void *glb;                       /* sample: the GLB bytes (rk_write_gltf_memory) */
+	rk_demo_kind kind;
+	void *glb;                       /* sample: the GLB bytes (rk_gltf_write_memory) */
 	size_t glb_size;
 } side;
 
 static void print_err(const char *what, const rk_error *err)
 {
 	char buf[1024];
-	rk_format_error(buf, sizeof(buf), err);
+	rk_error_format(buf, sizeof(buf), err);
 	fprintf(stderr, "bench_retarget: %s: %s\n", what, buf);
 }
 
-static bool side_init(side *s, const char *arg, rk_sample_kind kind)
+static bool side_init(side *s, const char *arg, rk_demo_kind kind)
 {
 	memset(s, 0, sizeof(*s));
 	if (strcmp(arg, "sample") != 0) {
@@ -70,32 +70,32 @@ static bool side_init(side *s, const char *arg, rk_sample_kind kind)
 	}
 	s->kind = kind;
 	rk_error err;
-	rk_scene *scene = rk_sample_scene(kind, NULL, &err);
+	rk_scene *scene = rk_demo_scene(kind, NULL, &err);
 	if (!scene) {
-		print_err(rk_sample_kind_name(kind), &err);
+		print_err(rk_demo_kind_name(kind), &err);
 		return false;
 	}
-	bool ok = rk_write_gltf_memory(scene, NULL, &s->glb, &s->glb_size, &err);
-	if (!ok) print_err(rk_sample_kind_name(kind), &err);
-	rk_free_scene(scene);
+	bool ok = rk_gltf_write_memory(scene, NULL, &s->glb, &s->glb_size, &err);
+	if (!ok) print_err(rk_demo_kind_name(kind), &err);
+	rk_scene_free(scene);
 	return ok;
 }
 
 static void side_free(side *s)
 {
-	rk_gltf_free_memory(s->glb);
+	rk_gltf_memory_free(s->glb);
 	s->glb = NULL;
 }
 
 static const char *side_name(const side *s)
 {
-	return s->path ? s->path : s->kind == RK_SAMPLE_AVATAR ? "sample:avatar" : "sample:mixamo_source";
+	return s->path ? s->path : s->kind == RK_DEMO_AVATAR ? "sample:avatar" : "sample:mixamo_source";
 }
 
 /* The scene for the timed-alone runs: a file load or the sample itself. */
 static rk_scene *side_scene(const side *s, rk_error *err)
 {
-	return s->path ? rk_load_file(s->path, NULL, err) : rk_sample_scene(s->kind, NULL, err);
+	return s->path ? rk_load_file(s->path, NULL, err) : rk_demo_scene(s->kind, NULL, err);
 }
 
 /* The end-to-end load: the file, or the sample's GLB bytes. */
@@ -106,7 +106,7 @@ static rk_scene *side_load(const side *s, rk_error *err)
 
 static const rk_anim_clip *pick_clip(const rk_scene *scene, const char *name)
 {
-	if (name && *name) return rk_find_clip(scene, name);
+	if (name && *name) return rk_scene_find_clip(scene, name);
 	for (size_t c = 0; c < scene->clips.count; c++) {
 		const rk_anim_clip *cl = &scene->clips.data[c];
 		for (size_t l = 0; l < cl->layer_count; l++)
@@ -127,7 +127,7 @@ static bool end_to_end(const side *src_side, const char *clip_name, const side *
 	rk_scene *dst = side_load(dst_side, &err);
 	if (!dst) {
 		print_err(side_name(dst_side), &err);
-		rk_free_scene(src);
+		rk_scene_free(src);
 		return false;
 	}
 	bool ok = false;
@@ -138,13 +138,13 @@ static bool end_to_end(const side *src_side, const char *clip_name, const side *
 		fprintf(stderr, "bench_retarget: %s: no clip '%s'\n", side_name(src_side), clip_name);
 	else if (!rk_retarget(dst, src, clip, NULL, NULL, &err))
 		print_err("rk_retarget", &err);
-	else if (!rk_write_gltf_memory(dst, NULL, &data, &size, &err))
-		print_err("rk_write_gltf_memory", &err);
+	else if (!rk_gltf_write_memory(dst, NULL, &data, &size, &err))
+		print_err("rk_gltf_write_memory", &err);
 	else
 		ok = true;
-	rk_gltf_free_memory(data);
-	rk_free_scene(dst);
-	rk_free_scene(src);
+	rk_gltf_memory_free(data);
+	rk_scene_free(dst);
+	rk_scene_free(src);
 	*glb_bytes = size;
 	return ok;
 }
@@ -153,8 +153,8 @@ static int bench_pair(const char *src_arg, const char *clip_name, const char *ds
 	double *t2, double *t3)
 {
 	side ss, ds;
-	if (!side_init(&ss, src_arg, RK_SAMPLE_MIXAMO_SOURCE)) return 1;
-	if (!side_init(&ds, dst_arg, RK_SAMPLE_AVATAR)) {
+	if (!side_init(&ss, src_arg, RK_DEMO_MIXAMO_SOURCE)) return 1;
+	if (!side_init(&ds, dst_arg, RK_DEMO_AVATAR)) {
 		side_free(&ss);
 		return 1;
 	}
@@ -186,7 +186,7 @@ static int bench_pair(const char *src_arg, const char *clip_name, const char *ds
 			double t0 = bench_now();
 			const rk_anim_clip *res = rk_retarget(dst, src, clip, NULL, pass ? &rep : NULL, &err);
 			double t1 = bench_now();
-			rk_free_scene(dst);
+			rk_scene_free(dst);
 			if (!res) {
 				print_err("rk_retarget", &err);
 				goto out;
@@ -209,7 +209,7 @@ static int bench_pair(const char *src_arg, const char *clip_name, const char *ds
 	fflush(stdout);
 	status = 0;
 out:
-	rk_free_scene(src);
+	rk_scene_free(src);
 	side_free(&ds);
 	side_free(&ss);
 	return status;

@@ -250,14 +250,14 @@ int main(int argc, char **argv)
 	if (scene) {
 		rk_skeleton_opts o;
 		memset(&o, 0, sizeof(o));
-		o.root = rk_find_node(scene, "mixamorig:Hips");
+		o.root = rk_scene_find_node(scene, "mixamorig:Hips");
 		rk_skeleton *sk = o.root ? rk_skeleton_build(scene, &o, &err) : NULL;
-		const rk_anim_clip *walk = rk_find_clip(scene, "walk");
+		const rk_anim_clip *walk = rk_scene_find_clip(scene, "walk");
 		rk_runtime_clip *rc = sk && walk ? rk_runtime_clip_build(scene, walk, sk, NULL, &err) : NULL;
 		if (rc) status |= bench_rig("Xbot.glb walk (Hips skeleton, glTF keys copied)", sk, rc, runs);
 		rk_runtime_clip_free(rc);
 		rk_skeleton_free(sk);
-		rk_free_scene(scene);
+		rk_scene_free(scene);
 	} else {
 		printf("(Xbot.glb not found: %s)\n", file);
 	}

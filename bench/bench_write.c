@@ -2,7 +2,7 @@
  * bench/bench_write.c - GLB write time with rigkit.
  *
  * usage: bench_write [-n RUNS] FILE...
- * Loads each FILE once (FBX, glTF, GLB), then times rk_write_gltf_memory()
+ * Loads each FILE once (FBX, glTF, GLB), then times rk_gltf_write_memory()
  * (the whole GLB built in memory; no disk I/O). Prints one line per file:
  * "rigkit-write FILE GLB_BYTES MEDIAN_SECONDS MB_PER_S" (MB of GLB output).
  */
@@ -29,7 +29,7 @@ int main(int argc, char **argv)
 		rk_scene *s = rk_load_file(argv[a], NULL, &err);
 		if (!s) {
 			char buf[1024];
-			rk_format_error(buf, sizeof(buf), &err);
+			rk_error_format(buf, sizeof(buf), &err);
 			fprintf(stderr, "bench_write: %s\n", buf);
 			status = 1;
 			continue;
@@ -39,9 +39,9 @@ int main(int argc, char **argv)
 			void *data = NULL;
 			size_t size = 0;
 			double t0 = bench_now();
-			bool ok = rk_write_gltf_memory(s, NULL, &data, &size, &err);
+			bool ok = rk_gltf_write_memory(s, NULL, &data, &size, &err);
 			double t1 = bench_now();
-			rk_gltf_free_memory(data);
+			rk_gltf_memory_free(data);
 			if (!ok) {
 				fprintf(stderr, "bench_write: %s: %s\n", argv[a], err.message);
 				status = 1;
@@ -53,7 +53,7 @@ int main(int argc, char **argv)
 		double med = bench_median(t, runs);
 		printf("rigkit-write %s %zu %.6f %.1f\n", argv[a], bytes, med, (double)bytes / med / 1e6);
 		fflush(stdout);
-		rk_free_scene(s);
+		rk_scene_free(s);
 	}
 	free(t);
 	return status;

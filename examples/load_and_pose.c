@@ -25,23 +25,23 @@ int main(int argc, char **argv)
 	rk_scene *scene = rk_load_file(argv[1], &opts, &err);
 	if (!scene) {
 		char msg[1024];
-		rk_format_error(msg, sizeof msg, &err);
+		rk_error_format(msg, sizeof msg, &err);
 		fprintf(stderr, "%s\n", msg);
 		return 2;
 	}
-	const rk_anim_clip *clip = argc > 2 ? rk_find_clip(scene, argv[2]) : (scene->clips.count ? &scene->clips.data[0] : NULL);
+	const rk_anim_clip *clip = argc > 2 ? rk_scene_find_clip(scene, argv[2]) : (scene->clips.count ? &scene->clips.data[0] : NULL);
 	double time = argc > 3 ? atof(argv[3]) : (clip ? clip->time_begin : 0.0);
 
 	size_t size = rk_pose_memory_size(scene);
 	void *memory = malloc(size);
 	rk_pose pose;
 	if (!memory || !rk_pose_init(&pose, scene, memory, size)) return 3;
-	rk_eval_pose_job job = { 0 };
+	rk_pose_eval_job job = { 0 };
 	job.scene = scene;
 	job.clip = clip;
 	job.time = time;
 	job.pose = &pose;
-	if (!rk_eval_pose_validate(&job, &err) || !rk_eval_pose_run(&job)) {
+	if (!rk_pose_eval_validate(&job, &err) || !rk_pose_eval_run(&job)) {
 		fprintf(stderr, "cannot evaluate: %s\n", err.message);
 		return 2;
 	}
@@ -53,6 +53,6 @@ int main(int argc, char **argv)
 		printf("  %-32s %9.4f %9.4f %9.4f\n", n->name, p.x, p.y, p.z);
 	}
 	free(memory);
-	rk_free_scene(scene);
+	rk_scene_free(scene);
 	return 0;
 }

@@ -18,7 +18,7 @@
 static int fail(const rk_error *err)
 {
 	char msg[1024];
-	rk_format_error(msg, sizeof msg, err);
+	rk_error_format(msg, sizeof msg, err);
 	fprintf(stderr, "%s\n", msg);
 	return 2;
 }
@@ -51,7 +51,7 @@ int main(int argc, char **argv)
 
 	/* 2. Play: Idle -> Walk over 0.3 s at 60 fps with the float runtime
 	 *    (seed 004's failure 5 was switching at once). */
-	rk_anim_clip *idle = rk_find_clip(target, "Idle"), *walk = rk_find_clip(target, "Walk");
+	rk_anim_clip *idle = rk_scene_find_clip(target, "Idle"), *walk = rk_scene_find_clip(target, "Walk");
 	if (idle && walk) {
 		rk_skeleton *skel = rk_skeleton_build(target, NULL, &err);
 		rk_runtime_clip *ri = skel ? rk_runtime_clip_build(target, idle, skel, NULL, &err) : NULL;
@@ -90,9 +90,9 @@ int main(int argc, char **argv)
 	}
 
 	/* 3. Write the avatar with its new clips (atomically). */
-	if (!rk_write_glb(target, argv[3], NULL, &err)) return fail(&err);
+	if (!rk_glb_write(target, argv[3], NULL, &err)) return fail(&err);
 	printf("wrote %s\n", argv[3]);
-	rk_free_scene(source);
-	rk_free_scene(target);
+	rk_scene_free(source);
+	rk_scene_free(target);
 	return 0;
 }

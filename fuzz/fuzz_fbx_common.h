@@ -39,7 +39,7 @@ static void rk_fuzz_fbx_scene(const uint8_t *data, size_t size)
 	rk_pose pose;
 	if (mem && pos && nrm && rk_pose_init(&pose, s, mem, ps)) {
 		for (int pass = 0; pass < 2; pass++) {
-			rk_eval_pose_job job = { 0 };
+			rk_pose_eval_job job = { 0 };
 			job.scene = s;
 			job.pose = &pose;
 			if (pass == 1) {
@@ -48,18 +48,18 @@ static void rk_fuzz_fbx_scene(const uint8_t *data, size_t size)
 				double t = 0.5 * (job.clip->time_begin + job.clip->time_end);
 				job.time = isfinite(t) ? t : 0.0;
 			}
-			if (!rk_eval_pose_run(&job)) continue;
+			if (!rk_pose_eval_run(&job)) continue;
 			for (size_t i = 0; i < s->nodes.count; i++) {
 				if (!s->nodes.data[i].mesh) continue;
-				rk_eval_mesh_world_positions(s, &s->nodes.data[i], &pose, pos);
-				rk_eval_mesh_world_normals(s, &s->nodes.data[i], &pose, nrm);
+				rk_mesh_world_positions_eval(s, &s->nodes.data[i], &pose, pos);
+				rk_mesh_world_normals_eval(s, &s->nodes.data[i], &pose, nrm);
 			}
 		}
 	}
 	free(mem);
 	free(pos);
 	free(nrm);
-	rk_free_scene(s);
+	rk_scene_free(s);
 }
 
 #endif

@@ -1,13 +1,13 @@
 /*
  * fuzz/fuzz_fbx_dom.c - libFuzzer target for the FBX document parser
- * (src/fbx/fbx_dom.c), binary and ASCII.
+ * (src/formats/fbx/fbx_dom.c), binary and ASCII.
  *
  * Parses the input with small limits and memory caps, then walks the tree and
  * calls every accessor (scalars, array conversions, node paths). Aborts when
  * a failure has no error code/message, or when temporary or arena memory is
  * left allocated. See fuzz/README.md for how to build and run it.
  */
-#include "fbx/fbx_dom.h"
+#include "formats/fbx/fbx_dom.h"
 
 #include <stdint.h>
 #include <stdlib.h>

@@ -1,17 +1,18 @@
 /*
  * fuzz/fuzz_gltf.c - libFuzzer target for the glTF 2.0 / GLB reader
- * (src/gltf/gltf_load.c and friends), through the public rk_load_memory().
+ * (src/formats/gltf/gltf_load.c and friends), through the public rk_load_memory().
  *
  * Each input is loaded from memory (no file name, so external URIs must fail
  * cleanly) with small limits and a counting allocator. A loaded scene is
  * walked completely: every array the scene promises is read and every index
  * checked against the count it refers to. The target aborts when a failed
  * load has no error code or message, when an index is out of range, or when
- * allocator memory is still held after rk_free_scene(). The last input byte
+ * allocator memory is still held after rk_scene_free(). The last input byte
  * also selects the ignore_geometry / ignore_animation / no_embedded_content
  * options, so those paths are fuzzed too. See fuzz/README.md.
  */
 #include "rigkit/scene.h"
+#include "rigkit/load.h"
 
 #include <stdint.h>
 #include <stdlib.h>
@@ -118,7 +119,7 @@ static void fuzz_scene(const rk_scene *s)
 	}
 	for (size_t m = 0; m < s->meshes.count; m++) fuzz_mesh(&s->meshes.data[m]);
 	for (size_t k = 0; k < s->skins.count; k++) {
-		const rk_skin *sk = &s->skins.data[k];
+		const rk_skin_deformer *sk = &s->skins.data[k];
 		for (size_t j = 0; j < sk->joint_count; j++) fuzz_sink += sk->joints[j].joint_to_world_bind.m[0] + (double)sk->joints[j].node->index;
 		if (sk->weight_begin[0] != 0 || sk->weight_begin[sk->vertex_count] != sk->weight_count) abort();
 		for (size_t v = 0; v < sk->vertex_count; v++) {
@@ -169,13 +170,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		opts.ignore_animation = (last & 0x7) == 2;
 		opts.no_embedded_content = (last & 0x7) == 3;
 	}
-	rk_file_format format = rk_detect_format(data, size);
+	rk_file_format format = rk_format_detect(data, size);
 	if (format != RK_FORMAT_GLTF && format != RK_FORMAT_GLB) return 0;  /* other parsers have their own targets */
 	rk_error err;
 	rk_scene *s = rk_load_memory(data, size, &opts, &err);
 	if (s) {
 		fuzz_scene(s);
-		rk_free_scene(s);
+		rk_scene_free(s);
 	} else if (err.code == RK_OK || !err.message[0] || !err.description) {
 		abort();
 	}

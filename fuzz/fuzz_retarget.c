@@ -40,8 +40,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	rk_error err;
 	if (!fuzz_source) {
-		fuzz_source = rk_sample_scene(RK_SAMPLE_MIXAMO_SOURCE, NULL, &err);
-		fuzz_avatar_template = rk_sample_scene(RK_SAMPLE_AVATAR, NULL, &err);
+		fuzz_source = rk_demo_scene(RK_DEMO_MIXAMO_SOURCE, NULL, &err);
+		fuzz_avatar_template = rk_demo_scene(RK_DEMO_AVATAR, NULL, &err);
 		if (!fuzz_source || !fuzz_avatar_template) abort();
 	}
 	rk_load_opts lo;
@@ -49,7 +49,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	lo.memory_limit = (size_t)256 << 20;
 	rk_scene *s = rk_load_memory(data, size, &lo, &err);
 	if (!s) return 0;
-	const rk_anim_clip *walk = rk_find_clip(fuzz_source, "Walk");
+	const rk_anim_clip *walk = rk_scene_find_clip(fuzz_source, "Walk");
 	rk_retarget_opts o;
 	memset(&o, 0, sizeof(o));
 	o.fps = 10.0;
@@ -58,24 +58,24 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (c) fuzz_check_clip(c);
 	else fuzz_expect_error(&err);
 	for (size_t k = 0; k < s->clips.count && k < 4; k++) {
-		rk_scene *avatar = rk_sample_scene(RK_SAMPLE_AVATAR, NULL, &err);
+		rk_scene *avatar = rk_demo_scene(RK_DEMO_AVATAR, NULL, &err);
 		if (!avatar) abort();
 		const rk_anim_clip *sc = &s->clips.data[k];
 		if (sc->time_end - sc->time_begin > 60.0) {
-			rk_free_scene(avatar);
+			rk_scene_free(avatar);
 			continue;   /* keep runs short: a 60 s clip at 10 fps is plenty */
 		}
 		rk_anim_clip *d = rk_retarget(avatar, s, sc, &o, NULL, &err);
 		if (d) fuzz_check_clip(d);
 		else fuzz_expect_error(&err);
-		rk_free_scene(avatar);
+		rk_scene_free(avatar);
 	}
 	rk_compare_result cr;
 	rk_compare_opts co;
 	memset(&co, 0, sizeof(co));
 	co.fps = 5.0;
 	co.duration = 1.0;
-	if (!rk_compare_clips(fuzz_source, walk, s, NULL, &co, &cr, &err)) fuzz_expect_error(&err);
-	rk_free_scene(s);
+	if (!rk_clip_compare(fuzz_source, walk, s, NULL, &co, &cr, &err)) fuzz_expect_error(&err);
+	rk_scene_free(s);
 	return 0;
 }

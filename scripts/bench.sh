@@ -129,7 +129,7 @@ done
 
 if [ -x "$build"/bench_json ]; then
 	echo
-	echo "## glTF JSON: libcjson vs rigkit's reader (src/gltf/gltf_json_parse.c), same bytes"
+	echo "## glTF JSON: libcjson vs rigkit's reader (src/formats/gltf/gltf_json_parse.c), same bytes"
 	echo
 	echo "| file | JSON | cJSON parse+delete ms | rigkit ms | ratio |"
 	echo "|---|---:|---:|---:|---:|"
@@ -143,7 +143,7 @@ except (ValueError, ZeroDivisionError): print("| %s | n/a | n/a | n/a | n/a |" %
 fi
 
 echo
-echo "## GLB write time (rk_write_gltf_memory, in memory)"
+echo "## GLB write time (rk_gltf_write_memory, in memory)"
 echo
 echo "| input | GLB size | write ms | MB/s |"
 echo "|---|---:|---:|---:|"

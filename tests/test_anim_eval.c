@@ -482,13 +482,13 @@ static void tpose_free(tpose *tp) { free(tp->mem); }
 
 static bool eval_pose(const rk_scene *s, const rk_anim_clip *clip, double time, bool noex, rk_pose *pose)
 {
-	rk_eval_pose_job job = { .scene = s, .clip = clip, .time = time, .no_extrapolation = noex, .pose = pose };
+	rk_pose_eval_job job = { .scene = s, .clip = clip, .time = time, .no_extrapolation = noex, .pose = pose };
 	rk_error err = { 0 };
-	if (!rk_eval_pose_validate(&job, &err)) {
+	if (!rk_pose_eval_validate(&job, &err)) {
 		fprintf(stderr, "validate: %s\n", err.message);
 		return false;
 	}
-	return rk_eval_pose_run(&job);
+	return rk_pose_eval_run(&job);
 }
 
 static bool mat_equal(rk_mat4 a, rk_mat4 b) { return memcmp(&a, &b, sizeof(a)) == 0; }
@@ -619,7 +619,7 @@ typedef struct tchain {
 	uint32_t shape_idx[2][1];
 	rk_vec3 shape_off[2][1];
 	double target_weights[2];
-	rk_skin skin;
+	rk_skin_deformer skin;
 	rk_skin_joint joints[3];
 	uint32_t weight_begin[5];
 	rk_skin_weight weights[6];
@@ -683,7 +683,7 @@ static void build_chain(tchain *tc)
 	m->blend_channels.data = &tc->channel;
 	m->blend_channels.count = 1;
 
-	rk_skin *s = &tc->skin;
+	rk_skin_deformer *s = &tc->skin;
 	s->name = "skin";
 	s->method = RK_SKINNING_LINEAR;
 	s->joint_count = 3;
@@ -754,8 +754,8 @@ RK_TEST(test_chain_static_pose)
 
 	/* Static skinning: every cluster matrix is T(1,0,0) at bind. */
 	rk_vec3 pos[4], pos_static[4];
-	RK_REQUIRE(rk_eval_mesh_world_positions(s, &tc.ts.nodes[4], &tp.pose, pos));
-	RK_REQUIRE(rk_eval_mesh_world_positions(s, &tc.ts.nodes[4], NULL, pos_static));
+	RK_REQUIRE(rk_mesh_world_positions_eval(s, &tc.ts.nodes[4], &tp.pose, pos));
+	RK_REQUIRE(rk_mesh_world_positions_eval(s, &tc.ts.nodes[4], NULL, pos_static));
 	CHECK_VEC(pos[0], 0, 1, 0, TOL);
 	CHECK_VEC(pos[1], 0, 3, 0, TOL);
 	CHECK_VEC(pos[2], 1, 2, 0, TOL);
@@ -792,7 +792,7 @@ RK_TEST(test_chain_animated_pose_and_skinning)
 	 *   v2: j0 (2,2,0), j1 (1,0,0) -> (0,1,0) -> (1,3,0); mean (1.5,2.5,0)
 	 *   v3: j0 (1,5,0) * .75 + j2 ((0,1,0) -> (-1,0,0) -> (-2,2,0)) * .25 = (0.25,4.25,0) */
 	rk_vec3 pos[4];
-	RK_REQUIRE(rk_eval_mesh_world_positions(s, &tc.ts.nodes[4], &tp.pose, pos));
+	RK_REQUIRE(rk_mesh_world_positions_eval(s, &tc.ts.nodes[4], &tp.pose, pos));
 	CHECK_VEC(pos[0], 1, 1, 2.5, 1e-12);
 	CHECK_VEC(pos[1], 0, 2, 0, 1e-12);
 	CHECK_VEC(pos[2], 1.5, 2.5, 0, 1e-12);
@@ -802,7 +802,7 @@ RK_TEST(test_chain_animated_pose_and_skinning)
 	 * .5 Rz90 = (1/sqrt2) Rz45 -> (1,0,0) -> (sqrt.5, sqrt.5, 0). Corner 3:
 	 * z stays z. Corner 0: j0 translation only. */
 	rk_vec3 nrm[4];
-	RK_REQUIRE(rk_eval_mesh_world_normals(s, &tc.ts.nodes[4], &tp.pose, nrm));
+	RK_REQUIRE(rk_mesh_world_normals_eval(s, &tc.ts.nodes[4], &tp.pose, nrm));
 	CHECK_VEC(nrm[0], 1, 0, 0, 1e-12);
 	CHECK_VEC(nrm[1], 0, 1, 0, 1e-12);
 	CHECK_VEC(nrm[2], sqrt(0.5), sqrt(0.5), 0, 1e-12);
@@ -810,7 +810,7 @@ RK_TEST(test_chain_animated_pose_and_skinning)
 
 	/* Skinning matrices: J1 * B1 * G maps v1 to (0,2,0). */
 	rk_mat4 sm[3];
-	RK_REQUIRE(rk_eval_skin_matrices(s, &tc.skin, &tp.pose, &tc.ts.nodes[4], sm));
+	RK_REQUIRE(rk_skin_matrices_eval(s, &tc.skin, &tp.pose, &tc.ts.nodes[4], sm));
 	CHECK_VEC(rk_mat4_transform_point(sm[1], tc.positions[1]), 0, 2, 0, 1e-12);
 	CHECK_VEC(rk_mat4_transform_point(sm[0], tc.positions[0]), 1, 1, 0, 1e-12);
 
@@ -833,28 +833,28 @@ RK_TEST(test_skin_missing_weights_and_joints)
 
 	/* Joint 2 without a node: v3's j2 weight is dropped, v3 rides j0 alone -> (1,5,0). */
 	tc.joints[2].node = NULL;
-	RK_REQUIRE(rk_eval_mesh_world_positions(s, &tc.ts.nodes[4], &tp.pose, pos));
+	RK_REQUIRE(rk_mesh_world_positions_eval(s, &tc.ts.nodes[4], &tp.pose, pos));
 	CHECK_VEC(pos[3], 1, 5, 0, 1e-12);
 	/* The skinning matrix of a node-less joint is the mesh's geometry_to_world. */
 	rk_mat4 sm[3];
-	RK_REQUIRE(rk_eval_skin_matrices(s, &tc.skin, &tp.pose, &tc.ts.nodes[4], sm));
+	RK_REQUIRE(rk_skin_matrices_eval(s, &tc.skin, &tp.pose, &tc.ts.nodes[4], sm));
 	RK_CHECK(mat_equal(sm[2], tp.pose.geometry_to_world[4]));
 	tc.joints[2].node = &tc.ts.nodes[3];
 
 	/* v3 without weights: placed by the mesh node's geometry_to_world: (0,5,0). */
 	tc.weight_begin[4] = 4;
-	RK_REQUIRE(rk_eval_mesh_world_positions(s, &tc.ts.nodes[4], &tp.pose, pos));
+	RK_REQUIRE(rk_mesh_world_positions_eval(s, &tc.ts.nodes[4], &tp.pose, pos));
 	CHECK_VEC(pos[3], 0, 5, 0, 1e-12);
 	CHECK_VEC(pos[1], 0, 2, 0, 1e-12);
 	/* A skin shorter than the mesh: vertices past it are unskinned too. */
 	tc.skin.vertex_count = 2;
-	RK_REQUIRE(rk_eval_mesh_world_positions(s, &tc.ts.nodes[4], &tp.pose, pos));
+	RK_REQUIRE(rk_mesh_world_positions_eval(s, &tc.ts.nodes[4], &tp.pose, pos));
 	CHECK_VEC(pos[2], 1, 2, 0, 1e-12);
 	/* Out-of-range weight ranges / joint indices are skipped, never read. */
 	tc.skin.vertex_count = 4;
 	tc.weight_begin[4] = 99;
 	tc.weights[1].joint = 77;
-	RK_REQUIRE(rk_eval_mesh_world_positions(s, &tc.ts.nodes[4], &tp.pose, pos));
+	RK_REQUIRE(rk_mesh_world_positions_eval(s, &tc.ts.nodes[4], &tp.pose, pos));
 	CHECK_VEC(pos[1], 0, 3, 0, 1e-12);   /* no usable weight -> geometry_to_world */
 	CHECK_VEC(pos[3], 0, 5, 0, 1e-12);
 	tpose_free(&tp);
@@ -872,7 +872,7 @@ RK_TEST(test_large_skin_matches_cached_path)
 	RK_REQUIRE(tpose_init(&tp, s));
 	RK_REQUIRE(eval_pose(s, &tc.clip, 1.0, false, &tp.pose));
 	rk_vec3 small[4], large[4];
-	RK_REQUIRE(rk_eval_mesh_world_positions(s, &tc.ts.nodes[4], &tp.pose, small));
+	RK_REQUIRE(rk_mesh_world_positions_eval(s, &tc.ts.nodes[4], &tp.pose, small));
 
 	static rk_skin_joint joints[70];
 	for (int j = 0; j < 70; j++) joints[j] = tc.joints[0];
@@ -883,7 +883,7 @@ RK_TEST(test_large_skin_matches_cached_path)
 	tc.weights[1].joint = 69;
 	tc.weights[3].joint = 69;
 	tc.weights[5].joint = 42;
-	RK_REQUIRE(rk_eval_mesh_world_positions(s, &tc.ts.nodes[4], &tp.pose, large));
+	RK_REQUIRE(rk_mesh_world_positions_eval(s, &tc.ts.nodes[4], &tp.pose, large));
 	RK_CHECK(memcmp(small, large, sizeof(small)) == 0);
 	tpose_free(&tp);
 }
@@ -908,18 +908,18 @@ RK_TEST(test_instanced_skinned_mesh)
 	tscene_finish(&tc.ts);
 
 	rk_vec3 pos[4];
-	RK_REQUIRE(rk_eval_mesh_world_positions(s, first, NULL, pos));
+	RK_REQUIRE(rk_mesh_world_positions_eval(s, first, NULL, pos));
 	CHECK_VEC(pos[0], 0, 1, 0, 1e-12);
 	CHECK_VEC(pos[1], 0, 3, 0, 1e-12);
-	RK_REQUIRE(rk_eval_mesh_world_positions(s, second, NULL, pos));
+	RK_REQUIRE(rk_mesh_world_positions_eval(s, second, NULL, pos));
 	CHECK_VEC(pos[0], -1, 1, 5, 1e-12);
 	CHECK_VEC(pos[1], -1, 3, 5, 1e-12);
 	rk_mat4 sm[3];
-	RK_REQUIRE(rk_eval_skin_matrices(s, &tc.skin, NULL, second, sm));
+	RK_REQUIRE(rk_skin_matrices_eval(s, &tc.skin, NULL, second, sm));
 	CHECK_VEC(rk_mat4_transform_point(sm[1], tc.positions[1]), -1, 3, 5, 1e-12);
 	/* Normals follow the instance too (a translation: unchanged). */
 	rk_vec3 nrm[4];
-	RK_REQUIRE(rk_eval_mesh_world_normals(s, second, NULL, nrm));
+	RK_REQUIRE(rk_mesh_world_normals_eval(s, second, NULL, nrm));
 	CHECK_VEC(nrm[1], 1, 0, 0, 1e-12);
 }
 
@@ -934,34 +934,34 @@ RK_TEST(test_blend_channel_factors)
 	ch.targets = shapes;
 	ch.target_weights = tw;
 	double f[3];
-	rk_eval_blend_channel_factors(&ch, 0.125, f);   /* half of target 0 */
+	rk_blend_channel_factors_eval(&ch, 0.125, f);   /* half of target 0 */
 	RK_CHECK_NEAR(f[0], 0.5, TOL);
 	RK_CHECK_NEAR(f[1], 0.0, 0);
 	RK_CHECK_NEAR(f[2], 0.0, 0);
-	rk_eval_blend_channel_factors(&ch, 0.25, f);    /* exactly target 0 */
+	rk_blend_channel_factors_eval(&ch, 0.25, f);    /* exactly target 0 */
 	RK_CHECK_NEAR(f[0], 1.0, TOL);
 	RK_CHECK_NEAR(f[1], 0.0, TOL);
-	rk_eval_blend_channel_factors(&ch, 0.375, f);   /* between 0 and 1 */
+	rk_blend_channel_factors_eval(&ch, 0.375, f);   /* between 0 and 1 */
 	RK_CHECK_NEAR(f[0], 0.5, TOL);
 	RK_CHECK_NEAR(f[1], 0.5, TOL);
-	rk_eval_blend_channel_factors(&ch, 0.875, f);   /* 3/4 of the way 1 -> 2 */
+	rk_blend_channel_factors_eval(&ch, 0.875, f);   /* 3/4 of the way 1 -> 2 */
 	RK_CHECK_NEAR(f[0], 0.0, 0);
 	RK_CHECK_NEAR(f[1], 0.25, TOL);
 	RK_CHECK_NEAR(f[2], 0.75, TOL);
-	rk_eval_blend_channel_factors(&ch, 1.25, f);    /* last segment extended */
+	rk_blend_channel_factors_eval(&ch, 1.25, f);    /* last segment extended */
 	RK_CHECK_NEAR(f[1], -0.5, TOL);
 	RK_CHECK_NEAR(f[2], 1.5, TOL);
-	rk_eval_blend_channel_factors(&ch, -0.25, f);   /* below zero: target 0 negative */
+	rk_blend_channel_factors_eval(&ch, -0.25, f);   /* below zero: target 0 negative */
 	RK_CHECK_NEAR(f[0], -1.0, TOL);
 	/* Single target: factor = weight / its full weight. */
 	ch.target_count = 1;
 	tw[0] = 1.0;
-	rk_eval_blend_channel_factors(&ch, 0.3, f);
+	rk_blend_channel_factors_eval(&ch, 0.3, f);
 	RK_CHECK_NEAR(f[0], 0.3, TOL);
 	/* NULL target_weights: (k+1)/n -> 0.5, 1.0 for two targets. */
 	ch.target_count = 2;
 	ch.target_weights = NULL;
-	rk_eval_blend_channel_factors(&ch, 0.75, f);
+	rk_blend_channel_factors_eval(&ch, 0.75, f);
 	RK_CHECK_NEAR(f[0], 0.5, TOL);
 	RK_CHECK_NEAR(f[1], 0.5, TOL);
 }
@@ -979,13 +979,13 @@ RK_TEST(test_blend_shapes_unskinned_and_in_between)
 	RK_REQUIRE(eval_pose(s, &tc.clip, 1.0 / 3.0, false, &tp.pose));
 	RK_CHECK_NEAR(tp.pose.blend_weights[0], 0.25, 1e-12);
 	rk_vec3 pos[4];
-	RK_REQUIRE(rk_eval_mesh_world_positions(s, mn, &tp.pose, pos));
+	RK_REQUIRE(rk_mesh_world_positions_eval(s, mn, &tp.pose, pos));
 	CHECK_VEC(pos[0], 0, 1, 0.5, 1e-12);   /* + node (1,0,0) */
 	CHECK_VEC(pos[1], 0, 3, 0, 1e-12);
 	/* Static weights on the node are used with pose == NULL. */
 	static const double w_static[1] = { 1.0 };
 	mn->blend_weights = w_static;
-	RK_REQUIRE(rk_eval_mesh_world_positions(s, mn, NULL, pos));
+	RK_REQUIRE(rk_mesh_world_positions_eval(s, mn, NULL, pos));
 	CHECK_VEC(pos[0], 0, 1, 4, 1e-12);
 	/* ...and by a static pose evaluation. */
 	RK_REQUIRE(eval_pose(s, NULL, 0.0, false, &tp.pose));
@@ -994,7 +994,7 @@ RK_TEST(test_blend_shapes_unskinned_and_in_between)
 	double *saved = tp.pose.blend_weights;
 	tp.pose.blend_weights = NULL;
 	RK_REQUIRE(eval_pose(s, &tc.clip, 1.0, false, &tp.pose));
-	RK_REQUIRE(rk_eval_mesh_world_positions(s, mn, &tp.pose, pos));
+	RK_REQUIRE(rk_mesh_world_positions_eval(s, mn, &tp.pose, pos));
 	CHECK_VEC(pos[0], 0, 1, 4, 1e-12);
 	tp.pose.blend_weights = saved;
 	tpose_free(&tp);
@@ -1014,7 +1014,7 @@ RK_TEST(test_blend_shape_normals)
 	static const double w_static[1] = { 1.0 };
 	mn->blend_weights = w_static;
 	rk_vec3 nrm[4];
-	RK_REQUIRE(rk_eval_mesh_world_normals(s, mn, NULL, nrm));
+	RK_REQUIRE(rk_mesh_world_normals_eval(s, mn, NULL, nrm));
 	CHECK_VEC(nrm[0], sqrt(0.5), sqrt(0.5), 0, 1e-12);
 	CHECK_VEC(nrm[1], 1, 0, 0, 1e-12);
 
@@ -1023,9 +1023,9 @@ RK_TEST(test_blend_shape_normals)
 	static const double ow[1] = { 0.25 };
 	tc.shapes[1].offset_weights = ow;
 	rk_vec3 pos[4];
-	RK_REQUIRE(rk_eval_mesh_world_positions(s, mn, NULL, pos));
+	RK_REQUIRE(rk_mesh_world_positions_eval(s, mn, NULL, pos));
 	CHECK_VEC(pos[0], 0, 1, 1, 1e-12);
-	RK_REQUIRE(rk_eval_mesh_world_normals(s, mn, NULL, nrm));
+	RK_REQUIRE(rk_mesh_world_normals_eval(s, mn, NULL, nrm));
 	double len = sqrt(1.0 + 0.0625);
 	CHECK_VEC(nrm[0], 1 / len, 0.25 / len, 0, 1e-12);
 }
@@ -1063,18 +1063,18 @@ RK_TEST(test_unskinned_normals_use_geometric_rotation_only)
 	tscene_finish(&ts);
 
 	rk_vec3 out[3];
-	RK_REQUIRE(rk_eval_mesh_world_normals(&ts.scene, n, NULL, out));
+	RK_REQUIRE(rk_mesh_world_normals_eval(&ts.scene, n, NULL, out));
 	CHECK_VEC(out[0], 1, 0, 0, 1e-12);
 	CHECK_VEC(out[1], 0, 1, 0, 1e-12);
 	CHECK_VEC(out[2], 0, 1 / sqrt(5), 2 / sqrt(5), 1e-12);
 	/* Position: geometric T*R*S fully: (0,0,1) -> S5 (0,0,5) -> Rx90 (0,-5,0)
 	 * -> +5 (5,0,5) -> S(2,1,1) (10,0,5) -> Rz90 (0,10,5). */
 	rk_vec3 p;
-	RK_REQUIRE(rk_eval_mesh_world_positions(&ts.scene, n, NULL, &p));
+	RK_REQUIRE(rk_mesh_world_positions_eval(&ts.scene, n, NULL, &p));
 	CHECK_VEC(p, 0, 10, 5, 1e-12);
 	/* No normals in the mesh: false, nothing written. */
 	mesh.normals.exists = false;
-	RK_CHECK(!rk_eval_mesh_world_normals(&ts.scene, n, NULL, out));
+	RK_CHECK(!rk_mesh_world_normals_eval(&ts.scene, n, NULL, out));
 }
 
 /* ---- dual quaternion skinning ---------------------------------------------------------- */
@@ -1088,7 +1088,7 @@ typedef struct ttwist {
 	rk_mesh mesh;
 	rk_vec3 pos[1];
 	uint32_t vi[1];
-	rk_skin skin;
+	rk_skin_deformer skin;
 	rk_skin_joint joints[2];
 	uint32_t wb[2];
 	rk_skin_weight w[2];
@@ -1135,30 +1135,30 @@ RK_TEST(test_dq_twist_keeps_volume)
 	static ttwist t;
 	rk_vec3 lin, dq, mix;
 	build_twist(&t, RK_SKINNING_LINEAR);
-	RK_REQUIRE(rk_eval_mesh_world_positions(&t.ts.scene, &t.ts.nodes[3], NULL, &lin));
+	RK_REQUIRE(rk_mesh_world_positions_eval(&t.ts.scene, &t.ts.nodes[3], NULL, &lin));
 	/* Linear: mean of (1,2,0) and Ry90 (1,2,0) = (0,2,-1) -> (0.5,2,-0.5), 0.707 from the axis. */
 	CHECK_VEC(lin, 0.5, 2, -0.5, 1e-12);
 	RK_CHECK(axis_distance(lin) < 0.75);
 
 	build_twist(&t, RK_SKINNING_DUAL_QUATERNION);
-	RK_REQUIRE(rk_eval_mesh_world_positions(&t.ts.scene, &t.ts.nodes[3], NULL, &dq));
+	RK_REQUIRE(rk_mesh_world_positions_eval(&t.ts.scene, &t.ts.nodes[3], NULL, &dq));
 	/* DQ: half-way rotation Ry45: (1,2,0) -> (cos45, 2, -sin45), still 1 from the axis. */
 	CHECK_VEC(dq, sqrt(0.5), 2, -sqrt(0.5), 1e-12);
 	RK_CHECK_NEAR(axis_distance(dq), 1.0, 1e-12);
 
 	build_twist(&t, RK_SKINNING_BLENDED_DQ);
 	t.dqw[0] = 0.0f;
-	RK_REQUIRE(rk_eval_mesh_world_positions(&t.ts.scene, &t.ts.nodes[3], NULL, &mix));
+	RK_REQUIRE(rk_mesh_world_positions_eval(&t.ts.scene, &t.ts.nodes[3], NULL, &mix));
 	CHECK_VEC(mix, 0.5, 2, -0.5, 1e-12);
 	t.dqw[0] = 1.0f;
-	RK_REQUIRE(rk_eval_mesh_world_positions(&t.ts.scene, &t.ts.nodes[3], NULL, &mix));
+	RK_REQUIRE(rk_mesh_world_positions_eval(&t.ts.scene, &t.ts.nodes[3], NULL, &mix));
 	CHECK_VEC(mix, sqrt(0.5), 2, -sqrt(0.5), 1e-12);
 	t.dqw[0] = 0.5f;
-	RK_REQUIRE(rk_eval_mesh_world_positions(&t.ts.scene, &t.ts.nodes[3], NULL, &mix));
+	RK_REQUIRE(rk_mesh_world_positions_eval(&t.ts.scene, &t.ts.nodes[3], NULL, &mix));
 	CHECK_VEC(mix, 0.5 * (0.5 + sqrt(0.5)), 2, -0.5 * (0.5 + sqrt(0.5)), 1e-12);
 	/* NULL dq_weights: linear. */
 	t.skin.dq_weights = NULL;
-	RK_REQUIRE(rk_eval_mesh_world_positions(&t.ts.scene, &t.ts.nodes[3], NULL, &mix));
+	RK_REQUIRE(rk_mesh_world_positions_eval(&t.ts.scene, &t.ts.nodes[3], NULL, &mix));
 	CHECK_VEC(mix, 0.5, 2, -0.5, 1e-12);
 }
 
@@ -1174,7 +1174,7 @@ RK_TEST(test_dq_with_scale_matches_linear_without_rotation)
 	t.ts.nodes[2].props.scaling = (rk_vec3){ 2, 2, 2 };
 	rki_scene_update_matrices(&t.ts.scene);
 	rk_vec3 p;
-	RK_REQUIRE(rk_eval_mesh_world_positions(&t.ts.scene, &t.ts.nodes[3], NULL, &p));
+	RK_REQUIRE(rk_mesh_world_positions_eval(&t.ts.scene, &t.ts.nodes[3], NULL, &p));
 	CHECK_VEC(p, 1.5, 2, 0, 1e-12);
 	/* A single influence reproduces its matrix exactly, scale and rotation included. */
 	t.ts.nodes[2].props.rotation = (rk_vec3){ 0, 90, 0 };
@@ -1183,14 +1183,14 @@ RK_TEST(test_dq_with_scale_matches_linear_without_rotation)
 	t.w[0].weight = 0.0f;
 	t.w[1].weight = 1.0f;
 	/* T(0,2,0) Ry90 S(1,3,2) (1,0,0) = T(0,2,0) Ry90 (1,0,0) = (0,2,-1). */
-	RK_REQUIRE(rk_eval_mesh_world_positions(&t.ts.scene, &t.ts.nodes[3], NULL, &p));
+	RK_REQUIRE(rk_mesh_world_positions_eval(&t.ts.scene, &t.ts.nodes[3], NULL, &p));
 	CHECK_VEC(p, 0, 2, -1, 1e-12);
 	/* Skinned normal: inverse-transpose; normal (1,1,0) -> S^-1 (1,1/3,0) -> Ry90 (0,1/3,-1). */
 	rk_vec3 nv[1] = { { sqrt(0.5), sqrt(0.5), 0 } };
 	uint32_t ni[1] = { 0 };
 	t.mesh.normals = (rk_attrib_vec3){ true, nv, 1, ni };
 	rk_vec3 n;
-	RK_REQUIRE(rk_eval_mesh_world_normals(&t.ts.scene, &t.ts.nodes[3], NULL, &n));
+	RK_REQUIRE(rk_mesh_world_normals_eval(&t.ts.scene, &t.ts.nodes[3], NULL, &n));
 	double len = sqrt(1.0 / 9.0 + 1.0);
 	CHECK_VEC(n, 0, (1.0 / 3.0) / len, -1.0 / len, 1e-12);
 }
@@ -1391,17 +1391,17 @@ RK_TEST(test_pose_memory)
 	free(mem);
 }
 
-static bool rejects(const rk_eval_pose_job *job, const char *needle, rk_test_state *rk_t_)
+static bool rejects(const rk_pose_eval_job *job, const char *needle, rk_test_state *rk_t_)
 {
 	rk_error err = { 0 };
-	bool ok = rk_eval_pose_validate(job, &err);
+	bool ok = rk_pose_eval_validate(job, &err);
 	if (ok) return false;
 	if (err.code != RK_ERROR_INVALID_ARGUMENT || !strstr(err.message, needle)) {
 		fprintf(stderr, "message \"%s\" lacks \"%s\"\n", err.message, needle);
 		rk_t_->failed++;
 	}
-	rk_eval_pose_job copy = *job;
-	return !rk_eval_pose_run(&copy);
+	rk_pose_eval_job copy = *job;
+	return !rk_pose_eval_run(&copy);
 }
 
 RK_TEST(test_bad_inputs_rejected)
@@ -1411,14 +1411,14 @@ RK_TEST(test_bad_inputs_rejected)
 	rk_scene *s = &tc.ts.scene;
 	tpose tp;
 	RK_REQUIRE(tpose_init(&tp, s));
-	rk_eval_pose_job job = { .scene = s, .clip = &tc.clip, .time = 1.0, .pose = &tp.pose };
+	rk_pose_eval_job job = { .scene = s, .clip = &tc.clip, .time = 1.0, .pose = &tp.pose };
 	rk_error err = { 0 };
-	RK_REQUIRE(rk_eval_pose_validate(&job, &err));
+	RK_REQUIRE(rk_pose_eval_validate(&job, &err));
 	RK_CHECK(err.code == RK_OK);
 
-	RK_CHECK(!rk_eval_pose_validate(NULL, &err));
-	RK_CHECK(!rk_eval_pose_run(NULL));
-	rk_eval_pose_job j = job;
+	RK_CHECK(!rk_pose_eval_validate(NULL, &err));
+	RK_CHECK(!rk_pose_eval_run(NULL));
+	rk_pose_eval_job j = job;
 	j.scene = NULL;
 	RK_CHECK(rejects(&j, "scene is NULL", rk_t_));
 	j = job;
@@ -1483,7 +1483,7 @@ RK_TEST(test_bad_inputs_rejected)
 	j.clip = &clip;
 	RK_CHECK(rejects(&j, "no times/values", rk_t_));
 	sampler.times = times;
-	RK_CHECK(rk_eval_pose_validate(&j, NULL));
+	RK_CHECK(rk_pose_eval_validate(&j, NULL));
 	sampler.components = 4;
 	RK_CHECK(rejects(&j, "components", rk_t_));
 	sampler.components = 3;
@@ -1505,35 +1505,35 @@ RK_TEST(test_bad_inputs_rejected)
 	tc.ts.nodes[3].index = 7;
 	RK_CHECK(rejects(&job, "index", rk_t_));
 	tc.ts.nodes[3].index = 3;
-	RK_CHECK(rk_eval_pose_validate(&job, NULL));
+	RK_CHECK(rk_pose_eval_validate(&job, NULL));
 
 	/* Deformation entry points. */
 	rk_vec3 out[4];
 	rk_mat4 sm[3];
 	rk_node *mn = &tc.ts.nodes[4];
-	RK_CHECK(!rk_eval_mesh_world_positions(NULL, mn, NULL, out));
-	RK_CHECK(!rk_eval_mesh_world_positions(s, NULL, NULL, out));
-	RK_CHECK(!rk_eval_mesh_world_positions(s, mn, NULL, NULL));
-	RK_CHECK(!rk_eval_mesh_world_positions(s, foreign, NULL, out));
-	RK_CHECK(!rk_eval_mesh_world_positions(s, &tc.ts.nodes[1], NULL, out)); /* no mesh */
-	RK_CHECK(!rk_eval_mesh_world_normals(s, &tc.ts.nodes[1], NULL, out));
+	RK_CHECK(!rk_mesh_world_positions_eval(NULL, mn, NULL, out));
+	RK_CHECK(!rk_mesh_world_positions_eval(s, NULL, NULL, out));
+	RK_CHECK(!rk_mesh_world_positions_eval(s, mn, NULL, NULL));
+	RK_CHECK(!rk_mesh_world_positions_eval(s, foreign, NULL, out));
+	RK_CHECK(!rk_mesh_world_positions_eval(s, &tc.ts.nodes[1], NULL, out)); /* no mesh */
+	RK_CHECK(!rk_mesh_world_normals_eval(s, &tc.ts.nodes[1], NULL, out));
 	bad = tp.pose;
 	bad.node_count = 3;
-	RK_CHECK(!rk_eval_mesh_world_positions(s, mn, &bad, out));
-	RK_CHECK(!rk_eval_mesh_world_normals(s, mn, &bad, out));
-	RK_CHECK(!rk_eval_skin_matrices(s, &tc.skin, &bad, mn, sm));
-	RK_CHECK(!rk_eval_skin_matrices(s, NULL, NULL, mn, sm));
-	RK_CHECK(!rk_eval_skin_matrices(s, &tc.skin, NULL, foreign, sm));
+	RK_CHECK(!rk_mesh_world_positions_eval(s, mn, &bad, out));
+	RK_CHECK(!rk_mesh_world_normals_eval(s, mn, &bad, out));
+	RK_CHECK(!rk_skin_matrices_eval(s, &tc.skin, &bad, mn, sm));
+	RK_CHECK(!rk_skin_matrices_eval(s, NULL, NULL, mn, sm));
+	RK_CHECK(!rk_skin_matrices_eval(s, &tc.skin, NULL, foreign, sm));
 	/* Blend shape offsets pointing past the mesh are skipped. */
 	tc.shape_idx[0][0] = 1000;
 	tc.shape_idx[1][0] = 1000;
 	static const double w1[1] = { 1.0 };
 	mn->blend_weights = w1;
-	RK_CHECK(rk_eval_mesh_world_positions(s, mn, NULL, out));
+	RK_CHECK(rk_mesh_world_positions_eval(s, mn, NULL, out));
 	CHECK_VEC(out[0], 0, 1, 0, 1e-12);
 	/* Normal indices out of range give zero normals. */
 	tc.normal_indices[2] = 5;
-	RK_CHECK(rk_eval_mesh_world_normals(s, mn, NULL, out));
+	RK_CHECK(rk_mesh_world_normals_eval(s, mn, NULL, out));
 	CHECK_VEC(out[2], 0, 0, 0, 0);
 	CHECK_VEC(out[1], 1, 0, 0, 1e-12);
 	tpose_free(&tp);

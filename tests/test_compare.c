@@ -1,11 +1,11 @@
 /*
- * tests/test_compare.c - rk_compare_clips (rigkit/retarget.h, COMPARISON).
+ * tests/test_compare.c - rk_clip_compare (rigkit/retarget.h, COMPARISON).
  *
  * Expectations are independent of the implementation: a clip against itself
  * and against a copy loaded with another axis system / unit must give zero
  * (the character frame removes both); Walk against Idle, and Walk against
  * itself half a cycle later, are checked number for number against a hand
- * computation from the evaluated world matrices (rk_eval_pose_run) of one
+ * computation from the evaluated world matrices (rk_pose_eval_run) of one
  * bone, with rotation angles from 3x3 rotation matrices (trace formula)
  * rather than quaternions; a T-pose source against an A-pose avatar at rest
  * must show the documented 45 degree arm difference and no rotation
@@ -15,9 +15,10 @@
 #include "rk_test.h"
 
 #include <rigkit/anim.h>
-#include <rigkit/gltf.h>
+#include <rigkit/load.h>
+#include <rigkit/export.h>
 #include <rigkit/retarget.h>
-#include <rigkit/sample.h>
+#include <rigkit/demo.h>
 #include <rigkit/scene.h>
 
 #define PI 3.14159265358979323846
@@ -27,9 +28,9 @@
 
 static rk_scene *sample_source(void)
 {
-	rk_sample_opts so = { 0 };
+	rk_demo_opts so = { 0 };
 	so.no_mesh = true;
-	return rk_sample_scene(RK_SAMPLE_MIXAMO_SOURCE, &so, NULL);
+	return rk_demo_scene(RK_DEMO_MIXAMO_SOURCE, &so, NULL);
 }
 
 /* The largest value over every compared bone of every measure. */
@@ -116,9 +117,9 @@ typedef struct hand_result {
 static bool hand_compare(const rk_scene *s, const rk_anim_clip *ca, double ta0, const rk_anim_clip *cb, double tb0,
 	int steps, double fps, const char *bone, const char *child, hand_result *out)
 {
-	const rk_node *nb = rk_find_node(s, bone), *nc = rk_find_node(s, child);
-	const rk_node *hips = rk_find_node(s, "mixamorig:Hips"), *head = rk_find_node(s, "mixamorig:Head");
-	const rk_node *lul = rk_find_node(s, "mixamorig:LeftUpLeg"), *rul = rk_find_node(s, "mixamorig:RightUpLeg");
+	const rk_node *nb = rk_scene_find_node(s, bone), *nc = rk_scene_find_node(s, child);
+	const rk_node *hips = rk_scene_find_node(s, "mixamorig:Hips"), *head = rk_scene_find_node(s, "mixamorig:Head");
+	const rk_node *lul = rk_scene_find_node(s, "mixamorig:LeftUpLeg"), *rul = rk_scene_find_node(s, "mixamorig:RightUpLeg");
 	if (!nb || !nc || !hips || !head || !lul || !rul) return false;
 	rk_vec3 mid = pos_of(lul->node_to_world), r = pos_of(rul->node_to_world);
 	mid = (rk_vec3){ (mid.x + r.x) / 2, (mid.y + r.y) / 2, (mid.z + r.z) / 2 };
@@ -128,7 +129,7 @@ static bool hand_compare(const rk_scene *s, const rk_anim_clip *ca, double ta0, 
 		"mixamorig:RightToeBase", "mixamorig:LeftLeg", "mixamorig:RightLeg" };
 	double low = 0.0, low_y = 0.0;
 	for (int k = 0; k < 6; k++) {
-		rk_vec3 d = sub(pos_of(rk_find_node(s, feet[k])->node_to_world), pos_of(hips->node_to_world));
+		rk_vec3 d = sub(pos_of(rk_scene_find_node(s, feet[k])->node_to_world), pos_of(hips->node_to_world));
 		if (dot(d, up) < low) low = dot(d, up);
 		if (d.y < low_y) low_y = d.y;
 	}
@@ -148,12 +149,12 @@ static bool hand_compare(const rk_scene *s, const rk_anim_clip *ca, double ta0, 
 	bool ok = true;
 	for (int k = 0; k <= steps && ok; k++) {
 		double t = k / fps;
-		rk_eval_pose_job ja = { 0 }, jb = { 0 };
+		rk_pose_eval_job ja = { 0 }, jb = { 0 };
 		ja.scene = jb.scene = s;
 		ja.clip = ca, jb.clip = cb;
 		ja.time = ta0 + t, jb.time = tb0 + t;
 		ja.pose = &pa, jb.pose = &pb;
-		ok = rk_eval_pose_run(&ja) && rk_eval_pose_run(&jb);
+		ok = rk_pose_eval_run(&ja) && rk_pose_eval_run(&jb);
 		const rk_mat4 *wa = pa.node_to_world, *wb = pb.node_to_world;
 		double dir = vec_angle(sub(pos_of(wa[nc->index]), pos_of(wa[nb->index])),
 			sub(pos_of(wb[nc->index]), pos_of(wb[nb->index])));
@@ -205,16 +206,16 @@ RK_TEST(compare_walk_with_itself_is_zero)
 {
 	rk_scene *a = sample_source(), *b = sample_source();
 	RK_REQUIRE(a && b);
-	const rk_anim_clip *wa = rk_find_clip(a, "Walk"), *wb = rk_find_clip(b, "Walk");
+	const rk_anim_clip *wa = rk_scene_find_clip(a, "Walk"), *wb = rk_scene_find_clip(b, "Walk");
 	RK_REQUIRE(wa && wb);
 	rk_compare_result res;
 	rk_error err;
 	/* the same scene on both sides, and two equal scenes */
-	RK_REQUIRE(rk_compare_clips(a, wa, a, wa, NULL, &res, &err));
+	RK_REQUIRE(rk_clip_compare(a, wa, a, wa, NULL, &res, &err));
 	RK_CHECK_INT(res.frames, 31);   /* 1 s at 30 fps, both ends */
 	RK_CHECK(worst_of(&res) < 1e-9);
 	RK_CHECK(res.max_direction_angle < 1e-9 && res.max_rotation_angle < 1e-9 && res.max_position_error < 1e-9);
-	RK_REQUIRE(rk_compare_clips(a, wa, b, wb, NULL, &res, &err));
+	RK_REQUIRE(rk_clip_compare(a, wa, b, wb, NULL, &res, &err));
 	RK_CHECK_INT(res.frames, 31);
 	RK_CHECK(worst_of(&res) < 1e-9);
 	/* every bone the detector maps is compared (the sample maps all 15
@@ -228,30 +229,30 @@ RK_TEST(compare_walk_with_itself_is_zero)
 	}
 	RK_CHECK_INT(res.bones_compared, mapped);
 	RK_CHECK(mapped >= 15);
-	rk_free_scene(a);
-	rk_free_scene(b);
+	rk_scene_free(a);
+	rk_scene_free(b);
 }
 
 RK_TEST(compare_sampling_times)
 {
 	rk_scene *s = sample_source();
 	RK_REQUIRE(s);
-	const rk_anim_clip *walk = rk_find_clip(s, "Walk"), *idle = rk_find_clip(s, "Idle");
+	const rk_anim_clip *walk = rk_scene_find_clip(s, "Walk"), *idle = rk_scene_find_clip(s, "Idle");
 	RK_REQUIRE(walk && idle);
 	rk_compare_result res;
 	rk_error err;
 	/* Walk (1 s) against Idle (3 s): the shorter clip, 31 frames at 30 fps */
-	RK_REQUIRE(rk_compare_clips(s, walk, s, idle, NULL, &res, &err));
+	RK_REQUIRE(rk_clip_compare(s, walk, s, idle, NULL, &res, &err));
 	RK_CHECK_INT(res.frames, 31);
 	/* 7 fps over 1 s: 0, 1/7 .. 7/7 */
 	rk_compare_opts o = { 0 };
 	o.fps = 7;
-	RK_REQUIRE(rk_compare_clips(s, walk, s, idle, &o, &res, &err));
+	RK_REQUIRE(rk_clip_compare(s, walk, s, idle, &o, &res, &err));
 	RK_CHECK_INT(res.frames, 8);
 	/* 0.25 s at 10 fps: 0, 0.1, 0.2 and a last sample exactly at 0.25 */
 	o.fps = 10;
 	o.duration = 0.25;
-	RK_REQUIRE(rk_compare_clips(s, walk, s, idle, &o, &res, &err));
+	RK_REQUIRE(rk_clip_compare(s, walk, s, idle, &o, &res, &err));
 	RK_CHECK_INT(res.frames, 4);
 	for (int b = 0; b < RK_HUMANOID_BONE_COUNT; b++) {
 		double t = res.bones[b].worst_time;
@@ -259,17 +260,17 @@ RK_TEST(compare_sampling_times)
 		RK_CHECK(t == 0.0 || fabs(t - 0.1) < 1e-12 || fabs(t - 0.2) < 1e-12 || t == 0.25);
 	}
 	/* a static side takes the other's duration; two static sides one frame */
-	RK_REQUIRE(rk_compare_clips(s, NULL, s, walk, NULL, &res, &err));
+	RK_REQUIRE(rk_clip_compare(s, NULL, s, walk, NULL, &res, &err));
 	RK_CHECK_INT(res.frames, 31);
-	RK_REQUIRE(rk_compare_clips(s, idle, s, NULL, NULL, &res, &err));
+	RK_REQUIRE(rk_clip_compare(s, idle, s, NULL, NULL, &res, &err));
 	RK_CHECK_INT(res.frames, 91);
-	RK_REQUIRE(rk_compare_clips(s, NULL, s, NULL, NULL, &res, &err));
+	RK_REQUIRE(rk_clip_compare(s, NULL, s, NULL, NULL, &res, &err));
 	RK_CHECK_INT(res.frames, 1);
 	RK_CHECK(worst_of(&res) == 0.0);
 	o.fps = 0, o.duration = 2.0;   /* an explicit duration for two static sides */
-	RK_REQUIRE(rk_compare_clips(s, NULL, s, NULL, &o, &res, &err));
+	RK_REQUIRE(rk_clip_compare(s, NULL, s, NULL, &o, &res, &err));
 	RK_CHECK_INT(res.frames, 61);
-	rk_free_scene(s);
+	rk_scene_free(s);
 }
 
 /* ---- axes, units and armature transforms do not matter ------------------------ */
@@ -281,43 +282,43 @@ RK_TEST(compare_converted_copies_are_zero)
 	void *glb = NULL;
 	size_t size = 0;
 	rk_error err;
-	RK_REQUIRE(rk_write_gltf_memory(src, NULL, &glb, &size, &err));
+	RK_REQUIRE(rk_gltf_write_memory(src, NULL, &glb, &size, &err));
 	rk_load_opts plain = { 0 }, conv = { 0 };
 	conv.target_axes = RK_AXES_RIGHT_HANDED_Z_UP;
 	conv.target_unit_meters = 0.01;   /* centimetres: everything 100x larger */
 	rk_scene *a = rk_load_memory(glb, size, &plain, &err);
 	rk_scene *b = rk_load_memory(glb, size, &conv, &err);
-	rk_gltf_free_memory(glb);
+	rk_gltf_memory_free(glb);
 	RK_REQUIRE(a && b);
 	/* the conversion did happen: the hips are 100x further from the origin, on another axis */
-	rk_vec3 ha = pos_of(rk_find_node(a, "mixamorig:Hips")->node_to_world);
-	rk_vec3 hb = pos_of(rk_find_node(b, "mixamorig:Hips")->node_to_world);
+	rk_vec3 ha = pos_of(rk_scene_find_node(a, "mixamorig:Hips")->node_to_world);
+	rk_vec3 hb = pos_of(rk_scene_find_node(b, "mixamorig:Hips")->node_to_world);
 	RK_CHECK_NEAR(ha.y * 100.0, hb.z, 1e-6);
 	RK_CHECK(ha.y > 0.8);
 	rk_compare_result res;
-	RK_REQUIRE(rk_compare_clips(a, rk_find_clip(a, "Walk"), b, rk_find_clip(b, "Walk"), NULL, &res, &err));
+	RK_REQUIRE(rk_clip_compare(a, rk_scene_find_clip(a, "Walk"), b, rk_scene_find_clip(b, "Walk"), NULL, &res, &err));
 	RK_CHECK_INT(res.frames, 31);
 	RK_CHECK(worst_of(&res) < 1e-9);
-	RK_REQUIRE(rk_compare_clips(a, rk_find_clip(a, "Idle"), b, rk_find_clip(b, "Idle"), NULL, &res, &err));
+	RK_REQUIRE(rk_clip_compare(a, rk_scene_find_clip(a, "Idle"), b, rk_scene_find_clip(b, "Idle"), NULL, &res, &err));
 	RK_CHECK_INT(res.frames, 91);
 	RK_CHECK(worst_of(&res) < 1e-9);
 	/* the GLB stores floats: against the in-memory original only rounding remains */
-	RK_REQUIRE(rk_compare_clips(src, rk_find_clip(src, "Walk"), b, rk_find_clip(b, "Walk"), NULL, &res, &err));
+	RK_REQUIRE(rk_clip_compare(src, rk_scene_find_clip(src, "Walk"), b, rk_scene_find_clip(b, "Walk"), NULL, &res, &err));
 	RK_CHECK(worst_of(&res) < 1e-5);
 	RK_CHECK(res.bones_compared >= 15);
 
 	/* Blender's Z-up armature under a Y-up scene: other local transforms, same world poses */
-	rk_sample_opts zo = { 0 };
+	rk_demo_opts zo = { 0 };
 	zo.no_mesh = true;
 	zo.z_up_armature = true;
-	rk_scene *z = rk_sample_scene(RK_SAMPLE_MIXAMO_SOURCE, &zo, &err);
+	rk_scene *z = rk_demo_scene(RK_DEMO_MIXAMO_SOURCE, &zo, &err);
 	RK_REQUIRE(z);
-	RK_REQUIRE(rk_compare_clips(src, rk_find_clip(src, "Walk"), z, rk_find_clip(z, "Walk"), NULL, &res, &err));
+	RK_REQUIRE(rk_clip_compare(src, rk_scene_find_clip(src, "Walk"), z, rk_scene_find_clip(z, "Walk"), NULL, &res, &err));
 	RK_CHECK(worst_of(&res) < 1e-9);
-	rk_free_scene(z);
-	rk_free_scene(a);
-	rk_free_scene(b);
-	rk_free_scene(src);
+	rk_scene_free(z);
+	rk_scene_free(a);
+	rk_scene_free(b);
+	rk_scene_free(src);
 }
 
 /* ---- different clips, checked against a hand computation ---------------------- */
@@ -326,11 +327,11 @@ RK_TEST(compare_walk_idle_matches_hand_computation)
 {
 	rk_scene *s = sample_source();
 	RK_REQUIRE(s);
-	const rk_anim_clip *walk = rk_find_clip(s, "Walk"), *idle = rk_find_clip(s, "Idle");
+	const rk_anim_clip *walk = rk_scene_find_clip(s, "Walk"), *idle = rk_scene_find_clip(s, "Idle");
 	RK_REQUIRE(walk && idle);
 	rk_compare_result res;
 	rk_error err;
-	RK_REQUIRE(rk_compare_clips(s, walk, s, idle, NULL, &res, &err));
+	RK_REQUIRE(rk_clip_compare(s, walk, s, idle, NULL, &res, &err));
 	RK_CHECK_INT(res.frames, 31);
 	/* large differences: Idle's arms hang ~70 degrees down, Walk's legs stride */
 	RK_CHECK(res.max_direction_angle > 20 * DEG);
@@ -352,26 +353,26 @@ RK_TEST(compare_walk_idle_matches_hand_computation)
 
 	/* the result is symmetric in a and b */
 	rk_compare_result rev;
-	RK_REQUIRE(rk_compare_clips(s, idle, s, walk, NULL, &rev, &err));
+	RK_REQUIRE(rk_clip_compare(s, idle, s, walk, NULL, &rev, &err));
 	for (int b = 0; b < RK_HUMANOID_BONE_COUNT; b++) {
 		RK_CHECK_NEAR(rev.bones[b].max_direction_angle, res.bones[b].max_direction_angle, 1e-12);
 		RK_CHECK_NEAR(rev.bones[b].max_rotation_angle, res.bones[b].max_rotation_angle, 1e-12);
 		RK_CHECK_NEAR(rev.bones[b].mean_position_error, res.bones[b].mean_position_error, 1e-12);
 	}
-	rk_free_scene(s);
+	rk_scene_free(s);
 }
 
 RK_TEST(compare_time_offset_matters)
 {
 	rk_scene *a = sample_source(), *b = sample_source();
 	RK_REQUIRE(a && b);
-	rk_anim_clip *wa = rk_find_clip(a, "Walk"), *wb = rk_find_clip(b, "Walk");
+	rk_anim_clip *wa = rk_scene_find_clip(a, "Walk"), *wb = rk_scene_find_clip(b, "Walk");
 	RK_REQUIRE(wa && wb);
 	/* b's Walk starts half a cycle later: left and right legs swap */
 	wb->time_begin = 0.5;
 	rk_compare_result res;
 	rk_error err;
-	RK_REQUIRE(rk_compare_clips(a, wa, b, wb, NULL, &res, &err));
+	RK_REQUIRE(rk_clip_compare(a, wa, b, wb, NULL, &res, &err));
 	RK_CHECK_INT(res.frames, 16);   /* the shorter clip: 0.5 s */
 	RK_CHECK(res.max_direction_angle > 10 * DEG);
 	hand_result h;
@@ -380,25 +381,25 @@ RK_TEST(compare_time_offset_matters)
 	RK_CHECK(h.dir_at0 > 10 * DEG);
 	/* both started half a cycle in: equal again (times count from each clip's start) */
 	wa->time_begin = 0.5;
-	RK_REQUIRE(rk_compare_clips(a, wa, b, wb, NULL, &res, &err));
+	RK_REQUIRE(rk_clip_compare(a, wa, b, wb, NULL, &res, &err));
 	RK_CHECK_INT(res.frames, 16);
 	RK_CHECK(worst_of(&res) < 1e-9);
-	rk_free_scene(a);
-	rk_free_scene(b);
+	rk_scene_free(a);
+	rk_scene_free(b);
 }
 
 /* ---- across skeletons: T-pose source, A-pose avatar --------------------------- */
 
 RK_TEST(compare_t_pose_against_a_pose)
 {
-	rk_sample_opts so = { 0 };
+	rk_demo_opts so = { 0 };
 	so.no_mesh = true;
 	rk_error err;
-	rk_scene *src = rk_sample_scene(RK_SAMPLE_MIXAMO_SOURCE, &so, &err);
-	rk_scene *av = rk_sample_scene(RK_SAMPLE_AVATAR, &so, &err);
+	rk_scene *src = rk_demo_scene(RK_DEMO_MIXAMO_SOURCE, &so, &err);
+	rk_scene *av = rk_demo_scene(RK_DEMO_AVATAR, &so, &err);
 	RK_REQUIRE(src && av);
 	rk_compare_result res;
-	RK_REQUIRE(rk_compare_clips(src, NULL, av, NULL, NULL, &res, &err));
+	RK_REQUIRE(rk_clip_compare(src, NULL, av, NULL, NULL, &res, &err));
 	RK_CHECK_INT(res.frames, 1);
 	/* sample.h: the source's arms are horizontal, the avatar's point 45 degrees down */
 	const rk_humanoid_bone arms[] = { RK_HUMANOID_LEFT_UPPER_ARM, RK_HUMANOID_LEFT_LOWER_ARM,
@@ -413,8 +414,8 @@ RK_TEST(compare_t_pose_against_a_pose)
 	/* the hands are far apart relative to the hips (different pose and proportions) */
 	RK_CHECK(res.bones[RK_HUMANOID_LEFT_HAND].max_position_error > 0.2);
 	RK_CHECK_NEAR(res.bones[RK_HUMANOID_HIPS].max_position_error, 0.0, 1e-12);
-	rk_free_scene(src);
-	rk_free_scene(av);
+	rk_scene_free(src);
+	rk_scene_free(av);
 }
 
 /* ---- bad arguments -------------------------------------------------------------- */
@@ -436,66 +437,66 @@ RK_TEST(compare_rejects_bad_arguments)
 {
 	rk_scene *a = sample_source(), *b = sample_source();
 	RK_REQUIRE(a && b);
-	const rk_anim_clip *wa = rk_find_clip(a, "Walk"), *wb = rk_find_clip(b, "Walk");
+	const rk_anim_clip *wa = rk_scene_find_clip(a, "Walk"), *wb = rk_scene_find_clip(b, "Walk");
 	rk_compare_result res;
 	rk_error err;
 	rk_compare_opts o = { 0 };
-	check_rejected(rk_t_, rk_compare_clips(NULL, NULL, b, wb, NULL, &res, &err), &err, RK_ERROR_INVALID_ARGUMENT,
+	check_rejected(rk_t_, rk_clip_compare(NULL, NULL, b, wb, NULL, &res, &err), &err, RK_ERROR_INVALID_ARGUMENT,
 		&res, "a = NULL");
-	check_rejected(rk_t_, rk_compare_clips(a, wa, NULL, NULL, NULL, &res, &err), &err, RK_ERROR_INVALID_ARGUMENT,
+	check_rejected(rk_t_, rk_clip_compare(a, wa, NULL, NULL, NULL, &res, &err), &err, RK_ERROR_INVALID_ARGUMENT,
 		&res, "b = NULL");
-	check_rejected(rk_t_, rk_compare_clips(a, wa, b, wb, NULL, NULL, &err), &err, RK_ERROR_INVALID_ARGUMENT, NULL,
+	check_rejected(rk_t_, rk_clip_compare(a, wa, b, wb, NULL, NULL, &err), &err, RK_ERROR_INVALID_ARGUMENT, NULL,
 		"out = NULL");
 	/* clips of the other scene */
-	check_rejected(rk_t_, rk_compare_clips(a, wb, b, wb, NULL, &res, &err), &err, RK_ERROR_INVALID_ARGUMENT, &res,
+	check_rejected(rk_t_, rk_clip_compare(a, wb, b, wb, NULL, &res, &err), &err, RK_ERROR_INVALID_ARGUMENT, &res,
 		"clip a");
-	check_rejected(rk_t_, rk_compare_clips(a, wa, b, wa, NULL, &res, &err), &err, RK_ERROR_INVALID_ARGUMENT, &res,
+	check_rejected(rk_t_, rk_clip_compare(a, wa, b, wa, NULL, &res, &err), &err, RK_ERROR_INVALID_ARGUMENT, &res,
 		"clip b");
 	const double bad_fps[] = { NAN, INFINITY, -1.0, 20000.0 };
 	for (size_t k = 0; k < 4; k++) {
 		o.fps = bad_fps[k];
-		check_rejected(rk_t_, rk_compare_clips(a, wa, b, wb, &o, &res, &err), &err, RK_ERROR_INVALID_ARGUMENT, &res,
+		check_rejected(rk_t_, rk_clip_compare(a, wa, b, wb, &o, &res, &err), &err, RK_ERROR_INVALID_ARGUMENT, &res,
 			"fps");
 	}
 	o.fps = 0;
 	const double bad_duration[] = { NAN, INFINITY, -0.5 };
 	for (size_t k = 0; k < 3; k++) {
 		o.duration = bad_duration[k];
-		check_rejected(rk_t_, rk_compare_clips(a, wa, b, wb, &o, &res, &err), &err, RK_ERROR_INVALID_ARGUMENT, &res,
+		check_rejected(rk_t_, rk_clip_compare(a, wa, b, wb, &o, &res, &err), &err, RK_ERROR_INVALID_ARGUMENT, &res,
 			"duration");
 	}
 	/* 1000 s at 10000 fps = 10 million frames */
 	o.fps = 10000, o.duration = 1000;
-	check_rejected(rk_t_, rk_compare_clips(a, wa, b, wb, &o, &res, &err), &err, RK_ERROR_LIMIT, &res, "frames");
+	check_rejected(rk_t_, rk_clip_compare(a, wa, b, wb, &o, &res, &err), &err, RK_ERROR_LIMIT, &res, "frames");
 	/* a humanoid without hips, and one that belongs to another scene */
 	rk_humanoid h;
 	RK_REQUIRE(rk_humanoid_detect(a, &h, &err));
 	rk_compare_opts ho = { 0 };
 	ho.b_humanoid = &h;   /* a's nodes, not b's */
-	bool ok = rk_compare_clips(a, wa, b, wb, &ho, &res, &err);
+	bool ok = rk_clip_compare(a, wa, b, wb, &ho, &res, &err);
 	check_rejected(rk_t_, ok, &err, err.code, &res, "scene b");
 	h.bones[RK_HUMANOID_HIPS] = NULL;
 	ho.b_humanoid = NULL;
 	ho.a_humanoid = &h;
-	ok = rk_compare_clips(a, wa, b, wb, &ho, &res, &err);
+	ok = rk_clip_compare(a, wa, b, wb, &ho, &res, &err);
 	check_rejected(rk_t_, ok, &err, err.code, &res, "scene a");
 	/* a scene that is no humanoid at all */
 	static const char gltf[] = "{\"asset\":{\"version\":\"2.0\"},\"scenes\":[{\"nodes\":[0]}],\"scene\":0,"
 		"\"nodes\":[{\"name\":\"Box\",\"children\":[1]},{\"name\":\"Lid\",\"translation\":[0,1,0]}]}";
 	rk_scene *box = rk_load_memory(gltf, sizeof(gltf) - 1, NULL, &err);
 	RK_REQUIRE(box);
-	ok = rk_compare_clips(a, wa, box, NULL, NULL, &res, &err);
+	ok = rk_clip_compare(a, wa, box, NULL, NULL, &res, &err);
 	check_rejected(rk_t_, ok, &err, err.code, &res, "scene b");
 	/* a clip whose range is not finite */
-	rk_anim_clip *wb_mut = rk_find_clip(b, "Walk");
+	rk_anim_clip *wb_mut = rk_scene_find_clip(b, "Walk");
 	wb_mut->time_end = INFINITY;
-	check_rejected(rk_t_, rk_compare_clips(a, wa, b, wb, NULL, &res, &err), &err, RK_ERROR_INVALID_ARGUMENT, &res,
+	check_rejected(rk_t_, rk_clip_compare(a, wa, b, wb, NULL, &res, &err), &err, RK_ERROR_INVALID_ARGUMENT, &res,
 		"time range");
 	/* err may be NULL */
-	RK_CHECK(!rk_compare_clips(NULL, NULL, NULL, NULL, NULL, NULL, NULL));
-	rk_free_scene(box);
-	rk_free_scene(a);
-	rk_free_scene(b);
+	RK_CHECK(!rk_clip_compare(NULL, NULL, NULL, NULL, NULL, NULL, NULL));
+	rk_scene_free(box);
+	rk_scene_free(a);
+	rk_scene_free(b);
 }
 
 /* ---- shared assets --------------------------------------------------------------- */
@@ -521,12 +522,12 @@ RK_TEST(compare_shared_xbot_converted)
 	const rk_anim_clip *ca = first_clip_with_tracks(a), *cb = first_clip_with_tracks(b);
 	RK_REQUIRE(ca && cb);
 	rk_compare_result res;
-	RK_REQUIRE(rk_compare_clips(a, ca, b, cb, NULL, &res, &err));
+	RK_REQUIRE(rk_clip_compare(a, ca, b, cb, NULL, &res, &err));
 	RK_CHECK(res.frames > 1);
 	RK_CHECK(res.bones_compared >= 15);
 	RK_CHECK(worst_of(&res) < 1e-9);
-	rk_free_scene(a);
-	rk_free_scene(b);
+	rk_scene_free(a);
+	rk_scene_free(b);
 }
 
 RK_TEST(compare_shared_ybot_kick_in_metres)
@@ -540,15 +541,15 @@ RK_TEST(compare_shared_ybot_kick_in_metres)
 	const rk_anim_clip *ca = first_clip_with_tracks(a), *cb = first_clip_with_tracks(b);
 	RK_REQUIRE(ca && cb);
 	rk_compare_result res;
-	RK_REQUIRE(rk_compare_clips(a, ca, b, cb, NULL, &res, &err));
+	RK_REQUIRE(rk_clip_compare(a, ca, b, cb, NULL, &res, &err));
 	RK_CHECK(res.frames > 10);
 	RK_CHECK(res.bones_compared >= 15);
 	RK_CHECK(worst_of(&res) < 1e-9);
 	/* and the kick is a real motion: against its own static pose it differs */
-	RK_REQUIRE(rk_compare_clips(a, ca, b, NULL, NULL, &res, &err));
+	RK_REQUIRE(rk_clip_compare(a, ca, b, NULL, NULL, &res, &err));
 	RK_CHECK(res.max_rotation_angle > 10 * DEG);
-	rk_free_scene(a);
-	rk_free_scene(b);
+	rk_scene_free(a);
+	rk_scene_free(b);
 }
 
 RK_TEST_MAIN(

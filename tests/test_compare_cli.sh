@@ -3,7 +3,7 @@
 # characters written by `rigkit sample`: exit codes (0 ok, 1 usage, 2 bad
 # input), the table and summary, and --json values (a clip against itself
 # is 0; Walk against Idle is not; the T-pose source's arms are 45 degrees
-# from the A-pose avatar's at rest, as rigkit/sample.h documents).
+# from the A-pose avatar's at rest, as rigkit/demo.h documents).
 set -u
 rigkit=$1
 . "$(dirname "${BASH_SOURCE[0]}")/cli_lib.sh"   # $tmp, counters, expect, expect_text

@@ -10,9 +10,9 @@
  *      the scene model has only each node's BindPose matrix);
  *   2. load data/<fbx> with rk_load_file (load_options: target_axes,
  *      target_unit_meters), evaluate the stack at `time` with the anim API
- *      (rk_eval_pose_job, eval_options.no_extrapolation), and compute world
- *      positions / normals of mesh nodes (rk_eval_mesh_world_positions /
- *      rk_eval_mesh_world_normals);
+ *      (rk_pose_eval_job, eval_options.no_extrapolation), and compute world
+ *      positions / normals of mesh nodes (rk_mesh_world_positions_eval /
+ *      rk_mesh_world_normals_eval);
  *   3. parse the reference .obj ("Reading the .obj"), map obj meshes to FBX
  *      nodes (rules 1-4), and compare ("Ordered matching" incl. normals and
  *      UVs, "Multiset matching" as an optimal bipartite pairing).
@@ -41,6 +41,7 @@
  * report files are written then).
  */
 #include <rigkit/anim.h>
+#include <rigkit/load.h>
 #include <rigkit/math.h>
 
 #include <cjson/cJSON.h>
@@ -820,15 +821,15 @@ static bool cf_fbxmesh_build(const rk_scene *s, const rk_pose *pose, const rk_no
 		}
 	}
 	rk_vec3 *wpos = (rk_vec3 *)cf_alloc(m->vertex_count * sizeof(rk_vec3));
-	if (!rk_eval_mesh_world_positions(s, n, pose, wpos)) {
+	if (!rk_mesh_world_positions_eval(s, n, pose, wpos)) {
 		free(wpos);
-		cf_fail(r, "eval", "rk_eval_mesh_world_positions failed for node '%s'", n->name);
+		cf_fail(r, "eval", "rk_mesh_world_positions_eval failed for node '%s'", n->name);
 		return false;
 	}
 	out->deformed = n->skin != NULL || m->skin_count > 0 || m->blend_channels.count > 0;
 	/* Directive transform_skin (maya_instanced_skin): the README's extra
 	 * geometry_to_world * inv(B) for skinned instances is part of the world
-	 * positions rk_eval_mesh_world_positions returns for instanced skinned
+	 * positions rk_mesh_world_positions_eval returns for instanced skinned
 	 * meshes, so it is not applied here again: whatever the library returns
 	 * must match the reference directly, as the CLI output must. */
 	rk_vec3 *wnrm = NULL;
@@ -836,10 +837,10 @@ static bool cf_fbxmesh_build(const rk_scene *s, const rk_pose *pose, const rk_no
 		/* Ordered: undeformed meshes only (README "Normals"). Multiset: raw
 		 * skinned normals for skinned meshes. */
 		wnrm = (rk_vec3 *)cf_alloc(m->index_count * sizeof(rk_vec3));
-		if (!rk_eval_mesh_world_normals(s, n, pose, wnrm)) {
+		if (!rk_mesh_world_normals_eval(s, n, pose, wnrm)) {
 			free(wpos);
 			free(wnrm);
-			cf_fail(r, "eval", "rk_eval_mesh_world_normals failed for node '%s' (mesh has normals)", n->name);
+			cf_fail(r, "eval", "rk_mesh_world_normals_eval failed for node '%s' (mesh has normals)", n->name);
 			return false;
 		}
 	}
@@ -1297,7 +1298,7 @@ static void cf_run_entry(const cf_ctx *ctx, const cJSON *j, cf_result *r)
 	rk_scene *s = rk_load_file(path, &lo, &err);
 	if (!s) {
 		char buf[1024];
-		rk_format_error(buf, sizeof(buf), &err);
+		rk_error_format(buf, sizeof(buf), &err);
 		cf_obj_free(&obj);
 		cf_fail(r, "load", "load failed: %s", buf);
 		return;
@@ -1305,7 +1306,7 @@ static void cf_run_entry(const cf_ctx *ctx, const cJSON *j, cf_result *r)
 	/* README: entries whose obj has no faces only require a successful load. */
 	if (e.vacuous || obj.mesh_count == 0) {
 		cf_obj_free(&obj);
-		rk_free_scene(s);
+		rk_scene_free(s);
 		snprintf(r->detail, sizeof(r->detail), "vacuous: loaded (obj has no faces)");
 		return;
 	}
@@ -1313,7 +1314,7 @@ static void cf_run_entry(const cf_ctx *ctx, const cJSON *j, cf_result *r)
 	const rk_anim_clip *clip = NULL;
 	double time = 0.0;
 	if (animated && e.stack) {
-		clip = rk_find_clip(s, e.stack);
+		clip = rk_scene_find_clip(s, e.stack);
 		if (!clip) {
 			char names[512];
 			size_t len = 0;
@@ -1328,7 +1329,7 @@ static void cf_run_entry(const cf_ctx *ctx, const cJSON *j, cf_result *r)
 			cf_fail(r, "stack", "no clip named '%s' (scene has %zu: %s)", e.stack, s->clips.count,
 				s->clips.count ? names : "none");
 			cf_obj_free(&obj);
-			rk_free_scene(s);
+			rk_scene_free(s);
 			return;
 		}
 		time = e.time;
@@ -1341,23 +1342,23 @@ static void cf_run_entry(const cf_ctx *ctx, const cJSON *j, cf_result *r)
 	if (!rk_pose_init(&pose, s, pose_mem, pose_size)) {
 		free(pose_mem);
 		cf_obj_free(&obj);
-		rk_free_scene(s);
+		rk_scene_free(s);
 		cf_fail(r, "eval", "rk_pose_init failed (size %zu)", pose_size);
 		return;
 	}
-	rk_eval_pose_job job;
+	rk_pose_eval_job job;
 	memset(&job, 0, sizeof(job));
 	job.scene = s;
 	job.clip = clip;
 	job.time = time;
 	job.no_extrapolation = e.no_extrapolation;
 	job.pose = &pose;
-	if (!rk_eval_pose_validate(&job, &err) || !rk_eval_pose_run(&job)) {
+	if (!rk_pose_eval_validate(&job, &err) || !rk_pose_eval_run(&job)) {
 		char buf[1024];
-		rk_format_error(buf, sizeof(buf), &err);
+		rk_error_format(buf, sizeof(buf), &err);
 		free(pose_mem);
 		cf_obj_free(&obj);
-		rk_free_scene(s);
+		rk_scene_free(s);
 		cf_fail(r, "eval", "pose job rejected: %s", buf);
 		return;
 	}
@@ -1394,7 +1395,7 @@ static void cf_run_entry(const cf_ctx *ctx, const cJSON *j, cf_result *r)
 	free(taken);
 	free(pose_mem);
 	cf_obj_free(&obj);
-	rk_free_scene(s);
+	rk_scene_free(s);
 	snprintf(r->detail, sizeof(r->detail), "%zu meshes (%zu failing), %zu corners, %zu normals, %zu uvs compared; max error pos %.3g normal %.3g uv %.3g",
 		r->meshes, r->bad_meshes, r->corners, r->normals, r->uvs, r->max_pos_err, r->max_normal_err, r->max_uv_err);
 	if (r->status == CF_FAIL) {

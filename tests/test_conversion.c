@@ -29,18 +29,18 @@ static bool eval_at(evaluated *e, const char *path, const rk_load_opts *o, const
 	size_t ps = rk_pose_memory_size(e->scene);
 	e->mem = malloc(ps);
 	if (!e->mem || !rk_pose_init(&e->pose, e->scene, e->mem, ps)) return false;
-	rk_eval_pose_job job = { 0 };
+	rk_pose_eval_job job = { 0 };
 	job.scene = e->scene;
 	job.pose = &e->pose;
-	job.clip = clip ? rk_find_clip(e->scene, clip) : NULL;
+	job.clip = clip ? rk_scene_find_clip(e->scene, clip) : NULL;
 	job.time = t;
-	return rk_eval_pose_run(&job);
+	return rk_pose_eval_run(&job);
 }
 
 static void release(evaluated *e)
 {
 	free(e->mem);
-	rk_free_scene(e->scene);
+	rk_scene_free(e->scene);
 }
 
 /* Max difference between map(a world position) and b's, over joints and
@@ -60,7 +60,7 @@ static double compare(const evaluated *a, const evaluated *b, double k, bool z_t
 		size_t nv = na->mesh->vertex_count;
 		rk_vec3 *va = (rk_vec3 *)malloc((nv + 1) * sizeof(rk_vec3));
 		rk_vec3 *vb = (rk_vec3 *)malloc((nv + 1) * sizeof(rk_vec3));
-		if (va && vb && rk_eval_mesh_world_positions(sa, na, &a->pose, va) && rk_eval_mesh_world_positions(sb, nb, &b->pose, vb)) {
+		if (va && vb && rk_mesh_world_positions_eval(sa, na, &a->pose, va) && rk_mesh_world_positions_eval(sb, nb, &b->pose, vb)) {
 			for (size_t v = 0; v < nv; v++) {
 				rk_vec3 mv = z_to_y ? (rk_vec3){ va[v].x * k, va[v].z * k, -va[v].y * k } : rk_vec3_scale(va[v], k);
 				worst = fmax(worst, rk_vec3_length(rk_vec3_sub(mv, vb[v])));
@@ -128,7 +128,7 @@ RK_TEST(test_fbx_z_up_to_y_up)
 	if (!s) RK_SKIP("blender_340_z_up_7400_binary.fbx not found");
 	double k = s->settings.unit_meters; /* to metres */
 	bool z_up = rk_axes_equal(s->settings.axes, RK_AXES_RIGHT_HANDED_Z_UP);
-	rk_free_scene(s);
+	rk_scene_free(s);
 	RK_REQUIRE(z_up);
 	check_file(rk_t_, path, NULL, 0.0, k, RK_AXES_RIGHT_HANDED_Y_UP, true, 1e-9);
 }
@@ -169,7 +169,7 @@ RK_TEST(test_mirroring_stays_at_root)
 	RK_REQUIRE(s);
 	/* Right- to left-handed Y up flips Z: det(root) = -1. */
 	RK_CHECK_NEAR(rk_mat4_determinant3(s->root->node_to_parent), -1.0, 1e-12);
-	rk_free_scene(s);
+	rk_scene_free(s);
 }
 
 RK_TEST_MAIN(

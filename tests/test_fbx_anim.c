@@ -1,5 +1,5 @@
 /*
- * tests/test_fbx_anim.c - FBX animation reading (src/fbx/fbx_anim.c).
+ * tests/test_fbx_anim.c - FBX animation reading (src/formats/fbx/fbx_anim.c).
  *
  * Expectations come from outside the reader:
  *   - the conformance manifest (stack names per file),
@@ -63,7 +63,7 @@ static rk_scene *load_data(const char *shared, const char *name, rk_error *err)
 static void print_error(const char *what, const rk_error *err)
 {
 	char buf[2048];
-	rk_format_error(buf, sizeof(buf), err);
+	rk_error_format(buf, sizeof(buf), err);
 	fprintf(stderr, "  %s: %s\n", what, buf);
 }
 
@@ -297,7 +297,7 @@ RK_TEST(corpus_stack_names_match_manifest)
 		}
 		RK_CHECK_INT(check_scene_invariants(s), 0);
 		for (size_t c = 0; c < s->clips.count; c++) RK_CHECK(s->clips.data[c].time_end >= s->clips.data[c].time_begin);
-		rk_free_scene(s);
+		rk_scene_free(s);
 	}
 	cJSON_Delete(root);
 	RK_CHECK(files > 100);
@@ -388,7 +388,7 @@ static void check_ascii_curves(rk_test_state *rk_t_, const char *shared, const c
 	free(vv);
 	free(refs);
 	free(text);
-	rk_free_scene(s);
+	rk_scene_free(s);
 }
 
 RK_TEST(ascii_7x_curves_match_file_text)
@@ -465,7 +465,7 @@ RK_TEST(ascii_7x_time_ranges_and_flags)
 	RK_CHECK_NEAR(rk_curve_left_slope(ry, 2), 0.0, 0);
 	RK_CHECK_NEAR(ry->min_value, 0.0, 0);
 	RK_CHECK_NEAR(ry->max_value, 90.0, 0);
-	rk_free_scene(s);
+	rk_scene_free(s);
 }
 
 RK_TEST(binary_and_ascii_7x_decode_identically)
@@ -520,8 +520,8 @@ RK_TEST(binary_and_ascii_7x_decode_identically)
 				}
 			}
 		}
-		rk_free_scene(a);
-		rk_free_scene(b);
+		rk_scene_free(a);
+		rk_scene_free(b);
 	}
 }
 
@@ -572,8 +572,8 @@ RK_TEST(takes_6100_match_stacks_7700)
 				}
 			}
 		}
-		rk_free_scene(a);
-		rk_free_scene(b);
+		rk_scene_free(a);
+		rk_scene_free(b);
 	}
 }
 
@@ -625,7 +625,7 @@ RK_TEST(extrapolate_cube_curves_reproduce_reference_objs)
 		rk_error err;
 		rk_scene *s = load_data(shared, files[f], &err);
 		RK_REQUIRE(s && s->clips.count == 1);
-		const rk_node *node = rk_find_node(s, "pCube1");
+		const rk_node *node = rk_scene_find_node(s, "pCube1");
 		RK_REQUIRE(node && node->mesh && node->mesh->vertex_count == 8);
 		RK_REQUIRE(node->props.rotation_order == RK_ROTATION_XYZ);
 		RK_REQUIRE(node->props.rotation_pivot.x == 0 && node->props.scaling_pivot.y == 0 && node->props.pre_rotation.z == 0);
@@ -661,7 +661,7 @@ RK_TEST(extrapolate_cube_curves_reproduce_reference_objs)
 			if (worst > 1e-4) fprintf(stderr, "  %s %s: worst error %g\n", files[f], cases[c].obj, worst);
 			RK_CHECK(worst <= 1e-4);
 		}
-		rk_free_scene(s);
+		rk_scene_free(s);
 	}
 }
 
@@ -695,7 +695,7 @@ RK_TEST(take_6100_keys_reproduce_reference_objs)
 		RK_CHECK_NEAR(rk_curve_left_slope(sz, 1), 0.62499988079071, 1e-12);
 		RK_CHECK_NEAR(rk_curve_right_slope(sz, 1), 0.62499988079071, 1e-12);
 		RK_CHECK_NEAR(rk_curve_right_weight(sz, 1), 1.0 / 3.0, 1e-12); /* 'n': default */
-		const rk_node *node = rk_find_node(s, "Box01");
+		const rk_node *node = rk_scene_find_node(s, "Box01");
 		RK_REQUIRE(node && node->mesh && node->mesh->vertex_count > 0);
 		double cz = 0;
 		for (size_t v = 0; v < node->mesh->vertex_count; v++) cz += node->mesh->positions[v].z;
@@ -714,7 +714,7 @@ RK_TEST(take_6100_keys_reproduce_reference_objs)
 			RK_CHECK_NEAR(eval_curve(tx, cases[c].t, true, &unsupported), m.x, 1e-4);
 			RK_CHECK_NEAR(eval_curve(sz, cases[c].t, true, &unsupported) * cz, m.z, 1e-4);
 		}
-		rk_free_scene(s);
+		rk_scene_free(s);
 	}
 }
 
@@ -731,7 +731,7 @@ RK_TEST(blend_shape_weight_curves)
 	RK_REQUIRE(s && s->clips.count == 1);
 	const rk_anim_clip *clip = &s->clips.data[0];
 	RK_CHECK_STR(clip->name, "Cube|Action");
-	const rk_node *node = rk_find_node(s, "Cube");
+	const rk_node *node = rk_scene_find_node(s, "Cube");
 	RK_REQUIRE(node && node->mesh && node->mesh->blend_channels.count == 2);
 	const rk_anim_track *key = NULL, *side = NULL;
 	size_t morph = 0;
@@ -761,7 +761,7 @@ RK_TEST(blend_shape_weight_curves)
 		RK_CHECK_NEAR(eval_curve(side->curves[0], t, true, &unsupported), 100.0 * (ref[4].x - 1.0), 1e-3);
 		RK_CHECK_NEAR(eval_curve(key->curves[0], t, true, &unsupported), 100.0 * (ref[3].y - 1.0) / 2.0, 1e-3);
 	}
-	rk_free_scene(s);
+	rk_scene_free(s);
 }
 
 /* ---- hand-written files ----------------------------------------------------------------------- */
@@ -904,7 +904,7 @@ RK_TEST(hand_written_7x_flags_slopes_weights)
 	RK_CHECK_NEAR(c->min_value, 0, 0);
 	RK_CHECK_NEAR(c->max_value, 10, 0);
 	RK_CHECK_INT(s->warnings.count, 0);
-	rk_free_scene(s);
+	rk_scene_free(s);
 	free(text);
 }
 
@@ -940,7 +940,7 @@ RK_TEST(hand_written_7x_auto_tangents)
 		RK_CHECK(c->right_weight == NULL && c->left_weight == NULL);
 		RK_CHECK(c->left_slope == c->right_slope);
 		RK_CHECK((c->right_slope == NULL) == (v == 1));
-		rk_free_scene(s);
+		rk_scene_free(s);
 		free(text);
 	}
 }
@@ -977,7 +977,7 @@ RK_TEST(mixamo_curves_share_storage)
 	}
 	RK_CHECK_INT(curves, 159);
 	RK_CHECK(distinct >= 1 && distinct < 8);
-	rk_free_scene(s);
+	rk_scene_free(s);
 }
 
 RK_TEST(hostile_7x_curves_fail_or_warn)
@@ -1049,7 +1049,7 @@ RK_TEST(hostile_7x_curves_fail_or_warn)
 			RK_REQUIRE(c && c->key_count == 2);
 			RK_CHECK(c->values[0] == 0 && c->values[1] == 0);
 		}
-		rk_free_scene(s);
+		rk_scene_free(s);
 		free(text);
 	}
 }
@@ -1071,7 +1071,7 @@ RK_TEST(unusual_7x_targets)
 	RK_REQUIRE(c && c->key_count == 2);
 	RK_CHECK_INT(rk_curve_interp(c, 0), RK_INTERP_CUBIC);
 	RK_CHECK_NEAR(rk_curve_right_slope(c, 0), 0, 0);
-	rk_free_scene(s);
+	rk_scene_free(s);
 	free(text);
 
 	text = make_fbx7("\t\tDefault: 0\n", "", "");
@@ -1081,7 +1081,7 @@ RK_TEST(unusual_7x_targets)
 	RK_CHECK_INT(s->clips.data[0].layers[0].track_count, 0);
 	/* no keys: the stored LocalStart/LocalStop still give the range */
 	RK_CHECK_NEAR(s->clips.data[0].time_end, 1.0, 0);
-	rk_free_scene(s);
+	rk_scene_free(s);
 	free(text);
 }
 
@@ -1127,7 +1127,7 @@ RK_TEST(hand_written_6100_keys)
 	RK_CHECK_NEAR(rk_curve_right_slope(c, 5), 5.0 / (10000000000.0 / TICKS), 1e-9);
 	RK_CHECK_NEAR(rk_curve_left_slope(c, 5), 5.0 / (10000000000.0 / TICKS), 1e-9);
 	RK_CHECK_INT(s->warnings.count, 0);
-	rk_free_scene(s);
+	rk_scene_free(s);
 	free(text);
 }
 
@@ -1161,7 +1161,7 @@ RK_TEST(hostile_6100_key_lists)
 			RK_CHECK(s && s->warnings.count > 0);
 			if (s) RK_CHECK_INT(check_scene_invariants(s), 0);
 		}
-		rk_free_scene(s);
+		rk_scene_free(s);
 		free(text);
 	}
 }
@@ -1181,7 +1181,7 @@ RK_TEST(take_entry_of_another_class_is_ignored)
 	RK_REQUIRE(s && s->clips.count == 1);
 	RK_CHECK_INT(s->clips.data[0].layers[0].track_count, 0);
 	RK_CHECK(has_warning(s, "not a Model"));
-	rk_free_scene(s);
+	rk_scene_free(s);
 	free(other);
 	free(text);
 }
@@ -1208,7 +1208,7 @@ RK_TEST(truncations_and_allocation_failures)
 			if (s) {
 				loaded++;
 				RK_CHECK_INT(check_scene_invariants(s), 0);
-				rk_free_scene(s);
+				rk_scene_free(s);
 			} else {
 				RK_CHECK(err.code != RK_OK);
 			}
@@ -1226,7 +1226,7 @@ RK_TEST(truncations_and_allocation_failures)
 			if (s) {
 				done = true;
 				RK_CHECK(only_curve(s) != NULL || s->clips.count == 1);
-				rk_free_scene(s);
+				rk_scene_free(s);
 			} else if (err.code != RK_ERROR_LIMIT && err.code != RK_ERROR_OUT_OF_MEMORY) {
 				fprintf(stderr, "  allocation limit %zu: error code %d\n", limit, (int)err.code);
 				print_error("error", &err);

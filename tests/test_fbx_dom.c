@@ -1,5 +1,5 @@
 /*
- * tests/test_fbx_dom.c - the FBX document parser (src/fbx/fbx_dom.c).
+ * tests/test_fbx_dom.c - the FBX document parser (src/formats/fbx/fbx_dom.c).
  *
  * Real files come from the shared folder (rk_test_shared_dir(); tests that
  * need it are skipped when it is absent). Hand-built binary files are written
@@ -13,7 +13,7 @@
  * files, 200 instead of 1000 corruptions per file) for much slower setups
  * such as valgrind. RIGKIT_TEST_VERBOSE=1 prints allocation counts.
  */
-#include "fbx/fbx_dom.h"
+#include "formats/fbx/fbx_dom.h"
 #include "rk_test.h"
 
 #include <dirent.h>
@@ -169,7 +169,7 @@ RK_TEST(corpus_all_files_parse)
 		parse_bytes(&p, f.data, f.size, NULL);
 		if (!p.ok) {
 			char msg[1024];
-			rk_format_error(msg, sizeof(msg), &p.err);
+			rk_error_format(msg, sizeof(msg), &p.err);
 			fprintf(stderr, "  %s: %s\n", list[i], msg);
 		}
 		RK_CHECK(p.ok);

@@ -1,5 +1,5 @@
 /*
- * tests/test_fbx_legacy.c - the legacy FBX layout (src/fbx/fbx_legacy.c):
+ * tests/test_fbx_legacy.c - the legacy FBX layout (src/formats/fbx/fbx_legacy.c):
  * 3000/5000 binary and 5800 binary/ASCII files whose Models sit at the top
  * level of the document.
  *
@@ -48,7 +48,7 @@ static rk_scene *load_data(const char *shared, const char *name, rk_error *err)
 	rk_scene *s = rk_load_file(path, NULL, err);
 	if (!s) {
 		char buf[2048];
-		rk_format_error(buf, sizeof(buf), err);
+		rk_error_format(buf, sizeof(buf), err);
 		fprintf(stderr, "  load %s: %s\n", name, buf);
 	}
 	return s;
@@ -190,7 +190,7 @@ static int validate_scene(const rk_scene *s)
 					VCHECK(ch->targets[t].vertex_indices[k] < m->vertex_count);
 		}
 		for (size_t k = 0; k < m->skin_count; k++) {
-			const rk_skin *sk = m->skins[k];
+			const rk_skin_deformer *sk = m->skins[k];
 			VCHECK(sk->vertex_count == m->vertex_count);
 			VCHECK(sk->weight_begin[0] == 0 && sk->weight_begin[sk->vertex_count] == sk->weight_count);
 			for (size_t v = 0; v < sk->vertex_count; v++) VCHECK(sk->weight_begin[v] <= sk->weight_begin[v + 1]);
@@ -263,7 +263,7 @@ RK_TEST(test_legacy_cube_5000)
 	RK_CHECK_INT(validate_scene(s), 0);
 	RK_CHECK_INT(s->settings.fbx_version, 5000);
 	RK_CHECK_INT(s->nodes.count, 3);
-	rk_node *root = rk_find_node(s, "Fbx_Root"), *box = rk_find_node(s, "Box01");
+	rk_node *root = rk_scene_find_node(s, "Fbx_Root"), *box = rk_scene_find_node(s, "Box01");
 	RK_REQUIRE(root && box);
 	RK_CHECK(root->parent == s->root);
 	RK_CHECK(box->parent == root);
@@ -281,7 +281,7 @@ RK_TEST(test_legacy_cube_5000)
 	double e = compare_static(box, &o, &o.groups[0], 1e-3);
 	RK_CHECK(e >= 0.0 && e < 1e-3);
 	obj_free(&o);
-	rk_free_scene(s);
+	rk_scene_free(s);
 }
 
 /* max6_teapot_3000_binary.fbx (FBX 3000): Fbx_Root -> Teapot01, T Default
@@ -295,9 +295,9 @@ RK_TEST(test_legacy_teapot_3000)
 	obj_file o;
 	RK_REQUIRE(obj_load(shared, "max6_teapot.obj", &o));
 	RK_CHECK_INT(validate_scene(s), 0);
-	rk_node *tp = rk_find_node(s, "Teapot01");
+	rk_node *tp = rk_scene_find_node(s, "Teapot01");
 	RK_REQUIRE(tp && tp->mesh);
-	RK_CHECK(tp->parent == rk_find_node(s, "Fbx_Root"));
+	RK_CHECK(tp->parent == rk_scene_find_node(s, "Fbx_Root"));
 	RK_CHECK_NEAR(tp->props.translation.x, -13.8741, 1e-4);
 	RK_CHECK_NEAR(tp->props.translation.y, -31.9136, 1e-4);
 	RK_CHECK_NEAR(tp->props.rotation.z, -49.1782, 1e-4);
@@ -308,7 +308,7 @@ RK_TEST(test_legacy_teapot_3000)
 	double e = compare_static(tp, &o, &o.groups[0], 1e-3);
 	RK_CHECK(e >= 0.0 && e < 1e-3);
 	obj_free(&o);
-	rk_free_scene(s);
+	rk_scene_free(s);
 }
 
 /* max2009_blob_5800_{binary,ascii}.fbx: Models FDirect02/Omni01/Fspot01
@@ -329,14 +329,14 @@ static void check_blob(rk_test_state *rk_t_, const char *shared, const char *fil
 	RK_CHECK_INT(s->meshes.count, 17);
 	RK_CHECK_INT(s->materials.count, 7);
 	RK_CHECK_NEAR(s->settings.frame_rate, 30.0, 0.0); /* Settings: FrameRate: "30" */
-	rk_node *box = rk_find_node(s, "Box01");
+	rk_node *box = rk_scene_find_node(s, "Box01");
 	RK_REQUIRE(box && box->mesh);
 	RK_CHECK(box->parent == s->root);
 	RK_CHECK_INT(box->children.count, 16);
-	RK_CHECK_INT(rk_find_node(s, "Omni01")->kind, RK_NODE_LIGHT);
-	RK_CHECK_INT(rk_find_node(s, "Camera01")->kind, RK_NODE_CAMERA);
+	RK_CHECK_INT(rk_scene_find_node(s, "Omni01")->kind, RK_NODE_LIGHT);
+	RK_CHECK_INT(rk_scene_find_node(s, "Camera01")->kind, RK_NODE_CAMERA);
 	/* Take Default of FDirect02: T 25.8811,-53.899,113.886, R 27.5978,-0,0 */
-	const rk_node *fd = rk_find_node(s, "FDirect02");
+	const rk_node *fd = rk_scene_find_node(s, "FDirect02");
 	RK_CHECK_NEAR(fd->props.translation.x, 25.8811, 1e-4);
 	RK_CHECK_NEAR(fd->props.translation.z, 113.886, 1e-3);
 	RK_CHECK_NEAR(fd->props.rotation.x, 27.5978, 1e-4);
@@ -350,7 +350,7 @@ static void check_blob(rk_test_state *rk_t_, const char *shared, const char *fil
 	char name[32];
 	for (int k = 4; k <= 19; k++) {
 		snprintf(name, sizeof(name), "Pyramid%02d", k);
-		rk_node *p = rk_find_node(s, name);
+		rk_node *p = rk_scene_find_node(s, name);
 		RK_CHECK(p && p->parent == box && p->mesh);
 	}
 	size_t faces = 0, verts = 0;
@@ -361,7 +361,7 @@ static void check_blob(rk_test_state *rk_t_, const char *shared, const char *fil
 	RK_CHECK_INT(faces, o.face_count);
 	RK_CHECK_INT(verts, o.v_count);
 	for (size_t g = 0; g < o.group_count; g++) {
-		rk_node *n = rk_find_node(s, o.groups[g].name);
+		rk_node *n = rk_scene_find_node(s, o.groups[g].name);
 		RK_CHECK(n != NULL);
 		if (!n) continue;
 		double e = compare_static(n, &o, &o.groups[g], 1e-3);
@@ -369,7 +369,7 @@ static void check_blob(rk_test_state *rk_t_, const char *shared, const char *fil
 		RK_CHECK(e >= 0.0 && e < 1e-3);
 	}
 	obj_free(&o);
-	rk_free_scene(s);
+	rk_scene_free(s);
 }
 
 RK_TEST(test_legacy_blob_5800_binary)
@@ -398,15 +398,15 @@ RK_TEST(test_legacy_skin_5000)
 	obj_file o;
 	RK_REQUIRE(obj_load(shared, "max7_skin_5.obj", &o));
 	RK_CHECK_INT(validate_scene(s), 0);
-	rk_node *fr = rk_find_node(s, "Fbx_Root"), *box = rk_find_node(s, "Box01");
+	rk_node *fr = rk_scene_find_node(s, "Fbx_Root"), *box = rk_scene_find_node(s, "Box01");
 	RK_REQUIRE(fr && box && box->mesh && box->skin);
 	RK_CHECK(child_index(fr, "Box01") == 0 && child_index(fr, "Bone01") == 1);
 	const char *bones[4] = { "Bone01", "Bone02", "Bone03", "Bone04" };
 	const size_t counts[4] = { 137, 144, 105, 41 };
 	for (int i = 0; i < 4; i++) {
-		rk_node *b = rk_find_node(s, bones[i]);
+		rk_node *b = rk_scene_find_node(s, bones[i]);
 		RK_REQUIRE(b);
-		RK_CHECK(b->parent == (i ? rk_find_node(s, bones[i - 1]) : fr));
+		RK_CHECK(b->parent == (i ? rk_scene_find_node(s, bones[i - 1]) : fr));
 		RK_CHECK_INT(b->kind, RK_NODE_JOINT);
 		RK_CHECK(b->has_bind_pose);
 		RK_CHECK(box->skin->joints[i].node == b);
@@ -417,16 +417,16 @@ RK_TEST(test_legacy_skin_5000)
 	RK_CHECK_INT(box->skin->joint_count, 4);
 	RK_CHECK(box->skin->weight_begin[1] - box->skin->weight_begin[0] >= 1);
 	RK_CHECK_NEAR(box->skin->weights[box->skin->weight_begin[0]].weight, 1.0, 1e-6);
-	RK_CHECK_NEAR(rk_find_node(s, "Bone02")->props.translation.x, 30.0, 1e-9);
+	RK_CHECK_NEAR(rk_scene_find_node(s, "Bone02")->props.translation.x, 30.0, 1e-9);
 	RK_CHECK_INT(box->mesh->vertex_count, o.v_count);
 	RK_CHECK_INT(box->mesh->face_count, o.face_count);
 	RK_CHECK_INT(box->mesh->index_count, o.corner_count);
-	rk_anim_clip *clip = rk_find_clip(s, "Take 001");
+	rk_anim_clip *clip = rk_scene_find_clip(s, "Take 001");
 	RK_REQUIRE(clip);
 	RK_CHECK_NEAR(clip->time_end, 30790772000.0 / 46186158000.0, 1e-12);
-	RK_CHECK(find_track(clip, rk_find_node(s, "Bone01"), RK_TARGET_ROTATION_EULER) != NULL);
+	RK_CHECK(find_track(clip, rk_scene_find_node(s, "Bone01"), RK_TARGET_ROTATION_EULER) != NULL);
 	obj_free(&o);
-	rk_free_scene(s);
+	rk_scene_free(s);
 }
 
 /* max7_blend_cube_5000_binary.fbx: Box01 with Shape "Box02" and "Box03"
@@ -441,7 +441,7 @@ RK_TEST(test_legacy_blend_5000)
 	obj_file o;
 	RK_REQUIRE(obj_load(shared, "max7_blend_cube_8.obj", &o));
 	RK_CHECK_INT(validate_scene(s), 0);
-	rk_node *box = rk_find_node(s, "Box01");
+	rk_node *box = rk_scene_find_node(s, "Box01");
 	RK_REQUIRE(box && box->mesh && box->blend_weights);
 	const rk_mesh *m = box->mesh;
 	RK_CHECK_INT(m->face_count, o.face_count);
@@ -453,7 +453,7 @@ RK_TEST(test_legacy_blend_5000)
 	RK_CHECK_NEAR(m->blend_channels.data[1].default_weight, 0.896, 1e-6);
 	RK_CHECK_INT(m->blend_channels.data[0].targets[0].offset_count, 16);
 	RK_CHECK_NEAR(box->blend_weights[1], 0.896, 1e-6);
-	rk_anim_clip *clip = rk_find_clip(s, "Take 001");
+	rk_anim_clip *clip = rk_scene_find_clip(s, "Take 001");
 	RK_REQUIRE(clip);
 	size_t morph = 0;
 	for (size_t l = 0; l < clip->layer_count; l++)
@@ -461,7 +461,7 @@ RK_TEST(test_legacy_blend_5000)
 			if (clip->layers[l].tracks[t].target == RK_TARGET_MORPH_WEIGHTS && clip->layers[l].tracks[t].node == box) morph++;
 	RK_CHECK_INT(morph, 2);
 	obj_free(&o);
-	rk_free_scene(s);
+	rk_scene_free(s);
 }
 
 /* max2009_cube_anim_5800_{ascii,binary}.fbx: no channels on the Model, the
@@ -473,14 +473,14 @@ static void check_cube_anim(rk_test_state *rk_t_, const char *shared, const char
 	rk_scene *s = load_data(shared, file, &err);
 	RK_REQUIRE(s);
 	RK_CHECK_INT(validate_scene(s), 0);
-	rk_node *box = rk_find_node(s, "Box01");
+	rk_node *box = rk_scene_find_node(s, "Box01");
 	RK_REQUIRE(box && box->mesh);
 	RK_CHECK_INT(box->mesh->vertex_count, 8);
 	RK_CHECK_INT(box->mesh->face_count, 12);
 	RK_CHECK(box->mesh->normals.exists && box->mesh->normals.value_count == 36); /* per corner */
 	RK_CHECK_NEAR(box->props.rotation.z, -146.25, 1e-9);
 	RK_CHECK_NEAR(box->props.scaling.x, 1.95312476158142, 1e-6);
-	rk_anim_clip *clip = rk_find_clip(s, "Take 001");
+	rk_anim_clip *clip = rk_scene_find_clip(s, "Take 001");
 	RK_REQUIRE(clip);
 	RK_CHECK_NEAR(clip->time_begin, 0.0, 0.0);
 	RK_CHECK_NEAR(clip->time_end, 2.0, 1e-12);
@@ -490,7 +490,7 @@ static void check_cube_anim(rk_test_state *rk_t_, const char *shared, const char
 	RK_CHECK_NEAR(t->curves[0]->times[1], 1.0, 1e-12);
 	RK_CHECK_NEAR(t->curves[0]->values[1], -70.0, 1e-9);
 	RK_CHECK_NEAR(t->curves[0]->values[2], 70.0, 1e-9);
-	rk_free_scene(s);
+	rk_scene_free(s);
 }
 
 RK_TEST(test_legacy_cube_anim_5800_ascii)
@@ -530,7 +530,7 @@ static void check_truncations(rk_test_state *rk_t_, const char *shared, const ch
 			int bad = validate_scene(s);
 			if (bad) fprintf(stderr, "  %s truncated at %zu: %d invariant failures\n", file, len, bad);
 			RK_CHECK_INT(bad, 0);
-			rk_free_scene(s);
+			rk_scene_free(s);
 		} else {
 			failed++;
 			RK_CHECK(err.code != RK_OK);
@@ -585,7 +585,7 @@ RK_TEST(test_legacy_hierarchy_hostile)
 	RK_REQUIRE(s);
 	RK_CHECK_INT(validate_scene(s), 0);
 	RK_CHECK_INT(s->nodes.count, 6); /* root, A, B, C, D, second C */
-	rk_node *a = rk_find_node(s, "A"), *b = rk_find_node(s, "B"), *c = rk_find_node(s, "C"), *d = rk_find_node(s, "D");
+	rk_node *a = rk_scene_find_node(s, "A"), *b = rk_scene_find_node(s, "B"), *c = rk_scene_find_node(s, "C"), *d = rk_scene_find_node(s, "D");
 	RK_REQUIRE(a && b && c && d);
 	/* A -> B -> C -> A is a cycle: one link is cut, the rest stays. */
 	RK_CHECK(b->parent == a && c->parent == b);
@@ -594,7 +594,7 @@ RK_TEST(test_legacy_hierarchy_hostile)
 	RK_CHECK(has_warning(s, "cycle") || has_warning(s, "another parent"));
 	RK_CHECK(has_warning(s, "not Models"));
 	RK_CHECK(has_warning(s, "several Models"));
-	rk_free_scene(s);
+	rk_scene_free(s);
 }
 
 /* Geometry with bad counts and out-of-range references everywhere. */
@@ -621,7 +621,7 @@ RK_TEST(test_legacy_geometry_hostile)
 		"}\n", &err);
 	RK_REQUIRE(s);
 	RK_CHECK_INT(validate_scene(s), 0);
-	rk_node *m = rk_find_node(s, "M");
+	rk_node *m = rk_scene_find_node(s, "M");
 	RK_REQUIRE(m && m->mesh);
 	RK_CHECK_INT(m->mesh->face_count, 3);
 	RK_CHECK_INT(m->mesh->index_count, 8);
@@ -636,7 +636,7 @@ RK_TEST(test_legacy_geometry_hostile)
 	RK_CHECK_NEAR(m->materials.data[0]->base_color.w, 1.0, 0.0); /* Alpha 7 is not an opacity */
 	RK_CHECK(has_warning(s, "out of range"));
 	RK_CHECK(has_warning(s, "not 16 finite numbers"));
-	rk_free_scene(s);
+	rk_scene_free(s);
 }
 
 /* Values of the wrong type where names, numbers and arrays are expected. */
@@ -667,14 +667,14 @@ RK_TEST(test_legacy_types_hostile)
 		}
 		RK_CHECK_INT(validate_scene(s), 0);
 		if (i == 6) {
-			rk_node *m = rk_find_node(s, "M");
+			rk_node *m = rk_scene_find_node(s, "M");
 			RK_CHECK(m && fabs(m->props.rotation.z - 45.0) < 1e-12);
 		}
 		if (i == 7) {
-			rk_node *m = rk_find_node(s, "M");
+			rk_node *m = rk_scene_find_node(s, "M");
 			RK_CHECK(m && !m->has_bind_pose);
 		}
-		rk_free_scene(s);
+		rk_scene_free(s);
 	}
 	/* every truncation of the hostile geometry document */
 	static const char geo[] = HEADER
@@ -693,7 +693,7 @@ RK_TEST(test_legacy_types_hostile)
 		rk_scene *s = rk_load_memory(copy, len, NULL, &err);
 		if (s) {
 			RK_CHECK_INT(validate_scene(s), 0);
-			rk_free_scene(s);
+			rk_scene_free(s);
 		} else {
 			RK_CHECK(err.code != RK_OK);
 		}
@@ -721,7 +721,7 @@ RK_TEST(test_legacy_allocation_failures)
 		rk_scene *s = rk_load_memory(data, size, &opts, &err);
 		if (s) {
 			RK_CHECK_INT(validate_scene(s), 0);
-			rk_free_scene(s);
+			rk_scene_free(s);
 			successes++;
 			break;
 		}

@@ -67,7 +67,7 @@ static int load_and_use(const unsigned char *data, size_t size)
 	rk_vec3 *nrm = (rk_vec3 *)malloc((maxc + 1) * sizeof(rk_vec3));
 	if (mem && pos && nrm && rk_pose_init(&pose, s, mem, ps)) {
 		for (int pass = 0; pass < 2; pass++) {
-			rk_eval_pose_job job = { 0 };
+			rk_pose_eval_job job = { 0 };
 			job.scene = s;
 			job.pose = &pose;
 			if (pass == 1) {
@@ -76,19 +76,19 @@ static int load_and_use(const unsigned char *data, size_t size)
 				double t = 0.5 * (job.clip->time_begin + job.clip->time_end);
 				job.time = isfinite(t) ? t : 0.0;
 			}
-			if (!rk_eval_pose_run(&job)) continue;
+			if (!rk_pose_eval_run(&job)) continue;
 			for (size_t i = 0; i < s->nodes.count; i++) {
 				const rk_node *n = &s->nodes.data[i];
 				if (!n->mesh) continue;
-				rk_eval_mesh_world_positions(s, n, &pose, pos);
-				rk_eval_mesh_world_normals(s, n, &pose, nrm);
+				rk_mesh_world_positions_eval(s, n, &pose, pos);
+				rk_mesh_world_normals_eval(s, n, &pose, nrm);
 			}
 		}
 	}
 	free(mem);
 	free(pos);
 	free(nrm);
-	rk_free_scene(s);
+	rk_scene_free(s);
 	return 1;
 }
 
@@ -196,19 +196,19 @@ RK_TEST(test_limits)
 	RK_CHECK(s == NULL);
 	RK_CHECK_INT(err.code, RK_ERROR_LIMIT);
 	RK_CHECK(strstr(err.file, "ybot.fbx") != NULL);
-	rk_free_scene(s);
+	rk_scene_free(s);
 	o.memory_limit = 0;
 	o.max_elements = 1000; /* arrays of tens of thousands of elements */
 	s = rk_load_file(path, &o, &err);
 	RK_CHECK(s == NULL);
 	RK_CHECK_INT(err.code, RK_ERROR_LIMIT);
-	rk_free_scene(s);
+	rk_scene_free(s);
 	o.max_elements = 0;
 	o.file_size_limit = 1000;
 	s = rk_load_file(path, &o, &err);
 	RK_CHECK(s == NULL);
 	RK_CHECK_INT(err.code, RK_ERROR_LIMIT);
-	rk_free_scene(s);
+	rk_scene_free(s);
 }
 
 RK_TEST_MAIN(

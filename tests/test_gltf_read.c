@@ -30,7 +30,7 @@
  *                     min(x['min'][0] for x in ins), max(x['max'][0] for x in ins))
  *       EOF
  *
- *     ("rk_skins" counts one rk_skin per (skin, mesh) pair used by nodes plus
+ *     ("rk_skins" counts one rk_skin_deformer per (skin, mesh) pair used by nodes plus
  *     unused skins, as gltf_load.c documents; readyplayer.me.glb's 67 bones
  *     and 10 meshes also match SOURCES.md.)
  *   - accessor min/max of POSITION are read from the JSON at run time with
@@ -52,7 +52,8 @@
 #include "rk_test.h"
 
 #include "rigkit/scene.h"
-#include "gltf/gltf_internal.h"
+#include "rigkit/load.h"
+#include "formats/gltf/gltf_internal.h"
 
 #include <cjson/cJSON.h>
 #include <locale.h>
@@ -163,7 +164,7 @@ static const rk_warning *find_warning(const rk_scene *s, const char *needle)
 static void print_error(const char *what, const rk_error *err)
 {
 	char buf[1024];
-	rk_format_error(buf, sizeof(buf), err);
+	rk_error_format(buf, sizeof(buf), err);
 	fprintf(stderr, "%s: %s\n", what, buf);
 }
 
@@ -243,7 +244,7 @@ static int scene_violations(const rk_scene *s)
 		}
 	}
 	for (size_t k = 0; k < s->skins.count; k++) {
-		const rk_skin *sk = &s->skins.data[k];
+		const rk_skin_deformer *sk = &s->skins.data[k];
 		if (sk->weight_begin[0] != 0 || sk->weight_begin[sk->vertex_count] != sk->weight_count) bad++;
 		for (size_t v = 0; v < sk->vertex_count; v++) {
 			if (sk->weight_begin[v + 1] < sk->weight_begin[v]) { bad++; break; }
@@ -345,12 +346,12 @@ RK_TEST(shared_glbs_load)
 		for (size_t c = 0; c < clips && c < s->clips.count; c++) {
 			const rk_anim_clip *clip = &s->clips.data[c];
 			RK_CHECK_STR(clip->name, e->clips[c]);
-			RK_CHECK(rk_find_clip(s, e->clips[c]) == clip);
+			RK_CHECK(rk_scene_find_clip(s, e->clips[c]) == clip);
 			RK_CHECK_INT(clip->layer_count, 1);
 			RK_CHECK_INT(clip->layers[0].track_count, e->channels);
 			RK_CHECK_NEAR(clip->time_end, e->time_end[c], 1e-6);
 		}
-		/* Skinned mesh nodes point at the rk_skin of their mesh. */
+		/* Skinned mesh nodes point at the rk_skin_deformer of their mesh. */
 		for (size_t i = 0; i < s->nodes.count; i++) {
 			const rk_node *n = &s->nodes.data[i];
 			if (!n->skin) continue;
@@ -359,7 +360,7 @@ RK_TEST(shared_glbs_load)
 		}
 		bool stride_warning = find_warning(s, "byteStride") != NULL;
 		RK_CHECK(stride_warning == (strcmp(e->file, "Soldier.glb") == 0));
-		rk_free_scene(s);
+		rk_scene_free(s);
 	}
 }
 
@@ -371,7 +372,7 @@ RK_TEST(shared_glb_details)
 	/* Soldier: root "Character" with -90 deg about X and scale 0.01 (SOURCES.md). */
 	rk_scene *s = rk_load_file(path, NULL, &err);
 	RK_REQUIRE(s != NULL);
-	const rk_node *ch = rk_find_node(s, "Character");
+	const rk_node *ch = rk_scene_find_node(s, "Character");
 	RK_REQUIRE(ch != NULL);
 	RK_CHECK(ch->parent == s->root);
 	RK_CHECK_NEAR(ch->local.rotation.x, -0.7071067690849304, 1e-7);
@@ -379,8 +380,8 @@ RK_TEST(shared_glb_details)
 	RK_CHECK_NEAR(ch->local.scale.y, 0.01, 1e-8);
 	RK_CHECK_NEAR(ch->props.rotation.x, -90.0, 1e-5);
 	RK_CHECK(!ch->has_fbx_props);
-	RK_CHECK(rk_find_node(s, "mixamorig:Hips") != NULL);
-	RK_CHECK(s->skins.data[0].skeleton_root == rk_find_node(s, "mixamorig:Hips"));
+	RK_CHECK(rk_scene_find_node(s, "mixamorig:Hips") != NULL);
+	RK_CHECK(s->skins.data[0].skeleton_root == rk_scene_find_node(s, "mixamorig:Hips"));
 	RK_CHECK_STR(s->settings.creator, "blendergltf v1.2.0");
 	RK_CHECK_STR(s->materials.data[0].name, "Vanguard_VisorMat");
 	RK_CHECK(s->materials.data[0].normal_texture.texture == &s->textures.data[0]);
@@ -390,25 +391,25 @@ RK_TEST(shared_glb_details)
 	const rk_warning *w = find_warning(s, "byteStride");
 	RK_CHECK(w != NULL && w->path[0] == '/');
 	/* Bind pose: joint_to_world_bind * mesh_to_joint == mesh_to_world_bind. */
-	const rk_skin *sk = &s->skins.data[0];
+	const rk_skin_deformer *sk = &s->skins.data[0];
 	for (size_t j = 0; j < sk->joint_count; j++) {
 		rk_mat4 back = rk_mat4_mul(sk->joints[j].joint_to_world_bind, sk->joints[j].mesh_to_joint);
 		RK_CHECK(rk_mat4_max_diff(back, sk->joints[j].mesh_to_world_bind) < 1e-6);
 	}
-	rk_free_scene(s);
+	rk_scene_free(s);
 
 	/* Xbot: Armature's children keep the file order [67, 68, 66]. */
 	shared_path(path, sizeof(path), "Xbot.glb");
 	s = rk_load_file(path, NULL, &err);
 	RK_REQUIRE(s != NULL);
-	const rk_node *arm = rk_find_node(s, "Armature");
+	const rk_node *arm = rk_scene_find_node(s, "Armature");
 	RK_REQUIRE(arm != NULL && arm->children.count == 3);
 	RK_CHECK_STR(arm->children.data[0]->name, "Beta_Joints");
 	RK_CHECK_STR(arm->children.data[1]->name, "Beta_Surface");
 	RK_CHECK_STR(arm->children.data[2]->name, "mixamorig:Hips");
 	RK_CHECK_NEAR(arm->local.scale.x, 0.009999999776482582, 1e-12);
 	RK_CHECK_INT(arm->source_id, 69);
-	rk_free_scene(s);
+	rk_scene_free(s);
 
 	/* Flamingo: unnamed node, morph target names, weights animation. */
 	shared_path(path, sizeof(path), "Flamingo.glb");
@@ -425,7 +426,7 @@ RK_TEST(shared_glb_details)
 	RK_CHECK_INT(tr->key_count, 15);
 	RK_CHECK_INT(mesh->colors.count, 1);
 	RK_CHECK_STR(mesh->uv_sets.data[0].name, "TEXCOORD_0");
-	rk_free_scene(s);
+	rk_scene_free(s);
 
 	/* readyplayer.me: 67 bones in its one glTF skin, shared by 10 meshes. */
 	shared_path(path, sizeof(path), "readyplayer.me.glb");
@@ -434,11 +435,11 @@ RK_TEST(shared_glb_details)
 	for (size_t k = 0; k < s->skins.count; k++) {
 		RK_CHECK_INT(s->skins.data[k].joint_count, 67);
 		RK_CHECK_STR(s->skins.data[k].name, "Armature");
-		RK_CHECK(s->skins.data[k].skeleton_root == rk_find_node(s, "Hips"));
+		RK_CHECK(s->skins.data[k].skeleton_root == rk_scene_find_node(s, "Hips"));
 	}
 	RK_CHECK_STR(s->meshes.data[2].name, "Wolf3D_Head");
 	RK_CHECK_STR(s->meshes.data[2].blend_channels.data[0].name, "mouthOpen");
-	rk_free_scene(s);
+	rk_scene_free(s);
 }
 
 /* POSITION bounds of the loaded meshes equal accessor.min/max in the JSON. */
@@ -483,7 +484,7 @@ RK_TEST(shared_position_bounds)
 			checked++;
 		}
 		RK_CHECK(checked == s->meshes.count);
-		rk_free_scene(s);
+		rk_scene_free(s);
 		cJSON_Delete(root);
 		free(data);
 	}
@@ -549,7 +550,7 @@ RK_TEST(sparse_accessor)
 	RK_CHECK(s->meshes.data[0].materials.data[0] == &s->materials.data[0]);
 	RK_CHECK(s->meshes.data[1].materials.data[0] == &s->materials.data[0]);
 	RK_CHECK_NEAR(s->materials.data[0].metallic, 1.0, 0.0);
-	rk_free_scene(s);
+	rk_scene_free(s);
 	free(doc);
 }
 
@@ -590,12 +591,12 @@ RK_TEST(normalized_ubyte_weights)
 	RK_CHECK_INT(scene_violations(s), 0);
 	RK_CHECK_STR(s->settings.creator, "rigkit test");
 	RK_REQUIRE(s->skins.count == 1);
-	const rk_skin *sk = &s->skins.data[0];
+	const rk_skin_deformer *sk = &s->skins.data[0];
 	RK_CHECK_STR(sk->name, "rig");
 	RK_REQUIRE(sk->joint_count == 3 && sk->vertex_count == 3);
-	RK_CHECK(sk->joints[0].node == rk_find_node(s, "hip"));
-	RK_CHECK(sk->joints[2].node == rk_find_node(s, "head"));
-	RK_CHECK(sk->skeleton_root == rk_find_node(s, "hip"));
+	RK_CHECK(sk->joints[0].node == rk_scene_find_node(s, "hip"));
+	RK_CHECK(sk->joints[2].node == rk_scene_find_node(s, "head"));
+	RK_CHECK(sk->skeleton_root == rk_scene_find_node(s, "hip"));
 	RK_CHECK(rk_mat4_max_diff(sk->joints[1].mesh_to_joint, rk_mat4_identity()) == 0.0);
 	RK_CHECK_INT(sk->weight_begin[0], 0);
 	RK_CHECK_INT(sk->weight_begin[1], 1);
@@ -614,16 +615,16 @@ RK_TEST(normalized_ubyte_weights)
 	/* v2: joint 2 at 1.0; joint 9 (out of range) has weight 0: dropped, warned */
 	RK_CHECK_INT(sk->weights[3].joint, 2);
 	RK_CHECK(find_warning(s, "zero weight") != NULL);
-	const rk_node *body = rk_find_node(s, "body");
+	const rk_node *body = rk_scene_find_node(s, "body");
 	RK_REQUIRE(body != NULL);
 	RK_CHECK(body->skin == sk);
 	RK_CHECK_INT(body->kind, RK_NODE_MESH);
 	RK_CHECK(body->mesh->skin_count == 1 && body->mesh->skins[0] == sk);
-	RK_CHECK_INT(rk_find_node(s, "spine")->kind, RK_NODE_JOINT);
-	RK_CHECK_INT(rk_find_node(s, "head")->depth, 3);
+	RK_CHECK_INT(rk_scene_find_node(s, "spine")->kind, RK_NODE_JOINT);
+	RK_CHECK_INT(rk_scene_find_node(s, "head")->depth, 3);
 	/* identity IBMs and mesh node: bind pose of joint = inverse(IBM) = identity */
 	RK_CHECK(rk_mat4_max_diff(sk->joints[0].joint_to_world_bind, rk_mat4_identity()) < 1e-12);
-	rk_free_scene(s);
+	rk_scene_free(s);
 	free(doc);
 }
 
@@ -663,7 +664,7 @@ RK_TEST(float_weights)
 	RK_REQUIRE(s != NULL);
 	RK_CHECK_INT(scene_violations(s), 0);
 	RK_REQUIRE(s->skins.count == 1);
-	const rk_skin *sk = &s->skins.data[0];
+	const rk_skin_deformer *sk = &s->skins.data[0];
 	RK_REQUIRE(sk->vertex_count == 3);
 	RK_CHECK_INT(sk->weight_begin[0], 0);
 	RK_CHECK_INT(sk->weight_begin[1], 3);
@@ -683,7 +684,7 @@ RK_TEST(float_weights)
 	RK_CHECK(find_warning(s, "negative or NaN") != NULL);
 	const rk_warning *w = find_warning(s, "zero weight");
 	RK_CHECK(w != NULL && strcmp(w->path, "/meshes/0/primitives/0/attributes/JOINTS_0") == 0);
-	rk_free_scene(s);
+	rk_scene_free(s);
 	free(doc);
 
 	/* a weighted joint index out of range is an error at JOINTS_0 */
@@ -741,7 +742,7 @@ RK_TEST(two_influence_sets)
 	if (!s) print_error("skin8", &err);
 	RK_REQUIRE(s != NULL);
 	RK_CHECK_INT(scene_violations(s), 0);
-	const rk_skin *sk = &s->skins.data[0];
+	const rk_skin_deformer *sk = &s->skins.data[0];
 	RK_REQUIRE(sk->weight_count == 9);
 	RK_CHECK_INT(sk->max_weights_per_vertex, 5);
 	static const uint32_t joints[9] = { 4, 5, 1, 0, 2, 5, 4, 0, 1 };
@@ -754,7 +755,7 @@ RK_TEST(two_influence_sets)
 	RK_CHECK_INT(sk->weight_begin[2], 7);
 	/* the joints' only common ancestor is the synthetic root */
 	RK_CHECK(sk->skeleton_root == NULL);
-	rk_free_scene(s);
+	rk_scene_free(s);
 	free(doc);
 }
 
@@ -838,7 +839,7 @@ RK_TEST(byte_stride_strip_fan_and_primitives)
 	RK_CHECK(find_warning(s, "point and line") != NULL);
 	RK_REQUIRE(s->materials.count == 2);
 	RK_CHECK_STR(s->materials.data[1].name, "default");
-	rk_free_scene(s);
+	rk_scene_free(s);
 	free(doc);
 }
 
@@ -918,7 +919,7 @@ RK_TEST(component_types)
 	/* UNSIGNED_INT indices */
 	RK_CHECK_INT(m->vertex_indices[0], 2);
 	RK_CHECK_INT(m->vertex_indices[2], 0);
-	rk_free_scene(s);
+	rk_scene_free(s);
 	free(doc);
 }
 
@@ -939,7 +940,7 @@ RK_TEST(matrix_nodes)
 	RK_REQUIRE(s != NULL);
 	RK_CHECK_INT(scene_violations(s), 0);
 	/* M = T(1,2,3) * Rz(90) * S(2,3,4) */
-	const rk_node *n = rk_find_node(s, "m");
+	const rk_node *n = rk_scene_find_node(s, "m");
 	RK_REQUIRE(n != NULL);
 	RK_CHECK_NEAR(n->local.translation.x, 1.0, 1e-12);
 	RK_CHECK_NEAR(n->local.translation.z, 3.0, 1e-12);
@@ -954,22 +955,22 @@ RK_TEST(matrix_nodes)
 	for (int k = 0; k < 16; k++) RK_CHECK_NEAR(n->node_to_parent.m[k], expect[k], 1e-12);
 	/* the loaded scene is scenes[1]: "m" comes first under the root */
 	RK_CHECK(s->root->children.data[0] == n);
-	RK_CHECK(rk_find_node(s, "shear")->parent == n);
+	RK_CHECK(rk_scene_find_node(s, "shear")->parent == n);
 	const rk_warning *w = find_warning(s, "shear");
 	RK_REQUIRE(w != NULL);
 	RK_CHECK_STR(w->path, "/nodes/1");
 	/* non-unit quaternion normalised, with a warning */
-	const rk_node *t = rk_find_node(s, "trs");
+	const rk_node *t = rk_scene_find_node(s, "trs");
 	RK_CHECK_NEAR(t->local.rotation.w, 1.0, 0.0);
 	RK_CHECK(find_warning(s, "not a unit quaternion") != NULL);
 	/* nodes outside the loaded scene are kept under the root */
 	RK_CHECK(t->parent == s->root);
 	RK_CHECK(find_warning(s, "not in the loaded scene") != NULL);
-	RK_CHECK(rk_find_node(s, "node3") != NULL);
-	RK_CHECK_INT(rk_find_node(s, "node3")->kind, RK_NODE_CAMERA);
-	RK_CHECK_INT(rk_find_node(s, "node3")->source_id, 3);
+	RK_CHECK(rk_scene_find_node(s, "node3") != NULL);
+	RK_CHECK_INT(rk_scene_find_node(s, "node3")->kind, RK_NODE_CAMERA);
+	RK_CHECK_INT(rk_scene_find_node(s, "node3")->source_id, 3);
 	RK_CHECK_INT(n->kind, RK_NODE_NULL);
-	rk_free_scene(s);
+	rk_scene_free(s);
 }
 
 static const char rk_doc_anim[] =
@@ -1019,7 +1020,7 @@ RK_TEST(cubicspline_animation)
 	RK_REQUIRE(c->layer_count == 1 && c->layers[0].track_count == 2);
 	RK_CHECK(find_warning(s, "without a target node") != NULL);
 	const rk_anim_track *t = &c->layers[0].tracks[0];
-	RK_CHECK(t->node == rk_find_node(s, "mover"));
+	RK_CHECK(t->node == rk_scene_find_node(s, "mover"));
 	RK_CHECK_INT(t->target, RK_TARGET_TRANSLATION);
 	RK_CHECK_INT(t->interpolation, RK_INTERP_CUBIC);
 	RK_CHECK_INT(t->key_count, 2);
@@ -1029,7 +1030,7 @@ RK_TEST(cubicspline_animation)
 	for (int k = 0; k < 18; k++) RK_CHECK_NEAR(t->values[k], v0[k], 0.0);
 	RK_CHECK_NEAR(t->times[1], 2.0, 0.0);
 	t = &c->layers[0].tracks[1];
-	RK_CHECK(t->node == rk_find_node(s, "turner"));
+	RK_CHECK(t->node == rk_scene_find_node(s, "turner"));
 	RK_CHECK_INT(t->target, RK_TARGET_ROTATION_QUAT);
 	RK_CHECK_INT(t->interpolation, RK_INTERP_CONSTANT);
 	RK_CHECK_INT(t->components, 4);
@@ -1037,13 +1038,13 @@ RK_TEST(cubicspline_animation)
 	static const double v1[8] = { 0, 0, 0, 1, -1, 0, 0, 0 };
 	for (int k = 0; k < 8; k++) RK_CHECK_NEAR(t->values[k], v1[k], 0.0);
 	RK_CHECK_NEAR(t->times[0], 0.5, 0.0);
-	rk_free_scene(s);
+	rk_scene_free(s);
 
 	rk_load_opts opts = { .ignore_animation = true };
 	s = load_text(doc, &opts, &err);
 	RK_REQUIRE(s != NULL);
 	RK_CHECK_INT(s->clips.count, 0);
-	rk_free_scene(s);
+	rk_scene_free(s);
 	free(doc);
 }
 
@@ -1101,7 +1102,7 @@ RK_TEST(morph_targets)
 	RK_CHECK_INT(ch->targets[0].vertex_indices[0], 1);
 	RK_CHECK_NEAR(ch->targets[0].position_offsets[0].y, 1.0, 0.0);
 	RK_CHECK(ch->targets[0].normal_offsets == NULL);
-	const rk_node *face = rk_find_node(s, "face"), *other = rk_find_node(s, "other");
+	const rk_node *face = rk_scene_find_node(s, "face"), *other = rk_scene_find_node(s, "other");
 	RK_CHECK_NEAR(face->blend_weights[0], 0.75, 0.0);
 	RK_CHECK_NEAR(other->blend_weights[0], 0.25, 0.0);
 	RK_CHECK(face->mesh == other->mesh);
@@ -1110,7 +1111,7 @@ RK_TEST(morph_targets)
 	RK_CHECK_INT(t->components, 1);
 	RK_CHECK_INT(t->interpolation, RK_INTERP_LINEAR);
 	RK_CHECK_NEAR(t->values[1], 1.0, 0.0);
-	rk_free_scene(s);
+	rk_scene_free(s);
 	free(doc);
 }
 
@@ -1198,14 +1199,14 @@ RK_TEST(materials_textures_transform)
 	RK_REQUIRE(w != NULL);
 	RK_CHECK_STR(w->path, "/extensionsUsed/2");
 	RK_CHECK(find_warning(s, "KHR_texture_transform") == NULL);
-	rk_free_scene(s);
+	rk_scene_free(s);
 
 	rk_load_opts opts = { .no_embedded_content = true };
 	s = load_text(doc, &opts, &err);
 	RK_REQUIRE(s != NULL);
 	RK_CHECK(s->textures.data[0].content == NULL && s->textures.data[1].content == NULL);
 	RK_CHECK_STR(s->textures.data[1].mime_type, "image/x-test");
-	rk_free_scene(s);
+	rk_scene_free(s);
 	free(doc);
 }
 
@@ -1224,7 +1225,7 @@ RK_TEST(unknown_required_extension)
 	RK_CHECK(err.location & RK_LOCATION_JSON);
 	RK_CHECK_STR(err.path, "/extensionsRequired/1");
 	RK_CHECK_STR(err.file, "draco.gltf");
-	rk_free_scene(s);
+	rk_scene_free(s);
 }
 
 RK_TEST(out_of_range_index)
@@ -1251,7 +1252,7 @@ RK_TEST(out_of_range_index)
 	RK_CHECK_STR(err.file, "dir/bad_index.gltf");
 	RK_CHECK(strstr(err.message, "7") != NULL);
 	char text[1024];
-	rk_format_error(text, sizeof(text), &err);
+	rk_error_format(text, sizeof(text), &err);
 	RK_CHECK(strstr(text, "JSON /meshes/1/primitives/0/indices") != NULL);
 	free(doc);
 
@@ -1343,7 +1344,7 @@ RK_TEST(bad_node_graphs)
 	s = load_text(deep, NULL, &err);
 	RK_CHECK(s != NULL);
 	if (s) RK_CHECK_INT(s->nodes.data[21].depth, 21);
-	rk_free_scene(s);
+	rk_scene_free(s);
 }
 
 RK_TEST(bad_json_and_versions)
@@ -1388,15 +1389,15 @@ RK_TEST(bad_json_and_versions)
 	RK_CHECK_INT(s->root->kind, RK_NODE_ROOT);
 	RK_CHECK_STR(s->root->name, "");
 	RK_CHECK_STR(s->settings.creator, "x");
-	rk_free_scene(s);
+	rk_scene_free(s);
 
 	/* format detection: the first key decides even when "asset" comes late */
-	RK_CHECK_INT(rk_detect_format("{ \"accessors\": []}", 18), RK_FORMAT_GLTF);
-	RK_CHECK_INT(rk_detect_format("{\"foo\": 1}", 10), RK_FORMAT_UNKNOWN);
-	RK_CHECK_INT(rk_detect_format("glTF", 4), RK_FORMAT_GLB);
+	RK_CHECK_INT(rk_format_detect("{ \"accessors\": []}", 18), RK_FORMAT_GLTF);
+	RK_CHECK_INT(rk_format_detect("{\"foo\": 1}", 10), RK_FORMAT_UNKNOWN);
+	RK_CHECK_INT(rk_format_detect("glTF", 4), RK_FORMAT_GLB);
 }
 
-/* ---- the JSON reader (src/gltf/gltf_json_parse.c) ------------------------------------
+/* ---- the JSON reader (src/formats/gltf/gltf_json_parse.c) ------------------------------------
  * Values are checked through what the loader makes of them: node names and
  * translations. Expected numbers are C literals (the compiler rounds them
  * correctly, as strtod must); expected strings are hand-encoded UTF-8. */
@@ -1415,7 +1416,7 @@ static void expect_json_error_at(rk_test_state *rk_t_, const char *doc, size_t d
 	rk_error err;
 	rk_scene *s = rk_load_memory(doc, doc_len, NULL, &err);
 	RK_CHECK(s == NULL);
-	rk_free_scene(s);
+	rk_scene_free(s);
 	RK_CHECK_INT(err.code, code);
 	RK_CHECK(err.location & RK_LOCATION_BYTE);
 	RK_CHECK_INT(err.byte_offset, at);
@@ -1443,7 +1444,7 @@ RK_TEST(json_reader)
 	if (!s) print_error("escapes", &err);
 	RK_REQUIRE(s != NULL);
 	RK_CHECK_STR(s->nodes.data[1].name, "a\"b\\c/d\n\t\xC3\xA9\xF0\x9F\x98\x80\xE2\x82\xAC|\xC3\xA9\xE2\x82\xAC\xF0\x9F\x98\x80");
-	rk_free_scene(s);
+	rk_scene_free(s);
 
 	/* numbers: exponents, 19-digit and longer integers, a number longer than 64 characters */
 	s = load_node_json(" {\r\n\t\"translation\" : [ 1E2 , -0.5e-1 ,\t123456789012345678901234567890 ] ,"
@@ -1457,7 +1458,7 @@ RK_TEST(json_reader)
 	RK_CHECK(n->local.scale.x == 1234567890123456789.0);
 	RK_CHECK(n->local.scale.y == -0.000000000000000000000000000000000000000000000000000000000000000000000125);
 	RK_CHECK(n->local.scale.z == 9007199254740993.0);  /* 2^53 + 1 rounds to even: 2^53 */
-	rk_free_scene(s);
+	rk_scene_free(s);
 
 	/* decimals: short ones (Clinger's fast path in the reader) and long ones (strtod) agree with the compiler */
 	static const struct { const char *text; double value; } decimals[] = {
@@ -1475,7 +1476,7 @@ RK_TEST(json_reader)
 		RK_CHECK(s->nodes.data[1].local.translation.x == decimals[i].value);
 		if (s->nodes.data[1].local.translation.x != decimals[i].value)
 			fprintf(stderr, "  %s -> %.17g\n", decimals[i].text, s->nodes.data[1].local.translation.x);
-		rk_free_scene(s);
+		rk_scene_free(s);
 	}
 
 	/* a locale whose decimal point is not '.' (when one is installed) */
@@ -1488,7 +1489,7 @@ RK_TEST(json_reader)
 		RK_CHECK(s->nodes.data[1].local.translation.x == 1.5);
 		RK_CHECK(s->nodes.data[1].local.translation.y == 0.39312317967414856);
 		RK_CHECK(s->nodes.data[1].local.translation.z == -6.508234946522862e-07);
-		rk_free_scene(s);
+		rk_scene_free(s);
 		break;
 	}
 
@@ -1496,7 +1497,7 @@ RK_TEST(json_reader)
 	s = load_node_json("{\"name\":\"first\",\"name\":\"second\"}", &err);
 	RK_REQUIRE(s != NULL);
 	RK_CHECK_STR(s->nodes.data[1].name, "first");
-	rk_free_scene(s);
+	rk_scene_free(s);
 
 	/* syntax errors at the offending byte */
 	static const struct { const char *node, *marker; } bad[] = {
@@ -1544,7 +1545,7 @@ RK_TEST(json_reader)
 	s = load_node_json("{\"name\":\"ab\\u0000cd\"}", &err);
 	RK_REQUIRE(s != NULL);
 	RK_CHECK_STR(s->nodes.data[1].name, "ab");
-	rk_free_scene(s);
+	rk_scene_free(s);
 	/* a NUL byte is not whitespace inside the document, but may pad the end */
 	static const char nul_inside[] = "{\"asset\":{\"version\":\"2.0\"},\0\"nodes\":[]}";
 	expect_json_error_at(rk_t_, nul_inside, sizeof(nul_inside) - 1, 27, RK_ERROR_CORRUPT);
@@ -1552,12 +1553,12 @@ RK_TEST(json_reader)
 	s = rk_load_memory(nul_after, sizeof(nul_after) - 1, NULL, &err);
 	RK_REQUIRE(s != NULL);
 	RK_CHECK_INT(s->warnings.count, 0);
-	rk_free_scene(s);
+	rk_scene_free(s);
 	static const char two_docs[] = "{\"asset\":{\"version\":\"2.0\"}} {}";
 	s = load_text(two_docs, NULL, &err);
 	RK_REQUIRE(s != NULL);
 	RK_CHECK(find_warning(s, "after the JSON document") != NULL);
-	rk_free_scene(s);
+	rk_scene_free(s);
 	/* member names are limited to 65535 bytes */
 	size_t long_len = 65536 + 64;
 	char *long_key = (char *)malloc(long_len + 64);
@@ -1576,7 +1577,7 @@ RK_TEST(json_reader)
 	long_key[head + 65539] = '\0';
 	s = load_text(long_key, NULL, &err);
 	RK_CHECK(s != NULL);
-	rk_free_scene(s);
+	rk_scene_free(s);
 	free(long_key);
 	/* the number of values is limited by max_elements, at the value that exceeds
 	 * it: document, asset, "2.0", x, 1 are 5; 2 is the sixth */
@@ -1588,7 +1589,7 @@ RK_TEST(json_reader)
 	RK_CHECK_INT(err.byte_offset, strstr(many, "2,3]") - many);
 }
 
-/* The reader's tree itself (internal API, src/gltf/gltf_internal.h). */
+/* The reader's tree itself (internal API, src/formats/gltf/gltf_internal.h). */
 RK_TEST(json_tree)
 {
 	static const char text[] = " {\"a\":[1,-2.5e3,\"x\\u00e9\",true,false,null,[],{}],\"\":{\"k\\n\":\"v\"},\"a\":0} ";
@@ -1696,7 +1697,7 @@ RK_TEST(glb_container)
 	RK_CHECK_INT(s->settings.format, RK_FORMAT_GLB);
 	RK_CHECK_INT(s->meshes.data[0].face_count, 1);
 	RK_CHECK_NEAR(s->meshes.data[0].positions[2].y, 1.0, 0.0);
-	rk_free_scene(s);
+	rk_scene_free(s);
 
 	unsigned char *bad = (unsigned char *)malloc(size + 8);
 	/* version 1 */
@@ -1741,7 +1742,7 @@ RK_TEST(glb_container)
 	s = rk_load_memory(bad, size + 8, NULL, &err);
 	RK_REQUIRE(s != NULL);
 	RK_CHECK(find_warning(s, "after the end of the GLB") != NULL);
-	rk_free_scene(s);
+	rk_scene_free(s);
 	free(bad);
 	free(glb);
 }
@@ -1783,7 +1784,7 @@ RK_TEST(external_files)
 	RK_CHECK(s->textures.data[0].content == NULL);
 	RK_CHECK(s->textures.data[1].resolved_path == NULL);
 	RK_CHECK_STR(s->textures.data[1].mime_type, "image/jpeg");
-	rk_free_scene(s);
+	rk_scene_free(s);
 
 	/* from memory without a file name: a clean error naming the buffer */
 	s = load_text(doc, NULL, &err);
@@ -1795,7 +1796,7 @@ RK_TEST(external_files)
 	rk_load_opts opts = { .filename = gltf };
 	s = load_text(doc, &opts, &err);
 	RK_CHECK(s != NULL);
-	rk_free_scene(s);
+	rk_scene_free(s);
 
 	/* missing file, URL, absolute path */
 	static const char missing[] = "{\"asset\":{\"version\":\"2.0\"},\"buffers\":[{\"byteLength\":4,\"uri\":\"nothere.bin\"}]}";
@@ -1846,7 +1847,7 @@ static bool robust_load(const unsigned char *data, size_t size, const rk_load_op
 	rk_scene *s = rk_load_memory(data, size, opts, &err);
 	if (s) {
 		int bad = scene_violations(s);
-		rk_free_scene(s);
+		rk_scene_free(s);
 		return bad == 0;
 	}
 	return err.code != RK_OK && err.message[0] != '\0' && err.description != NULL;
@@ -1955,7 +1956,7 @@ static void fail_every_allocation(rk_test_state *rk_t_, const char *name, const 
 		rk_scene *s = data ? rk_load_memory(data, size, &opts, &err) : rk_load_file(filename, &opts, &err);
 		if (s) {
 			RK_CHECK_INT(scene_violations(s), 0);
-			rk_free_scene(s);
+			rk_scene_free(s);
 		} else {
 			RK_CHECK(err.code == RK_ERROR_OUT_OF_MEMORY);
 			RK_CHECK(err.message[0] != '\0');
@@ -2034,7 +2035,7 @@ RK_TEST(memory_limits)
 		if (k > 10000) break;
 	}
 	RK_CHECK(s != NULL);
-	rk_free_scene(s);
+	rk_scene_free(s);
 	/* max_elements bounds counts */
 	rk_load_opts small = { .max_elements = 2 };
 	s = load_text(doc, &small, &err);
@@ -2058,7 +2059,7 @@ RK_TEST(memory_limits)
 		s = rk_load_file(path, &big, &err);
 		RK_REQUIRE(s != NULL);
 		RK_CHECK(s->memory_used > 0 && s->memory_used < ((size_t)64 << 20));
-		rk_free_scene(s);
+		rk_scene_free(s);
 	}
 }
 
@@ -2074,9 +2075,9 @@ RK_TEST(ignore_geometry)
 	RK_CHECK_INT(s->skins.count, 1);
 	RK_CHECK_INT(s->skins.data[0].joint_count, 3);
 	RK_CHECK_INT(s->skins.data[0].vertex_count, 0);
-	RK_CHECK(rk_find_node(s, "body")->mesh == NULL);
-	RK_CHECK_INT(rk_find_node(s, "hip")->kind, RK_NODE_JOINT);
-	rk_free_scene(s);
+	RK_CHECK(rk_scene_find_node(s, "body")->mesh == NULL);
+	RK_CHECK_INT(rk_scene_find_node(s, "hip")->kind, RK_NODE_JOINT);
+	rk_scene_free(s);
 	free(doc);
 }
 

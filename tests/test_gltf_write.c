@@ -1,5 +1,5 @@
 /*
- * tests/test_gltf_write.c - the glTF 2.0 / GLB writer (include/rigkit/gltf.h).
+ * tests/test_gltf_write.c - the glTF 2.0 / GLB writer (include/rigkit/export.h).
  *
  * Expectations are independent of the writer:
  *   - the output is parsed here with cJSON and a small glTF evaluator written
@@ -10,7 +10,7 @@
  *     area 3 by the shoelace formula; baked geometric transforms; skinning by
  *     the formula in scene.h written out here);
  *   - shared assets are compared with rigkit's scene model and its anim
- *     module (rk_eval_mesh_world_positions, rk_eval_pose_job), converted to
+ *     module (rk_mesh_world_positions_eval, rk_pose_eval_job), converted to
  *     glTF space by the matrix C documented in gltf.h, computed here from the
  *     scene settings;
  *   - round trips (asset -> GLB -> scene -> GLB -> scene) go through the
@@ -26,10 +26,11 @@
 #include "rk_test.h"
 
 #include "rigkit/anim.h"
-#include "rigkit/gltf.h"
+#include "rigkit/load.h"
+#include "rigkit/export.h"
 #include "rigkit/mesh.h"
 #include "rigkit/scene.h"
-#include "gltf/gltf_write_internal.h"
+#include "export/gltf/gltf_write_internal.h"
 #include "scene/scene_internal.h"
 
 #include <cjson/cJSON.h>
@@ -313,7 +314,7 @@ static rk_vec3 *rk_face_vertices_world(const rk_scene *s, const rk_node *n, cons
 	const rk_mesh *m = n->mesh;
 	rk_vec3 *all = (rk_vec3 *)malloc((m->vertex_count ? m->vertex_count : 1) * sizeof(rk_vec3));
 	*count = 0;
-	if (!rk_eval_mesh_world_positions(s, n, pose, all)) {
+	if (!rk_mesh_world_positions_eval(s, n, pose, all)) {
 		free(all);
 		return NULL;
 	}
@@ -336,10 +337,10 @@ static bool write_mem(const rk_scene *s, const rk_gltf_write_opts *o, void **dat
 {
 	rk_error err;
 	memset(&err, 0, sizeof(err));
-	bool ok = rk_write_gltf_memory(s, o, data, size, &err);
+	bool ok = rk_gltf_write_memory(s, o, data, size, &err);
 	if (!ok) {
 		char msg[1024];
-		rk_format_error(msg, sizeof(msg), &err);
+		rk_error_format(msg, sizeof(msg), &err);
 		fprintf(stderr, "write failed: %s\n", msg);
 	}
 	return ok;
@@ -384,7 +385,7 @@ static rk_scene *load_asset(const char *dir, const char *name)
 	rk_scene *s = rk_load_file(path, NULL, &err);
 	if (!s) {
 		char msg[1024];
-		rk_format_error(msg, sizeof(msg), &err);
+		rk_error_format(msg, sizeof(msg), &err);
 		fprintf(stderr, "cannot load %s: %s\n", name, msg);
 	}
 	return s;
@@ -479,8 +480,8 @@ RK_TEST(triangulate_concave_polygons)
 	for (size_t i = 0; i < 6; i++) pts[i] = hex_point(i, q, o);
 	unsigned char scratch[1024];
 	uint32_t tri[12];
-	RK_REQUIRE(rk_triangulate_scratch_size(6) <= sizeof(scratch));
-	size_t n = rk_triangulate_polygon(tri, pts, 6, NULL, 6, scratch, sizeof(scratch), NULL);
+	RK_REQUIRE(rk_polygon_triangulate_scratch_size(6) <= sizeof(scratch));
+	size_t n = rk_polygon_triangulate(tri, pts, 6, NULL, 6, scratch, sizeof(scratch), NULL);
 	RK_CHECK_INT(n, 4);
 	double expect = shoelace(hex2d, 6);
 	RK_CHECK_NEAR(expect, 3.0, 0.0);
@@ -501,7 +502,7 @@ RK_TEST(triangulate_concave_polygons)
 		rev2d[i][0] = hex2d[5 - i][0];
 		rev2d[i][1] = hex2d[5 - i][1];
 	}
-	n = rk_triangulate_polygon(tri, rev, 6, NULL, 6, scratch, sizeof(scratch), NULL);
+	n = rk_polygon_triangulate(tri, rev, 6, NULL, 6, scratch, sizeof(scratch), NULL);
 	RK_CHECK_INT(n, 4);
 	sum = 0.0;
 	for (size_t t = 0; t < n; t++) {
@@ -520,7 +521,7 @@ RK_TEST(triangulate_concave_polygons)
 	for (size_t i = 0; i < 22; i++) cp[i] = rk_vec3_add(o, rk_quat_rotate(q, (rk_vec3){ comb[i][0], comb[i][1], 0 }));
 	unsigned char scratch2[4096];
 	uint32_t tri2[60];
-	n = rk_triangulate_polygon(tri2, cp, 22, NULL, 22, scratch2, sizeof(scratch2), NULL);
+	n = rk_polygon_triangulate(tri2, cp, 22, NULL, 22, scratch2, sizeof(scratch2), NULL);
 	RK_CHECK_INT(n, 20);
 	sum = 0.0;
 	double abs_sum = 0.0;
@@ -548,9 +549,9 @@ RK_TEST(triangulate_concave_polygons)
 			st[i][1] = r * sin(ang);
 			sp[i] = rk_vec3_add(o, rk_quat_rotate(q, (rk_vec3){ st[i][0], st[i][1], 0 }));
 		}
-		size_t scr_size = rk_triangulate_scratch_size(N);
+		size_t scr_size = rk_polygon_triangulate_scratch_size(N);
 		void *scr = malloc(scr_size ? scr_size : 1);
-		n = rk_triangulate_polygon(stri, sp, N, NULL, N, scr, scr_size, NULL);
+		n = rk_polygon_triangulate(stri, sp, N, NULL, N, scr, scr_size, NULL);
 		free(scr);
 		RK_CHECK_INT(n, N - 2);
 		double pos_sum = 0.0, abs_total = 0.0;
@@ -643,7 +644,7 @@ RK_TEST(concave_hexagon_through_writer)
 	}
 	free(p); free(nrm); free(idx);
 	tg_free(&d);
-	rk_gltf_free_memory(data);
+	rk_gltf_memory_free(data);
 }
 
 /* group (translated, rotated) -> mesh node: a quad and a triangle in two
@@ -765,7 +766,7 @@ RK_TEST(hand_scene_attributes)
 	RK_CHECK(tg_get(tg_get(m1, "extensions"), "KHR_materials_unlit") != NULL);
 	RK_CHECK_STR(cJSON_GetStringValue(tg_at(d.json, "extensionsUsed", 0)), "KHR_materials_unlit");
 	tg_free(&d);
-	rk_gltf_free_memory(data);
+	rk_gltf_memory_free(data);
 
 	/* .gltf JSON container: embedded base64 buffer of byteLength bytes */
 	rk_gltf_write_opts o;
@@ -783,7 +784,7 @@ RK_TEST(hand_scene_attributes)
 	RK_CHECK_INT(b64 % 4, 0);
 	RK_CHECK_INT(b64 / 4 * 3 - pad, tg_int(buf, "byteLength", -1));
 	cJSON_Delete(j);
-	rk_gltf_free_memory(data);
+	rk_gltf_memory_free(data);
 }
 
 /* Geometric transform with a mirror: baked positions, normals through the
@@ -846,7 +847,7 @@ RK_TEST(geometric_transform_mirror)
 	free(wm);
 	free(p); free(nr); free(idx);
 	tg_free(&d);
-	rk_gltf_free_memory(data);
+	rk_gltf_memory_free(data);
 }
 
 /* A skin with a geometric transform, five influences on one vertex (top 4
@@ -907,7 +908,7 @@ RK_TEST(skin_hand_built)
 		{ 1, 0.4f }, { 0, 0.3f }, { 2, 0.2f }, { 3, 0.1f }, { 2, 0.05f },
 		{ 4, 1.0f },
 		{ 1, 2.0f } };
-	rk_skin skin;
+	rk_skin_deformer skin;
 	memset(&skin, 0, sizeof(skin));
 	skin.name = "skin";
 	skin.joint_count = 5;
@@ -990,7 +991,7 @@ RK_TEST(skin_hand_built)
 	free(got);
 	free(wm);
 	tg_free(&d);
-	rk_gltf_free_memory(data);
+	rk_gltf_memory_free(data);
 }
 
 typedef struct warn_log {
@@ -1078,7 +1079,7 @@ RK_TEST(textures_embedded)
 	RK_CHECK(tg_int(tx0, "sampler", -1) != tg_int(tx1, "sampler", -1));
 	RK_CHECK_INT(tg_int(tg_at(d.json, "samplers", tg_int(tx1, "sampler", 0)), "wrapS", 0), 33071);
 	tg_free(&d);
-	rk_gltf_free_memory(data);
+	rk_gltf_memory_free(data);
 
 	/* no_textures: factors only */
 	o.no_textures = true;
@@ -1087,7 +1088,7 @@ RK_TEST(textures_embedded)
 	RK_CHECK(tg_get(d.json, "images") == NULL && tg_get(d.json, "textures") == NULL);
 	RK_CHECK(tg_get(tg_get(tg_at(d.json, "materials", 0), "pbrMetallicRoughness"), "baseColorTexture") == NULL);
 	tg_free(&d);
-	rk_gltf_free_memory(data);
+	rk_gltf_memory_free(data);
 }
 
 /* A blend channel with an in-between: only the full-weight target is
@@ -1172,7 +1173,7 @@ RK_TEST(morph_targets)
 	for (size_t i = 0; i < n; i++) RK_CHECK(fabs(dn[i * 3]) + fabs(dn[i * 3 + 1]) > 0.01);
 	free(p); free(dp); free(dn);
 	tg_free(&d);
-	rk_gltf_free_memory(data);
+	rk_gltf_memory_free(data);
 }
 
 /* FBX-style curve tracks are baked at the frame rate and reduced: a linear
@@ -1283,7 +1284,7 @@ RK_TEST(baked_animation)
 	const cJSON *hold_anim = tg_at(d.json, "animations", 1);
 	RK_CHECK_INT(tg_count(tg_get(hold_anim, "channels")), 1);
 	tg_free(&d);
-	rk_gltf_free_memory(data);
+	rk_gltf_memory_free(data);
 }
 
 /* ---------------------------------------------------------------------------
@@ -1312,7 +1313,7 @@ RK_TEST(atomic_output)
 	snprintf(path, sizeof(path), "%s/missing/out.glb", dir);
 	rk_error err;
 	memset(&err, 0, sizeof(err));
-	RK_CHECK(!rk_write_gltf(&t.s, path, NULL, &err));
+	RK_CHECK(!rk_gltf_write(&t.s, path, NULL, &err));
 	RK_CHECK_INT(err.code, RK_ERROR_OUTPUT);
 	RK_CHECK_INT(count_entries(dir), 0);
 	struct stat st;
@@ -1320,9 +1321,9 @@ RK_TEST(atomic_output)
 	/* a good write leaves exactly the file (no temporaries), GLB by default,
 	 * JSON for .gltf */
 	snprintf(path, sizeof(path), "%s/out.glb", dir);
-	RK_CHECK(rk_write_gltf(&t.s, path, NULL, &err));
+	RK_CHECK(rk_gltf_write(&t.s, path, NULL, &err));
 	snprintf(path, sizeof(path), "%s/out.GLTF", dir);
-	RK_CHECK(rk_write_gltf(&t.s, path, NULL, &err));
+	RK_CHECK(rk_gltf_write(&t.s, path, NULL, &err));
 	RK_CHECK_INT(count_entries(dir), 2);
 	FILE *f = fopen(path, "rb");
 	RK_REQUIRE(f);
@@ -1335,9 +1336,9 @@ RK_TEST(atomic_output)
 	char magic[4] = { 0 };
 	RK_CHECK(fread(magic, 1, 4, f) == 4 && memcmp(magic, "glTF", 4) == 0);
 	fclose(f);
-	/* rk_write_glb forces GLB whatever the extension */
+	/* rk_glb_write forces GLB whatever the extension */
 	snprintf(path, sizeof(path), "%s/forced.gltf", dir);
-	RK_CHECK(rk_write_glb(&t.s, path, NULL, &err));
+	RK_CHECK(rk_glb_write(&t.s, path, NULL, &err));
 	f = fopen(path, "rb");
 	RK_REQUIRE(f);
 	RK_CHECK(fread(magic, 1, 4, f) == 4 && memcmp(magic, "glTF", 4) == 0);
@@ -1345,7 +1346,7 @@ RK_TEST(atomic_output)
 	/* replacing a file that is a directory fails and keeps it */
 	snprintf(path, sizeof(path), "%s/adir", dir);
 	mkdir(path, 0755);
-	RK_CHECK(!rk_write_gltf(&t.s, path, NULL, &err));
+	RK_CHECK(!rk_gltf_write(&t.s, path, NULL, &err));
 	RK_CHECK_INT(err.code, RK_ERROR_OUTPUT);
 	RK_CHECK(stat(path, &st) == 0 && S_ISDIR(st.st_mode));
 	RK_CHECK_INT(count_entries(dir), 4);
@@ -1390,30 +1391,30 @@ RK_TEST(bad_inputs_rejected)
 	void *data = (void *)1;
 	size_t size = 1;
 	memset(&err, 0, sizeof(err));
-	RK_CHECK(!rk_write_gltf_memory(NULL, NULL, &data, &size, &err));
+	RK_CHECK(!rk_gltf_write_memory(NULL, NULL, &data, &size, &err));
 	RK_CHECK_INT(err.code, RK_ERROR_INVALID_ARGUMENT);
 	RK_CHECK(data == NULL && size == 0);
-	RK_CHECK(!rk_write_gltf(&t.s, NULL, NULL, &err));
+	RK_CHECK(!rk_gltf_write(&t.s, NULL, NULL, &err));
 	RK_CHECK_INT(err.code, RK_ERROR_INVALID_ARGUMENT);
-	RK_CHECK(!rk_write_gltf_memory(&t.s, NULL, NULL, &size, &err));
+	RK_CHECK(!rk_gltf_write_memory(&t.s, NULL, NULL, &size, &err));
 	RK_CHECK_INT(err.code, RK_ERROR_INVALID_ARGUMENT);
 	rk_scene empty;
 	memset(&empty, 0, sizeof(empty));
-	RK_CHECK(!rk_write_gltf_memory(&empty, NULL, &data, &size, &err));
+	RK_CHECK(!rk_gltf_write_memory(&empty, NULL, &data, &size, &err));
 	RK_CHECK_INT(err.code, RK_ERROR_INVALID_ARGUMENT);
 	/* nodes out of order */
 	test_scene bad;
 	build_hand_scene(&bad);
 	bad.nodes[1].index = 2;
-	RK_CHECK(!rk_write_gltf_memory(&bad.s, NULL, &data, &size, &err));
+	RK_CHECK(!rk_gltf_write_memory(&bad.s, NULL, &data, &size, &err));
 	RK_CHECK_INT(err.code, RK_ERROR_INVALID_ARGUMENT);
 	/* a tiny memory limit */
 	rk_gltf_write_opts o;
 	memset(&o, 0, sizeof(o));
 	o.memory_limit = 2000;
-	RK_CHECK(!rk_write_gltf_memory(&t.s, &o, &data, &size, &err));
+	RK_CHECK(!rk_gltf_write_memory(&t.s, &o, &data, &size, &err));
 	RK_CHECK_INT(err.code, RK_ERROR_LIMIT);
-	rk_gltf_free_memory(NULL);
+	rk_gltf_memory_free(NULL);
 }
 
 RK_TEST(allocation_failures_leak_nothing)
@@ -1430,11 +1431,11 @@ RK_TEST(allocation_failures_leak_nothing)
 		size_t size = 0;
 		rk_error err;
 		memset(&err, 0, sizeof(err));
-		bool ok = rk_write_gltf_memory(&t.s, &o, &data, &size, &err);
+		bool ok = rk_gltf_write_memory(&t.s, &o, &data, &size, &err);
 		if (ok) {
 			RK_CHECK(!ca.failed);
 			RK_CHECK_INT(ca.live, 1); /* the output */
-			rk_gltf_free_memory(data);
+			rk_gltf_memory_free(data);
 			RK_CHECK_INT(ca.live, 0);
 			break;
 		}
@@ -1536,7 +1537,7 @@ RK_TEST(hostile_scene_values)
 		RK_CHECK(x >= 0.0 && x <= 1.0);
 	}
 	tg_free(&d);
-	rk_gltf_free_memory(data);
+	rk_gltf_memory_free(data);
 }
 
 /* Scenes the FBX reader accepts from corrupted files are written without
@@ -1575,7 +1576,7 @@ RK_TEST(corrupted_fbx_scenes_write)
 			loaded_total++;
 			void *data = NULL;
 			size_t size = 0;
-			if (rk_write_gltf_memory(s, NULL, &data, &size, &err)) {
+			if (rk_gltf_write_memory(s, NULL, &data, &size, &err)) {
 				tg_doc d;
 				RK_CHECK(tg_parse_glb(data, size, &d));
 				tg_free(&d);
@@ -1583,8 +1584,8 @@ RK_TEST(corrupted_fbx_scenes_write)
 			} else {
 				RK_CHECK(err.message[0] != '\0');
 			}
-			rk_gltf_free_memory(data);
-			rk_free_scene(s);
+			rk_gltf_memory_free(data);
+			rk_scene_free(s);
 		}
 		free(orig);
 		free(buf);
@@ -1666,9 +1667,9 @@ RK_TEST(shared_assets_static)
 			printf("%-20s %3zu nodes %2zu meshes %6zu triangles %6zu vertices %2zu skins %2zu images %zu animations (%zu channels, %zu baked) %zu warnings\n",
 				names[i], st.node_count, st.mesh_count, st.triangle_count, st.vertex_count, st.skin_count, st.image_count,
 				st.animation_count, st.channel_count, st.baked_channel_count, st.warning_count);
-			rk_gltf_free_memory(data);
+			rk_gltf_memory_free(data);
 		}
-		rk_free_scene(s);
+		rk_scene_free(s);
 	}
 	free_names(names, n);
 }
@@ -1769,8 +1770,8 @@ RK_TEST(load_conversions_agree)
 				RK_CHECK(e1 <= tol && e2 <= tol);
 				free(v);
 			}
-			rk_gltf_free_memory(data);
-			rk_free_scene(s);
+			rk_gltf_memory_free(data);
+			rk_scene_free(s);
 		}
 		free(ref_v);
 		for (size_t k = 0; k < nnames; k++) free((char *)names[k]);
@@ -1803,13 +1804,13 @@ static bool pose_at(const rk_scene *s, const rk_anim_clip *clip, double t, posed
 		p->mem = malloc(sz);
 		if (!rk_pose_init(&p->pose, s, p->mem, sz)) return false;
 	}
-	rk_eval_pose_job job;
+	rk_pose_eval_job job;
 	memset(&job, 0, sizeof(job));
 	job.scene = s;
 	job.clip = clip;
 	job.time = t;
 	job.pose = &p->pose;
-	return rk_eval_pose_run(&job);
+	return rk_pose_eval_run(&job);
 }
 
 /* Compares scene b (read from a GLB written from a) with a: node worlds
@@ -1918,14 +1919,14 @@ RK_TEST(round_trip_shared_assets)
 		RK_CHECK(write_mem(a, NULL, &d1, &s1));
 		rk_scene *b = d1 ? rk_load_memory(d1, s1, NULL, &err) : NULL;
 		if (d1 && !b && err.code == RK_ERROR_UNSUPPORTED) {
-			rk_free_scene(a);
-			rk_gltf_free_memory(d1);
+			rk_scene_free(a);
+			rk_gltf_memory_free(d1);
 			free_names(names, n);
 			RK_SKIP("the glTF reader is not available");
 		}
 		if (!b) {
 			char msg[1024];
-			rk_format_error(msg, sizeof(msg), &err);
+			rk_error_format(msg, sizeof(msg), &err);
 			fprintf(stderr, "%s: written GLB does not load: %s\n", names[i], msg);
 		}
 		RK_CHECK(b != NULL);
@@ -1946,11 +1947,11 @@ RK_TEST(round_trip_shared_assets)
 			RK_CHECK_INT(c->clips.count, b->clips.count);
 			if (c->nodes.count == b->nodes.count) compare_scenes(rk_t_, what, b, c, 1e-5);
 		}
-		rk_free_scene(c);
-		rk_free_scene(b);
-		rk_free_scene(a);
-		rk_gltf_free_memory(d1);
-		rk_gltf_free_memory(d2);
+		rk_scene_free(c);
+		rk_scene_free(b);
+		rk_scene_free(a);
+		rk_gltf_memory_free(d1);
+		rk_gltf_memory_free(d2);
 	}
 	free_names(names, n);
 }
@@ -2032,7 +2033,7 @@ static void export_one(rk_test_state *rk_t_, const char *out, const char *name, 
 	memset(&wo, 0, sizeof(wo));
 	wo.warning = collect_approx;
 	wo.warning_user = &approx;
-	bool wrote = rk_write_gltf(s, path, &wo, &err);
+	bool wrote = rk_gltf_write(s, path, &wo, &err);
 	RK_CHECK(wrote);
 	if (!wrote) return;
 	void *data;
@@ -2040,7 +2041,7 @@ static void export_one(rk_test_state *rk_t_, const char *out, const char *name, 
 	RK_REQUIRE(write_mem(s, NULL, &data, &size));
 	tg_doc d;
 	if (!tg_parse_glb(data, size, &d)) {
-		rk_gltf_free_memory(data);
+		rk_gltf_memory_free(data);
 		RK_CHECK(!"written GLB parses");
 		return;
 	}
@@ -2048,7 +2049,7 @@ static void export_one(rk_test_state *rk_t_, const char *out, const char *name, 
 	FILE *f = fopen(path, "w");
 	if (!f) {
 		tg_free(&d);
-		rk_gltf_free_memory(data);
+		rk_gltf_memory_free(data);
 		RK_CHECK(!"cannot create the expected.json file");
 		return;
 	}
@@ -2108,7 +2109,7 @@ static void export_one(rk_test_state *rk_t_, const char *out, const char *name, 
 	free(p.mem);
 	fclose(f);
 	tg_free(&d);
-	rk_gltf_free_memory(data);
+	rk_gltf_memory_free(data);
 }
 
 RK_TEST(export_interop)
@@ -2125,7 +2126,7 @@ RK_TEST(export_interop)
 	rk_error gerr;
 	memset(&gerr, 0, sizeof(gerr));
 	snprintf(gpath, sizeof(gpath), "%s/hand_quad_triangle_json.gltf", out);
-	RK_CHECK(rk_write_gltf(&t.s, gpath, NULL, &gerr));
+	RK_CHECK(rk_gltf_write(&t.s, gpath, NULL, &gerr));
 	rk_vec3 pos[6];
 	uint32_t vi[6];
 	rk_face face;
@@ -2145,8 +2146,8 @@ RK_TEST(export_interop)
 		if (dot) { *dot = '_'; } /* ybot.fbx -> ybot_fbx */
 		export_one(rk_t_, out, stem, s);
 		snprintf(gpath, sizeof(gpath), "%s/%s_json.gltf", out, stem);
-		RK_CHECK(rk_write_gltf(s, gpath, NULL, &gerr));
-		rk_free_scene(s);
+		RK_CHECK(rk_gltf_write(s, gpath, NULL, &gerr));
+		rk_scene_free(s);
 	}
 	free_names(names, n);
 	if (getenv("RK_GLTF_EXPORT_CONFORMANCE")) {
@@ -2166,7 +2167,7 @@ RK_TEST(export_interop)
 			char stem[300];
 			snprintf(stem, sizeof(stem), "conformance_%.*s", (int)(l - 4), e->d_name);
 			export_one(rk_t_, out, stem, s);
-			rk_free_scene(s);
+			rk_scene_free(s);
 		}
 		if (dd) closedir(dd);
 	}

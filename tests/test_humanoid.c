@@ -20,7 +20,7 @@
 
 #include <rigkit/retarget.h>
 #include <rigkit/rigkit.h>
-#include <rigkit/sample.h>
+#include <rigkit/demo.h>
 
 #include <stdarg.h>
 #include <stdint.h>
@@ -318,8 +318,8 @@ static void check_mixamo(rk_test_state *rk_t_, const rk_humanoid *h, const char 
 RK_TEST(detect_sample_characters)
 {
 	rk_error err;
-	rk_scene *src = rk_sample_scene(RK_SAMPLE_MIXAMO_SOURCE, NULL, &err);
-	rk_scene *dst = rk_sample_scene(RK_SAMPLE_AVATAR, NULL, &err);
+	rk_scene *src = rk_demo_scene(RK_DEMO_MIXAMO_SOURCE, NULL, &err);
+	rk_scene *dst = rk_demo_scene(RK_DEMO_AVATAR, NULL, &err);
 	RK_REQUIRE(src && dst);
 	rk_humanoid h;
 	RK_CHECK(rk_humanoid_detect(src, &h, &err));
@@ -348,8 +348,8 @@ RK_TEST(detect_sample_characters)
 	RK_CHECK(!rk_humanoid_validate(&a, src, &err));
 	RK_CHECK_INT(err.code, RK_ERROR_INVALID_ARGUMENT);
 	RK_CHECK(strstr(err.message, "not a node of this scene") != NULL);
-	rk_free_scene(src);
-	rk_free_scene(dst);
+	rk_scene_free(src);
+	rk_scene_free(dst);
 }
 
 /* ---- shared assets ---------------------------------------------------------------------- */
@@ -383,7 +383,7 @@ RK_TEST(detect_shared_assets)
 		/* meshes (Wolf3D_Head, EyeLeft, vanguard_Mesh ...) are never mapped */
 		for (int b = 0; b < RK_HUMANOID_BONE_COUNT; b++)
 			if (h.bones[b]) RK_CHECK(h.bones[b]->mesh == NULL);
-		rk_free_scene(s);
+		rk_scene_free(s);
 	}
 }
 
@@ -404,7 +404,7 @@ static void detect_and_check(rk_test_state *rk_t_, const tb *b, const char *cons
 	if (!ok) fprintf(stderr, "%s: %s\n", what, err.message);
 	RK_CHECK(ok);
 	check_exact_map(rk_t_, &h, pairs, count, "", what);
-	rk_free_scene(s);
+	rk_scene_free(s);
 }
 
 /* Unreal Engine mannequin: UE4 (spine_01..03, one neck) or UE5 (spine_01..05,
@@ -831,7 +831,7 @@ RK_TEST(detect_mixamo_prefixes)
 		rk_humanoid h;
 		RK_CHECK(rk_humanoid_detect(s, &h, &err));
 		check_mixamo(rk_t_, &h, prefixes[p], true, prefixes[p]);
-		rk_free_scene(s);
+		rk_scene_free(s);
 	}
 }
 
@@ -931,14 +931,14 @@ RK_TEST(detect_ambiguity)
 	RK_CHECK(head->kind == RK_NODE_JOINT);
 	RK_CHECK(head == find_child(s, "Neck1", "Head"));
 	RK_CHECK(h.bones[RK_HUMANOID_LEFT_HAND] == find_child(s, "LeftForeArm", "LeftHand"));
-	RK_CHECK(h.bones[RK_HUMANOID_NECK] == rk_find_node(s, "Neck"));
+	RK_CHECK(h.bones[RK_HUMANOID_NECK] == rk_scene_find_node(s, "Neck"));
 	/* one spine joint between hips and neck: spine only */
-	RK_CHECK(h.bones[RK_HUMANOID_SPINE] == rk_find_node(s, "Spine"));
+	RK_CHECK(h.bones[RK_HUMANOID_SPINE] == rk_scene_find_node(s, "Spine"));
 	RK_CHECK(h.bones[RK_HUMANOID_CHEST] == NULL);
 	RK_CHECK(h.bones[RK_HUMANOID_UPPER_CHEST] == NULL);
 	for (int x = 0; x < RK_HUMANOID_BONE_COUNT; x++)
 		if (h.bones[x]) RK_CHECK(h.bones[x]->kind == RK_NODE_JOINT);
-	rk_free_scene(s);
+	rk_scene_free(s);
 
 	/* with only the group and the mesh, the group is the head (non-joints
 	 * are used when no joint matches; meshes never) */
@@ -953,7 +953,7 @@ RK_TEST(detect_ambiguity)
 	RK_REQUIRE(h.bones[RK_HUMANOID_HEAD]);
 	RK_CHECK(h.bones[RK_HUMANOID_HEAD]->kind == RK_NODE_NULL);
 	RK_CHECK(h.bones[RK_HUMANOID_HEAD]->mesh == NULL);
-	rk_free_scene(s);
+	rk_scene_free(s);
 
 	/* the only "LeftHand" hangs from the right forearm: rejected, detection
 	 * fails naming the bone, and out keeps what was found */
@@ -967,10 +967,10 @@ RK_TEST(detect_ambiguity)
 	RK_CHECK_INT(err.code, RK_ERROR_INVALID_ARGUMENT);
 	RK_CHECK_STR(err.message, "no node found for humanoid bone leftHand");
 	RK_CHECK(h.bones[RK_HUMANOID_LEFT_HAND] == NULL);
-	RK_CHECK(h.bones[RK_HUMANOID_LEFT_LOWER_ARM] == rk_find_node(s, "LeftForeArm"));
-	RK_CHECK(h.bones[RK_HUMANOID_RIGHT_HAND] == rk_find_node(s, "RightHand"));
-	RK_CHECK(h.bones[RK_HUMANOID_HEAD] == rk_find_node(s, "Head"));
-	rk_free_scene(s);
+	RK_CHECK(h.bones[RK_HUMANOID_LEFT_LOWER_ARM] == rk_scene_find_node(s, "LeftForeArm"));
+	RK_CHECK(h.bones[RK_HUMANOID_RIGHT_HAND] == rk_scene_find_node(s, "RightHand"));
+	RK_CHECK(h.bones[RK_HUMANOID_HEAD] == rk_scene_find_node(s, "Head"));
+	rk_scene_free(s);
 
 	/* a plain "Root" above the Hips stays unmapped */
 	memset(&b, 0, sizeof(b));
@@ -982,11 +982,11 @@ RK_TEST(detect_ambiguity)
 	RK_REQUIRE(s);
 	RK_CHECK(!rk_humanoid_detect(s, &h, &err));   /* no limbs; the legs come first in bone order */
 	RK_CHECK_STR(err.message, "no node found for humanoid bone leftUpperLeg");
-	RK_CHECK(h.bones[RK_HUMANOID_HIPS] == rk_find_node(s, "Hips"));
-	RK_CHECK(h.bones[RK_HUMANOID_SPINE] == rk_find_node(s, "Spine"));
-	RK_CHECK(h.bones[RK_HUMANOID_HEAD] == rk_find_node(s, "Head"));
-	for (int x = 0; x < RK_HUMANOID_BONE_COUNT; x++) RK_CHECK(h.bones[x] != rk_find_node(s, "Root"));
-	rk_free_scene(s);
+	RK_CHECK(h.bones[RK_HUMANOID_HIPS] == rk_scene_find_node(s, "Hips"));
+	RK_CHECK(h.bones[RK_HUMANOID_SPINE] == rk_scene_find_node(s, "Spine"));
+	RK_CHECK(h.bones[RK_HUMANOID_HEAD] == rk_scene_find_node(s, "Head"));
+	for (int x = 0; x < RK_HUMANOID_BONE_COUNT; x++) RK_CHECK(h.bones[x] != rk_scene_find_node(s, "Root"));
+	rk_scene_free(s);
 }
 
 /* Structure decides: the clavicles hang from the middle of three spine joints
@@ -1032,7 +1032,7 @@ RK_TEST(detect_structure_decides)
 	RK_CHECK(rk_humanoid_detect(s, &h, &err));
 	check_exact_map(rk_t_, &h, map, sizeof(map) / sizeof(map[0]), "", "structure");
 	RK_CHECK(h.bones[RK_HUMANOID_HIPS] == find_child(s, "Armature", "Hips"));
-	rk_free_scene(s);
+	rk_scene_free(s);
 }
 
 /* ---- Daz Genesis, Blender duplicates, CMU BVH ------------------------------------------ */
@@ -1144,7 +1144,7 @@ RK_TEST(detect_daz_genesis)
 		"rCarpal1", "rCarpal4", "lMetatarsals", "rMetatarsals", "lPectoral", "lBigToe", "lSmallToe1",
 	};
 	for (size_t i = 0; i < sizeof(unmapped) / sizeof(unmapped[0]); i++) {
-		const rk_node *n = rk_find_node(s, unmapped[i]);
+		const rk_node *n = rk_scene_find_node(s, unmapped[i]);
 		RK_REQUIRE(n);
 		if (is_mapped(&h, n)) {
 			fprintf(stderr, "Genesis 8: helper %s is mapped\n", unmapped[i]);
@@ -1157,9 +1157,9 @@ RK_TEST(detect_daz_genesis)
 		RK_CHECK(strstr(h.bones[x]->name, "Carpal") == NULL);
 	}
 	/* the thighs hang from pelvis, below the mapped hips */
-	RK_CHECK(h.bones[RK_HUMANOID_LEFT_UPPER_LEG]->parent == rk_find_node(s, "pelvis"));
+	RK_CHECK(h.bones[RK_HUMANOID_LEFT_UPPER_LEG]->parent == rk_scene_find_node(s, "pelvis"));
 	RK_CHECK_INT(rk_humanoid_parent(&h, RK_HUMANOID_LEFT_UPPER_LEG), RK_HUMANOID_HIPS);
-	rk_free_scene(s);
+	rk_scene_free(s);
 }
 
 /* Genesis 1/2-style names: lShldr, lForeArm, lThigh, abdomen, abdomen2,
@@ -1271,9 +1271,9 @@ RK_TEST(detect_glued_side_false_positives)
 			fprintf(stderr, "decoy %s: %s\n", decoys[i], err.message);
 			rk_t_->failed++;
 		}
-		RK_CHECK(!is_mapped(&h, rk_find_node(s, decoys[i])));
-		RK_CHECK(h.bones[RK_HUMANOID_RIGHT_LOWER_LEG] == rk_find_node(s, "RightLeg"));
-		rk_free_scene(s);
+		RK_CHECK(!is_mapped(&h, rk_scene_find_node(s, decoys[i])));
+		RK_CHECK(h.bones[RK_HUMANOID_RIGHT_LOWER_LEG] == rk_scene_find_node(s, "RightLeg"));
+		rk_scene_free(s);
 	}
 }
 
@@ -1352,10 +1352,10 @@ RK_TEST(detect_blender_duplicates)
 	rk_scene *s = tb_load(&b, &err);
 	RK_REQUIRE(s);
 	RK_CHECK(rk_humanoid_detect(s, &h, &err));
-	RK_CHECK(h.bones[RK_HUMANOID_HIPS] == rk_find_node(s, "Hips.001"));
-	RK_CHECK(h.bones[RK_HUMANOID_LEFT_HAND] == rk_find_node(s, "Hand.L.001"));
-	RK_CHECK(!is_mapped(&h, rk_find_node(s, "Hips")));
-	rk_free_scene(s);
+	RK_CHECK(h.bones[RK_HUMANOID_HIPS] == rk_scene_find_node(s, "Hips.001"));
+	RK_CHECK(h.bones[RK_HUMANOID_LEFT_HAND] == rk_scene_find_node(s, "Hand.L.001"));
+	RK_CHECK(!is_mapped(&h, rk_scene_find_node(s, "Hips")));
+	rk_scene_free(s);
 
 	/* only one '.' and three digits are a suffix: as the only head, "Head.001"
 	 * is found, "Head.01", "Head.0001", "Head_001", "Head.001.001" are not */
@@ -1370,9 +1370,9 @@ RK_TEST(detect_blender_duplicates)
 		RK_REQUIRE(s);
 		bool ok = rk_humanoid_detect(s, &h, &err);
 		RK_CHECK_INT(ok, i == 0);
-		if (i == 0) RK_CHECK(h.bones[RK_HUMANOID_HEAD] == rk_find_node(s, heads[i]));
+		if (i == 0) RK_CHECK(h.bones[RK_HUMANOID_HEAD] == rk_scene_find_node(s, heads[i]));
 		else RK_CHECK_STR(err.message, "no node found for humanoid bone head");
-		rk_free_scene(s);
+		rk_scene_free(s);
 	}
 }
 
@@ -1431,7 +1431,7 @@ RK_TEST(detect_cmu_bvh)
 RK_TEST(set_validate_errors)
 {
 	rk_error err;
-	rk_scene *s = rk_sample_scene(RK_SAMPLE_MIXAMO_SOURCE, NULL, &err);
+	rk_scene *s = rk_demo_scene(RK_DEMO_MIXAMO_SOURCE, NULL, &err);
 	RK_REQUIRE(s);
 	rk_humanoid h;
 	RK_REQUIRE(rk_humanoid_detect(s, &h, &err));
@@ -1513,7 +1513,7 @@ RK_TEST(set_validate_errors)
 	h.bones[RK_HUMANOID_JAW] = &stray;
 	RK_CHECK(!rk_humanoid_validate(&h, s, &err));
 	RK_CHECK(strstr(err.message, "jaw") != NULL);
-	rk_free_scene(s);
+	rk_scene_free(s);
 }
 
 RK_TEST_MAIN(

@@ -111,7 +111,7 @@ RK_TEST(test_embedded_textures)
 {
 	/* The built-in source character embeds a PNG; its IHDR states the size. */
 	rk_error err;
-	rk_scene *s = rk_sample_scene(RK_SAMPLE_MIXAMO_SOURCE, NULL, &err);
+	rk_scene *s = rk_demo_scene(RK_DEMO_MIXAMO_SOURCE, NULL, &err);
 	RK_REQUIRE(s);
 	RK_REQUIRE(s->textures.count >= 1);
 	const rk_texture *t = &s->textures.data[0];
@@ -122,7 +122,7 @@ RK_TEST(test_embedded_textures)
 	RK_CHECK_INT(img.width, be32(t->content + 16));
 	RK_CHECK_INT(img.height, be32(t->content + 20));
 	rk_image_free(&img);
-	rk_free_scene(s);
+	rk_scene_free(s);
 
 	const char *shared = rk_test_shared_dir();
 	if (!shared) RK_SKIP("../shared not found (set RIGKIT_SHARED_DIR)");
@@ -139,7 +139,7 @@ RK_TEST(test_embedded_textures)
 		decoded++;
 	}
 	RK_CHECK(decoded >= 1);
-	rk_free_scene(s);
+	rk_scene_free(s);
 }
 
 RK_TEST_MAIN(

@@ -59,7 +59,7 @@ static uint32_t check_triangulation(rk_test_state *rk_t_, const rk_vec3 *p2, siz
 	rk_vec3 *p = (rk_vec3 *)malloc(n * sizeof(rk_vec3));
 	uint32_t *tri = (uint32_t *)malloc(3 * n * sizeof(uint32_t));
 	int *used = (int *)calloc(n, sizeof(int));
-	size_t scratch_size = rk_triangulate_scratch_size(n);
+	size_t scratch_size = rk_polygon_triangulate_scratch_size(n);
 	void *scratch = scratch_size ? malloc(scratch_size) : NULL;
 	for (size_t i = 0; i < n; i++) {
 		if (rot) {
@@ -71,7 +71,7 @@ static uint32_t check_triangulation(rk_test_state *rk_t_, const rk_vec3 *p2, siz
 		}
 	}
 	uint32_t flags = 0xffu;
-	size_t nt = rk_triangulate_polygon(tri, p, n, NULL, n, scratch, scratch_size, &flags);
+	size_t nt = rk_polygon_triangulate(tri, p, n, NULL, n, scratch, scratch_size, &flags);
 	RK_CHECK_INT(nt, n - 2);
 	double area = shoelace(p2, n), sum = 0.0;
 	double sign = area < 0 ? -1.0 : 1.0;
@@ -188,7 +188,7 @@ RK_TEST(triangulate_comb_needs_scratch)
 	RK_CHECK_INT(check_triangulation(rk_t_, p, n, rot), 0);
 	/* without scratch it must refuse, not overflow */
 	uint32_t tri[3 * 64], flags = 0;
-	RK_CHECK_INT(rk_triangulate_polygon(tri, p, n, NULL, n, NULL, 0, &flags), 0);
+	RK_CHECK_INT(rk_polygon_triangulate(tri, p, n, NULL, n, NULL, 0, &flags), 0);
 	RK_CHECK_INT(flags, RK_TRIANGULATE_INVALID);
 }
 
@@ -204,7 +204,7 @@ RK_TEST(triangulate_nonplanar_quads)
 		const rk_vec3 *p = quads[q];
 		rk_vec3 N = rk_vec3_cross(rk_vec3_sub(p[2], p[0]), rk_vec3_sub(p[3], p[1]));
 		uint32_t tri[6], flags = 1;
-		RK_CHECK_INT(rk_triangulate_polygon(tri, p, 4, NULL, 4, NULL, 0, &flags), 2);
+		RK_CHECK_INT(rk_polygon_triangulate(tri, p, 4, NULL, 4, NULL, 0, &flags), 2);
 		RK_CHECK_INT(flags, 0);
 		int used[4] = { 0, 0, 0, 0 };
 		for (int t = 0; t < 2; t++) {
@@ -216,7 +216,7 @@ RK_TEST(triangulate_nonplanar_quads)
 	}
 	/* the dart must be split along 1-3 (the only interior diagonal) */
 	uint32_t tri[6];
-	rk_triangulate_polygon(tri, quads[1], 4, NULL, 4, NULL, 0, NULL);
+	rk_polygon_triangulate(tri, quads[1], 4, NULL, 4, NULL, 0, NULL);
 	int has13 = 0;
 	for (int t = 0; t < 2; t++) {
 		int h1 = 0, h3 = 0;
@@ -251,7 +251,7 @@ RK_TEST(triangulate_collinear)
 	/* all corners on one line: no area, fanned, flagged */
 	rk_vec3 line[4] = { { 0, 0, 0 }, { 1, 1, 1 }, { 2, 2, 2 }, { 3, 3, 3 } };
 	uint32_t tri[6], flags = 0;
-	RK_CHECK_INT(rk_triangulate_polygon(tri, line, 4, NULL, 4, NULL, 0, &flags), 2);
+	RK_CHECK_INT(rk_polygon_triangulate(tri, line, 4, NULL, 4, NULL, 0, &flags), 2);
 	RK_CHECK_INT(flags, RK_TRIANGULATE_DEGENERATE);
 }
 
@@ -280,7 +280,7 @@ RK_TEST(triangulate_repeated_vertex)
 	rk_vec3 pos[4] = { { 0, 0, 0 }, { 2, 0, 0 }, { 2, 2, 0 }, { 0, 2, 0 } };
 	uint32_t idx[5] = { 0, 1, 2, 2, 3 };
 	uint32_t tri[9], flags = 9;
-	RK_CHECK_INT(rk_triangulate_polygon(tri, pos, 4, idx, 5, NULL, 0, &flags), 3);
+	RK_CHECK_INT(rk_polygon_triangulate(tri, pos, 4, idx, 5, NULL, 0, &flags), 3);
 	RK_CHECK_INT(flags, 0);
 	double sum = 0;
 	for (int t = 0; t < 3; t++) {
@@ -340,20 +340,20 @@ RK_TEST(triangulate_counts_and_bad_args)
 	rk_vec3 p[8];
 	for (int i = 0; i < 8; i++) p[i] = (rk_vec3){ cos(i * RK_PI / 4), sin(i * RK_PI / 4), 0 };
 	uint32_t tri[3 * 8], flags;
-	for (size_t n = 0; n <= 8; n++) RK_CHECK_INT(rk_triangulate_polygon(tri, p, 8, NULL, n, NULL, 0, &flags), n >= 3 ? n - 2 : 0);
+	for (size_t n = 0; n <= 8; n++) RK_CHECK_INT(rk_polygon_triangulate(tri, p, 8, NULL, n, NULL, 0, &flags), n >= 3 ? n - 2 : 0);
 	uint32_t bad[3] = { 0, 1, 8 };
-	RK_CHECK_INT(rk_triangulate_polygon(tri, p, 8, bad, 3, NULL, 0, &flags), 0);
+	RK_CHECK_INT(rk_polygon_triangulate(tri, p, 8, bad, 3, NULL, 0, &flags), 0);
 	RK_CHECK_INT(flags, RK_TRIANGULATE_INVALID);
-	RK_CHECK_INT(rk_triangulate_polygon(NULL, p, 8, NULL, 3, NULL, 0, &flags), 0);
+	RK_CHECK_INT(rk_polygon_triangulate(NULL, p, 8, NULL, 3, NULL, 0, &flags), 0);
 	RK_CHECK_INT(flags, RK_TRIANGULATE_INVALID);
-	RK_CHECK_INT(rk_triangulate_polygon(tri, p, 2, NULL, 3, NULL, 0, &flags), 0);
+	RK_CHECK_INT(rk_polygon_triangulate(tri, p, 2, NULL, 3, NULL, 0, &flags), 0);
 	RK_CHECK_INT(flags, RK_TRIANGULATE_INVALID);
-	RK_CHECK_INT(rk_triangulate_scratch_size(4), 0);
-	RK_CHECK(rk_triangulate_scratch_size(100) >= 100 * 16);
-	RK_CHECK_INT(rk_triangulate_scratch_size(SIZE_MAX / 2), SIZE_MAX);
+	RK_CHECK_INT(rk_polygon_triangulate_scratch_size(4), 0);
+	RK_CHECK(rk_polygon_triangulate_scratch_size(100) >= 100 * 16);
+	RK_CHECK_INT(rk_polygon_triangulate_scratch_size(SIZE_MAX / 2), SIZE_MAX);
 	/* a self-intersecting bow tie still gives n - 2 triangles, flagged */
 	rk_vec3 bow[6] = { { 0, 0, 0 }, { 2, 2, 0 }, { 2, 0, 0 }, { 0, 2, 0 }, { -1, 3, 0 }, { -1, -1, 0 } };
-	RK_CHECK_INT(rk_triangulate_polygon(tri, bow, 6, NULL, 6, NULL, 0, &flags), 4);
+	RK_CHECK_INT(rk_polygon_triangulate(tri, bow, 6, NULL, 6, NULL, 0, &flags), 4);
 	RK_CHECK(!(flags & RK_TRIANGULATE_INVALID));
 	/* signed area still exact */
 	double sum = 0;
@@ -660,7 +660,7 @@ RK_TEST(skin_top4_renormalised)
 		{ 6, 0.7f }, { 2, 0.0f },
 	};
 	uint32_t begin[3] = { 0, 8, 10 };
-	rk_skin skin;
+	rk_skin_deformer skin;
 	memset(&skin, 0, sizeof(skin));
 	skin.name = "s";
 	skin.joint_count = 7;
@@ -983,7 +983,7 @@ RK_TEST(transforms_and_winding)
 	expanded_free(&e);
 
 	/* skinned nodes stay in mesh space even with world_space */
-	rk_skin skin;
+	rk_skin_deformer skin;
 	memset(&skin, 0, sizeof(skin));
 	node.skin = &skin;
 	expand(&e, &node, &o);
@@ -1115,7 +1115,7 @@ RK_TEST(scene_radius_rules)
 	RK_CHECK_NEAR(rk_mesh_radius((rk_vec3){ 1, 1, 1 }, (rk_vec3){ -1, -1, -1 }), 1.0, 0);           /* inverted */
 	RK_CHECK_NEAR(rk_mesh_radius((rk_vec3){ 0, 0, 0 }, (rk_vec3){ NAN, 0, 0 }), 1.0, 0);
 
-	/* through rk_expand_meshes: two nodes, bounds union, radius */
+	/* through rk_mesh_expansion_build: two nodes, bounds union, radius */
 	rk_vec3 pos[3] = { { 0, 0, 0 }, { 8, 0, 0 }, { 0, 2, 0 } };
 	uint32_t vi[3] = { 0, 1, 2 };
 	rk_face face = { 0, 3 };
@@ -1131,7 +1131,7 @@ RK_TEST(scene_radius_rules)
 	scene.nodes = (rk_node_list){ nodes, 3 };
 	scene.root = &nodes[0];
 	rk_error err;
-	rk_mesh_expansion *x = rk_expand_meshes(&scene, NULL, &err);
+	rk_mesh_expansion *x = rk_mesh_expansion_build(&scene, NULL, &err);
 	RK_REQUIRE(x);
 	RK_CHECK_INT(x->draw_count, 2);
 	RK_CHECK_INT(x->vertex_count, 6);
@@ -1154,26 +1154,26 @@ RK_TEST(scene_radius_rules)
 	RK_CHECK(strstr(text, "  part 0: material (none) (slot -), uv set -1, 1 triangles, indices 3..5\n") != NULL);
 	RK_CHECK(strstr(text, "total: 2 mesh nodes, 2 parts, 6 vertices, 2 triangles, radius 4\n") != NULL);
 	free(text);
-	rk_free_mesh_expansion(x);
+	rk_mesh_expansion_free(x);
 
 	/* one node only */
 	rk_mesh_opts o = { 0 };
 	o.node = &nodes[2];
-	x = rk_expand_meshes(&scene, &o, &err);
+	x = rk_mesh_expansion_build(&scene, &o, &err);
 	RK_REQUIRE(x);
 	RK_CHECK_INT(x->draw_count, 1);
 	RK_CHECK(x->draws[0].node == &nodes[2]);
 	RK_CHECK_NEAR(x->radius, 4.0, 0);
-	rk_free_mesh_expansion(x);
+	rk_mesh_expansion_free(x);
 
 	/* a scene without meshes: empty, radius 1 */
 	scene.nodes.count = 1;
-	x = rk_expand_meshes(&scene, NULL, &err);
+	x = rk_mesh_expansion_build(&scene, NULL, &err);
 	RK_REQUIRE(x);
 	RK_CHECK_INT(x->draw_count, 0);
 	RK_CHECK_INT(x->vertex_count, 0);
 	RK_CHECK_NEAR(x->radius, 1.0, 0);
-	rk_free_mesh_expansion(x);
+	rk_mesh_expansion_free(x);
 }
 
 RK_TEST(bad_inputs_rejected)
@@ -1236,7 +1236,7 @@ RK_TEST(bad_inputs_rejected)
 	RK_CHECK(!rk_mesh_expand_run(&good, &err));
 	RK_CHECK_INT(err.code, RK_ERROR_CORRUPT);
 	mesh.normals = (rk_attrib_vec3){ 0 };
-	rk_skin skin;
+	rk_skin_deformer skin;
 	memset(&skin, 0, sizeof(skin));
 	uint32_t wb[9] = { 0, 0, 0, 2, 1, 1, 1, 1, 1 };
 	rk_skin_weight w[2] = { { 0, 1 }, { 0, 1 } };
@@ -1264,8 +1264,8 @@ RK_TEST(bad_inputs_rejected)
 	node.skin = NULL;
 	free(scratch);
 
-	/* rk_expand_meshes: NULL scene, a foreign node, a node without mesh */
-	RK_CHECK(!rk_expand_meshes(NULL, NULL, &err));
+	/* rk_mesh_expansion_build: NULL scene, a foreign node, a node without mesh */
+	RK_CHECK(!rk_mesh_expansion_build(NULL, NULL, &err));
 	RK_CHECK_INT(err.code, RK_ERROR_INVALID_ARGUMENT);
 	rk_node nodes[2];
 	init_node(&nodes[0], 0, "", NULL);
@@ -1275,14 +1275,14 @@ RK_TEST(bad_inputs_rejected)
 	scene.nodes = (rk_node_list){ nodes, 2 };
 	rk_mesh_opts o = { 0 };
 	o.node = &node;
-	RK_CHECK(!rk_expand_meshes(&scene, &o, &err));
+	RK_CHECK(!rk_mesh_expansion_build(&scene, &o, &err));
 	RK_CHECK_INT(err.code, RK_ERROR_INVALID_ARGUMENT);
 	o.node = &nodes[0];
-	RK_CHECK(!rk_expand_meshes(&scene, &o, &err));
+	RK_CHECK(!rk_mesh_expansion_build(&scene, &o, &err));
 	RK_CHECK_INT(err.code, RK_ERROR_INVALID_ARGUMENT);
 	/* the error names the node */
 	mesh.vertex_indices = bad_idx;
-	RK_CHECK(!rk_expand_meshes(&scene, NULL, &err));
+	RK_CHECK(!rk_mesh_expansion_build(&scene, NULL, &err));
 	RK_CHECK_INT(err.code, RK_ERROR_CORRUPT);
 	RK_CHECK(strstr(err.message, "node \"cube\"") != NULL);
 	mesh.vertex_indices = cube_idx;
@@ -1320,16 +1320,16 @@ RK_TEST(allocation_failures_leak_nothing)
 	rk_mesh_opts o = { 0 };
 	o.allocator = (rk_allocator){ count_alloc, count_free, &c };
 	rk_error err;
-	rk_mesh_expansion *x = rk_expand_meshes(&scene, &o, &err);
+	rk_mesh_expansion *x = rk_mesh_expansion_build(&scene, &o, &err);
 	RK_REQUIRE(x);
 	size_t total = c.allocs;
 	RK_CHECK_INT(c.live_bytes, x->memory_size);  /* one block left: the result */
-	rk_free_mesh_expansion(x);
+	rk_mesh_expansion_free(x);
 	RK_CHECK_INT(c.live_bytes, 0);
 	RK_CHECK_INT(c.allocs, c.frees);
 	for (size_t k = 1; k <= total; k++) {
 		c = (counting){ 0, 0, 0, k };
-		x = rk_expand_meshes(&scene, &o, &err);
+		x = rk_mesh_expansion_build(&scene, &o, &err);
 		RK_CHECK(x == NULL);
 		RK_CHECK_INT(err.code, RK_ERROR_OUT_OF_MEMORY);
 		RK_CHECK_INT(c.live_bytes, 0);
@@ -1347,14 +1347,14 @@ static void check_asset(rk_test_state *rk_t_, const char *path, const rk_mesh_op
 	rk_scene *scene = rk_load_file(path, NULL, &err);
 	if (!scene) {
 		char buf[1024];
-		rk_format_error(buf, sizeof(buf), &err);
+		rk_error_format(buf, sizeof(buf), &err);
 		fprintf(stderr, "load failed: %s\n", buf);
 	}
 	RK_REQUIRE(scene);
-	rk_mesh_expansion *x = rk_expand_meshes(scene, opts, &err);
+	rk_mesh_expansion *x = rk_mesh_expansion_build(scene, opts, &err);
 	if (!x) {
 		char buf[1024];
-		rk_format_error(buf, sizeof(buf), &err);
+		rk_error_format(buf, sizeof(buf), &err);
 		fprintf(stderr, "%s: expand failed: %s\n", path, buf);
 	}
 	RK_REQUIRE(x);
@@ -1439,8 +1439,8 @@ static void check_asset(rk_test_state *rk_t_, const char *path, const rk_mesh_op
 	fprintf(stderr, "  %s: %zu draws, %zu vertices, %zu triangles, %zu weighted vertices, radius %g\n", path, x->draw_count,
 		x->vertex_count, x->index_count / 3, weighted, x->radius);
 	RK_CHECK(x->radius > 0);
-	rk_free_mesh_expansion(x);
-	rk_free_scene(scene);
+	rk_mesh_expansion_free(x);
+	rk_scene_free(scene);
 }
 
 static const char *const shared_assets[] = { "ybot.fbx", "Xbot.glb", "Soldier.glb", "readyplayer.me.glb", "Horse.glb", "Flamingo.glb" };
@@ -1480,7 +1480,7 @@ RK_TEST(shared_assets_expand_options)
 	check_asset(rk_t_, path, &o2);
 }
 
-/* Every face of the assets through rk_triangulate_polygon: n - 2 triangles,
+/* Every face of the assets through rk_polygon_triangulate: n - 2 triangles,
  * area vectors summing to the face's Newell vector (computed here). */
 RK_TEST(shared_assets_triangulate_every_face)
 {
@@ -1500,7 +1500,7 @@ RK_TEST(shared_assets_triangulate_every_face)
 			uint32_t tri[3 * 62], flags;
 			unsigned char scratch[4096];
 			const uint32_t *idx = mesh->vertex_indices + fc->index_begin;
-			size_t nt = rk_triangulate_polygon(tri, mesh->positions, mesh->vertex_count, idx, fc->index_count, scratch, sizeof(scratch), &flags);
+			size_t nt = rk_polygon_triangulate(tri, mesh->positions, mesh->vertex_count, idx, fc->index_count, scratch, sizeof(scratch), &flags);
 			faces++;
 			if (fc->index_count > 4) ngons++;
 			if (flags) flagged++;
@@ -1525,7 +1525,7 @@ RK_TEST(shared_assets_triangulate_every_face)
 	RK_CHECK(faces > 0);
 	RK_CHECK_INT(bad, 0);
 	RK_CHECK_INT(flagged, 0);
-	rk_free_scene(scene);
+	rk_scene_free(scene);
 }
 
 RK_TEST_MAIN(

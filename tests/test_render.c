@@ -14,7 +14,7 @@
  *     sample of the shared diagonal is drawn twice);
  *   - Lambert's cosine law with sRGB decoded by its formula;
  *   - a hand-built 2x2 BMP texture: each quarter of a quad shows one texel;
- *   - the sample character (rigkit/sample.h): its T-pose silhouette spans
+ *   - the sample character (rigkit/demo.h): its T-pose silhouette spans
  *     the projected joint positions, its walk changes the image over time,
  *     a load-time axis conversion (even a mirroring one) does not change
  *     the default front view;
@@ -24,11 +24,11 @@
 #include "rk_test.h"
 
 #include <rigkit/anim.h>
-#include <rigkit/gltf.h>
+#include <rigkit/export.h>
 #include <rigkit/image.h>
 #include <rigkit/render.h>
 #include <rigkit/rigkit.h>
-#include <rigkit/sample.h>
+#include <rigkit/demo.h>
 
 #include <stdarg.h>
 #include <stdint.h>
@@ -198,7 +198,7 @@ static rk_scene *load_quads(const tquad *q, size_t count, const unsigned char *i
 	rk_scene *s = rk_load_memory(j.s, j.n, opts, err);
 	if (!s) {
 		char buf[1024];
-		rk_format_error(buf, sizeof(buf), err);
+		rk_error_format(buf, sizeof(buf), err);
 		fprintf(stderr, "load_quads: %s\n", buf);
 	}
 	free(j.s);
@@ -222,7 +222,7 @@ static bool render(const rk_scene *s, const rk_anim_clip *clip, double t, rk_ren
 	bool ok = rk_render(s, clip, t, &o, img->px, 0, err);
 	if (!ok) {
 		char buf[1024];
-		rk_format_error(buf, sizeof(buf), err);
+		rk_error_format(buf, sizeof(buf), err);
 		fprintf(stderr, "rk_render: %s\n", buf);
 	}
 	return ok;
@@ -305,7 +305,7 @@ RK_TEST(test_coverage_top_left_rule)
 		RK_CHECK_NEAR(st.ortho_height, 2.0, 1e-12);
 		free(img.px);
 	}
-	rk_free_scene(s);
+	rk_scene_free(s);
 }
 
 /* Perspective, tan(fov / 2) = 0.1 from 10 units: the plane z = 0 shows
@@ -338,7 +338,7 @@ RK_TEST(test_coverage_perspective)
 	RK_REQUIRE(render(s, NULL, 0.0, o, &img, &err));
 	RK_CHECK(is_bg(&img, 46, 32) && !is_bg(&img, 49, 32) && !is_bg(&img, 78, 32) && is_bg(&img, 81, 32));
 	free(img.px);
-	rk_free_scene(s);
+	rk_scene_free(s);
 }
 
 /* Supersampling 2x2: a right edge through the middle of pixel 40 leaves one
@@ -367,7 +367,7 @@ RK_TEST(test_supersample_edge)
 	RK_CHECK(edge[3] == 127 || edge[3] == 128);
 	RK_CHECK_INT(edge[0], 255); /* straight alpha: colour not darkened */
 	free(img.px);
-	rk_free_scene(s);
+	rk_scene_free(s);
 }
 
 /* ---- depth -------------------------------------------------------------------- */
@@ -393,7 +393,7 @@ RK_TEST(test_depth_test)
 		RK_CHECK(left[0] == 255 && left[1] == 0);
 		RK_CHECK(right[0] == 0 && right[1] == 255);
 		free(img.px);
-		rk_free_scene(s);
+		rk_scene_free(s);
 	}
 }
 
@@ -445,7 +445,7 @@ RK_TEST(test_lambert_cosine)
 	double def = srgb_decode(px_at(&img, 16, 32)[0]);
 	RK_CHECK(def > 0.3 * 0.8 + 0.05 && def <= 0.8 + 0.004);
 	free(img.px);
-	rk_free_scene(s);
+	rk_scene_free(s);
 }
 
 /* 24-bit BMP, 2 x 2: top row red, green; bottom row blue, white. */
@@ -514,7 +514,7 @@ RK_TEST(test_texture)
 	tl = px_at(&img, 24, 24);
 	RK_CHECK(tl[0] == 255 && tl[1] == 255 && tl[2] == 255);
 	free(img.px);
-	rk_free_scene(s);
+	rk_scene_free(s);
 
 	/* A texture that does not decode: counted, drawn untextured. */
 	unsigned char junk[16] = "not an image";
@@ -527,7 +527,7 @@ RK_TEST(test_texture)
 	tl = px_at(&img, 24, 24);
 	RK_CHECK(tl[0] == 255 && tl[1] == 255 && tl[2] == 255);
 	free(img.px);
-	rk_free_scene(s);
+	rk_scene_free(s);
 }
 
 /* glTF COLOR_0 multiplies the base colour and is interpolated: left corners
@@ -556,7 +556,7 @@ RK_TEST(test_vertex_colors)
 	RK_CHECK(left[0] == 255 && left[2] == 0);
 	RK_CHECK(abs((int)right[0] - 8) <= 1 && abs((int)right[2] - 124) <= 1);
 	free(img.px);
-	rk_free_scene(s);
+	rk_scene_free(s);
 }
 
 /* Back-face culling: the quad's corners reversed face -Z (away from the
@@ -578,7 +578,7 @@ RK_TEST(test_cull_back_faces)
 	RK_REQUIRE(render(s, NULL, 0.0, o, &img, &err));
 	RK_CHECK(is_bg(&img, 32, 32));
 	free(img.px);
-	rk_free_scene(s);
+	rk_scene_free(s);
 }
 
 /* A floor (y = -1, z from -10 to +10) crosses the near plane of a camera
@@ -616,7 +616,7 @@ RK_TEST(test_near_plane_clipping)
 	RK_CHECK_INT(wrong, 0);
 	RK_CHECK(st.triangles_rasterized >= 2);
 	free(img.px);
-	rk_free_scene(s);
+	rk_scene_free(s);
 }
 
 /* ---- the sample character ------------------------------------------------------- */
@@ -633,9 +633,9 @@ static rk_vec3 node_pos(const rk_scene *s, const rk_pose *pose, size_t i)
 RK_TEST(test_sample_silhouette)
 {
 	rk_error err;
-	rk_scene *s = rk_sample_scene(RK_SAMPLE_MIXAMO_SOURCE, NULL, &err);
+	rk_scene *s = rk_demo_scene(RK_DEMO_MIXAMO_SOURCE, NULL, &err);
 	RK_REQUIRE(s);
-	rk_node *arm = rk_find_node(s, "mixamorig:LeftArm");
+	rk_node *arm = rk_scene_find_node(s, "mixamorig:LeftArm");
 	RK_REQUIRE(arm);
 	double yc = rk_mat4_get_translation(arm->node_to_world).y;
 	const double dist = 40.0, t = 0.025;
@@ -666,7 +666,7 @@ RK_TEST(test_sample_silhouette)
 	RK_CHECK(xmin + 0.5 <= jmin + 1.0 && xmin + 0.5 >= jmin - 4.0);
 	RK_CHECK(xmax + 0.5 >= jmax - 1.0 && xmax + 0.5 <= jmax + 4.0);
 	free(img.px);
-	rk_free_scene(s);
+	rk_scene_free(s);
 }
 
 /* Walk: two times of the clip give different images; the same time twice
@@ -675,9 +675,9 @@ RK_TEST(test_sample_silhouette)
 RK_TEST(test_sample_walk_and_determinism)
 {
 	rk_error err;
-	rk_scene *s = rk_sample_scene(RK_SAMPLE_MIXAMO_SOURCE, NULL, &err);
+	rk_scene *s = rk_demo_scene(RK_DEMO_MIXAMO_SOURCE, NULL, &err);
 	RK_REQUIRE(s);
-	const rk_anim_clip *walk = rk_find_clip(s, "Walk");
+	const rk_anim_clip *walk = rk_scene_find_clip(s, "Walk");
 	RK_REQUIRE(walk);
 	rk_render_opts o = { 0 };
 	o.width = 160;
@@ -716,7 +716,7 @@ RK_TEST(test_sample_walk_and_determinism)
 	free(big);
 	free(a.px);
 	free(b.px);
-	rk_free_scene(s);
+	rk_scene_free(s);
 }
 
 /* Skeleton overlay on a skeleton-only scene: every joint's projected
@@ -725,9 +725,9 @@ RK_TEST(test_sample_walk_and_determinism)
 RK_TEST(test_skeleton_overlay)
 {
 	rk_error err;
-	rk_sample_opts so = { 0 };
+	rk_demo_opts so = { 0 };
 	so.no_mesh = true;
-	rk_scene *s = rk_sample_scene(RK_SAMPLE_MIXAMO_SOURCE, &so, &err);
+	rk_scene *s = rk_demo_scene(RK_DEMO_MIXAMO_SOURCE, &so, &err);
 	RK_REQUIRE(s);
 	const double dist = 20.0, t = 0.05;
 	const uint32_t W = 200, H = 200;
@@ -759,7 +759,7 @@ RK_TEST(test_skeleton_overlay)
 	RK_CHECK_INT(joints, 67);
 	RK_CHECK_INT(hits, joints);
 	free(img.px);
-	rk_free_scene(s);
+	rk_scene_free(s);
 }
 
 /* Auto framing follows the scene's axes: the default front view of the
@@ -769,16 +769,16 @@ RK_TEST(test_skeleton_overlay)
 RK_TEST(test_auto_framing_axes)
 {
 	rk_error err;
-	rk_sample_opts so = { 0 };
+	rk_demo_opts so = { 0 };
 	so.no_texture = true;
-	rk_scene *src = rk_sample_scene(RK_SAMPLE_MIXAMO_SOURCE, &so, &err);
+	rk_scene *src = rk_demo_scene(RK_DEMO_MIXAMO_SOURCE, &so, &err);
 	RK_REQUIRE(src);
 	char dir[] = "/tmp/rigkit_render_XXXXXX";
 	RK_REQUIRE(mkdtemp(dir) != NULL);
 	char path[256];
 	snprintf(path, sizeof(path), "%s/source.glb", dir);
-	RK_REQUIRE(rk_write_glb(src, path, NULL, &err));
-	rk_free_scene(src);
+	RK_REQUIRE(rk_glb_write(src, path, NULL, &err));
+	rk_scene_free(src);
 
 	rk_render_opts o = { 0 };
 	o.width = 128;
@@ -787,7 +787,7 @@ RK_TEST(test_auto_framing_axes)
 	rk_scene *s = rk_load_file(path, NULL, &err);
 	RK_REQUIRE(s);
 	RK_REQUIRE(render(s, NULL, 0.0, o, &ref, &err));
-	rk_free_scene(s);
+	rk_scene_free(s);
 	/* inside the 5% margin (0.05 of the half extent: 3.2 pixels), tall, centred */
 	int ymin = 128, ymax = -1, xmin = 128, xmax = -1;
 	for (uint32_t y = 0; y < 128; y++)
@@ -821,7 +821,7 @@ RK_TEST(test_auto_framing_axes)
 		if (differ > 40) fprintf(stderr, "%s: %zu pixels differ\n", axes[k], differ);
 		RK_CHECK(differ <= 40);
 		free(img.px);
-		rk_free_scene(s);
+		rk_scene_free(s);
 	}
 	free(ref.px);
 	unlink(path);
@@ -859,7 +859,7 @@ RK_TEST(test_write_png)
 	RK_REQUIRE(mkdtemp(dir) != NULL);
 	char path[256];
 	snprintf(path, sizeof(path), "%s/a.png", dir);
-	RK_REQUIRE(rk_write_png(path, px, w, h, stride, &err));
+	RK_REQUIRE(rk_png_write(path, px, w, h, stride, &err));
 	size_t n = 0;
 	unsigned char *file = read_all(path, &n);
 	RK_REQUIRE(file && n > 33);
@@ -883,20 +883,20 @@ RK_TEST(test_write_png)
 	/* Same pixels, same bytes. */
 	char path2[300];
 	snprintf(path2, sizeof(path2), "%s/b.png", dir);
-	RK_REQUIRE(rk_write_png(path2, px, w, h, stride, &err));
+	RK_REQUIRE(rk_png_write(path2, px, w, h, stride, &err));
 	size_t n2 = 0;
 	unsigned char *f1 = read_all(path, &n), *f2 = read_all(path2, &n2);
 	RK_CHECK(f1 && f2 && n == n2 && memcmp(f1, f2, n) == 0);
 	free(f1);
 	free(f2);
 	/* Bad arguments and an unwritable path. */
-	RK_CHECK(!rk_write_png(NULL, px, w, h, 0, &err) && err.code == RK_ERROR_INVALID_ARGUMENT);
-	RK_CHECK(!rk_write_png(path, NULL, w, h, 0, &err) && err.code == RK_ERROR_INVALID_ARGUMENT);
-	RK_CHECK(!rk_write_png(path, px, 0, h, 0, &err) && err.code == RK_ERROR_INVALID_ARGUMENT);
-	RK_CHECK(!rk_write_png(path, px, w, h, w * 4 - 1, &err) && err.code == RK_ERROR_INVALID_ARGUMENT);
+	RK_CHECK(!rk_png_write(NULL, px, w, h, 0, &err) && err.code == RK_ERROR_INVALID_ARGUMENT);
+	RK_CHECK(!rk_png_write(path, NULL, w, h, 0, &err) && err.code == RK_ERROR_INVALID_ARGUMENT);
+	RK_CHECK(!rk_png_write(path, px, 0, h, 0, &err) && err.code == RK_ERROR_INVALID_ARGUMENT);
+	RK_CHECK(!rk_png_write(path, px, w, h, w * 4 - 1, &err) && err.code == RK_ERROR_INVALID_ARGUMENT);
 	char bad_path[300];
 	snprintf(bad_path, sizeof(bad_path), "%s/missing/c.png", dir);
-	RK_CHECK(!rk_write_png(bad_path, px, w, h, stride, &err) && err.code == RK_ERROR_OUTPUT);
+	RK_CHECK(!rk_png_write(bad_path, px, w, h, stride, &err) && err.code == RK_ERROR_OUTPUT);
 	unlink(path);
 	unlink(path2);
 	rmdir(dir);
@@ -929,7 +929,7 @@ RK_TEST(test_bad_arguments)
 	tquad q = quad_xy(-0.5f, -0.5f, 0.5f, 0.5f, 0.0f, 1, 1, 1);
 	rk_scene *s = load_quads(&q, 1, NULL, 0, NULL, &err);
 	RK_REQUIRE(s);
-	rk_scene *other = rk_sample_scene(RK_SAMPLE_MIXAMO_SOURCE, NULL, &err);
+	rk_scene *other = rk_demo_scene(RK_DEMO_MIXAMO_SOURCE, NULL, &err);
 	RK_REQUIRE(other);
 	unsigned char *buf = (unsigned char *)malloc(64 * 64 * 4);
 	rk_render_opts good = { 0 };
@@ -1024,8 +1024,8 @@ RK_TEST(test_bad_arguments)
 	RK_CHECK_NEAR(mx.y, 0.5, 1e-6);
 	RK_CHECK_NEAR(mn.z, 0.0, 1e-6);
 	free(buf);
-	rk_free_scene(other);
-	rk_free_scene(s);
+	rk_scene_free(other);
+	rk_scene_free(s);
 }
 
 /* A counting allocator: every temporary goes through it (textures too) and
@@ -1056,7 +1056,7 @@ static void count_free_fn(void *user, void *ptr, size_t size)
 RK_TEST(test_allocator)
 {
 	rk_error err;
-	rk_scene *s = rk_sample_scene(RK_SAMPLE_MIXAMO_SOURCE, NULL, &err);
+	rk_scene *s = rk_demo_scene(RK_DEMO_MIXAMO_SOURCE, NULL, &err);
 	RK_REQUIRE(s);
 	count_alloc c = { 0, 0, 0, 0 };
 	rk_render_opts o = { 0 };
@@ -1064,7 +1064,7 @@ RK_TEST(test_allocator)
 	o.textures = true;
 	o.allocator = (rk_allocator){ count_alloc_fn, count_free_fn, &c };
 	timg img;
-	RK_REQUIRE(render(s, rk_find_clip(s, "Walk"), 0.5, o, &img, &err));
+	RK_REQUIRE(render(s, rk_scene_find_clip(s, "Walk"), 0.5, o, &img, &err));
 	RK_CHECK(c.allocs > 5);
 	RK_CHECK_INT(c.frees, c.allocs);
 	RK_CHECK_INT(c.live, 0);
@@ -1075,7 +1075,7 @@ RK_TEST(test_allocator)
 	RK_CHECK_INT(c.live, 0);
 	RK_CHECK(mx.y > 1.7 && mn.y < 0.05); /* the sample stands on y = 0, about 1.79 m tall */
 	free(img.px);
-	rk_free_scene(s);
+	rk_scene_free(s);
 }
 
 /* Malformed mesh data in a (hand-edited) scene: faces with a corner range
@@ -1120,7 +1120,7 @@ RK_TEST(test_malformed_mesh)
 	for (uint32_t i = 0; i < 64u * 64u; i++) covered += img.px[i * 4] == 255;
 	RK_CHECK_INT(covered, 32 * 32);
 	free(img.px);
-	rk_free_scene(s);
+	rk_scene_free(s);
 }
 
 /* Every shared asset, when present: renders with textures, wireframe and
@@ -1152,7 +1152,7 @@ RK_TEST(test_shared_assets)
 		RK_CHECK(ok);
 		if (!ok) {
 			free(img.px);
-			rk_free_scene(s);
+			rk_scene_free(s);
 			continue;
 		}
 		size_t lit = 0, border = 0;
@@ -1175,7 +1175,7 @@ RK_TEST(test_shared_assets)
 		o.skeleton = true;
 		RK_CHECK(render(s, clip, clip ? clip->time_begin + 0.3 : 0.0, o, &img, &err));
 		free(img.px);
-		rk_free_scene(s);
+		rk_scene_free(s);
 	}
 }
 

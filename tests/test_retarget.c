@@ -34,18 +34,18 @@ static bool posed_init(posed *p, const rk_scene *s)
 
 static bool posed_eval(posed *p, const rk_scene *s, const rk_anim_clip *clip, double t)
 {
-	rk_eval_pose_job job;
+	rk_pose_eval_job job;
 	memset(&job, 0, sizeof(job));
 	job.scene = s;
 	job.clip = clip;
 	job.time = t;
 	job.pose = &p->pose;
-	return rk_eval_pose_run(&job);
+	return rk_pose_eval_run(&job);
 }
 
 static rk_vec3 world_pos(const posed *p, const rk_scene *s, const char *name)
 {
-	const rk_node *n = rk_find_node(s, name);
+	const rk_node *n = rk_scene_find_node(s, name);
 	if (!n) return (rk_vec3){ NAN, NAN, NAN };
 	return rk_mat4_get_translation(p->pose.node_to_world[n->index]);
 }
@@ -125,26 +125,26 @@ static rk_scene *round_trip(const rk_scene *s)
 	void *data = NULL;
 	size_t size = 0;
 	rk_error err;
-	if (!rk_write_gltf_memory(s, NULL, &data, &size, &err)) return NULL;
+	if (!rk_gltf_write_memory(s, NULL, &data, &size, &err)) return NULL;
 	rk_scene *back = rk_load_memory(data, size, NULL, &err);
-	rk_gltf_free_memory(data);
+	rk_gltf_memory_free(data);
 	return back;
 }
 
-static rk_scene *sample(rk_sample_kind kind, bool z_up)
+static rk_scene *sample(rk_demo_kind kind, bool z_up)
 {
-	rk_sample_opts o;
+	rk_demo_opts o;
 	memset(&o, 0, sizeof(o));
 	o.z_up_armature = z_up;
 	rk_error err;
-	return rk_sample_scene(kind, &o, &err);
+	return rk_demo_scene(kind, &o, &err);
 }
 
 RK_TEST(sample_walk_on_avatar_points_every_bone_like_the_source)
 {
-	rk_scene *src = sample(RK_SAMPLE_MIXAMO_SOURCE, false), *dst = sample(RK_SAMPLE_AVATAR, false);
+	rk_scene *src = sample(RK_DEMO_MIXAMO_SOURCE, false), *dst = sample(RK_DEMO_AVATAR, false);
 	RK_REQUIRE(src && dst);
-	const rk_anim_clip *walk = rk_find_clip(src, "Walk");
+	const rk_anim_clip *walk = rk_scene_find_clip(src, "Walk");
 	RK_REQUIRE(walk);
 	rk_retarget_report rep;
 	rk_error err;
@@ -198,9 +198,9 @@ RK_TEST(sample_walk_on_avatar_points_every_bone_like_the_source)
 	double travel = world_pos(&q1, back, "Hips").z - world_pos(&q0, back, "Hips").z;
 	RK_CHECK_NEAR(travel, 0.9 * hd / hs, 0.01);
 	free(p0.mem), free(p1.mem), free(q0.mem), free(q1.mem);
-	rk_free_scene(back);
-	rk_free_scene(src);
-	rk_free_scene(dst);
+	rk_scene_free(back);
+	rk_scene_free(src);
+	rk_scene_free(dst);
 }
 
 RK_TEST(z_up_armature_source_gives_the_same_result)
@@ -208,14 +208,14 @@ RK_TEST(z_up_armature_source_gives_the_same_result)
 	/* Seed 004's failures 2 and R4: a Blender-style Z-up armature puts ~90
 	 * degrees into the Hips' local rest rotation. The world poses are the
 	 * same, so the retargeted clips must be too. */
-	rk_scene *a = sample(RK_SAMPLE_MIXAMO_SOURCE, false), *b = sample(RK_SAMPLE_MIXAMO_SOURCE, true);
-	rk_scene *da = sample(RK_SAMPLE_AVATAR, false), *db = sample(RK_SAMPLE_AVATAR, false);
+	rk_scene *a = sample(RK_DEMO_MIXAMO_SOURCE, false), *b = sample(RK_DEMO_MIXAMO_SOURCE, true);
+	rk_scene *da = sample(RK_DEMO_AVATAR, false), *db = sample(RK_DEMO_AVATAR, false);
 	RK_REQUIRE(a && b && da && db);
 	rk_error err;
-	rk_anim_clip *ca = rk_retarget(da, a, rk_find_clip(a, "Walk"), NULL, NULL, &err);
-	rk_anim_clip *cb = rk_retarget(db, b, rk_find_clip(b, "Walk"), NULL, NULL, &err);
+	rk_anim_clip *ca = rk_retarget(da, a, rk_scene_find_clip(a, "Walk"), NULL, NULL, &err);
+	rk_anim_clip *cb = rk_retarget(db, b, rk_scene_find_clip(b, "Walk"), NULL, NULL, &err);
 	RK_REQUIRE(ca && cb);
-	const rk_node *hb = rk_find_node(b, "mixamorig:Hips");
+	const rk_node *hb = rk_scene_find_node(b, "mixamorig:Hips");
 	RK_REQUIRE(hb);
 	RK_CHECK(fabs(hb->local.rotation.x) > 0.6);   /* the option really rotates the Hips' rest */
 	posed pa, pb;
@@ -230,17 +230,17 @@ RK_TEST(z_up_armature_source_gives_the_same_result)
 	}
 	RK_CHECK(worst < 1e-9);
 	free(pa.mem), free(pb.mem);
-	rk_free_scene(a), rk_free_scene(b), rk_free_scene(da), rk_free_scene(db);
+	rk_scene_free(a), rk_scene_free(b), rk_scene_free(da), rk_scene_free(db);
 }
 
 RK_TEST(root_modes)
 {
-	rk_scene *src = sample(RK_SAMPLE_MIXAMO_SOURCE, false);
+	rk_scene *src = sample(RK_DEMO_MIXAMO_SOURCE, false);
 	RK_REQUIRE(src);
-	const rk_anim_clip *walk = rk_find_clip(src, "Walk");
+	const rk_anim_clip *walk = rk_scene_find_clip(src, "Walk");
 	static const rk_retarget_root modes[] = { RK_RETARGET_ROOT_IN_PLACE, RK_RETARGET_ROOT_LOCK };
 	for (int m = 0; m < 2; m++) {
-		rk_scene *dst = sample(RK_SAMPLE_AVATAR, false);
+		rk_scene *dst = sample(RK_DEMO_AVATAR, false);
 		RK_REQUIRE(dst);
 		rk_retarget_opts o;
 		memset(&o, 0, sizeof(o));
@@ -266,9 +266,9 @@ RK_TEST(root_modes)
 		RK_CHECK(xz < 1e-9);                              /* no horizontal travel or sway */
 		if (modes[m] == RK_RETARGET_ROOT_IN_PLACE) RK_CHECK(ymax - ymin > 0.005);  /* the bob stays */
 		free(p.mem), free(r.mem);
-		rk_free_scene(dst);
+		rk_scene_free(dst);
 	}
-	rk_free_scene(src);
+	rk_scene_free(src);
 }
 
 /* Largest distance a target foot joint drifts while the source's foot stays
@@ -304,13 +304,13 @@ static double planted_drift(const rk_scene *src, const rk_anim_clip *sc, const r
 
 RK_TEST(foot_ik_keeps_planted_feet_planted)
 {
-	rk_scene *src = sample(RK_SAMPLE_MIXAMO_SOURCE, false);
+	rk_scene *src = sample(RK_DEMO_MIXAMO_SOURCE, false);
 	RK_REQUIRE(src);
-	const rk_anim_clip *walk = rk_find_clip(src, "Walk");
+	const rk_anim_clip *walk = rk_scene_find_clip(src, "Walk");
 	double drift[2];
 	int planted = 0, planted_l = 0, planted_r = 0;
 	for (int ik = 0; ik < 2; ik++) {
-		rk_scene *dst = sample(RK_SAMPLE_AVATAR, false);
+		rk_scene *dst = sample(RK_DEMO_AVATAR, false);
 		RK_REQUIRE(dst);
 		rk_retarget_opts o;
 		memset(&o, 0, sizeof(o));
@@ -329,15 +329,15 @@ RK_TEST(foot_ik_keeps_planted_feet_planted)
 			RK_CHECK(rep.max_foot_miss < 1e-9);            /* every goal reachable */
 			RK_CHECK(rep.max_direction_error < 1e-6);      /* the other bones keep the rule */
 		}
-		rk_free_scene(back);
-		rk_free_scene(dst);
+		rk_scene_free(back);
+		rk_scene_free(dst);
 	}
 	fprintf(stderr, "planted-foot drift on the avatar: %.2e m without foot IK, %.2e m with (at least %d planted samples per foot)\n",
 		drift[0], drift[1], planted);
 	RK_CHECK(planted >= 15);            /* each source foot is planted (60% of the 30 keys) */
 	RK_CHECK(drift[0] > 1e-3);          /* the proportions differ enough to slide without IK */
 	RK_CHECK(drift[1] < 1e-5);
-	rk_free_scene(src);
+	rk_scene_free(src);
 }
 
 RK_TEST(fbx_target_with_pre_rotations)
@@ -351,10 +351,10 @@ RK_TEST(fbx_target_with_pre_rotations)
 	snprintf(path, sizeof(path), "%s/assets/ybot.fbx", shared);
 	rk_error err;
 	rk_scene *dst = rk_load_file(path, NULL, &err);
-	rk_scene *src = sample(RK_SAMPLE_MIXAMO_SOURCE, false);
+	rk_scene *src = sample(RK_DEMO_MIXAMO_SOURCE, false);
 	RK_REQUIRE(dst && src);
 	size_t before = dst->clips.count;
-	const rk_anim_clip *walk = rk_find_clip(src, "Walk");
+	const rk_anim_clip *walk = rk_scene_find_clip(src, "Walk");
 	rk_retarget_report rep;
 	rk_anim_clip *c = rk_retarget(dst, src, walk, NULL, &rep, &err);
 	if (!c) fprintf(stderr, "%s\n", err.message);
@@ -367,14 +367,14 @@ RK_TEST(fbx_target_with_pre_rotations)
 	RK_CHECK(worst < 1e-5);   /* quaternion -> Lcl Euler -> quaternion in the evaluator */
 	rk_scene *back = round_trip(dst);
 	RK_REQUIRE(back);
-	const rk_anim_clip *bc = rk_find_clip(back, "Walk");
+	const rk_anim_clip *bc = rk_scene_find_clip(back, "Walk");
 	RK_REQUIRE(bc);
 	double worst_back = worst_direction(src, walk, "mixamorig:", back, bc, "mixamorig:", 31, nb);
 	fprintf(stderr, "sample walk -> ybot.fbx -> GLB: worst bone direction %.3g rad\n", worst_back);
 	RK_CHECK(worst_back < 1e-4);   /* the writer bakes FBX nodes at the file rate */
-	rk_free_scene(back);
-	rk_free_scene(src);
-	rk_free_scene(dst);
+	rk_scene_free(back);
+	rk_scene_free(src);
+	rk_scene_free(dst);
 }
 
 RK_TEST(mixamo_kick_on_ready_player_me)
@@ -397,15 +397,15 @@ RK_TEST(mixamo_kick_on_ready_player_me)
 	RK_CHECK(rep.max_direction_error < 1e-6);
 	rk_scene *back = round_trip(dst);
 	RK_REQUIRE(back && back->clips.count >= 1);
-	const rk_anim_clip *bc = rk_find_clip(back, c->name);
+	const rk_anim_clip *bc = rk_scene_find_clip(back, c->name);
 	RK_REQUIRE(bc);
 	size_t nb = 17;   /* body bones: the avatar's fingers differ in count */
 	double worst = worst_direction(src, &src->clips.data[0], "mixamorig:", back, bc, "", 62, nb);
 	fprintf(stderr, "ybot@kick -> readyplayer.me: %zu bones, worst bone direction %.3g rad\n", rep.mapped_bones, worst);
 	RK_CHECK(worst < 1e-4);
-	rk_free_scene(back);
-	rk_free_scene(src);
-	rk_free_scene(dst);
+	rk_scene_free(back);
+	rk_scene_free(src);
+	rk_scene_free(dst);
 }
 
 /* Largest joint movement (model space) between consecutive frames. */
@@ -426,18 +426,18 @@ RK_TEST(retargeted_idle_to_walk_crossfade_is_continuous)
 	 * flicker. Retarget both clips, play them with the runtime at 60 fps and
 	 * fade over 0.3 s: no frame may move a joint further than the clips
 	 * themselves do in one frame (plus 1 cm); the instant switch must. */
-	rk_scene *src = sample(RK_SAMPLE_MIXAMO_SOURCE, false), *dst = sample(RK_SAMPLE_AVATAR, false);
+	rk_scene *src = sample(RK_DEMO_MIXAMO_SOURCE, false), *dst = sample(RK_DEMO_AVATAR, false);
 	RK_REQUIRE(src && dst);
 	rk_error err;
-	RK_REQUIRE(rk_retarget(dst, src, rk_find_clip(src, "Idle"), NULL, NULL, &err));
+	RK_REQUIRE(rk_retarget(dst, src, rk_scene_find_clip(src, "Idle"), NULL, NULL, &err));
 	rk_retarget_opts o;
 	memset(&o, 0, sizeof(o));
 	o.root = RK_RETARGET_ROOT_IN_PLACE;
-	RK_REQUIRE(rk_retarget(dst, src, rk_find_clip(src, "Walk"), &o, NULL, &err));
+	RK_REQUIRE(rk_retarget(dst, src, rk_scene_find_clip(src, "Walk"), &o, NULL, &err));
 	rk_skeleton *sk = rk_skeleton_build(dst, NULL, &err);
 	RK_REQUIRE(sk);
-	rk_runtime_clip *idle = rk_runtime_clip_build(dst, rk_find_clip(dst, "Idle"), sk, NULL, &err);
-	rk_runtime_clip *walk = rk_runtime_clip_build(dst, rk_find_clip(dst, "Walk"), sk, NULL, &err);
+	rk_runtime_clip *idle = rk_runtime_clip_build(dst, rk_scene_find_clip(dst, "Idle"), sk, NULL, &err);
+	rk_runtime_clip *walk = rk_runtime_clip_build(dst, rk_scene_find_clip(dst, "Walk"), sk, NULL, &err);
 	RK_REQUIRE(idle && walk);
 	size_t n = sk->joint_count, bytes = rk_local_pose_memory_size(n);
 	void *m1 = malloc(bytes), *m2 = malloc(bytes), *m3 = malloc(bytes);
@@ -502,8 +502,8 @@ RK_TEST(retargeted_idle_to_walk_crossfade_is_continuous)
 	rk_runtime_clip_free(idle);
 	rk_runtime_clip_free(walk);
 	rk_skeleton_free(sk);
-	rk_free_scene(src);
-	rk_free_scene(dst);
+	rk_scene_free(src);
+	rk_scene_free(dst);
 }
 
 RK_TEST(stretching_source_bones_still_point_right)
@@ -516,17 +516,17 @@ RK_TEST(stretching_source_bones_still_point_right)
 	char path[4096];
 	snprintf(path, sizeof(path), "%s/assets/Xbot.glb", shared);
 	rk_error err;
-	rk_scene *src = rk_load_file(path, NULL, &err), *dst = sample(RK_SAMPLE_AVATAR, false);
+	rk_scene *src = rk_load_file(path, NULL, &err), *dst = sample(RK_DEMO_AVATAR, false);
 	RK_REQUIRE(src && dst);
-	const rk_anim_clip *sad = rk_find_clip(src, "sad_pose");
+	const rk_anim_clip *sad = rk_scene_find_clip(src, "sad_pose");
 	RK_REQUIRE(sad);
 	rk_anim_clip *c = rk_retarget(dst, src, sad, NULL, NULL, &err);
 	RK_REQUIRE(c);
 	double worst = worst_direction(src, sad, "mixamorig:", dst, c, "", 2, 17);
 	fprintf(stderr, "Xbot sad_pose -> avatar: worst bone direction %.3g rad\n", worst);
 	RK_CHECK(worst < 1e-5);
-	rk_free_scene(src);
-	rk_free_scene(dst);
+	rk_scene_free(src);
+	rk_scene_free(dst);
 }
 
 /* Every corrupted copy of a real avatar either fails to load, is refused
@@ -546,9 +546,9 @@ RK_TEST(corrupted_targets_fail_cleanly)
 	unsigned char *orig = malloc((size_t)size), *buf = malloc((size_t)size);
 	RK_REQUIRE(orig && buf && fread(orig, 1, (size_t)size, f) == (size_t)size);
 	fclose(f);
-	rk_scene *src = sample(RK_SAMPLE_MIXAMO_SOURCE, false);
+	rk_scene *src = sample(RK_DEMO_MIXAMO_SOURCE, false);
 	RK_REQUIRE(src);
-	const rk_anim_clip *walk = rk_find_clip(src, "Walk");
+	const rk_anim_clip *walk = rk_scene_find_clip(src, "Walk");
 	/* corrupt the JSON chunk (node names, transforms, hierarchy), where it matters */
 	uint32_t json_len = (uint32_t)orig[12] | (uint32_t)orig[13] << 8 | (uint32_t)orig[14] << 16 | (uint32_t)orig[15] << 24;
 	RK_REQUIRE(json_len > 0 && 20 + (long)json_len <= size);
@@ -587,21 +587,21 @@ RK_TEST(corrupted_targets_fail_cleanly)
 				for (size_t v = 0; v < tr->key_count * tr->components; v++) RK_CHECK(isfinite(tr->values[v]));
 			}
 		}
-		rk_free_scene(dst);
+		rk_scene_free(dst);
 	}
 	fprintf(stderr, "corrupted readyplayer.me.glb: %d of %d loaded, %d retargeted\n", loaded, rounds, retargeted);
 	RK_CHECK(loaded > 0 && retargeted > 0);
 	free(orig);
 	free(buf);
-	rk_free_scene(src);
+	rk_scene_free(src);
 }
 
 RK_TEST(bad_arguments)
 {
-	rk_scene *src = sample(RK_SAMPLE_MIXAMO_SOURCE, false), *dst = sample(RK_SAMPLE_AVATAR, false);
+	rk_scene *src = sample(RK_DEMO_MIXAMO_SOURCE, false), *dst = sample(RK_DEMO_AVATAR, false);
 	RK_REQUIRE(src && dst);
 	rk_error err;
-	const rk_anim_clip *walk = rk_find_clip(src, "Walk");
+	const rk_anim_clip *walk = rk_scene_find_clip(src, "Walk");
 	RK_CHECK(!rk_retarget(NULL, src, walk, NULL, NULL, &err) && err.code == RK_ERROR_INVALID_ARGUMENT);
 	RK_CHECK(!rk_retarget(dst, NULL, walk, NULL, NULL, &err));
 	RK_CHECK(!rk_retarget(dst, src, NULL, NULL, NULL, &err));
@@ -626,16 +626,16 @@ RK_TEST(bad_arguments)
 	/* a mirrored (left-handed) target world is refused, not mirrored */
 	void *data = NULL;
 	size_t size = 0;
-	RK_REQUIRE(rk_write_gltf_memory(dst, NULL, &data, &size, &err));
+	RK_REQUIRE(rk_gltf_write_memory(dst, NULL, &data, &size, &err));
 	rk_load_opts lo;
 	memset(&lo, 0, sizeof(lo));
 	lo.target_axes = RK_AXES_LEFT_HANDED_Y_UP;
 	rk_scene *mirrored = rk_load_memory(data, size, &lo, &err);
-	rk_gltf_free_memory(data);
+	rk_gltf_memory_free(data);
 	RK_REQUIRE(mirrored);
 	RK_CHECK(!rk_retarget(mirrored, src, walk, NULL, NULL, &err) && strstr(err.message, "mirrored"));
 	RK_CHECK_INT(mirrored->clips.count, 0);
-	rk_free_scene(mirrored);
+	rk_scene_free(mirrored);
 	/* hostile numbers in the source: an error naming the pose, not NaN keys */
 	const rk_anim_track *arm_track = NULL;
 	for (size_t t = 0; t < walk->layers[0].track_count; t++)
@@ -657,8 +657,8 @@ RK_TEST(bad_arguments)
 	}
 	vals[2 * arm_track->components] = saved;
 	RK_CHECK_INT(dst->clips.count, 0);
-	rk_free_scene(src);
-	rk_free_scene(dst);
+	rk_scene_free(src);
+	rk_scene_free(dst);
 }
 
 RK_TEST_MAIN(

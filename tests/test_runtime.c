@@ -2,7 +2,7 @@
  * tests/test_runtime.c - the animation runtime (rigkit/runtime.h).
  *
  * Expectations are independent of the runtime:
- *   - shared clips: anim.h's double-precision reference (rk_eval_pose_run)
+ *   - shared clips: anim.h's double-precision reference (rk_pose_eval_run)
  *     at many times, locals against pose.local / node_to_parent and model
  *     matrices against pose.node_to_world;
  *   - hand-built skeletons and clips: values worked out by hand in the
@@ -33,7 +33,7 @@ static rk_scene *load_shared(const char *name)
 	rk_scene *s = rk_load_file(path, NULL, &err);
 	if (!s) {
 		char msg[1024];
-		rk_format_error(msg, sizeof(msg), &err);
+		rk_error_format(msg, sizeof(msg), &err);
 		fprintf(stderr, "load_shared: %s\n", msg);
 	}
 	return s;
@@ -53,13 +53,13 @@ static int ref_init(ref_pose *r, const rk_scene *s)
 
 static void ref_eval(ref_pose *r, const rk_scene *s, const rk_anim_clip *clip, double file_time)
 {
-	rk_eval_pose_job job;
+	rk_pose_eval_job job;
 	memset(&job, 0, sizeof(job));
 	job.scene = s;
 	job.clip = clip;
 	job.time = file_time;
 	job.pose = &r->pose;
-	rk_eval_pose_run(&job);
+	rk_pose_eval_run(&job);
 }
 
 typedef struct rt_pose {
@@ -299,7 +299,7 @@ RK_TEST(test_skeleton_build_xbot)
 			RK_CHECK(dist3(all->rest.scale[j], n->local.scale) <= 1e-7);
 		}
 	}
-	RK_CHECK_INT(rk_skeleton_find_joint(all, "mixamorig:Hips"), (int32_t)rk_find_node(s, "mixamorig:Hips")->index);
+	RK_CHECK_INT(rk_skeleton_find_joint(all, "mixamorig:Hips"), (int32_t)rk_scene_find_node(s, "mixamorig:Hips")->index);
 	RK_CHECK_INT(rk_skeleton_find_joint(all, "nope"), RK_JOINT_NONE);
 
 	/* joints_only drops the two mesh nodes (no joint below them) */
@@ -319,7 +319,7 @@ RK_TEST(test_skeleton_build_xbot)
 	}
 
 	/* the Hips subtree: every node with Hips on its parent chain */
-	const rk_node *hips = rk_find_node(s, "mixamorig:Hips");
+	const rk_node *hips = rk_scene_find_node(s, "mixamorig:Hips");
 	o.joints_only = false;
 	o.root = hips;
 	rk_skeleton *hs = rk_skeleton_build(s, &o, &err);
@@ -336,7 +336,7 @@ RK_TEST(test_skeleton_build_xbot)
 	rk_skeleton_free(all);
 	rk_skeleton_free(jo);
 	rk_skeleton_free(hs);
-	rk_free_scene(s);
+	rk_scene_free(s);
 }
 
 /* ---------------------------------------------------------------------------
@@ -383,7 +383,7 @@ RK_TEST(test_gltf_clips_match_reference)
 			rk_runtime_clip_free(rc);
 		}
 		rk_skeleton_free(sk);
-		rk_free_scene(s);
+		rk_scene_free(s);
 	}
 	if (!loaded) RK_SKIP("shared assets not found");
 }
@@ -426,7 +426,7 @@ RK_TEST(test_fbx_kick_within_tolerance)
 		rk_runtime_clip_free(rc);
 	}
 	rk_skeleton_free(sk);
-	rk_free_scene(s);
+	rk_scene_free(s);
 }
 
 /* The resampling path on glTF clips (forced) also stays within tolerance,
@@ -442,7 +442,7 @@ RK_TEST(test_resampled_gltf_within_tolerance)
 		rk_error err;
 		rk_skeleton *sk = rk_skeleton_build(s, NULL, &err);
 		RK_REQUIRE(sk);
-		const rk_anim_clip *clip = f == 0 ? rk_find_clip(s, "walk") : &s->clips.data[0];
+		const rk_anim_clip *clip = f == 0 ? rk_scene_find_clip(s, "walk") : &s->clips.data[0];
 		RK_REQUIRE(clip);
 		for (int linear = 0; linear <= 1; linear++) {
 			rk_runtime_clip_opts o;
@@ -462,7 +462,7 @@ RK_TEST(test_resampled_gltf_within_tolerance)
 			rk_runtime_clip_free(rc);
 		}
 		rk_skeleton_free(sk);
-		rk_free_scene(s);
+		rk_scene_free(s);
 	}
 	if (!loaded) RK_SKIP("shared assets not found");
 }
@@ -473,7 +473,7 @@ RK_TEST(test_resampled_gltf_within_tolerance)
 
 /* The rest pose through local-to-model equals anim.h's node_to_world of the
  * static scene (FBX chains with componentwise inheritance, glTF with a
- * rotated, scaled root), and skinning matrices equal rk_eval_skin_matrices. */
+ * rotated, scaled root), and skinning matrices equal rk_skin_matrices_eval. */
 RK_TEST(test_static_local_to_model)
 {
 	static const char *files[] = { "ybot.fbx", "Xbot.glb", "Soldier.glb", "readyplayer.me.glb" };
@@ -514,7 +514,7 @@ RK_TEST(test_static_local_to_model)
 		for (size_t sn = 0; sn < s->nodes.count; sn++) {
 			const rk_node *mn = &s->nodes.data[sn];
 			if (!mn->skin) continue;
-			const rk_skin *skin = mn->skin;
+			const rk_skin_deformer *skin = mn->skin;
 			uint32_t *joints = (uint32_t *)malloc(sizeof(uint32_t) * skin->joint_count);
 			rk_float4x4 *ibm = (rk_float4x4 *)malloc(sizeof(rk_float4x4) * skin->joint_count);
 			rk_float4x4 *pal = (rk_float4x4 *)malloc(sizeof(rk_float4x4) * skin->joint_count);
@@ -526,7 +526,7 @@ RK_TEST(test_static_local_to_model)
 			job.inverse_bind = ibm;
 			job.skinning = pal;
 			RK_REQUIRE(rk_local_to_model_run(&job));
-			RK_REQUIRE(rk_eval_skin_matrices(s, skin, NULL, mn, refm));
+			RK_REQUIRE(rk_skin_matrices_eval(s, skin, NULL, mn, refm));
 			double sw = 0.0;
 			for (size_t k = 0; k < skin->joint_count; k++)
 				for (int c = 0; c < 4; c++)
@@ -545,7 +545,7 @@ RK_TEST(test_static_local_to_model)
 		free(model);
 		free(r.mem);
 		rk_skeleton_free(sk);
-		rk_free_scene(s);
+		rk_scene_free(s);
 	}
 	if (!loaded) RK_SKIP("shared assets not found");
 }
@@ -556,7 +556,7 @@ RK_TEST(test_subtree_root_transform)
 {
 	rk_scene *s = load_shared("Soldier.glb");
 	if (!s) RK_SKIP("shared assets not found");
-	const rk_node *hips = rk_find_node(s, "mixamorig:Hips");
+	const rk_node *hips = rk_scene_find_node(s, "mixamorig:Hips");
 	RK_REQUIRE(hips && hips->parent);
 	rk_skeleton_opts o;
 	memset(&o, 0, sizeof(o));
@@ -589,7 +589,7 @@ RK_TEST(test_subtree_root_transform)
 	rk_skeleton_free(sk);
 
 	/* a skeleton that misses skin joints (rooted at the spine: no hips) cannot bind the skin */
-	o.root = rk_find_node(s, "mixamorig:Spine");
+	o.root = rk_scene_find_node(s, "mixamorig:Spine");
 	RK_REQUIRE(o.root);
 	sk = rk_skeleton_build(s, &o, &err);
 	RK_REQUIRE(sk);
@@ -603,7 +603,7 @@ RK_TEST(test_subtree_root_transform)
 	RK_CHECK(err.code == RK_ERROR_INVALID_ARGUMENT && strstr(err.message, "mixamorig:Hips") != NULL);
 	free(jm);
 	rk_skeleton_free(sk);
-	rk_free_scene(s);
+	rk_scene_free(s);
 }
 
 /* ---------------------------------------------------------------------------
@@ -952,7 +952,7 @@ RK_TEST(test_crossfade_idle_walk_stays_between)
 	rk_error err;
 	rk_skeleton *sk = rk_skeleton_build(s, NULL, &err);
 	RK_REQUIRE(sk);
-	const rk_anim_clip *idle = rk_find_clip(s, "idle"), *walk = rk_find_clip(s, "walk");
+	const rk_anim_clip *idle = rk_scene_find_clip(s, "idle"), *walk = rk_scene_find_clip(s, "walk");
 	RK_REQUIRE(idle && walk);
 	rk_runtime_clip *ci = rk_runtime_clip_build(s, idle, sk, NULL, &err);
 	rk_runtime_clip *cw = rk_runtime_clip_build(s, walk, sk, NULL, &err);
@@ -1014,7 +1014,7 @@ RK_TEST(test_crossfade_idle_walk_stays_between)
 	rk_runtime_clip_free(ci);
 	rk_runtime_clip_free(cw);
 	rk_skeleton_free(sk);
-	rk_free_scene(s);
+	rk_scene_free(s);
 }
 
 /* The weight and clocks depend on elapsed seconds only, never on frame splits. */
@@ -1360,7 +1360,7 @@ RK_TEST(test_allocations)
 		RK_REQUIRE(fs);
 		rk_skeleton *fsk = rk_skeleton_build(fs, NULL, &err);
 		RK_REQUIRE(fsk);
-		const rk_anim_clip *fclip = fi == 0 ? rk_find_clip(fs, "sad_pose") : &fs->clips.data[0];
+		const rk_anim_clip *fclip = fi == 0 ? rk_scene_find_clip(fs, "sad_pose") : &fs->clips.data[0];
 		RK_REQUIRE(fclip);
 		for (int variant = 0; variant < 3; variant++) {
 			counting f0 = { 0, 0, 0 };
@@ -1385,7 +1385,7 @@ RK_TEST(test_allocations)
 			}
 		}
 		rk_skeleton_free(fsk);
-		rk_free_scene(fs);
+		rk_scene_free(fs);
 	}
 
 	/* frames: sample, root motion, blend, local-to-model; the counter stays put */
@@ -1454,7 +1454,7 @@ RK_TEST(test_allocations)
 	rk_runtime_clip_free(rc);
 	rk_skeleton_free(sk);
 	RK_CHECK_INT(c.live, 0);
-	rk_free_scene(s);
+	rk_scene_free(s);
 }
 
 /* ---------------------------------------------------------------------------
@@ -1670,8 +1670,8 @@ RK_TEST(test_bad_inputs_rejected)
 		RK_CHECK(!rk_skeleton_skin_binding(sk, s, NULL, s->root, jm, NULL, &err));
 		rk_skeleton_free(sk);
 	}
-	rk_free_scene(s);
-	rk_free_scene(s2);
+	rk_scene_free(s);
+	rk_scene_free(s2);
 	rk_skeleton_free(NULL);
 	rk_runtime_clip_free(NULL);
 	rt_free(&p);

@@ -1,5 +1,5 @@
 /*
- * tests/test_sample.c - the built-in sample characters (rigkit/sample.h).
+ * tests/test_sample.c - the built-in sample characters (rigkit/demo.h).
  *
  * Expectations come from the conventions the samples imitate, written here
  * independently of the generator: Mixamo's and Ready Player Me's joint names
@@ -12,9 +12,9 @@
 #include "rk_test.h"
 
 #include <rigkit/anim.h>
-#include <rigkit/gltf.h>
+#include <rigkit/export.h>
 #include <rigkit/rigkit.h>
-#include <rigkit/sample.h>
+#include <rigkit/demo.h>
 
 #include <stb/stb_image.h>
 
@@ -59,21 +59,21 @@ static const char *const k_y_child[][2] = {
 
 /* ---- helpers ------------------------------------------------------------------- */
 
-static const char *jname(rk_sample_kind kind, const char *base, char *buf, size_t cap)
+static const char *jname(rk_demo_kind kind, const char *base, char *buf, size_t cap)
 {
-	snprintf(buf, cap, "%s%s", kind == RK_SAMPLE_MIXAMO_SOURCE ? "mixamorig:" : "", base);
+	snprintf(buf, cap, "%s%s", kind == RK_DEMO_MIXAMO_SOURCE ? "mixamorig:" : "", base);
 	return buf;
 }
 
-static rk_node *jnode(const rk_scene *s, rk_sample_kind kind, const char *base)
+static rk_node *jnode(const rk_scene *s, rk_demo_kind kind, const char *base)
 {
 	char buf[128];
-	return rk_find_node(s, jname(kind, base, buf, sizeof(buf)));
+	return rk_scene_find_node(s, jname(kind, base, buf, sizeof(buf)));
 }
 
 static rk_vec3 wpos(const rk_node *n) { return rk_mat4_get_translation(n->node_to_world); }
 
-static rk_vec3 rest(const rk_scene *s, rk_sample_kind kind, const char *base)
+static rk_vec3 rest(const rk_scene *s, rk_demo_kind kind, const char *base)
 {
 	rk_node *n = jnode(s, kind, base);
 	return n ? wpos(n) : (rk_vec3){ NAN, NAN, NAN };
@@ -98,12 +98,12 @@ static bool ev_init(evaluator *e, const rk_scene *s)
 
 static bool ev_at(evaluator *e, const rk_anim_clip *clip, double t)
 {
-	rk_eval_pose_job job = { 0 };
+	rk_pose_eval_job job = { 0 };
 	job.scene = e->scene;
 	job.clip = clip;
 	job.time = t;
 	job.pose = &e->pose;
-	return rk_eval_pose_run(&job);
+	return rk_pose_eval_run(&job);
 }
 
 static rk_vec3 ev_pos(const evaluator *e, const rk_node *n) { return rk_mat4_get_translation(e->pose.node_to_world[n->index]); }
@@ -129,27 +129,27 @@ static double correlation(const double *a, const double *b, int n)
 RK_TEST(sample_bad_inputs)
 {
 	rk_error err = { 0 };
-	RK_CHECK(rk_sample_scene((rk_sample_kind)7, NULL, &err) == NULL);
+	RK_CHECK(rk_demo_scene((rk_demo_kind)7, NULL, &err) == NULL);
 	RK_CHECK_INT(err.code, RK_ERROR_INVALID_ARGUMENT);
-	RK_CHECK(rk_sample_scene((rk_sample_kind)-1, NULL, NULL) == NULL);
-	RK_CHECK_STR(rk_sample_kind_name(RK_SAMPLE_MIXAMO_SOURCE), "mixamo_source");
-	RK_CHECK_STR(rk_sample_kind_name(RK_SAMPLE_AVATAR), "avatar");
-	RK_CHECK_STR(rk_sample_kind_name((rk_sample_kind)9), "unknown");
-	rk_free_scene(NULL);
+	RK_CHECK(rk_demo_scene((rk_demo_kind)-1, NULL, NULL) == NULL);
+	RK_CHECK_STR(rk_demo_kind_name(RK_DEMO_MIXAMO_SOURCE), "mixamo_source");
+	RK_CHECK_STR(rk_demo_kind_name(RK_DEMO_AVATAR), "avatar");
+	RK_CHECK_STR(rk_demo_kind_name((rk_demo_kind)9), "unknown");
+	rk_scene_free(NULL);
 }
 
 RK_TEST(sample_names_and_hierarchy)
 {
 	for (int k = 0; k < 2; k++) {
-		rk_sample_kind kind = (rk_sample_kind)k;
+		rk_demo_kind kind = (rk_demo_kind)k;
 		rk_error err = { 0 };
-		rk_scene *s = rk_sample_scene(kind, NULL, &err);
+		rk_scene *s = rk_demo_scene(kind, NULL, &err);
 		RK_REQUIRE(s);
 		size_t joints = 0;
 		for (size_t i = 0; i < s->nodes.count; i++) joints += s->nodes.data[i].kind == RK_NODE_JOINT;
 		RK_CHECK_INT(joints, JOINTS);
 		RK_CHECK_INT(s->nodes.data[0].kind, RK_NODE_ROOT);
-		rk_node *arm = rk_find_node(s, "Armature");
+		rk_node *arm = rk_scene_find_node(s, "Armature");
 		RK_REQUIRE(arm);
 		RK_CHECK(arm->parent == s->root);
 		for (int j = 0; j < JOINTS; j++) {
@@ -173,25 +173,25 @@ RK_TEST(sample_names_and_hierarchy)
 				known = strcmp(n->name, jname(kind, k_joints[j][0], buf, sizeof(buf))) == 0;
 			}
 			RK_CHECK(known);
-			if (kind == RK_SAMPLE_AVATAR) RK_CHECK(strchr(n->name, ':') == NULL);
+			if (kind == RK_DEMO_AVATAR) RK_CHECK(strchr(n->name, ':') == NULL);
 		}
 		/* depth-first order, parents before children */
 		for (size_t i = 1; i < s->nodes.count; i++) RK_CHECK(s->nodes.data[i].parent->index < i);
 		RK_CHECK(s->meshes.count == 1 && s->skins.count == 1);
 		RK_CHECK_INT(s->skins.data[0].joint_count, JOINTS);
-		RK_CHECK_INT(s->clips.count, kind == RK_SAMPLE_MIXAMO_SOURCE ? 2 : 0);
+		RK_CHECK_INT(s->clips.count, kind == RK_DEMO_MIXAMO_SOURCE ? 2 : 0);
 		RK_CHECK(rk_axes_equal(s->settings.axes, RK_AXES_RIGHT_HANDED_Y_UP));
-		rk_free_scene(s);
+		rk_scene_free(s);
 	}
 }
 
 RK_TEST(sample_source_rest_pose)
 {
-	const rk_sample_kind K = RK_SAMPLE_MIXAMO_SOURCE;
-	rk_scene *s = rk_sample_scene(K, NULL, NULL);
+	const rk_demo_kind K = RK_DEMO_MIXAMO_SOURCE;
+	rk_scene *s = rk_demo_scene(K, NULL, NULL);
 	RK_REQUIRE(s);
 	/* centimetres under a 0.01 Armature scale */
-	rk_node *arm = rk_find_node(s, "Armature");
+	rk_node *arm = rk_scene_find_node(s, "Armature");
 	RK_CHECK_NEAR(arm->local.scale.x, 0.01, 1e-12);
 	RK_CHECK_NEAR(arm->local.scale.y, 0.01, 1e-12);
 	rk_node *hips = jnode(s, K, "Hips");
@@ -232,15 +232,15 @@ RK_TEST(sample_source_rest_pose)
 	}
 	RK_CHECK(rotated >= 20);
 	RK_CHECK(rk_quat_angle_between(hips->local.rotation, RK_QUAT_IDENTITY) > 1.0 * PI / 180.0);
-	rk_free_scene(s);
+	rk_scene_free(s);
 }
 
 RK_TEST(sample_avatar_rest_pose)
 {
-	const rk_sample_kind K = RK_SAMPLE_AVATAR;
-	rk_scene *s = rk_sample_scene(K, NULL, NULL);
+	const rk_demo_kind K = RK_DEMO_AVATAR;
+	rk_scene *s = rk_demo_scene(K, NULL, NULL);
 	RK_REQUIRE(s);
-	rk_node *arm = rk_find_node(s, "Armature");
+	rk_node *arm = rk_scene_find_node(s, "Armature");
 	RK_CHECK_NEAR(arm->local.scale.x, 1.0, 1e-12);
 	rk_node *hips = jnode(s, K, "Hips");
 	RK_CHECK(hips->local.translation.y > 0.6 && hips->local.translation.y < 1.2); /* metres */
@@ -262,12 +262,12 @@ RK_TEST(sample_avatar_rest_pose)
 	}
 	RK_CHECK(rest(s, K, "LeftToe_End").z > rest(s, K, "LeftFoot").z + 0.1);
 	RK_CHECK(rest(s, K, "LeftEye").z > rest(s, K, "Head").z + 0.03);
-	rk_free_scene(s);
+	rk_scene_free(s);
 }
 
 typedef struct proportions { double height, leg, arm, head; } proportions;
 
-static proportions measure(const rk_scene *s, rk_sample_kind k)
+static proportions measure(const rk_scene *s, rk_demo_kind k)
 {
 	proportions p;
 	p.height = rest(s, k, "HeadTop_End").y;
@@ -279,10 +279,10 @@ static proportions measure(const rk_scene *s, rk_sample_kind k)
 
 RK_TEST(sample_proportions)
 {
-	rk_scene *src = rk_sample_scene(RK_SAMPLE_MIXAMO_SOURCE, NULL, NULL);
-	rk_scene *av = rk_sample_scene(RK_SAMPLE_AVATAR, NULL, NULL);
+	rk_scene *src = rk_demo_scene(RK_DEMO_MIXAMO_SOURCE, NULL, NULL);
+	rk_scene *av = rk_demo_scene(RK_DEMO_AVATAR, NULL, NULL);
 	RK_REQUIRE(src && av);
-	proportions a = measure(src, RK_SAMPLE_MIXAMO_SOURCE), b = measure(av, RK_SAMPLE_AVATAR);
+	proportions a = measure(src, RK_DEMO_MIXAMO_SOURCE), b = measure(av, RK_DEMO_AVATAR);
 	RK_CHECK(a.height > 1.6 && a.height < 2.0);
 	RK_CHECK(b.height > 1.5 && b.height < 1.9);
 	RK_CHECK(b.leg / b.height < a.leg / a.height);
@@ -292,26 +292,26 @@ RK_TEST(sample_proportions)
 	rk_scene *both[2] = { src, av };
 	for (int k = 0; k < 2; k++) {
 		const rk_scene *s = both[k];
-		rk_node *body = rk_find_node(s, "Body");
+		rk_node *body = rk_scene_find_node(s, "Body");
 		RK_REQUIRE(body && body->mesh);
 		rk_vec3 *p = (rk_vec3 *)malloc(body->mesh->vertex_count * sizeof(rk_vec3));
 		RK_REQUIRE(p);
-		RK_CHECK(rk_eval_mesh_world_positions(s, body, NULL, p));
+		RK_CHECK(rk_mesh_world_positions_eval(s, body, NULL, p));
 		double miny = 1e9;
 		for (size_t v = 0; v < body->mesh->vertex_count; v++) miny = fmin(miny, p[v].y);
 		RK_CHECK(miny > -0.01 && miny < 0.015);
 		free(p);
 	}
-	rk_free_scene(src);
-	rk_free_scene(av);
+	rk_scene_free(src);
+	rk_scene_free(av);
 }
 
 RK_TEST(sample_skin_weights)
 {
 	for (int k = 0; k < 2; k++) {
-		rk_scene *s = rk_sample_scene((rk_sample_kind)k, NULL, NULL);
+		rk_scene *s = rk_demo_scene((rk_demo_kind)k, NULL, NULL);
 		RK_REQUIRE(s);
-		const rk_skin *skin = &s->skins.data[0];
+		const rk_skin_deformer *skin = &s->skins.data[0];
 		const rk_mesh *mesh = &s->meshes.data[0];
 		RK_CHECK_INT(skin->vertex_count, mesh->vertex_count);
 		RK_CHECK_INT(skin->weight_begin[0], 0);
@@ -339,7 +339,7 @@ RK_TEST(sample_skin_weights)
 			if (strstr(n, "_End") || strstr(n, "Eye")) bad++;
 		}
 		RK_CHECK_INT(bad, 0);
-		rk_free_scene(s);
+		rk_scene_free(s);
 	}
 }
 
@@ -354,15 +354,15 @@ static int cmp_edge(const void *a, const void *b)
 RK_TEST(sample_mesh_closed_and_encloses_joints)
 {
 	for (int k = 0; k < 2; k++) {
-		rk_scene *s = rk_sample_scene((rk_sample_kind)k, NULL, NULL);
+		rk_scene *s = rk_demo_scene((rk_demo_kind)k, NULL, NULL);
 		RK_REQUIRE(s);
-		rk_node *body = rk_find_node(s, "Body");
+		rk_node *body = rk_scene_find_node(s, "Body");
 		RK_REQUIRE(body && body->mesh && body->skin);
 		const rk_mesh *m = body->mesh;
 		rk_vec3 *p = (rk_vec3 *)malloc(m->vertex_count * sizeof(rk_vec3));
 		uint64_t *edges = (uint64_t *)malloc(m->index_count * sizeof(uint64_t));
 		RK_REQUIRE(p && edges);
-		RK_CHECK(rk_eval_mesh_world_positions(s, body, NULL, p));
+		RK_CHECK(rk_mesh_world_positions_eval(s, body, NULL, p));
 		/* at rest, skinning reproduces the bind positions */
 		double maxd = 0;
 		for (size_t v = 0; v < m->vertex_count; v++) maxd = fmax(maxd, dist(p[v], m->positions[v]));
@@ -410,18 +410,18 @@ RK_TEST(sample_mesh_closed_and_encloses_joints)
 		RK_CHECK(m->normals.exists && m->uv_sets.count == 1 && m->uv_sets.data[0].uv.exists);
 		free(p);
 		free(edges);
-		rk_free_scene(s);
+		rk_scene_free(s);
 	}
 }
 
 RK_TEST(sample_clip_layout)
 {
-	rk_scene *s = rk_sample_scene(RK_SAMPLE_MIXAMO_SOURCE, NULL, NULL);
+	rk_scene *s = rk_demo_scene(RK_DEMO_MIXAMO_SOURCE, NULL, NULL);
 	RK_REQUIRE(s);
 	const char *names[2] = { "Idle", "Walk" };
 	const double ends[2] = { 3.0, 1.0 };
 	for (int c = 0; c < 2; c++) {
-		rk_anim_clip *clip = rk_find_clip(s, names[c]);
+		rk_anim_clip *clip = rk_scene_find_clip(s, names[c]);
 		RK_REQUIRE(clip);
 		RK_CHECK_NEAR(clip->time_begin, 0.0, 0.0);
 		RK_CHECK_NEAR(clip->time_end, ends[c], 1e-12);
@@ -441,7 +441,7 @@ RK_TEST(sample_clip_layout)
 		}
 		RK_CHECK(rot >= 40);
 		RK_CHECK(hips_t == (c == 1));
-		rk_eval_pose_job job = { 0 };
+		rk_pose_eval_job job = { 0 };
 		evaluator e;
 		RK_REQUIRE(ev_init(&e, s));
 		job.scene = s;
@@ -449,10 +449,10 @@ RK_TEST(sample_clip_layout)
 		job.time = 0.5;
 		job.pose = &e.pose;
 		rk_error err = { 0 };
-		RK_CHECK(rk_eval_pose_validate(&job, &err));
+		RK_CHECK(rk_pose_eval_validate(&job, &err));
 		ev_free(&e);
 	}
-	rk_free_scene(s);
+	rk_scene_free(s);
 }
 
 /* Pose at t (loop check): every joint's local rotation and world position. */
@@ -461,7 +461,7 @@ static void check_loop(rk_test_state *rk_t_, const rk_scene *s, const rk_anim_cl
 	evaluator a, b;
 	RK_REQUIRE(ev_init(&a, s) && ev_init(&b, s));
 	RK_REQUIRE(ev_at(&a, clip, 0.0) && ev_at(&b, clip, t1));
-	rk_node *hips = rk_find_node(s, "mixamorig:Hips");
+	rk_node *hips = rk_scene_find_node(s, "mixamorig:Hips");
 	rk_vec3 travel = rk_vec3_sub(ev_pos(&b, hips), ev_pos(&a, hips));
 	RK_CHECK_NEAR(travel.x, 0.0, 1e-9);
 	RK_CHECK_NEAR(travel.y, 0.0, 1e-9);
@@ -483,10 +483,10 @@ static void check_loop(rk_test_state *rk_t_, const rk_scene *s, const rk_anim_cl
 
 RK_TEST(sample_walk_cycle)
 {
-	const rk_sample_kind K = RK_SAMPLE_MIXAMO_SOURCE;
-	rk_scene *s = rk_sample_scene(K, NULL, NULL);
+	const rk_demo_kind K = RK_DEMO_MIXAMO_SOURCE;
+	rk_scene *s = rk_demo_scene(K, NULL, NULL);
 	RK_REQUIRE(s);
-	rk_anim_clip *walk = rk_find_clip(s, "Walk");
+	rk_anim_clip *walk = rk_scene_find_clip(s, "Walk");
 	RK_REQUIRE(walk);
 	double T = walk->time_end - walk->time_begin;
 	RK_CHECK_NEAR(T, 1.0, 1e-12);
@@ -588,15 +588,15 @@ RK_TEST(sample_walk_cycle)
 
 	/* (c) seamless loop with root motion */
 	check_loop(rk_t_, s, walk, walk->time_end, 0.5);
-	rk_free_scene(s);
+	rk_scene_free(s);
 }
 
 RK_TEST(sample_idle_cycle)
 {
-	const rk_sample_kind K = RK_SAMPLE_MIXAMO_SOURCE;
-	rk_scene *s = rk_sample_scene(K, NULL, NULL);
+	const rk_demo_kind K = RK_DEMO_MIXAMO_SOURCE;
+	rk_scene *s = rk_demo_scene(K, NULL, NULL);
 	RK_REQUIRE(s);
-	rk_anim_clip *idle = rk_find_clip(s, "Idle");
+	rk_anim_clip *idle = rk_scene_find_clip(s, "Idle");
 	RK_REQUIRE(idle);
 	check_loop(rk_t_, s, idle, idle->time_end, 0.0);
 	/* breathing moves the chest and shoulders; feet and hips stay put */
@@ -622,17 +622,17 @@ RK_TEST(sample_idle_cycle)
 	RK_CHECK(hips_max < 1e-9);
 	RK_CHECK(hand_drop > 0.3); /* arms hang down in the idle, not in T-pose */
 	ev_free(&e);
-	rk_free_scene(s);
+	rk_scene_free(s);
 }
 
 RK_TEST(sample_z_up_armature)
 {
-	rk_sample_opts o = { 0 };
+	rk_demo_opts o = { 0 };
 	o.z_up_armature = true;
-	rk_scene *a = rk_sample_scene(RK_SAMPLE_MIXAMO_SOURCE, NULL, NULL);
-	rk_scene *b = rk_sample_scene(RK_SAMPLE_MIXAMO_SOURCE, &o, NULL);
+	rk_scene *a = rk_demo_scene(RK_DEMO_MIXAMO_SOURCE, NULL, NULL);
+	rk_scene *b = rk_demo_scene(RK_DEMO_MIXAMO_SOURCE, &o, NULL);
 	RK_REQUIRE(a && b);
-	rk_node *hips = rk_find_node(b, "mixamorig:Hips");
+	rk_node *hips = rk_scene_find_node(b, "mixamorig:Hips");
 	/* Blender-style: Hips rest rotation is ~90 degrees about X */
 	rk_quat q = hips->local.rotation;
 	double angle = rk_quat_angle_between(q, RK_QUAT_IDENTITY) * 180.0 / PI;
@@ -644,7 +644,7 @@ RK_TEST(sample_z_up_armature)
 	RK_REQUIRE(ev_init(&ea, a) && ev_init(&eb, b));
 	double worst = 0;
 	for (int i = 0; i <= 10; i++) {
-		const rk_anim_clip *ca = i == 0 ? NULL : rk_find_clip(a, "Walk"), *cb = i == 0 ? NULL : rk_find_clip(b, "Walk");
+		const rk_anim_clip *ca = i == 0 ? NULL : rk_scene_find_clip(a, "Walk"), *cb = i == 0 ? NULL : rk_scene_find_clip(b, "Walk");
 		RK_REQUIRE(ev_at(&ea, ca, i * 0.1) && ev_at(&eb, cb, i * 0.1));
 		for (size_t n = 0; n < a->nodes.count; n++)
 			worst = fmax(worst, dist(rk_mat4_get_translation(ea.pose.node_to_world[n]), rk_mat4_get_translation(eb.pose.node_to_world[n])));
@@ -652,34 +652,34 @@ RK_TEST(sample_z_up_armature)
 	RK_CHECK(worst < 1e-9);
 	ev_free(&ea);
 	ev_free(&eb);
-	rk_free_scene(a);
-	rk_free_scene(b);
+	rk_scene_free(a);
+	rk_scene_free(b);
 }
 
 RK_TEST(sample_options)
 {
-	rk_sample_opts o = { 0 };
+	rk_demo_opts o = { 0 };
 	o.no_mesh = true;
-	rk_scene *s = rk_sample_scene(RK_SAMPLE_MIXAMO_SOURCE, &o, NULL);
+	rk_scene *s = rk_demo_scene(RK_DEMO_MIXAMO_SOURCE, &o, NULL);
 	RK_REQUIRE(s);
 	RK_CHECK(s->meshes.count == 0 && s->skins.count == 0 && s->materials.count == 0 && s->textures.count == 0);
 	RK_CHECK_INT(s->nodes.count, 2 + JOINTS);
 	RK_CHECK_INT(s->clips.count, 2);
-	rk_free_scene(s);
-	o = (rk_sample_opts){ 0 };
+	rk_scene_free(s);
+	o = (rk_demo_opts){ 0 };
 	o.no_texture = true;
 	o.no_animation = true;
-	s = rk_sample_scene(RK_SAMPLE_MIXAMO_SOURCE, &o, NULL);
+	s = rk_demo_scene(RK_DEMO_MIXAMO_SOURCE, &o, NULL);
 	RK_REQUIRE(s);
 	RK_CHECK(s->textures.count == 0 && s->materials.count == 1 && s->clips.count == 0);
 	RK_CHECK(s->materials.data[0].base_color_texture.texture == NULL);
-	rk_free_scene(s);
+	rk_scene_free(s);
 }
 
 RK_TEST(sample_texture_png)
 {
 	for (int k = 0; k < 2; k++) {
-		rk_scene *s = rk_sample_scene((rk_sample_kind)k, NULL, NULL);
+		rk_scene *s = rk_demo_scene((rk_demo_kind)k, NULL, NULL);
 		RK_REQUIRE(s && s->textures.count == 1);
 		const rk_texture *t = &s->textures.data[0];
 		RK_CHECK(s->materials.data[0].base_color_texture.texture == t);
@@ -697,7 +697,7 @@ RK_TEST(sample_texture_png)
 		RK_CHECK(memcmp(p00, p88, 3) == 0);
 		RK_CHECK(memcmp(p00, p70, 3) == 0);
 		stbi_image_free(px);
-		rk_free_scene(s);
+		rk_scene_free(s);
 	}
 }
 
@@ -722,27 +722,27 @@ RK_TEST(sample_allocation_failures)
 {
 	for (int k = 0; k < 2; k++) {
 		counting c = { 0, 0, 0 };
-		rk_sample_opts o = { 0 };
+		rk_demo_opts o = { 0 };
 		o.allocator = (rk_allocator){ count_alloc, count_free, &c };
-		rk_scene *s = rk_sample_scene((rk_sample_kind)k, &o, NULL);
+		rk_scene *s = rk_demo_scene((rk_demo_kind)k, &o, NULL);
 		RK_REQUIRE(s);
 		size_t needed = c.count;
-		rk_free_scene(s);
+		rk_scene_free(s);
 		RK_CHECK_INT(c.live, 0);
 		for (size_t budget = 1; budget < needed; budget++) {
 			c = (counting){ 0, 0, budget };
 			rk_error err = { 0 };
-			s = rk_sample_scene((rk_sample_kind)k, &o, &err);
+			s = rk_demo_scene((rk_demo_kind)k, &o, &err);
 			RK_CHECK(s == NULL);
 			RK_CHECK(err.code == RK_ERROR_OUT_OF_MEMORY || err.code == RK_ERROR_LIMIT);
 			RK_CHECK_INT(c.live, 0);
-			rk_free_scene(s);
+			rk_scene_free(s);
 		}
 		/* a memory limit far too small fails cleanly */
-		rk_sample_opts lim = { 0 };
+		rk_demo_opts lim = { 0 };
 		lim.memory_limit = 4096;
 		rk_error err = { 0 };
-		RK_CHECK(rk_sample_scene((rk_sample_kind)k, &lim, &err) == NULL);
+		RK_CHECK(rk_demo_scene((rk_demo_kind)k, &lim, &err) == NULL);
 		RK_CHECK_INT(err.code, RK_ERROR_LIMIT);
 	}
 }
@@ -754,15 +754,15 @@ RK_TEST(sample_deterministic_glb)
 		size_t n[2] = { 0, 0 };
 		for (int r = 0; r < 2; r++) {
 			rk_error err = { 0 };
-			rk_scene *s = rk_sample_scene((rk_sample_kind)k, NULL, &err);
+			rk_scene *s = rk_demo_scene((rk_demo_kind)k, NULL, &err);
 			RK_REQUIRE(s);
-			RK_CHECK(rk_write_gltf_memory(s, NULL, &d[r], &n[r], &err));
-			rk_free_scene(s);
+			RK_CHECK(rk_gltf_write_memory(s, NULL, &d[r], &n[r], &err));
+			rk_scene_free(s);
 		}
 		RK_CHECK(n[0] > 1000 && n[0] == n[1]);
 		RK_CHECK(d[0] && d[1] && memcmp(d[0], d[1], n[0]) == 0);
-		rk_gltf_free_memory(d[0]);
-		rk_gltf_free_memory(d[1]);
+		rk_gltf_memory_free(d[0]);
+		rk_gltf_memory_free(d[1]);
 	}
 }
 
@@ -771,11 +771,11 @@ RK_TEST(sample_deterministic_glb)
 RK_TEST(sample_glb_round_trip)
 {
 	rk_error err = { 0 };
-	rk_scene *s = rk_sample_scene(RK_SAMPLE_MIXAMO_SOURCE, NULL, &err);
+	rk_scene *s = rk_demo_scene(RK_DEMO_MIXAMO_SOURCE, NULL, &err);
 	RK_REQUIRE(s);
 	void *data = NULL;
 	size_t size = 0;
-	RK_REQUIRE(rk_write_gltf_memory(s, NULL, &data, &size, &err));
+	RK_REQUIRE(rk_gltf_write_memory(s, NULL, &data, &size, &err));
 	rk_scene *g = rk_load_memory(data, size, NULL, &err);
 	RK_REQUIRE(g);
 	RK_CHECK_INT(g->clips.count, 2);
@@ -786,13 +786,13 @@ RK_TEST(sample_glb_round_trip)
 	const char *names[] = { "mixamorig:Hips", "mixamorig:LeftFoot", "mixamorig:RightHand", "mixamorig:Head", "mixamorig:LeftHandIndex4" };
 	double worst = 0;
 	for (int c = 0; c < 2; c++) {
-		const rk_anim_clip *ca = rk_find_clip(s, c ? "Walk" : "Idle"), *cb = rk_find_clip(g, c ? "Walk" : "Idle");
+		const rk_anim_clip *ca = rk_scene_find_clip(s, c ? "Walk" : "Idle"), *cb = rk_scene_find_clip(g, c ? "Walk" : "Idle");
 		RK_REQUIRE(ca && cb);
 		for (int i = 0; i <= 20; i++) {
 			double t = ca->time_end * i / 20.0;
 			RK_REQUIRE(ev_at(&a, ca, t) && ev_at(&b, cb, t));
 			for (size_t j = 0; j < sizeof(names) / sizeof(names[0]); j++) {
-				rk_node *na = rk_find_node(s, names[j]), *nb = rk_find_node(g, names[j]);
+				rk_node *na = rk_scene_find_node(s, names[j]), *nb = rk_scene_find_node(g, names[j]);
 				RK_REQUIRE(na && nb);
 				worst = fmax(worst, dist(ev_pos(&a, na), ev_pos(&b, nb)));
 			}
@@ -801,9 +801,9 @@ RK_TEST(sample_glb_round_trip)
 	RK_CHECK(worst < 1e-4);
 	ev_free(&a);
 	ev_free(&b);
-	rk_gltf_free_memory(data);
-	rk_free_scene(g);
-	rk_free_scene(s);
+	rk_gltf_memory_free(data);
+	rk_scene_free(g);
+	rk_scene_free(s);
 }
 
 static size_t count_joints(const rk_scene *s)
@@ -857,8 +857,8 @@ RK_TEST(sample_cli)
 		RK_CHECK_INT(count_joints(s), JOINTS);
 		RK_CHECK_INT(s->skins.count, 1);
 		RK_CHECK_INT(s->clips.count, k == 0 ? 2 : 0);
-		RK_CHECK(rk_find_node(s, k == 0 ? "mixamorig:LeftHandPinky4" : "LeftHandPinky4") != NULL);
-		rk_free_scene(s);
+		RK_CHECK(rk_scene_find_node(s, k == 0 ? "mixamorig:LeftHandPinky4" : "LeftHandPinky4") != NULL);
+		rk_scene_free(s);
 		first[k] = slurp(path, &first_size[k]);
 	}
 	/* a second run writes the same bytes */

@@ -6,7 +6,7 @@
  *     blended 50/50, non-uniform scale and mirror normals);
  *   - a plain double-precision loop in this file (independent code: rk_mat4
  *     blend, rk_mat4_invert for the normal matrix);
- *   - anim.h's reference deformation (rk_eval_mesh_world_positions /
+ *   - anim.h's reference deformation (rk_mesh_world_positions_eval /
  *     _normals, all influences, double) on the shared Mixamo characters.
  * Paths are compared with each other: SSE2 against SCALAR bit for bit,
  * AVX2 and AVX512 within 1e-6 of the extent, threads and ranges bit for
@@ -910,7 +910,7 @@ typedef struct test_pose {
  * (mesh.h's rule, plus: joints without a node are unusable, as in anim.h).
  * Returns the number of vertices with at most 4 usable influences;
  * exact[v] tells which. */
-static size_t build_influences(const rk_scene *s, const rk_skin *skin, size_t vertex_count, uint16_t *jnt,
+static size_t build_influences(const rk_scene *s, const rk_skin_deformer *skin, size_t vertex_count, uint16_t *jnt,
 	float *wgt, bool *exact)
 {
 	size_t exact_count = 0;
@@ -951,7 +951,7 @@ static size_t build_influences(const rk_scene *s, const rk_skin *skin, size_t ve
 }
 
 /* Skins every LINEAR-skinned, shape-free mesh node of `file` at a pose and
- * compares with rk_eval_mesh_world_positions / _normals. */
+ * compares with rk_mesh_world_positions_eval / _normals. */
 static void check_character(rk_test_state *rk_t_, const char *dir, const char *file, size_t *meshes_checked)
 {
 	char path[4096];
@@ -960,7 +960,7 @@ static void check_character(rk_test_state *rk_t_, const char *dir, const char *f
 	rk_scene *s = rk_load_file(path, NULL, &err);
 	if (!s) {
 		char msg[1024];
-		rk_format_error(msg, sizeof(msg), &err);
+		rk_error_format(msg, sizeof(msg), &err);
 		fprintf(stderr, "%s\n", msg);
 	}
 	RK_REQUIRE(s != NULL);
@@ -970,8 +970,8 @@ static void check_character(rk_test_state *rk_t_, const char *dir, const char *f
 	RK_REQUIRE(tp.mem && rk_pose_init(&tp.pose, s, tp.mem, bytes));
 	const rk_anim_clip *clip = s->clips.count ? &s->clips.data[0] : NULL;
 	double t = clip ? 0.5 * (clip->time_begin + clip->time_end) : 0.0;
-	rk_eval_pose_job pj = { .scene = s, .clip = clip, .time = t, .pose = &tp.pose };
-	RK_REQUIRE(rk_eval_pose_run(&pj));
+	rk_pose_eval_job pj = { .scene = s, .clip = clip, .time = t, .pose = &tp.pose };
+	RK_REQUIRE(rk_pose_eval_run(&pj));
 	/* Bend every joint a little more (about its own origin), so the static
 	 * FBX bind pose also gives a real deformation. Both the skin matrices
 	 * and the reference read these pose matrices. */
@@ -986,7 +986,7 @@ static void check_character(rk_test_state *rk_t_, const char *dir, const char *f
 	for (size_t ni = 0; ni < s->nodes.count; ni++) {
 		const rk_node *node = &s->nodes.data[ni];
 		const rk_mesh *mesh = node->mesh;
-		const rk_skin *skin = node->skin;
+		const rk_skin_deformer *skin = node->skin;
 		if (!mesh || !skin || skin->method != RK_SKINNING_LINEAR || mesh->blend_channels.count > 0) continue;
 		if (!mesh->positions || mesh->vertex_count == 0 || skin->joint_count == 0) continue;
 		const size_t nv = mesh->vertex_count, nj = skin->joint_count, nc = mesh->index_count;
@@ -999,8 +999,8 @@ static void check_character(rk_test_state *rk_t_, const char *dir, const char *f
 		rk_vec3 *ref_pos = malloc(nv * sizeof(rk_vec3));
 		double *loop_pos = malloc(nv * 24);
 		RK_REQUIRE(mats && pal && pos && out_pos && jnt && wgt && exact && ref_pos && loop_pos);
-		RK_REQUIRE(rk_eval_skin_matrices(s, skin, &tp.pose, node, mats));
-		RK_REQUIRE(rk_eval_mesh_world_positions(s, node, &tp.pose, ref_pos));
+		RK_REQUIRE(rk_skin_matrices_eval(s, skin, &tp.pose, node, mats));
+		RK_REQUIRE(rk_mesh_world_positions_eval(s, node, &tp.pose, ref_pos));
 		for (size_t v = 0; v < nv; v++) {
 			pos[v * 3 + 0] = (float)mesh->positions[v].x;
 			pos[v * 3 + 1] = (float)mesh->positions[v].y;
@@ -1024,7 +1024,7 @@ static void check_character(rk_test_state *rk_t_, const char *dir, const char *f
 			cjnt = malloc(nc * 8);
 			ref_nrm = malloc(nc * sizeof(rk_vec3));
 			RK_REQUIRE(cpos && cnrm && cout_n && cwgt && cjnt && ref_nrm && cref_n);
-			RK_REQUIRE(rk_eval_mesh_world_normals(s, node, &tp.pose, ref_nrm));
+			RK_REQUIRE(rk_mesh_world_normals_eval(s, node, &tp.pose, ref_nrm));
 			for (size_t c = 0; c < nc; c++) {
 				uint32_t v = mesh->vertex_indices[c];
 				uint32_t ni2 = mesh->normals.indices[c];
@@ -1104,7 +1104,7 @@ static void check_character(rk_test_state *rk_t_, const char *dir, const char *f
 		free(cpos); free(cnrm); free(cout_n); free(cwgt); free(cjnt); free(ref_nrm); free(cref_n);
 	}
 	free(tp.mem);
-	rk_free_scene(s);
+	rk_scene_free(s);
 }
 
 RK_TEST(mixamo_characters_match_anim_reference)
@@ -1129,7 +1129,7 @@ RK_TEST(mesh_module_vertices)
 	rk_error err;
 	rk_scene *s = rk_load_file(path, NULL, &err);
 	RK_REQUIRE(s != NULL);
-	rk_mesh_expansion *x = rk_expand_meshes(s, NULL, &err);
+	rk_mesh_expansion *x = rk_mesh_expansion_build(s, NULL, &err);
 	RK_REQUIRE(x != NULL);
 	RK_REQUIRE(x->format.stride == sizeof(gpu_vertex) && x->format.joints_offset == 32 && x->format.weights_offset == 40);
 	size_t checked = 0;
@@ -1142,7 +1142,7 @@ RK_TEST(mesh_module_vertices)
 		float *op = malloc(nv * 12), *on = malloc(nv * 12);
 		double *rp = malloc(nv * 24), *rn = malloc(nv * 24);
 		RK_REQUIRE(mats && pal && op && on && rp && rn);
-		RK_REQUIRE(rk_eval_skin_matrices(s, dr->skin, NULL, dr->node, mats));
+		RK_REQUIRE(rk_skin_matrices_eval(s, dr->skin, NULL, dr->node, mats));
 		rk_skin_palette_from_mat4(pal, mats, nj, RK_SKIN_MATRIX_4X4);
 		const gpu_vertex *vb = (const gpu_vertex *)x->vertices + dr->first_vertex;
 		rk_skin_job job = { .vertex_count = nv, .positions = vb[0].position, .position_stride = 56,
@@ -1159,8 +1159,8 @@ RK_TEST(mesh_module_vertices)
 		free(mats); free(pal); free(op); free(on); free(rp); free(rn);
 	}
 	RK_CHECK(checked > 0);
-	rk_free_mesh_expansion(x);
-	rk_free_scene(s);
+	rk_mesh_expansion_free(x);
+	rk_scene_free(s);
 }
 #define MESH_TEST RK_TEST_ENTRY(mesh_module_vertices),
 #else

@@ -3,10 +3,10 @@
  * every skinned entry of the FBX conformance corpus.
  *
  * The corpus checks rigkit's double-precision reference deformation
- * (anim.h rk_eval_mesh_world_positions) against reference OBJ exports from
+ * (anim.h rk_mesh_world_positions_eval) against reference OBJ exports from
  * Maya, Max and Blender (tests/test_conformance.c). Here the same entries go
  * through the runtime path a game would use: skinning matrices from
- * rk_eval_skin_matrices converted to float, the top-4 influences of each
+ * rk_skin_matrices_eval converted to float, the top-4 influences of each
  * vertex renormalised, and rk_skin_run on float positions. Every vertex whose
  * influences all fit in 4 must land within 1e-5 of the mesh extent of the
  * reference (so transitively within the corpus tolerance of the OBJ).
@@ -46,7 +46,7 @@ static void check_node(rk_test_state *rk_t_, const rk_scene *s, const rk_node *n
 	skin_stats *st)
 {
 	const rk_mesh *m = n->mesh;
-	const rk_skin *sk = n->skin;
+	const rk_skin_deformer *sk = n->skin;
 	size_t nv = m->vertex_count, nj = sk->joint_count;
 	if (!nv || !nj || sk->vertex_count != nv) return;
 	rk_vec3 *ref = (rk_vec3 *)malloc(nv * sizeof(rk_vec3));
@@ -58,7 +58,7 @@ static void check_node(rk_test_state *rk_t_, const rk_scene *s, const rk_node *n
 	float *weights = (float *)calloc(nv * 4, sizeof(float));
 	unsigned char *usable = (unsigned char *)calloc(nv, 1);
 	if (!ref || !mats || !fm || !pos || !out || !joints || !weights || !usable) goto done;
-	if (!rk_eval_mesh_world_positions(s, n, pose, ref) || !rk_eval_skin_matrices(s, sk, pose, n, mats)) {
+	if (!rk_mesh_world_positions_eval(s, n, pose, ref) || !rk_skin_matrices_eval(s, sk, pose, n, mats)) {
 		fprintf(stderr, "%s: reference evaluation failed for %s\n", id, n->name);
 		rk_t_->failed++;
 		goto done;
@@ -169,14 +169,14 @@ RK_TEST(test_fast_skinning_on_corpus)
 		void *mem = malloc(ps);
 		rk_pose pose;
 		if (mem && rk_pose_init(&pose, s, mem, ps)) {
-			rk_eval_pose_job job = { 0 };
+			rk_pose_eval_job job = { 0 };
 			job.scene = s;
 			job.pose = &pose;
 			if (!strcmp(mode, "animated") && stack) {
-				job.clip = rk_find_clip(s, stack);
+				job.clip = rk_scene_find_clip(s, stack);
 				job.time = cJSON_IsNumber(time) ? time->valuedouble : 0.0;
 			}
-			if (rk_eval_pose_run(&job)) {
+			if (rk_pose_eval_run(&job)) {
 				st.entries++;
 				for (size_t i = 0; i < s->nodes.count; i++) {
 					const rk_node *n = &s->nodes.data[i];
@@ -187,7 +187,7 @@ RK_TEST(test_fast_skinning_on_corpus)
 			}
 		}
 		free(mem);
-		rk_free_scene(s);
+		rk_scene_free(s);
 	}
 	cJSON_Delete(man);
 	printf("fast skinning: %zu entries, %zu skinned nodes, %zu vertices compared (%zu skipped: >4 or no influences), "

@@ -338,7 +338,7 @@ RK_TEST(test_inherit_modes)
 	rk_transform_props pp = rk_transform_props_default();
 	pp.translation = (rk_vec3){ 10, 0, 0 };
 	pp.scaling = (rk_vec3){ 2, 1, 1 };
-	rk_world_transform pw = rk_compose_world(NULL, (rk_vec3){ 1, 1, 1 }, rk_fbx_node_to_parent(&pp, NULL), RK_INHERIT_NORMAL);
+	rk_world_transform pw = rk_world_transform_compose(NULL, (rk_vec3){ 1, 1, 1 }, rk_fbx_node_to_parent(&pp, NULL), RK_INHERIT_NORMAL);
 	RK_CHECK_NEAR(pw.inherit_scale.x, 2.0, TOL);
 
 	rk_transform_props cp = rk_transform_props_default();
@@ -350,7 +350,7 @@ RK_TEST(test_inherit_modes)
 	 * -> + (1,0,0) -> (1,1,0) -> parent scale (2,1,1) -> (2,1,0) -> + (10,0,0) = (12,1,0).
 	 * Child's local +Y (0,1,0) -> (-1,0,0) -> (0,0,0) -> (0,0,0) -> (10,0,0):
 	 * the child's Y axis is stretched x2 in world X (shear). */
-	rk_world_transform w = rk_compose_world(&pw, pp.scaling, c, RK_INHERIT_NORMAL);
+	rk_world_transform w = rk_world_transform_compose(&pw, pp.scaling, c, RK_INHERIT_NORMAL);
 	rk_vec3 r = rk_mat4_transform_point(w.node_to_world, (rk_vec3){ 1, 0, 0 });
 	RK_CHECK_NEAR(r.x, 12.0, TOL);
 	RK_CHECK_NEAR(r.y, 1.0, TOL);
@@ -362,7 +362,7 @@ RK_TEST(test_inherit_modes)
 	 * rotation parent*child = Rz90; scale (2,1,1)*(1,1,1) applied in the
 	 * child's own axes: local +X (1,0,0) -> scaled (2,0,0) -> Rz90 (0,2,0)
 	 * -> + (12,0,0) = (12,2,0). Local +Y -> (0,1,0) -> (-1,0,0) -> (11,0,0). */
-	w = rk_compose_world(&pw, pp.scaling, c, RK_INHERIT_COMPONENTWISE_SCALE);
+	w = rk_world_transform_compose(&pw, pp.scaling, c, RK_INHERIT_COMPONENTWISE_SCALE);
 	r = rk_mat4_transform_point(w.node_to_world, (rk_vec3){ 0, 0, 0 });
 	RK_CHECK_NEAR(r.x, 12.0, TOL);
 	RK_CHECK_NEAR(r.y, 0.0, TOL);
@@ -376,7 +376,7 @@ RK_TEST(test_inherit_modes)
 
 	/* IGNORE_PARENT_SCALE (Rrs): translation still scaled -> origin (12,0,0);
 	 * the child keeps unit scale: local +X -> (0,1,0) + (12,0,0) = (12,1,0). */
-	w = rk_compose_world(&pw, pp.scaling, c, RK_INHERIT_IGNORE_PARENT_SCALE);
+	w = rk_world_transform_compose(&pw, pp.scaling, c, RK_INHERIT_IGNORE_PARENT_SCALE);
 	r = rk_mat4_transform_point(w.node_to_world, (rk_vec3){ 0, 0, 0 });
 	RK_CHECK_NEAR(r.x, 12.0, TOL);
 	r = rk_mat4_transform_point(w.node_to_world, (rk_vec3){ 1, 0, 0 });

@@ -6,7 +6,7 @@
 #
 # Builds the module with scripts/build-wasm.sh --no-demo into
 # BUILD_DIR/wasm/build (incremental), then wasm/test/wasm_check.mjs:
-#  1. the built-in samples made in the module (rk_sample_scene, the demo's
+#  1. the built-in samples made in the module (rk_demo_scene, the demo's
 #     default): source 'Walk' -> avatar; the same from the native `rigkit
 #     sample` GLB files;
 #  2. with SHARED_DIR/assets: ybot@kick.fbx 'mixamo.com' -> readyplayer.me.glb

@@ -4,9 +4,9 @@
 #include "rigkit_wasm.h"
 
 #include <rigkit/rigkit.h>
-#include <rigkit/gltf.h>
+#include <rigkit/export.h>
 #include <rigkit/retarget.h>
-#include <rigkit/sample.h>
+#include <rigkit/demo.h>
 
 #include <math.h>
 #include <stdarg.h>
@@ -49,7 +49,7 @@ RKW_API const char *rkw_status_text(rkw_status *st)
 	if (st->err.code == RK_OK) {
 		st->text[0] = '\0';
 	} else {
-		rk_format_error(st->text, sizeof(st->text), &st->err);
+		rk_error_format(st->text, sizeof(st->text), &st->err);
 	}
 	return st->text;
 }
@@ -196,19 +196,19 @@ RKW_API rk_scene *rkw_load(const void *data, size_t size, const char *name, rkw_
 	return rk_load_memory(data, size, &opts, rkw_begin(st));
 }
 
-/* rk_sample_scene(kind): 0 = the Mixamo-style source (Idle, Walk), 1 = the
- * Avaturn / Ready Player Me style avatar (include/rigkit/sample.h). */
+/* rk_demo_scene(kind): 0 = the Mixamo-style source (Idle, Walk), 1 = the
+ * Avaturn / Ready Player Me style avatar (include/rigkit/demo.h). */
 RKW_API rk_scene *rkw_sample(int kind, rkw_status *st)
 {
-	rk_sample_opts opts;
+	rk_demo_opts opts;
 	memset(&opts, 0, sizeof(opts));
 	opts.memory_limit = RKW_MEMORY_LIMIT;
-	return rk_sample_scene((rk_sample_kind)kind, &opts, rkw_begin(st));
+	return rk_demo_scene((rk_demo_kind)kind, &opts, rkw_begin(st));
 }
 
 RKW_API void rkw_free(rk_scene *scene)
 {
-	rk_free_scene(scene);
+	rk_scene_free(scene);
 }
 
 static const char *rkw_axis_name(rk_axis a)
@@ -402,7 +402,7 @@ RKW_API char *rkw_humanoid_json(const rk_scene *scene, rkw_status *st)
 static const rk_anim_clip *rkw_pick_clip(const rk_scene *scene, const char *name, rkw_status *st)
 {
 	if (name && name[0]) {
-		const rk_anim_clip *c = rk_find_clip(scene, name);
+		const rk_anim_clip *c = rk_scene_find_clip(scene, name);
 		if (c) return c;
 		char list[RK_ERROR_TEXT_MAX / 2] = "";
 		size_t used = 0;
@@ -503,7 +503,7 @@ RKW_API char *rkw_retarget_clip(rk_scene *target, const rk_scene *source, const 
 	return rkw_json_finish(&j, st);
 }
 
-/* The scene as GLB bytes (rk_write_gltf_memory with default options: glTF
+/* The scene as GLB bytes (rk_gltf_write_memory with default options: glTF
  * space, every clip, textures embedded). *out_size gets the byte count.
  * Free with rkw_free_glb(). NULL with st on failure. */
 RKW_API uint8_t *rkw_write_glb(const rk_scene *scene, size_t *out_size, rkw_status *st)
@@ -519,13 +519,13 @@ RKW_API uint8_t *rkw_write_glb(const rk_scene *scene, size_t *out_size, rkw_stat
 	wo.container = RK_GLTF_CONTAINER_GLB;
 	wo.memory_limit = RKW_MEMORY_LIMIT;
 	void *data = NULL;
-	if (!rk_write_gltf_memory(scene, &wo, &data, out_size, err)) return NULL;
+	if (!rk_gltf_write_memory(scene, &wo, &data, out_size, err)) return NULL;
 	return (uint8_t *)data;
 }
 
 RKW_API void rkw_free_glb(uint8_t *data)
 {
-	rk_gltf_free_memory(data);
+	rk_gltf_memory_free(data);
 }
 
 /* rkw_retarget_clip() then rkw_write_glb(target): the GLB of the target with

@@ -14,15 +14,15 @@
  *     if (!out) puts(rkw_status_text(st));
  *     rkw_free_glb(out); rkw_free_bytes(report); rkw_free(src); rkw_free(dst);
  *     rkw_status_destroy(st);
- *   The work is the library's (rk_load_memory, rk_sample_scene,
- *   rk_humanoid_detect, rk_retarget, rk_write_gltf_memory) with the same
+ *   The work is the library's (rk_load_memory, rk_demo_scene,
+ *   rk_humanoid_detect, rk_retarget, rk_gltf_write_memory) with the same
  *   rules; this layer adds argument marshalling and JSON descriptions.
  *
  * ERRORS
  *   Each call takes an rkw_status (a fixed-size rk_error plus room for its
  *   formatted text): failing calls return NULL (0) and fill it, successful
  *   ones clear it. rkw_status_text() gives "FILE: message (at byte N, node
- *   A/B)" as rk_format_error() does, "" after success. st may be NULL
+ *   A/B)" as rk_error_format() does, "" after success. st may be NULL
  *   (failures are then only signalled by the NULL result).
  *
  * MEMORY
@@ -80,9 +80,9 @@ RKW_API const char *rkw_version(void);
  * node path or JSON pointer). */
 RKW_API rk_scene *rkw_load(const void *data, size_t size, const char *name, rkw_status *st);
 
-/* rk_sample_scene(kind): 0 = the Mixamo-style source (T-pose, cm, clips
+/* rk_demo_scene(kind): 0 = the Mixamo-style source (T-pose, cm, clips
  * "Idle" and "Walk"), 1 = the Avaturn / Ready Player Me style avatar
- * (A-pose, metres, no clips); include/rigkit/sample.h. NULL with st. */
+ * (A-pose, metres, no clips); include/rigkit/demo.h. NULL with st. */
 RKW_API rk_scene *rkw_sample(int kind, rkw_status *st);
 
 /* Frees a scene of rkw_load / rkw_sample. NULL is fine. */
@@ -124,7 +124,7 @@ RKW_API char *rkw_humanoid_json(const rk_scene *scene, rkw_status *st);
 RKW_API char *rkw_retarget_clip(rk_scene *target, const rk_scene *source, const char *clip_name, int root, double fps,
 	const char *new_name, unsigned flags, rkw_status *st);
 
-/* The scene as GLB bytes: rk_write_gltf_memory() with default options (glTF
+/* The scene as GLB bytes: rk_gltf_write_memory() with default options (glTF
  * space: metres, +Y up; every clip; textures embedded), the writer of
  * `rigkit convert` and `rigkit retarget`. *out_size receives the byte
  * count. Free with rkw_free_glb(). NULL with st on failure. */

@@ -7,14 +7,14 @@
  *
  *     rk_anim_curve_eval()        one FBX scalar curve at a time
  *     rk_anim_track_eval()        one track (FBX curves or glTF sampler)
- *     rk_eval_pose_job            every node of a scene at a time: animated
+ *     rk_pose_eval_job            every node of a scene at a time: animated
  *                                 properties, local and world matrices,
  *                                 blend shape weights -> rk_pose
- *     rk_eval_mesh_world_positions / rk_eval_mesh_world_normals
+ *     rk_mesh_world_positions_eval / rk_mesh_world_normals_eval
  *                                 one mesh node's vertices / corner normals in
  *                                 world space for a pose (blend shapes, then
  *                                 linear / dual quaternion skinning)
- *     rk_eval_skin_matrices       per-joint skinning matrices (for runtime
+ *     rk_skin_matrices_eval       per-joint skinning matrices (for runtime
  *                                 skinning elsewhere)
  *
  *   Everything here is the reference path: double precision, scalar, written
@@ -24,11 +24,11 @@
  *     void *mem = malloc(bytes);                  // once, by the caller
  *     rk_pose pose;
  *     rk_pose_init(&pose, scene, mem, bytes);
- *     rk_eval_pose_job job = { .scene = scene, .clip = clip, .time = t, .pose = &pose };
- *     if (!rk_eval_pose_validate(&job, &err)) ...;
- *     rk_eval_pose_run(&job);                     // every frame: no allocation
+ *     rk_pose_eval_job job = { .scene = scene, .clip = clip, .time = t, .pose = &pose };
+ *     if (!rk_pose_eval_validate(&job, &err)) ...;
+ *     rk_pose_eval_run(&job);                     // every frame: no allocation
  *     for each node with a mesh:
- *         rk_eval_mesh_world_positions(scene, node, &pose, positions);
+ *         rk_mesh_world_positions_eval(scene, node, &pose, positions);
  *
  * TIME
  *   Times are absolute file time in seconds (the same clock as the key times
@@ -92,7 +92,7 @@
  *   results are normalised. Outside the key range the end key is held
  *   (glTF clamps; no_extrapolation has no effect on samplers).
  *
- * POSE EVALUATION (rk_eval_pose_job), per node in scene order:
+ * POSE EVALUATION (rk_pose_eval_job), per node in scene order:
  *   1. Static values: props = node->props, local = node->local, blend
  *      weights = node->blend_weights (or each channel's default_weight).
  *   2. Every track of every layer of the clip, layers in order:
@@ -138,14 +138,14 @@
  *          local = rk_mat4_decompose(node_to_parent);
  *        other nodes: node_to_parent = the adjust chain of transform.h
  *          around T * R * S of local, geometry_to_node = identity;
- *        node_to_world etc. by rk_compose_world() with the parent's pose
+ *        node_to_world etc. by rk_world_transform_compose() with the parent's pose
  *          values and props.inherit_mode (FBX) / NORMAL (others);
  *        geometry_to_world = node_to_world * geometry_to_node.
  *   With clip == NULL the pose equals the scene's cached matrices bit for bit.
  *
- * DEFORMATION (rk_eval_mesh_world_positions / _normals)
+ * DEFORMATION (rk_mesh_world_positions_eval / _normals)
  *   1. Blend shapes (mesh space): channel weight w spreads over the
- *      channel's targets by rk_eval_blend_channel_factors(); each target adds
+ *      channel's targets by rk_blend_channel_factors_eval(); each target adds
  *      factor * position_offsets[j] to vertex vertex_indices[j] (normals:
  *      factor * normal_offsets[j] when present), the factor multiplied by
  *      offset_weights[j] when the shape has per-offset weights.
@@ -186,7 +186,7 @@
  *   uses its own rk_pose and output buffers. No global state.
  *
  * UNTRUSTED DATA
- *   rk_eval_pose_validate() checks the scene's node order, the pose's
+ *   rk_pose_eval_validate() checks the scene's node order, the pose's
  *   arrays and every track of the clip, so a run never reads out of bounds.
  *   The deformation functions check node membership, weight ranges, skin
  *   joint indices and vertex indices; out-of-range entries are skipped.
@@ -278,13 +278,13 @@ bool rk_pose_init(rk_pose *pose, const rk_scene *scene, void *memory, size_t siz
 
 /* Job: evaluate every node of `scene` at `time` into `pose`.
  * Zero-initialise, then set the fields; see POSE EVALUATION. */
-typedef struct rk_eval_pose_job {
+typedef struct rk_pose_eval_job {
 	const rk_scene *scene;       /* required; nodes in depth-first order (loaders guarantee it) */
 	const rk_anim_clip *clip;    /* NULL = static values (the pose equals the cached matrices) */
 	double time;                 /* seconds, absolute file time; must be finite */
 	bool no_extrapolation;       /* hold end values of FBX curves instead of extrapolating */
 	rk_pose *pose;               /* output, required (see rk_pose for required arrays) */
-} rk_eval_pose_job;
+} rk_pose_eval_job;
 
 /* Checks the job without evaluating. Rules, each reported with its own
  * message in err (code RK_ERROR_INVALID_ARGUMENT; err may be NULL):
@@ -300,14 +300,14 @@ typedef struct rk_eval_pose_job {
  *   their target needs (translation/scale/Euler 3, quaternion 4, FBX property
  *   1..4, weights >= 1), curves have times and values for their keys.
  * O(nodes + tracks + curves). Thread safe, no allocation. */
-bool rk_eval_pose_validate(const rk_eval_pose_job *job, rk_error *err);
+bool rk_pose_eval_validate(const rk_pose_eval_job *job, rk_error *err);
 
 /* Runs the job: writes every array of job->pose (blend_weights only when
- * set). Returns false without writing anything when rk_eval_pose_validate
+ * set). Returns false without writing anything when rk_pose_eval_validate
  * would fail (run validates; call validate yourself to learn why).
  * O(nodes + tracks * log(keys)). No allocation. Thread safe as long as no
  * other thread uses the same pose. */
-bool rk_eval_pose_run(rk_eval_pose_job *job);
+bool rk_pose_eval_run(rk_pose_eval_job *job);
 
 /* ---------------------------------------------------------------------------
  * Deformation (reference, double)
@@ -321,7 +321,7 @@ bool rk_eval_pose_run(rk_eval_pose_job *job);
  * k+1 share linearly; below target_weights[0] target 0 alone gets w /
  * target_weights[0]; beyond the last, the last segment is extended linearly.
  * Thread safe, no allocation. Does nothing for NULL arguments. */
-void rk_eval_blend_channel_factors(const rk_blend_channel *channel, double weight, double *out);
+void rk_blend_channel_factors_eval(const rk_blend_channel *channel, double weight, double *out);
 
 /* Skinning matrices for runtime skinning: out[j] (skin->joint_count entries)
  * = pose node_to_world(joint j) * joints[j].mesh_to_joint *
@@ -331,7 +331,7 @@ void rk_eval_blend_channel_factors(const rk_blend_channel *channel, double weigh
  * cached static matrices. Returns false (out untouched) for NULL
  * arguments, a mesh_node not in the scene or a pose of another size.
  * Thread safe, no allocation. */
-bool rk_eval_skin_matrices(const rk_scene *scene, const rk_skin *skin, const rk_pose *pose,
+bool rk_skin_matrices_eval(const rk_scene *scene, const rk_skin_deformer *skin, const rk_pose *pose,
 	const rk_node *mesh_node, rk_mat4 *out);
 
 /* World-space vertex positions of node->mesh for `pose` (see DEFORMATION):
@@ -345,18 +345,18 @@ bool rk_eval_skin_matrices(const rk_scene *scene, const rk_skin *skin, const rk_
  * no positions), or pose->node_count differs from the scene. Thread safe
  * (reads only scene and pose), no allocation (uses about 8 KiB of stack).
  * Cost: O(vertices * influences + blend offsets). */
-bool rk_eval_mesh_world_positions(const rk_scene *scene, const rk_node *node, const rk_pose *pose,
+bool rk_mesh_world_positions_eval(const rk_scene *scene, const rk_node *node, const rk_pose *pose,
 	rk_vec3 *out_positions);
 
 /* World-space normals, one per corner: out_normals gets
  * node->mesh->index_count entries. Uses the mesh's stored normals
  * (rk_mesh.normals); returns false (nothing written) when the mesh has none,
- * and for the same argument errors as rk_eval_mesh_world_positions. Blend
+ * and for the same argument errors as rk_mesh_world_positions_eval. Blend
  * shape normal offsets are added before skinning (a linear scan per corner
  * when a target's vertex_indices are not ascending, a binary search
  * otherwise). Corners whose normal index is out of range get (0, 0, 0).
  * Thread safe, no allocation. */
-bool rk_eval_mesh_world_normals(const rk_scene *scene, const rk_node *node, const rk_pose *pose,
+bool rk_mesh_world_normals_eval(const rk_scene *scene, const rk_node *node, const rk_pose *pose,
 	rk_vec3 *out_normals);
 
 #ifdef __cplusplus

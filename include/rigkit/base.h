@@ -101,7 +101,7 @@ const char *rk_error_code_name(rk_error_code code);
 /* Formats `err` as "FILE: message (at byte N, node A/B)" into dst.
  * Always NUL-terminates when cap > 0. Returns the length the full text
  * needs (excluding the NUL), like snprintf; pass dst=NULL, cap=0 to ask. */
-size_t rk_format_error(char *dst, size_t cap, const rk_error *err);
+size_t rk_error_format(char *dst, size_t cap, const rk_error *err);
 
 /* ---------------------------------------------------------------------------
  * Allocation
@@ -124,7 +124,7 @@ typedef struct rk_allocator {
  * see either the old file or the whole new one. On failure the temporary file
  * is removed, `path` is untouched, and err gets RK_ERROR_OUTPUT.
  * Thread safety: safe for distinct paths. */
-bool rk_write_file_atomic(const char *path, const void *data, size_t size, rk_error *err);
+bool rk_file_write_atomic(const char *path, const void *data, size_t size, rk_error *err);
 
 #ifdef __cplusplus
 }

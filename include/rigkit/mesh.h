@@ -5,25 +5,25 @@
  * OVERVIEW
  *   Three layers, each usable on its own:
  *
- *     rk_triangulate_polygon()   one polygon -> triangles (ear clipping in the
+ *     rk_polygon_triangulate()   one polygon -> triangles (ear clipping in the
  *                                polygon's best-fit plane); pure function
  *     rk_mesh_expand_job         one mesh node -> interleaved vertices, one
  *                                uint32 index buffer, per-material parts, all
  *                                in caller-owned buffers sized by
  *                                rk_mesh_expand_bound()
- *     rk_expand_meshes()         every mesh node of a scene (or one) -> one
+ *     rk_mesh_expansion_build()         every mesh node of a scene (or one) -> one
  *                                rk_mesh_expansion in a single allocation,
- *                                released with rk_free_mesh_expansion()
+ *                                released with rk_mesh_expansion_free()
  *
  *   Typical use (load time, not per frame):
  *
  *     rk_mesh_opts opts = { .flip_v = true };           // zero = defaults
- *     rk_mesh_expansion *x = rk_expand_meshes(scene, &opts, &err);
+ *     rk_mesh_expansion *x = rk_mesh_expansion_build(scene, &opts, &err);
  *     upload x->vertices (x->vertex_count * x->format.stride bytes) and
  *            x->indices (x->index_count uint32) once;
  *     for each draw d of x->draws, for each part p of d:
  *         bind p->material's textures; DrawIndexed(p->index_count, p->start_index, 0);
- *     rk_free_mesh_expansion(x);
+ *     rk_mesh_expansion_free(x);
  *
  * WHAT ONE MESH NODE BECOMES (rk_mesh_expand_job)
  *   1. Material parts. Slot list S = node->materials when it is non-empty,
@@ -37,7 +37,7 @@
  *      triangles are omitted. All parts of a node are contiguous ranges of
  *      one index buffer, in part order.
  *   2. Triangulation: each face with n >= 3 corners gives exactly n - 2
- *      triangles (rk_triangulate_polygon); faces with fewer corners give
+ *      triangles (rk_polygon_triangulate); faces with fewer corners give
  *      none (stats.skipped_polygons). Triangles keep the polygon's winding.
  *      The winding is reversed ((a, b, c) -> (a, c, b)) when
  *          opts.mirror XOR det(position matrix P) < 0
@@ -109,7 +109,7 @@
  *   had more) and divided by their sum, computed in double. Unused slots
  *   hold joint 0, weight 0.
  *     joints   uint16; RK_JOINTS_SKIN: index into node->skin->joints (the
- *              palette of rk_eval_skin_matrices); RK_JOINTS_NODE: rk_node.index
+ *              palette of rk_skin_matrices_eval); RK_JOINTS_NODE: rk_node.index
  *              of the joint node (one palette for the whole scene, as seed
  *              002 does)
  *     weights  RK_WEIGHTS_FLOAT: float, sum 1 up to float rounding;
@@ -147,14 +147,14 @@
  *
  * MEMORY
  *   The job never allocates itself (no malloc, no qsort, no VLAs; at most a
- *   ~1.3 KB stack buffer in rk_triangulate_polygon): vertices, indices,
+ *   ~1.3 KB stack buffer in rk_polygon_triangulate): vertices, indices,
  *   parts and scratch are the caller's, sized by rk_mesh_expand_bound().
  *   Deduplication and
  *   optimisation call meshoptimizer, which allocates its own temporaries
  *   through meshopt_setAllocator's allocator (operator new/malloc unless the
- *   application installed one; rigkit never does). rk_expand_meshes() uses
+ *   application installed one; rigkit never does). rk_mesh_expansion_build() uses
  *   opts->allocator (zero = malloc/free) for one temporary block (freed
- *   before it returns) and one result block, which rk_free_mesh_expansion()
+ *   before it returns) and one result block, which rk_mesh_expansion_free()
  *   frees. Peak memory: the result, plus worst-case buffers for all nodes
  *   (one vertex per corner, all indices, parts), plus the largest node's
  *   scratch (ybot.fbx: 2.6 MB result, 14 MB peak).
@@ -184,7 +184,7 @@ extern "C" {
  * Triangulation
  * ------------------------------------------------------------------------- */
 
-/* rk_triangulate_polygon() result flags. */
+/* rk_polygon_triangulate() result flags. */
 enum {
 	/* Ear clipping found no valid ear at some step (a self-intersecting or
 	 * numerically hopeless remainder): the best convex corner was clipped
@@ -203,9 +203,9 @@ enum {
 /* Polygons up to this many corners need no scratch (a stack buffer is used). */
 #define RK_TRIANGULATE_STACK_CORNERS 32
 
-/* Scratch bytes rk_triangulate_polygon() needs for `corner_count` corners
+/* Scratch bytes rk_polygon_triangulate() needs for `corner_count` corners
  * (0 for fewer than 5 corners; SIZE_MAX if the size overflows). */
-size_t rk_triangulate_scratch_size(size_t corner_count);
+size_t rk_polygon_triangulate_scratch_size(size_t corner_count);
 
 /* Triangulates one polygon by ear clipping.
  *
@@ -239,13 +239,13 @@ size_t rk_triangulate_scratch_size(size_t corner_count);
  * or not, every triangle lies inside the projected polygon and faces along N.
  *
  * destination: 3 * (corner_count - 2) entries. scratch: scratch_size >=
- * rk_triangulate_scratch_size(corner_count) bytes, any alignment; may be
+ * rk_polygon_triangulate_scratch_size(corner_count) bytes, any alignment; may be
  * NULL when corner_count <= RK_TRIANGULATE_STACK_CORNERS. Returns 0 with
  * RK_TRIANGULATE_INVALID for NULL destination/positions, an index >=
  * position_count, scratch too small, or corner_count > UINT32_MAX.
  * out_flags (may be NULL) receives RK_TRIANGULATE_* bits. Pure, thread
  * safe, no allocation; O(n^2) time for n corners. */
-size_t rk_triangulate_polygon(uint32_t *destination, const rk_vec3 *positions, size_t position_count,
+size_t rk_polygon_triangulate(uint32_t *destination, const rk_vec3 *positions, size_t position_count,
 	const uint32_t *indices, size_t corner_count, void *scratch, size_t scratch_size, uint32_t *out_flags);
 
 /* ---------------------------------------------------------------------------
@@ -269,7 +269,7 @@ typedef enum rk_unweighted_mode {
 
 /* Options. Zero-initialise; every zero field is the default. */
 typedef struct rk_mesh_opts {
-	const rk_node *node;            /* rk_expand_meshes only: expand just this node (must be
+	const rk_node *node;            /* rk_mesh_expansion_build only: expand just this node (must be
 	                                   one of the scene's, with a mesh); NULL = every node
 	                                   with a mesh, in scene order. Ignored by the job. */
 	bool mirror;                    /* reverse triangle winding (see step 2) */
@@ -285,7 +285,7 @@ typedef struct rk_mesh_opts {
 	rk_joint_index_mode joint_indices; /* default RK_JOINTS_SKIN */
 	rk_unweighted_mode unweighted;  /* default RK_UNWEIGHTED_ZERO */
 	uint16_t unweighted_joint;      /* joint for RK_UNWEIGHTED_BIND_JOINT, default 0 */
-	rk_allocator allocator;         /* rk_expand_meshes only; zero = malloc/free */
+	rk_allocator allocator;         /* rk_mesh_expansion_build only; zero = malloc/free */
 } rk_mesh_opts;
 
 /* Marks an attribute missing from a format. */
@@ -412,7 +412,7 @@ double rk_mesh_radius(rk_vec3 bounds_min, rk_vec3 bounds_max);
 typedef struct rk_mesh_draw {
 	const rk_node *node;
 	const rk_mesh *mesh;
-	const rk_skin *skin;            /* node->skin when influences were written, else NULL */
+	const rk_skin_deformer *skin;            /* node->skin when influences were written, else NULL */
 	uint32_t first_vertex, vertex_count;  /* range of x->vertices */
 	uint32_t first_index, index_count;    /* range of x->indices (absolute indices) */
 	uint32_t first_part, part_count;      /* range of x->parts */
@@ -438,7 +438,7 @@ typedef struct rk_mesh_expansion {
 	double radius;                  /* rk_mesh_radius(bounds_min, bounds_max) */
 	rk_mesh_stats stats;            /* summed over draws */
 	size_t memory_size;             /* bytes of the single result block */
-	rk_allocator allocator_;        /* used by rk_free_mesh_expansion */
+	rk_allocator allocator_;        /* used by rk_mesh_expansion_free */
 } rk_mesh_expansion;
 
 /* Expands every node with a mesh (opts->node: just that one) into one
@@ -448,10 +448,10 @@ typedef struct rk_mesh_expansion {
  * errors naming the node, RK_ERROR_OUT_OF_MEMORY, RK_ERROR_LIMIT when the
  * totals exceed uint32 indices). Temporary memory (worst-case sizes plus
  * scratch) is freed before return. Thread safe for distinct results. */
-rk_mesh_expansion *rk_expand_meshes(const rk_scene *scene, const rk_mesh_opts *opts, rk_error *err);
+rk_mesh_expansion *rk_mesh_expansion_build(const rk_scene *scene, const rk_mesh_opts *opts, rk_error *err);
 
 /* Frees the expansion (one allocation). NULL is fine. */
-void rk_free_mesh_expansion(rk_mesh_expansion *x);
+void rk_mesh_expansion_free(rk_mesh_expansion *x);
 
 /* Human-readable summary for `rigkit info --meshes`, written like
  * snprintf: always NUL-terminated when cap > 0, returns the length the whole

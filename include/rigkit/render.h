@@ -6,28 +6,28 @@
  *   rk_render() evaluates a scene at a time of a clip (anim.h pose job),
  *   deforms every visible mesh node (blend shapes and skinning, anim.h's
  *   double reference path), triangulates its polygons (mesh.h's
- *   rk_triangulate_polygon) and rasterises the triangles on the CPU into a
+ *   rk_polygon_triangulate) and rasterises the triangles on the CPU into a
  *   caller-owned RGBA8 buffer: z-buffer, perspective-correct attributes,
  *   Lambert shading, optional base colour textures, optional wireframe and
  *   skeleton overlays, optional supersampling. It is meant for previews,
  *   thumbnails, contact sheets and tests on machines without a GPU, not for
- *   real-time use. rk_write_png() stores the result atomically.
+ *   real-time use. rk_png_write() stores the result atomically.
  *
  *     rk_render_opts o = { .camera.yaw_deg = 30, .textures = true };  // zero = defaults
  *     uint32_t w, h;
  *     size_t bytes = rk_render_size(&o, &w, &h, &err);              // 512 * 512 * 4
  *     unsigned char *rgba = malloc(bytes);
  *     if (!rk_render(scene, clip, clip->time_begin, &o, rgba, 0, &err)) ...;
- *     if (!rk_write_png("preview.png", rgba, w, h, 0, &err)) ...;
+ *     if (!rk_png_write("preview.png", rgba, w, h, 0, &err)) ...;
  *
  *   `rigkit render IN OUT.png` is the command-line front end (docs/render.md).
  *
  * WHAT IS DRAWN
  *   Nodes with a mesh and `visible` set, in node order. Positions:
- *   rk_eval_mesh_world_positions() for the pose; normals:
- *   rk_eval_mesh_world_normals() when the mesh stores normals, else the flat
+ *   rk_mesh_world_positions_eval() for the pose; normals:
+ *   rk_mesh_world_normals_eval() when the mesh stores normals, else the flat
  *   normal of each triangle (from the posed positions). Each face with
- *   n >= 3 corners becomes n - 2 triangles of rk_triangulate_polygon() on the
+ *   n >= 3 corners becomes n - 2 triangles of rk_polygon_triangulate() on the
  *   mesh-space (rest) positions; faces with fewer corners, a corner range
  *   outside the mesh or a position index out of range are skipped and
  *   counted (stats.skipped_faces); an out-of-range UV index reads (0, 0), an
@@ -144,12 +144,12 @@
  *   triangle list after clipping (~200 bytes per triangle), decoded
  *   textures (opts.textures only) and one band of samples (at most 2^18
  *   samples, 20 bytes each). stb_image (texture decoding) and
- *   stb_image_write (rk_write_png) use malloc internally.
+ *   stb_image_write (rk_png_write) use malloc internally.
  *
  * ERRORS
  *   RK_ERROR_INVALID_ARGUMENT: NULL scene or buffer, a size or option out
  *   of range (named in the message), a clip whose tracks do not belong to
- *   the scene (rk_eval_pose_validate's message), non-finite time.
+ *   the scene (rk_pose_eval_validate's message), non-finite time.
  *   RK_ERROR_LIMIT / RK_ERROR_OUT_OF_MEMORY: memory_limit or the allocator.
  *   On failure the output buffer may have been partly written.
  *
@@ -276,13 +276,13 @@ bool rk_render(const rk_scene *scene, const rk_anim_clip *clip, double time, con
 /* Writes an RGBA8 image (layout as rk_render's, stride 0 = width * 4) as a
  * PNG file (8-bit RGBA, non-interlaced; stb_image_write's encoder with its
  * default settings, so equal pixels give equal bytes) through
- * rk_write_file_atomic(): readers see the old file or the whole new one.
+ * rk_file_write_atomic(): readers see the old file or the whole new one.
  * Returns false with RK_ERROR_INVALID_ARGUMENT for NULL arguments, a zero
  * size or a stride < width * 4, RK_ERROR_LIMIT for images stb cannot
  * encode (height * (width * 4 + 1) > INT_MAX bytes), RK_ERROR_OUT_OF_MEMORY,
  * or RK_ERROR_OUTPUT when the file cannot be written (path untouched).
  * Thread safe for distinct paths. */
-bool rk_write_png(const char *path, const unsigned char *rgba, uint32_t width, uint32_t height, size_t stride,
+bool rk_png_write(const char *path, const unsigned char *rgba, uint32_t width, uint32_t height, size_t stride,
 	rk_error *err);
 
 #ifdef __cplusplus

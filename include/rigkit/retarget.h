@@ -2,7 +2,7 @@
  * rigkit/retarget.h - humanoid bone maps, retargeting and numeric comparison.
  *
  * OVERVIEW
- *   Seed 004's job, for any humanoid to any humanoid: play a clip made for
+ *   For any humanoid to any humanoid: play a clip made for
  *   one skeleton (a Mixamo walk) on another (an Avaturn / Ready Player Me
  *   avatar) whatever their bone names, rest poses (T or A), bone rolls, axes
  *   (Y-up, Z-up armatures) and units (cm, m).
@@ -15,16 +15,11 @@
  *     rk_retarget()         source scene + clip -> a new clip on the target
  *                           scene (baked quaternion keys), written by the
  *                           glTF writer like any other clip
- *     rk_compare_clips()    how far two clips on two humanoids are from each
- *                           other, per bone, in numbers (seed 004's
- *                           "compare-anims" script, rig-independent)
+ *     rk_clip_compare()    how far two clips on two humanoids are from each
+ *                           other, per bone, in numbers (rig-independent; docs/retarget.md)
  *
  * HUMANOID BONES
- *   The bone set and names of VRM 1.0's humanoid (which Unity's Mecanim
- *   shares): 55 bones. Required for a valid humanoid: hips, spine, head,
- *   left/right upperArm, lowerArm, hand, upperLeg, lowerLeg, foot. Every
- *   mapped bone's node must be a descendant of the node of its humanoid
- *   parent (rk_humanoid_parent(): the nearest mapped humanoid ancestor).
+ *   rigkit/humanoid.h (bone set, detection, map files).
  *
  * CHARACTER FRAME
  *   Retargeting and comparison work in each skeleton's character frame,
@@ -62,13 +57,13 @@
  *   the source's twist added to the target's own roll. Local rotations follow
  *   from the target's hierarchy (unmapped nodes between mapped ones keep their
  *   rest local transform). Bone lengths and non-hips translations stay the
- *   target's (no cm/m mix-up, seed 004 failure R3). The hips translation is
+ *   target's (no cm/m mix-up; docs/retarget.md). The hips translation is
  *   the source's, relative to its rest, in character-frame units (hips
  *   heights): a 0.9 m stride of a source whose hips are 0.97 m above its
  *   feet becomes 0.77 m on a target whose hips are 0.835 m above its feet.
  *   opts.root removes locomotion if asked.
  *
- * COMPARISON (rk_compare_clips)
+ * COMPARISON (rk_clip_compare)
  *   Both clips sampled at the same times (opts.fps from each clip's start);
  *   for each humanoid bone mapped in both: the angle between the two bones'
  *   directions (to their first mapped humanoid child) in the character frames,
@@ -85,105 +80,11 @@
 #ifndef RIGKIT_RETARGET_H
 #define RIGKIT_RETARGET_H
 
-#include "rigkit/scene.h"
+#include "rigkit/humanoid.h"
 
 #ifdef __cplusplus
 extern "C" {
 #endif
-
-typedef enum rk_humanoid_bone {
-	RK_HUMANOID_HIPS = 0,
-	RK_HUMANOID_SPINE,
-	RK_HUMANOID_CHEST,
-	RK_HUMANOID_UPPER_CHEST,
-	RK_HUMANOID_NECK,
-	RK_HUMANOID_HEAD,
-	RK_HUMANOID_LEFT_EYE,
-	RK_HUMANOID_RIGHT_EYE,
-	RK_HUMANOID_JAW,
-	RK_HUMANOID_LEFT_UPPER_LEG,
-	RK_HUMANOID_LEFT_LOWER_LEG,
-	RK_HUMANOID_LEFT_FOOT,
-	RK_HUMANOID_LEFT_TOES,
-	RK_HUMANOID_RIGHT_UPPER_LEG,
-	RK_HUMANOID_RIGHT_LOWER_LEG,
-	RK_HUMANOID_RIGHT_FOOT,
-	RK_HUMANOID_RIGHT_TOES,
-	RK_HUMANOID_LEFT_SHOULDER,
-	RK_HUMANOID_LEFT_UPPER_ARM,
-	RK_HUMANOID_LEFT_LOWER_ARM,
-	RK_HUMANOID_LEFT_HAND,
-	RK_HUMANOID_RIGHT_SHOULDER,
-	RK_HUMANOID_RIGHT_UPPER_ARM,
-	RK_HUMANOID_RIGHT_LOWER_ARM,
-	RK_HUMANOID_RIGHT_HAND,
-	RK_HUMANOID_LEFT_THUMB_METACARPAL,
-	RK_HUMANOID_LEFT_THUMB_PROXIMAL,
-	RK_HUMANOID_LEFT_THUMB_DISTAL,
-	RK_HUMANOID_LEFT_INDEX_PROXIMAL,
-	RK_HUMANOID_LEFT_INDEX_INTERMEDIATE,
-	RK_HUMANOID_LEFT_INDEX_DISTAL,
-	RK_HUMANOID_LEFT_MIDDLE_PROXIMAL,
-	RK_HUMANOID_LEFT_MIDDLE_INTERMEDIATE,
-	RK_HUMANOID_LEFT_MIDDLE_DISTAL,
-	RK_HUMANOID_LEFT_RING_PROXIMAL,
-	RK_HUMANOID_LEFT_RING_INTERMEDIATE,
-	RK_HUMANOID_LEFT_RING_DISTAL,
-	RK_HUMANOID_LEFT_LITTLE_PROXIMAL,
-	RK_HUMANOID_LEFT_LITTLE_INTERMEDIATE,
-	RK_HUMANOID_LEFT_LITTLE_DISTAL,
-	RK_HUMANOID_RIGHT_THUMB_METACARPAL,
-	RK_HUMANOID_RIGHT_THUMB_PROXIMAL,
-	RK_HUMANOID_RIGHT_THUMB_DISTAL,
-	RK_HUMANOID_RIGHT_INDEX_PROXIMAL,
-	RK_HUMANOID_RIGHT_INDEX_INTERMEDIATE,
-	RK_HUMANOID_RIGHT_INDEX_DISTAL,
-	RK_HUMANOID_RIGHT_MIDDLE_PROXIMAL,
-	RK_HUMANOID_RIGHT_MIDDLE_INTERMEDIATE,
-	RK_HUMANOID_RIGHT_MIDDLE_DISTAL,
-	RK_HUMANOID_RIGHT_RING_PROXIMAL,
-	RK_HUMANOID_RIGHT_RING_INTERMEDIATE,
-	RK_HUMANOID_RIGHT_RING_DISTAL,
-	RK_HUMANOID_RIGHT_LITTLE_PROXIMAL,
-	RK_HUMANOID_RIGHT_LITTLE_INTERMEDIATE,
-	RK_HUMANOID_RIGHT_LITTLE_DISTAL,
-	RK_HUMANOID_BONE_COUNT
-} rk_humanoid_bone;
-
-/* VRM 1.0 name of a bone ("hips", "leftUpperArm", "rightLittleDistal"), or
- * "" for an invalid value. */
-const char *rk_humanoid_bone_name(rk_humanoid_bone bone);
-/* Parses a VRM 1.0 bone name (case-insensitive); false when unknown. */
-bool rk_humanoid_bone_parse(const char *name, rk_humanoid_bone *out);
-/* The humanoid parent in the full bone set (leftLowerArm -> leftUpperArm,
- * hips -> -1, leftUpperLeg -> hips, leftShoulder -> upperChest, ...). */
-int rk_humanoid_bone_parent(rk_humanoid_bone bone);
-/* true for the 15 bones a valid humanoid needs (see HUMANOID BONES). */
-bool rk_humanoid_bone_required(rk_humanoid_bone bone);
-
-typedef struct rk_humanoid {
-	const rk_node *bones[RK_HUMANOID_BONE_COUNT];   /* NULL = not present */
-} rk_humanoid;
-
-/* Maps the scene's nodes to humanoid bones by name and hierarchy (see the
- * implementation's file comment for the naming schemes). Fills *out (absent
- * bones NULL) and returns true when the result is a valid humanoid; false
- * with err naming the first missing required bone (out still holds what was
- * found). */
-bool rk_humanoid_detect(const rk_scene *scene, rk_humanoid *out, rk_error *err);
-
-/* Maps `bone` to the node named `node_name` (exact match; NULL or "" clears
- * the bone). False with err when no node has that name. */
-bool rk_humanoid_set(rk_humanoid *humanoid, const rk_scene *scene, rk_humanoid_bone bone, const char *node_name,
-	rk_error *err);
-
-/* Required bones present, nodes belong to `scene`, no node used twice, and
- * each mapped bone's node is a descendant of its nearest mapped humanoid
- * ancestor's node. */
-bool rk_humanoid_validate(const rk_humanoid *humanoid, const rk_scene *scene, rk_error *err);
-
-/* Nearest humanoid ancestor of `bone` that is mapped in `humanoid`, or -1. */
-int rk_humanoid_parent(const rk_humanoid *humanoid, rk_humanoid_bone bone);
 
 /* ---------------------------------------------------------------------------
  * Retargeting
@@ -193,8 +94,8 @@ typedef enum rk_retarget_root {
 	RK_RETARGET_ROOT_KEEP = 0,       /* hips move as the source's, scaled by the hips heights */
 	RK_RETARGET_ROOT_IN_PLACE,       /* horizontal travel removed (character frame X/Z held at the
 	                                    first frame's), vertical bob kept */
-	RK_RETARGET_ROOT_LOCK            /* hips translation held at the target's rest (seed 004's fix
-	                                    for bobbing through the floor) */
+	RK_RETARGET_ROOT_LOCK            /* hips translation held at the target's rest (keeps a bobbing
+	                                    source from sinking the target; docs/retarget.md) */
 } rk_retarget_root;
 
 typedef struct rk_retarget_opts {
@@ -265,7 +166,7 @@ typedef struct rk_compare_result {
 /* Compares clip a_clip of scene a with b_clip of b (either clip may be NULL:
  * the scene's static pose). false with err on bad arguments or humanoids
  * that are not valid. */
-bool rk_compare_clips(const rk_scene *a, const rk_anim_clip *a_clip, const rk_scene *b, const rk_anim_clip *b_clip,
+bool rk_clip_compare(const rk_scene *a, const rk_anim_clip *a_clip, const rk_scene *b, const rk_anim_clip *b_clip,
 	const rk_compare_opts *opts, rk_compare_result *out, rk_error *err);
 
 #ifdef __cplusplus

@@ -23,14 +23,16 @@
 #include "rigkit/math.h"
 #include "rigkit/transform.h"
 #include "rigkit/scene.h"
+#include "rigkit/load.h"
 #include "rigkit/hierarchy.h"
 #include "rigkit/anim.h"
 #include "rigkit/mesh.h"
-#include "rigkit/gltf.h"
+#include "rigkit/export.h"
 #include "rigkit/image.h"
 #include "rigkit/runtime.h"
-#include "rigkit/sample.h"
+#include "rigkit/demo.h"
 #include "rigkit/retarget.h"
+#include "rigkit/humanoid.h"
 #include "rigkit/render.h"
 
 #endif

@@ -89,7 +89,7 @@
  *   positions within 5e-7 of the skeleton extent).
  *   Everything else (FBX Euler curves with pivots, offsets, pre/post
  *   rotation, inherit modes, layers, load adjustments) is RESAMPLED from
- *   rk_eval_pose_run(): a joint's local value at time t is
+ *   rk_pose_eval_run(): a joint's local value at time t is
  *     inherit NORMAL:      decompose(pose.node_to_parent)   (glTF: pose.local)
  *     other inherit modes: decompose(inverse(parent node_to_world) * node_to_world)
  *   1. Keys start at the union of the key times of every curve/track of the
@@ -219,7 +219,7 @@ typedef struct rk_skeleton_opts {
  * in scene node order, which is depth-first pre-order. opts may be NULL.
  * Returns NULL with err set (RK_ERROR_INVALID_ARGUMENT for a bad scene/root,
  * RK_ERROR_OUT_OF_MEMORY, RK_ERROR_LIMIT for more than INT32_MAX joints).
- * Evaluates the static pose once with rk_eval_pose_run (double) and rounds
+ * Evaluates the static pose once with rk_pose_eval_run (double) and rounds
  * the rest TRS to float. One allocation; thread safe for distinct outputs. */
 rk_skeleton *rk_skeleton_build(const rk_scene *scene, const rk_skeleton_opts *opts, rk_error *err);
 
@@ -239,12 +239,12 @@ int32_t rk_skeleton_joint_of_node(const rk_skeleton *skeleton, const rk_node *no
  * out_inverse_bind[k] = float(joints[k].mesh_to_joint * geometry_to_node of
  * mesh_node) (mesh_node = the node carrying the skinned mesh; its static
  * geometric transform is used). With a skeleton rooted at the scene root,
- * model * inverse_bind is anim.h's rk_eval_skin_matrices (for non-instanced
+ * model * inverse_bind is anim.h's rk_skin_matrices_eval (for non-instanced
  * meshes): skinned positions land in world space; with another root they
  * land in the skeleton's model space. Either output may be NULL. Returns
  * false with err set when a skin joint has no node or its node is not in the
  * skeleton, or for NULL/foreign arguments. No allocation. */
-bool rk_skeleton_skin_binding(const rk_skeleton *skeleton, const rk_scene *scene, const rk_skin *skin,
+bool rk_skeleton_skin_binding(const rk_skeleton *skeleton, const rk_scene *scene, const rk_skin_deformer *skin,
 	const rk_node *mesh_node, uint32_t *out_joints, rk_float4x4 *out_inverse_bind, rk_error *err);
 
 /* ---------------------------------------------------------------------------
@@ -317,7 +317,7 @@ typedef struct rk_runtime_clip {
 	                                    with opts.linear_keys) */
 	uint32_t constant_track_count;   /* one-key tracks (unanimated or collapsed) */
 	uint32_t unresolved_intervals;   /* intervals accepted at min_interval above half the tolerance */
-	uint32_t reference_evaluations;  /* rk_eval_pose_run calls made by the build */
+	uint32_t reference_evaluations;  /* rk_pose_eval_run calls made by the build */
 	double translation_tolerance;    /* model units */
 	double rotation_tolerance;       /* radians */
 	double scale_tolerance;          /* relative */
@@ -350,7 +350,7 @@ typedef struct rk_runtime_clip_opts {
  * animated by a RK_TARGET_MORPH_WEIGHTS track gets a block of all its
  * channels (unanimated channels: their static weight). opts may be NULL.
  * Returns NULL with err set (RK_ERROR_INVALID_ARGUMENT for bad arguments or
- * a clip failing rk_eval_pose_validate, RK_ERROR_LIMIT beyond 2^32 keys,
+ * a clip failing rk_pose_eval_validate, RK_ERROR_LIMIT beyond 2^32 keys,
  * RK_ERROR_OUT_OF_MEMORY). The result is one allocation; temporaries are
  * freed before returning. Cost: about (key times + refinements) reference
  * pose evaluations. Thread safe for distinct outputs. */

@@ -5,7 +5,7 @@
  * OVERVIEW
  *   rk_load_file() reads FBX or glTF/GLB (by content, not extension) into an
  *   rk_scene: plain, documented, read-only data in one arena, released with
- *   one rk_free_scene(). References between elements are real pointers; every
+ *   one rk_scene_free(). References between elements are real pointers; every
  *   element also knows its `index` in its scene list, so runtime code can
  *   work with compact index arrays.
  *
@@ -57,7 +57,7 @@ extern "C" {
 
 typedef struct rk_node rk_node;
 typedef struct rk_mesh rk_mesh;
-typedef struct rk_skin rk_skin;
+typedef struct rk_skin_deformer rk_skin_deformer;
 typedef struct rk_blend_channel rk_blend_channel;
 typedef struct rk_material rk_material;
 typedef struct rk_texture rk_texture;
@@ -66,7 +66,7 @@ typedef struct rk_anim_clip rk_anim_clip;
 typedef struct rk_node_list { rk_node *data; size_t count; } rk_node_list;
 typedef struct rk_node_ref_list { rk_node **data; size_t count; } rk_node_ref_list;
 typedef struct rk_mesh_list { rk_mesh *data; size_t count; } rk_mesh_list;
-typedef struct rk_skin_list { rk_skin *data; size_t count; } rk_skin_list;
+typedef struct rk_skin_deformer_list { rk_skin_deformer *data; size_t count; } rk_skin_deformer_list;
 typedef struct rk_material_list { rk_material *data; size_t count; } rk_material_list;
 typedef struct rk_material_ref_list { rk_material **data; size_t count; } rk_material_ref_list;
 typedef struct rk_texture_list { rk_texture *data; size_t count; } rk_texture_list;
@@ -159,7 +159,7 @@ struct rk_node {
 
 	/* Content. */
 	rk_mesh *mesh;                /* NULL if none; a mesh may be shared by several nodes */
-	rk_skin *skin;                /* skin deforming this node's mesh, NULL if none */
+	rk_skin_deformer *skin;                /* skin deforming this node's mesh, NULL if none */
 	rk_material_ref_list materials; /* FBX per-node material slots; empty means use mesh->materials */
 	const double *blend_weights;  /* static blend channel weights 0..1, mesh->blend_channels.count of them (NULL if none) */
 	const char *attribute_type;   /* FBX NodeAttribute type ("LimbNode", "Null", "Camera"...), "" otherwise */
@@ -239,7 +239,7 @@ struct rk_mesh {
 
 	rk_blend_channel_list blend_channels;
 	size_t skin_count;               /* skin deformers attached (FBX may have several) */
-	rk_skin **skins;
+	rk_skin_deformer **skins;
 	bool is_gltf_primitive_split;    /* faces came from several glTF primitives (see face_material) */
 };
 
@@ -264,7 +264,7 @@ typedef struct rk_skin_joint {
 
 typedef struct rk_skin_weight { uint32_t joint; float weight; } rk_skin_weight;
 
-struct rk_skin {
+struct rk_skin_deformer {
 	uint32_t index;
 	const char *name;
 	rk_skinning_method method;
@@ -456,23 +456,38 @@ typedef struct rk_warning {
 
 typedef struct rk_warning_list { rk_warning *data; size_t count; } rk_warning_list;
 
+/* A mapping the file declares itself, for consumers that would otherwise
+ * guess: e.g. scheme "humanoid", key "leftUpperArm" (a VRM 1.0 bone name)
+ * for the node a VRM humanoid extension names. Readers fill these; they
+ * never change what the rest of the scene says. rk_humanoid_detect()
+ * (humanoid.h) prefers a valid declared humanoid to name matching. */
+typedef struct rk_declared_hint {
+	const char *scheme;              /* what the key means ("humanoid") */
+	const char *key;                 /* e.g. VRM bone name */
+	const rk_node *node;             /* the node the file declares for it */
+	const char *origin;              /* where it came from, e.g. "VRMC_vrm" */
+} rk_declared_hint;
+
+typedef struct rk_declared_hint_list { rk_declared_hint *data; size_t count; } rk_declared_hint_list;
+
 typedef struct rk_scene {
 	rk_scene_settings settings;
 	rk_node *root;                   /* == &nodes.data[0] */
 	rk_node_list nodes;
 	rk_mesh_list meshes;
-	rk_skin_list skins;
+	rk_skin_deformer_list skins;
 	rk_material_list materials;
 	rk_texture_list textures;
 	rk_clip_list clips;
 	rk_warning_list warnings;
+	rk_declared_hint_list hints;     /* declared mappings (empty for most files) */
 	const char *source_path;         /* "" for memory loads */
 	size_t memory_used;              /* bytes held by the scene */
 	void *internal_;                 /* owned by rigkit */
 } rk_scene;
 
 /* ---------------------------------------------------------------------------
- * Loading
+ * Load options (used by every reader; the functions are in rigkit/load.h)
  * ------------------------------------------------------------------------- */
 
 /* How a unit/axis conversion is applied (seed 000's adjust transforms).
@@ -509,24 +524,15 @@ typedef struct rk_load_opts {
 	const char *filename;            /* for rk_load_memory: name used in errors and to resolve relative paths */
 } rk_load_opts;
 
-/* Loads a file; the format is detected from its bytes. Returns NULL on
- * failure with err filled (file name, location, what was expected).
- * opts may be NULL. The caller frees the result with rk_free_scene(). */
-rk_scene *rk_load_file(const char *path, const rk_load_opts *opts, rk_error *err);
-
-/* As rk_load_file, from memory. `data` is not retained. */
-rk_scene *rk_load_memory(const void *data, size_t size, const rk_load_opts *opts, rk_error *err);
-
 /* Frees everything the scene owns. NULL is fine. */
-void rk_free_scene(rk_scene *scene);
+void rk_scene_free(rk_scene *scene);
 
-/* Format of a buffer by content (magic bytes / syntax), RK_FORMAT_UNKNOWN if none. */
-rk_file_format rk_detect_format(const void *data, size_t size);
+/* Short name of a format ("fbx", "gltf", "glb", "obj", "unknown"). */
 const char *rk_format_name(rk_file_format format);
 
 /* Lookup by exact name (first in node order), NULL if absent. */
-rk_node *rk_find_node(const rk_scene *scene, const char *name);
-rk_anim_clip *rk_find_clip(const rk_scene *scene, const char *name);
+rk_node *rk_scene_find_node(const rk_scene *scene, const char *name);
+rk_anim_clip *rk_scene_find_clip(const rk_scene *scene, const char *name);
 
 /* Name of an axis ("+X") / axes triple ("right_handed_y_up" when it is one
  * of the four named conventions, else "+X+Y+Z"). */

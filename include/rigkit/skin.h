@@ -21,11 +21,11 @@
  *                                 call, plus the calling thread, sharing
  *                                 chunks of vertices)
  *     rk_skin_palette_from_mat4() rk_mat4 (double, e.g. from anim.h's
- *                                 rk_eval_skin_matrices) -> float palette
+ *                                 rk_skin_matrices_eval) -> float palette
  *
  *   Typical use, every frame:
  *
- *     rk_eval_skin_matrices(scene, skin, &pose, mesh_node, mats);  // double, joint_count
+ *     rk_skin_matrices_eval(scene, skin, &pose, mesh_node, mats);  // double, joint_count
  *     rk_skin_palette_from_mat4(palette, mats, joint_count, RK_SKIN_MATRIX_4X4);
  *     // (or the runtime module's float palette: rk_local_to_model_job's
  *     //  `skinning` rk_float4x4 array is already RK_SKIN_MATRIX_4X4:

@@ -29,7 +29,7 @@
  *   moves only the node's own content (mesh, ...), never its children:
  *     geometry_to_world = node_to_world * geometry_to_node.
  *
- * INHERIT MODES (how node_to_world follows the parent; see rk_compose_world)
+ * INHERIT MODES (how node_to_world follows the parent; see rk_world_transform_compose)
  *   RK_INHERIT_NORMAL (FBX InheritType 1, RSrs):
  *     node_to_world = parent.node_to_world * node_to_parent
  *   RK_INHERIT_COMPONENTWISE_SCALE (FBX 0, RrSs): rotation is inherited, the
@@ -124,7 +124,7 @@ rk_mat4 rk_adjust_transform_apply(rk_mat4 m, const rk_adjust_transform *adj);
 /* World state of a node from its parent's (NULL for a root) and its own
  * node_to_parent. parent_local_scale is the parent's own Lcl Scaling (used by
  * RK_INHERIT_IGNORE_PARENT_SCALE; ignored otherwise). */
-rk_world_transform rk_compose_world(const rk_world_transform *parent, rk_vec3 parent_local_scale,
+rk_world_transform rk_world_transform_compose(const rk_world_transform *parent, rk_vec3 parent_local_scale,
 	rk_mat4 node_to_parent, rk_inherit_mode mode);
 
 #ifdef __cplusplus

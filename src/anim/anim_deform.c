@@ -71,7 +71,7 @@ static double rki_target_full_weight(const rk_blend_channel *ch, size_t k)
 	return (double)(k + 1) / (double)ch->target_count;
 }
 
-void rk_eval_blend_channel_factors(const rk_blend_channel *channel, double weight, double *out)
+void rk_blend_channel_factors_eval(const rk_blend_channel *channel, double weight, double *out)
 {
 	if (!channel || !out) return;
 	size_t n = channel->target_count;
@@ -164,7 +164,7 @@ static size_t rki_find_offset(const uint32_t *idx, size_t count, bool sorted, ui
 
 typedef struct rki_skin_ctx {
 	rki_view view;
-	const rk_skin *skin;
+	const rk_skin_deformer *skin;
 	size_t mesh_index;
 	bool cached;
 	rk_mat4 cache[RKI_SKIN_CACHE];
@@ -191,7 +191,7 @@ static bool rki_joint_matrix(const rki_skin_ctx *sc, size_t j, rk_mat4 *out)
 	return rki_joint_matrix_compute(sc, j, out);
 }
 
-static void rki_skin_ctx_init(rki_skin_ctx *sc, const rki_view *v, const rk_skin *skin, size_t mesh_index)
+static void rki_skin_ctx_init(rki_skin_ctx *sc, const rki_view *v, const rk_skin_deformer *skin, size_t mesh_index)
 {
 	sc->view = *v;
 	sc->skin = skin;
@@ -210,7 +210,7 @@ static rk_quat rki_quat_add(rk_quat a, rk_quat b) { return (rk_quat){ a.x + b.x,
  * weights (the caller falls back to geometry_to_world). */
 static bool rki_vertex_matrix(const rki_skin_ctx *sc, size_t v, rk_mat4 *out)
 {
-	const rk_skin *skin = sc->skin;
+	const rk_skin_deformer *skin = sc->skin;
 	if (v >= skin->vertex_count || !skin->weight_begin || !skin->weights || !skin->joints) return false;
 	uint32_t begin = skin->weight_begin[v], end = skin->weight_begin[v + 1];
 	if (begin > end || end > skin->weight_count) return false;
@@ -314,7 +314,7 @@ static bool rki_vertex_matrix(const rki_skin_ctx *sc, size_t v, rk_mat4 *out)
 
 static bool rki_instance_matrix(const rk_scene *scene, const rk_node *node, const rk_mat4 *g2w, rk_mat4 *out);
 
-bool rk_eval_skin_matrices(const rk_scene *scene, const rk_skin *skin, const rk_pose *pose,
+bool rk_skin_matrices_eval(const rk_scene *scene, const rk_skin_deformer *skin, const rk_pose *pose,
 	const rk_node *mesh_node, rk_mat4 *out)
 {
 	if (!scene || !skin || !out || !rki_in_scene(scene, mesh_node)) return false;
@@ -372,7 +372,7 @@ static bool rki_instance_matrix(const rk_scene *scene, const rk_node *node, cons
 	return true;
 }
 
-bool rk_eval_mesh_world_positions(const rk_scene *scene, const rk_node *node, const rk_pose *pose,
+bool rk_mesh_world_positions_eval(const rk_scene *scene, const rk_node *node, const rk_pose *pose,
 	rk_vec3 *out_positions)
 {
 	rki_view v;
@@ -400,7 +400,7 @@ bool rk_eval_mesh_world_positions(const rk_scene *scene, const rk_node *node, co
 	return true;
 }
 
-bool rk_eval_mesh_world_normals(const rk_scene *scene, const rk_node *node, const rk_pose *pose,
+bool rk_mesh_world_normals_eval(const rk_scene *scene, const rk_node *node, const rk_pose *pose,
 	rk_vec3 *out_normals)
 {
 	rki_view v;

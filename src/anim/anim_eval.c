@@ -110,14 +110,14 @@ static bool rki_check_curve(const rk_anim_curve *c)
 static bool rki_check_track(const rk_scene *s, const rk_anim_track *tr, size_t li, size_t ti, rk_error *err)
 {
 	if (!rki_node_in_scene(s, tr->node))
-		return rki_fail(err, "rk_eval_pose: clip layer %zu track %zu: node is not a node of this scene", li, ti);
+		return rki_fail(err, "rk_pose_eval: clip layer %zu track %zu: node is not a node of this scene", li, ti);
 	if ((unsigned)tr->target > (unsigned)RK_TARGET_FBX_PROPERTY)
-		return rki_fail(err, "rk_eval_pose: clip layer %zu track %zu: unknown target %d", li, ti, (int)tr->target);
+		return rki_fail(err, "rk_pose_eval: clip layer %zu track %zu: unknown target %d", li, ti, (int)tr->target);
 	if (rki_anim_track_is_sampled(tr)) {
 		if (!tr->times || !tr->values)
-			return rki_fail(err, "rk_eval_pose: clip layer %zu track %zu: %zu keys but no times/values", li, ti, tr->key_count);
+			return rki_fail(err, "rk_pose_eval: clip layer %zu track %zu: %zu keys but no times/values", li, ti, tr->key_count);
 		if ((unsigned)tr->interpolation > (unsigned)RK_INTERP_CUBIC)
-			return rki_fail(err, "rk_eval_pose: clip layer %zu track %zu: unknown interpolation %d", li, ti, (int)tr->interpolation);
+			return rki_fail(err, "rk_pose_eval: clip layer %zu track %zu: unknown interpolation %d", li, ti, (int)tr->interpolation);
 		uint32_t c = tr->components;
 		bool ok;
 		switch (tr->target) {
@@ -129,57 +129,57 @@ static bool rki_check_track(const rk_scene *s, const rk_anim_track *tr, size_t l
 		default: ok = c >= 1; break;
 		}
 		if (!ok)
-			return rki_fail(err, "rk_eval_pose: clip layer %zu track %zu: %u components do not fit its target", li, ti, (unsigned)c);
+			return rki_fail(err, "rk_pose_eval: clip layer %zu track %zu: %u components do not fit its target", li, ti, (unsigned)c);
 	} else {
 		for (int k = 0; k < 4; k++)
 			if (tr->curves[k] && !rki_check_curve(tr->curves[k]))
-				return rki_fail(err, "rk_eval_pose: clip layer %zu track %zu: curve %d has keys but no times/values", li, ti, k);
+				return rki_fail(err, "rk_pose_eval: clip layer %zu track %zu: curve %d has keys but no times/values", li, ti, k);
 	}
 	return true;
 }
 
-bool rk_eval_pose_validate(const rk_eval_pose_job *job, rk_error *err)
+bool rk_pose_eval_validate(const rk_pose_eval_job *job, rk_error *err)
 {
 	rki_error_clear(err);
-	if (!job) return rki_fail(err, "rk_eval_pose: job is NULL");
+	if (!job) return rki_fail(err, "rk_pose_eval: job is NULL");
 	const rk_scene *s = job->scene;
-	if (!s) return rki_fail(err, "rk_eval_pose: job->scene is NULL");
-	if (!s->nodes.data || s->nodes.count == 0) return rki_fail(err, "rk_eval_pose: the scene has no nodes");
+	if (!s) return rki_fail(err, "rk_pose_eval: job->scene is NULL");
+	if (!s->nodes.data || s->nodes.count == 0) return rki_fail(err, "rk_pose_eval: the scene has no nodes");
 	for (size_t i = 0; i < s->nodes.count; i++) {
 		const rk_node *n = &s->nodes.data[i];
-		if (n->index != i) return rki_fail(err, "rk_eval_pose: node %zu has index %u", i, (unsigned)n->index);
+		if (n->index != i) return rki_fail(err, "rk_pose_eval: node %zu has index %u", i, (unsigned)n->index);
 		if (n->parent && (!rki_node_in_scene(s, n->parent) || n->parent->index >= i))
-			return rki_fail(err, "rk_eval_pose: node %zu: parent is not an earlier node of the scene", i);
+			return rki_fail(err, "rk_pose_eval: node %zu: parent is not an earlier node of the scene", i);
 	}
 	const rk_pose *p = job->pose;
-	if (!p) return rki_fail(err, "rk_eval_pose: job->pose is NULL");
+	if (!p) return rki_fail(err, "rk_pose_eval: job->pose is NULL");
 	if (p->node_count != s->nodes.count)
-		return rki_fail(err, "rk_eval_pose: pose->node_count is %zu, the scene has %zu nodes", p->node_count, s->nodes.count);
-	if (!p->props) return rki_fail(err, "rk_eval_pose: pose->props is NULL");
-	if (!p->local) return rki_fail(err, "rk_eval_pose: pose->local is NULL");
-	if (!p->node_to_parent) return rki_fail(err, "rk_eval_pose: pose->node_to_parent is NULL");
-	if (!p->node_to_world) return rki_fail(err, "rk_eval_pose: pose->node_to_world is NULL");
-	if (!p->unscaled_node_to_world) return rki_fail(err, "rk_eval_pose: pose->unscaled_node_to_world is NULL");
-	if (!p->inherit_scale) return rki_fail(err, "rk_eval_pose: pose->inherit_scale is NULL");
-	if (!p->geometry_to_node) return rki_fail(err, "rk_eval_pose: pose->geometry_to_node is NULL");
-	if (!p->geometry_to_world) return rki_fail(err, "rk_eval_pose: pose->geometry_to_world is NULL");
+		return rki_fail(err, "rk_pose_eval: pose->node_count is %zu, the scene has %zu nodes", p->node_count, s->nodes.count);
+	if (!p->props) return rki_fail(err, "rk_pose_eval: pose->props is NULL");
+	if (!p->local) return rki_fail(err, "rk_pose_eval: pose->local is NULL");
+	if (!p->node_to_parent) return rki_fail(err, "rk_pose_eval: pose->node_to_parent is NULL");
+	if (!p->node_to_world) return rki_fail(err, "rk_pose_eval: pose->node_to_world is NULL");
+	if (!p->unscaled_node_to_world) return rki_fail(err, "rk_pose_eval: pose->unscaled_node_to_world is NULL");
+	if (!p->inherit_scale) return rki_fail(err, "rk_pose_eval: pose->inherit_scale is NULL");
+	if (!p->geometry_to_node) return rki_fail(err, "rk_pose_eval: pose->geometry_to_node is NULL");
+	if (!p->geometry_to_world) return rki_fail(err, "rk_pose_eval: pose->geometry_to_world is NULL");
 	if (p->blend_weights) {
-		if (!p->blend_offsets) return rki_fail(err, "rk_eval_pose: pose->blend_weights without pose->blend_offsets");
+		if (!p->blend_offsets) return rki_fail(err, "rk_pose_eval: pose->blend_weights without pose->blend_offsets");
 		for (size_t i = 0; i < s->nodes.count; i++) {
 			const rk_mesh *m = s->nodes.data[i].mesh;
 			size_t cc = m ? m->blend_channels.count : 0;
 			if (cc && (p->blend_offsets[i] > p->blend_weight_count || cc > p->blend_weight_count - p->blend_offsets[i]))
-				return rki_fail(err, "rk_eval_pose: node %zu: blend weights %zu..%zu exceed blend_weight_count %zu",
+				return rki_fail(err, "rk_pose_eval: node %zu: blend weights %zu..%zu exceed blend_weight_count %zu",
 					i, p->blend_offsets[i], p->blend_offsets[i] + cc, p->blend_weight_count);
 		}
 	}
-	if (!isfinite(job->time)) return rki_fail(err, "rk_eval_pose: time is not finite");
+	if (!isfinite(job->time)) return rki_fail(err, "rk_pose_eval: time is not finite");
 	const rk_anim_clip *clip = job->clip;
 	if (clip) {
-		if (clip->layer_count && !clip->layers) return rki_fail(err, "rk_eval_pose: clip has %zu layers but no array", clip->layer_count);
+		if (clip->layer_count && !clip->layers) return rki_fail(err, "rk_pose_eval: clip has %zu layers but no array", clip->layer_count);
 		for (size_t li = 0; li < clip->layer_count; li++) {
 			const rk_anim_layer *l = &clip->layers[li];
-			if (l->track_count && !l->tracks) return rki_fail(err, "rk_eval_pose: clip layer %zu has %zu tracks but no array", li, l->track_count);
+			if (l->track_count && !l->tracks) return rki_fail(err, "rk_pose_eval: clip layer %zu has %zu tracks but no array", li, l->track_count);
 			for (size_t ti = 0; ti < l->track_count; ti++)
 				if (!rki_check_track(s, &l->tracks[ti], li, ti, err)) return false;
 		}
@@ -375,9 +375,9 @@ static void rki_node_matrices(const rk_node *n, rk_pose *pose)
 		rk_world_transform pw = { pose->node_to_world[pi], pose->unscaled_node_to_world[pi], pose->inherit_scale[pi] };
 		rk_vec3 pls = n->parent->has_fbx_props ? pose->props[pi].scaling : pose->local[pi].scale;
 		rk_inherit_mode mode = n->has_fbx_props ? pose->props[i].inherit_mode : RK_INHERIT_NORMAL;
-		w = rk_compose_world(&pw, pls, ntp, mode);
+		w = rk_world_transform_compose(&pw, pls, ntp, mode);
 	} else {
-		w = rk_compose_world(NULL, (rk_vec3){ 1, 1, 1 }, ntp, RK_INHERIT_NORMAL);
+		w = rk_world_transform_compose(NULL, (rk_vec3){ 1, 1, 1 }, ntp, RK_INHERIT_NORMAL);
 	}
 	pose->node_to_parent[i] = ntp;
 	pose->geometry_to_node[i] = g2n;
@@ -389,9 +389,9 @@ static void rki_node_matrices(const rk_node *n, rk_pose *pose)
 
 /* ---- the job ---------------------------------------------------------------------- */
 
-bool rk_eval_pose_run(rk_eval_pose_job *job)
+bool rk_pose_eval_run(rk_pose_eval_job *job)
 {
-	if (!rk_eval_pose_validate(job, NULL)) return false;
+	if (!rk_pose_eval_validate(job, NULL)) return false;
 	const rk_scene *s = job->scene;
 	rk_pose *pose = job->pose;
 	size_t count = s->nodes.count;

@@ -320,7 +320,7 @@ void rki_error_at_path(rk_error *err, uint32_t kind, const char *path)
 	rki_strlcpy(err->path, path, sizeof(err->path));
 }
 
-size_t rk_format_error(char *dst, size_t cap, const rk_error *err)
+size_t rk_error_format(char *dst, size_t cap, const rk_error *err)
 {
 	char loc[RK_ERROR_TEXT_MAX * 2];
 	size_t ln = 0;
@@ -458,10 +458,10 @@ bool rki_write_file_atomic(const char *path, const void *data, size_t size, rk_e
 	return true;
 }
 
-bool rk_write_file_atomic(const char *path, const void *data, size_t size, rk_error *err)
+bool rk_file_write_atomic(const char *path, const void *data, size_t size, rk_error *err)
 {
 	if (!path || (!data && size)) {
-		rki_error_set(err, RK_ERROR_INVALID_ARGUMENT, "rk_write_file_atomic: NULL path or data");
+		rki_error_set(err, RK_ERROR_INVALID_ARGUMENT, "rk_file_write_atomic: NULL path or data");
 		return false;
 	}
 	rki_error_clear(err);

@@ -149,7 +149,7 @@ rk_mat4 rk_fbx_geometry_to_node(const rk_transform_props *p)
 	return rk_mat4_from_trs(t);
 }
 
-rk_world_transform rk_compose_world(const rk_world_transform *parent, rk_vec3 parent_local_scale,
+rk_world_transform rk_world_transform_compose(const rk_world_transform *parent, rk_vec3 parent_local_scale,
 	rk_mat4 node_to_parent, rk_inherit_mode mode)
 {
 	rk_world_transform w;

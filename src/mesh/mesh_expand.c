@@ -124,7 +124,7 @@ static bool rki_mesh_layout_compute(const rk_node *node, const rk_mesh_opts *opt
 	size_t slots = rki_slots(node)->count;
 	size_t maxn = s->max_polygon_corners;
 	memset(l, 0, sizeof(*l));
-	l->tri_scratch_size = rk_triangulate_scratch_size(maxn);
+	l->tri_scratch_size = rk_polygon_triangulate_scratch_size(maxn);
 	if (l->tri_scratch_size == SIZE_MAX) return false;
 	l->skin_bytes = fmt.joints_offset == RK_ATTRIBUTE_ABSENT ? 0 : fmt.stride - fmt.joints_offset - (fmt.tangent_offset == RK_ATTRIBUTE_ABSENT ? 0 : 16);
 	size_t t = 0;
@@ -301,7 +301,7 @@ bool rk_mesh_expand_validate(const rk_mesh_expand_job *job, rk_error *err)
 		}
 	}
 	if (rki_mesh_skinned(node, opts)) {
-		const rk_skin *sk = node->skin;
+		const rk_skin_deformer *sk = node->skin;
 		if ((sk->joint_count && !sk->joints) || (sk->vertex_count && !sk->weight_begin) || (sk->weight_count && !sk->weights)) {
 			rki_error_set(err, RK_ERROR_CORRUPT, "skin \"%s\": joints, weight_begin or weights is NULL", sk->name ? sk->name : "");
 			return false;
@@ -401,7 +401,7 @@ static int32_t rki_part_uv_set(const rk_node *node, const rk_material *mat)
 /* Top-4 influences of one vertex, written in the output byte format. */
 typedef struct rki_infl { uint32_t joint; double weight; } rki_infl;
 
-static void rki_vertex_influences(const rk_skin *sk, const rk_mesh_opts *opts, size_t v, unsigned char *dst, rk_mesh_stats *st)
+static void rki_vertex_influences(const rk_skin_deformer *sk, const rk_mesh_opts *opts, size_t v, unsigned char *dst, rk_mesh_stats *st)
 {
 	rki_infl top[4];
 	int kept = 0;
@@ -639,7 +639,7 @@ bool rk_mesh_expand_run(rk_mesh_expand_job *job, rk_error *err)
 		if (n < 3) continue;
 		const uint32_t *cidx = vidx + fc->index_begin;
 		uint32_t tflags = 0;
-		size_t nt = rk_triangulate_polygon(tri_local, pos, mesh->vertex_count, cidx, n, tri_scratch, l.tri_scratch_size, &tflags);
+		size_t nt = rk_polygon_triangulate(tri_local, pos, mesh->vertex_count, cidx, n, tri_scratch, l.tri_scratch_size, &tflags);
 		if (nt != n - 2u) {
 			rki_error_set(err, RK_ERROR_CORRUPT, "mesh \"%s\": face %zu could not be triangulated", rki_mname(mesh), f);
 			return false;

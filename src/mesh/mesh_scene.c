@@ -1,5 +1,5 @@
 /*
- * src/mesh/mesh_scene.c - rk_expand_meshes(): every mesh node of a scene in
+ * src/mesh/mesh_scene.c - rk_mesh_expansion_build(): every mesh node of a scene in
  * one result block; rk_mesh_expansion_describe() for the CLI.
  *
  * Memory: one temporary block (worst-case vertices of all nodes, exact
@@ -49,21 +49,21 @@ static void rki_error_node(rk_error *err, const rk_node *node)
 	rki_strlcpy(err->message, msg, sizeof(err->message));
 }
 
-rk_mesh_expansion *rk_expand_meshes(const rk_scene *scene, const rk_mesh_opts *opts, rk_error *err)
+rk_mesh_expansion *rk_mesh_expansion_build(const rk_scene *scene, const rk_mesh_opts *opts, rk_error *err)
 {
 	rk_mesh_opts def;
 	memset(&def, 0, sizeof(def));
 	if (!opts) opts = &def;
 	if (!scene) {
-		rki_error_set(err, RK_ERROR_INVALID_ARGUMENT, "rk_expand_meshes: scene is NULL");
+		rki_error_set(err, RK_ERROR_INVALID_ARGUMENT, "rk_mesh_expansion_build: scene is NULL");
 		return NULL;
 	}
 	if (scene->nodes.count && !scene->nodes.data) {
-		rki_error_set(err, RK_ERROR_CORRUPT, "rk_expand_meshes: scene node list is NULL");
+		rki_error_set(err, RK_ERROR_CORRUPT, "rk_mesh_expansion_build: scene node list is NULL");
 		return NULL;
 	}
 	if (opts->node && (!rki_node_in_scene(scene, opts->node) || !opts->node->mesh)) {
-		rki_error_set(err, RK_ERROR_INVALID_ARGUMENT, "rk_expand_meshes: opts.node is %s",
+		rki_error_set(err, RK_ERROR_INVALID_ARGUMENT, "rk_mesh_expansion_build: opts.node is %s",
 			opts->node->mesh ? "not a node of this scene" : "a node without a mesh");
 		return NULL;
 	}
@@ -105,12 +105,12 @@ rk_mesh_expansion *rk_expand_meshes(const rk_scene *scene, const rk_mesh_opts *o
 	off_s = rki_align16(off_d + draw_count * sizeof(rk_mesh_draw));
 	size_ok = size_ok && rki_add_size(off_s, scratch_max, &tmp_size) && off_i >= vbytes && off_s >= off_i && tmp_size < SIZE_MAX / 2;
 	if (!size_ok) {
-		rki_error_set(err, RK_ERROR_LIMIT, "rk_expand_meshes: temporary size overflows");
+		rki_error_set(err, RK_ERROR_LIMIT, "rk_mesh_expansion_build: temporary size overflows");
 		return NULL;
 	}
 	unsigned char *tmp = (unsigned char *)rki_malloc(&al, tmp_size ? tmp_size : 16);
 	if (!tmp) {
-		rki_error_set(err, RK_ERROR_OUT_OF_MEMORY, "rk_expand_meshes: %zu temporary bytes", tmp_size);
+		rki_error_set(err, RK_ERROR_OUT_OF_MEMORY, "rk_mesh_expansion_build: %zu temporary bytes", tmp_size);
 		return NULL;
 	}
 	if (!tmp_size) tmp_size = 16;
@@ -184,7 +184,7 @@ rk_mesh_expansion *rk_expand_meshes(const rk_scene *scene, const rk_mesh_opts *o
 	unsigned char *base = (unsigned char *)rki_malloc(&al, r_size);
 	if (!base) {
 		rki_free(&al, tmp, tmp_size);
-		rki_error_set(err, RK_ERROR_OUT_OF_MEMORY, "rk_expand_meshes: %zu result bytes", r_size);
+		rki_error_set(err, RK_ERROR_OUT_OF_MEMORY, "rk_mesh_expansion_build: %zu result bytes", r_size);
 		return NULL;
 	}
 	rk_mesh_expansion *x = (rk_mesh_expansion *)base;
@@ -228,7 +228,7 @@ rk_mesh_expansion *rk_expand_meshes(const rk_scene *scene, const rk_mesh_opts *o
 	return x;
 }
 
-void rk_free_mesh_expansion(rk_mesh_expansion *x)
+void rk_mesh_expansion_free(rk_mesh_expansion *x)
 {
 	if (!x) return;
 	rki_alloc al;

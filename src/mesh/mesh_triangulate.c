@@ -34,7 +34,7 @@ typedef struct rki_tri_corner {
 
 #define RKI_TRI_NONE UINT32_MAX
 
-size_t rk_triangulate_scratch_size(size_t corner_count)
+size_t rk_polygon_triangulate_scratch_size(size_t corner_count)
 {
 	if (corner_count < 5) return 0;
 	if (corner_count > (SIZE_MAX - 64) / sizeof(rki_tri_corner)) return SIZE_MAX;
@@ -135,7 +135,7 @@ static bool rki_quad(uint32_t *out, const rk_vec3 *positions, const uint32_t *in
 	return false;
 }
 
-size_t rk_triangulate_polygon(uint32_t *destination, const rk_vec3 *positions, size_t position_count,
+size_t rk_polygon_triangulate(uint32_t *destination, const rk_vec3 *positions, size_t position_count,
 	const uint32_t *indices, size_t corner_count, void *scratch, size_t scratch_size, uint32_t *out_flags)
 {
 	uint32_t flags = 0;
@@ -199,10 +199,10 @@ size_t rk_triangulate_polygon(uint32_t *destination, const rk_vec3 *positions, s
 
 	rki_tri_corner stack_buf[RK_TRIANGULATE_STACK_CORNERS];
 	rki_tri_corner *c;
-	if (n <= RK_TRIANGULATE_STACK_CORNERS && (!scratch || scratch_size < rk_triangulate_scratch_size(n))) {
+	if (n <= RK_TRIANGULATE_STACK_CORNERS && (!scratch || scratch_size < rk_polygon_triangulate_scratch_size(n))) {
 		c = stack_buf;
 	} else {
-		size_t need = rk_triangulate_scratch_size(n);
+		size_t need = rk_polygon_triangulate_scratch_size(n);
 		if (!scratch || need == SIZE_MAX || scratch_size < need) {
 			if (out_flags) *out_flags = RK_TRIANGULATE_INVALID;
 			return 0;

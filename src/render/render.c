@@ -185,14 +185,14 @@ static bool rki_render_pose(const rk_scene *scene, const rk_anim_clip *clip, dou
 	p->pose_mem = rki_malloc(a, p->pose_size);
 	if (!p->pose_mem) return rki_render_oom(a, err, "the pose");
 	rk_pose_init(&p->pose, scene, p->pose_mem, p->pose_size);
-	rk_eval_pose_job job = { 0 };
+	rk_pose_eval_job job = { 0 };
 	job.scene = scene;
 	job.clip = clip;
 	job.time = time;
 	job.no_extrapolation = no_extrapolation;
 	job.pose = &p->pose;
-	if (!rk_eval_pose_validate(&job, err)) return false;
-	rk_eval_pose_run(&job);
+	if (!rk_pose_eval_validate(&job, err)) return false;
+	rk_pose_eval_run(&job);
 
 	size_t nodes = 0, verts = 0, corners = 0;
 	for (size_t i = 0; i < scene->nodes.count; i++) {
@@ -224,7 +224,7 @@ static bool rki_render_pose(const rk_scene *scene, const rk_anim_clip *clip, dou
 		const rk_node *n = &scene->nodes.data[i];
 		if (!rki_node_drawn(n)) continue;
 		const rk_mesh *m = n->mesh;
-		if (!rk_eval_mesh_world_positions(scene, n, &p->pose, p->pos + at_v)) continue;
+		if (!rk_mesh_world_positions_eval(scene, n, &p->pose, p->pos + at_v)) continue;
 		rki_pnode *pn = &p->nodes[k++];
 		pn->node = n;
 		pn->pos_at = at_v;
@@ -234,7 +234,7 @@ static bool rki_render_pose(const rk_scene *scene, const rk_anim_clip *clip, dou
 		at_v += m->vertex_count;
 		if (normals && m->normals.exists) {
 			pn->nrm_at = at_n;
-			pn->has_normals = rk_eval_mesh_world_normals(scene, n, &p->pose, p->nrm + at_n);
+			pn->has_normals = rk_mesh_world_normals_eval(scene, n, &p->pose, p->nrm + at_n);
 			at_n += m->index_count;
 		}
 	}
@@ -480,7 +480,7 @@ const rk_image *rki_render_texture(rki_render *r, const rki_rmat *m)
 			r->st.textures_decoded++;
 		} else {
 			img->state = 2;
-			if (r->st.textures_failed++ == 0) rk_format_error(r->st.texture_error, sizeof(r->st.texture_error), &e);
+			if (r->st.textures_failed++ == 0) rk_error_format(r->st.texture_error, sizeof(r->st.texture_error), &e);
 		}
 	}
 	return img->state == 1 ? &img->image : NULL;
@@ -801,7 +801,7 @@ static bool rki_render_node(rki_render *r, const rki_posed *p, const rki_pnode *
 		}
 		const uint32_t *vi = m->vertex_indices + face->index_begin;
 		uint32_t flags = 0;
-		size_t tris = rk_triangulate_polygon(tri_idx, m->positions, m->vertex_count, vi, n, scratch, scratch_size, &flags);
+		size_t tris = rk_polygon_triangulate(tri_idx, m->positions, m->vertex_count, vi, n, scratch, scratch_size, &flags);
 		if (tris == 0 || (flags & RK_TRIANGULATE_INVALID)) {
 			r->st.skipped_faces++;
 			continue;
@@ -848,7 +848,7 @@ static bool rki_render_triangles(rki_render *r, const rki_posed *p)
 			if (m->faces[f].index_count > max_corners && m->faces[f].index_count <= m->index_count)
 				max_corners = m->faces[f].index_count;
 	}
-	size_t idx_bytes, scratch_size = rk_triangulate_scratch_size(max_corners);
+	size_t idx_bytes, scratch_size = rk_polygon_triangulate_scratch_size(max_corners);
 	if (scratch_size == SIZE_MAX || !rki_mul_size(max_corners - 2, 3 * sizeof(uint32_t), &idx_bytes))
 		return rki_render_fail(r->err, RK_ERROR_LIMIT, "rk_render: a face has too many corners");
 	/* Reserve the usual case (every triangle kept, none split by clipping)

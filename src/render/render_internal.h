@@ -7,7 +7,7 @@
  *                    (triangulation, near/guard-band clipping, projection)
  *   render_raster.c  bands of samples: coverage, depth test, shading,
  *                    textures, resolve to RGBA8, skeleton overlay
- *   render_png.c     rk_write_png (stb_image_write, private copy)
+ *   render_png.c     rk_png_write (stb_image_write, private copy)
  */
 #ifndef RIGKIT_RENDER_INTERNAL_H
 #define RIGKIT_RENDER_INTERNAL_H

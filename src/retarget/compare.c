@@ -1,5 +1,5 @@
 /*
- * src/retarget/compare.c - rk_compare_clips: two clips on two humanoids,
+ * src/retarget/compare.c - rk_clip_compare: two clips on two humanoids,
  * bone by bone, in numbers (the measures are in rigkit/retarget.h,
  * COMPARISON).
  *
@@ -9,7 +9,7 @@
  *   shorter clip's time_end - time_begin; a static side, clip NULL, has no
  *   duration of its own), plus one last sample exactly at the duration when
  *   it is not a whole number of frames. A duration longer than a clip
- *   evaluates that clip past its end as rk_eval_pose_run does (extrapolated
+ *   evaluates that clip past its end as rk_pose_eval_run does (extrapolated
  *   curves). A static side is evaluated once.
  *
  * MEASURES (per humanoid bone mapped in both skeletons, per sample)
@@ -74,13 +74,13 @@ typedef struct rki_compare_acc {
 	size_t dir_count;
 } rki_compare_acc;
 
-bool rk_compare_clips(const rk_scene *a, const rk_anim_clip *a_clip, const rk_scene *b, const rk_anim_clip *b_clip,
+bool rk_clip_compare(const rk_scene *a, const rk_anim_clip *a_clip, const rk_scene *b, const rk_anim_clip *b_clip,
 	const rk_compare_opts *opts, rk_compare_result *out, rk_error *err)
 {
 	rki_error_clear(err);
 	if (out) memset(out, 0, sizeof(*out));
 	if (!a || !b || !out) {
-		rki_error_set(err, RK_ERROR_INVALID_ARGUMENT, "rk_compare_clips needs scenes a and b and a result (got %s%s%s)",
+		rki_error_set(err, RK_ERROR_INVALID_ARGUMENT, "rk_clip_compare needs scenes a and b and a result (got %s%s%s)",
 			a ? "" : "a = NULL ", b ? "" : "b = NULL ", out ? "" : "out = NULL");
 		return false;
 	}

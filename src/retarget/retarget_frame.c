@@ -1,5 +1,5 @@
 /* src/retarget/retarget_frame.c - character frames, humanoid poses and pose
- * evaluation scratch shared by rk_retarget and rk_compare_clips
+ * evaluation scratch shared by rk_retarget and rk_clip_compare
  * (retarget_internal.h; the definitions are in rigkit/retarget.h). */
 #include "retarget/retarget_internal.h"
 
@@ -240,12 +240,12 @@ void rki_pose_buffer_free(rki_pose_buffer *b)
 bool rki_pose_buffer_eval(rki_pose_buffer *b, const rk_scene *scene, const rk_anim_clip *clip, double t,
 	rk_error *err)
 {
-	rk_eval_pose_job job;
+	rk_pose_eval_job job;
 	memset(&job, 0, sizeof(job));
 	job.scene = scene;
 	job.clip = clip;
 	job.time = t;
 	job.pose = &b->pose;
-	if (!rk_eval_pose_validate(&job, err)) return false;
-	return rk_eval_pose_run(&job);
+	if (!rk_pose_eval_validate(&job, err)) return false;
+	return rk_pose_eval_run(&job);
 }

@@ -8,7 +8,6 @@
 
 #include "rigkit/runtime.h"
 #include "rigkit/math.h"
-#include "rigkit/anim.h"
 #include "core/internal.h"
 
 #include <math.h>
@@ -297,27 +296,5 @@ static inline double rki_rt_wrap(double time, double duration, rk_playback mode)
 
 /* Shared validation of a clip's arrays and tracks (O(tracks)). */
 bool rki_rt_clip_check(const rk_runtime_clip *clip, const char *who, rk_error *err);
-
-/* ---- offline helpers (runtime_skeleton.c) ------------------------------------------ */
-
-/* Size of one built object: aligned sub-arrays appended in order. */
-typedef struct rki_rt_layout {
-	size_t size;
-	bool ok;
-} rki_rt_layout;
-
-/* Reserves count * elem bytes (16-byte aligned) and returns their offset. */
-size_t rki_rt_layout_add(rki_rt_layout *l, size_t count, size_t elem);
-
-/* One block with a private header recording the allocator and size; returns
- * the zeroed block (16-byte aligned) or NULL. rki_rt_block_free takes it back. */
-void *rki_rt_block_alloc(rki_alloc *alloc, size_t size);
-void rki_rt_block_free(void *block);
-
-/* The local transform a runtime joint must have for node `n` in an evaluated
- * pose (runtime.h FIDELITY): decompose(node_to_parent), pose.local for glTF
- * nodes without load adjustment, decompose(inverse(parent world) * world) for
- * FBX inherit modes other than NORMAL. Rotation normalised. */
-rk_trs rki_rt_reference_local(const rk_pose *pose, const rk_node *n);
 
 #endif

@@ -1,4 +1,4 @@
-/* src/scene/scene.c - scene lifetime, format dispatch, shared reader helpers. */
+/* src/scene/scene.c - scene lifetime and the builder readers share (no reader names here). */
 #include "scene_internal.h"
 
 #include <math.h>
@@ -102,7 +102,7 @@ void rki_scene_abort(rki_scene_ctx *ctx)
 {
 	if (!ctx->scene) return;
 	rki_arena_free(&ctx->tmp);
-	rk_free_scene(ctx->scene);
+	rk_scene_free(ctx->scene);
 	ctx->scene = NULL;
 }
 
@@ -156,7 +156,7 @@ static bool rki_modify_geometry_units(rki_scene_ctx *ctx, double k)
 		}
 	}
 	for (size_t i = 0; i < s->skins.count; i++) {
-		rk_skin *sk = &s->skins.data[i];
+		rk_skin_deformer *sk = &s->skins.data[i];
 		for (size_t j = 0; j < sk->joint_count; j++) {
 			rk_skin_joint *jt = (rk_skin_joint *)&sk->joints[j];
 			rki_scale_translation(&jt->mesh_to_joint, k);
@@ -239,7 +239,7 @@ rk_scene *rki_scene_finish(rki_scene_ctx *ctx)
 	return s;
 }
 
-void rk_free_scene(rk_scene *scene)
+void rk_scene_free(rk_scene *scene)
 {
 	if (!scene) return;
 	rki_scene_block *b = (rki_scene_block *)scene->internal_;
@@ -336,44 +336,16 @@ void rki_scene_update_matrices(rk_scene *scene)
 			rk_world_transform pw = { p->node_to_world, p->unscaled_node_to_world, p->inherit_scale };
 			rk_vec3 pls = p->has_fbx_props ? p->props.scaling : p->local.scale;
 			rk_inherit_mode mode = n->has_fbx_props ? n->props.inherit_mode : RK_INHERIT_NORMAL;
-			w = rk_compose_world(&pw, pls, n->node_to_parent, mode);
+			w = rk_world_transform_compose(&pw, pls, n->node_to_parent, mode);
 			n->depth = p->depth + 1;
 		} else {
-			w = rk_compose_world(NULL, (rk_vec3){ 1, 1, 1 }, n->node_to_parent, RK_INHERIT_NORMAL);
+			w = rk_world_transform_compose(NULL, (rk_vec3){ 1, 1, 1 }, n->node_to_parent, RK_INHERIT_NORMAL);
 		}
 		n->node_to_world = w.node_to_world;
 		n->unscaled_node_to_world = w.unscaled_node_to_world;
 		n->inherit_scale = w.inherit_scale;
 		n->geometry_to_world = rk_mat4_mul(n->node_to_world, n->geometry_to_node);
 	}
-}
-
-const char *rki_arena_name(rki_arena *ar, const char *s, size_t len)
-{
-	/* Binary FBX: "name\x00\x01Class". */
-	for (size_t i = 0; i + 1 < len; i++) {
-		if (s[i] == '\0' && s[i + 1] == '\x01') return rki_arena_strndup(ar, s, i);
-	}
-	/* ASCII FBX: "Class::name". */
-	for (size_t i = 0; i + 1 < len; i++) {
-		if (s[i] == ':' && s[i + 1] == ':') {
-			s += i + 2;
-			len -= i + 2;
-			break;
-		}
-	}
-	return rki_arena_strndup(ar, s, len);
-}
-
-/* ---- loading ------------------------------------------------------------------ */
-
-rk_file_format rk_detect_format(const void *data, size_t size)
-{
-	bool glb = false;
-	if (!data) return RK_FORMAT_UNKNOWN;
-	if (rki_is_fbx(data, size)) return RK_FORMAT_FBX;
-	if (rki_is_gltf(data, size, &glb)) return glb ? RK_FORMAT_GLB : RK_FORMAT_GLTF;
-	return RK_FORMAT_UNKNOWN;
 }
 
 const char *rk_format_name(rk_file_format format)
@@ -387,54 +359,7 @@ const char *rk_format_name(rk_file_format format)
 	}
 }
 
-static rk_scene *rki_load_dispatch(const void *data, size_t size, const rk_load_opts *opts, const char *filename, rk_error *err)
-{
-	switch (rk_detect_format(data, size)) {
-	case RK_FORMAT_FBX: return rki_load_fbx(data, size, opts, filename, err);
-	case RK_FORMAT_GLTF:
-	case RK_FORMAT_GLB: return rki_load_gltf(data, size, opts, filename, err);
-	default:
-		rki_error_set(err, RK_ERROR_UNKNOWN_FORMAT,
-			"not a format rigkit reads (expected binary/ASCII FBX, glTF JSON or GLB)");
-		rki_error_at_byte(err, 0);
-		rki_error_file(err, filename);
-		return NULL;
-	}
-}
-
-rk_scene *rk_load_memory(const void *data, size_t size, const rk_load_opts *opts, rk_error *err)
-{
-	rki_error_clear(err);
-	const char *fn = opts && opts->filename ? opts->filename : "";
-	if (!data && size) {
-		rki_error_set(err, RK_ERROR_INVALID_ARGUMENT, "rk_load_memory: NULL data");
-		return NULL;
-	}
-	return rki_load_dispatch(data ? data : "", size, opts, fn, err);
-}
-
-rk_scene *rk_load_file(const char *path, const rk_load_opts *opts, rk_error *err)
-{
-	rki_error_clear(err);
-	if (!path) {
-		rki_error_set(err, RK_ERROR_INVALID_ARGUMENT, "rk_load_file: NULL path");
-		return NULL;
-	}
-	rk_load_opts o;
-	rki_resolve_load_opts(&o, opts);
-	rki_alloc a;
-	rki_alloc_init(&a, &o.allocator, 0, 0);
-	size_t size = 0;
-	void *data = rki_read_file(&a, path, o.file_size_limit, &size, err);
-	if (!data) return NULL;
-	rk_load_opts o2 = opts ? *opts : (rk_load_opts){ 0 };
-	o2.filename = path;
-	rk_scene *s = rki_load_dispatch(data, size, &o2, path, err);
-	rki_free(&a, data, size + 1);
-	return s;
-}
-
-rk_node *rk_find_node(const rk_scene *scene, const char *name)
+rk_node *rk_scene_find_node(const rk_scene *scene, const char *name)
 {
 	if (!scene || !name) return NULL;
 	for (size_t i = 0; i < scene->nodes.count; i++)
@@ -442,7 +367,7 @@ rk_node *rk_find_node(const rk_scene *scene, const char *name)
 	return NULL;
 }
 
-rk_anim_clip *rk_find_clip(const rk_scene *scene, const char *name)
+rk_anim_clip *rk_scene_find_clip(const rk_scene *scene, const char *name)
 {
 	if (!scene || !name) return NULL;
 	for (size_t i = 0; i < scene->clips.count; i++)

@@ -66,14 +66,4 @@ void rki_scene_update_matrices(rk_scene *scene);
 rki_arena *rki_scene_arena(rk_scene *scene);
 rk_anim_clip *rki_scene_append_clip(rk_scene *scene, const rk_anim_clip *clip);
 
-/* Strips an FBX class prefix ("Model::x" or binary "x\0\1Model") and
- * returns the plain name in the arena. */
-const char *rki_arena_name(rki_arena *ar, const char *s, size_t len);
-
-/* Readers (implemented in src/<format>/). */
-rk_scene *rki_load_fbx(const void *data, size_t size, const rk_load_opts *opts, const char *filename, rk_error *err);
-rk_scene *rki_load_gltf(const void *data, size_t size, const rk_load_opts *opts, const char *filename, rk_error *err);
-bool rki_is_fbx(const void *data, size_t size);
-bool rki_is_gltf(const void *data, size_t size, bool *is_glb);
-
 #endif

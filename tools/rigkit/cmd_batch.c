@@ -33,7 +33,7 @@
 #include <time.h>
 #include <unistd.h>
 
-const char rk_cmd_batch_usage[] =
+const char cli_cmd_batch_usage[] =
 	"usage: rigkit batch --motions PATH... --avatars PATH... --out DIR [options]\n"
 	"\n"
 	"Retargets the clips of every motion file onto every avatar (any humanoid to\n"
@@ -69,76 +69,76 @@ const char rk_cmd_batch_usage[] =
 	"('rigkit: FILE: error') and skipped. Exit codes: 0 all done, 1 usage,\n"
 	"2 some input failed, 3 an output could not be written.\n";
 
-#define RK_BATCH_MAX_THREADS 1024
-#define RK_BATCH_MAX_CLIP_NAMES 256
-#define RK_BATCH_RAD_TO_DEG (180.0 / 3.14159265358979323846)
+#define CLI_BATCH_MAX_THREADS 1024
+#define CLI_BATCH_MAX_CLIP_NAMES 256
+#define CLI_BATCH_RAD_TO_DEG (180.0 / 3.14159265358979323846)
 
 /* ---- small helpers --------------------------------------------------------- */
 
 /* The CLI gives up on out-of-memory: report and leave at once (other
  * threads may be running, so no exit handlers). */
-static void rk_batch_out_of_memory(void)
+static void cli_batch_out_of_memory(void)
 {
 	fputs("rigkit: batch: out of memory\n", stderr);
 	fflush(stdout);
-	_Exit(RK_EXIT_INPUT);
+	_Exit(CLI_EXIT_INPUT);
 }
 
-static void *rk_batch_alloc(size_t count, size_t size)
+static void *cli_batch_alloc(size_t count, size_t size)
 {
 	void *p = calloc(count ? count : 1, size ? size : 1);
-	if (!p) rk_batch_out_of_memory();
+	if (!p) cli_batch_out_of_memory();
 	return p;
 }
 
-static char *rk_batch_strdup(const char *s)
+static char *cli_batch_strdup(const char *s)
 {
 	size_t n = strlen(s) + 1;
-	char *p = (char *)rk_batch_alloc(n, 1);
+	char *p = (char *)cli_batch_alloc(n, 1);
 	memcpy(p, s, n);
 	return p;
 }
 
-static char *rk_batch_format(const char *fmt, ...)
+static char *cli_batch_format(const char *fmt, ...)
 #if defined(__GNUC__)
 	__attribute__((format(printf, 1, 2)))
 #endif
 	;
 
-static char *rk_batch_format(const char *fmt, ...)
+static char *cli_batch_format(const char *fmt, ...)
 {
 	va_list ap;
 	va_start(ap, fmt);
 	int n = vsnprintf(NULL, 0, fmt, ap);
 	va_end(ap);
 	if (n < 0) n = 0;
-	char *p = (char *)rk_batch_alloc((size_t)n + 1, 1);
+	char *p = (char *)cli_batch_alloc((size_t)n + 1, 1);
 	va_start(ap, fmt);
 	vsnprintf(p, (size_t)n + 1, fmt, ap);
 	va_end(ap);
 	return p;
 }
 
-static double rk_batch_now(void)
+static double cli_batch_now(void)
 {
 	struct timespec ts;
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
-static int rk_batch_strcmp(const void *a, const void *b)
+static int cli_batch_strcmp(const void *a, const void *b)
 {
 	return strcmp(*(const char *const *)a, *(const char *const *)b);
 }
 
-static bool rk_batch_clip_has_tracks(const rk_anim_clip *c)
+static bool cli_batch_clip_has_tracks(const rk_anim_clip *c)
 {
 	for (size_t l = 0; l < c->layer_count; l++)
 		if (c->layers[l].track_count) return true;
 	return false;
 }
 
-static const char *rk_batch_root_name(rk_retarget_root r)
+static const char *cli_batch_root_name(rk_retarget_root r)
 {
 	switch (r) {
 	case RK_RETARGET_ROOT_IN_PLACE: return "in-place";
@@ -149,42 +149,42 @@ static const char *rk_batch_root_name(rk_retarget_root r)
 
 /* ---- input files ----------------------------------------------------------- */
 
-typedef struct rk_batch_file {
+typedef struct cli_batch_file {
 	char *path;
 	char *base;          /* file name without folder and extension */
-} rk_batch_file;
+} cli_batch_file;
 
-typedef struct rk_batch_files {
-	rk_batch_file *data;
+typedef struct cli_batch_files {
+	cli_batch_file *data;
 	size_t count, cap;
-} rk_batch_files;
+} cli_batch_files;
 
-static char *rk_batch_basename(const char *path)
+static char *cli_batch_basename(const char *path)
 {
 	const char *name = strrchr(path, '/');
 	name = name ? name + 1 : path;
 	const char *dot = strrchr(name, '.');
 	size_t n = dot && dot != name ? (size_t)(dot - name) : strlen(name);
-	char *p = (char *)rk_batch_alloc(n + 1, 1);
+	char *p = (char *)cli_batch_alloc(n + 1, 1);
 	memcpy(p, name, n);
 	return p;
 }
 
-static void rk_batch_files_add(rk_batch_files *f, const char *path)
+static void cli_batch_files_add(cli_batch_files *f, const char *path)
 {
 	if (f->count == f->cap) {
 		size_t cap = f->cap ? f->cap * 2 : 16;
-		rk_batch_file *d = (rk_batch_file *)realloc(f->data, cap * sizeof(*d));
-		if (!d) rk_batch_out_of_memory();
+		cli_batch_file *d = (cli_batch_file *)realloc(f->data, cap * sizeof(*d));
+		if (!d) cli_batch_out_of_memory();
 		f->data = d;
 		f->cap = cap;
 	}
-	f->data[f->count].path = rk_batch_strdup(path);
-	f->data[f->count].base = rk_batch_basename(path);
+	f->data[f->count].path = cli_batch_strdup(path);
+	f->data[f->count].base = cli_batch_basename(path);
 	f->count++;
 }
 
-static void rk_batch_files_free(rk_batch_files *f)
+static void cli_batch_files_free(cli_batch_files *f)
 {
 	for (size_t i = 0; i < f->count; i++) {
 		free(f->data[i].path);
@@ -193,7 +193,7 @@ static void rk_batch_files_free(rk_batch_files *f)
 	free(f->data);
 }
 
-static bool rk_batch_scene_extension(const char *name)
+static bool cli_batch_scene_extension(const char *name)
 {
 	const char *dot = strrchr(name, '.');
 	if (!dot || dot == name) return false;
@@ -211,25 +211,25 @@ static bool rk_batch_scene_extension(const char *name)
 
 /* Adds `path` (a file, taken whatever its name, or a directory: its scene
  * files sorted by name). 0 or an exit code after printing the error. */
-static int rk_batch_expand(const char *path, rk_batch_files *out)
+static int cli_batch_expand(const char *path, cli_batch_files *out)
 {
 	struct stat st;
 	if (stat(path, &st) != 0 || !S_ISDIR(st.st_mode)) {
-		rk_batch_files_add(out, path);    /* a missing file fails when it is loaded */
-		return RK_EXIT_OK;
+		cli_batch_files_add(out, path);    /* a missing file fails when it is loaded */
+		return CLI_EXIT_OK;
 	}
 	DIR *d = opendir(path);
 	if (!d) {
-		rk_cli_fail("%s: cannot read the directory (%s)", path, strerror(errno));
-		return RK_EXIT_INPUT;
+		cli_fail("%s: cannot read the directory (%s)", path, strerror(errno));
+		return CLI_EXIT_INPUT;
 	}
 	char **names = NULL;
 	size_t count = 0, cap = 0;
 	size_t plen = strlen(path);
 	bool slash = plen > 0 && path[plen - 1] == '/';
 	for (struct dirent *e; (e = readdir(d)) != NULL;) {
-		if (e->d_name[0] == '.' || !rk_batch_scene_extension(e->d_name)) continue;
-		char *full = rk_batch_format("%s%s%s", path, slash ? "" : "/", e->d_name);
+		if (e->d_name[0] == '.' || !cli_batch_scene_extension(e->d_name)) continue;
+		char *full = cli_batch_format("%s%s%s", path, slash ? "" : "/", e->d_name);
 		struct stat fst;
 		if (stat(full, &fst) != 0 || !S_ISREG(fst.st_mode)) {
 			free(full);
@@ -238,24 +238,24 @@ static int rk_batch_expand(const char *path, rk_batch_files *out)
 		if (count == cap) {
 			cap = cap ? cap * 2 : 16;
 			char **n = (char **)realloc(names, cap * sizeof(*n));
-			if (!n) rk_batch_out_of_memory();
+			if (!n) cli_batch_out_of_memory();
 			names = n;
 		}
 		names[count++] = full;
 	}
 	closedir(d);
-	if (count) qsort(names, count, sizeof(*names), rk_batch_strcmp);
+	if (count) qsort(names, count, sizeof(*names), cli_batch_strcmp);
 	for (size_t i = 0; i < count; i++) {
-		rk_batch_files_add(out, names[i]);
+		cli_batch_files_add(out, names[i]);
 		free(names[i]);
 	}
 	free(names);
-	return RK_EXIT_OK;
+	return CLI_EXIT_OK;
 }
 
-static int rk_batch_file_cmp(const void *a, const void *b)
+static int cli_batch_file_cmp(const void *a, const void *b)
 {
-	const rk_batch_file *x = (const rk_batch_file *)a, *y = (const rk_batch_file *)b;
+	const cli_batch_file *x = (const cli_batch_file *)a, *y = (const cli_batch_file *)b;
 	int c = strcmp(x->base, y->base);
 	return c ? c : strcmp(x->path, y->path);
 }
@@ -263,11 +263,11 @@ static int rk_batch_file_cmp(const void *a, const void *b)
 /* Two inputs of one kind with the same base name would write the same
  * output (avatars) or the same clip names (motions): a usage error. The
  * list is sorted by base name. */
-static bool rk_batch_bases_unique(const rk_batch_files *f, const char *kind)
+static bool cli_batch_bases_unique(const cli_batch_files *f, const char *kind)
 {
 	for (size_t i = 1; i < f->count; i++)
 		if (!strcmp(f->data[i].base, f->data[i - 1].base)) {
-			rk_cli_fail("batch: two %s files named '%s': %s and %s (the name makes the output; rename one)", kind,
+			cli_fail("batch: two %s files named '%s': %s and %s (the name makes the output; rename one)", kind,
 				f->data[i].base, f->data[i - 1].path, f->data[i].path);
 			return false;
 		}
@@ -275,9 +275,9 @@ static bool rk_batch_bases_unique(const rk_batch_files *f, const char *kind)
 }
 
 /* mkdir -p. false with errno set. */
-static bool rk_batch_make_dir(const char *dir)
+static bool cli_batch_make_dir(const char *dir)
 {
-	char *p = rk_batch_strdup(dir);
+	char *p = cli_batch_strdup(dir);
 	for (char *s = p + 1; *s; s++) {
 		if (*s != '/') continue;
 		*s = '\0';
@@ -305,54 +305,54 @@ static bool rk_batch_make_dir(const char *dir)
 
 /* ---- failures ---------------------------------------------------------------- */
 
-typedef struct rk_batch_failure {
+typedef struct cli_batch_failure {
 	char *file;          /* the input concerned (or the output, for write failures) */
 	const char *stage;   /* "load", "humanoid", "clips", "retarget", "write" */
 	char *text;          /* the whole error line after "rigkit: " */
-	int exit_code;       /* RK_EXIT_INPUT or RK_EXIT_OUTPUT */
-} rk_batch_failure;
+	int exit_code;       /* CLI_EXIT_INPUT or CLI_EXIT_OUTPUT */
+} cli_batch_failure;
 
-typedef struct rk_batch_failures {
-	rk_batch_failure *data;
+typedef struct cli_batch_failures {
+	cli_batch_failure *data;
 	size_t count, cap;
-} rk_batch_failures;
+} cli_batch_failures;
 
-static void rk_batch_fail_text(rk_batch_failures *f, const char *file, const char *stage, int exit_code, char *text)
+static void cli_batch_fail_text(cli_batch_failures *f, const char *file, const char *stage, int exit_code, char *text)
 {
 	if (f->count == f->cap) {
 		size_t cap = f->cap ? f->cap * 2 : 4;
-		rk_batch_failure *d = (rk_batch_failure *)realloc(f->data, cap * sizeof(*d));
-		if (!d) rk_batch_out_of_memory();
+		cli_batch_failure *d = (cli_batch_failure *)realloc(f->data, cap * sizeof(*d));
+		if (!d) cli_batch_out_of_memory();
 		f->data = d;
 		f->cap = cap;
 	}
-	rk_batch_failure *x = &f->data[f->count++];
-	x->file = rk_batch_strdup(file);
+	cli_batch_failure *x = &f->data[f->count++];
+	x->file = cli_batch_strdup(file);
 	x->stage = stage;
 	x->text = text;
 	x->exit_code = exit_code;
 }
 
 /* Records err; `context` (may be NULL) is put between the file and the error. */
-static void rk_batch_fail_err(rk_batch_failures *f, const char *file, const char *stage, const char *context,
+static void cli_batch_fail_err(cli_batch_failures *f, const char *file, const char *stage, const char *context,
 	const rk_error *err)
 {
 	char buf[2048];
-	if (err->file[0] && !context) rk_format_error(buf, sizeof(buf), err);
+	if (err->file[0] && !context) rk_error_format(buf, sizeof(buf), err);
 	else if (err->file[0]) {
 		char inner[1800];
-		rk_format_error(inner, sizeof(inner), err);
+		rk_error_format(inner, sizeof(inner), err);
 		snprintf(buf, sizeof(buf), "%s: %s", context, inner);
 	} else {
 		char inner[1800];
-		rk_format_error(inner, sizeof(inner), err);
+		rk_error_format(inner, sizeof(inner), err);
 		snprintf(buf, sizeof(buf), "%s: %s%s%s", file, context ? context : "", context ? ": " : "", inner);
 	}
-	int code = err->code == RK_ERROR_OUTPUT ? RK_EXIT_OUTPUT : RK_EXIT_INPUT;
-	rk_batch_fail_text(f, file, stage, code, rk_batch_strdup(buf));
+	int code = err->code == RK_ERROR_OUTPUT ? CLI_EXIT_OUTPUT : CLI_EXIT_INPUT;
+	cli_batch_fail_text(f, file, stage, code, cli_batch_strdup(buf));
 }
 
-static void rk_batch_failures_free(rk_batch_failures *f)
+static void cli_batch_failures_free(cli_batch_failures *f)
 {
 	for (size_t i = 0; i < f->count; i++) {
 		free(f->data[i].file);
@@ -361,9 +361,9 @@ static void rk_batch_failures_free(rk_batch_failures *f)
 	free(f->data);
 }
 
-static int rk_batch_failures_exit(const rk_batch_failures *f)
+static int cli_batch_failures_exit(const cli_batch_failures *f)
 {
-	int rc = RK_EXIT_OK;
+	int rc = CLI_EXIT_OK;
 	for (size_t i = 0; i < f->count; i++)
 		if (f->data[i].exit_code > rc) rc = f->data[i].exit_code;
 	return rc;
@@ -371,8 +371,8 @@ static int rk_batch_failures_exit(const rk_batch_failures *f)
 
 /* ---- the batch --------------------------------------------------------------- */
 
-typedef struct rk_batch_motion {
-	const rk_batch_file *file;
+typedef struct cli_batch_motion {
+	const cli_batch_file *file;
 	rk_scene *scene;                 /* NULL when it failed */
 	rk_humanoid humanoid;
 	size_t *picks;                   /* indices of the picked clips in scene->clips */
@@ -380,77 +380,77 @@ typedef struct rk_batch_motion {
 	size_t animated;                 /* clips with tracks in the file */
 	bool ran;                        /* false: not started (a failure, no --keep-going) */
 	double seconds;
-	rk_batch_failures failures;
-} rk_batch_motion;
+	cli_batch_failures failures;
+} cli_batch_motion;
 
-typedef struct rk_batch_clip {
+typedef struct cli_batch_clip {
 	size_t motion;
 	const rk_anim_clip *clip;        /* in the motion's scene */
 	char *name;                      /* output clip name, unique in the batch */
 	char *tag;                       /* --per-clip file name part: "<motion>" or "<motion>__<clip>" */
-} rk_batch_clip;
+} cli_batch_clip;
 
-typedef struct rk_batch_clip_result {
+typedef struct cli_batch_clip_result {
 	bool ok;
 	char *renamed;                   /* when the avatar has a clip of that name; else NULL */
 	rk_retarget_report report;
-} rk_batch_clip_result;
+} cli_batch_clip_result;
 
-typedef struct rk_batch_job {
+typedef struct cli_batch_job {
 	size_t avatar;
 	size_t clip_begin, clip_count;   /* into the batch's clips */
 	char *out_path;
-	rk_batch_clip_result *results;   /* clip_count */
-	rk_batch_failures failures;
+	cli_batch_clip_result *results;   /* clip_count */
+	cli_batch_failures failures;
 	bool ran, written;
 	size_t ok_clips;
 	double seconds;
-} rk_batch_job;
+} cli_batch_job;
 
-typedef struct rk_batch {
+typedef struct cli_batch {
 	/* options */
 	rk_retarget_opts ro;
 	bool per_clip, json, keep_going, drop_avatar_clips;
 	const char *out_dir;
 	size_t threads;
-	const char *clip_names[RK_BATCH_MAX_CLIP_NAMES];
+	const char *clip_names[CLI_BATCH_MAX_CLIP_NAMES];
 	size_t clip_name_count;
 	/* inputs and work */
-	rk_batch_files motion_files, avatar_files;
-	rk_batch_motion *motions;
-	rk_batch_clip *clips;
+	cli_batch_files motion_files, avatar_files;
+	cli_batch_motion *motions;
+	cli_batch_clip *clips;
 	size_t clip_count;
-	rk_batch_job *jobs;
+	cli_batch_job *jobs;
 	size_t job_count;
 	/* counters, updated by the main thread as it reports */
 	size_t motions_failed, motions_not_run, jobs_failed, jobs_not_run, outputs_written, clips_done;
-} rk_batch;
+} cli_batch;
 
 /* A set of strings (not owned): open addressing, FNV-1a. */
-typedef struct rk_batch_set {
+typedef struct cli_batch_set {
 	const char **slots;
 	size_t mask;
-} rk_batch_set;
+} cli_batch_set;
 
-static size_t rk_batch_hash(const char *s)
+static size_t cli_batch_hash(const char *s)
 {
 	uint64_t h = 1469598103934665603ull;
 	for (; *s; s++) h = (h ^ (unsigned char)*s) * 1099511628211ull;
 	return (size_t)h;
 }
 
-static void rk_batch_set_init(rk_batch_set *set, size_t count)
+static void cli_batch_set_init(cli_batch_set *set, size_t count)
 {
 	size_t cap = 16;
 	while (cap < 2 * count + 2) cap *= 2;
-	set->slots = (const char **)rk_batch_alloc(cap, sizeof(char *));
+	set->slots = (const char **)cli_batch_alloc(cap, sizeof(char *));
 	set->mask = cap - 1;
 }
 
 /* true when s is in the set; else adds it when `add` */
-static bool rk_batch_set_has(rk_batch_set *set, const char *s, bool add)
+static bool cli_batch_set_has(cli_batch_set *set, const char *s, bool add)
 {
-	size_t i = rk_batch_hash(s) & set->mask;
+	size_t i = cli_batch_hash(s) & set->mask;
 	for (; set->slots[i]; i = (i + 1) & set->mask)
 		if (!strcmp(set->slots[i], s)) return true;
 	if (add) set->slots[i] = s;
@@ -460,20 +460,20 @@ static bool rk_batch_set_has(rk_batch_set *set, const char *s, bool add)
 /* Makes the names distinct: the first of equal names keeps it, later ones
  * get "~2", "~3", ... (the first suffix that is no other name, given or
  * made). Deterministic: depends on the order only. O(count). */
-static void rk_batch_uniquify(char **names, size_t count)
+static void cli_batch_uniquify(char **names, size_t count)
 {
-	rk_batch_set given, seen;
-	rk_batch_set_init(&given, count);
-	rk_batch_set_init(&seen, count);
-	for (size_t i = 0; i < count; i++) rk_batch_set_has(&given, names[i], true);
+	cli_batch_set given, seen;
+	cli_batch_set_init(&given, count);
+	cli_batch_set_init(&seen, count);
+	for (size_t i = 0; i < count; i++) cli_batch_set_has(&given, names[i], true);
 	for (size_t i = 0; i < count; i++) {
-		if (!rk_batch_set_has(&seen, names[i], true)) continue;
+		if (!cli_batch_set_has(&seen, names[i], true)) continue;
 		for (unsigned k = 2;; k++) {
-			char *candidate = rk_batch_format("%s~%u", names[i], k);
-			if (!rk_batch_set_has(&given, candidate, false) && !rk_batch_set_has(&seen, candidate, false)) {
+			char *candidate = cli_batch_format("%s~%u", names[i], k);
+			if (!cli_batch_set_has(&given, candidate, false) && !cli_batch_set_has(&seen, candidate, false)) {
 				free(names[i]);
 				names[i] = candidate;
-				rk_batch_set_has(&seen, candidate, true);
+				cli_batch_set_has(&seen, candidate, true);
 				break;
 			}
 			free(candidate);
@@ -485,9 +485,9 @@ static void rk_batch_uniquify(char **names, size_t count)
 
 /* A clip name made safe for a file name: path separators, ':' and other
  * characters file systems refuse become '_'. */
-static char *rk_batch_file_safe(const char *s)
+static char *cli_batch_file_safe(const char *s)
 {
-	char *p = rk_batch_strdup(s[0] ? s : "clip");
+	char *p = cli_batch_strdup(s[0] ? s : "clip");
 	for (char *c = p; *c; c++) {
 		unsigned char u = (unsigned char)*c;
 		if (u < 0x20 || u == 0x7f || strchr("/\\:*?\"<>|", u)) *c = '_';
@@ -498,24 +498,24 @@ static char *rk_batch_file_safe(const char *s)
 
 /* ---- the worker pool ----------------------------------------------------------- */
 
-typedef void rk_batch_run_fn(rk_batch *b, size_t i);
-typedef bool rk_batch_failed_fn(const rk_batch *b, size_t i);
-typedef void rk_batch_report_fn(rk_batch *b, size_t i, bool ran);
+typedef void cli_batch_run_fn(cli_batch *b, size_t i);
+typedef bool cli_batch_failed_fn(const cli_batch *b, size_t i);
+typedef void cli_batch_report_fn(cli_batch *b, size_t i, bool ran);
 
-typedef struct rk_batch_pool {
-	rk_batch *b;
-	rk_batch_run_fn *run;
-	rk_batch_failed_fn *failed;
+typedef struct cli_batch_pool {
+	cli_batch *b;
+	cli_batch_run_fn *run;
+	cli_batch_failed_fn *failed;
 	size_t count, next, active;
 	unsigned char *state;            /* 0 waiting, 1 running, 2 done */
 	bool stop;
 	pthread_mutex_t mutex;
 	pthread_cond_t changed;
-} rk_batch_pool;
+} cli_batch_pool;
 
-static void *rk_batch_worker(void *arg)
+static void *cli_batch_worker(void *arg)
 {
-	rk_batch_pool *p = (rk_batch_pool *)arg;
+	cli_batch_pool *p = (cli_batch_pool *)arg;
 	pthread_mutex_lock(&p->mutex);
 	while (!p->stop && p->next < p->count) {
 		size_t i = p->next++;
@@ -538,19 +538,19 @@ static void *rk_batch_worker(void *arg)
  * report(b, i, ran) on this thread, in job order, as soon as job i and every
  * job before it are finished (ran false: never started, after a failure
  * without --keep-going). Returns true when some job was not started. */
-static bool rk_batch_pool_run(rk_batch *b, size_t count, size_t threads, rk_batch_run_fn *run,
-	rk_batch_failed_fn *failed, rk_batch_report_fn *report)
+static bool cli_batch_pool_run(cli_batch *b, size_t count, size_t threads, cli_batch_run_fn *run,
+	cli_batch_failed_fn *failed, cli_batch_report_fn *report)
 {
 	if (!count) return false;
-	rk_batch_pool p;
+	cli_batch_pool p;
 	memset(&p, 0, sizeof(p));
 	p.b = b;
 	p.run = run;
 	p.failed = failed;
 	p.count = count;
-	p.state = (unsigned char *)rk_batch_alloc(count, 1);
+	p.state = (unsigned char *)cli_batch_alloc(count, 1);
 	size_t want = threads < count ? threads : count;
-	pthread_t *ids = (pthread_t *)rk_batch_alloc(want, sizeof(pthread_t));
+	pthread_t *ids = (pthread_t *)cli_batch_alloc(want, sizeof(pthread_t));
 	size_t started = 0;
 	bool sync = pthread_mutex_init(&p.mutex, NULL) == 0;
 	if (sync && pthread_cond_init(&p.changed, NULL) != 0) {
@@ -562,7 +562,7 @@ static bool rk_batch_pool_run(rk_batch *b, size_t count, size_t threads, rk_batc
 			pthread_mutex_lock(&p.mutex);
 			p.active++;
 			pthread_mutex_unlock(&p.mutex);
-			if (pthread_create(&ids[started], NULL, rk_batch_worker, &p) != 0) {
+			if (pthread_create(&ids[started], NULL, cli_batch_worker, &p) != 0) {
 				pthread_mutex_lock(&p.mutex);
 				p.active--;
 				pthread_mutex_unlock(&p.mutex);
@@ -612,28 +612,28 @@ static bool rk_batch_pool_run(rk_batch *b, size_t count, size_t threads, rk_batc
 
 /* ---- phase 1: motions ------------------------------------------------------------ */
 
-static void rk_batch_load_motion(rk_batch *b, size_t i)
+static void cli_batch_load_motion(cli_batch *b, size_t i)
 {
-	rk_batch_motion *m = &b->motions[i];
+	cli_batch_motion *m = &b->motions[i];
 	const char *path = m->file->path;
-	double t0 = rk_batch_now();
+	double t0 = cli_batch_now();
 	m->ran = true;
 	rk_error err;
 	m->scene = rk_load_file(path, NULL, &err);
 	if (!m->scene) {
-		rk_batch_fail_err(&m->failures, path, "load", NULL, &err);
+		cli_batch_fail_err(&m->failures, path, "load", NULL, &err);
 		goto done;
 	}
 	if (!rk_humanoid_detect(m->scene, &m->humanoid, &err)) {
-		rk_batch_fail_text(&m->failures, path, "humanoid", RK_EXIT_INPUT,
-			rk_batch_format("%s: not a humanoid: %s", path, err.message));
+		cli_batch_fail_text(&m->failures, path, "humanoid", CLI_EXIT_INPUT,
+			cli_batch_format("%s: not a humanoid: %s", path, err.message));
 		goto done;
 	}
 	const rk_scene *s = m->scene;
-	m->picks = (size_t *)rk_batch_alloc(s->clips.count, sizeof(size_t));
+	m->picks = (size_t *)cli_batch_alloc(s->clips.count, sizeof(size_t));
 	for (size_t c = 0; c < s->clips.count; c++) {
 		const rk_anim_clip *cl = &s->clips.data[c];
-		bool tracks = rk_batch_clip_has_tracks(cl);
+		bool tracks = cli_batch_clip_has_tracks(cl);
 		m->animated += tracks;
 		bool pick = false;
 		if (b->clip_name_count) {
@@ -645,142 +645,142 @@ static void rk_batch_load_motion(rk_batch *b, size_t i)
 		if (pick) m->picks[m->pick_count++] = c;
 	}
 	if (!m->pick_count)
-		rk_batch_fail_text(&m->failures, path, "clips", RK_EXIT_INPUT,
-			rk_batch_format(b->clip_name_count ? "%s: none of the clips named by --clip" : "%s: no animation clip with tracks",
+		cli_batch_fail_text(&m->failures, path, "clips", CLI_EXIT_INPUT,
+			cli_batch_format(b->clip_name_count ? "%s: none of the clips named by --clip" : "%s: no animation clip with tracks",
 				path));
 done:
 	if (m->failures.count) {
-		rk_free_scene(m->scene);
+		rk_scene_free(m->scene);
 		m->scene = NULL;
 	}
-	m->seconds = rk_batch_now() - t0;
+	m->seconds = cli_batch_now() - t0;
 }
 
-static bool rk_batch_motion_failed(const rk_batch *b, size_t i)
+static bool cli_batch_motion_failed(const cli_batch *b, size_t i)
 {
 	return b->motions[i].failures.count != 0;
 }
 
-static void rk_batch_print_failures(const rk_batch_failures *f)
+static void cli_batch_print_failures(const cli_batch_failures *f)
 {
 	for (size_t k = 0; k < f->count; k++) fprintf(stderr, "rigkit: %s\n", f->data[k].text);
 }
 
-static void rk_batch_report_motion(rk_batch *b, size_t i, bool ran)
+static void cli_batch_report_motion(cli_batch *b, size_t i, bool ran)
 {
-	rk_batch_motion *m = &b->motions[i];
+	cli_batch_motion *m = &b->motions[i];
 	if (!ran) {
 		b->motions_not_run++;
 		return;
 	}
 	if (m->failures.count) {
 		b->motions_failed++;
-		rk_batch_print_failures(&m->failures);
+		cli_batch_print_failures(&m->failures);
 	}
 }
 
 /* The batch's clip list from the loaded motions, names made unique. */
-static void rk_batch_collect_clips(rk_batch *b)
+static void cli_batch_collect_clips(cli_batch *b)
 {
 	size_t n = 0;
 	for (size_t i = 0; i < b->motion_files.count; i++) n += b->motions[i].pick_count;
-	b->clips = (rk_batch_clip *)rk_batch_alloc(n, sizeof(rk_batch_clip));
+	b->clips = (cli_batch_clip *)cli_batch_alloc(n, sizeof(cli_batch_clip));
 	for (size_t i = 0; i < b->motion_files.count; i++) {
-		const rk_batch_motion *m = &b->motions[i];
+		const cli_batch_motion *m = &b->motions[i];
 		if (!m->scene) continue;
 		for (size_t k = 0; k < m->pick_count; k++) {
-			rk_batch_clip *c = &b->clips[b->clip_count++];
+			cli_batch_clip *c = &b->clips[b->clip_count++];
 			c->motion = i;
 			c->clip = &m->scene->clips.data[m->picks[k]];
 			const char *cname = c->clip->name ? c->clip->name : "";
-			bool single = m->animated == 1 && rk_batch_clip_has_tracks(c->clip);
+			bool single = m->animated == 1 && cli_batch_clip_has_tracks(c->clip);
 			if (single) {
-				c->name = rk_batch_strdup(m->file->base);
-				c->tag = rk_batch_file_safe(m->file->base);
+				c->name = cli_batch_strdup(m->file->base);
+				c->tag = cli_batch_file_safe(m->file->base);
 			} else {
-				char *safe = rk_batch_file_safe(cname);
-				c->name = rk_batch_format("%s/%s", m->file->base, cname);
-				c->tag = rk_batch_format("%s__%s", m->file->base, safe);
+				char *safe = cli_batch_file_safe(cname);
+				c->name = cli_batch_format("%s/%s", m->file->base, cname);
+				c->tag = cli_batch_format("%s__%s", m->file->base, safe);
 				free(safe);
 			}
 		}
 	}
-	char **names = (char **)rk_batch_alloc(b->clip_count, sizeof(char *));
+	char **names = (char **)cli_batch_alloc(b->clip_count, sizeof(char *));
 	for (size_t c = 0; c < b->clip_count; c++) names[c] = b->clips[c].name;
-	rk_batch_uniquify(names, b->clip_count);
+	cli_batch_uniquify(names, b->clip_count);
 	for (size_t c = 0; c < b->clip_count; c++) {
 		b->clips[c].name = names[c];
 		names[c] = b->clips[c].tag;
 	}
-	rk_batch_uniquify(names, b->clip_count);
+	cli_batch_uniquify(names, b->clip_count);
 	for (size_t c = 0; c < b->clip_count; c++) b->clips[c].tag = names[c];
 	free(names);
 }
 
 /* ---- phase 2: avatars ------------------------------------------------------------- */
 
-static void rk_batch_make_jobs(rk_batch *b)
+static void cli_batch_make_jobs(cli_batch *b)
 {
 	size_t avatars = b->avatar_files.count;
 	b->job_count = b->per_clip ? avatars * b->clip_count : avatars;
 	if (!b->clip_count) b->job_count = 0;
-	b->jobs = (rk_batch_job *)rk_batch_alloc(b->job_count, sizeof(rk_batch_job));
-	char **outs = (char **)rk_batch_alloc(b->job_count, sizeof(char *));
+	b->jobs = (cli_batch_job *)cli_batch_alloc(b->job_count, sizeof(cli_batch_job));
+	char **outs = (char **)cli_batch_alloc(b->job_count, sizeof(char *));
 	for (size_t j = 0; j < b->job_count; j++) {
-		rk_batch_job *job = &b->jobs[j];
+		cli_batch_job *job = &b->jobs[j];
 		if (b->per_clip) {
 			job->avatar = j / b->clip_count;
 			job->clip_begin = j % b->clip_count;
 			job->clip_count = 1;
-			outs[j] = rk_batch_format("%s__%s", b->avatar_files.data[job->avatar].base, b->clips[job->clip_begin].tag);
+			outs[j] = cli_batch_format("%s__%s", b->avatar_files.data[job->avatar].base, b->clips[job->clip_begin].tag);
 		} else {
 			job->avatar = j;
 			job->clip_begin = 0;
 			job->clip_count = b->clip_count;
-			outs[j] = rk_batch_strdup(b->avatar_files.data[j].base);
+			outs[j] = cli_batch_strdup(b->avatar_files.data[j].base);
 		}
 	}
-	rk_batch_uniquify(outs, b->job_count);   /* only --per-clip names can meet */
+	cli_batch_uniquify(outs, b->job_count);   /* only --per-clip names can meet */
 	size_t dlen = strlen(b->out_dir);
 	bool slash = dlen > 0 && b->out_dir[dlen - 1] == '/';
 	for (size_t j = 0; j < b->job_count; j++) {
-		b->jobs[j].out_path = rk_batch_format("%s%s%s.glb", b->out_dir, slash ? "" : "/", outs[j]);
+		b->jobs[j].out_path = cli_batch_format("%s%s%s.glb", b->out_dir, slash ? "" : "/", outs[j]);
 		free(outs[j]);
 	}
 	free(outs);
 }
 
-static bool rk_batch_scene_has_clip(const rk_scene *s, size_t count, const char *name)
+static bool cli_batch_scene_has_clip(const rk_scene *s, size_t count, const char *name)
 {
 	for (size_t c = 0; c < count; c++)
 		if (s->clips.data[c].name && !strcmp(s->clips.data[c].name, name)) return true;
 	return false;
 }
 
-static bool rk_batch_batch_has_clip(const rk_batch *b, const char *name)
+static bool cli_batch_batch_has_clip(const cli_batch *b, const char *name)
 {
 	for (size_t c = 0; c < b->clip_count; c++)
 		if (!strcmp(b->clips[c].name, name)) return true;
 	return false;
 }
 
-static void rk_batch_run_job(rk_batch *b, size_t j)
+static void cli_batch_run_job(cli_batch *b, size_t j)
 {
-	rk_batch_job *job = &b->jobs[j];
-	const rk_batch_file *avatar = &b->avatar_files.data[job->avatar];
-	double t0 = rk_batch_now();
+	cli_batch_job *job = &b->jobs[j];
+	const cli_batch_file *avatar = &b->avatar_files.data[job->avatar];
+	double t0 = cli_batch_now();
 	job->ran = true;
-	job->results = (rk_batch_clip_result *)rk_batch_alloc(job->clip_count, sizeof(rk_batch_clip_result));
+	job->results = (cli_batch_clip_result *)cli_batch_alloc(job->clip_count, sizeof(cli_batch_clip_result));
 	rk_error err;
 	rk_scene *s = rk_load_file(avatar->path, NULL, &err);
 	if (!s) {
-		rk_batch_fail_err(&job->failures, avatar->path, "load", NULL, &err);
+		cli_batch_fail_err(&job->failures, avatar->path, "load", NULL, &err);
 		goto done;
 	}
 	rk_humanoid ht;
 	if (!rk_humanoid_detect(s, &ht, &err)) {
-		rk_batch_fail_text(&job->failures, avatar->path, "humanoid", RK_EXIT_INPUT,
-			rk_batch_format("%s: not a humanoid: %s", avatar->path, err.message));
+		cli_batch_fail_text(&job->failures, avatar->path, "humanoid", CLI_EXIT_INPUT,
+			cli_batch_format("%s: not a humanoid: %s", avatar->path, err.message));
 		goto done;
 	}
 	if (b->drop_avatar_clips) s->clips.count = 0;
@@ -788,14 +788,14 @@ static void rk_batch_run_job(rk_batch *b, size_t j)
 	rk_retarget_opts ro = b->ro;
 	ro.target_humanoid = &ht;
 	for (size_t k = 0; k < job->clip_count; k++) {
-		const rk_batch_clip *c = &b->clips[job->clip_begin + k];
-		const rk_batch_motion *m = &b->motions[c->motion];
-		rk_batch_clip_result *r = &job->results[k];
+		const cli_batch_clip *c = &b->clips[job->clip_begin + k];
+		const cli_batch_motion *m = &b->motions[c->motion];
+		cli_batch_clip_result *r = &job->results[k];
 		const char *name = c->name;
-		if (rk_batch_scene_has_clip(s, own, name)) {
+		if (cli_batch_scene_has_clip(s, own, name)) {
 			for (unsigned n = 2; !r->renamed; n++) {
-				char *candidate = rk_batch_format("%s~%u", c->name, n);
-				if (!rk_batch_scene_has_clip(s, own, candidate) && !rk_batch_batch_has_clip(b, candidate))
+				char *candidate = cli_batch_format("%s~%u", c->name, n);
+				if (!cli_batch_scene_has_clip(s, own, candidate) && !cli_batch_batch_has_clip(b, candidate))
 					r->renamed = candidate;
 				else
 					free(candidate);
@@ -805,9 +805,9 @@ static void rk_batch_run_job(rk_batch *b, size_t j)
 		ro.source_humanoid = &m->humanoid;
 		ro.name = name;
 		if (!rk_retarget(s, m->scene, c->clip, &ro, &r->report, &err)) {
-			char *ctx = rk_batch_format("%s <- %s clip '%s'", avatar->path, m->file->path,
+			char *ctx = cli_batch_format("%s <- %s clip '%s'", avatar->path, m->file->path,
 				c->clip->name ? c->clip->name : "");
-			rk_batch_fail_err(&job->failures, avatar->path, "retarget", ctx, &err);
+			cli_batch_fail_err(&job->failures, avatar->path, "retarget", ctx, &err);
 			free(ctx);
 			continue;
 		}
@@ -817,38 +817,38 @@ static void rk_batch_run_job(rk_batch *b, size_t j)
 	if (job->ok_clips && (b->keep_going || !job->failures.count)) {
 		rk_gltf_write_opts wo;
 		memset(&wo, 0, sizeof(wo));
-		if (rk_write_glb(s, job->out_path, &wo, &err)) job->written = true;
-		else rk_batch_fail_err(&job->failures, job->out_path, "write", NULL, &err);
+		if (rk_glb_write(s, job->out_path, &wo, &err)) job->written = true;
+		else cli_batch_fail_err(&job->failures, job->out_path, "write", NULL, &err);
 	}
 done:
-	rk_free_scene(s);
-	job->seconds = rk_batch_now() - t0;
+	rk_scene_free(s);
+	job->seconds = cli_batch_now() - t0;
 }
 
 /* With --per-clip every job of an avatar meets the same load or humanoid
  * failure: it is reported with the avatar's first job only. */
-static bool rk_batch_failure_repeats(const rk_batch *b, size_t j, const rk_batch_failure *f)
+static bool cli_batch_failure_repeats(const cli_batch *b, size_t j, const cli_batch_failure *f)
 {
 	return b->per_clip && j % b->clip_count != 0 && (!strcmp(f->stage, "load") || !strcmp(f->stage, "humanoid"));
 }
 
-static bool rk_batch_job_failed(const rk_batch *b, size_t j)
+static bool cli_batch_job_failed(const cli_batch *b, size_t j)
 {
 	return b->jobs[j].failures.count != 0;
 }
 
-typedef struct rk_batch_job_stats {
+typedef struct cli_batch_job_stats {
 	size_t bones_min, bones_max, frames, motions;
 	double worst;                    /* radians */
-} rk_batch_job_stats;
+} cli_batch_job_stats;
 
-static rk_batch_job_stats rk_batch_stats(const rk_batch *b, const rk_batch_job *job)
+static cli_batch_job_stats cli_batch_stats(const cli_batch *b, const cli_batch_job *job)
 {
-	rk_batch_job_stats st;
+	cli_batch_job_stats st;
 	memset(&st, 0, sizeof(st));
 	size_t last_motion = (size_t)-1;
 	for (size_t k = 0; k < job->clip_count; k++) {
-		const rk_batch_clip_result *r = &job->results[k];
+		const cli_batch_clip_result *r = &job->results[k];
 		if (!r->ok) continue;
 		size_t bones = r->report.mapped_bones;
 		if (!st.frames || bones < st.bones_min) st.bones_min = bones;
@@ -862,9 +862,9 @@ static rk_batch_job_stats rk_batch_stats(const rk_batch *b, const rk_batch_job *
 	return st;
 }
 
-static void rk_batch_report_job(rk_batch *b, size_t j, bool ran)
+static void cli_batch_report_job(cli_batch *b, size_t j, bool ran)
 {
-	rk_batch_job *job = &b->jobs[j];
+	cli_batch_job *job = &b->jobs[j];
 	if (!ran) {
 		b->jobs_not_run++;
 		return;
@@ -875,26 +875,26 @@ static void rk_batch_report_job(rk_batch *b, size_t j, bool ran)
 		b->clips_done += job->ok_clips;
 	}
 	for (size_t k = 0; k < job->failures.count; k++)
-		if (!rk_batch_failure_repeats(b, j, &job->failures.data[k]))
+		if (!cli_batch_failure_repeats(b, j, &job->failures.data[k]))
 			fprintf(stderr, "rigkit: %s\n", job->failures.data[k].text);
 	if (b->json || !job->written) return;
-	rk_batch_job_stats st = rk_batch_stats(b, job);
+	cli_batch_job_stats st = cli_batch_stats(b, job);
 	char bones[64];
 	if (st.bones_min == st.bones_max) snprintf(bones, sizeof(bones), "%zu", st.bones_max);
 	else snprintf(bones, sizeof(bones), "%zu-%zu", st.bones_min, st.bones_max);
 	char *clips;
 	if (b->per_clip) {
-		const rk_batch_clip_result *r = &job->results[0];
-		clips = rk_batch_format("'%s'", r->renamed ? r->renamed : b->clips[job->clip_begin].name);
+		const cli_batch_clip_result *r = &job->results[0];
+		clips = cli_batch_format("'%s'", r->renamed ? r->renamed : b->clips[job->clip_begin].name);
 	} else if (job->ok_clips == job->clip_count) {
-		clips = rk_batch_format("%zu clip%s from %zu motion%s", job->ok_clips, job->ok_clips == 1 ? "" : "s",
+		clips = cli_batch_format("%zu clip%s from %zu motion%s", job->ok_clips, job->ok_clips == 1 ? "" : "s",
 			st.motions, st.motions == 1 ? "" : "s");
 	} else {
-		clips = rk_batch_format("%zu of %zu clips from %zu motion%s", job->ok_clips, job->clip_count, st.motions,
+		clips = cli_batch_format("%zu of %zu clips from %zu motion%s", job->ok_clips, job->clip_count, st.motions,
 			st.motions == 1 ? "" : "s");
 	}
 	printf("%s: %s + %s, %s bones, %zu frames, max bone direction error %.2g deg, %.0f ms\n", job->out_path,
-		b->avatar_files.data[job->avatar].path, clips, bones, st.frames, st.worst * RK_BATCH_RAD_TO_DEG,
+		b->avatar_files.data[job->avatar].path, clips, bones, st.frames, st.worst * CLI_BATCH_RAD_TO_DEG,
 		job->seconds * 1000.0);
 	free(clips);
 	fflush(stdout);
@@ -903,135 +903,135 @@ static void rk_batch_report_job(rk_batch *b, size_t j, bool ran)
 /* ---- the JSON report ------------------------------------------------------------- */
 
 /* job: the job index, or (size_t)-1 for a motion's failures */
-static void rk_batch_json_failures(rk_json *j, const rk_batch *b, size_t job, const rk_batch_failures *f)
+static void cli_batch_json_failures(cli_json *j, const cli_batch *b, size_t job, const cli_batch_failures *f)
 {
 	for (size_t k = 0; k < f->count; k++) {
-		if (job != (size_t)-1 && rk_batch_failure_repeats(b, job, &f->data[k])) continue;
-		rk_json_object(j, NULL);
-		rk_json_string(j, "file", f->data[k].file);
-		rk_json_string(j, "stage", f->data[k].stage);
-		rk_json_string(j, "error", f->data[k].text);
-		rk_json_int(j, "exit_code", f->data[k].exit_code);
-		rk_json_close_object(j);
+		if (job != (size_t)-1 && cli_batch_failure_repeats(b, job, &f->data[k])) continue;
+		cli_json_object(j, NULL);
+		cli_json_string(j, "file", f->data[k].file);
+		cli_json_string(j, "stage", f->data[k].stage);
+		cli_json_string(j, "error", f->data[k].text);
+		cli_json_int(j, "exit_code", f->data[k].exit_code);
+		cli_json_close_object(j);
 	}
 }
 
-static void rk_batch_print_json(const rk_batch *b, double wall, int exit_code)
+static void cli_batch_print_json(const cli_batch *b, double wall, int exit_code)
 {
-	rk_json j;
-	rk_json_begin(&j, stdout);
-	rk_json_object(&j, NULL);
-	rk_json_string(&j, "out", b->out_dir);
-	rk_json_int(&j, "threads", (long long)b->threads);
-	rk_json_bool(&j, "per_clip", b->per_clip);
-	rk_json_string(&j, "root", rk_batch_root_name(b->ro.root));
-	rk_json_number(&j, "fps", b->ro.fps);
-	rk_json_bool(&j, "skip_fingers", b->ro.skip_fingers);
-	rk_json_bool(&j, "foot_ik", b->ro.foot_ik);
-	rk_json_bool(&j, "keep_going", b->keep_going);
+	cli_json j;
+	cli_json_begin(&j, stdout);
+	cli_json_object(&j, NULL);
+	cli_json_string(&j, "out", b->out_dir);
+	cli_json_int(&j, "threads", (long long)b->threads);
+	cli_json_bool(&j, "per_clip", b->per_clip);
+	cli_json_string(&j, "root", cli_batch_root_name(b->ro.root));
+	cli_json_number(&j, "fps", b->ro.fps);
+	cli_json_bool(&j, "skip_fingers", b->ro.skip_fingers);
+	cli_json_bool(&j, "foot_ik", b->ro.foot_ik);
+	cli_json_bool(&j, "keep_going", b->keep_going);
 
-	rk_json_array(&j, "motions");
+	cli_json_array(&j, "motions");
 	for (size_t i = 0; i < b->motion_files.count; i++) {
-		const rk_batch_motion *m = &b->motions[i];
-		rk_json_object(&j, NULL);
-		rk_json_string(&j, "file", m->file->path);
-		rk_json_bool(&j, "ran", m->ran);
-		rk_json_bool(&j, "ok", m->scene != NULL);
-		rk_json_array(&j, "clips");
+		const cli_batch_motion *m = &b->motions[i];
+		cli_json_object(&j, NULL);
+		cli_json_string(&j, "file", m->file->path);
+		cli_json_bool(&j, "ran", m->ran);
+		cli_json_bool(&j, "ok", m->scene != NULL);
+		cli_json_array(&j, "clips");
 		for (size_t c = 0; c < b->clip_count; c++) {
 			if (b->clips[c].motion != i) continue;
-			rk_json_object(&j, NULL);
-			rk_json_string(&j, "name", b->clips[c].name);
-			rk_json_string(&j, "source_clip", b->clips[c].clip->name ? b->clips[c].clip->name : "");
-			rk_json_number(&j, "duration", b->clips[c].clip->time_end - b->clips[c].clip->time_begin);
-			rk_json_close_object(&j);
+			cli_json_object(&j, NULL);
+			cli_json_string(&j, "name", b->clips[c].name);
+			cli_json_string(&j, "source_clip", b->clips[c].clip->name ? b->clips[c].clip->name : "");
+			cli_json_number(&j, "duration", b->clips[c].clip->time_end - b->clips[c].clip->time_begin);
+			cli_json_close_object(&j);
 		}
-		rk_json_close_array(&j);
-		rk_json_number(&j, "load_ms", m->seconds * 1000.0);
-		rk_json_close_object(&j);
+		cli_json_close_array(&j);
+		cli_json_number(&j, "load_ms", m->seconds * 1000.0);
+		cli_json_close_object(&j);
 	}
-	rk_json_close_array(&j);
+	cli_json_close_array(&j);
 
-	rk_json_array(&j, "outputs");
+	cli_json_array(&j, "outputs");
 	for (size_t k = 0; k < b->job_count; k++) {
-		const rk_batch_job *job = &b->jobs[k];
-		rk_json_object(&j, NULL);
-		rk_json_string(&j, "avatar", b->avatar_files.data[job->avatar].path);
-		rk_json_string(&j, "output", job->out_path);
-		rk_json_bool(&j, "ran", job->ran);
-		rk_json_bool(&j, "ok", job->ran && !job->failures.count);
-		rk_json_bool(&j, "written", job->written);
+		const cli_batch_job *job = &b->jobs[k];
+		cli_json_object(&j, NULL);
+		cli_json_string(&j, "avatar", b->avatar_files.data[job->avatar].path);
+		cli_json_string(&j, "output", job->out_path);
+		cli_json_bool(&j, "ran", job->ran);
+		cli_json_bool(&j, "ok", job->ran && !job->failures.count);
+		cli_json_bool(&j, "written", job->written);
 		if (job->ran) {
-			rk_batch_job_stats st = rk_batch_stats(b, job);
-			rk_json_int(&j, "clips_ok", (long long)job->ok_clips);
-			rk_json_int(&j, "mapped_bones_min", (long long)st.bones_min);
-			rk_json_int(&j, "mapped_bones_max", (long long)st.bones_max);
-			rk_json_int(&j, "frames", (long long)st.frames);
-			rk_json_number(&j, "max_direction_error_deg", st.worst * RK_BATCH_RAD_TO_DEG);
-			rk_json_number(&j, "ms", job->seconds * 1000.0);
+			cli_batch_job_stats st = cli_batch_stats(b, job);
+			cli_json_int(&j, "clips_ok", (long long)job->ok_clips);
+			cli_json_int(&j, "mapped_bones_min", (long long)st.bones_min);
+			cli_json_int(&j, "mapped_bones_max", (long long)st.bones_max);
+			cli_json_int(&j, "frames", (long long)st.frames);
+			cli_json_number(&j, "max_direction_error_deg", st.worst * CLI_BATCH_RAD_TO_DEG);
+			cli_json_number(&j, "ms", job->seconds * 1000.0);
 		}
-		rk_json_array(&j, "clips");
+		cli_json_array(&j, "clips");
 		for (size_t c = 0; c < job->clip_count; c++) {
-			const rk_batch_clip *bc = &b->clips[job->clip_begin + c];
-			const rk_batch_clip_result *r = job->results ? &job->results[c] : NULL;
-			rk_json_object(&j, NULL);
-			rk_json_string(&j, "name", r && r->renamed ? r->renamed : bc->name);
-			rk_json_string(&j, "motion", b->motions[bc->motion].file->path);
-			rk_json_string(&j, "source_clip", bc->clip->name ? bc->clip->name : "");
-			rk_json_bool(&j, "ok", r && r->ok);
+			const cli_batch_clip *bc = &b->clips[job->clip_begin + c];
+			const cli_batch_clip_result *r = job->results ? &job->results[c] : NULL;
+			cli_json_object(&j, NULL);
+			cli_json_string(&j, "name", r && r->renamed ? r->renamed : bc->name);
+			cli_json_string(&j, "motion", b->motions[bc->motion].file->path);
+			cli_json_string(&j, "source_clip", bc->clip->name ? bc->clip->name : "");
+			cli_json_bool(&j, "ok", r && r->ok);
 			if (r && r->ok) {
-				rk_json_int(&j, "mapped_bones", (long long)r->report.mapped_bones);
-				rk_json_int(&j, "frames", (long long)r->report.frames);
-				rk_json_int(&j, "tracks", (long long)r->report.tracks);
-				rk_json_number(&j, "source_hips_height", r->report.source_hips_height);
-				rk_json_number(&j, "target_hips_height", r->report.target_hips_height);
-				rk_json_number(&j, "max_direction_error_deg", r->report.max_direction_error * RK_BATCH_RAD_TO_DEG);
-				if (b->ro.foot_ik) rk_json_number(&j, "max_foot_miss", r->report.max_foot_miss);
+				cli_json_int(&j, "mapped_bones", (long long)r->report.mapped_bones);
+				cli_json_int(&j, "frames", (long long)r->report.frames);
+				cli_json_int(&j, "tracks", (long long)r->report.tracks);
+				cli_json_number(&j, "source_hips_height", r->report.source_hips_height);
+				cli_json_number(&j, "target_hips_height", r->report.target_hips_height);
+				cli_json_number(&j, "max_direction_error_deg", r->report.max_direction_error * CLI_BATCH_RAD_TO_DEG);
+				if (b->ro.foot_ik) cli_json_number(&j, "max_foot_miss", r->report.max_foot_miss);
 			}
-			rk_json_close_object(&j);
+			cli_json_close_object(&j);
 		}
-		rk_json_close_array(&j);
-		rk_json_close_object(&j);
+		cli_json_close_array(&j);
+		cli_json_close_object(&j);
 	}
-	rk_json_close_array(&j);
+	cli_json_close_array(&j);
 
-	rk_json_array(&j, "failures");
-	for (size_t i = 0; i < b->motion_files.count; i++) rk_batch_json_failures(&j, b, (size_t)-1, &b->motions[i].failures);
-	for (size_t k = 0; k < b->job_count; k++) rk_batch_json_failures(&j, b, k, &b->jobs[k].failures);
-	rk_json_close_array(&j);
+	cli_json_array(&j, "failures");
+	for (size_t i = 0; i < b->motion_files.count; i++) cli_batch_json_failures(&j, b, (size_t)-1, &b->motions[i].failures);
+	for (size_t k = 0; k < b->job_count; k++) cli_batch_json_failures(&j, b, k, &b->jobs[k].failures);
+	cli_json_close_array(&j);
 
-	rk_json_object(&j, "summary");
-	rk_json_int(&j, "motions", (long long)b->motion_files.count);
-	rk_json_int(&j, "motions_failed", (long long)b->motions_failed);
-	rk_json_int(&j, "motions_not_run", (long long)b->motions_not_run);
-	rk_json_int(&j, "clips", (long long)b->clip_count);
-	rk_json_int(&j, "avatars", (long long)b->avatar_files.count);
-	rk_json_int(&j, "jobs", (long long)b->job_count);
-	rk_json_int(&j, "jobs_failed", (long long)b->jobs_failed);
-	rk_json_int(&j, "jobs_not_run", (long long)b->jobs_not_run);
-	rk_json_int(&j, "outputs_written", (long long)b->outputs_written);
-	rk_json_int(&j, "clips_retargeted", (long long)b->clips_done);
-	rk_json_number(&j, "wall_s", wall);
-	rk_json_number(&j, "files_per_s", wall > 0.0 ? (double)b->outputs_written / wall : 0.0);
-	rk_json_number(&j, "clips_per_s", wall > 0.0 ? (double)b->clips_done / wall : 0.0);
-	rk_json_int(&j, "exit_code", exit_code);
-	rk_json_close_object(&j);
-	rk_json_close_object(&j);
-	rk_json_end(&j);
+	cli_json_object(&j, "summary");
+	cli_json_int(&j, "motions", (long long)b->motion_files.count);
+	cli_json_int(&j, "motions_failed", (long long)b->motions_failed);
+	cli_json_int(&j, "motions_not_run", (long long)b->motions_not_run);
+	cli_json_int(&j, "clips", (long long)b->clip_count);
+	cli_json_int(&j, "avatars", (long long)b->avatar_files.count);
+	cli_json_int(&j, "jobs", (long long)b->job_count);
+	cli_json_int(&j, "jobs_failed", (long long)b->jobs_failed);
+	cli_json_int(&j, "jobs_not_run", (long long)b->jobs_not_run);
+	cli_json_int(&j, "outputs_written", (long long)b->outputs_written);
+	cli_json_int(&j, "clips_retargeted", (long long)b->clips_done);
+	cli_json_number(&j, "wall_s", wall);
+	cli_json_number(&j, "files_per_s", wall > 0.0 ? (double)b->outputs_written / wall : 0.0);
+	cli_json_number(&j, "clips_per_s", wall > 0.0 ? (double)b->clips_done / wall : 0.0);
+	cli_json_int(&j, "exit_code", exit_code);
+	cli_json_close_object(&j);
+	cli_json_close_object(&j);
+	cli_json_end(&j);
 }
 
 /* ---- the command ------------------------------------------------------------------ */
 
-static size_t rk_batch_default_threads(void)
+static size_t cli_batch_default_threads(void)
 {
 	long n = sysconf(_SC_NPROCESSORS_ONLN);
 	if (n < 1) return 1;
-	return n > RK_BATCH_MAX_THREADS ? RK_BATCH_MAX_THREADS : (size_t)n;
+	return n > CLI_BATCH_MAX_THREADS ? CLI_BATCH_MAX_THREADS : (size_t)n;
 }
 
-/* Parses the arguments into b. 0 or RK_EXIT_USAGE / RK_EXIT_INPUT after
+/* Parses the arguments into b. 0 or CLI_EXIT_USAGE / CLI_EXIT_INPUT after
  * printing the error. */
-static int rk_batch_parse(rk_batch *b, int argc, char **argv)
+static int cli_batch_parse(cli_batch *b, int argc, char **argv)
 {
 	int list = 0;                    /* 1: paths go to motions, 2: to avatars */
 	bool saw_motions = false, saw_avatars = false;
@@ -1042,17 +1042,17 @@ static int rk_batch_parse(rk_batch *b, int argc, char **argv)
 			if (list == 1) saw_motions = true;
 			else saw_avatars = true;
 			if (i + 1 >= argc || (argv[i + 1][0] == '-' && argv[i + 1][1] == '-')) {
-				rk_cli_fail("batch: %s needs at least one PATH (see rigkit batch --help)", a);
-				return RK_EXIT_USAGE;
+				cli_fail("batch: %s needs at least one PATH (see rigkit batch --help)", a);
+				return CLI_EXIT_USAGE;
 			}
 			continue;
 		}
 		if (a[0] != '-' || !a[1]) {
 			if (!list) {
-				rk_cli_fail("batch: unexpected argument '%s' (paths follow --motions or --avatars)", a);
-				return RK_EXIT_USAGE;
+				cli_fail("batch: unexpected argument '%s' (paths follow --motions or --avatars)", a);
+				return CLI_EXIT_USAGE;
 			}
-			int rc = rk_batch_expand(a, list == 1 ? &b->motion_files : &b->avatar_files);
+			int rc = cli_batch_expand(a, list == 1 ? &b->motion_files : &b->avatar_files);
 			if (rc) return rc;
 			continue;
 		}
@@ -1065,77 +1065,77 @@ static int rk_batch_parse(rk_batch *b, int argc, char **argv)
 		if (!strcmp(a, "--drop-avatar-clips")) { b->drop_avatar_clips = true; continue; }
 		if (strcmp(a, "--out") && strcmp(a, "--threads") && strcmp(a, "--root") && strcmp(a, "--fps") &&
 			strcmp(a, "--clip")) {
-			rk_cli_fail("batch: unknown option '%s' (see rigkit batch --help)", a);
-			return RK_EXIT_USAGE;
+			cli_fail("batch: unknown option '%s' (see rigkit batch --help)", a);
+			return CLI_EXIT_USAGE;
 		}
 		if (i + 1 >= argc) {
-			rk_cli_fail("batch: %s needs a value (see rigkit batch --help)", a);
-			return RK_EXIT_USAGE;
+			cli_fail("batch: %s needs a value (see rigkit batch --help)", a);
+			return CLI_EXIT_USAGE;
 		}
 		const char *v = argv[++i];
 		char *end;
 		if (!strcmp(a, "--out")) {
 			if (!v[0]) {
-				rk_cli_fail("batch: --out needs a directory");
-				return RK_EXIT_USAGE;
+				cli_fail("batch: --out needs a directory");
+				return CLI_EXIT_USAGE;
 			}
 			b->out_dir = v;
 		} else if (!strcmp(a, "--threads")) {
 			long n = strtol(v, &end, 10);
-			if (end == v || *end || n < 1 || n > RK_BATCH_MAX_THREADS) {
-				rk_cli_fail("batch: --threads expects a count in [1, %d], got '%s'", RK_BATCH_MAX_THREADS, v);
-				return RK_EXIT_USAGE;
+			if (end == v || *end || n < 1 || n > CLI_BATCH_MAX_THREADS) {
+				cli_fail("batch: --threads expects a count in [1, %d], got '%s'", CLI_BATCH_MAX_THREADS, v);
+				return CLI_EXIT_USAGE;
 			}
 			b->threads = (size_t)n;
 		} else if (!strcmp(a, "--fps")) {
 			b->ro.fps = strtod(v, &end);
 			if (end == v || *end || !(b->ro.fps > 0.0) || b->ro.fps > 1000.0) {
-				rk_cli_fail("batch: --fps expects a rate in (0, 1000], got '%s'", v);
-				return RK_EXIT_USAGE;
+				cli_fail("batch: --fps expects a rate in (0, 1000], got '%s'", v);
+				return CLI_EXIT_USAGE;
 			}
 		} else if (!strcmp(a, "--root")) {
 			if (!strcmp(v, "keep")) b->ro.root = RK_RETARGET_ROOT_KEEP;
 			else if (!strcmp(v, "in-place")) b->ro.root = RK_RETARGET_ROOT_IN_PLACE;
 			else if (!strcmp(v, "lock")) b->ro.root = RK_RETARGET_ROOT_LOCK;
 			else {
-				rk_cli_fail("batch: --root expects keep, in-place or lock, got '%s'", v);
-				return RK_EXIT_USAGE;
+				cli_fail("batch: --root expects keep, in-place or lock, got '%s'", v);
+				return CLI_EXIT_USAGE;
 			}
 		} else {
-			if (b->clip_name_count >= RK_BATCH_MAX_CLIP_NAMES) {
-				rk_cli_fail("batch: at most %d --clip options", RK_BATCH_MAX_CLIP_NAMES);
-				return RK_EXIT_USAGE;
+			if (b->clip_name_count >= CLI_BATCH_MAX_CLIP_NAMES) {
+				cli_fail("batch: at most %d --clip options", CLI_BATCH_MAX_CLIP_NAMES);
+				return CLI_EXIT_USAGE;
 			}
 			b->clip_names[b->clip_name_count++] = v;
 		}
 	}
 	if (!saw_motions || !saw_avatars || !b->out_dir) {
-		rk_cli_fail("batch: --motions, --avatars and --out are required (see rigkit batch --help)");
-		return RK_EXIT_USAGE;
+		cli_fail("batch: --motions, --avatars and --out are required (see rigkit batch --help)");
+		return CLI_EXIT_USAGE;
 	}
 	if (!b->motion_files.count || !b->avatar_files.count) {
-		rk_cli_fail("batch: no %s files found (directories give their *.fbx, *.glb, *.gltf)",
+		cli_fail("batch: no %s files found (directories give their *.fbx, *.glb, *.gltf)",
 			b->motion_files.count ? "avatar" : "motion");
-		return RK_EXIT_USAGE;
+		return CLI_EXIT_USAGE;
 	}
 	/* one order whatever the order of the arguments: by name (then path) */
-	qsort(b->motion_files.data, b->motion_files.count, sizeof(rk_batch_file), rk_batch_file_cmp);
-	qsort(b->avatar_files.data, b->avatar_files.count, sizeof(rk_batch_file), rk_batch_file_cmp);
-	if (!rk_batch_bases_unique(&b->motion_files, "motion") || !rk_batch_bases_unique(&b->avatar_files, "avatar"))
-		return RK_EXIT_USAGE;
-	if (!b->threads) b->threads = rk_batch_default_threads();
-	return RK_EXIT_OK;
+	qsort(b->motion_files.data, b->motion_files.count, sizeof(cli_batch_file), cli_batch_file_cmp);
+	qsort(b->avatar_files.data, b->avatar_files.count, sizeof(cli_batch_file), cli_batch_file_cmp);
+	if (!cli_batch_bases_unique(&b->motion_files, "motion") || !cli_batch_bases_unique(&b->avatar_files, "avatar"))
+		return CLI_EXIT_USAGE;
+	if (!b->threads) b->threads = cli_batch_default_threads();
+	return CLI_EXIT_OK;
 }
 
-static void rk_batch_free(rk_batch *b)
+static void cli_batch_free(cli_batch *b)
 {
 	for (size_t j = 0; j < b->job_count; j++) {
-		rk_batch_job *job = &b->jobs[j];
+		cli_batch_job *job = &b->jobs[j];
 		if (job->results)
 			for (size_t k = 0; k < job->clip_count; k++) free(job->results[k].renamed);
 		free(job->results);
 		free(job->out_path);
-		rk_batch_failures_free(&job->failures);
+		cli_batch_failures_free(&job->failures);
 	}
 	free(b->jobs);
 	for (size_t c = 0; c < b->clip_count; c++) {
@@ -1145,53 +1145,53 @@ static void rk_batch_free(rk_batch *b)
 	free(b->clips);
 	if (b->motions)
 		for (size_t i = 0; i < b->motion_files.count; i++) {
-			rk_free_scene(b->motions[i].scene);
+			rk_scene_free(b->motions[i].scene);
 			free(b->motions[i].picks);
-			rk_batch_failures_free(&b->motions[i].failures);
+			cli_batch_failures_free(&b->motions[i].failures);
 		}
 	free(b->motions);
-	rk_batch_files_free(&b->motion_files);
-	rk_batch_files_free(&b->avatar_files);
+	cli_batch_files_free(&b->motion_files);
+	cli_batch_files_free(&b->avatar_files);
 }
 
-int rk_cmd_batch(int argc, char **argv)
+int cli_cmd_batch(int argc, char **argv)
 {
-	rk_batch b;
+	cli_batch b;
 	memset(&b, 0, sizeof(b));
-	int rc = rk_batch_parse(&b, argc, argv);
+	int rc = cli_batch_parse(&b, argc, argv);
 	if (rc) {
-		rk_batch_free(&b);
+		cli_batch_free(&b);
 		return rc;
 	}
-	if (!rk_batch_make_dir(b.out_dir)) {
-		rk_cli_fail("%s: cannot create the output directory (%s)", b.out_dir, strerror(errno));
-		rk_batch_free(&b);
-		return RK_EXIT_OUTPUT;
+	if (!cli_batch_make_dir(b.out_dir)) {
+		cli_fail("%s: cannot create the output directory (%s)", b.out_dir, strerror(errno));
+		cli_batch_free(&b);
+		return CLI_EXIT_OUTPUT;
 	}
-	double t0 = rk_batch_now();
+	double t0 = cli_batch_now();
 
-	b.motions = (rk_batch_motion *)rk_batch_alloc(b.motion_files.count, sizeof(rk_batch_motion));
+	b.motions = (cli_batch_motion *)cli_batch_alloc(b.motion_files.count, sizeof(cli_batch_motion));
 	for (size_t i = 0; i < b.motion_files.count; i++) b.motions[i].file = &b.motion_files.data[i];
-	rk_batch_pool_run(&b, b.motion_files.count, b.threads, rk_batch_load_motion, rk_batch_motion_failed,
-		rk_batch_report_motion);
+	cli_batch_pool_run(&b, b.motion_files.count, b.threads, cli_batch_load_motion, cli_batch_motion_failed,
+		cli_batch_report_motion);
 	bool stop = b.motions_failed && !b.keep_going;
-	rk_batch_collect_clips(&b);
+	cli_batch_collect_clips(&b);
 	if (!stop) {
-		rk_batch_make_jobs(&b);
-		rk_batch_pool_run(&b, b.job_count, b.threads, rk_batch_run_job, rk_batch_job_failed, rk_batch_report_job);
+		cli_batch_make_jobs(&b);
+		cli_batch_pool_run(&b, b.job_count, b.threads, cli_batch_run_job, cli_batch_job_failed, cli_batch_report_job);
 	}
-	double wall = rk_batch_now() - t0;
+	double wall = cli_batch_now() - t0;
 
 	for (size_t i = 0; i < b.motion_files.count; i++) {
-		int e = rk_batch_failures_exit(&b.motions[i].failures);
+		int e = cli_batch_failures_exit(&b.motions[i].failures);
 		if (e > rc) rc = e;
 	}
 	for (size_t j = 0; j < b.job_count; j++) {
-		int e = rk_batch_failures_exit(&b.jobs[j].failures);
+		int e = cli_batch_failures_exit(&b.jobs[j].failures);
 		if (e > rc) rc = e;
 	}
 	if (b.json) {
-		rk_batch_print_json(&b, wall, rc);
+		cli_batch_print_json(&b, wall, rc);
 	} else {
 		size_t loaded = b.motion_files.count - b.motions_failed - b.motions_not_run;
 		printf("batch: %zu of %zu motion%s (%zu clip%s) x %zu avatar%s: %zu job%s, %zu written, %zu failed", loaded,
@@ -1204,6 +1204,6 @@ int rk_cmd_batch(int argc, char **argv)
 			wall > 0.0 ? (double)b.outputs_written / wall : 0.0, wall > 0.0 ? (double)b.clips_done / wall : 0.0,
 			b.threads, b.threads == 1 ? "" : "s");
 	}
-	rk_batch_free(&b);
+	cli_batch_free(&b);
 	return rc;
 }

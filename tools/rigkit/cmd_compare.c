@@ -1,5 +1,5 @@
 /* tools/rigkit/cmd_compare.c - `rigkit compare A B`: two clips on two
- * humanoids, bone by bone, in numbers (rk_compare_clips, rigkit/retarget.h). */
+ * humanoids, bone by bone, in numbers (rk_clip_compare, rigkit/retarget.h). */
 #include "cli.h"
 
 #include <rigkit/retarget.h>
@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-const char rk_cmd_compare_usage[] =
+const char cli_cmd_compare_usage[] =
 	"usage: rigkit compare A B [--clip-a NAME | --static-a] [--clip-b NAME | --static-b]\n"
 	"                          [--fps N] [--duration S] [--bones] [--json]\n"
 	"\n"
@@ -38,61 +38,61 @@ const char rk_cmd_compare_usage[] =
 	"Exit codes: 0 ok, 1 usage, 2 bad input (unreadable file, unknown clip, not a\n"
 	"humanoid).\n";
 
-#define RK_DEG (180.0 / 3.14159265358979323846)
+#define CLI_DEG (180.0 / 3.14159265358979323846)
 
-typedef struct rk_compare_side {
+typedef struct cli_compare_side {
 	const char *path, *clip_name;
 	bool is_static;
 	rk_scene *scene;
 	const rk_anim_clip *clip;
-} rk_compare_side;
+} cli_compare_side;
 
-static int rk_compare_load(rk_compare_side *s, const rk_load_opts *lo)
+static int cli_compare_load(cli_compare_side *s, const rk_load_opts *lo)
 {
 	rk_error err;
 	s->scene = rk_load_file(s->path, lo, &err);
 	if (!s->scene) {
-		rk_cli_print_error(&err);
-		return rk_cli_exit_code(&err);
+		cli_print_error(&err);
+		return cli_exit_code(&err);
 	}
 	if (s->clip_name) {
-		s->clip = rk_find_clip(s->scene, s->clip_name);
+		s->clip = rk_scene_find_clip(s->scene, s->clip_name);
 		if (!s->clip) {
-			rk_cli_fail("%s: no animation clip named '%s' (see rigkit info)", s->path, s->clip_name);
-			return RK_EXIT_INPUT;
+			cli_fail("%s: no animation clip named '%s' (see rigkit info)", s->path, s->clip_name);
+			return CLI_EXIT_INPUT;
 		}
 	} else if (!s->is_static) {
-		s->clip = rk_cli_default_clip(s->scene);
+		s->clip = cli_default_clip(s->scene);
 	}
-	return RK_EXIT_OK;
+	return CLI_EXIT_OK;
 }
 
-static double rk_compare_clip_length(const rk_anim_clip *c) { return c ? c->time_end - c->time_begin : -1.0; }
+static double cli_compare_clip_length(const rk_anim_clip *c) { return c ? c->time_end - c->time_begin : -1.0; }
 
-static void rk_compare_json_side(rk_json *j, const char *key, const rk_compare_side *s)
+static void cli_compare_json_side(cli_json *j, const char *key, const cli_compare_side *s)
 {
-	rk_json_object(j, key);
-	rk_json_string(j, "file", s->path);
+	cli_json_object(j, key);
+	cli_json_string(j, "file", s->path);
 	if (s->clip) {
-		rk_json_string(j, "clip", s->clip->name);
-		rk_json_number(j, "clip_duration", rk_compare_clip_length(s->clip));
+		cli_json_string(j, "clip", s->clip->name);
+		cli_json_number(j, "clip_duration", cli_compare_clip_length(s->clip));
 	} else {
-		rk_json_null(j, "clip");
+		cli_json_null(j, "clip");
 	}
-	rk_json_close_object(j);
+	cli_json_close_object(j);
 }
 
-static void rk_compare_print_side(const char *label, const rk_compare_side *s)
+static void cli_compare_print_side(const char *label, const cli_compare_side *s)
 {
 	if (s->clip)
-		printf("%s: %s  clip '%s' (%.6g s)\n", label, s->path, s->clip->name, rk_compare_clip_length(s->clip));
+		printf("%s: %s  clip '%s' (%.6g s)\n", label, s->path, s->clip->name, cli_compare_clip_length(s->clip));
 	else
 		printf("%s: %s  static pose\n", label, s->path);
 }
 
-int rk_cmd_compare(int argc, char **argv)
+int cli_cmd_compare(int argc, char **argv)
 {
-	rk_compare_side side[2];
+	cli_compare_side side[2];
 	memset(side, 0, sizeof(side));
 	rk_compare_opts opts;
 	memset(&opts, 0, sizeof(opts));
@@ -108,8 +108,8 @@ int rk_cmd_compare(int argc, char **argv)
 		if (!strcmp(a, "--clip-a") || !strcmp(a, "--clip-b") || !strcmp(a, "--fps") || !strcmp(a, "--duration")
 			|| !strcmp(a, "--axes") || !strcmp(a, "--unit-meters")) {
 			if (i + 1 >= argc) {
-				rk_cli_fail("compare: %s needs a value (see rigkit compare --help)", a);
-				return RK_EXIT_USAGE;
+				cli_fail("compare: %s needs a value (see rigkit compare --help)", a);
+				return CLI_EXIT_USAGE;
 			}
 			const char *v = argv[++i];
 			if (!strcmp(a, "--clip-a")) {
@@ -119,60 +119,60 @@ int rk_cmd_compare(int argc, char **argv)
 			} else if (!strcmp(a, "--fps")) {
 				opts.fps = strtod(v, &end);
 				if (end == v || *end || !(opts.fps > 0.0) || opts.fps > 10000.0) {
-					rk_cli_fail("compare: --fps expects a rate in (0, 10000], got '%s'", v);
-					return RK_EXIT_USAGE;
+					cli_fail("compare: --fps expects a rate in (0, 10000], got '%s'", v);
+					return CLI_EXIT_USAGE;
 				}
 			} else if (!strcmp(a, "--duration")) {
 				opts.duration = strtod(v, &end);
 				if (end == v || *end || !(opts.duration > 0.0) || !isfinite(opts.duration)) {
-					rk_cli_fail("compare: --duration expects positive seconds, got '%s'", v);
-					return RK_EXIT_USAGE;
+					cli_fail("compare: --duration expects positive seconds, got '%s'", v);
+					return CLI_EXIT_USAGE;
 				}
-			} else if (rk_cli_load_option("compare", a, v, &lo) < 0) {
-				return RK_EXIT_USAGE;
+			} else if (cli_load_option("compare", a, v, &lo) < 0) {
+				return CLI_EXIT_USAGE;
 			}
 			continue;
 		}
 		if (a[0] == '-' && a[1]) {
-			rk_cli_fail("compare: unknown option '%s' (see rigkit compare --help)", a);
-			return RK_EXIT_USAGE;
+			cli_fail("compare: unknown option '%s' (see rigkit compare --help)", a);
+			return CLI_EXIT_USAGE;
 		}
 		if (!side[0].path) side[0].path = a;
 		else if (!side[1].path) side[1].path = a;
 		else {
-			rk_cli_fail("compare: expected two files A and B (see rigkit compare --help)");
-			return RK_EXIT_USAGE;
+			cli_fail("compare: expected two files A and B (see rigkit compare --help)");
+			return CLI_EXIT_USAGE;
 		}
 	}
 	if (!side[0].path || !side[1].path) {
-		rk_cli_fail("compare: missing file%s A B (see rigkit compare --help)", side[0].path ? "" : "s");
-		return RK_EXIT_USAGE;
+		cli_fail("compare: missing file%s A B (see rigkit compare --help)", side[0].path ? "" : "s");
+		return CLI_EXIT_USAGE;
 	}
 	for (int k = 0; k < 2; k++) {
 		if (side[k].is_static && side[k].clip_name) {
-			rk_cli_fail("compare: --static-%c and --clip-%c exclude each other", 'a' + k, 'a' + k);
-			return RK_EXIT_USAGE;
+			cli_fail("compare: --static-%c and --clip-%c exclude each other", 'a' + k, 'a' + k);
+			return CLI_EXIT_USAGE;
 		}
 	}
 
-	int rc = rk_compare_load(&side[0], &lo);
-	if (rc == RK_EXIT_OK) rc = rk_compare_load(&side[1], &lo);
+	int rc = cli_compare_load(&side[0], &lo);
+	if (rc == CLI_EXIT_OK) rc = cli_compare_load(&side[1], &lo);
 	rk_compare_result res;
 	rk_error err;
-	if (rc == RK_EXIT_OK
-		&& !rk_compare_clips(side[0].scene, side[0].clip, side[1].scene, side[1].clip, &opts, &res, &err)) {
-		rk_cli_print_error(&err);
-		rc = err.code == RK_ERROR_LIMIT ? RK_EXIT_USAGE : RK_EXIT_INPUT;
+	if (rc == CLI_EXIT_OK
+		&& !rk_clip_compare(side[0].scene, side[0].clip, side[1].scene, side[1].clip, &opts, &res, &err)) {
+		cli_print_error(&err);
+		rc = err.code == RK_ERROR_LIMIT ? CLI_EXIT_USAGE : CLI_EXIT_INPUT;
 	}
-	if (rc != RK_EXIT_OK) {
-		rk_free_scene(side[0].scene);
-		rk_free_scene(side[1].scene);
+	if (rc != CLI_EXIT_OK) {
+		rk_scene_free(side[0].scene);
+		rk_scene_free(side[1].scene);
 		return rc;
 	}
 
-	/* the compared span, as rk_compare_clips chose it */
+	/* the compared span, as rk_clip_compare chose it */
 	double fps = opts.fps > 0.0 ? opts.fps : 30.0;
-	double la = rk_compare_clip_length(side[0].clip), lb = rk_compare_clip_length(side[1].clip);
+	double la = cli_compare_clip_length(side[0].clip), lb = cli_compare_clip_length(side[1].clip);
 	double duration = opts.duration;
 	if (duration == 0.0) duration = la >= 0.0 && lb >= 0.0 ? (la < lb ? la : lb) : la >= 0.0 ? la : lb >= 0.0 ? lb : 0.0;
 	int worst = -1;
@@ -181,41 +181,41 @@ int rk_cmd_compare(int argc, char **argv)
 			worst = k;
 
 	if (json) {
-		rk_json j;
-		rk_json_begin(&j, stdout);
-		rk_json_object(&j, NULL);
-		rk_compare_json_side(&j, "a", &side[0]);
-		rk_compare_json_side(&j, "b", &side[1]);
-		rk_json_number(&j, "fps", fps);
-		rk_json_number(&j, "duration", duration);
-		rk_json_int(&j, "frames", (long long)res.frames);
-		rk_json_int(&j, "bones_compared", (long long)res.bones_compared);
-		rk_json_number(&j, "max_direction_deg", res.max_direction_angle * RK_DEG);
-		rk_json_number(&j, "max_rotation_deg", res.max_rotation_angle * RK_DEG);
-		rk_json_number(&j, "max_position_hips", res.max_position_error);
-		if (worst >= 0) rk_json_string(&j, "worst_bone", rk_humanoid_bone_name((rk_humanoid_bone)worst));
-		else rk_json_null(&j, "worst_bone");
-		rk_json_array(&j, "bones");
+		cli_json j;
+		cli_json_begin(&j, stdout);
+		cli_json_object(&j, NULL);
+		cli_compare_json_side(&j, "a", &side[0]);
+		cli_compare_json_side(&j, "b", &side[1]);
+		cli_json_number(&j, "fps", fps);
+		cli_json_number(&j, "duration", duration);
+		cli_json_int(&j, "frames", (long long)res.frames);
+		cli_json_int(&j, "bones_compared", (long long)res.bones_compared);
+		cli_json_number(&j, "max_direction_deg", res.max_direction_angle * CLI_DEG);
+		cli_json_number(&j, "max_rotation_deg", res.max_rotation_angle * CLI_DEG);
+		cli_json_number(&j, "max_position_hips", res.max_position_error);
+		if (worst >= 0) cli_json_string(&j, "worst_bone", rk_humanoid_bone_name((rk_humanoid_bone)worst));
+		else cli_json_null(&j, "worst_bone");
+		cli_json_array(&j, "bones");
 		for (int k = 0; k < RK_HUMANOID_BONE_COUNT; k++) {
 			const rk_compare_bone *c = &res.bones[k];
 			if (!c->compared) continue;
-			rk_json_object(&j, NULL);
-			rk_json_string(&j, "bone", rk_humanoid_bone_name((rk_humanoid_bone)k));
-			rk_json_number(&j, "max_direction_deg", c->max_direction_angle * RK_DEG);
-			rk_json_number(&j, "mean_direction_deg", c->mean_direction_angle * RK_DEG);
-			rk_json_number(&j, "max_rotation_deg", c->max_rotation_angle * RK_DEG);
-			rk_json_number(&j, "mean_rotation_deg", c->mean_rotation_angle * RK_DEG);
-			rk_json_number(&j, "max_position_hips", c->max_position_error);
-			rk_json_number(&j, "mean_position_hips", c->mean_position_error);
-			rk_json_number(&j, "worst_time", c->worst_time);
-			rk_json_close_object(&j);
+			cli_json_object(&j, NULL);
+			cli_json_string(&j, "bone", rk_humanoid_bone_name((rk_humanoid_bone)k));
+			cli_json_number(&j, "max_direction_deg", c->max_direction_angle * CLI_DEG);
+			cli_json_number(&j, "mean_direction_deg", c->mean_direction_angle * CLI_DEG);
+			cli_json_number(&j, "max_rotation_deg", c->max_rotation_angle * CLI_DEG);
+			cli_json_number(&j, "mean_rotation_deg", c->mean_rotation_angle * CLI_DEG);
+			cli_json_number(&j, "max_position_hips", c->max_position_error);
+			cli_json_number(&j, "mean_position_hips", c->mean_position_error);
+			cli_json_number(&j, "worst_time", c->worst_time);
+			cli_json_close_object(&j);
 		}
-		rk_json_close_array(&j);
-		rk_json_close_object(&j);
-		rk_json_end(&j);
+		cli_json_close_array(&j);
+		cli_json_close_object(&j);
+		cli_json_end(&j);
 	} else {
-		rk_compare_print_side("a", &side[0]);
-		rk_compare_print_side("b", &side[1]);
+		cli_compare_print_side("a", &side[0]);
+		cli_compare_print_side("b", &side[1]);
 		printf("%zu frame%s at %.6g fps over %.6g s, %zu humanoid bones in both\n", res.frames,
 			res.frames == 1 ? "" : "s", fps, duration, res.bones_compared);
 		if (bones) {
@@ -226,19 +226,19 @@ int rk_cmd_compare(int argc, char **argv)
 				const rk_compare_bone *c = &res.bones[k];
 				if (!c->compared) continue;
 				printf("%-24s %9.2f %9.2f %9.2f %9.2f %9.2f %8.3f\n", rk_humanoid_bone_name((rk_humanoid_bone)k),
-					c->max_direction_angle * RK_DEG, c->mean_direction_angle * RK_DEG, c->max_rotation_angle * RK_DEG,
-					c->mean_rotation_angle * RK_DEG, c->max_position_error * 100.0, c->worst_time);
+					c->max_direction_angle * CLI_DEG, c->mean_direction_angle * CLI_DEG, c->max_rotation_angle * CLI_DEG,
+					c->mean_rotation_angle * CLI_DEG, c->max_position_error * 100.0, c->worst_time);
 			}
 			printf("\n");
 		}
 		printf("max direction %.2f deg, max rotation %.2f deg, max position %.2f%% of hips height",
-			res.max_direction_angle * RK_DEG, res.max_rotation_angle * RK_DEG, res.max_position_error * 100.0);
-		if (worst >= 0 && res.bones[worst].max_rotation_angle * RK_DEG >= 0.005)
+			res.max_direction_angle * CLI_DEG, res.max_rotation_angle * CLI_DEG, res.max_position_error * 100.0);
+		if (worst >= 0 && res.bones[worst].max_rotation_angle * CLI_DEG >= 0.005)
 			printf(" (largest rotation: %s, %.2f deg at %.3f s)", rk_humanoid_bone_name((rk_humanoid_bone)worst),
-				res.bones[worst].max_rotation_angle * RK_DEG, res.bones[worst].worst_time);
+				res.bones[worst].max_rotation_angle * CLI_DEG, res.bones[worst].worst_time);
 		printf("\n");
 	}
-	rk_free_scene(side[0].scene);
-	rk_free_scene(side[1].scene);
-	return RK_EXIT_OK;
+	rk_scene_free(side[0].scene);
+	rk_scene_free(side[1].scene);
+	return CLI_EXIT_OK;
 }

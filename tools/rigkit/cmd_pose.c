@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-const char rk_cmd_pose_usage[] =
+const char cli_cmd_pose_usage[] =
 	"usage: rigkit pose FILE [--clip NAME] [--time T]... [--samples N] [--joints] [--json]\n"
 	"\n"
 	"Evaluates FILE's nodes and prints their world positions (and with --json\n"
@@ -23,12 +23,12 @@ const char rk_cmd_pose_usage[] =
 	"  --json              machine-readable output\n"
 	"Without --time/--samples the clip's start time (or the static scene) is used.\n";
 
-#define RK_POSE_MAX_TIMES 4096
+#define CLI_POSE_MAX_TIMES 4096
 
-int rk_cmd_pose(int argc, char **argv)
+int cli_cmd_pose(int argc, char **argv)
 {
 	const char *path = NULL, *clip_name = NULL;
-	static double times[RK_POSE_MAX_TIMES];
+	static double times[CLI_POSE_MAX_TIMES];
 	size_t time_count = 0;
 	long samples = 0;
 	bool json = false, joints_only = false, no_extra = false;
@@ -42,64 +42,64 @@ int rk_cmd_pose(int argc, char **argv)
 		if (!strcmp(a, "--clip") || !strcmp(a, "--time") || !strcmp(a, "--samples") || !strcmp(a, "--axes")
 			|| !strcmp(a, "--unit-meters")) {
 			if (i + 1 >= argc) {
-				rk_cli_fail("pose: %s needs a value (see rigkit pose --help)", a);
-				return RK_EXIT_USAGE;
+				cli_fail("pose: %s needs a value (see rigkit pose --help)", a);
+				return CLI_EXIT_USAGE;
 			}
 			const char *v = argv[++i];
 			if (!strcmp(a, "--clip")) {
 				clip_name = v;
 			} else if (!strcmp(a, "--time")) {
 				double t = strtod(v, &end);
-				if (end == v || *end || !isfinite(t) || time_count >= RK_POSE_MAX_TIMES) {
-					rk_cli_fail("pose: --time expects seconds (at most %d times), got '%s'", RK_POSE_MAX_TIMES, v);
-					return RK_EXIT_USAGE;
+				if (end == v || *end || !isfinite(t) || time_count >= CLI_POSE_MAX_TIMES) {
+					cli_fail("pose: --time expects seconds (at most %d times), got '%s'", CLI_POSE_MAX_TIMES, v);
+					return CLI_EXIT_USAGE;
 				}
 				times[time_count++] = t;
 			} else if (!strcmp(a, "--samples")) {
 				samples = strtol(v, &end, 10);
-				if (end == v || *end || samples < 1 || samples > RK_POSE_MAX_TIMES) {
-					rk_cli_fail("pose: --samples expects 1..%d, got '%s'", RK_POSE_MAX_TIMES, v);
-					return RK_EXIT_USAGE;
+				if (end == v || *end || samples < 1 || samples > CLI_POSE_MAX_TIMES) {
+					cli_fail("pose: --samples expects 1..%d, got '%s'", CLI_POSE_MAX_TIMES, v);
+					return CLI_EXIT_USAGE;
 				}
-			} else if (rk_cli_load_option("pose", a, v, &lo) < 0) {
-				return RK_EXIT_USAGE;
+			} else if (cli_load_option("pose", a, v, &lo) < 0) {
+				return CLI_EXIT_USAGE;
 			}
 			continue;
 		}
 		if (a[0] == '-' && a[1]) {
-			rk_cli_fail("pose: unknown option '%s' (see rigkit pose --help)", a);
-			return RK_EXIT_USAGE;
+			cli_fail("pose: unknown option '%s' (see rigkit pose --help)", a);
+			return CLI_EXIT_USAGE;
 		}
 		if (path) {
-			rk_cli_fail("pose: one FILE expected (see rigkit pose --help)");
-			return RK_EXIT_USAGE;
+			cli_fail("pose: one FILE expected (see rigkit pose --help)");
+			return CLI_EXIT_USAGE;
 		}
 		path = a;
 	}
 	if (!path) {
-		rk_cli_fail("pose: missing FILE (see rigkit pose --help)");
-		return RK_EXIT_USAGE;
+		cli_fail("pose: missing FILE (see rigkit pose --help)");
+		return CLI_EXIT_USAGE;
 	}
 	rk_error err;
 	rk_scene *s = rk_load_file(path, &lo, &err);
 	if (!s) {
-		rk_cli_print_error(&err);
-		return rk_cli_exit_code(&err);
+		cli_print_error(&err);
+		return cli_exit_code(&err);
 	}
 	const rk_anim_clip *clip = NULL;
 	if (clip_name) {
-		clip = rk_find_clip(s, clip_name);
+		clip = rk_scene_find_clip(s, clip_name);
 		if (!clip) {
-			rk_cli_fail("%s: no animation clip named '%s' (see rigkit info)", path, clip_name);
-			rk_free_scene(s);
-			return RK_EXIT_INPUT;
+			cli_fail("%s: no animation clip named '%s' (see rigkit info)", path, clip_name);
+			rk_scene_free(s);
+			return CLI_EXIT_INPUT;
 		}
 	} else {
-		clip = rk_cli_default_clip(s);
+		clip = cli_default_clip(s);
 	}
 	if (samples > 0) {
 		double t0 = clip ? clip->time_begin : 0.0, t1 = clip ? clip->time_end : 0.0;
-		for (long k = 0; k < samples && time_count < RK_POSE_MAX_TIMES; k++)
+		for (long k = 0; k < samples && time_count < CLI_POSE_MAX_TIMES; k++)
 			times[time_count++] = samples == 1 ? t0 : t0 + (t1 - t0) * (double)k / (double)(samples - 1);
 	}
 	if (time_count == 0) times[time_count++] = clip ? clip->time_begin : 0.0;
@@ -109,36 +109,36 @@ int rk_cmd_pose(int argc, char **argv)
 	rk_pose pose;
 	if (!mem || !rk_pose_init(&pose, s, mem, size)) {
 		free(mem);
-		rk_free_scene(s);
-		rk_cli_fail("pose: out of memory");
-		return RK_EXIT_INPUT;
+		rk_scene_free(s);
+		cli_fail("pose: out of memory");
+		return CLI_EXIT_INPUT;
 	}
-	rk_json j;
+	cli_json j;
 	if (json) {
-		rk_json_begin(&j, stdout);
-		rk_json_object(&j, NULL);
-		rk_json_string(&j, "file", path);
-		if (clip) rk_json_string(&j, "clip", clip->name);
-		else rk_json_null(&j, "clip");
-		rk_json_array(&j, "samples");
+		cli_json_begin(&j, stdout);
+		cli_json_object(&j, NULL);
+		cli_json_string(&j, "file", path);
+		if (clip) cli_json_string(&j, "clip", clip->name);
+		else cli_json_null(&j, "clip");
+		cli_json_array(&j, "samples");
 	}
-	int rc = RK_EXIT_OK;
+	int rc = CLI_EXIT_OK;
 	for (size_t k = 0; k < time_count; k++) {
-		rk_eval_pose_job job = { 0 };
+		rk_pose_eval_job job = { 0 };
 		job.scene = s;
 		job.clip = clip;
 		job.time = times[k];
 		job.no_extrapolation = no_extra;
 		job.pose = &pose;
-		if (!rk_eval_pose_validate(&job, &err) || !rk_eval_pose_run(&job)) {
-			rk_cli_print_error(&err);
-			rc = RK_EXIT_INPUT;
+		if (!rk_pose_eval_validate(&job, &err) || !rk_pose_eval_run(&job)) {
+			cli_print_error(&err);
+			rc = CLI_EXIT_INPUT;
 			break;
 		}
 		if (json) {
-			rk_json_object(&j, NULL);
-			rk_json_number(&j, "time", times[k]);
-			rk_json_object(&j, "nodes");
+			cli_json_object(&j, NULL);
+			cli_json_number(&j, "time", times[k]);
+			cli_json_object(&j, "nodes");
 		} else {
 			printf("time %.6g\n", times[k]);
 		}
@@ -148,26 +148,26 @@ int rk_cmd_pose(int argc, char **argv)
 			rk_mat4 m = pose.node_to_world[i];
 			rk_vec3 p = rk_mat4_get_translation(m);
 			if (json) {
-				rk_json_object(&j, n->name);
-				rk_json_vec3(&j, "position", p);
-				rk_json_quat(&j, "rotation", rk_mat4_decompose(m).rotation);
-				rk_json_mat4(&j, "node_to_world", m);
-				rk_json_close_object(&j);
+				cli_json_object(&j, n->name);
+				cli_json_vec3(&j, "position", p);
+				cli_json_quat(&j, "rotation", rk_mat4_decompose(m).rotation);
+				cli_json_mat4(&j, "node_to_world", m);
+				cli_json_close_object(&j);
 			} else {
 				printf("  %-40s %12.6f %12.6f %12.6f\n", n->name, p.x, p.y, p.z);
 			}
 		}
 		if (json) {
-			rk_json_close_object(&j);
-			rk_json_close_object(&j);
+			cli_json_close_object(&j);
+			cli_json_close_object(&j);
 		}
 	}
 	if (json) {
-		rk_json_close_array(&j);
-		rk_json_close_object(&j);
-		rk_json_end(&j);
+		cli_json_close_array(&j);
+		cli_json_close_object(&j);
+		cli_json_end(&j);
 	}
 	free(mem);
-	rk_free_scene(s);
+	rk_scene_free(s);
 	return rc;
 }

@@ -9,7 +9,7 @@
 #include <string.h>
 #include <strings.h>
 
-const char rk_cmd_render_usage[] =
+const char cli_cmd_render_usage[] =
 	"usage: rigkit render IN OUT.png [--clip NAME] [--time T | --frames N] [--size WxH]\n"
 	"                    [--yaw DEG] [--pitch DEG] [--skeleton] [--texture] [options]\n"
 	"\n"
@@ -46,9 +46,9 @@ const char rk_cmd_render_usage[] =
 	"Prints one line: the file written, the size, the clip and times, the\n"
 	"triangles drawn. Sheets wider than 16384 pixels are refused.\n";
 
-#define RK_RENDER_MAX_FRAMES 64
+#define CLI_RENDER_MAX_FRAMES 64
 
-static int rk_parse_size(const char *s, uint32_t *w, uint32_t *h)
+static int cli_parse_size(const char *s, uint32_t *w, uint32_t *h)
 {
 	char *end;
 	unsigned long a = strtoul(s, &end, 10);
@@ -65,7 +65,7 @@ static int rk_parse_size(const char *s, uint32_t *w, uint32_t *h)
 	return 1;
 }
 
-static int rk_hex(char c)
+static int cli_hex(char c)
 {
 	if (c >= '0' && c <= '9') return c - '0';
 	if (c >= 'a' && c <= 'f') return c - 'a' + 10;
@@ -73,21 +73,21 @@ static int rk_hex(char c)
 	return -1;
 }
 
-static int rk_parse_colour(const char *s, uint8_t out[4])
+static int cli_parse_colour(const char *s, uint8_t out[4])
 {
 	if (s[0] == '#') s++;
 	size_t n = strlen(s);
 	if (n != 6 && n != 8) return 0;
 	out[3] = 255;
 	for (size_t i = 0; i < n; i += 2) {
-		int hi = rk_hex(s[i]), lo = rk_hex(s[i + 1]);
+		int hi = cli_hex(s[i]), lo = cli_hex(s[i + 1]);
 		if (hi < 0 || lo < 0) return 0;
 		out[i / 2] = (uint8_t)(hi * 16 + lo);
 	}
 	return 1;
 }
 
-static int rk_parse_double(const char *v, double lo, double hi, double *out)
+static int cli_parse_double(const char *v, double lo, double hi, double *out)
 {
 	char *end;
 	double d = strtod(v, &end);
@@ -96,14 +96,14 @@ static int rk_parse_double(const char *v, double lo, double hi, double *out)
 	return 1;
 }
 
-static const char *rk_ext(const char *path)
+static const char *cli_ext(const char *path)
 {
 	const char *dot = strrchr(path, '.');
 	const char *slash = strrchr(path, '/');
 	return (dot && (!slash || dot > slash)) ? dot + 1 : "";
 }
 
-static rk_vec3 rk_axis_vector(rk_axis a, rk_vec3 def)
+static rk_vec3 cli_axis_vector(rk_axis a, rk_vec3 def)
 {
 	switch (a) {
 	case RK_AXIS_POSITIVE_X: return (rk_vec3){ 1, 0, 0 };
@@ -119,14 +119,14 @@ static rk_vec3 rk_axis_vector(rk_axis a, rk_vec3 def)
 /* Yaw (degrees, render.h's convention) that puts the camera in front of a
  * humanoid: its forward is left x up, left = from the right upper leg to the
  * left one at rest. 0 when the scene is no humanoid or is mirrored. */
-static double rk_character_yaw(const rk_scene *s)
+static double cli_character_yaw(const rk_scene *s)
 {
 	rk_humanoid h;
 	if (!rk_humanoid_detect(s, &h, NULL)) return 0.0;
 	rk_axes ax = s->settings.axes;
-	rk_vec3 up = rk_axis_vector(ax.up, (rk_vec3){ 0, 1, 0 });
-	rk_vec3 front = rk_axis_vector(ax.front, up.y != 0.0 ? (rk_vec3){ 0, 0, 1 } : (rk_vec3){ 0, -1, 0 });
-	rk_vec3 right = rk_axis_vector(ax.right, rk_vec3_cross(up, front));
+	rk_vec3 up = cli_axis_vector(ax.up, (rk_vec3){ 0, 1, 0 });
+	rk_vec3 front = cli_axis_vector(ax.front, up.y != 0.0 ? (rk_vec3){ 0, 0, 1 } : (rk_vec3){ 0, -1, 0 });
+	rk_vec3 right = cli_axis_vector(ax.right, rk_vec3_cross(up, front));
 	if (rk_vec3_dot(right, rk_vec3_cross(up, front)) < 0.0) return 0.0;   /* left-handed axes */
 	if (rk_mat4_determinant3(h.bones[RK_HUMANOID_HIPS]->node_to_world) < 0.0) return 0.0;
 	rk_vec3 left = rk_vec3_sub(rk_mat4_get_translation(h.bones[RK_HUMANOID_LEFT_UPPER_LEG]->node_to_world),
@@ -137,7 +137,7 @@ static double rk_character_yaw(const rk_scene *s)
 	return atan2(x, z) * 180.0 / 3.14159265358979323846;
 }
 
-int rk_cmd_render(int argc, char **argv)
+int cli_cmd_render(int argc, char **argv)
 {
 	const char *in = NULL, *out = NULL, *clip_name = NULL;
 	double time = 0.0;
@@ -160,139 +160,139 @@ int rk_cmd_render(int argc, char **argv)
 			|| !strcmp(a, "--yaw") || !strcmp(a, "--pitch") || !strcmp(a, "--fov") || !strcmp(a, "--ssaa")
 			|| !strcmp(a, "--background") || !strcmp(a, "--axes") || !strcmp(a, "--unit-meters")) {
 			if (i + 1 >= argc) {
-				rk_cli_fail("render: %s needs a value (see rigkit render --help)", a);
-				return RK_EXIT_USAGE;
+				cli_fail("render: %s needs a value (see rigkit render --help)", a);
+				return CLI_EXIT_USAGE;
 			}
 			const char *v = argv[++i];
 			char *end;
 			if (!strcmp(a, "--clip")) {
 				clip_name = v;
 			} else if (!strcmp(a, "--time")) {
-				if (!rk_parse_double(v, -HUGE_VAL, HUGE_VAL, &time)) {
-					rk_cli_fail("render: --time expects seconds, got '%s'", v);
-					return RK_EXIT_USAGE;
+				if (!cli_parse_double(v, -HUGE_VAL, HUGE_VAL, &time)) {
+					cli_fail("render: --time expects seconds, got '%s'", v);
+					return CLI_EXIT_USAGE;
 				}
 				has_time = true;
 			} else if (!strcmp(a, "--frames")) {
 				frames = strtol(v, &end, 10);
-				if (end == v || *end || frames < 1 || frames > RK_RENDER_MAX_FRAMES) {
-					rk_cli_fail("render: --frames expects 1..%d, got '%s'", RK_RENDER_MAX_FRAMES, v);
-					return RK_EXIT_USAGE;
+				if (end == v || *end || frames < 1 || frames > CLI_RENDER_MAX_FRAMES) {
+					cli_fail("render: --frames expects 1..%d, got '%s'", CLI_RENDER_MAX_FRAMES, v);
+					return CLI_EXIT_USAGE;
 				}
 			} else if (!strcmp(a, "--size")) {
-				if (!rk_parse_size(v, &o.width, &o.height)) {
-					rk_cli_fail("render: --size expects WxH with 1..%d pixels each, got '%s'", RK_RENDER_MAX_SIZE, v);
-					return RK_EXIT_USAGE;
+				if (!cli_parse_size(v, &o.width, &o.height)) {
+					cli_fail("render: --size expects WxH with 1..%d pixels each, got '%s'", RK_RENDER_MAX_SIZE, v);
+					return CLI_EXIT_USAGE;
 				}
 			} else if (!strcmp(a, "--yaw") || !strcmp(a, "--pitch")) {
 				double *dst = !strcmp(a, "--yaw") ? &o.camera.yaw_deg : &o.camera.pitch_deg;
-				if (!rk_parse_double(v, -3600.0, 3600.0, dst)) {
-					rk_cli_fail("render: %s expects degrees, got '%s'", a, v);
-					return RK_EXIT_USAGE;
+				if (!cli_parse_double(v, -3600.0, 3600.0, dst)) {
+					cli_fail("render: %s expects degrees, got '%s'", a, v);
+					return CLI_EXIT_USAGE;
 				}
 			} else if (!strcmp(a, "--fov")) {
-				if (!rk_parse_double(v, 1e-3, 170.0, &o.camera.fov_deg)) {
-					rk_cli_fail("render: --fov expects degrees in (0, 170], got '%s'", v);
-					return RK_EXIT_USAGE;
+				if (!cli_parse_double(v, 1e-3, 170.0, &o.camera.fov_deg)) {
+					cli_fail("render: --fov expects degrees in (0, 170], got '%s'", v);
+					return CLI_EXIT_USAGE;
 				}
 			} else if (!strcmp(a, "--ssaa")) {
 				long n = strtol(v, &end, 10);
 				if (end == v || *end || n < 1 || n > 4) {
-					rk_cli_fail("render: --ssaa expects 1..4, got '%s'", v);
-					return RK_EXIT_USAGE;
+					cli_fail("render: --ssaa expects 1..4, got '%s'", v);
+					return CLI_EXIT_USAGE;
 				}
 				o.supersample = (uint32_t)n;
 			} else if (!strcmp(a, "--background")) {
-				if (!rk_parse_colour(v, o.background)) {
-					rk_cli_fail("render: --background expects RRGGBB or RRGGBBAA in hex, got '%s'", v);
-					return RK_EXIT_USAGE;
+				if (!cli_parse_colour(v, o.background)) {
+					cli_fail("render: --background expects RRGGBB or RRGGBBAA in hex, got '%s'", v);
+					return CLI_EXIT_USAGE;
 				}
 				o.has_background = true;
-			} else if (rk_cli_load_option("render", a, v, &lo) < 0) {
-				return RK_EXIT_USAGE;
+			} else if (cli_load_option("render", a, v, &lo) < 0) {
+				return CLI_EXIT_USAGE;
 			}
 			continue;
 		}
 		if (a[0] == '-' && a[1]) {
-			rk_cli_fail("render: unknown option '%s' (see rigkit render --help)", a);
-			return RK_EXIT_USAGE;
+			cli_fail("render: unknown option '%s' (see rigkit render --help)", a);
+			return CLI_EXIT_USAGE;
 		}
 		if (!in) in = a;
 		else if (!out) out = a;
 		else {
-			rk_cli_fail("render: expected IN and OUT.png only (see rigkit render --help)");
-			return RK_EXIT_USAGE;
+			cli_fail("render: expected IN and OUT.png only (see rigkit render --help)");
+			return CLI_EXIT_USAGE;
 		}
 	}
 	if (!in || !out) {
-		rk_cli_fail("render: missing IN or OUT.png (see rigkit render --help)");
-		return RK_EXIT_USAGE;
+		cli_fail("render: missing IN or OUT.png (see rigkit render --help)");
+		return CLI_EXIT_USAGE;
 	}
-	if (strcasecmp(rk_ext(out), "png") != 0) {
-		rk_cli_fail("render: %s: the output must be a .png file", out);
-		return RK_EXIT_USAGE;
+	if (strcasecmp(cli_ext(out), "png") != 0) {
+		cli_fail("render: %s: the output must be a .png file", out);
+		return CLI_EXIT_USAGE;
 	}
 	if (frames && has_time) {
-		rk_cli_fail("render: --time and --frames exclude each other");
-		return RK_EXIT_USAGE;
+		cli_fail("render: --time and --frames exclude each other");
+		return CLI_EXIT_USAGE;
 	}
 	if (is_static && (frames || has_time || clip_name)) {
-		rk_cli_fail("render: --static excludes --clip, --time and --frames");
-		return RK_EXIT_USAGE;
+		cli_fail("render: --static excludes --clip, --time and --frames");
+		return CLI_EXIT_USAGE;
 	}
 	if (follow && !frames) {
-		rk_cli_fail("render: --follow needs --frames");
-		return RK_EXIT_USAGE;
+		cli_fail("render: --follow needs --frames");
+		return CLI_EXIT_USAGE;
 	}
 	uint32_t w, h;
 	rk_error err;
 	if (!rk_render_size(&o, &w, &h, &err)) {
-		rk_cli_print_error(&err);
-		return RK_EXIT_USAGE;
+		cli_print_error(&err);
+		return CLI_EXIT_USAGE;
 	}
 	long count = frames ? frames : 1;
 	if ((uint64_t)w * (uint64_t)count > RK_RENDER_MAX_SIZE) {
-		rk_cli_fail("render: %ld frames of %u pixels make a sheet wider than %d pixels (use a smaller --size)", count,
+		cli_fail("render: %ld frames of %u pixels make a sheet wider than %d pixels (use a smaller --size)", count,
 			(unsigned)w, RK_RENDER_MAX_SIZE);
-		return RK_EXIT_USAGE;
+		return CLI_EXIT_USAGE;
 	}
 
 	rk_scene *s = rk_load_file(in, &lo, &err);
 	if (!s) {
-		rk_cli_print_error(&err);
-		return rk_cli_exit_code(&err);
+		cli_print_error(&err);
+		return cli_exit_code(&err);
 	}
-	if (!file_front && !o.camera.look_at) o.camera.yaw_deg += rk_character_yaw(s);
+	if (!file_front && !o.camera.look_at) o.camera.yaw_deg += cli_character_yaw(s);
 	const rk_anim_clip *clip = NULL;
 	if (clip_name) {
-		clip = rk_find_clip(s, clip_name);
+		clip = rk_scene_find_clip(s, clip_name);
 		if (!clip) {
-			rk_cli_fail("%s: no animation clip named '%s' (see rigkit info)", in, clip_name);
-			rk_free_scene(s);
-			return RK_EXIT_INPUT;
+			cli_fail("%s: no animation clip named '%s' (see rigkit info)", in, clip_name);
+			rk_scene_free(s);
+			return CLI_EXIT_INPUT;
 		}
 	} else if (has_time || frames) {
-		clip = rk_cli_default_clip(s);
+		clip = cli_default_clip(s);
 		if (!clip && frames) {
-			rk_cli_fail("%s: --frames needs an animation clip, and the file has none", in);
-			rk_free_scene(s);
-			return RK_EXIT_INPUT;
+			cli_fail("%s: --frames needs an animation clip, and the file has none", in);
+			rk_scene_free(s);
+			return CLI_EXIT_INPUT;
 		}
 	}
 	if (clip && !has_time) time = clip->time_begin;
 
-	double times[RK_RENDER_MAX_FRAMES];
+	double times[CLI_RENDER_MAX_FRAMES];
 	for (long k = 0; k < count; k++)
 		times[k] = frames ? clip->time_begin + (clip->time_end - clip->time_begin) * (double)k / (double)count : time;
 
-	int rc = RK_EXIT_OK;
+	int rc = CLI_EXIT_OK;
 	if (frames > 1 && !follow) {
 		/* One camera for the whole sheet: the union of the posed bounds. */
-		for (long k = 0; k < count && rc == RK_EXIT_OK; k++) {
+		for (long k = 0; k < count && rc == CLI_EXIT_OK; k++) {
 			rk_vec3 mn, mx;
 			if (!rk_render_bounds(s, clip, times[k], &o, &mn, &mx, &err)) {
-				rk_cli_print_error(&err);
-				rc = RK_EXIT_INPUT;
+				cli_print_error(&err);
+				rc = CLI_EXIT_INPUT;
 				break;
 			}
 			if (k == 0) {
@@ -309,18 +309,18 @@ int rk_cmd_render(int argc, char **argv)
 	}
 
 	size_t stride = (size_t)w * 4u * (size_t)count;
-	unsigned char *px = rc == RK_EXIT_OK ? (unsigned char *)malloc(stride * h) : NULL;
-	if (rc == RK_EXIT_OK && !px) {
-		rk_cli_fail("render: out of memory for a %ld x %u image", (long)w * count, (unsigned)h);
-		rc = RK_EXIT_INPUT;
+	unsigned char *px = rc == CLI_EXIT_OK ? (unsigned char *)malloc(stride * h) : NULL;
+	if (rc == CLI_EXIT_OK && !px) {
+		cli_fail("render: out of memory for a %ld x %u image", (long)w * count, (unsigned)h);
+		rc = CLI_EXIT_INPUT;
 	}
 	rk_render_stats st, total = { 0 };
 	o.stats = &st;
-	for (long k = 0; k < count && rc == RK_EXIT_OK; k++) {
+	for (long k = 0; k < count && rc == CLI_EXIT_OK; k++) {
 		if (!rk_render(s, clip, times[k], &o, px + (size_t)k * w * 4u, stride, &err)) {
-			rk_cli_print_error(&err);
+			cli_print_error(&err);
 			/* bad options were caught above; what is left is the input */
-			rc = err.code == RK_ERROR_INVALID_ARGUMENT ? RK_EXIT_INPUT : rk_cli_exit_code(&err);
+			rc = err.code == RK_ERROR_INVALID_ARGUMENT ? CLI_EXIT_INPUT : cli_exit_code(&err);
 			break;
 		}
 		total.triangles += st.triangles;
@@ -331,11 +331,11 @@ int rk_cmd_render(int argc, char **argv)
 				st.textures_failed, st.texture_error);
 		}
 	}
-	if (rc == RK_EXIT_OK && !rk_write_png(out, px, w * (uint32_t)count, h, stride, &err)) {
-		rk_cli_print_error(&err);
-		rc = err.code == RK_ERROR_OUTPUT ? RK_EXIT_OUTPUT : RK_EXIT_INPUT;
+	if (rc == CLI_EXIT_OK && !rk_png_write(out, px, w * (uint32_t)count, h, stride, &err)) {
+		cli_print_error(&err);
+		rc = err.code == RK_ERROR_OUTPUT ? CLI_EXIT_OUTPUT : CLI_EXIT_INPUT;
 	}
-	if (rc == RK_EXIT_OK) {
+	if (rc == CLI_EXIT_OK) {
 		printf("wrote %s: ", out);
 		if (frames) printf("%ld frames of %u x %u (%u x %u)", count, (unsigned)w, (unsigned)h, (unsigned)(w * count), (unsigned)h);
 		else printf("%u x %u", (unsigned)w, (unsigned)h);
@@ -345,6 +345,6 @@ int rk_cmd_render(int argc, char **argv)
 		printf(", %zu triangles\n", frames ? total.triangles / (size_t)count : total.triangles);
 	}
 	free(px);
-	rk_free_scene(s);
+	rk_scene_free(s);
 	return rc;
 }

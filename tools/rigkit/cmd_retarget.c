@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-const char rk_cmd_humanoid_usage[] =
+const char cli_cmd_humanoid_usage[] =
 	"usage: rigkit humanoid FILE [--map FILE] [--json]\n"
 	"\n"
 	"Prints which node of FILE plays which humanoid bone (VRM 1.0 bone names),\n"
@@ -22,7 +22,7 @@ const char rk_cmd_humanoid_usage[] =
 	"  --axes AXES, --unit-meters U   load-time conversion as in `rigkit convert`\n"
 	"  --json              machine-readable output\n";
 
-const char rk_cmd_retarget_usage[] =
+const char cli_cmd_retarget_usage[] =
 	"usage: rigkit retarget SOURCE TARGET OUT.glb [options]\n"
 	"\n"
 	"Plays SOURCE's clip(s) on TARGET's skeleton (any humanoid to any humanoid:\n"
@@ -46,70 +46,33 @@ const char rk_cmd_retarget_usage[] =
 
 /* ---- map files ------------------------------------------------------------- */
 
-static char *rk_trim(char *s)
+/* Applies a map file to h (rk_humanoid_map_apply_file). 0 ok; prints the
+ * error and returns an exit code. */
+static int cli_apply_map_file(const char *path, const rk_scene *s, rk_humanoid *h)
 {
-	while (*s && isspace((unsigned char)*s)) s++;
-	size_t n = strlen(s);
-	while (n > 0 && isspace((unsigned char)s[n - 1])) s[--n] = '\0';
-	return s;
-}
-
-/* Applies a map file to h. 0 ok; prints the error and returns an exit code. */
-static int rk_apply_map_file(const char *path, const rk_scene *s, rk_humanoid *h)
-{
-	FILE *f = fopen(path, "r");
-	if (!f) {
-		rk_cli_fail("%s: cannot open the map file", path);
-		return RK_EXIT_INPUT;
+	rk_error err;
+	if (!rk_humanoid_map_apply_file(h, s, path, &err)) {
+		if (err.location & RK_LOCATION_LINE) cli_fail("%s:%llu: %s", path, (unsigned long long)err.line, err.message);
+		else cli_print_error(&err);
+		return CLI_EXIT_INPUT;
 	}
-	char line[1024];
-	int lineno = 0;
-	while (fgets(line, sizeof(line), f)) {
-		lineno++;
-		char *hash = strchr(line, '#');
-		if (hash) *hash = '\0';
-		char *p = rk_trim(line);
-		if (!*p) continue;
-		char *eq = strchr(p, '=');
-		if (!eq) {
-			fclose(f);
-			rk_cli_fail("%s:%d: expected 'bone = node name'", path, lineno);
-			return RK_EXIT_INPUT;
-		}
-		*eq = '\0';
-		char *bone_name = rk_trim(p), *node_name = rk_trim(eq + 1);
-		rk_humanoid_bone bone;
-		if (!rk_humanoid_bone_parse(bone_name, &bone)) {
-			fclose(f);
-			rk_cli_fail("%s:%d: '%s' is not a humanoid bone name (VRM 1.0: hips, spine, leftUpperArm, ...)", path,
-				lineno, bone_name);
-			return RK_EXIT_INPUT;
-		}
-		rk_error err;
-		if (!rk_humanoid_set(h, s, bone, node_name, &err)) {
-			fclose(f);
-			rk_cli_fail("%s:%d: %s", path, lineno, err.message);
-			return RK_EXIT_INPUT;
-		}
-	}
-	fclose(f);
-	return RK_EXIT_OK;
+	return CLI_EXIT_OK;
 }
 
 /* Detection plus an optional map file; *valid tells whether the result is a
  * valid humanoid (err holds why not). */
-static int rk_humanoid_of(const rk_scene *s, const char *map, rk_humanoid *h, bool *valid, rk_error *err)
+static int cli_humanoid_of(const rk_scene *s, const char *map, rk_humanoid *h, bool *valid, rk_error *err)
 {
 	rk_humanoid_detect(s, h, err);
 	if (map) {
-		int rc = rk_apply_map_file(map, s, h);
+		int rc = cli_apply_map_file(map, s, h);
 		if (rc) return rc;
 	}
 	*valid = rk_humanoid_validate(h, s, err);
-	return RK_EXIT_OK;
+	return CLI_EXIT_OK;
 }
 
-int rk_cmd_humanoid(int argc, char **argv)
+int cli_cmd_humanoid(int argc, char **argv)
 {
 	const char *path = NULL, *map = NULL;
 	bool json = false;
@@ -120,70 +83,70 @@ int rk_cmd_humanoid(int argc, char **argv)
 			json = true;
 		} else if (!strcmp(a, "--map") || !strcmp(a, "--axes") || !strcmp(a, "--unit-meters")) {
 			if (i + 1 >= argc) {
-				rk_cli_fail("humanoid: %s needs a value (see rigkit humanoid --help)", a);
-				return RK_EXIT_USAGE;
+				cli_fail("humanoid: %s needs a value (see rigkit humanoid --help)", a);
+				return CLI_EXIT_USAGE;
 			}
 			const char *v = argv[++i];
 			if (!strcmp(a, "--map")) map = v;
-			else if (rk_cli_load_option("humanoid", a, v, &lo) < 0) return RK_EXIT_USAGE;
+			else if (cli_load_option("humanoid", a, v, &lo) < 0) return CLI_EXIT_USAGE;
 		} else if (a[0] == '-' && a[1]) {
-			rk_cli_fail("humanoid: unknown option '%s' (see rigkit humanoid --help)", a);
-			return RK_EXIT_USAGE;
+			cli_fail("humanoid: unknown option '%s' (see rigkit humanoid --help)", a);
+			return CLI_EXIT_USAGE;
 		} else if (!path) {
 			path = a;
 		} else {
-			rk_cli_fail("humanoid: one FILE expected (see rigkit humanoid --help)");
-			return RK_EXIT_USAGE;
+			cli_fail("humanoid: one FILE expected (see rigkit humanoid --help)");
+			return CLI_EXIT_USAGE;
 		}
 	}
 	if (!path) {
-		rk_cli_fail("humanoid: FILE expected (see rigkit humanoid --help)");
-		return RK_EXIT_USAGE;
+		cli_fail("humanoid: FILE expected (see rigkit humanoid --help)");
+		return CLI_EXIT_USAGE;
 	}
 	rk_error err;
 	rk_scene *s = rk_load_file(path, &lo, &err);
 	if (!s) {
-		rk_cli_print_error(&err);
-		return rk_cli_exit_code(&err);
+		cli_print_error(&err);
+		return cli_exit_code(&err);
 	}
 	rk_humanoid h;
 	bool valid = false;
-	int rc = rk_humanoid_of(s, map, &h, &valid, &err);
+	int rc = cli_humanoid_of(s, map, &h, &valid, &err);
 	if (rc) {
-		rk_free_scene(s);
+		rk_scene_free(s);
 		return rc;
 	}
 	size_t mapped = 0;
 	for (int b = 0; b < RK_HUMANOID_BONE_COUNT; b++) mapped += h.bones[b] != NULL;
 	if (json) {
-		rk_json j;
-		rk_json_begin(&j, stdout);
-		rk_json_object(&j, NULL);
-		rk_json_string(&j, "file", path);
-		rk_json_bool(&j, "valid", valid);
-		if (!valid) rk_json_string(&j, "error", err.message);
-		rk_json_int(&j, "mapped", (long long)mapped);
-		rk_json_object(&j, "bones");
+		cli_json j;
+		cli_json_begin(&j, stdout);
+		cli_json_object(&j, NULL);
+		cli_json_string(&j, "file", path);
+		cli_json_bool(&j, "valid", valid);
+		if (!valid) cli_json_string(&j, "error", err.message);
+		cli_json_int(&j, "mapped", (long long)mapped);
+		cli_json_object(&j, "bones");
 		for (int b = 0; b < RK_HUMANOID_BONE_COUNT; b++)
-			if (h.bones[b]) rk_json_string(&j, rk_humanoid_bone_name((rk_humanoid_bone)b), h.bones[b]->name);
-		rk_json_close_object(&j);
-		rk_json_close_object(&j);
-		rk_json_end(&j);
+			if (h.bones[b]) cli_json_string(&j, rk_humanoid_bone_name((rk_humanoid_bone)b), h.bones[b]->name);
+		cli_json_close_object(&j);
+		cli_json_close_object(&j);
+		cli_json_end(&j);
 	} else {
 		printf("# %s: %zu humanoid bones mapped%s\n", path, mapped, valid ? "" : " (not a valid humanoid)");
 		for (int b = 0; b < RK_HUMANOID_BONE_COUNT; b++)
 			if (h.bones[b]) printf("%s = %s\n", rk_humanoid_bone_name((rk_humanoid_bone)b), h.bones[b]->name);
-		if (!valid) rk_cli_fail("%s: %s", path, err.message);
+		if (!valid) cli_fail("%s: %s", path, err.message);
 	}
-	rk_free_scene(s);
-	return valid ? RK_EXIT_OK : RK_EXIT_INPUT;
+	rk_scene_free(s);
+	return valid ? CLI_EXIT_OK : CLI_EXIT_INPUT;
 }
 
 /* ---- retarget ----------------------------------------------------------------- */
 
-#define RK_RETARGET_MAX_CLIPS 256
+#define CLI_RETARGET_MAX_CLIPS 256
 
-static const char *rk_root_name(rk_retarget_root r)
+static const char *cli_root_name(rk_retarget_root r)
 {
 	switch (r) {
 	case RK_RETARGET_ROOT_IN_PLACE: return "in-place";
@@ -192,11 +155,11 @@ static const char *rk_root_name(rk_retarget_root r)
 	}
 }
 
-int rk_cmd_retarget(int argc, char **argv)
+int cli_cmd_retarget(int argc, char **argv)
 {
 	const char *paths[3] = { NULL, NULL, NULL };
 	size_t path_count = 0;
-	const char *clip_names[RK_RETARGET_MAX_CLIPS];
+	const char *clip_names[CLI_RETARGET_MAX_CLIPS];
 	size_t clip_count = 0;
 	const char *name = NULL, *source_map = NULL, *target_map = NULL;
 	rk_retarget_opts ro;
@@ -211,14 +174,14 @@ int rk_cmd_retarget(int argc, char **argv)
 		if (!strcmp(a, "--clip") || !strcmp(a, "--name") || !strcmp(a, "--fps") || !strcmp(a, "--root") ||
 			!strcmp(a, "--source-map") || !strcmp(a, "--target-map")) {
 			if (i + 1 >= argc) {
-				rk_cli_fail("retarget: %s needs a value (see rigkit retarget --help)", a);
-				return RK_EXIT_USAGE;
+				cli_fail("retarget: %s needs a value (see rigkit retarget --help)", a);
+				return CLI_EXIT_USAGE;
 			}
 			const char *v = argv[++i];
 			if (!strcmp(a, "--clip")) {
-				if (clip_count >= RK_RETARGET_MAX_CLIPS) {
-					rk_cli_fail("retarget: at most %d --clip options", RK_RETARGET_MAX_CLIPS);
-					return RK_EXIT_USAGE;
+				if (clip_count >= CLI_RETARGET_MAX_CLIPS) {
+					cli_fail("retarget: at most %d --clip options", CLI_RETARGET_MAX_CLIPS);
+					return CLI_EXIT_USAGE;
 				}
 				clip_names[clip_count++] = v;
 			} else if (!strcmp(a, "--name")) {
@@ -227,16 +190,16 @@ int rk_cmd_retarget(int argc, char **argv)
 				char *end;
 				ro.fps = strtod(v, &end);
 				if (end == v || *end || !(ro.fps > 0.0) || ro.fps > 1000.0) {
-					rk_cli_fail("retarget: --fps expects a rate in (0, 1000], got '%s'", v);
-					return RK_EXIT_USAGE;
+					cli_fail("retarget: --fps expects a rate in (0, 1000], got '%s'", v);
+					return CLI_EXIT_USAGE;
 				}
 			} else if (!strcmp(a, "--root")) {
 				if (!strcmp(v, "keep")) ro.root = RK_RETARGET_ROOT_KEEP;
 				else if (!strcmp(v, "in-place")) ro.root = RK_RETARGET_ROOT_IN_PLACE;
 				else if (!strcmp(v, "lock")) ro.root = RK_RETARGET_ROOT_LOCK;
 				else {
-					rk_cli_fail("retarget: --root expects keep, in-place or lock, got '%s'", v);
-					return RK_EXIT_USAGE;
+					cli_fail("retarget: --root expects keep, in-place or lock, got '%s'", v);
+					return CLI_EXIT_USAGE;
 				}
 			} else if (!strcmp(a, "--source-map")) {
 				source_map = v;
@@ -246,68 +209,68 @@ int rk_cmd_retarget(int argc, char **argv)
 			continue;
 		}
 		if (a[0] == '-' && a[1]) {
-			rk_cli_fail("retarget: unknown option '%s' (see rigkit retarget --help)", a);
-			return RK_EXIT_USAGE;
+			cli_fail("retarget: unknown option '%s' (see rigkit retarget --help)", a);
+			return CLI_EXIT_USAGE;
 		}
 		if (path_count >= 3) {
-			rk_cli_fail("retarget: SOURCE TARGET OUT expected (see rigkit retarget --help)");
-			return RK_EXIT_USAGE;
+			cli_fail("retarget: SOURCE TARGET OUT expected (see rigkit retarget --help)");
+			return CLI_EXIT_USAGE;
 		}
 		paths[path_count++] = a;
 	}
 	if (path_count != 3) {
-		rk_cli_fail("retarget: SOURCE TARGET OUT expected (see rigkit retarget --help)");
-		return RK_EXIT_USAGE;
+		cli_fail("retarget: SOURCE TARGET OUT expected (see rigkit retarget --help)");
+		return CLI_EXIT_USAGE;
 	}
 	if (name && clip_count > 1) {
-		rk_cli_fail("retarget: --name needs exactly one --clip");
-		return RK_EXIT_USAGE;
+		cli_fail("retarget: --name needs exactly one --clip");
+		return CLI_EXIT_USAGE;
 	}
 	rk_error err;
 	rk_scene *src = rk_load_file(paths[0], NULL, &err);
 	if (!src) {
-		rk_cli_print_error(&err);
-		return rk_cli_exit_code(&err);
+		cli_print_error(&err);
+		return cli_exit_code(&err);
 	}
 	rk_scene *dst = rk_load_file(paths[1], NULL, &err);
 	if (!dst) {
-		rk_cli_print_error(&err);
-		rk_free_scene(src);
-		return rk_cli_exit_code(&err);
+		cli_print_error(&err);
+		rk_scene_free(src);
+		return cli_exit_code(&err);
 	}
-	int rc = RK_EXIT_OK;
+	int rc = CLI_EXIT_OK;
 	rk_humanoid hs, ht;
 	bool valid_s = false, valid_t = false;
-	if ((rc = rk_humanoid_of(src, source_map, &hs, &valid_s, &err)) != 0) goto out;
+	if ((rc = cli_humanoid_of(src, source_map, &hs, &valid_s, &err)) != 0) goto out;
 	if (!valid_s) {
-		rk_cli_fail("%s: not a humanoid: %s (fix with --source-map, see rigkit humanoid)", paths[0], err.message);
-		rc = RK_EXIT_INPUT;
+		cli_fail("%s: not a humanoid: %s (fix with --source-map, see rigkit humanoid)", paths[0], err.message);
+		rc = CLI_EXIT_INPUT;
 		goto out;
 	}
-	if ((rc = rk_humanoid_of(dst, target_map, &ht, &valid_t, &err)) != 0) goto out;
+	if ((rc = cli_humanoid_of(dst, target_map, &ht, &valid_t, &err)) != 0) goto out;
 	if (!valid_t) {
-		rk_cli_fail("%s: not a humanoid: %s (fix with --target-map, see rigkit humanoid)", paths[1], err.message);
-		rc = RK_EXIT_INPUT;
+		cli_fail("%s: not a humanoid: %s (fix with --target-map, see rigkit humanoid)", paths[1], err.message);
+		rc = CLI_EXIT_INPUT;
 		goto out;
 	}
 	ro.source_humanoid = &hs;
 	ro.target_humanoid = &ht;
 
 	/* which source clips */
-	size_t picked[RK_RETARGET_MAX_CLIPS];
+	size_t picked[CLI_RETARGET_MAX_CLIPS];
 	size_t picked_count = 0;
 	if (clip_count) {
 		for (size_t c = 0; c < clip_count; c++) {
-			const rk_anim_clip *cl = rk_find_clip(src, clip_names[c]);
+			const rk_anim_clip *cl = rk_scene_find_clip(src, clip_names[c]);
 			if (!cl) {
-				rk_cli_fail("%s: no clip named '%s' (see rigkit info)", paths[0], clip_names[c]);
-				rc = RK_EXIT_INPUT;
+				cli_fail("%s: no clip named '%s' (see rigkit info)", paths[0], clip_names[c]);
+				rc = CLI_EXIT_INPUT;
 				goto out;
 			}
 			picked[picked_count++] = cl->index;
 		}
 	} else {
-		for (size_t c = 0; c < src->clips.count && picked_count < RK_RETARGET_MAX_CLIPS; c++) {
+		for (size_t c = 0; c < src->clips.count && picked_count < CLI_RETARGET_MAX_CLIPS; c++) {
 			const rk_anim_clip *cl = &src->clips.data[c];
 			size_t tracks = 0;
 			for (size_t l = 0; l < cl->layer_count; l++) tracks += cl->layers[l].track_count;
@@ -315,18 +278,18 @@ int rk_cmd_retarget(int argc, char **argv)
 		}
 	}
 	if (!picked_count) {
-		rk_cli_fail("%s: no animation clip to retarget", paths[0]);
-		rc = RK_EXIT_INPUT;
+		cli_fail("%s: no animation clip to retarget", paths[0]);
+		rc = CLI_EXIT_INPUT;
 		goto out;
 	}
 	size_t first_new = dst->clips.count;
-	rk_retarget_report reports[RK_RETARGET_MAX_CLIPS];
+	rk_retarget_report reports[CLI_RETARGET_MAX_CLIPS];
 	for (size_t c = 0; c < picked_count; c++) {
 		ro.name = name;
 		const rk_anim_clip *cl = &src->clips.data[picked[c]];
 		if (!rk_retarget(dst, src, cl, &ro, &reports[c], &err)) {
-			rk_cli_print_error(&err);
-			rc = RK_EXIT_INPUT;
+			cli_print_error(&err);
+			rc = CLI_EXIT_INPUT;
 			goto out;
 		}
 	}
@@ -339,49 +302,49 @@ int rk_cmd_retarget(int argc, char **argv)
 	}
 	rk_gltf_write_opts wo;
 	memset(&wo, 0, sizeof(wo));
-	if (!rk_write_gltf(dst, paths[2], &wo, &err)) {
-		rk_cli_print_error(&err);
-		rc = rk_cli_exit_code(&err);
+	if (!rk_gltf_write(dst, paths[2], &wo, &err)) {
+		cli_print_error(&err);
+		rc = cli_exit_code(&err);
 		goto out;
 	}
 	if (json) {
-		rk_json j;
-		rk_json_begin(&j, stdout);
-		rk_json_object(&j, NULL);
-		rk_json_string(&j, "source", paths[0]);
-		rk_json_string(&j, "target", paths[1]);
-		rk_json_string(&j, "output", paths[2]);
-		rk_json_string(&j, "root", rk_root_name(ro.root));
-		rk_json_array(&j, "clips");
+		cli_json j;
+		cli_json_begin(&j, stdout);
+		cli_json_object(&j, NULL);
+		cli_json_string(&j, "source", paths[0]);
+		cli_json_string(&j, "target", paths[1]);
+		cli_json_string(&j, "output", paths[2]);
+		cli_json_string(&j, "root", cli_root_name(ro.root));
+		cli_json_array(&j, "clips");
 		for (size_t c = 0; c < picked_count; c++) {
 			const rk_retarget_report *r = &reports[c];
-			rk_json_object(&j, NULL);
-			rk_json_string(&j, "source_clip", src->clips.data[picked[c]].name);
-			rk_json_string(&j, "clip", dst->clips.data[first_new + c].name);
-			rk_json_int(&j, "mapped_bones", (long long)r->mapped_bones);
-			rk_json_int(&j, "frames", (long long)r->frames);
-			rk_json_int(&j, "tracks", (long long)r->tracks);
-			rk_json_number(&j, "source_hips_height", r->source_hips_height);
-			rk_json_number(&j, "target_hips_height", r->target_hips_height);
-			rk_json_number(&j, "max_direction_error_deg", r->max_direction_error * 180.0 / 3.14159265358979323846);
-			if (ro.foot_ik) rk_json_number(&j, "max_foot_miss", r->max_foot_miss);
-			rk_json_close_object(&j);
+			cli_json_object(&j, NULL);
+			cli_json_string(&j, "source_clip", src->clips.data[picked[c]].name);
+			cli_json_string(&j, "clip", dst->clips.data[first_new + c].name);
+			cli_json_int(&j, "mapped_bones", (long long)r->mapped_bones);
+			cli_json_int(&j, "frames", (long long)r->frames);
+			cli_json_int(&j, "tracks", (long long)r->tracks);
+			cli_json_number(&j, "source_hips_height", r->source_hips_height);
+			cli_json_number(&j, "target_hips_height", r->target_hips_height);
+			cli_json_number(&j, "max_direction_error_deg", r->max_direction_error * 180.0 / 3.14159265358979323846);
+			if (ro.foot_ik) cli_json_number(&j, "max_foot_miss", r->max_foot_miss);
+			cli_json_close_object(&j);
 		}
-		rk_json_close_array(&j);
-		rk_json_close_object(&j);
-		rk_json_end(&j);
+		cli_json_close_array(&j);
+		cli_json_close_object(&j);
+		cli_json_end(&j);
 	} else {
 		for (size_t c = 0; c < picked_count; c++) {
 			const rk_retarget_report *r = &reports[c];
 			printf("%s: '%s' -> '%s': %zu bones, %zu frames, hips %.4g -> %.4g (file units), root %s, "
 				"max bone direction error %.2g deg\n",
 				paths[2], src->clips.data[picked[c]].name, dst->clips.data[first_new + c].name, r->mapped_bones,
-				r->frames, r->source_hips_height, r->target_hips_height, rk_root_name(ro.root),
+				r->frames, r->source_hips_height, r->target_hips_height, cli_root_name(ro.root),
 				r->max_direction_error * 180.0 / 3.14159265358979323846);
 		}
 	}
 out:
-	rk_free_scene(src);
-	rk_free_scene(dst);
+	rk_scene_free(src);
+	rk_scene_free(dst);
 	return rc;
 }

@@ -1,15 +1,15 @@
 /* tools/rigkit/cmd_sample.c - `rigkit sample OUTDIR`: writes the built-in
- * sample characters (rigkit/sample.h) as GLB files. */
+ * sample characters (rigkit/demo.h) as GLB files. */
 #include "cli.h"
 
-#include <rigkit/gltf.h>
-#include <rigkit/sample.h>
+#include <rigkit/export.h>
+#include <rigkit/demo.h>
 
 #include <errno.h>
 #include <string.h>
 #include <sys/stat.h>
 
-const char rk_cmd_sample_usage[] =
+const char cli_cmd_sample_usage[] =
 	"usage: rigkit sample OUTDIR [--z-up-armature]\n"
 	"\n"
 	"Writes the built-in sample characters, generated from code (the same bytes\n"
@@ -29,7 +29,7 @@ const char rk_cmd_sample_usage[] =
 	"                    as Blender exports Mixamo rigs (Hips rest rotation ~90 deg)\n";
 
 /* mkdir -p: false (errno set) when a component cannot be created or is not a directory. */
-static bool rk_make_dirs(const char *path)
+static bool cli_make_dirs(const char *path)
 {
 	char buf[4096];
 	size_t n = strlen(path);
@@ -54,22 +54,22 @@ static bool rk_make_dirs(const char *path)
 	return true;
 }
 
-static int rk_sample_write(const char *dir, const char *file, rk_sample_kind kind, const rk_sample_opts *opts)
+static int cli_demo_write(const char *dir, const char *file, rk_demo_kind kind, const rk_demo_opts *opts)
 {
 	char path[4200];
 	rk_error err = { 0 };
 	size_t len = strlen(dir);
 	bool slash = len > 0 && dir[len - 1] == '/';
 	snprintf(path, sizeof(path), "%s%s%s", dir, slash ? "" : "/", file);
-	rk_scene *scene = rk_sample_scene(kind, opts, &err);
+	rk_scene *scene = rk_demo_scene(kind, opts, &err);
 	if (!scene) {
-		rk_cli_print_error(&err);
-		return rk_cli_exit_code(&err);
+		cli_print_error(&err);
+		return cli_exit_code(&err);
 	}
 	rk_gltf_write_stats stats = { 0 };
 	rk_gltf_write_opts wo = { 0 };
 	wo.stats = &stats;
-	bool ok = rk_write_glb(scene, path, &wo, &err);
+	bool ok = rk_glb_write(scene, path, &wo, &err);
 	size_t joints = 0;
 	for (size_t i = 0; i < scene->nodes.count; i++) joints += scene->nodes.data[i].kind == RK_NODE_JOINT;
 	if (ok) {
@@ -79,41 +79,41 @@ static int rk_sample_write(const char *dir, const char *file, rk_sample_kind kin
 			printf("%s%s", i ? ", " : " (", scene->clips.data[i].name);
 		printf("%s\n", scene->clips.count ? ")" : "");
 	}
-	rk_free_scene(scene);
+	rk_scene_free(scene);
 	if (!ok) {
-		rk_cli_print_error(&err);
-		return rk_cli_exit_code(&err);
+		cli_print_error(&err);
+		return cli_exit_code(&err);
 	}
-	return RK_EXIT_OK;
+	return CLI_EXIT_OK;
 }
 
-int rk_cmd_sample(int argc, char **argv)
+int cli_cmd_sample(int argc, char **argv)
 {
 	const char *dir = NULL;
-	rk_sample_opts opts = { 0 };
+	rk_demo_opts opts = { 0 };
 	for (int i = 1; i < argc; i++) {
 		const char *a = argv[i];
 		if (!strcmp(a, "--z-up-armature")) {
 			opts.z_up_armature = true;
 		} else if (a[0] == '-' && a[1] != '\0') {
-			rk_cli_fail("sample: unknown option '%s' (see rigkit sample --help)", a);
-			return RK_EXIT_USAGE;
+			cli_fail("sample: unknown option '%s' (see rigkit sample --help)", a);
+			return CLI_EXIT_USAGE;
 		} else if (!dir) {
 			dir = a;
 		} else {
-			rk_cli_fail("sample: expected one OUTDIR, got '%s' and '%s'", dir, a);
-			return RK_EXIT_USAGE;
+			cli_fail("sample: expected one OUTDIR, got '%s' and '%s'", dir, a);
+			return CLI_EXIT_USAGE;
 		}
 	}
 	if (!dir) {
-		rk_cli_fail("sample: missing OUTDIR (usage: rigkit sample OUTDIR)");
-		return RK_EXIT_USAGE;
+		cli_fail("sample: missing OUTDIR (usage: rigkit sample OUTDIR)");
+		return CLI_EXIT_USAGE;
 	}
-	if (!rk_make_dirs(dir)) {
-		rk_cli_fail("%s: cannot create the output folder: %s", dir, strerror(errno));
-		return RK_EXIT_OUTPUT;
+	if (!cli_make_dirs(dir)) {
+		cli_fail("%s: cannot create the output folder: %s", dir, strerror(errno));
+		return CLI_EXIT_OUTPUT;
 	}
-	int rc = rk_sample_write(dir, "source.glb", RK_SAMPLE_MIXAMO_SOURCE, &opts);
-	if (rc != RK_EXIT_OK) return rc;
-	return rk_sample_write(dir, "avatar.glb", RK_SAMPLE_AVATAR, &opts);
+	int rc = cli_demo_write(dir, "source.glb", RK_DEMO_MIXAMO_SOURCE, &opts);
+	if (rc != CLI_EXIT_OK) return rc;
+	return cli_demo_write(dir, "avatar.glb", RK_DEMO_AVATAR, &opts);
 }

@@ -3,7 +3,7 @@
 
 #include <string.h>
 
-const char rk_cmd_transform_usage[] =
+const char cli_cmd_transform_usage[] =
 	"usage: rigkit transform [OPTIONS] [--json]\n"
 	"\n"
 	"Evaluates an FBX node's transform chain (seed 000):\n"
@@ -22,7 +22,7 @@ const char rk_cmd_transform_usage[] =
 	"  --point V            also transform this point by node_to_parent\n"
 	"  --json               machine-readable output\n";
 
-static int rk_parse_order(const char *s, rk_rotation_order *o)
+static int cli_parse_order(const char *s, rk_rotation_order *o)
 {
 	static const char *const names[] = { "xyz", "xzy", "yzx", "yxz", "zxy", "zyx" };
 	for (int i = 0; i < 6; i++) {
@@ -34,7 +34,7 @@ static int rk_parse_order(const char *s, rk_rotation_order *o)
 	return 0;
 }
 
-static void rk_print_matrix(const char *title, rk_mat4 m)
+static void cli_print_matrix(const char *title, rk_mat4 m)
 {
 	printf("%s:\n", title);
 	for (int row = 0; row < 4; row++) {
@@ -44,7 +44,7 @@ static void rk_print_matrix(const char *title, rk_mat4 m)
 	}
 }
 
-int rk_cmd_transform(int argc, char **argv)
+int cli_cmd_transform(int argc, char **argv)
 {
 	rk_transform_props p = rk_transform_props_default();
 	int json = 0, has_point = 0;
@@ -55,14 +55,14 @@ int rk_cmd_transform(int argc, char **argv)
 		if (strcmp(a, "--json") == 0) { json = 1; continue; }
 		if (strcmp(a, "--rotation-active") == 0) { p.rotation_active = true; continue; }
 		if (i + 1 >= argc) {
-			rk_cli_fail("transform: %s needs a value (see rigkit transform --help)", a);
-			return RK_EXIT_USAGE;
+			cli_fail("transform: %s needs a value (see rigkit transform --help)", a);
+			return CLI_EXIT_USAGE;
 		}
 		const char *v = argv[++i];
 		if (strcmp(a, "--order") == 0) {
-			if (!rk_parse_order(v, &p.rotation_order)) {
-				rk_cli_fail("transform: unknown rotation order '%s' (xyz xzy yzx yxz zxy zyx)", v);
-				return RK_EXIT_USAGE;
+			if (!cli_parse_order(v, &p.rotation_order)) {
+				cli_fail("transform: unknown rotation order '%s' (xyz xzy yzx yxz zxy zyx)", v);
+				return CLI_EXIT_USAGE;
 			}
 			continue;
 		}
@@ -80,12 +80,12 @@ int rk_cmd_transform(int argc, char **argv)
 		else if (strcmp(a, "--geometric-scaling") == 0) target = &p.geometric_scaling;
 		else if (strcmp(a, "--point") == 0) { target = &point; has_point = 1; }
 		else {
-			rk_cli_fail("transform: unknown option '%s' (see rigkit transform --help)", a);
-			return RK_EXIT_USAGE;
+			cli_fail("transform: unknown option '%s' (see rigkit transform --help)", a);
+			return CLI_EXIT_USAGE;
 		}
-		if (!rk_cli_parse_vec3(v, target)) {
-			rk_cli_fail("transform: %s expects X,Y,Z numbers, got '%s'", a, v);
-			return RK_EXIT_USAGE;
+		if (!cli_parse_vec3(v, target)) {
+			cli_fail("transform: %s expects X,Y,Z numbers, got '%s'", a, v);
+			return CLI_EXIT_USAGE;
 		}
 	}
 	rk_mat4 m = rk_fbx_node_to_parent(&p, NULL);
@@ -94,27 +94,27 @@ int rk_cmd_transform(int argc, char **argv)
 	rk_vec3 euler = rk_quat_to_euler_deg(d.rotation, RK_ROTATION_XYZ);
 	rk_vec3 tp = rk_mat4_transform_point(m, point);
 	if (json) {
-		rk_json j;
-		rk_json_begin(&j, stdout);
-		rk_json_object(&j, NULL);
-		rk_json_mat4(&j, "node_to_parent", m);
-		rk_json_mat4(&j, "geometry_to_node", g);
-		rk_json_vec3(&j, "translation", d.translation);
-		rk_json_quat(&j, "rotation", d.rotation);
-		rk_json_vec3(&j, "rotation_euler_xyz_deg", euler);
-		rk_json_vec3(&j, "scale", d.scale);
-		if (has_point) rk_json_vec3(&j, "point", tp);
-		rk_json_close_object(&j);
-		rk_json_end(&j);
-		return RK_EXIT_OK;
+		cli_json j;
+		cli_json_begin(&j, stdout);
+		cli_json_object(&j, NULL);
+		cli_json_mat4(&j, "node_to_parent", m);
+		cli_json_mat4(&j, "geometry_to_node", g);
+		cli_json_vec3(&j, "translation", d.translation);
+		cli_json_quat(&j, "rotation", d.rotation);
+		cli_json_vec3(&j, "rotation_euler_xyz_deg", euler);
+		cli_json_vec3(&j, "scale", d.scale);
+		if (has_point) cli_json_vec3(&j, "point", tp);
+		cli_json_close_object(&j);
+		cli_json_end(&j);
+		return CLI_EXIT_OK;
 	}
-	rk_print_matrix("node_to_parent (column vectors)", m);
-	rk_print_matrix("geometry_to_node", g);
+	cli_print_matrix("node_to_parent (column vectors)", m);
+	cli_print_matrix("geometry_to_node", g);
 	printf("decomposed: translation (%.6f, %.6f, %.6f)\n", d.translation.x, d.translation.y, d.translation.z);
 	printf("            rotation quat (%.6f, %.6f, %.6f, %.6f) = euler xyz (%.4f, %.4f, %.4f) deg\n",
 		d.rotation.x, d.rotation.y, d.rotation.z, d.rotation.w, euler.x, euler.y, euler.z);
 	printf("            scale (%.6f, %.6f, %.6f)\n", d.scale.x, d.scale.y, d.scale.z);
 	if (has_point)
 		printf("point (%.6f, %.6f, %.6f) -> (%.6f, %.6f, %.6f)\n", point.x, point.y, point.z, tp.x, tp.y, tp.z);
-	return RK_EXIT_OK;
+	return CLI_EXIT_OK;
 }

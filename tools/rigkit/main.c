@@ -5,20 +5,20 @@
 #include <stdlib.h>
 #include <string.h>
 
-static const rk_cli_command rk_commands[] = {
-	{ "info", "describe a scene file (FBX, glTF, GLB)", rk_cmd_info_usage, rk_cmd_info },
-	{ "convert", "convert a scene to GLB/glTF, or evaluate it into a posed OBJ", rk_cmd_convert_usage, rk_cmd_convert },
-	{ "pose", "print evaluated node world transforms at given times", rk_cmd_pose_usage, rk_cmd_pose },
-	{ "transform", "evaluate the FBX node transform chain for given properties", rk_cmd_transform_usage, rk_cmd_transform },
-	{ "sample", "write the built-in sample characters (source.glb, avatar.glb)", rk_cmd_sample_usage, rk_cmd_sample },
-	{ "humanoid", "show which node plays which humanoid bone", rk_cmd_humanoid_usage, rk_cmd_humanoid },
-	{ "retarget", "play a clip of one humanoid on another, write the result as GLB", rk_cmd_retarget_usage, rk_cmd_retarget },
-	{ "compare", "compare two clips on two humanoids bone by bone, in numbers", rk_cmd_compare_usage, rk_cmd_compare },
-	{ "batch", "retarget many motions onto many avatars in parallel", rk_cmd_batch_usage, rk_cmd_batch },
-	{ "render", "draw a posed scene into a PNG (no GPU)", rk_cmd_render_usage, rk_cmd_render },
+static const cli_command cli_commands[] = {
+	{ "info", "describe a scene file (FBX, glTF, GLB)", cli_cmd_info_usage, cli_cmd_info },
+	{ "convert", "convert a scene to GLB/glTF, or evaluate it into a posed OBJ", cli_cmd_convert_usage, cli_cmd_convert },
+	{ "pose", "print evaluated node world transforms at given times", cli_cmd_pose_usage, cli_cmd_pose },
+	{ "transform", "evaluate the FBX node transform chain for given properties", cli_cmd_transform_usage, cli_cmd_transform },
+	{ "sample", "write the built-in sample characters (source.glb, avatar.glb)", cli_cmd_sample_usage, cli_cmd_sample },
+	{ "humanoid", "show which node plays which humanoid bone", cli_cmd_humanoid_usage, cli_cmd_humanoid },
+	{ "retarget", "play a clip of one humanoid on another, write the result as GLB", cli_cmd_retarget_usage, cli_cmd_retarget },
+	{ "compare", "compare two clips on two humanoids bone by bone, in numbers", cli_cmd_compare_usage, cli_cmd_compare },
+	{ "batch", "retarget many motions onto many avatars in parallel", cli_cmd_batch_usage, cli_cmd_batch },
+	{ "render", "draw a posed scene into a PNG (no GPU)", cli_cmd_render_usage, cli_cmd_render },
 };
 
-static void rk_print_help(FILE *out)
+static void cli_print_help(FILE *out)
 {
 	fprintf(out,
 		"rigkit %s - animated-character pipeline tool\n"
@@ -28,22 +28,22 @@ static void rk_print_help(FILE *out)
 		"       rigkit --help | --version\n"
 		"\n"
 		"commands:\n", rk_version());
-	for (size_t i = 0; i < sizeof(rk_commands) / sizeof(rk_commands[0]); i++)
-		fprintf(out, "  %-10s %s\n", rk_commands[i].name, rk_commands[i].summary);
+	for (size_t i = 0; i < sizeof(cli_commands) / sizeof(cli_commands[0]); i++)
+		fprintf(out, "  %-10s %s\n", cli_commands[i].name, cli_commands[i].summary);
 	fprintf(out,
 		"\n"
 		"exit codes: 0 ok, 1 usage error, 2 bad input, 3 output failure\n"
 		"commands that print data accept --json\n");
 }
 
-void rk_cli_print_error(const rk_error *err)
+void cli_print_error(const rk_error *err)
 {
 	char buf[2048];
-	rk_format_error(buf, sizeof(buf), err);
+	rk_error_format(buf, sizeof(buf), err);
 	fprintf(stderr, "rigkit: %s\n", buf);
 }
 
-void rk_cli_fail(const char *fmt, ...)
+void cli_fail(const char *fmt, ...)
 {
 	va_list ap;
 	va_start(ap, fmt);
@@ -53,26 +53,26 @@ void rk_cli_fail(const char *fmt, ...)
 	va_end(ap);
 }
 
-int rk_cli_exit_code(const rk_error *err)
+int cli_exit_code(const rk_error *err)
 {
-	if (err->code == RK_ERROR_OUTPUT) return RK_EXIT_OUTPUT;
-	if (err->code == RK_ERROR_INVALID_ARGUMENT) return RK_EXIT_USAGE;
-	return RK_EXIT_INPUT;
+	if (err->code == RK_ERROR_OUTPUT) return CLI_EXIT_OUTPUT;
+	if (err->code == RK_ERROR_INVALID_ARGUMENT) return CLI_EXIT_USAGE;
+	return CLI_EXIT_INPUT;
 }
 
-int rk_cli_wants_help(int argc, char **argv)
+int cli_wants_help(int argc, char **argv)
 {
 	for (int i = 1; i < argc; i++)
 		if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) return 1;
 	return 0;
 }
 
-int rk_cli_load_option(const char *cmd, const char *opt, const char *value, rk_load_opts *lo)
+int cli_load_option(const char *cmd, const char *opt, const char *value, rk_load_opts *lo)
 {
 	char *end;
 	if (strcmp(opt, "--axes") == 0) {
 		if (!rk_axes_parse(value, &lo->target_axes)) {
-			rk_cli_fail("%s: unknown axes '%s' (right_handed_y_up, left_handed_y_up, right_handed_z_up, left_handed_z_up)",
+			cli_fail("%s: unknown axes '%s' (right_handed_y_up, left_handed_y_up, right_handed_z_up, left_handed_z_up)",
 				cmd, value);
 			return -1;
 		}
@@ -81,7 +81,7 @@ int rk_cli_load_option(const char *cmd, const char *opt, const char *value, rk_l
 	if (strcmp(opt, "--unit-meters") == 0) {
 		lo->target_unit_meters = strtod(value, &end);
 		if (end == value || *end || !(lo->target_unit_meters > 0.0)) {
-			rk_cli_fail("%s: --unit-meters expects a positive number, got '%s'", cmd, value);
+			cli_fail("%s: --unit-meters expects a positive number, got '%s'", cmd, value);
 			return -1;
 		}
 		return 1;
@@ -89,7 +89,7 @@ int rk_cli_load_option(const char *cmd, const char *opt, const char *value, rk_l
 	return 0;
 }
 
-const rk_anim_clip *rk_cli_default_clip(const rk_scene *s)
+const rk_anim_clip *cli_default_clip(const rk_scene *s)
 {
 	for (size_t i = 0; i < s->clips.count; i++)
 		for (size_t l = 0; l < s->clips.data[i].layer_count; l++)
@@ -97,7 +97,7 @@ const rk_anim_clip *rk_cli_default_clip(const rk_scene *s)
 	return s->clips.count ? &s->clips.data[0] : NULL;
 }
 
-int rk_cli_parse_vec3(const char *s, rk_vec3 *v)
+int cli_parse_vec3(const char *s, rk_vec3 *v)
 {
 	char *end;
 	double c[3];
@@ -119,26 +119,26 @@ int rk_cli_parse_vec3(const char *s, rk_vec3 *v)
 int main(int argc, char **argv)
 {
 	if (argc < 2) {
-		rk_print_help(stderr);
-		return RK_EXIT_USAGE;
+		cli_print_help(stderr);
+		return CLI_EXIT_USAGE;
 	}
 	const char *cmd = argv[1];
 	if (strcmp(cmd, "--help") == 0 || strcmp(cmd, "-h") == 0 || strcmp(cmd, "help") == 0) {
-		rk_print_help(stdout);
-		return RK_EXIT_OK;
+		cli_print_help(stdout);
+		return CLI_EXIT_OK;
 	}
 	if (strcmp(cmd, "--version") == 0) {
 		printf("rigkit %s\n", rk_version());
-		return RK_EXIT_OK;
+		return CLI_EXIT_OK;
 	}
-	for (size_t i = 0; i < sizeof(rk_commands) / sizeof(rk_commands[0]); i++) {
-		if (strcmp(cmd, rk_commands[i].name) != 0) continue;
-		if (rk_cli_wants_help(argc - 1, argv + 1)) {
-			fputs(rk_commands[i].usage, stdout);
-			return RK_EXIT_OK;
+	for (size_t i = 0; i < sizeof(cli_commands) / sizeof(cli_commands[0]); i++) {
+		if (strcmp(cmd, cli_commands[i].name) != 0) continue;
+		if (cli_wants_help(argc - 1, argv + 1)) {
+			fputs(cli_commands[i].usage, stdout);
+			return CLI_EXIT_OK;
 		}
-		return rk_commands[i].run(argc - 1, argv + 1);
+		return cli_commands[i].run(argc - 1, argv + 1);
 	}
-	rk_cli_fail("unknown command '%s' (see rigkit --help)", cmd);
-	return RK_EXIT_USAGE;
+	cli_fail("unknown command '%s' (see rigkit --help)", cmd);
+	return CLI_EXIT_USAGE;
 }

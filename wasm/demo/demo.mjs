@@ -1,7 +1,7 @@
 // wasm/demo/demo.mjs - the page logic of wasm/demo/index.html.
 //
 // 1. rigkit (WebAssembly) loads the avatar and the motion files, or makes
-//    its built-in sample characters (rk_sample_scene) when none are given.
+//    its built-in sample characters (rk_demo_scene) when none are given.
 // 2. rk.retargetClip() puts the chosen Idle and Walk clips on the avatar
 //    (named "Idle" and "Walk"), target.writeGlb() writes one GLB.
 // 3. three.js loads that GLB (GLTFLoader.parse) and plays it with an

@@ -4,7 +4,7 @@
 //
 //   node wasm_check.mjs retarget WASM_DIR OUT_DIR RUNS [SOURCE TARGET CLIP LABEL]...
 //     Loads WASM_DIR/rigkit.mjs. For each case retargets CLIP of SOURCE onto
-//     TARGET ("sample:source" / "sample:avatar" = rk_sample_scene in the
+//     TARGET ("sample:source" / "sample:avatar" = rk_demo_scene in the
 //     module, anything else a file path), writes OUT_DIR/LABEL.glb and checks
 //     the bytes: a valid GLB header (magic, version 2, length, JSON chunk
 //     first, BIN chunk), the clip among the JSON's animations with channels

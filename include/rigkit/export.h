@@ -1,0 +1,295 @@
+/*
+ * rigkit/export.h - writers: glTF 2.0 (GLB, or .gltf JSON with an embedded
+ * buffer) and Wavefront OBJ of evaluated meshes. Writers consume exactly
+ * the rk_scene the readers produce, whatever format it came from; an FBX
+ * writer will join them here.
+ *
+ * OVERVIEW
+ *   rk_gltf_write() turns any loaded rk_scene (FBX or glTF) into one glTF 2.0
+ *   asset that the Khronos glTF-Validator accepts without errors:
+ *
+ *     rk_scene *s = rk_load_file("ybot.fbx", NULL, &err);
+ *     rk_gltf_write_opts o = { 0 };               // zero = every default
+ *     if (!rk_gltf_write(s, "ybot.glb", &o, &err)) ...;
+ *     rk_scene_free(s);
+ *
+ *   The whole file is built in memory first, then written with
+ *   rk_file_write_atomic(): on failure the destination is untouched and no
+ *   temporary file is left behind. rk_gltf_write_memory() returns the bytes
+ *   instead (free them with rk_gltf_memory_free()).
+ *
+ * UNITS AND AXES
+ *   glTF is metres, +Y up, +Z front, right-handed. Unless keep_space is set,
+ *   the writer converts: with
+ *     C = scaling(settings.unit_meters) * rk_axes_conversion(settings.axes,
+ *         RK_AXES_RIGHT_HANDED_Y_UP)
+ *   (unknown axes count as right-handed Y-up, unit_meters <= 0 as 1), the
+ *   synthetic root's transform becomes R = C * root->node_to_parent. R holds
+ *   both the writer's conversion and any conversion rk_load_opts asked for
+ *   (which lives in root->node_to_parent), so loading with target_axes =
+ *   right-handed Y-up and target_unit_meters = 1 gives C = identity and the
+ *   same output. When R is the identity, the root's children become the glTF
+ *   scene's root nodes; otherwise R is written as one extra root node named
+ *   root_name ("RootNode" by default) whose children are the root's
+ *   children. Every glTF world matrix is then C * node_to_world. A mirroring
+ *   conversion (left-handed input) gives that node a negative scale, which
+ *   glTF allows (renderers flip the winding by the determinant).
+ *
+ * NODES
+ *   Every node except the synthetic root is written, in scene order, with
+ *   the same names. Local transforms are written as TRS:
+ *     - glTF nodes: rk_node.local as stored (exact);
+ *     - FBX nodes with RK_INHERIT_NORMAL: decompose(node_to_parent);
+ *     - other inherit modes: decompose(inverse(parent node_to_world) *
+ *       node_to_world), which reproduces the static world matrix under
+ *       glTF's plain parent * child rule.
+ *   glTF forbids node matrices that are not TRS (node.matrix "MUST be
+ *   decomposable"), so a transform that shears (a rotated child under a
+ *   non-uniformly scaled parent with FBX's special inherit modes) cannot be
+ *   expressed: the nearest TRS is written and a warning is reported.
+ *   Cameras and lights become plain nodes.
+ *
+ * MESHES
+ *   Each node with a mesh gets a glTF mesh; nodes that share the rk_mesh,
+ *   the geometric transform, the material slots, the UV set choice and the
+ *   skin share it. Polygons are triangulated by ear clipping in the
+ *   polygon's best-fit (Newell) plane, so concave polygons triangulate
+ *   correctly; faces with fewer than 3 corners are dropped (warned). One
+ *   primitive per used material slot (node slots, else mesh slots). Vertex
+ *   streams (float unless stated):
+ *     POSITION    geometry_to_node * position (the FBX geometric transform
+ *                 is baked), with min/max
+ *     NORMAL      stored normals through the inverse-transpose of
+ *                 geometry_to_node, normalised; when the mesh has none, or a
+ *                 stored normal is zero or not finite, smooth area-weighted
+ *                 normals (Newell polygon normals summed per vertex)
+ *     TANGENT     when the TEXCOORD_0 set has tangents and bitangents and
+ *                 the stored normals are all usable: the tangent through
+ *                 geometry_to_node, made orthogonal to the normal and unit;
+ *                 w = +1 or -1, the handedness of (normal, tangent,
+ *                 bitangent), negated when V is flipped
+ *     TEXCOORD_n  UV sets, TEXCOORD_0 = the node's default_uv_set (FBX
+ *                 currentUVSet) when it names a set, else the first; the
+ *                 others follow in scene order. FBX/OBJ scenes store V with
+ *                 the origin bottom-left: written as 1 - v (glTF: top-left)
+ *     JOINTS_0    unsigned short, WEIGHTS_0 float: per vertex the 4 largest
+ *                 influences whose joint has a node, renormalised to sum 1
+ *                 (see SKINS for vertices with none)
+ *   Corners are deduplicated per primitive by exact equality of all their
+ *   attributes (plus the source vertex when the mesh has morph targets);
+ *   indices are unsigned short when the primitive has at most 65535
+ *   vertices, else unsigned int. Triangles whose corners collapse onto the
+ *   same vertex are dropped. When geometry_to_node mirrors (negative
+ *   determinant) the triangle winding is reversed so faces keep facing out.
+ *   Vertex colours (the first set, clamped to [0, 1]) are written as COLOR_0
+ *   only for glTF input (FBX files often carry colour layers that do not
+ *   mean to tint; set fbx_vertex_colors to write them).
+ *
+ * MORPH TARGETS
+ *   One target per blend channel: POSITION deltas (geometric transform
+ *   applied as a vector, min/max written) and NORMAL deltas when every
+ *   channel has normal offsets, or when the writer computed the normals
+ *   itself (then the delta is normal(morphed) - normal(base)). Channels with
+ *   FBX in-between shapes keep only the target that is fully on at weight 1
+ *   (warned). mesh.weights = each channel's default_weight, node.weights =
+ *   the node's static blend weights when they differ; mesh.extras.targetNames
+ *   lists the channel names (three.js convention).
+ *
+ * SKINS
+ *   glTF places a skinned vertex at  sum_i w_i * jointWorld_i * IBM_i * v
+ *   and ignores the skinned mesh node's own transform. rigkit's formula
+ *   (scene.h) is  sum_i w_i * joint_i.node_to_world * mesh_to_joint_i *
+ *   geometry_to_node * p. With jointWorld_i = C * joint_i.node_to_world (the
+ *   hierarchy is reproduced under R) and the baked vertex v = geometry_to_node
+ *   * p, both agree, up to C, for
+ *     IBM_i = mesh_to_joint_i
+ *   so the inverse bind matrices are written unchanged and the skinned mesh
+ *   node stays where it is in the hierarchy (its transform is ignored by
+ *   glTF, as by rigkit). A vertex without any usable influence is placed by
+ *   rigkit at geometry_to_world * p; the writer reproduces that by adding
+ *   the mesh node itself as an extra joint with IBM = identity
+ *   (C * node_to_world * I * geometry_to_node * p), and writes the root node
+ *   when needed so that all joints share a common root. Joints whose node
+ *   is missing are left out and their weights dropped, as the anim module
+ *   does. Skinning methods other than linear are written as linear
+ *   (warned). A skinned mesh instanced by several nodes is written for each
+ *   instance with the same skin, so every instance is drawn where the skin
+ *   places it: rigkit's extra instance transform (anim.h, "Instancing") has
+ *   no glTF equivalent (warned).
+ *
+ * MATERIALS AND TEXTURES
+ *   pbrMetallicRoughness base colour factor/texture, metallic/roughness
+ *   factors/texture, normal texture, emissive factor/texture (factors
+ *   clamped to [0, 1]), alphaMode/alphaCutoff, doubleSided,
+ *   KHR_materials_unlit; glTF input also keeps KHR_texture_transform.
+ *   Images are embedded as bufferViews: the texture's content when it is
+ *   PNG or JPEG (by magic bytes), else the file at resolved_path when that is
+ *   PNG or JPEG; other textures are skipped (warned) and materials drop the
+ *   reference. Identical image bytes are stored once. One sampler per
+ *   distinct wrap mode pair. A primitive whose material samples textures but
+ *   that has no UVs gets zero TEXCOORD_0 (warned).
+ *
+ * ANIMATION
+ *   Every rk_anim_clip becomes one glTF animation with the clip's name.
+ *   Times are written as  file time - clip.time_begin  (the clip starts at 0
+ *   when its first key is at time_begin; keys before time_begin are cut,
+ *   with an interpolated key at 0 for STEP/LINEAR). Per node and path:
+ *     - glTF sampler tracks (TRANSLATION, ROTATION_QUAT, SCALE,
+ *       MORPH_WEIGHTS) on nodes without rigkit adjust transforms are copied
+ *       key for key (STEP/LINEAR/CUBICSPLINE kept, rotations normalised);
+ *     - everything else (FBX curve tracks, layers, Euler rotations, pivots,
+ *       pre/post rotations, inherit modes, DeformPercent) is baked: the
+ *       anim module's rk_pose_eval_job evaluates the whole clip at
+ *       bake_fps over [time_begin, time_end] (the end time is always
+ *       sampled), the node's glTF local TRS is taken from the pose exactly as
+ *       for static nodes (see NODES), rotations are kept in one hemisphere,
+ *       and LINEAR keys are reduced: a key is dropped when linear
+ *       interpolation (slerp for rotations) between the neighbours that are
+ *       kept reproduces every dropped sample within translation_tolerance *
+ *       the channel's largest absolute component (at least 1 for weights)
+ *       for translation, scale and weights, or rotation_tolerance radians
+ *       for rotations. The first and last keys are always kept, so every
+ *       channel spans the whole clip.
+ *   Nodes that get channels are those a track of the clip targets, plus
+ *   the descendants of those whose glTF local depends on the parent's world
+ *   (non-normal inherit modes); a baked FBX node gets translation, rotation
+ *   and scale channels, except those that stay at the node's static value
+ *   over the whole clip (glTF players keep the node's value; a clip that
+ *   only holds the static pose keeps one constant channel). Animated
+ *   geometric transforms cannot be expressed and are ignored (warned).
+ *   Duplicate tracks for the same node and path keep the first (warned). A
+ *   clip that ends up without channels is not written (glTF animations need
+ *   one; warned), so glTF animation indices may skip such clips: match them
+ *   by name.
+ *
+ * THREAD SAFETY
+ *   The scene is only read: any number of threads may write the same const
+ *   scene concurrently. No global state; warnings go to the callback.
+ */
+#ifndef RIGKIT_EXPORT_H
+#define RIGKIT_EXPORT_H
+
+#include "rigkit/anim.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef enum rk_gltf_container {
+	RK_GLTF_CONTAINER_AUTO = 0,  /* default: files ending in ".gltf" (any case) -> JSON, else GLB; memory -> GLB */
+	RK_GLTF_CONTAINER_GLB,       /* binary glTF: JSON chunk + BIN chunk */
+	RK_GLTF_CONTAINER_JSON       /* .gltf text; the buffer is an embedded base64 data: URI */
+} rk_gltf_container;
+
+/* Counts describing what was written (optional output, see opts.stats). */
+typedef struct rk_gltf_write_stats {
+	size_t node_count;           /* glTF nodes, the extra root included */
+	size_t mesh_count;           /* glTF meshes */
+	size_t primitive_count;
+	size_t triangle_count;
+	size_t vertex_count;         /* sum over primitives, after deduplication */
+	size_t skin_count;
+	size_t material_count;
+	size_t image_count;
+	size_t animation_count;
+	size_t channel_count;        /* animation channels over all animations */
+	size_t baked_channel_count;  /* of those, baked from the pose evaluation */
+	size_t warning_count;        /* distinct warnings */
+	bool wrote_root_node;        /* the conversion R was written as a node */
+	size_t json_size;            /* bytes of JSON (GLB: chunk payload without padding) */
+	size_t bin_size;             /* bytes of binary buffer (before base64 for JSON) */
+} rk_gltf_write_stats;
+
+/* Receives each distinct warning once, after writing (count = how many
+ * times it occurred). Called from the writing thread; message is valid only
+ * during the call. */
+typedef void rk_gltf_warning_fn(void *user, const char *message, size_t count);
+
+/* Write options. Zero-initialise; every zero field means its default. */
+typedef struct rk_gltf_write_opts {
+	rk_gltf_container container;  /* default AUTO (see rk_gltf_container) */
+	bool keep_space;              /* default false: convert to glTF space (see UNITS AND AXES);
+	                                 true: write coordinates as the scene has them (R = root->node_to_parent) */
+	const char *root_name;        /* name of the extra root node; NULL = "RootNode" */
+	const char *generator;        /* asset.generator; NULL = "rigkit <version>" */
+
+	/* Animation */
+	bool no_animation;            /* default false: write every clip */
+	double bake_fps;              /* samples per second when baking; 0 = settings.frame_rate, 30 when that is 0 */
+	bool no_key_reduction;        /* default false: drop redundant baked keys */
+	double translation_tolerance; /* relative, for translation/scale/weights; 0 = 1e-5 */
+	double rotation_tolerance;    /* radians; 0 = 1e-5 */
+	bool bake_all;                /* default false; true: bake glTF sampler tracks too */
+
+	/* Content */
+	bool no_textures;             /* default false; true: no images/textures/samplers, materials keep factors */
+	bool no_external_images;      /* default false; true: never read resolved_path files */
+	bool fbx_vertex_colors;       /* default false: COLOR_0 only for glTF input */
+
+	/* Memory for the output and temporaries (the scene's own memory is separate). */
+	rk_allocator allocator;       /* zero = malloc/free */
+	size_t memory_limit;          /* bytes; 0 = 4 GiB (1.5 GiB with 32-bit size_t) */
+
+	/* Reporting */
+	rk_gltf_warning_fn *warning;  /* NULL = warnings are only counted */
+	void *warning_user;
+	rk_gltf_write_stats *stats;   /* NULL = not reported; filled on success */
+} rk_gltf_write_opts;
+
+/* Writes `scene` to `path` (GLB or .gltf per opts->container) atomically
+ * (rk_file_write_atomic). opts may be NULL (defaults). Returns false with err
+ * set on failure: RK_ERROR_INVALID_ARGUMENT (NULL scene/path, scene without
+ * nodes), RK_ERROR_LIMIT / RK_ERROR_OUT_OF_MEMORY (memory_limit, allocator),
+ * RK_ERROR_UNSUPPORTED (more than 4 GiB of binary data for GLB, more than
+ * 65535 joints in a skin), RK_ERROR_OUTPUT (the file could not be written;
+ * the destination is then untouched and nothing is left behind). */
+bool rk_gltf_write(const rk_scene *scene, const char *path, const rk_gltf_write_opts *opts, rk_error *err);
+
+/* As rk_gltf_write, always GLB whatever opts->container says. */
+bool rk_glb_write(const rk_scene *scene, const char *path, const rk_gltf_write_opts *opts, rk_error *err);
+
+/* Builds the asset in memory (AUTO = GLB). On success *out_data holds
+ * *out_size bytes owned by the caller: release them with
+ * rk_gltf_memory_free() (it remembers the allocator). On failure *out_data =
+ * NULL, *out_size = 0 and err is set (codes as above, without OUTPUT). */
+bool rk_gltf_write_memory(const rk_scene *scene, const rk_gltf_write_opts *opts,
+	void **out_data, size_t *out_size, rk_error *err);
+
+/* Frees bytes returned by rk_gltf_write_memory(). NULL is fine. */
+void rk_gltf_memory_free(void *data);
+
+/* ---------------------------------------------------------------------------
+ * OBJ WRITER
+ *
+ *   For every node that carries a mesh, in node order:
+ *     o <node name>
+ *     g <node name> <parent name> ... <outermost ancestor below the root>
+ *     world-space evaluated v (skinning and blend shapes applied), vt (the
+ *     node's default_uv_set, else the first UV set), vn (when the mesh has
+ *     normals), and one 'f p/t/n ...' per polygon with corners in file order
+ *     (not triangulated; a mirroring load conversion reverses the winding,
+ *     keeping the first corner).
+ *   Numbers are printed with %.9g; whitespace and control bytes in names
+ *   are written as FBXASC + 3-digit byte (as Maya and 3ds Max do). The first
+ *   line is "# rigkit <version>". Materials are not written.
+ * ------------------------------------------------------------------------- */
+
+typedef struct rk_obj_write_opts {
+	const rk_pose *pose;             /* evaluated pose of the scene; NULL = the static scene */
+} rk_obj_write_opts;
+
+/* Builds the OBJ text in memory: *out_text (NUL-terminated, *out_size bytes
+ * without the NUL; free with rk_obj_memory_free()). opts may be NULL.
+ * False with err on bad arguments, a pose job error or out of memory. */
+bool rk_obj_write_memory(const rk_scene *scene, const rk_obj_write_opts *opts, char **out_text, size_t *out_size,
+	rk_error *err);
+void rk_obj_memory_free(char *text);
+
+/* As rk_obj_write_memory, then written atomically to `path`
+ * (rk_file_write_atomic: on failure the destination is untouched). */
+bool rk_obj_write(const rk_scene *scene, const char *path, const rk_obj_write_opts *opts, rk_error *err);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

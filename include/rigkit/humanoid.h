@@ -1,0 +1,156 @@
+/*
+ * rigkit/humanoid.h - which node of a scene plays which humanoid bone.
+ *
+ * OVERVIEW
+ *   rk_humanoid maps the 55 bones of VRM 1.0's humanoid to scene nodes.
+ *   Retargeting, comparison and the preview renderer read skeletons through
+ *   it. Three sources fill it, in this order of authority:
+ *     1. a map the file declares itself (scene->bone_hints, scheme
+ *        "humanoid": VRM's humanoid extension will fill it), used by
+ *        rk_humanoid_detect when it names a valid humanoid;
+ *     2. detection from node names and the hierarchy (Mixamo with and
+ *        without prefixes, Avaturn/RPM, VRM, Unreal, Unity, Blender/Rigify,
+ *        3ds Max Biped, Daz Genesis, HumanIK, CMU BVH ...);
+ *     3. corrections from a map file (rk_humanoid_map_apply), one
+ *        'bone = node name' line each.
+ *
+ * HUMANOID BONES
+ *   The bone set and names of VRM 1.0's humanoid (which Unity's Mecanim
+ *   shares): 55 bones. Required for a valid humanoid: hips, spine, head,
+ *   left/right upperArm, lowerArm, hand, upperLeg, lowerLeg, foot. Every
+ *   mapped bone's node must be a descendant of the node of its humanoid
+ *   parent (rk_humanoid_parent(): the nearest mapped humanoid ancestor).
+ *
+ * THREAD SAFETY
+ *   Pure functions of their arguments; no global state.
+ */
+#ifndef RIGKIT_HUMANOID_H
+#define RIGKIT_HUMANOID_H
+
+#include "rigkit/scene.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef enum rk_humanoid_bone {
+	RK_HUMANOID_HIPS = 0,
+	RK_HUMANOID_SPINE,
+	RK_HUMANOID_CHEST,
+	RK_HUMANOID_UPPER_CHEST,
+	RK_HUMANOID_NECK,
+	RK_HUMANOID_HEAD,
+	RK_HUMANOID_LEFT_EYE,
+	RK_HUMANOID_RIGHT_EYE,
+	RK_HUMANOID_JAW,
+	RK_HUMANOID_LEFT_UPPER_LEG,
+	RK_HUMANOID_LEFT_LOWER_LEG,
+	RK_HUMANOID_LEFT_FOOT,
+	RK_HUMANOID_LEFT_TOES,
+	RK_HUMANOID_RIGHT_UPPER_LEG,
+	RK_HUMANOID_RIGHT_LOWER_LEG,
+	RK_HUMANOID_RIGHT_FOOT,
+	RK_HUMANOID_RIGHT_TOES,
+	RK_HUMANOID_LEFT_SHOULDER,
+	RK_HUMANOID_LEFT_UPPER_ARM,
+	RK_HUMANOID_LEFT_LOWER_ARM,
+	RK_HUMANOID_LEFT_HAND,
+	RK_HUMANOID_RIGHT_SHOULDER,
+	RK_HUMANOID_RIGHT_UPPER_ARM,
+	RK_HUMANOID_RIGHT_LOWER_ARM,
+	RK_HUMANOID_RIGHT_HAND,
+	RK_HUMANOID_LEFT_THUMB_METACARPAL,
+	RK_HUMANOID_LEFT_THUMB_PROXIMAL,
+	RK_HUMANOID_LEFT_THUMB_DISTAL,
+	RK_HUMANOID_LEFT_INDEX_PROXIMAL,
+	RK_HUMANOID_LEFT_INDEX_INTERMEDIATE,
+	RK_HUMANOID_LEFT_INDEX_DISTAL,
+	RK_HUMANOID_LEFT_MIDDLE_PROXIMAL,
+	RK_HUMANOID_LEFT_MIDDLE_INTERMEDIATE,
+	RK_HUMANOID_LEFT_MIDDLE_DISTAL,
+	RK_HUMANOID_LEFT_RING_PROXIMAL,
+	RK_HUMANOID_LEFT_RING_INTERMEDIATE,
+	RK_HUMANOID_LEFT_RING_DISTAL,
+	RK_HUMANOID_LEFT_LITTLE_PROXIMAL,
+	RK_HUMANOID_LEFT_LITTLE_INTERMEDIATE,
+	RK_HUMANOID_LEFT_LITTLE_DISTAL,
+	RK_HUMANOID_RIGHT_THUMB_METACARPAL,
+	RK_HUMANOID_RIGHT_THUMB_PROXIMAL,
+	RK_HUMANOID_RIGHT_THUMB_DISTAL,
+	RK_HUMANOID_RIGHT_INDEX_PROXIMAL,
+	RK_HUMANOID_RIGHT_INDEX_INTERMEDIATE,
+	RK_HUMANOID_RIGHT_INDEX_DISTAL,
+	RK_HUMANOID_RIGHT_MIDDLE_PROXIMAL,
+	RK_HUMANOID_RIGHT_MIDDLE_INTERMEDIATE,
+	RK_HUMANOID_RIGHT_MIDDLE_DISTAL,
+	RK_HUMANOID_RIGHT_RING_PROXIMAL,
+	RK_HUMANOID_RIGHT_RING_INTERMEDIATE,
+	RK_HUMANOID_RIGHT_RING_DISTAL,
+	RK_HUMANOID_RIGHT_LITTLE_PROXIMAL,
+	RK_HUMANOID_RIGHT_LITTLE_INTERMEDIATE,
+	RK_HUMANOID_RIGHT_LITTLE_DISTAL,
+	RK_HUMANOID_BONE_COUNT
+} rk_humanoid_bone;
+
+/* VRM 1.0 name of a bone ("hips", "leftUpperArm", "rightLittleDistal"), or
+ * "" for an invalid value. */
+const char *rk_humanoid_bone_name(rk_humanoid_bone bone);
+/* Parses a VRM 1.0 bone name (case-insensitive); false when unknown. */
+bool rk_humanoid_bone_parse(const char *name, rk_humanoid_bone *out);
+/* The humanoid parent in the full bone set (leftLowerArm -> leftUpperArm,
+ * hips -> -1, leftUpperLeg -> hips, leftShoulder -> upperChest, ...). */
+int rk_humanoid_bone_parent(rk_humanoid_bone bone);
+/* true for the 15 bones a valid humanoid needs (see HUMANOID BONES). */
+bool rk_humanoid_bone_required(rk_humanoid_bone bone);
+
+typedef struct rk_humanoid {
+	const rk_node *bones[RK_HUMANOID_BONE_COUNT];   /* NULL = not present */
+} rk_humanoid;
+
+/* Maps the scene's nodes to humanoid bones by name and hierarchy (see the
+ * implementation's file comment for the naming schemes). Fills *out (absent
+ * bones NULL) and returns true when the result is a valid humanoid; false
+ * with err naming the first missing required bone (out still holds what was
+ * found). */
+bool rk_humanoid_detect(const rk_scene *scene, rk_humanoid *out, rk_error *err);
+
+/* Maps `bone` to the node named `node_name` (exact match; NULL or "" clears
+ * the bone). False with err when no node has that name. */
+bool rk_humanoid_set(rk_humanoid *humanoid, const rk_scene *scene, rk_humanoid_bone bone, const char *node_name,
+	rk_error *err);
+
+/* Required bones present, nodes belong to `scene`, no node used twice, and
+ * each mapped bone's node is a descendant of its nearest mapped humanoid
+ * ancestor's node. */
+bool rk_humanoid_validate(const rk_humanoid *humanoid, const rk_scene *scene, rk_error *err);
+
+/* Nearest humanoid ancestor of `bone` that is mapped in `humanoid`, or -1. */
+int rk_humanoid_parent(const rk_humanoid *humanoid, rk_humanoid_bone bone);
+
+/* ---------------------------------------------------------------------------
+ * Map files
+ *
+ * Text, one entry a line: 'leftUpperArm = Bone.012' maps a VRM 1.0 bone
+ * name (case-insensitive) to the node of that exact name; 'bone =' with no
+ * name unmaps it; '#' starts a comment; blank lines are ignored; spaces
+ * around names are trimmed. `rigkit humanoid FILE` prints this format.
+ * ------------------------------------------------------------------------- */
+
+/* Applies the map text `text` (`size` bytes, need not be NUL-terminated)
+ * line by line to *humanoid: every line sets or clears one bone. `filename`
+ * names the text in errors (may be NULL). False with err (RK_ERROR_PARSE,
+ * location RK_LOCATION_LINE with the line number) at the first line that is
+ * not 'bone = node', names no humanoid bone or names no node of `scene`;
+ * the lines before it stay applied. Does not validate the result. */
+bool rk_humanoid_map_apply(rk_humanoid *humanoid, const rk_scene *scene, const char *text, size_t size,
+	const char *filename, rk_error *err);
+
+/* As rk_humanoid_map_apply, reading the file at `path` (at most 16 MiB;
+ * RK_ERROR_IO when it cannot be read). */
+bool rk_humanoid_map_apply_file(rk_humanoid *humanoid, const rk_scene *scene, const char *path, rk_error *err);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

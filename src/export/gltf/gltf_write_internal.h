@@ -1,0 +1,182 @@
+/*
+ * src/export/gltf/gltf_write_internal.h - shared state of the glTF writer (not
+ * public API; the behaviour is documented in include/rigkit/export.h).
+ *
+ * FILES
+ *   gltf_write.c        entry points, JSON emitter, binary buffer, accessors,
+ *                       nodes, materials, textures, assembly (GLB / .gltf)
+ *   gltf_write_mesh.c   primitives, skins, morph targets
+ *   gltf_write_anim.c   animations (copied samplers, baked poses)
+ *
+ * ERRORS
+ *   Functions return bool; false means w->err holds the first error. Memory
+ *   failures set RK_ERROR_OUT_OF_MEMORY or RK_ERROR_LIMIT via rki_gw_oom().
+ */
+#ifndef RIGKIT_GLTF_WRITE_INTERNAL_H
+#define RIGKIT_GLTF_WRITE_INTERNAL_H
+
+#include "core/internal.h"
+#include "rigkit/export.h"
+
+/* glTF enums */
+enum {
+	RKI_GW_UNSIGNED_BYTE = 5121,
+	RKI_GW_UNSIGNED_SHORT = 5123,
+	RKI_GW_UNSIGNED_INT = 5125,
+	RKI_GW_FLOAT = 5126,
+	RKI_GW_ARRAY_BUFFER = 34962,
+	RKI_GW_ELEMENT_ARRAY_BUFFER = 34963
+};
+
+#define RKI_GW_MAX_DEPTH 32
+
+/* A minimal streaming JSON writer: commas and nesting handled here. */
+typedef struct rki_gw_json {
+	rki_buf buf;
+	int depth;
+	bool after_key;
+	bool first[RKI_GW_MAX_DEPTH];
+	bool failed;
+} rki_gw_json;
+
+void rki_gw_json_init(rki_gw_json *j, rki_alloc *alloc, int depth);
+void rki_gw_json_raw(rki_gw_json *j, const char *s, size_t n);
+void rki_gw_json_obj(rki_gw_json *j);      /* { */
+void rki_gw_json_obj_end(rki_gw_json *j);  /* } */
+void rki_gw_json_arr(rki_gw_json *j);      /* [ */
+void rki_gw_json_arr_end(rki_gw_json *j);  /* ] */
+void rki_gw_json_key(rki_gw_json *j, const char *key);
+void rki_gw_json_str(rki_gw_json *j, const char *s);   /* invalid UTF-8 becomes U+FFFD */
+void rki_gw_json_uint(rki_gw_json *j, uint64_t v);
+void rki_gw_json_num(rki_gw_json *j, double v);        /* shortest text that round-trips; non-finite -> 0 */
+void rki_gw_json_bool(rki_gw_json *j, bool v);
+/* "key": value shorthands */
+void rki_gw_json_kstr(rki_gw_json *j, const char *key, const char *s);
+void rki_gw_json_kuint(rki_gw_json *j, const char *key, uint64_t v);
+void rki_gw_json_knum(rki_gw_json *j, const char *key, double v);
+void rki_gw_json_knums(rki_gw_json *j, const char *key, const double *v, size_t n);
+
+typedef struct rki_gw_view {
+	size_t offset, length;
+	uint32_t target;             /* 0 = none */
+} rki_gw_view;
+
+typedef struct rki_gw_accessor {
+	uint32_t view;
+	uint32_t component_type;
+	size_t count;
+	uint32_t components;         /* 1, 2, 3, 4, 16 */
+	bool normalized;
+	bool has_minmax;
+	double min[16], max[16];
+} rki_gw_accessor;
+
+/* One section of the document: a JSON array being filled item by item. */
+typedef struct rki_gw_section {
+	rki_gw_json json;
+	size_t count;
+} rki_gw_section;
+
+typedef struct rki_gw_warning {
+	struct rki_gw_warning *next;
+	size_t count;
+	char message[RK_ERROR_TEXT_MAX];
+} rki_gw_warning;
+
+/* Key of a glTF mesh: nodes with equal keys share it. */
+typedef struct rki_gw_mesh_key {
+	const rk_mesh *mesh;
+	rk_mat4 geometry_to_node;
+	const rk_material_ref_list *slots;  /* the material list used */
+	const rk_skin_deformer *skin;
+	const rk_node *extra_joint;        /* the mesh node when it is an extra joint, else NULL */
+	uint32_t uv_first;                 /* uv set written as TEXCOORD_0 */
+	int32_t out_mesh;                  /* glTF mesh index, -1 when nothing was written */
+	int32_t out_skin;                  /* glTF skin index, -1 if none */
+} rki_gw_mesh_key;
+
+typedef struct rki_gw {
+	const rk_scene *scene;
+	rk_gltf_write_opts opts;     /* resolved defaults */
+	rki_alloc alloc;
+	rk_error *err;
+	bool failed;
+
+	rki_buf bin;                 /* the binary buffer */
+	rki_buf views;               /* rki_gw_view[] */
+	rki_buf accessors;           /* rki_gw_accessor[] */
+	rki_gw_section nodes, meshes, skins, materials, textures, images, samplers, animations;
+	rki_gw_warning *warnings, *warnings_tail;
+	size_t warning_count;
+	rki_arena tmp;               /* temporaries of the current stage (meshes swap in their own) */
+	rki_arena keep;              /* warnings and what lives for the whole run */
+
+	/* space */
+	rk_mat4 conversion;          /* C (identity with keep_space) */
+	rk_mat4 root_matrix;         /* R = C * root->node_to_parent */
+	bool write_root;
+	bool flip_v;                 /* FBX/OBJ input: v' = 1 - v */
+	bool gltf_input;
+
+	/* per rk node (scene->nodes.count entries) */
+	int32_t *node_out;           /* glTF node index, -1 for the synthetic root when not written */
+	rk_trs *node_trs;            /* glTF local TRS */
+	int32_t *node_mesh;          /* glTF mesh index or -1 */
+	int32_t *node_skin;          /* glTF skin index or -1 */
+
+	/* per rk texture / material */
+	int32_t *texture_out;        /* glTF texture index, -1 = skipped */
+	bool uses_unlit, uses_texture_transform;
+
+	/* glTF meshes */
+	rki_gw_mesh_key *mesh_keys;
+	size_t mesh_key_count;
+	int32_t *node_key;           /* per rk node: index into mesh_keys or -1 */
+
+	rk_gltf_write_stats stats;
+} rki_gw;
+
+/* double -> float for output arrays: NaN -> 0, out of float range -> +-FLT_MAX
+ * (so no accessor holds a non-finite value). */
+static inline float rki_gw_f32(double v)
+{
+	if (v != v) return 0.0f;
+	if (v > 3.4028234663852886e38) return 3.4028234663852886e38f;
+	if (v < -3.4028234663852886e38) return -3.4028234663852886e38f;
+	return (float)v;
+}
+
+/* Errors and warnings */
+bool rki_gw_fail(rki_gw *w, rk_error_code code, const char *fmt, ...) RKI_PRINTF(3, 4);
+bool rki_gw_oom(rki_gw *w);
+void rki_gw_warn(rki_gw *w, const char *fmt, ...) RKI_PRINTF(2, 3);
+
+/* Buffers and accessors. Data is appended to the BIN buffer at a 4-byte
+ * aligned offset as its own bufferView. Returns the index or -1 (w failed). */
+int32_t rki_gw_view_add(rki_gw *w, const void *data, size_t size, uint32_t target);
+/* Accessor over a new view holding count * components elements of
+ * component_type. Float accessors with want_minmax get exact min/max. */
+int32_t rki_gw_accessor_add(rki_gw *w, const void *data, uint32_t component_type, size_t count,
+	uint32_t components, uint32_t target, bool want_minmax);
+
+/* Temporary memory (lives until the end of the run). NULL -> w failed. */
+void *rki_gw_tmp_array(rki_gw *w, size_t count, size_t size);
+
+/* Node helpers (gltf_write.c) */
+/* glTF local TRS of node `n` given node_to_parent / node_to_world values
+ * (static or posed) of the node and of its parent. Sets *exact to whether
+ * the TRS reproduces the matrix. */
+rk_trs rki_gw_local_trs(const rki_gw *w, const rk_node *n, const rk_mat4 *node_to_parent,
+	const rk_mat4 *node_to_world, const rk_mat4 *parent_to_world, const rk_trs *local, bool *exact);
+bool rki_gw_trs_uses_local(const rk_node *n);
+
+/* Meshes and skins (gltf_write_mesh.c). plan: decides which nodes share a
+ * glTF mesh and whether some skin needs the extra root node so that its
+ * joints share a common root (before node indices exist). write: writes
+ * meshes and skins, fills node_mesh / node_skin. */
+bool rki_gw_plan_meshes(rki_gw *w, bool *need_common_root);
+bool rki_gw_write_meshes(rki_gw *w);
+/* Animations (gltf_write_anim.c). */
+bool rki_gw_write_animations(rki_gw *w);
+
+#endif

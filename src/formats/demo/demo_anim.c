@@ -1,0 +1,301 @@
+/* src/formats/demo/demo_anim.c - the procedural "Idle" and "Walk" clips of the
+ * sample source character (see rigkit/demo.h).
+ *
+ * A pose is described per joint by a rotation delta in character axes: for
+ * an ordinary joint j with parent p the world delta is D_j = D_p * A_j (A_j
+ * turns the joint about its own pivot, expressed in the rest frame of the
+ * character carried along by the parent), for IK-solved joints D_j is given
+ * directly. The posed world orientation is D_j * rest_rot[j] and the posed
+ * position pos[p] + D_p * (rest_pos[j] - rest_pos[p]), so the same motion
+ * works for any bone rolls. Local keys follow with rki_sample_local().
+ *
+ * Walk: everything except the Hips forward translation is a function of the
+ * cycle phase only, computed in a frame that moves forward with the hips, so
+ * the last key equals the first one exactly (plus one stride of translation).
+ */
+#include "demo_internal.h"
+
+#include <math.h>
+#include <string.h>
+
+#define RKI_DEG (RK_PI / 180.0)
+#define RKI_SAMPLE_FPS 30
+
+/* Walk parameters (metres, seconds, degrees). */
+#define RKI_WALK_SPEED 0.9        /* root speed along +Z, m/s; cycle 1 s */
+#define RKI_WALK_STANCE 0.6       /* fraction of the cycle a foot is planted */
+#define RKI_WALK_LIFT 0.08        /* ankle lift at mid-swing */
+#define RKI_WALK_HIPS_DROP 0.065  /* mean hips height below rest */
+#define RKI_WALK_HIPS_BOB 0.013   /* hips height amplitude (2 periods per cycle) */
+#define RKI_WALK_SWAY 0.02        /* lateral hips sway amplitude */
+
+typedef struct rki_pose_in {
+	rk_vec3 hips;                     /* world position of Hips */
+	rk_quat delta[RKI_SJ_COUNT];      /* A_j, or D_j where absolute[j] */
+	bool absolute[RKI_SJ_COUNT];
+} rki_pose_in;
+
+static rk_quat rki_rx(double deg) { return rk_quat_axis_angle((rk_vec3){ 1, 0, 0 }, deg * RKI_DEG); }
+static rk_quat rki_ry(double deg) { return rk_quat_axis_angle((rk_vec3){ 0, 1, 0 }, deg * RKI_DEG); }
+static rk_quat rki_rz(double deg) { return rk_quat_axis_angle((rk_vec3){ 0, 0, 1 }, deg * RKI_DEG); }
+
+static void rki_pose_reset(rki_pose_in *in, const rki_sample_rig *rig)
+{
+	in->hips = rig->rest_pos[RKI_SJ_HIPS];
+	for (uint32_t j = 0; j < RKI_SJ_COUNT; j++) {
+		in->delta[j] = RK_QUAT_IDENTITY;
+		in->absolute[j] = false;
+	}
+}
+
+/* World positions and orientations of every joint. */
+static void rki_pose_solve(const rki_sample_rig *rig, const rki_pose_in *in, rk_vec3 *pos, rk_quat *rot)
+{
+	rk_quat d[RKI_SJ_COUNT];
+	for (uint32_t j = 0; j < RKI_SJ_COUNT; j++) {
+		uint32_t p = rki_sample_joint_parent(j);
+		if (p == RKI_SAMPLE_NO_PARENT) {
+			d[j] = in->delta[j];
+			pos[j] = in->hips;
+		} else {
+			d[j] = in->absolute[j] ? in->delta[j] : rk_quat_normalize(rk_quat_mul(d[p], in->delta[j]));
+			pos[j] = rk_vec3_add(pos[p], rk_quat_rotate(d[p], rk_vec3_sub(rig->rest_pos[j], rig->rest_pos[p])));
+		}
+		rot[j] = rk_quat_normalize(rk_quat_mul(d[j], rig->rest_rot[j]));
+	}
+}
+
+/* Relaxed fingers: joints 1..3 of index..pinky bend towards the palm. */
+static void rki_pose_relaxed_hands(rki_pose_in *in)
+{
+	static const double curl[3] = { 10.0, 14.0, 10.0 };
+	for (uint32_t side = 0; side < 2; side++) {
+		uint32_t base = side ? RKI_SJ_ARM_R : RKI_SJ_ARM_L;
+		double s = side ? 1.0 : -1.0; /* palm down: left curls about -Z, right about +Z */
+		for (uint32_t f = 1; f < 5; f++)
+			for (uint32_t k = 0; k < 3; k++) in->delta[base + RKI_ARM_FINGER + 4 * f + k] = rki_rz(s * curl[k]);
+		in->delta[base + RKI_ARM_FINGER + 1] = rki_ry(-s * 8.0);
+	}
+}
+
+/* ---- Idle ------------------------------------------------------------------------ */
+
+#define RKI_IDLE_KEYS 90 /* 3 s */
+
+static void rki_idle_pose(const rki_sample_rig *rig, double phase, rki_pose_in *in)
+{
+	rki_pose_reset(in, rig);
+	double b = sin(2.0 * RK_PI * phase);               /* one breath per loop */
+	double look = sin(2.0 * RK_PI * phase + 0.6);
+	double sway = sin(4.0 * RK_PI * phase + 0.3);
+	in->delta[RKI_SJ_SPINE] = rk_quat_mul(rki_rz(0.4 * sway), rki_rx(-0.8 * b));
+	in->delta[RKI_SJ_SPINE1] = rki_rx(-1.0 * b);
+	in->delta[RKI_SJ_SPINE2] = rki_rx(-1.2 * b);
+	in->delta[RKI_SJ_NECK] = rk_quat_mul(rki_rz(-0.4 * sway), rki_rx(1.4 * b));
+	in->delta[RKI_SJ_HEAD] = rk_quat_mul(rki_ry(1.5 * look), rki_rx(1.4 * b));
+	for (uint32_t side = 0; side < 2; side++) {
+		uint32_t base = side ? RKI_SJ_ARM_R : RKI_SJ_ARM_L;
+		double s = side ? -1.0 : 1.0; /* left +1 */
+		in->delta[base + RKI_ARM_SHOULDER] = rki_rz(s * 2.0 * b);
+		in->delta[base + RKI_ARM_ARM] = rk_quat_mul(rki_rx(-3.0), rki_rz(-s * (70.0 + 2.0 * b)));
+		in->delta[base + RKI_ARM_FOREARM] = rki_ry(-s * (12.0 + 1.0 * b));
+	}
+	rki_pose_relaxed_hands(in);
+}
+
+/* ---- Walk ------------------------------------------------------------------------ */
+
+#define RKI_WALK_KEYS 30 /* 1 s */
+
+static double rki_smoother(double s) { return s * s * s * (s * (s * 6.0 - 15.0) + 10.0); }
+
+/* Two-bone IK of one leg: thigh/shin deltas that put the ankle at `target`
+ * with the knee bending towards +Z. */
+static void rki_leg_ik(const rki_sample_rig *rig, uint32_t base, rk_vec3 hip, rk_vec3 target, rk_quat *d_thigh, rk_quat *d_shin)
+{
+	const rk_vec3 *rp = rig->rest_pos;
+	rk_vec3 rest_thigh = rk_vec3_sub(rp[base + RKI_LEG_LEG], rp[base + RKI_LEG_UPLEG]);
+	rk_vec3 rest_shin = rk_vec3_sub(rp[base + RKI_LEG_FOOT], rp[base + RKI_LEG_LEG]);
+	double l1 = rk_vec3_length(rest_thigh), l2 = rk_vec3_length(rest_shin);
+	rk_vec3 to = rk_vec3_sub(target, hip);
+	double d = rk_vec3_length(to);
+	rk_vec3 u = rk_vec3_scale(to, 1.0 / d);
+	double dmin = fabs(l1 - l2) * 1.0001, dmax = (l1 + l2) * 0.9999;
+	if (d < dmin) d = dmin;
+	if (d > dmax) d = dmax;
+	rk_vec3 front = { 0, 0, 1 };
+	rk_vec3 n = rk_vec3_normalize(rk_vec3_sub(front, rk_vec3_scale(u, rk_vec3_dot(front, u))));
+	double a = (l1 * l1 - l2 * l2 + d * d) / (2.0 * d);
+	double h = sqrt(fmax(0.0, l1 * l1 - a * a));
+	rk_vec3 knee = rk_vec3_add(hip, rk_vec3_add(rk_vec3_scale(u, a), rk_vec3_scale(n, h)));
+	rk_vec3 q1 = rk_vec3_normalize(rk_vec3_sub(knee, hip));
+	rk_vec3 q2 = rk_vec3_normalize(rk_vec3_sub(rk_vec3_add(hip, rk_vec3_scale(u, d)), knee));
+	rk_quat rest1 = rki_sample_frame(rest_thigh, front), rest2 = rki_sample_frame(rest_shin, front);
+	rk_quat pose1 = rki_sample_frame(q1, n), pose2 = rki_sample_frame(q2, n);
+	*d_thigh = rk_quat_normalize(rk_quat_mul(pose1, rk_quat_conjugate(rest1)));
+	*d_shin = rk_quat_normalize(rk_quat_mul(pose2, rk_quat_conjugate(rest2)));
+}
+
+/* Walk pose at cycle phase [0, 1) in the frame moving with the hips (the
+ * forward travel is added by the caller). Left heel strike at phase 0. */
+static void rki_walk_pose(const rki_sample_rig *rig, double phase, rki_pose_in *in)
+{
+	const rk_vec3 *rp = rig->rest_pos;
+	double c1 = cos(2.0 * RK_PI * phase);
+	double s_mid = sin(2.0 * RK_PI * (phase - 0.05)); /* +1 at left mid-stance (0.3), -1 at right (0.8) */
+	rki_pose_reset(in, rig);
+
+	/* Pelvis: height bobs twice per cycle (highest at each mid-stance), sways
+	 * over the stance foot, yaws with the forward leg, drops on the swing side. */
+	double yaw = -6.0 * c1, roll = 3.0 * s_mid;
+	in->hips = rp[RKI_SJ_HIPS];
+	in->hips.x += RKI_WALK_SWAY * s_mid;
+	in->hips.y += -RKI_WALK_HIPS_DROP + RKI_WALK_HIPS_BOB * cos(4.0 * RK_PI * (phase - 0.3));
+	rk_quat d_hips = rk_quat_mul(rki_ry(yaw), rki_rz(roll));
+	in->delta[RKI_SJ_HIPS] = d_hips;
+
+	/* Trunk counter-rotates; neck and head keep the gaze forward. */
+	double spine_yaw = (4.0 * c1 - yaw) / 3.0; /* chest ends at +4 c1 degrees */
+	in->delta[RKI_SJ_SPINE] = rk_quat_mul(rki_ry(spine_yaw), rki_rz(-0.5 * roll));
+	in->delta[RKI_SJ_SPINE1] = rk_quat_mul(rki_ry(spine_yaw), rk_quat_mul(rki_rz(-0.3 * roll), rki_rx(3.0)));
+	in->delta[RKI_SJ_SPINE2] = rki_ry(spine_yaw);
+	in->delta[RKI_SJ_NECK] = rk_quat_mul(rki_ry(-2.0 * c1), rk_quat_mul(rki_rz(-0.2 * roll), rki_rx(-1.5)));
+	in->delta[RKI_SJ_HEAD] = rk_quat_mul(rki_ry(-2.0 * c1), rki_rx(-1.5));
+
+	/* Arms hang and swing opposite to the legs (left arm forward at 0.5). */
+	for (uint32_t side = 0; side < 2; side++) {
+		uint32_t base = side ? RKI_SJ_ARM_R : RKI_SJ_ARM_L;
+		double s = side ? -1.0 : 1.0;
+		double swing = -s * 18.0 * c1; /* degrees, positive = forward */
+		in->delta[base + RKI_ARM_ARM] = rk_quat_mul(rki_rx(-swing), rki_rz(-s * 72.0));
+		in->delta[base + RKI_ARM_FOREARM] = rki_ry(-s * (20.0 + 8.0 * swing / 18.0));
+	}
+	rki_pose_relaxed_hands(in);
+
+	/* Legs: planted flat for the stance phase, swinging forward otherwise. */
+	double v = RKI_WALK_SPEED, reach = 0.5 * v * RKI_WALK_STANCE;
+	for (uint32_t side = 0; side < 2; side++) {
+		uint32_t base = side ? RKI_SJ_LEG_R : RKI_SJ_LEG_L;
+		double fp = phase - 0.5 * side;
+		if (fp < 0.0) fp += 1.0;
+		rk_vec3 ankle = rp[base + RKI_LEG_FOOT];
+		double pitch = 0.0;
+		ankle.z += reach - v * fp;       /* relative to the hips' forward travel */
+		if (fp >= RKI_WALK_STANCE) {
+			double s = (fp - RKI_WALK_STANCE) / (1.0 - RKI_WALK_STANCE);
+			/* the first and last 10% of the swing only lift / lower the foot
+			 * (no travel, no pitch), so even between keys nothing slides at
+			 * toe-off and heel strike; toes up through the rest (clearance) */
+			double sh = (s - 0.1) / 0.8;
+			sh = sh < 0.0 ? 0.0 : sh > 1.0 ? 1.0 : sh;
+			ankle.z += v * rki_smoother(sh);
+			ankle.y += RKI_WALK_LIFT * sin(RK_PI * s);
+			pitch = -12.0 * sin(RK_PI * sh) * sin(RK_PI * sh);
+		}
+		rk_vec3 hip = rk_vec3_add(in->hips, rk_quat_rotate(d_hips, rk_vec3_sub(rp[base + RKI_LEG_UPLEG], rp[RKI_SJ_HIPS])));
+		rki_leg_ik(rig, base, hip, ankle, &in->delta[base + RKI_LEG_UPLEG], &in->delta[base + RKI_LEG_LEG]);
+		in->absolute[base + RKI_LEG_UPLEG] = in->absolute[base + RKI_LEG_LEG] = true;
+		in->delta[base + RKI_LEG_FOOT] = rki_rx(pitch);
+		in->absolute[base + RKI_LEG_FOOT] = true;
+	}
+}
+
+/* ---- clips ------------------------------------------------------------------------ */
+
+typedef struct rki_clip_spec {
+	const char *name;
+	uint32_t keys;         /* intervals; key_count = keys + 1 */
+	bool walk;
+} rki_clip_spec;
+
+static bool rki_sample_clip(rki_scene_ctx *sc, const rki_sample_rig *rig, rk_node *joint_nodes, const rki_clip_spec *spec,
+	uint32_t index, rk_anim_clip *clip)
+{
+	rki_arena *ar = sc->arena;
+	size_t key_count = (size_t)spec->keys + 1;
+	size_t track_count = RKI_SJ_COUNT + (spec->walk ? 1 : 0);
+	double *times = (double *)rki_arena_array(ar, key_count, sizeof(double));
+	rk_anim_track *tracks = (rk_anim_track *)rki_arena_array(ar, track_count, sizeof(rk_anim_track));
+	rk_anim_layer *layer = (rk_anim_layer *)rki_arena_alloc(ar, sizeof(rk_anim_layer));
+	double *rot = (double *)rki_arena_array(ar, key_count * RKI_SJ_COUNT, 4 * sizeof(double));
+	double *trans = spec->walk ? (double *)rki_arena_array(ar, key_count, 3 * sizeof(double)) : NULL;
+	if (!times || !tracks || !layer || !rot || (spec->walk && !trans)) return false;
+
+	rki_pose_in in;
+	rk_vec3 pos[RKI_SJ_COUNT];
+	rk_quat wrot[RKI_SJ_COUNT];
+	for (size_t k = 0; k < key_count; k++) {
+		times[k] = (double)k / RKI_SAMPLE_FPS;
+		double phase = (double)(k % spec->keys) / (double)spec->keys;
+		if (spec->walk) rki_walk_pose(rig, phase, &in);
+		else rki_idle_pose(rig, phase, &in);
+		rki_pose_solve(rig, &in, pos, wrot);
+		for (uint32_t j = 0; j < RKI_SJ_COUNT; j++) {
+			rk_quat q = rki_sample_local(rig, pos, wrot, j).rotation;
+			double *out = rot + ((size_t)j * key_count + k) * 4;
+			if (k > 0) {
+				const double *prev = out - 4;
+				if (prev[0] * q.x + prev[1] * q.y + prev[2] * q.z + prev[3] * q.w < 0.0) q = (rk_quat){ -q.x, -q.y, -q.z, -q.w };
+			}
+			out[0] = q.x; out[1] = q.y; out[2] = q.z; out[3] = q.w;
+		}
+		if (spec->walk) {
+			/* Forward travel: whole cycles plus the phase, exact at every key. */
+			pos[RKI_SJ_HIPS].z += RKI_WALK_SPEED * times[k];
+			rk_vec3 t = rki_sample_local(rig, pos, wrot, RKI_SJ_HIPS).translation;
+			trans[k * 3 + 0] = t.x;
+			trans[k * 3 + 1] = t.y;
+			trans[k * 3 + 2] = t.z;
+		}
+	}
+	size_t n = 0;
+	if (spec->walk) {
+		rk_anim_track *t = &tracks[n++];
+		t->node = &joint_nodes[RKI_SJ_HIPS];
+		t->target = RK_TARGET_TRANSLATION;
+		t->property = "";
+		t->key_count = key_count;
+		t->times = times;
+		t->components = 3;
+		t->values = trans;
+		t->interpolation = RK_INTERP_LINEAR;
+	}
+	for (uint32_t j = 0; j < RKI_SJ_COUNT; j++) {
+		rk_anim_track *t = &tracks[n++];
+		t->node = &joint_nodes[j];
+		t->target = RK_TARGET_ROTATION_QUAT;
+		t->property = "";
+		t->key_count = key_count;
+		t->times = times;
+		t->components = 4;
+		t->values = rot + (size_t)j * key_count * 4;
+		t->interpolation = RK_INTERP_LINEAR;
+	}
+	layer->name = spec->name;
+	layer->weight = 1.0;
+	layer->blend = RK_LAYER_OVERRIDE;
+	layer->track_count = n;
+	layer->tracks = tracks;
+	clip->index = index;
+	clip->name = spec->name;
+	clip->time_begin = 0.0;
+	clip->time_end = times[key_count - 1];
+	clip->layer_count = 1;
+	clip->layers = layer;
+	return true;
+}
+
+bool rki_sample_build_clips(rki_scene_ctx *sc, const rki_sample_rig *rig, rk_node *joint_nodes)
+{
+	static const rki_clip_spec specs[2] = {
+		{ "Idle", RKI_IDLE_KEYS, false },
+		{ "Walk", RKI_WALK_KEYS, true },
+	};
+	rk_anim_clip *clips = (rk_anim_clip *)rki_arena_array(sc->arena, 2, sizeof(rk_anim_clip));
+	if (!clips) return false;
+	for (uint32_t i = 0; i < 2; i++)
+		if (!rki_sample_clip(sc, rig, joint_nodes, &specs[i], i, &clips[i])) return false;
+	sc->scene->clips.data = clips;
+	sc->scene->clips.count = 2;
+	return true;
+}

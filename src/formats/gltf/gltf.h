@@ -1,0 +1,16 @@
+/* src/formats/gltf/gltf.h - the glTF 2.0 reader's entry points, for src/load
+ * only. Features and restrictions: include/rigkit/load.h, GLTF IMPORTER. */
+#ifndef RIGKIT_FORMATS_GLTF_H
+#define RIGKIT_FORMATS_GLTF_H
+
+#include "scene/scene_internal.h"
+
+/* True for a GLB header ("glTF", version 2; *is_glb set) or JSON text whose
+ * first object has an "asset" member. */
+bool rki_gltf_probe(const void *data, size_t size, bool *is_glb);
+
+/* Reads glTF JSON (data: URIs only; see rk_load_opts for external files) or
+ * GLB. NULL with err (file, byte offset, JSON pointer) on failure. */
+rk_scene *rki_gltf_load(const void *data, size_t size, const rk_load_opts *opts, const char *filename, rk_error *err);
+
+#endif

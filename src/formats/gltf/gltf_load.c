@@ -1,0 +1,256 @@
+/*
+ * src/formats/gltf/gltf_load.c - glTF 2.0 (.gltf JSON and .glb binary) scene reader.
+ *
+ * Features, mapping, restrictions and limits: include/rigkit/load.h,
+ * GLTF IMPORTER.
+ */
+#include "gltf_internal.h"
+
+#include <stdio.h>
+#include <string.h>
+
+/* Extensions whose meaning the reader implements. */
+static const char *const rki_gltf_understood[] = {
+	"KHR_materials_unlit",
+	"KHR_texture_transform",
+	"KHR_mesh_quantization",
+};
+
+static bool rki_gltf_is_ws(unsigned char c)
+{
+	return c == ' ' || c == '\t' || c == '\r' || c == '\n';
+}
+
+bool rki_gltf_probe(const void *data, size_t size, bool *is_glb)
+{
+	static const char *const keys[] = {
+		"asset", "accessors", "animations", "bufferViews", "buffers", "cameras", "extensionsUsed",
+		"extensionsRequired", "images", "materials", "meshes", "nodes", "samplers", "scene", "scenes", "skins", "textures",
+	};
+	const unsigned char *p = (const unsigned char *)data;
+	*is_glb = false;
+	if (size >= 4 && memcmp(p, "glTF", 4) == 0) {
+		*is_glb = true;
+		return true;
+	}
+	size_t i = 0;
+	if (size >= 3 && p[0] == 0xEF && p[1] == 0xBB && p[2] == 0xBF) i = 3;
+	while (i < size && rki_gltf_is_ws(p[i])) i++;
+	if (i >= size || p[i] != '{') return false;
+	size_t start = i;
+	/* The first key of the top-level object is near the start whatever the size. */
+	i++;
+	while (i < size && rki_gltf_is_ws(p[i])) i++;
+	if (i < size && p[i] == '"') {
+		size_t k = i + 1, len = 0;
+		while (k + len < size && p[k + len] != '"' && len < 32) len++;
+		for (size_t j = 0; j < sizeof(keys) / sizeof(keys[0]); j++)
+			if (strlen(keys[j]) == len && memcmp(p + k, keys[j], len) == 0) return true;
+	}
+	size_t window = size - start < 65536 ? size - start : 65536;
+	return rki_memmem(p + start, window, "\"asset\"", 7) != NULL;
+}
+
+/* "major.minor" (digits, then anything): like sscanf "%u.%u" on a STRING. */
+static bool rki_gltf_version(const rki_json *v, unsigned *major, unsigned *minor)
+{
+	const char *s = v->u.text, *e = s + v->len;
+	unsigned *out[2] = { major, minor };
+	for (int part = 0; part < 2; part++) {
+		if (part == 1) {
+			if (s >= e || *s != '.') return false;
+			s++;
+		}
+		if (s >= e || *s < '0' || *s > '9') return false;
+		unsigned x = 0;
+		while (s < e && *s >= '0' && *s <= '9') {
+			if (x > 100000) return false;
+			x = x * 10 + (unsigned)(*s++ - '0');
+		}
+		*out[part] = x;
+	}
+	return true;
+}
+
+static bool rki_gltf_asset(rki_gltf *g)
+{
+	const rki_json *asset, *version, *min_version, *generator;
+	const rki_gltf_loc *base = RKI_GLTF_KEY(NULL, "asset");
+	if (!rki_gltf_object(g, g->json, NULL, "asset", &asset)) return false;
+	if (!asset) return rki_gltf_fail(g, RK_ERROR_CORRUPT, base, "glTF needs an \"asset\" object with its version");
+	if (!rki_gltf_string(g, asset, base, "version", &version)) return false;
+	if (!rki_gltf_string(g, asset, base, "minVersion", &min_version)) return false;
+	if (!rki_gltf_string(g, asset, base, "generator", &generator)) return false;
+	if (!version) {
+		rki_gltf_warn(g, base, "asset.version is missing: 2.0 assumed");
+	} else {
+		unsigned major = 0, minor = 0;
+		if (!rki_gltf_version(version, &major, &minor))
+			return rki_gltf_fail_key(g, RK_ERROR_CORRUPT, base, "version", "expected a version \"major.minor\", got \"%.*s\"",
+				RKI_JSON_STR_ARGS(version, 40));
+		if (major != 2)
+			return rki_gltf_fail_key(g, RK_ERROR_UNSUPPORTED, base, "version", "glTF version %.*s is not supported (expected 2.x)",
+				RKI_JSON_STR_ARGS(version, 40));
+	}
+	if (min_version) {
+		unsigned major = 0, minor = 0;
+		if (!rki_gltf_version(min_version, &major, &minor) || major != 2 || minor > 0)
+			return rki_gltf_fail_key(g, RK_ERROR_UNSUPPORTED, base, "minVersion", "file needs glTF %.*s; rigkit reads 2.0",
+				RKI_JSON_STR_ARGS(min_version, 40));
+	}
+	g->sc.scene->settings.creator = rki_gltf_json_strdup(g, g->sc.arena, generator);
+	return g->sc.scene->settings.creator != NULL;
+}
+
+static bool rki_gltf_understands(const rki_json *ext)
+{
+	for (size_t i = 0; i < sizeof(rki_gltf_understood) / sizeof(rki_gltf_understood[0]); i++)
+		if (rki_json_eq(ext, rki_gltf_understood[i])) return true;
+	return false;
+}
+
+static bool rki_gltf_extensions(rki_gltf *g)
+{
+	const rki_json *list;
+	size_t count;
+	if (!rki_gltf_array(g, g->json, NULL, "extensionsRequired", &list, &count)) return false;
+	for (size_t k = 0; k < count; k++) {
+		const rki_json *e = &list->u.items[k];
+		const rki_gltf_loc *path = RKI_GLTF_IDX(RKI_GLTF_KEY(NULL, "extensionsRequired"), k);
+		if (e->type != RKI_JSON_STRING) return rki_gltf_fail(g, RK_ERROR_CORRUPT, path, "expected an extension name string");
+		if (!rki_gltf_understands(e))
+			return rki_gltf_fail(g, RK_ERROR_UNSUPPORTED, path,
+				"required extension %.*s is not supported (rigkit understands KHR_materials_unlit, KHR_texture_transform, KHR_mesh_quantization)",
+				RKI_JSON_STR_ARGS(e, 80));
+	}
+	if (!rki_gltf_array(g, g->json, NULL, "extensionsUsed", &list, &count)) return false;
+	for (size_t k = 0; k < count; k++) {
+		const rki_json *e = &list->u.items[k];
+		const rki_gltf_loc *path = RKI_GLTF_IDX(RKI_GLTF_KEY(NULL, "extensionsUsed"), k);
+		if (e->type != RKI_JSON_STRING) return rki_gltf_fail(g, RK_ERROR_CORRUPT, path, "expected an extension name string");
+		if (!rki_gltf_understands(e)) rki_gltf_warn(g, path, "extension %.*s is not supported: ignored", RKI_JSON_STR_ARGS(e, 80));
+	}
+	return true;
+}
+
+/* ---- scene memory ------------------------------------------------------------
+ * The scene's bulk (vertex, corner and face arrays, keys, skin weights, image
+ * bytes) is about 8 bytes per accessor value plus the embedded images. It is
+ * asked for as one arena chunk of that size (+1/8 + 64 KiB): the arena's
+ * geometric growth would otherwise spread a 5 MB scene over a dozen chunks
+ * doubling up to 4 MB, the largest allocated last and mostly unused. Fewer,
+ * better sized chunks also keep glibc's malloc from giving the heap back to
+ * the kernel after every load and faulting it in again on the next one
+ * (Xbot.glb, repeated loads: ~1200 page faults per load before, ~50 after).
+ * The estimate is capped by 4 x the input size + 1 MiB and by half of what
+ * memory_limit leaves; pages of the chunk that are never used are never
+ * touched, and scene->memory_used counts only what is used. */
+
+static void rki_gltf_reserve_scene(rki_gltf *g, size_t input_size)
+{
+	if (g->sc.opts.ignore_geometry || g->sc.opts.ignore_animation) return;
+	double est = 0.0;
+	for (size_t i = 0; i < g->accessors.count; i++) {
+		const rki_json *a = &g->accessors.items[i], *count = rki_json_get(a, "count"), *type = rki_json_get(a, "type");
+		if (!rki_json_is(count, RKI_JSON_NUMBER) || !rki_json_is(type, RKI_JSON_STRING)) continue;
+		double n = rki_gltf_num(g, count), comps = 4.0;
+		if (rki_json_eq(type, "SCALAR")) comps = 1.0;
+		else if (rki_json_eq(type, "VEC2")) comps = 2.0;
+		else if (rki_json_eq(type, "VEC3")) comps = 3.0;
+		else if (rki_json_eq(type, "MAT3")) comps = 9.0;
+		else if (rki_json_eq(type, "MAT4")) comps = 16.0;
+		if (n > 0.0 && n < 1e15) est += n * comps * 8.0;
+	}
+	for (size_t i = 0; i < g->images.count && !g->sc.opts.no_embedded_content; i++) {
+		const rki_json *v = rki_json_get(&g->images.items[i], "bufferView");
+		if (!rki_json_is(v, RKI_JSON_NUMBER)) continue;
+		double d = rki_gltf_num(g, v);
+		if (d >= 0.0 && d < (double)g->buffer_views.count) est += (double)g->views[(size_t)d].length;
+	}
+	est += est / 8.0 + 65536.0;
+	double cap = 4.0 * (double)input_size + 1048576.0;
+	if (est > cap) est = cap;
+	rki_arena_reserve(g->sc.arena, (size_t)est);
+}
+
+static bool rki_gltf_run(rki_gltf *g, const unsigned char *data, size_t size)
+{
+	rk_scene_settings *st = &g->sc.scene->settings;
+	if (size > g->sc.opts.file_size_limit)
+		return rki_gltf_fail_byte(g, RK_ERROR_LIMIT, 0, "input is %zu bytes, over the file_size_limit %zu", size, g->sc.opts.file_size_limit);
+	const unsigned char *json = data;
+	size_t json_size = size;
+	g->is_glb = size >= 4 && memcmp(data, "glTF", 4) == 0;
+	if (g->is_glb && !rki_gltf_parse_glb(g, data, size, &json, &json_size)) return false;
+	uint64_t json_offset = (uint64_t)(json - data);
+	if (json_size >= 3 && json[0] == 0xEF && json[1] == 0xBB && json[2] == 0xBF) {
+		json += 3;
+		json_size -= 3;
+		json_offset += 3;
+	}
+	rki_json_error jerr;
+	if (!rki_json_parse(&g->doc, json, json_size, &g->sc.tmp, g->sc.opts.max_depth, g->sc.opts.max_elements, &jerr)) {
+		if (jerr.code == RK_ERROR_OUT_OF_MEMORY) return rki_gltf_oom(g);
+		return rki_gltf_fail_byte(g, jerr.code, json_offset + jerr.offset, "%s", jerr.message);
+	}
+	g->json = &g->doc.root;
+	if (g->json->type != RKI_JSON_OBJECT) return rki_gltf_fail_byte(g, RK_ERROR_CORRUPT, json_offset, "expected a JSON object at the top level");
+	for (size_t i = g->doc.end; i < json_size; i++) {
+		if (!rki_gltf_is_ws(json[i]) && json[i] != 0) {
+			rki_gltf_warn(g, NULL, "bytes after the JSON document ignored");
+			break;
+		}
+	}
+	if (!rki_gltf_asset(g) || !rki_gltf_extensions(g)) return false;
+	if (!rki_gltf_list_init(g, "accessors", &g->accessors) || !rki_gltf_list_init(g, "bufferViews", &g->buffer_views)
+		|| !rki_gltf_list_init(g, "buffers", &g->buffers) || !rki_gltf_list_init(g, "nodes", &g->nodes)
+		|| !rki_gltf_list_init(g, "meshes", &g->meshes) || !rki_gltf_list_init(g, "skins", &g->skins)
+		|| !rki_gltf_list_init(g, "materials", &g->materials) || !rki_gltf_list_init(g, "textures", &g->textures)
+		|| !rki_gltf_list_init(g, "images", &g->images) || !rki_gltf_list_init(g, "samplers", &g->samplers)
+		|| !rki_gltf_list_init(g, "animations", &g->animations) || !rki_gltf_list_init(g, "cameras", &g->cameras)
+		|| !rki_gltf_list_init(g, "scenes", &g->scenes))
+		return false;
+	if (!rki_gltf_load_buffers(g)) return false;
+	rki_gltf_reserve_scene(g, size);
+	if (!rki_gltf_load_textures(g)) return false;
+	if (!rki_gltf_load_materials(g)) return false;
+	if (!rki_gltf_scan_meshes(g)) return false;
+	if (!rki_gltf_load_meshes(g)) return false;
+	if (!rki_gltf_load_nodes(g)) return false;
+	if (!rki_gltf_load_skins(g)) return false;
+	if (!rki_gltf_load_animations(g)) return false;
+
+	st->format = g->is_glb ? RK_FORMAT_GLB : RK_FORMAT_GLTF;
+	st->fbx_version = 0;
+	st->ascii = !g->is_glb;
+	st->axes = st->original_axes = RK_AXES_RIGHT_HANDED_Y_UP;
+	st->unit_meters = st->original_unit_meters = 1.0;
+	st->frame_rate = 0.0;
+	return true;
+}
+
+rk_scene *rki_gltf_load(const void *data, size_t size, const rk_load_opts *opts, const char *filename, rk_error *err)
+{
+	rk_error local;
+	if (!err) err = &local;
+	rki_error_clear(err);
+	rki_gltf g;
+	memset(&g, 0, sizeof(g));
+	g.err = err;
+	g.filename = filename ? filename : "";
+	if (!rki_scene_begin(&g.sc, opts, g.filename, err)) return NULL;
+	for (size_t i = 0; i < sizeof(g.scratch) / sizeof(g.scratch[0]); i++) rki_buf_init(&g.scratch[i], g.sc.alloc);
+	bool ok = rki_gltf_run(&g, (const unsigned char *)data, size);
+	if (ok && g.sc.alloc->failed && !rki_gltf_failed(&g)) ok = rki_gltf_oom(&g);
+	g.json = NULL;  /* the tree is in the temporary arena */
+	for (size_t i = 0; i < sizeof(g.scratch) / sizeof(g.scratch[0]); i++) rki_buf_free(&g.scratch[i]);
+	rki_gltf_free_files(&g);
+	if (!ok) {
+		rki_scene_abort(&g.sc);
+		return NULL;
+	}
+	const rki_gltf_skin_fixup *skin_fixup = g.skin_fixup;
+	rk_scene *s = rki_scene_finish(&g.sc);
+	if (s) rki_gltf_finish_skins(s, skin_fixup);
+	return s;
+}
