@@ -125,7 +125,7 @@ static rk_scene *load_fixture(rk_test_state *rk_t_, const fixture *fx)
 	rk_scene *s = rk_load_file(path, NULL, &err);
 	if (!s) {
 		char msg[1024];
-		rk_format_error(msg, sizeof(msg), &err);
+		rk_error_format(msg, sizeof(msg), &err);
 		fprintf(stderr, "%s: %s\n", fx->name, msg);
 		rk_t_->failed++;
 	}
@@ -146,12 +146,12 @@ static posed eval_at(const rk_scene *s, const rk_anim_clip *clip, double t)
 	size_t n = rk_pose_memory_size(s);
 	p.mem = malloc(n ? n : 1);
 	if (!p.mem || !rk_pose_init(&p.pose, s, p.mem, n)) return p;
-	rk_eval_pose_job job = { 0 };
+	rk_pose_eval_job job = { 0 };
 	job.scene = s;
 	job.clip = clip;
 	job.time = t;
 	job.pose = &p.pose;
-	p.ok = rk_eval_pose_run(&job);
+	p.ok = rk_pose_eval_run(&job);
 	return p;
 }
 
@@ -184,7 +184,7 @@ static void check_skeleton(rk_test_state *rk_t_, const rk_scene *s, const fixtur
 	RK_CHECK_INT(spine->kind, RK_NODE_JOINT);
 	RK_CHECK_INT(head->kind, RK_NODE_JOINT);
 	RK_CHECK(body->mesh != NULL);
-	RK_CHECK(rk_find_node(s, "Head") == head);
+	RK_CHECK(rk_scene_find_node(s, "Head") == head);
 
 	/* World positions (header comment). */
 	CHECK_VEC3(rk_vec3_scale(mat_translation(&hips->node_to_world), k), 0, 100, 0, tol);
@@ -214,7 +214,7 @@ static void check_skeleton(rk_test_state *rk_t_, const rk_scene *s, const fixtur
 
 	/* Skin: the static pose is the bind pose, so skinned = stored positions. */
 	RK_REQUIRE(s->skins.count == 1);
-	const rk_skin *skin = &s->skins.data[0];
+	const rk_skin_deformer *skin = &s->skins.data[0];
 	RK_CHECK_INT(skin->joint_count, 3);
 	RK_REQUIRE(skin->joint_count == 3);
 	RK_CHECK(skin->joints[0].node == hips);
@@ -239,13 +239,13 @@ static void check_skeleton(rk_test_state *rk_t_, const rk_scene *s, const fixtur
 
 	rk_vec3 *pos = (rk_vec3 *)malloc(m->vertex_count * sizeof(rk_vec3));
 	RK_REQUIRE(pos);
-	if (rk_eval_mesh_world_positions(s, body, NULL, pos)) {
+	if (rk_mesh_world_positions_eval(s, body, NULL, pos)) {
 		CHECK_VEC3(rk_vec3_scale(pos[0], k), -10, 100, -10, tol);
 		CHECK_VEC3(rk_vec3_scale(pos[4], k), -10, 150, -10, tol);
 	} else {
 		RK_CHECK(!"static skinned positions");
 	}
-	if (p1.ok && rk_eval_mesh_world_positions(s, body, &p1.pose, pos)) {
+	if (p1.ok && rk_mesh_world_positions_eval(s, body, &p1.pose, pos)) {
 		CHECK_VEC3(rk_vec3_scale(pos[0], k), -10, 110, 10, tol);
 		CHECK_VEC3(rk_vec3_scale(pos[4], k), -10, 160, 10, tol);
 	} else {
@@ -269,19 +269,19 @@ static void check_fbx(rk_test_state *rk_t_, const fixture *fx)
 	RK_CHECK_INT(s->warnings.count, 0);
 	check_skeleton(rk_t_, s, fx);
 
-	const rk_node *spine = rk_find_node(s, "Spine");
+	const rk_node *spine = rk_scene_find_node(s, "Spine");
 	RK_REQUIRE(spine && spine->has_fbx_props);
 	RK_CHECK(spine->props.rotation_active);
 	RK_CHECK_INT(spine->props.rotation_order, RK_ROTATION_ZYX);
 	CHECK_VEC3(spine->props.pre_rotation, 0, 0, 90, 0);
 	CHECK_VEC3(spine->props.rotation, 90, 0, 90, 0);
-	const rk_node *head = rk_find_node(s, "Head");
+	const rk_node *head = rk_scene_find_node(s, "Head");
 	RK_CHECK_STR(head->attribute_type, "LimbNode");
 	RK_CHECK(head->has_bind_pose);
 	CHECK_VEC3(mat_translation(&head->bind_node_to_world), 0, 120, 30, 0);
 
 	/* Mesh as stored: 8 vertices, 6 quads. */
-	const rk_node *body = rk_find_node(s, "Body");
+	const rk_node *body = rk_scene_find_node(s, "Body");
 	RK_REQUIRE(body && body->mesh);
 	const rk_mesh *m = body->mesh;
 	RK_CHECK_STR(m->name, "BodyMesh");
@@ -347,7 +347,7 @@ static void check_fbx(rk_test_state *rk_t_, const fixture *fx)
 	RK_CHECK_NEAR(c->values[1], 90.0, 0);
 	RK_CHECK_INT(rk_curve_interp(c, 0), RK_INTERP_LINEAR);
 	RK_CHECK_NEAR(rk_anim_curve_eval(c, 0.5, false), 45.0, 1e-9);
-	rk_free_scene(s);
+	rk_scene_free(s);
 }
 
 static void check_gltf(rk_test_state *rk_t_, const fixture *fx)
@@ -358,7 +358,7 @@ static void check_gltf(rk_test_state *rk_t_, const fixture *fx)
 	RK_CHECK_NEAR(s->settings.unit_meters, 1.0, 0);
 	RK_CHECK_INT(s->warnings.count, 0);
 	check_skeleton(rk_t_, s, fx);
-	const rk_node *body = rk_find_node(s, "Body");
+	const rk_node *body = rk_scene_find_node(s, "Body");
 	RK_REQUIRE(body && body->mesh);
 	const rk_mesh *m = body->mesh;
 	/* Split per face: 6 faces x 4 corners = 24 vertices, 2 triangles each. */
@@ -388,7 +388,7 @@ static void check_gltf(rk_test_state *rk_t_, const fixture *fx)
 	RK_CHECK_NEAR(rot->values[4 + 1], R45, 1e-7);
 	RK_CHECK_NEAR(rot->values[4 + 3], R45, 1e-7);
 	RK_CHECK_INT(rot->interpolation, RK_INTERP_LINEAR);
-	rk_free_scene(s);
+	rk_scene_free(s);
 }
 
 RK_TEST(test_fbx_ascii_content) { check_fbx(rk_t_, &fixtures[0]); }
@@ -415,7 +415,7 @@ RK_TEST(test_cross_format_agreement)
 			posed p = eval_at(s, times[ti] < 0 ? NULL : &s->clips.data[0], times[ti] < 0 ? 0 : times[ti]);
 			RK_CHECK(p.ok);
 			for (size_t j = 0; p.ok && j < 3; j++) {
-				const rk_node *n = rk_find_node(s, joints[j]);
+				const rk_node *n = rk_scene_find_node(s, joints[j]);
 				RK_CHECK(n != NULL);
 				if (!n) continue;
 				rk_vec3 w = rk_vec3_scale(posed_world(&p, n), s->settings.unit_meters);
@@ -430,7 +430,7 @@ RK_TEST(test_cross_format_agreement)
 		}
 	}
 done:
-	for (size_t i = 0; i < FIXTURE_COUNT; i++) rk_free_scene(scenes[i]);
+	for (size_t i = 0; i < FIXTURE_COUNT; i++) rk_scene_free(scenes[i]);
 }
 
 /* ---------------------------------------------------------------------------
@@ -475,15 +475,15 @@ static load_result load_bytes(const unsigned char *data, size_t size, const rk_l
 				rk_vec3 *pos = (rk_vec3 *)malloc((n->mesh->vertex_count + 1) * sizeof(rk_vec3));
 				rk_vec3 *nrm = (rk_vec3 *)malloc((n->mesh->index_count + 1) * sizeof(rk_vec3));
 				if (pos && nrm) {
-					rk_eval_mesh_world_positions(s, n, &p.pose, pos);
-					rk_eval_mesh_world_normals(s, n, &p.pose, nrm);
+					rk_mesh_world_positions_eval(s, n, &p.pose, pos);
+					rk_mesh_world_normals_eval(s, n, &p.pose, nrm);
 				}
 				free(pos);
 				free(nrm);
 			}
 			free(p.mem);
 		}
-		rk_free_scene(s);
+		rk_scene_free(s);
 	}
 	r.seconds = (double)(clock() - t0) / CLOCKS_PER_SEC;
 	return r;
@@ -494,7 +494,7 @@ static bool clean_error(const rk_error *err)
 {
 	char text[1024];
 	if (err->code == RK_OK || err->code >= RK_ERROR_COUNT_ || !err->message[0] || !err->description) return false;
-	return rk_format_error(text, sizeof(text), err) > 0 && text[0];
+	return rk_error_format(text, sizeof(text), err) > 0 && text[0];
 }
 
 RK_TEST(test_every_truncated_prefix)
