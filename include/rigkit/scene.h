@@ -182,7 +182,7 @@ struct rk_node {
  * way, so consumers handle one case. `exists` is false when absent.
  * Every indices[c] < value_count. The FBX reader may append one zero value
  * after the file's values (value_count = file count + 1) that the indices of
- * out-of-range or missing file indices point at (a warning says so); glTF
+ * out-of-range file indices are redirected to (with a warning); glTF
  * tables hold exactly the file's values. */
 typedef struct rk_attrib_vec2 { bool exists; const rk_vec2 *values; size_t value_count; const uint32_t *indices; } rk_attrib_vec2;
 typedef struct rk_attrib_vec3 { bool exists; const rk_vec3 *values; size_t value_count; const uint32_t *indices; } rk_attrib_vec3;
