@@ -22,6 +22,8 @@
 #include "rigkit/base.h"
 #include "rigkit/math.h"
 #include "rigkit/transform.h"
+#include "rigkit/json.h"
+#include "rigkit/tasks.h"
 #include "rigkit/scene.h"
 #include "rigkit/load.h"
 #include "rigkit/hierarchy.h"
