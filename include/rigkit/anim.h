@@ -307,7 +307,7 @@ bool rk_pose_eval_validate(const rk_pose_eval_job *job, rk_error *err);
  * would fail (run validates; call validate yourself to learn why).
  * O(nodes + tracks * log(keys)). No allocation. Thread safe as long as no
  * other thread uses the same pose. */
-bool rk_pose_eval_run(rk_pose_eval_job *job);
+bool rk_pose_eval_run(const rk_pose_eval_job *job);
 
 /* ---------------------------------------------------------------------------
  * Deformation (reference, double)

@@ -361,8 +361,22 @@ typedef struct rk_mesh_expand_sizes {
  * not fit the uint32 index range. Thread safe. */
 bool rk_mesh_expand_bound(const rk_node *node, const rk_mesh_opts *opts, rk_mesh_expand_sizes *out, rk_error *err);
 
-/* Expands one mesh node into caller buffers. Fill the inputs, run, read the
- * outputs. The job owns no memory. */
+/* What rk_mesh_expand_run() wrote (rk_mesh_expand_job.output). */
+typedef struct rk_mesh_expand_output {
+	size_t vertex_count;            /* vertices written */
+	size_t index_count;             /* indices written (== sizes.index_count) */
+	size_t part_count;              /* parts written, ordered as in step 1 */
+	rk_vertex_format format;
+	bool skinned;                   /* influences written from node->skin */
+	bool world_space;               /* positions are world space (P includes node_to_world) */
+	bool reversed_winding;          /* step 2 reversed the triangles */
+	rk_vec3 bounds_min, bounds_max; /* of the written positions; both 0 when no vertex */
+	rk_mesh_stats stats;
+} rk_mesh_expand_output;
+
+/* Expands one mesh node into caller buffers. Fill the inputs, run, read
+ * *output. The job owns no memory; every output is behind a pointer, so a
+ * const job can run. */
 typedef struct rk_mesh_expand_job {
 	/* inputs */
 	const rk_node *node;            /* a node with a mesh */
@@ -377,17 +391,7 @@ typedef struct rk_mesh_expand_job {
 	size_t part_capacity;
 	void *scratch;                  /* >= scratch_size bytes, any alignment */
 	size_t scratch_size;
-
-	/* outputs (run) */
-	size_t vertex_count;            /* vertices written */
-	size_t index_count;             /* indices written (== sizes.index_count) */
-	size_t part_count;              /* parts written, ordered as in step 1 */
-	rk_vertex_format format;
-	bool skinned;                   /* influences written from node->skin */
-	bool world_space;               /* positions are world space (P includes node_to_world) */
-	bool reversed_winding;          /* step 2 reversed the triangles */
-	rk_vec3 bounds_min, bounds_max; /* of the written positions; both 0 when no vertex */
-	rk_mesh_stats stats;
+	rk_mesh_expand_output *output;  /* required: counts, format, bounds, stats */
 } rk_mesh_expand_job;
 
 /* Checks the job: buffers against rk_mesh_expand_bound(), then the mesh
@@ -396,9 +400,11 @@ typedef struct rk_mesh_expand_job {
  * overflow, including base_vertex + vertices). O(corners + weights). */
 bool rk_mesh_expand_validate(const rk_mesh_expand_job *job, rk_error *err);
 
-/* Validates, then expands (WHAT ONE MESH NODE BECOMES). On failure nothing
- * useful is in the outputs. No allocation except meshoptimizer's (MEMORY). */
-bool rk_mesh_expand_run(rk_mesh_expand_job *job, rk_error *err);
+/* Validates, then expands (WHAT ONE MESH NODE BECOMES). Returns false
+ * (nothing useful in the outputs) only when rk_mesh_expand_validate() would
+ * fail: call it yourself to learn why. No allocation except meshoptimizer's
+ * (MEMORY). */
+bool rk_mesh_expand_run(const rk_mesh_expand_job *job);
 
 /* Seed 002's scene radius of a box: r = max over axes of (max - min) / 2;
  * 1.0 when r < 1e-3 or not finite (so an empty or inverted box gives 1). */
@@ -416,7 +422,7 @@ typedef struct rk_mesh_draw {
 	uint32_t first_vertex, vertex_count;  /* range of x->vertices */
 	uint32_t first_index, index_count;    /* range of x->indices (absolute indices) */
 	uint32_t first_part, part_count;      /* range of x->parts */
-	bool world_space;               /* see rk_mesh_expand_job */
+	bool world_space;               /* see rk_mesh_expand_output */
 	bool reversed_winding;
 	rk_vec3 bounds_min, bounds_max; /* of this node's positions */
 	rk_mesh_stats stats;
