@@ -18,7 +18,7 @@
  *                                 skinning elsewhere)
  *
  *   Everything here is the reference path: double precision, scalar, written
- *   for clarity and exactness first. Typical use (what `rigkit convert` does):
+ *   for clarity and exactness first. Typical use (what the writers do):
  *
  *     size_t bytes = rk_pose_memory_size(scene);
  *     void *mem = malloc(bytes);                  // once, by the caller

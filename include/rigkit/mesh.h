@@ -1,6 +1,6 @@
 /*
  * rigkit/mesh.h - mesh expansion: polygon meshes of an rk_scene -> GPU-ready
- * indexed triangle lists (seed 002's "ExpandAllNodes").
+ * indexed triangle lists (docs/api.md lists the functions).
  *
  * OVERVIEW
  *   Three layers, each usable on its own:
@@ -110,8 +110,7 @@
  *   hold joint 0, weight 0.
  *     joints   uint16; RK_JOINTS_SKIN: index into node->skin->joints (the
  *              palette of rk_skin_matrices_eval); RK_JOINTS_NODE: rk_node.index
- *              of the joint node (one palette for the whole scene, as seed
- *              002 does)
+ *              of the joint node (one palette for the whole scene)
  *     weights  RK_WEIGHTS_FLOAT: float, sum 1 up to float rounding;
  *              RK_WEIGHTS_UNORM16: uint16 q_i = round(w_i * 65535), then
  *              65535 - sum(q) is added to q_0 (the largest), so the sum is
@@ -140,8 +139,8 @@
  *   strides: 56 (default), 48 (UNORM16), 32 (no_skin_attributes), +16 with
  *   tangents. Why interleaved: one buffer, one binding, one upload, one
  *   format for every node, and exact byte-wise deduplication; the layout is
- *   what seed 002's VertexPNT2 + VertexInfluence pair becomes in one stream
- *   (glTF, D3D11 input layouts and Vulkan bindings take offset + stride).
+ *   position/normal/UV plus influences in one stream (glTF, D3D11 input
+ *   layouts and Vulkan bindings take offset + stride).
  *   Every field is 4-byte aligned. The index buffer is uint32, triangle
  *   list, indices absolute into the vertex buffer it was written with.
  *
@@ -406,7 +405,7 @@ bool rk_mesh_expand_validate(const rk_mesh_expand_job *job, rk_error *err);
  * (MEMORY). */
 bool rk_mesh_expand_run(const rk_mesh_expand_job *job);
 
-/* Seed 002's scene radius of a box: r = max over axes of (max - min) / 2;
+/* Scene radius of a box: r = max over axes of (max - min) / 2;
  * 1.0 when r < 1e-3 or not finite (so an empty or inverted box gives 1). */
 double rk_mesh_radius(rk_vec3 bounds_min, rk_vec3 bounds_max);
 
@@ -440,7 +439,7 @@ typedef struct rk_mesh_expansion {
 	size_t draw_count;
 	rk_mesh_draw *draws;            /* one per expanded node, scene order */
 	rk_vec3 bounds_min, bounds_max; /* union of the draws' boxes (mixes spaces when
-	                                   world_space and skinned nodes meet, as seed 002) */
+	                                   world_space and skinned nodes meet) */
 	double radius;                  /* rk_mesh_radius(bounds_min, bounds_max) */
 	rk_mesh_stats stats;            /* summed over draws */
 	size_t memory_size;             /* bytes of the single result block */
@@ -459,7 +458,7 @@ rk_mesh_expansion *rk_mesh_expansion_build(const rk_scene *scene, const rk_mesh_
 /* Frees the expansion (one allocation). NULL is fine. */
 void rk_mesh_expansion_free(rk_mesh_expansion *x);
 
-/* Human-readable summary for `rigkit info --meshes`, written like
+/* Human-readable summary of an expansion, written like
  * snprintf: always NUL-terminated when cap > 0, returns the length the whole
  * text needs (excluding the NUL); dst = NULL, cap = 0 asks. Format, one
  * line per draw and per part, then a total line:

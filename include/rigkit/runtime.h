@@ -21,7 +21,7 @@
  *   _run(); caller-owned buffers; no allocation, no global state)
  *     rk_sample_job           clip + time -> local pose (+ morph weights)
  *     rk_root_motion_job      keep / in-place / in-place-y / extract the
- *                             hips' locomotion (seed 004's bobbing fix)
+ *                             hips' locomotion (docs/runtime.md, Root motion)
  *     rk_blend_job            N weighted, masked layers + additive layers
  *                             -> local pose
  *     rk_local_to_model_job   local pose -> model matrices (one pass over
@@ -482,7 +482,7 @@ bool rk_blend_validate(const rk_blend_job *job, rk_error *err);
 bool rk_blend_run(const rk_blend_job *job);
 
 /* ---------------------------------------------------------------------------
- * Crossfade controller (seed 004, failure 5: instant switches flicker)
+ * Crossfade controller (instant switches flicker; docs/runtime.md, Crossfade)
  * ------------------------------------------------------------------------- */
 
 /* Advances two clip clocks and a fade weight by real time. The weight of the
@@ -514,7 +514,7 @@ void rk_crossfade_layers(const rk_crossfade *cf, rk_local_pose_view from_pose, r
 	rk_blend_layer layers[2]);
 
 /* ---------------------------------------------------------------------------
- * Root motion job (seed 004, failure 6: bobbing / drifting hips)
+ * Root motion job (bobbing / drifting hips; docs/runtime.md, Root motion)
  * ------------------------------------------------------------------------- */
 
 typedef enum rk_root_motion_mode {

@@ -481,6 +481,12 @@ const rk_image *rki_render_texture(rki_render *r, const rki_rmat *m)
 		} else {
 			img->state = 2;
 			if (r->st.textures_failed++ == 0) rk_error_format(r->st.texture_error, sizeof(r->st.texture_error), &e);
+			if (r->o.warning) {
+				char msg[RK_ERROR_TEXT_MAX];
+				rk_error_format(msg, sizeof(msg), &e);
+				rk_warning w = { msg, UINT64_MAX, "", 1 };
+				r->o.warning(r->o.warning_user, &w);
+			}
 		}
 	}
 	return img->state == 1 ? &img->image : NULL;

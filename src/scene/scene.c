@@ -83,6 +83,11 @@ void rki_scene_warn(rki_scene_ctx *ctx, uint64_t byte_offset, const char *path, 
 			return;
 		}
 	}
+	if (ctx->opts.warning) {
+		/* reported as recorded, even when the list below is full */
+		rk_warning now = { msg, byte_offset, path ? path : "", 1 };
+		ctx->opts.warning(ctx->opts.warning_user, &now);
+	}
 	if (ctx->warning_count >= 1024) return; /* bounded: hostile files cannot grow this */
 	rki_warning_node *w = (rki_warning_node *)rki_arena_alloc(ctx->arena, sizeof(*w));
 	if (!w) return;
@@ -228,7 +233,10 @@ rk_scene *rki_scene_finish(rki_scene_ctx *ctx)
 		rk_warning *w = (rk_warning *)rki_arena_array(ctx->arena, ctx->warning_count, sizeof(rk_warning));
 		if (w) {
 			size_t i = 0;
-			for (rki_warning_node *n = ctx->warnings; n; n = n->next) w[i++] = n->warning;
+			for (rki_warning_node *n = ctx->warnings; n; n = n->next) {
+				w[i++] = n->warning;
+				if (ctx->opts.warning && n->warning.count > 1) ctx->opts.warning(ctx->opts.warning_user, &n->warning);
+			}
 			s->warnings.data = w;
 			s->warnings.count = i;
 		}
