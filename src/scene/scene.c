@@ -16,7 +16,7 @@ typedef struct rki_scene_block {
 #define RKI_DEFAULT_MAX_DEPTH 256
 #define RKI_DEFAULT_MAX_ELEMENTS ((size_t)1 << 28)
 
-void rki_resolve_load_opts(rk_load_opts *out, const rk_load_opts *in)
+void rki_load_opts_resolve(rk_load_opts *out, const rk_load_opts *in)
 {
 	if (in) *out = *in;
 	else memset(out, 0, sizeof(*out));
@@ -29,7 +29,7 @@ void rki_resolve_load_opts(rk_load_opts *out, const rk_load_opts *in)
 bool rki_scene_begin(rki_scene_ctx *ctx, const rk_load_opts *opts, const char *filename, rk_error *err)
 {
 	memset(ctx, 0, sizeof(*ctx));
-	rki_resolve_load_opts(&ctx->opts, opts);
+	rki_load_opts_resolve(&ctx->opts, opts);
 	ctx->err = err;
 	rki_alloc bootstrap;
 	rki_alloc_init(&bootstrap, &ctx->opts.allocator, ctx->opts.memory_limit, ctx->opts.allocation_limit);
