@@ -2081,7 +2081,52 @@ RK_TEST(ignore_geometry)
 	free(doc);
 }
 
+/* The load's warning callback sees each warning as it is recorded, and a
+ * repeated one once more at the end with its total count. */
+typedef struct warn_calls {
+	size_t calls, total;
+	char text[512];
+} warn_calls;
+
+static void record_warning(void *user, const rk_warning *w)
+{
+	warn_calls *c = (warn_calls *)user;
+	c->calls++;
+	c->total += w->count;
+	size_t n = strlen(c->text);
+	snprintf(c->text + n, sizeof(c->text) - n, "%zu:%s\n", w->count, w->message);
+}
+
+RK_TEST(warning_callback)
+{
+	const char *text = "{\"asset\":{\"version\":\"2.0\"},"
+		"\"extensionsUsed\":[\"EXT_rigkit_test_a\",\"EXT_rigkit_test_a\",\"EXT_rigkit_test_b\"]}";
+	warn_calls c;
+	memset(&c, 0, sizeof(c));
+	rk_load_opts o;
+	memset(&o, 0, sizeof(o));
+	o.warning = record_warning;
+	o.warning_user = &c;
+	rk_error err;
+	rk_scene *s = load_text(text, &o, &err);
+	RK_REQUIRE(s);
+	const rk_warning *a = find_warning(s, "EXT_rigkit_test_a");
+	RK_REQUIRE(a && find_warning(s, "EXT_rigkit_test_b"));
+	size_t listed = 0;
+	for (size_t i = 0; i < s->warnings.count; i++) listed += s->warnings.data[i].count;
+	if (a->count > 1) {
+		RK_CHECK_INT(c.calls, s->warnings.count + 1);   /* the repeat, once more at the end */
+		RK_CHECK_INT(c.total, listed + 1);
+	} else {
+		RK_CHECK_INT(c.calls, s->warnings.count);
+		RK_CHECK_INT(c.total, listed);
+	}
+	RK_CHECK(strstr(c.text, "EXT_rigkit_test_b") != NULL);
+	rk_scene_free(s);
+}
+
 RK_TEST_MAIN(
+	RK_TEST_ENTRY(warning_callback),
 	RK_TEST_ENTRY(shared_glbs_load),
 	RK_TEST_ENTRY(shared_glb_details),
 	RK_TEST_ENTRY(shared_position_bounds),

@@ -999,12 +999,12 @@ typedef struct warn_log {
 	size_t count;
 } warn_log;
 
-static void log_warning(void *user, const char *message, size_t count)
+static void log_warning(void *user, const rk_warning *w)
 {
 	warn_log *l = (warn_log *)user;
 	size_t n = strlen(l->text);
-	snprintf(l->text + n, sizeof(l->text) - n, "%s\n", message);
-	l->count += count;
+	snprintf(l->text + n, sizeof(l->text) - n, "%s\n", w->message);
+	l->count += w->count;
 }
 
 /* Embedded PNG/JPEG bytes pass through; a file at resolved_path is read; TGA
@@ -2008,9 +2008,9 @@ typedef struct approx_list {
 	char text[1024];
 } approx_list;
 
-static void collect_approx(void *user, const char *message, size_t count)
+static void collect_approx(void *user, const rk_warning *w)
 {
-	(void)count;
+	const char *message = w->message;
 	approx_list *a = (approx_list *)user;
 	static const char *const keys[] = { "shears", "dual quaternion", "in-between", "instanced by" };
 	for (size_t k = 0; k < sizeof(keys) / sizeof(keys[0]); k++) {

@@ -395,6 +395,7 @@ static void init_mesh(rk_mesh *m, const rk_vec3 *pos, size_t vcount, const uint3
 
 typedef struct expanded {
 	rk_mesh_expand_job job;
+	rk_mesh_expand_output out;
 	rk_mesh_part *parts;
 	unsigned char *vertices;
 	uint32_t *indices;
@@ -402,6 +403,13 @@ typedef struct expanded {
 	bool ok;
 	rk_error err;
 } expanded;
+
+/* The job's error convention: run() says whether, validate() says why. */
+static bool expand_run(const rk_mesh_expand_job *job, rk_error *err)
+{
+	if (!rk_mesh_expand_validate(job, err)) return false;
+	return rk_mesh_expand_run(job);
+}
 
 static void expand(expanded *e, const rk_node *node, const rk_mesh_opts *opts)
 {
@@ -424,7 +432,8 @@ static void expand(expanded *e, const rk_node *node, const rk_mesh_opts *opts)
 	e->job.part_capacity = s.max_parts;
 	e->job.scratch = e->scratch;
 	e->job.scratch_size = s.scratch_size;
-	e->ok = rk_mesh_expand_run(&e->job, &e->err);
+	e->job.output = &e->out;
+	e->ok = expand_run(&e->job, &e->err);
 }
 
 static void expanded_free(expanded *e)
@@ -438,7 +447,7 @@ static void expanded_free(expanded *e)
 static rk_gpu_vertex vtx(const expanded *e, uint32_t i)
 {
 	rk_gpu_vertex v;
-	memcpy(&v, e->vertices + (size_t)i * e->job.format.stride, sizeof(v) < e->job.format.stride ? sizeof(v) : e->job.format.stride);
+	memcpy(&v, e->vertices + (size_t)i * e->out.format.stride, sizeof(v) < e->out.format.stride ? sizeof(v) : e->out.format.stride);
 	return v;
 }
 
@@ -518,7 +527,7 @@ RK_TEST(parts_grouping)
 	expanded e;
 	expand(&e, &node, NULL);
 	RK_REQUIRE(e.ok);
-	RK_REQUIRE(e.job.part_count == 3);
+	RK_REQUIRE(e.out.part_count == 3);
 	RK_CHECK(e.parts[0].material == &mats[0]);
 	RK_CHECK_INT(e.parts[0].material_slot, 0);
 	RK_CHECK_INT(e.parts[0].index_count, 3 * 2);      /* face 1: quad */
@@ -531,15 +540,15 @@ RK_TEST(parts_grouping)
 	RK_CHECK_INT(e.parts[2].material_slot, UINT32_MAX);
 	RK_CHECK_INT(e.parts[2].index_count, 3 * 3);      /* face 3: pentagon */
 	RK_CHECK_INT(part_faces(&e, &e.parts[2]), 1u << 3);
-	RK_CHECK_INT(e.job.stats.invalid_material_slots, 1);
+	RK_CHECK_INT(e.out.stats.invalid_material_slots, 1);
 	/* contiguous, in order, covering the index buffer */
 	uint32_t at = 0;
-	for (size_t p = 0; p < e.job.part_count; p++) {
+	for (size_t p = 0; p < e.out.part_count; p++) {
 		RK_CHECK_INT(e.parts[p].start_index, at);
 		at += e.parts[p].index_count;
 	}
-	RK_CHECK_INT(at, e.job.index_count);
-	RK_CHECK_INT(e.job.index_count, 3 * (1 + 2 + 1 + 3));
+	RK_CHECK_INT(at, e.out.index_count);
+	RK_CHECK_INT(e.out.index_count, 3 * (1 + 2 + 1 + 3));
 	expanded_free(&e);
 
 	/* slots naming the same material merge; NULL slot joins the NULL part */
@@ -549,7 +558,7 @@ RK_TEST(parts_grouping)
 	mesh.face_material = fm2;
 	expand(&e, &node, NULL);
 	RK_REQUIRE(e.ok);
-	RK_REQUIRE(e.job.part_count == 3);
+	RK_REQUIRE(e.out.part_count == 3);
 	RK_CHECK(e.parts[0].material == &mats[3]);
 	RK_CHECK_INT(part_faces(&e, &e.parts[0]), (1u << 0) | (1u << 2));
 	RK_CHECK(e.parts[1].material == NULL);
@@ -558,7 +567,7 @@ RK_TEST(parts_grouping)
 	RK_CHECK(e.parts[2].material == &mats[0]);
 	RK_CHECK_INT(e.parts[2].material_slot, 3);
 	RK_CHECK_INT(part_faces(&e, &e.parts[2]), 1u << 1);
-	RK_CHECK_INT(e.job.stats.invalid_material_slots, 0);
+	RK_CHECK_INT(e.out.stats.invalid_material_slots, 0);
 	expanded_free(&e);
 
 	/* no node slots: the mesh's; face_material NULL: slot 0 for all */
@@ -566,7 +575,7 @@ RK_TEST(parts_grouping)
 	mesh.face_material = NULL;
 	expand(&e, &node, NULL);
 	RK_REQUIRE(e.ok);
-	RK_REQUIRE(e.job.part_count == 1);
+	RK_REQUIRE(e.out.part_count == 1);
 	RK_CHECK(e.parts[0].material == &mats[2]);
 	RK_CHECK_INT(part_faces(&e, &e.parts[0]), 0xfu);
 	expanded_free(&e);
@@ -576,11 +585,11 @@ RK_TEST(parts_grouping)
 	mesh.face_material = fm;
 	expand(&e, &node, NULL);
 	RK_REQUIRE(e.ok);
-	RK_REQUIRE(e.job.part_count == 1);
+	RK_REQUIRE(e.out.part_count == 1);
 	RK_CHECK(e.parts[0].material == NULL);
-	RK_CHECK_INT(e.job.stats.invalid_material_slots, 0);
-	RK_CHECK_INT(e.job.stats.polygons, 4);
-	RK_CHECK_INT(e.job.stats.triangles, 7);
+	RK_CHECK_INT(e.out.stats.invalid_material_slots, 0);
+	RK_CHECK_INT(e.out.stats.polygons, 4);
+	RK_CHECK_INT(e.out.stats.triangles, 7);
 	expanded_free(&e);
 }
 
@@ -613,7 +622,7 @@ RK_TEST(parts_many_slots)
 	expanded e;
 	expand(&e, &node, NULL);
 	RK_REQUIRE(e.ok);
-	RK_REQUIRE(e.job.part_count == 8);
+	RK_REQUIRE(e.out.part_count == 8);
 	/* first slots 0..6 name materials 0, 3, 6, 2, 5, 1, 4; the NULL part first appears at slot 49 */
 	static const int order[7] = { 0, 3, 6, 2, 5, 1, 4 };
 	for (int p = 0; p < 7; p++) {
@@ -624,7 +633,7 @@ RK_TEST(parts_many_slots)
 	RK_CHECK_INT(e.parts[7].material_slot, 49);
 	RK_CHECK_INT(e.parts[7].index_count, 3 * 4);
 	size_t total = 0;
-	for (size_t p = 0; p < e.job.part_count; p++) {
+	for (size_t p = 0; p < e.out.part_count; p++) {
 		for (uint32_t i = e.parts[p].start_index; i < e.parts[p].start_index + e.parts[p].index_count; i++) {
 			int slot = F - 1 - (int)lround(vtx(&e, e.indices[i]).position[2]);
 			rk_material *want = slot % 50 == 49 ? NULL : &mats[(3 * slot) % 7];
@@ -676,7 +685,7 @@ RK_TEST(skin_top4_renormalised)
 	expanded e;
 	expand(&e, &node, &o);
 	RK_REQUIRE(e.ok);
-	RK_CHECK(e.job.skinned);
+	RK_CHECK(e.out.skinned);
 	/* kept: joint 1 (0.3), 3 (0.25), 4 (0.2), then the 0.1 tie -> joint 2;
 	 * sum 0.85: 6/17, 5/17, 4/17, 2/17 */
 	rk_gpu_vertex v = vtx(&e, 0);
@@ -691,15 +700,15 @@ RK_TEST(skin_top4_renormalised)
 	RK_CHECK_NEAR(v.weights[0] + v.weights[1] + v.weights[2] + v.weights[3], 1.0, 1e-6);
 	/* 3 weights dropped on vertex 0 (joint 9, negative) and 2 on vertex 1 (no
 	 * node is fine in SKIN mode: joint 6 is usable; weight 0 is not) */
-	RK_CHECK_INT(e.job.stats.truncated_influences, 1);
-	RK_CHECK_INT(e.job.stats.dropped_weights, 3);
+	RK_CHECK_INT(e.out.stats.truncated_influences, 1);
+	RK_CHECK_INT(e.out.stats.dropped_weights, 3);
 	v = vtx(&e, 1);
 	RK_CHECK_INT(v.joints[0], 6);
 	RK_CHECK_NEAR(v.weights[0], 1.0, 0);
 	v = vtx(&e, 2);
 	RK_CHECK_INT(v.joints[0], 0);
 	RK_CHECK_NEAR(v.weights[0] + v.weights[1] + v.weights[2] + v.weights[3], 0.0, 0);
-	RK_CHECK_INT(e.job.stats.unweighted_vertices, 1);
+	RK_CHECK_INT(e.out.stats.unweighted_vertices, 1);
 	expanded_free(&e);
 
 	/* UNORM16: 65535 / 17 = 3855 exactly; bind unweighted to joint 5 */
@@ -708,7 +717,7 @@ RK_TEST(skin_top4_renormalised)
 	o.unweighted_joint = 5;
 	expand(&e, &node, &o);
 	RK_REQUIRE(e.ok);
-	RK_CHECK_INT(e.job.format.stride, 48);
+	RK_CHECK_INT(e.out.format.stride, 48);
 	uint16_t j[4], q[4];
 	memcpy(j, e.vertices + 32, 8);
 	memcpy(q, e.vertices + 40, 8);
@@ -737,7 +746,7 @@ RK_TEST(skin_top4_renormalised)
 	RK_CHECK_INT(v.joints[3], 4);
 	v = vtx(&e, 1);
 	RK_CHECK_NEAR(v.weights[0], 0.0, 0);
-	RK_CHECK_INT(e.job.stats.unweighted_vertices, 2);
+	RK_CHECK_INT(e.out.stats.unweighted_vertices, 2);
 	expanded_free(&e);
 
 	/* UNORM16 rounding that needs the residual: four weights of 1/4 round to
@@ -790,10 +799,10 @@ RK_TEST(dedup_cube)
 	expanded e;
 	expand(&e, &node, NULL);
 	RK_REQUIRE(e.ok);
-	RK_CHECK_INT(e.job.vertex_count, 24);
-	RK_CHECK_INT(e.job.index_count, 36);
-	RK_CHECK_INT(e.job.stats.corners, 24);
-	RK_CHECK_INT(e.job.stats.generated_normal_meshes, 0);
+	RK_CHECK_INT(e.out.vertex_count, 24);
+	RK_CHECK_INT(e.out.index_count, 36);
+	RK_CHECK_INT(e.out.stats.corners, 24);
+	RK_CHECK_INT(e.out.stats.generated_normal_meshes, 0);
 	/* every triangle's geometric normal agrees with its vertices' normal */
 	for (int t = 0; t < 12; t++) {
 		rk_gpu_vertex a = vtx(&e, e.indices[3 * t]), b = vtx(&e, e.indices[3 * t + 1]), c = vtx(&e, e.indices[3 * t + 2]);
@@ -812,7 +821,7 @@ RK_TEST(dedup_cube)
 	o.optimize = true;
 	expand(&e, &node, &o);
 	RK_REQUIRE(e.ok);
-	RK_CHECK_INT(e.job.vertex_count, 24);
+	RK_CHECK_INT(e.out.vertex_count, 24);
 	for (int i = 0; i < 36; i++) RK_CHECK(e.indices[i] < 24);
 	expanded_free(&e);
 
@@ -821,7 +830,7 @@ RK_TEST(dedup_cube)
 	o.no_dedup = true;
 	expand(&e, &node, &o);
 	RK_REQUIRE(e.ok);
-	RK_CHECK_INT(e.job.vertex_count, 24);
+	RK_CHECK_INT(e.out.vertex_count, 24);
 	expanded_free(&e);
 
 	/* without normals: generated smooth normals, 8 unique vertices, each
@@ -829,8 +838,8 @@ RK_TEST(dedup_cube)
 	mesh.normals = (rk_attrib_vec3){ 0 };
 	expand(&e, &node, NULL);
 	RK_REQUIRE(e.ok);
-	RK_CHECK_INT(e.job.vertex_count, 8);
-	RK_CHECK_INT(e.job.stats.generated_normal_meshes, 1);
+	RK_CHECK_INT(e.out.vertex_count, 8);
+	RK_CHECK_INT(e.out.stats.generated_normal_meshes, 1);
 	for (uint32_t i = 0; i < 8; i++) {
 		rk_gpu_vertex v = vtx(&e, i);
 		double s = 1.0 / sqrt(3.0);
@@ -846,12 +855,14 @@ RK_TEST(dedup_cube)
 	RK_CHECK_INT(s.max_parts, 1);
 	RK_CHECK_INT(s.max_polygon_corners, 4);
 	rk_gpu_vertex verts[24];
+	rk_mesh_expand_output out;
 	uint32_t idx[36];
 	rk_mesh_part parts[1];
 	void *scratch = malloc(s.scratch_size);
 	rk_mesh_expand_job job = { .node = &node, .base_vertex = 1000, .vertices = verts, .vertex_capacity = 24,
-		.indices = idx, .index_capacity = 36, .parts = parts, .part_capacity = 1, .scratch = scratch, .scratch_size = s.scratch_size };
-	RK_REQUIRE(rk_mesh_expand_run(&job, NULL));
+		.indices = idx, .index_capacity = 36, .parts = parts, .part_capacity = 1, .scratch = scratch, .scratch_size = s.scratch_size,
+		.output = &out };
+	RK_REQUIRE(rk_mesh_expand_run(&job));
 	for (int i = 0; i < 36; i++) RK_CHECK(idx[i] >= 1000 && idx[i] < 1008);
 	free(scratch);
 }
@@ -879,8 +890,8 @@ RK_TEST(generated_normals)
 	expanded e;
 	expand(&e, &node, NULL);
 	RK_REQUIRE(e.ok);
-	RK_CHECK_INT(e.job.vertex_count, 16);
-	for (uint32_t i = 0; i < e.job.vertex_count; i++) {
+	RK_CHECK_INT(e.out.vertex_count, 16);
+	for (uint32_t i = 0; i < e.out.vertex_count; i++) {
 		rk_gpu_vertex v = vtx(&e, i);
 		RK_CHECK_NEAR(v.normal[0], 0.0, 1e-7);
 		RK_CHECK_NEAR(v.normal[1], 0.0, 1e-7);
@@ -892,8 +903,8 @@ RK_TEST(generated_normals)
 	o.mirror = true;
 	expand(&e, &node, &o);
 	RK_REQUIRE(e.ok);
-	RK_CHECK(e.job.reversed_winding);
-	for (size_t t = 0; t < e.job.index_count / 3; t++) {
+	RK_CHECK(e.out.reversed_winding);
+	for (size_t t = 0; t < e.out.index_count / 3; t++) {
 		rk_gpu_vertex a = vtx(&e, e.indices[3 * t]), b = vtx(&e, e.indices[3 * t + 1]), c = vtx(&e, e.indices[3 * t + 2]);
 		double cz = (b.position[0] - a.position[0]) * (c.position[1] - a.position[1]) - (b.position[1] - a.position[1]) * (c.position[0] - a.position[0]);
 		RK_CHECK(cz < 0);
@@ -912,7 +923,7 @@ RK_TEST(generated_normals)
 	init_mesh(&mesh, p2, 4, i2, 6, f2, 2);
 	expand(&e, &node, NULL);
 	RK_REQUIRE(e.ok);
-	RK_CHECK_INT(e.job.vertex_count, 4);
+	RK_CHECK_INT(e.out.vertex_count, 4);
 	int seen = 0;
 	for (uint32_t i = 0; i < 4; i++) {
 		rk_gpu_vertex v = vtx(&e, i);
@@ -958,10 +969,10 @@ RK_TEST(transforms_and_winding)
 	double len = sqrt(0.3 * 0.3 + 0.8 * 0.8);
 	RK_CHECK_NEAR(v.normal[0], 0.3 / len, 1e-7);
 	RK_CHECK_NEAR(v.normal[2], 0.8 / len, 1e-7);
-	RK_CHECK(!e.job.world_space);
-	RK_CHECK_NEAR(e.job.bounds_min.x, 10.0, 0);
-	RK_CHECK_NEAR(e.job.bounds_max.x, 12.0, 0);
-	RK_CHECK_NEAR(e.job.bounds_max.y, 1.0, 0);
+	RK_CHECK(!e.out.world_space);
+	RK_CHECK_NEAR(e.out.bounds_min.x, 10.0, 0);
+	RK_CHECK_NEAR(e.out.bounds_max.x, 12.0, 0);
+	RK_CHECK_NEAR(e.out.bounds_max.y, 1.0, 0);
 	expanded_free(&e);
 
 	o.no_geometry_transform = true;
@@ -976,7 +987,7 @@ RK_TEST(transforms_and_winding)
 	o.world_space = true;
 	expand(&e, &node, &o);
 	RK_REQUIRE(e.ok);
-	RK_CHECK(e.job.world_space);
+	RK_CHECK(e.out.world_space);
 	v = vtx(&e, 2);
 	RK_CHECK_NEAR(v.position[0], 10.0, 0);
 	RK_CHECK_NEAR(v.position[1], 6.0, 0);
@@ -988,10 +999,10 @@ RK_TEST(transforms_and_winding)
 	node.skin = &skin;
 	expand(&e, &node, &o);
 	RK_REQUIRE(e.ok);
-	RK_CHECK(!e.job.world_space);
+	RK_CHECK(!e.out.world_space);
 	v = vtx(&e, 2);
 	RK_CHECK_NEAR(v.position[1], 1.0, 0);
-	RK_CHECK_INT(e.job.stats.unweighted_vertices, 3); /* the skin covers no vertex */
+	RK_CHECK_INT(e.out.stats.unweighted_vertices, 3); /* the skin covers no vertex */
 	expanded_free(&e);
 	node.skin = NULL;
 
@@ -1000,7 +1011,7 @@ RK_TEST(transforms_and_winding)
 	o = (rk_mesh_opts){ 0 };
 	expand(&e, &node, &o);
 	RK_REQUIRE(e.ok);
-	RK_CHECK(e.job.reversed_winding);
+	RK_CHECK(e.out.reversed_winding);
 	{
 		rk_gpu_vertex a = vtx(&e, e.indices[0]), b = vtx(&e, e.indices[1]), c = vtx(&e, e.indices[2]);
 		double cz = (b.position[0] - a.position[0]) * (c.position[1] - a.position[1]) - (b.position[1] - a.position[1]) * (c.position[0] - a.position[0]);
@@ -1012,7 +1023,7 @@ RK_TEST(transforms_and_winding)
 	o.mirror = true;  /* mirror XOR negative determinant: original order */
 	expand(&e, &node, &o);
 	RK_REQUIRE(e.ok);
-	RK_CHECK(!e.job.reversed_winding);
+	RK_CHECK(!e.out.reversed_winding);
 	expanded_free(&e);
 }
 
@@ -1082,7 +1093,7 @@ RK_TEST(uv_set_selection)
 	expand(&e, &node, &o);
 	RK_REQUIRE(e.ok);
 	RK_CHECK_INT(e.parts[0].uv_set, 1);
-	RK_CHECK_INT(e.job.format.stride, 72);
+	RK_CHECK_INT(e.out.format.stride, 72);
 	rk_gpu_vertex v = vtx(&e, 0);
 	RK_CHECK_NEAR(v.uv[0], 1.0, 0);
 	RK_CHECK_NEAR(v.uv[1], 0.5, 0);  /* 1 - 0.5 */
@@ -1091,7 +1102,7 @@ RK_TEST(uv_set_selection)
 	/* n = +z (generated), t = +x, b = -y: cross(n, t) = +y, . b < 0 -> w = -1 */
 	RK_CHECK_NEAR(t4[0], 1.0, 0);
 	RK_CHECK_NEAR(t4[3], -1.0, 0);
-	RK_CHECK_INT(e.job.stats.tangent_meshes, 1);
+	RK_CHECK_INT(e.out.stats.tangent_meshes, 1);
 	expanded_free(&e);
 	/* flip_v on set 0: 1 - 0.25 */
 	mat.base_color_texture.texture = NULL;
@@ -1101,7 +1112,7 @@ RK_TEST(uv_set_selection)
 	float z4[4];
 	memcpy(z4, e.vertices + 56, 16);
 	RK_CHECK_NEAR(z4[0] + z4[1] + z4[2] + z4[3], 0.0, 0);  /* set 0 has no tangents */
-	RK_CHECK_INT(e.job.stats.tangent_meshes, 0);
+	RK_CHECK_INT(e.out.stats.tangent_meshes, 0);
 	expanded_free(&e);
 }
 
@@ -1181,7 +1192,7 @@ RK_TEST(bad_inputs_rejected)
 	rk_error err;
 	RK_CHECK(!rk_mesh_expand_validate(NULL, &err));
 	RK_CHECK_INT(err.code, RK_ERROR_INVALID_ARGUMENT);
-	RK_CHECK(!rk_mesh_expand_run(NULL, &err));
+	RK_CHECK(!rk_mesh_expand_run(NULL));
 
 	rk_mesh mesh;
 	init_mesh(&mesh, cube_pos, 8, cube_idx, 24, cube_faces, 6);
@@ -1195,45 +1206,46 @@ RK_TEST(bad_inputs_rejected)
 	RK_REQUIRE(rk_mesh_expand_bound(&node, NULL, &s, &err));
 
 	rk_gpu_vertex verts[24];
+	rk_mesh_expand_output out;
 	uint32_t idx[36];
 	rk_mesh_part parts[1];
 	unsigned char *scratch = (unsigned char *)malloc(s.scratch_size);
 	rk_mesh_expand_job good = { .node = &node, .vertices = verts, .vertex_capacity = 24, .indices = idx, .index_capacity = 36,
-		.parts = parts, .part_capacity = 1, .scratch = scratch, .scratch_size = s.scratch_size };
+		.parts = parts, .part_capacity = 1, .scratch = scratch, .scratch_size = s.scratch_size, .output = &out };
 	RK_CHECK(rk_mesh_expand_validate(&good, &err));
 	rk_mesh_expand_job j;
-	j = good; j.node = &empty;          RK_CHECK(!rk_mesh_expand_run(&j, &err)); RK_CHECK_INT(err.code, RK_ERROR_INVALID_ARGUMENT);
-	j = good; j.vertex_capacity = 23;   RK_CHECK(!rk_mesh_expand_run(&j, &err)); RK_CHECK_INT(err.code, RK_ERROR_INVALID_ARGUMENT);
-	j = good; j.vertices = NULL;        RK_CHECK(!rk_mesh_expand_run(&j, &err)); RK_CHECK_INT(err.code, RK_ERROR_INVALID_ARGUMENT);
-	j = good; j.index_capacity = 35;    RK_CHECK(!rk_mesh_expand_run(&j, &err)); RK_CHECK_INT(err.code, RK_ERROR_INVALID_ARGUMENT);
-	j = good; j.part_capacity = 0;      RK_CHECK(!rk_mesh_expand_run(&j, &err)); RK_CHECK_INT(err.code, RK_ERROR_INVALID_ARGUMENT);
-	j = good; j.scratch_size -= 1;      RK_CHECK(!rk_mesh_expand_run(&j, &err)); RK_CHECK_INT(err.code, RK_ERROR_INVALID_ARGUMENT);
-	j = good; j.vertices = (unsigned char *)verts + 2; RK_CHECK(!rk_mesh_expand_run(&j, &err)); RK_CHECK_INT(err.code, RK_ERROR_INVALID_ARGUMENT);
-	j = good; j.base_vertex = UINT32_MAX - 10; RK_CHECK(!rk_mesh_expand_run(&j, &err)); RK_CHECK_INT(err.code, RK_ERROR_LIMIT);
+	j = good; j.node = &empty;          RK_CHECK(!expand_run(&j, &err)); RK_CHECK_INT(err.code, RK_ERROR_INVALID_ARGUMENT);
+	j = good; j.vertex_capacity = 23;   RK_CHECK(!expand_run(&j, &err)); RK_CHECK_INT(err.code, RK_ERROR_INVALID_ARGUMENT);
+	j = good; j.vertices = NULL;        RK_CHECK(!expand_run(&j, &err)); RK_CHECK_INT(err.code, RK_ERROR_INVALID_ARGUMENT);
+	j = good; j.index_capacity = 35;    RK_CHECK(!expand_run(&j, &err)); RK_CHECK_INT(err.code, RK_ERROR_INVALID_ARGUMENT);
+	j = good; j.part_capacity = 0;      RK_CHECK(!expand_run(&j, &err)); RK_CHECK_INT(err.code, RK_ERROR_INVALID_ARGUMENT);
+	j = good; j.scratch_size -= 1;      RK_CHECK(!expand_run(&j, &err)); RK_CHECK_INT(err.code, RK_ERROR_INVALID_ARGUMENT);
+	j = good; j.vertices = (unsigned char *)verts + 2; RK_CHECK(!expand_run(&j, &err)); RK_CHECK_INT(err.code, RK_ERROR_INVALID_ARGUMENT);
+	j = good; j.base_vertex = UINT32_MAX - 10; RK_CHECK(!expand_run(&j, &err)); RK_CHECK_INT(err.code, RK_ERROR_LIMIT);
 	rk_mesh_opts bad_opts = { 0 };
 	bad_opts.weight_format = (rk_weight_format)7;
-	j = good; j.opts = &bad_opts;       RK_CHECK(!rk_mesh_expand_run(&j, &err)); RK_CHECK_INT(err.code, RK_ERROR_INVALID_ARGUMENT);
+	j = good; j.opts = &bad_opts;       RK_CHECK(!expand_run(&j, &err)); RK_CHECK_INT(err.code, RK_ERROR_INVALID_ARGUMENT);
 
 	/* corrupt mesh data */
 	uint32_t bad_idx[24];
 	memcpy(bad_idx, cube_idx, sizeof(bad_idx));
 	bad_idx[17] = 8;
 	mesh.vertex_indices = bad_idx;
-	RK_CHECK(!rk_mesh_expand_run(&good, &err));
+	RK_CHECK(!expand_run(&good, &err));
 	RK_CHECK_INT(err.code, RK_ERROR_CORRUPT);
 	mesh.vertex_indices = cube_idx;
 	rk_face bad_faces[6];
 	memcpy(bad_faces, cube_faces, sizeof(bad_faces));
 	bad_faces[5].index_begin = 21;
 	mesh.faces = bad_faces;
-	RK_CHECK(!rk_mesh_expand_run(&good, &err));
+	RK_CHECK(!expand_run(&good, &err));
 	RK_CHECK_INT(err.code, RK_ERROR_CORRUPT);
 	mesh.faces = cube_faces;
 	rk_vec3 nv[1] = { { 0, 0, 1 } };
 	uint32_t ni[24] = { 0 };
 	ni[3] = 1;
 	mesh.normals = (rk_attrib_vec3){ true, nv, 1, ni };
-	RK_CHECK(!rk_mesh_expand_run(&good, &err));
+	RK_CHECK(!expand_run(&good, &err));
 	RK_CHECK_INT(err.code, RK_ERROR_CORRUPT);
 	mesh.normals = (rk_attrib_vec3){ 0 };
 	rk_skin_deformer skin;
@@ -1245,7 +1257,7 @@ RK_TEST(bad_inputs_rejected)
 	skin.joint_count = 1; skin.joints = jt;
 	skin.vertex_count = 8; skin.weight_begin = wb; skin.weight_count = 2; skin.weights = w;
 	node.skin = &skin;
-	RK_CHECK(!rk_mesh_expand_run(&good, &err));          /* influences need more scratch */
+	RK_CHECK(!expand_run(&good, &err));          /* influences need more scratch */
 	RK_CHECK_INT(err.code, RK_ERROR_INVALID_ARGUMENT);
 	RK_REQUIRE(rk_mesh_expand_bound(&node, NULL, &s, &err));
 	RK_CHECK(s.scratch_size > good.scratch_size);
@@ -1253,14 +1265,14 @@ RK_TEST(bad_inputs_rejected)
 	scratch = (unsigned char *)malloc(s.scratch_size);
 	good.scratch = scratch;
 	good.scratch_size = s.scratch_size;
-	RK_CHECK(!rk_mesh_expand_run(&good, &err));
+	RK_CHECK(!expand_run(&good, &err));
 	RK_CHECK_INT(err.code, RK_ERROR_CORRUPT);
 	wb[3] = 1;
 	wb[8] = 5;  /* beyond weight_count */
-	RK_CHECK(!rk_mesh_expand_run(&good, &err));
+	RK_CHECK(!expand_run(&good, &err));
 	RK_CHECK_INT(err.code, RK_ERROR_CORRUPT);
 	wb[8] = 1;
-	RK_CHECK(rk_mesh_expand_run(&good, &err));
+	RK_CHECK(expand_run(&good, &err));
 	node.skin = NULL;
 	free(scratch);
 

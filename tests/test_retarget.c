@@ -661,6 +661,123 @@ RK_TEST(bad_arguments)
 	rk_scene_free(dst);
 }
 
+/* Counts what the retargeter's temporaries take and give back. */
+typedef struct tally_alloc {
+	size_t allocs, frees, live_bytes;
+} tally_alloc;
+
+static void *tally_malloc(void *user, size_t size)
+{
+	tally_alloc *t = (tally_alloc *)user;
+	void *p = malloc(size);
+	if (p) {
+		t->allocs++;
+		t->live_bytes += size;
+	}
+	return p;
+}
+
+static void tally_free(void *user, void *ptr, size_t size)
+{
+	tally_alloc *t = (tally_alloc *)user;
+	t->frees++;
+	t->live_bytes -= size;
+	free(ptr);
+}
+
+typedef struct warn_tally {
+	size_t calls;
+	char first[256];
+} warn_tally;
+
+static void tally_warning(void *user, const rk_warning *w)
+{
+	warn_tally *t = (warn_tally *)user;
+	if (t->calls++ == 0) snprintf(t->first, sizeof(t->first), "%s", w->message);
+}
+
+RK_TEST(allocator_and_memory_limit)
+{
+	rk_scene *src = sample(RK_DEMO_MIXAMO_SOURCE, false), *dst = sample(RK_DEMO_AVATAR, false);
+	RK_REQUIRE(src && dst);
+	const rk_anim_clip *walk = rk_scene_find_clip(src, "Walk");
+	RK_REQUIRE(walk);
+	rk_error err;
+	size_t scene_bytes = dst->memory_used;
+
+	/* a limit far below the per-node state: a clean RK_ERROR_LIMIT, nothing added, nothing leaked */
+	tally_alloc t = { 0, 0, 0 };
+	rk_retarget_opts o;
+	memset(&o, 0, sizeof(o));
+	o.allocator = (rk_allocator){ tally_malloc, tally_free, &t };
+	o.memory_limit = 64;
+	RK_CHECK(!rk_retarget(dst, src, walk, &o, NULL, &err));
+	RK_CHECK_INT(err.code, RK_ERROR_LIMIT);
+	RK_CHECK_INT(dst->clips.count, 0);
+	RK_CHECK_INT(dst->memory_used, scene_bytes);
+	RK_CHECK_INT(t.allocs, t.frees);
+	RK_CHECK_INT(t.live_bytes, 0);
+
+	/* every limit from tiny to enough fails with LIMIT or succeeds, balanced either way */
+	size_t limits[] = { 1024, 16 << 10, 64 << 10, 256 << 10, 0 };
+	bool succeeded = false;
+	for (size_t i = 0; i < sizeof(limits) / sizeof(limits[0]); i++) {
+		t = (tally_alloc){ 0, 0, 0 };
+		o.memory_limit = limits[i];
+		rk_anim_clip *c = rk_retarget(dst, src, walk, &o, NULL, &err);
+		if (c) succeeded = true;
+		else RK_CHECK_INT(err.code, RK_ERROR_LIMIT);
+		RK_CHECK_INT(t.allocs, t.frees);
+		RK_CHECK_INT(t.live_bytes, 0);
+	}
+	RK_CHECK(succeeded);                 /* the default limit (0) is enough */
+	RK_CHECK(t.allocs >= 7);             /* per-node state and pose buffers went through the allocator */
+
+	/* rk_clip_compare: the same allocator and limit */
+	rk_compare_opts co;
+	memset(&co, 0, sizeof(co));
+	co.allocator = (rk_allocator){ tally_malloc, tally_free, &t };
+	co.memory_limit = 64;
+	rk_compare_result res;
+	t = (tally_alloc){ 0, 0, 0 };
+	RK_CHECK(!rk_clip_compare(src, walk, src, walk, &co, &res, &err));
+	RK_CHECK_INT(err.code, RK_ERROR_LIMIT);
+	RK_CHECK_INT(t.allocs, t.frees);
+	co.memory_limit = 0;
+	t = (tally_alloc){ 0, 0, 0 };
+	RK_CHECK(rk_clip_compare(src, walk, src, walk, &co, &res, &err));
+	RK_CHECK_INT(t.allocs, 2);
+	RK_CHECK_INT(t.frees, 2);
+	RK_CHECK_INT(t.live_bytes, 0);
+	rk_scene_free(src);
+	rk_scene_free(dst);
+}
+
+RK_TEST(unpaired_bones_are_reported)
+{
+	rk_scene *src = sample(RK_DEMO_MIXAMO_SOURCE, false), *dst = sample(RK_DEMO_AVATAR, false);
+	RK_REQUIRE(src && dst);
+	const rk_anim_clip *walk = rk_scene_find_clip(src, "Walk");
+	RK_REQUIRE(walk);
+	rk_error err;
+	rk_humanoid h;
+	RK_REQUIRE(rk_humanoid_detect(dst, &h, &err));
+	RK_REQUIRE(h.bones[RK_HUMANOID_LEFT_THUMB_DISTAL]);
+	h.bones[RK_HUMANOID_LEFT_THUMB_DISTAL] = NULL;   /* optional bone: still a valid humanoid */
+	warn_tally w;
+	memset(&w, 0, sizeof(w));
+	rk_retarget_opts o;
+	memset(&o, 0, sizeof(o));
+	o.target_humanoid = &h;
+	o.warning = tally_warning;
+	o.warning_user = &w;
+	RK_REQUIRE(rk_retarget(dst, src, walk, &o, NULL, &err));
+	RK_CHECK_INT(w.calls, 1);
+	RK_CHECK(strstr(w.first, "source skeleton only") != NULL);
+	rk_scene_free(src);
+	rk_scene_free(dst);
+}
+
 RK_TEST_MAIN(
 	RK_TEST_ENTRY(sample_walk_on_avatar_points_every_bone_like_the_source),
 	RK_TEST_ENTRY(z_up_armature_source_gives_the_same_result),
@@ -671,4 +788,6 @@ RK_TEST_MAIN(
 	RK_TEST_ENTRY(stretching_source_bones_still_point_right),
 	RK_TEST_ENTRY(retargeted_idle_to_walk_crossfade_is_continuous),
 	RK_TEST_ENTRY(corrupted_targets_fail_cleanly),
-	RK_TEST_ENTRY(bad_arguments))
+	RK_TEST_ENTRY(bad_arguments),
+	RK_TEST_ENTRY(allocator_and_memory_limit),
+	RK_TEST_ENTRY(unpaired_bones_are_reported))

@@ -18,7 +18,7 @@
  *                                 skinning elsewhere)
  *
  *   Everything here is the reference path: double precision, scalar, written
- *   for clarity and exactness first. Typical use (what `rigkit convert` does):
+ *   for clarity and exactness first. Typical use (what the writers do):
  *
  *     size_t bytes = rk_pose_memory_size(scene);
  *     void *mem = malloc(bytes);                  // once, by the caller
@@ -307,7 +307,7 @@ bool rk_pose_eval_validate(const rk_pose_eval_job *job, rk_error *err);
  * would fail (run validates; call validate yourself to learn why).
  * O(nodes + tracks * log(keys)). No allocation. Thread safe as long as no
  * other thread uses the same pose. */
-bool rk_pose_eval_run(rk_pose_eval_job *job);
+bool rk_pose_eval_run(const rk_pose_eval_job *job);
 
 /* ---------------------------------------------------------------------------
  * Deformation (reference, double)

@@ -6,9 +6,9 @@
  *   rk_scene (scene.h), exactly as a loader would return it: free it with
  *   rk_scene_free(), evaluate it with the anim module, write it with
  *   rk_glb_write(). Nothing is read from disk; the same kind and options give
- *   the same scene bit for bit on every run and thread, so the characters are
- *   the default data of `rigkit sample` / `make demo` and of tests that need
- *   a retargeting source and target without shipping assets.
+ *   the same scene bit for bit on every run and thread, so the characters can
+ *   serve as demo data and as a retargeting source and target for tests,
+ *   without shipping assets (docs/retarget.md).
  *
  *     rk_scene *src = rk_demo_scene(RK_DEMO_MIXAMO_SOURCE, NULL, &err);
  *     rk_scene *dst = rk_demo_scene(RK_DEMO_AVATAR, NULL, &err);
@@ -78,7 +78,7 @@
  *   local rest rotation is the identity (all joint frames are aligned with
  *   the world axes and bones lie along their parent's axes), so source
  *   rotations cannot be copied joint for joint without a rest-pose correction
- *   - the situation of seed 004's failure 1. (Real exports vary: the shared
+ *   - the rest-pose mismatch retargeting corrects (docs/retarget.md). (Real exports vary: the shared
  *   readyplayer.me.glb has Mixamo-like +Y-down-the-bone rolls with its own
  *   angles; identity rolls make the difference from the source maximal.)
  *
@@ -131,6 +131,11 @@ typedef struct rk_demo_opts {
 	 * translations (rest and Walk track) are expressed in that Z-up space.
 	 * World-space rest and animated poses are identical to the default. */
 	bool z_up_armature;
+	/* Reporting (rk_warning_fn, scene.h), as rk_load_opts: every entry of
+	 * the result's scene->warnings (the builder's own checks; none for the
+	 * built-in characters today). NULL = scene->warnings only. */
+	rk_warning_fn *warning;
+	void *warning_user;
 } rk_demo_opts;
 
 /* Builds sample character `kind` (see OVERVIEW). opts may be NULL. Returns

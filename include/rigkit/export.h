@@ -200,11 +200,6 @@ typedef struct rk_gltf_write_stats {
 	size_t bin_size;             /* bytes of binary buffer (before base64 for JSON) */
 } rk_gltf_write_stats;
 
-/* Receives each distinct warning once, after writing (count = how many
- * times it occurred). Called from the writing thread; message is valid only
- * during the call. */
-typedef void rk_gltf_warning_fn(void *user, const char *message, size_t count);
-
 /* Write options. Zero-initialise; every zero field means its default. */
 typedef struct rk_gltf_write_opts {
 	rk_gltf_container container;  /* default AUTO (see rk_gltf_container) */
@@ -231,7 +226,9 @@ typedef struct rk_gltf_write_opts {
 	size_t memory_limit;          /* bytes; 0 = 4 GiB (1.5 GiB with 32-bit size_t) */
 
 	/* Reporting */
-	rk_gltf_warning_fn *warning;  /* NULL = warnings are only counted */
+	rk_warning_fn *warning;       /* NULL = warnings are only counted (stats.warning_count);
+	                                 see rk_warning_fn (scene.h): message only, byte_offset
+	                                 UINT64_MAX, path "" */
 	void *warning_user;
 	rk_gltf_write_stats *stats;   /* NULL = not reported; filled on success */
 } rk_gltf_write_opts;

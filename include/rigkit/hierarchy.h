@@ -1,5 +1,6 @@
 /*
- * rigkit/hierarchy.h - a mutable parent/child transform hierarchy (seed 003).
+ * rigkit/hierarchy.h - a mutable parent/child transform hierarchy
+ * (docs/hierarchy.md).
  *
  * OVERVIEW
  *   Game-engine style transforms: each item has a local position, rotation

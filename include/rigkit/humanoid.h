@@ -133,7 +133,7 @@ int rk_humanoid_parent(const rk_humanoid *humanoid, rk_humanoid_bone bone);
  * Text, one entry a line: 'leftUpperArm = Bone.012' maps a VRM 1.0 bone
  * name (case-insensitive) to the node of that exact name; 'bone =' with no
  * name unmaps it; '#' starts a comment; blank lines are ignored; spaces
- * around names are trimmed. `rigkit humanoid FILE` prints this format.
+ * around names are trimmed (docs/retarget.md shows an example).
  * ------------------------------------------------------------------------- */
 
 /* Applies the map text `text` (`size` bytes, need not be NUL-terminated)

@@ -1,6 +1,6 @@
 /*
  * rigkit/mesh.h - mesh expansion: polygon meshes of an rk_scene -> GPU-ready
- * indexed triangle lists (seed 002's "ExpandAllNodes").
+ * indexed triangle lists (docs/api.md lists the functions).
  *
  * OVERVIEW
  *   Three layers, each usable on its own:
@@ -110,8 +110,7 @@
  *   hold joint 0, weight 0.
  *     joints   uint16; RK_JOINTS_SKIN: index into node->skin->joints (the
  *              palette of rk_skin_matrices_eval); RK_JOINTS_NODE: rk_node.index
- *              of the joint node (one palette for the whole scene, as seed
- *              002 does)
+ *              of the joint node (one palette for the whole scene)
  *     weights  RK_WEIGHTS_FLOAT: float, sum 1 up to float rounding;
  *              RK_WEIGHTS_UNORM16: uint16 q_i = round(w_i * 65535), then
  *              65535 - sum(q) is added to q_0 (the largest), so the sum is
@@ -140,8 +139,8 @@
  *   strides: 56 (default), 48 (UNORM16), 32 (no_skin_attributes), +16 with
  *   tangents. Why interleaved: one buffer, one binding, one upload, one
  *   format for every node, and exact byte-wise deduplication; the layout is
- *   what seed 002's VertexPNT2 + VertexInfluence pair becomes in one stream
- *   (glTF, D3D11 input layouts and Vulkan bindings take offset + stride).
+ *   position/normal/UV plus influences in one stream (glTF, D3D11 input
+ *   layouts and Vulkan bindings take offset + stride).
  *   Every field is 4-byte aligned. The index buffer is uint32, triangle
  *   list, indices absolute into the vertex buffer it was written with.
  *
@@ -361,8 +360,22 @@ typedef struct rk_mesh_expand_sizes {
  * not fit the uint32 index range. Thread safe. */
 bool rk_mesh_expand_bound(const rk_node *node, const rk_mesh_opts *opts, rk_mesh_expand_sizes *out, rk_error *err);
 
-/* Expands one mesh node into caller buffers. Fill the inputs, run, read the
- * outputs. The job owns no memory. */
+/* What rk_mesh_expand_run() wrote (rk_mesh_expand_job.output). */
+typedef struct rk_mesh_expand_output {
+	size_t vertex_count;            /* vertices written */
+	size_t index_count;             /* indices written (== sizes.index_count) */
+	size_t part_count;              /* parts written, ordered as in step 1 */
+	rk_vertex_format format;
+	bool skinned;                   /* influences written from node->skin */
+	bool world_space;               /* positions are world space (P includes node_to_world) */
+	bool reversed_winding;          /* step 2 reversed the triangles */
+	rk_vec3 bounds_min, bounds_max; /* of the written positions; both 0 when no vertex */
+	rk_mesh_stats stats;
+} rk_mesh_expand_output;
+
+/* Expands one mesh node into caller buffers. Fill the inputs, run, read
+ * *output. The job owns no memory; every output is behind a pointer, so a
+ * const job can run. */
 typedef struct rk_mesh_expand_job {
 	/* inputs */
 	const rk_node *node;            /* a node with a mesh */
@@ -377,17 +390,7 @@ typedef struct rk_mesh_expand_job {
 	size_t part_capacity;
 	void *scratch;                  /* >= scratch_size bytes, any alignment */
 	size_t scratch_size;
-
-	/* outputs (run) */
-	size_t vertex_count;            /* vertices written */
-	size_t index_count;             /* indices written (== sizes.index_count) */
-	size_t part_count;              /* parts written, ordered as in step 1 */
-	rk_vertex_format format;
-	bool skinned;                   /* influences written from node->skin */
-	bool world_space;               /* positions are world space (P includes node_to_world) */
-	bool reversed_winding;          /* step 2 reversed the triangles */
-	rk_vec3 bounds_min, bounds_max; /* of the written positions; both 0 when no vertex */
-	rk_mesh_stats stats;
+	rk_mesh_expand_output *output;  /* required: counts, format, bounds, stats */
 } rk_mesh_expand_job;
 
 /* Checks the job: buffers against rk_mesh_expand_bound(), then the mesh
@@ -396,11 +399,13 @@ typedef struct rk_mesh_expand_job {
  * overflow, including base_vertex + vertices). O(corners + weights). */
 bool rk_mesh_expand_validate(const rk_mesh_expand_job *job, rk_error *err);
 
-/* Validates, then expands (WHAT ONE MESH NODE BECOMES). On failure nothing
- * useful is in the outputs. No allocation except meshoptimizer's (MEMORY). */
-bool rk_mesh_expand_run(rk_mesh_expand_job *job, rk_error *err);
+/* Validates, then expands (WHAT ONE MESH NODE BECOMES). Returns false
+ * (nothing useful in the outputs) only when rk_mesh_expand_validate() would
+ * fail: call it yourself to learn why. No allocation except meshoptimizer's
+ * (MEMORY). */
+bool rk_mesh_expand_run(const rk_mesh_expand_job *job);
 
-/* Seed 002's scene radius of a box: r = max over axes of (max - min) / 2;
+/* Scene radius of a box: r = max over axes of (max - min) / 2;
  * 1.0 when r < 1e-3 or not finite (so an empty or inverted box gives 1). */
 double rk_mesh_radius(rk_vec3 bounds_min, rk_vec3 bounds_max);
 
@@ -416,7 +421,7 @@ typedef struct rk_mesh_draw {
 	uint32_t first_vertex, vertex_count;  /* range of x->vertices */
 	uint32_t first_index, index_count;    /* range of x->indices (absolute indices) */
 	uint32_t first_part, part_count;      /* range of x->parts */
-	bool world_space;               /* see rk_mesh_expand_job */
+	bool world_space;               /* see rk_mesh_expand_output */
 	bool reversed_winding;
 	rk_vec3 bounds_min, bounds_max; /* of this node's positions */
 	rk_mesh_stats stats;
@@ -434,7 +439,7 @@ typedef struct rk_mesh_expansion {
 	size_t draw_count;
 	rk_mesh_draw *draws;            /* one per expanded node, scene order */
 	rk_vec3 bounds_min, bounds_max; /* union of the draws' boxes (mixes spaces when
-	                                   world_space and skinned nodes meet, as seed 002) */
+	                                   world_space and skinned nodes meet) */
 	double radius;                  /* rk_mesh_radius(bounds_min, bounds_max) */
 	rk_mesh_stats stats;            /* summed over draws */
 	size_t memory_size;             /* bytes of the single result block */
@@ -453,7 +458,7 @@ rk_mesh_expansion *rk_mesh_expansion_build(const rk_scene *scene, const rk_mesh_
 /* Frees the expansion (one allocation). NULL is fine. */
 void rk_mesh_expansion_free(rk_mesh_expansion *x);
 
-/* Human-readable summary for `rigkit info --meshes`, written like
+/* Human-readable summary of an expansion, written like
  * snprintf: always NUL-terminated when cap > 0, returns the length the whole
  * text needs (excluding the NUL); dst = NULL, cap = 0 asks. Format, one
  * line per draw and per part, then a total line:

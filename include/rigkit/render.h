@@ -20,7 +20,7 @@
  *     if (!rk_render(scene, clip, clip->time_begin, &o, rgba, 0, &err)) ...;
  *     if (!rk_png_write("preview.png", rgba, w, h, 0, &err)) ...;
  *
- *   `rigkit render IN OUT.png` is the command-line front end (docs/render.md).
+ *   docs/render.md shows pictures and measurements.
  *
  * WHAT IS DRAWN
  *   Nodes with a mesh and `visible` set, in node order. Positions:
@@ -242,6 +242,11 @@ typedef struct rk_render_opts {
 	rk_allocator allocator;         /* temporaries; zero = malloc/free */
 	size_t memory_limit;            /* bytes of temporaries; 0 = 4 GiB (1.5 GiB with 32-bit size_t) */
 	rk_render_stats *stats;         /* optional output, filled by rk_render() when non-NULL */
+	/* Reporting (rk_warning_fn, scene.h): each texture that cannot be decoded
+	 * (opts.textures), once, with the decoder's error text; counted in
+	 * stats.textures_failed as well. NULL = stats only. */
+	rk_warning_fn *warning;
+	void *warning_user;
 } rk_render_opts;
 
 /* The image size opts ask for: *width, *height (either may be NULL) and the

@@ -73,9 +73,17 @@
  *   time of the maximum per bone.
  *
  * THREADS, MEMORY
- *   No global state. rk_retarget allocates in the target scene's arena
- *   (scene->clips.data moves: earlier rk_anim_clip pointers into it become
- *   invalid) and frees its temporaries before returning.
+ *   No global state. rk_retarget MODIFIES the target scene (the one
+ *   exception to "a loaded scene is read-only", scene.h): it appends the new
+ *   clip to target->clips (clips.count grows by one; clips.data may move, so
+ *   earlier rk_anim_clip pointers and rk_scene_find_clip results for the
+ *   target become invalid) and allocates the clip's keys in the target
+ *   scene's arena (scene->memory_used grows). Nothing else of the target
+ *   changes. So no other thread may read or write the target scene during
+ *   rk_retarget; the source scene is only read and may be shared.
+ *   Temporaries come from opts.allocator within opts.memory_limit and are
+ *   freed before returning (also on failure). rk_clip_compare only reads
+ *   both scenes.
  */
 #ifndef RIGKIT_RETARGET_H
 #define RIGKIT_RETARGET_H
@@ -110,6 +118,17 @@ typedef struct rk_retarget_opts {
 	                                        where the source's is relative to its hips, in hips
 	                                        heights: feet planted in the source stay planted on a
 	                                        target with other leg proportions. Default false. */
+
+	/* Temporaries (pose buffers, per-node state), all freed before return;
+	 * same meaning as in rk_load_opts. The new clip itself lives in the
+	 * target scene's arena (the allocator and limits it was loaded with). */
+	rk_allocator allocator;              /* zero = malloc/free */
+	size_t memory_limit;                 /* bytes of temporaries; 0 = 4 GiB (1.5 GiB with 32-bit size_t);
+	                                        exceeded: RK_ERROR_LIMIT */
+	/* Reporting (rk_warning_fn, scene.h): humanoid bones mapped in only one
+	 * of the two skeletons (they get no track). NULL = not reported. */
+	rk_warning_fn *warning;
+	void *warning_user;
 } rk_retarget_opts;
 
 typedef struct rk_retarget_report {
@@ -146,6 +165,13 @@ typedef struct rk_compare_opts {
 	const rk_humanoid *b_humanoid;
 	double fps;                      /* sampling rate; 0 = 30 */
 	double duration;                 /* seconds compared from each clip's start; 0 = the shorter clip */
+	rk_allocator allocator;          /* temporaries (two pose buffers); zero = malloc/free */
+	size_t memory_limit;             /* bytes of temporaries; 0 = 4 GiB (1.5 GiB with 32-bit size_t);
+	                                    exceeded: RK_ERROR_LIMIT */
+	/* Reporting (rk_warning_fn, scene.h): humanoid bones mapped in only one
+	 * of the two skeletons (not compared). NULL = not reported. */
+	rk_warning_fn *warning;
+	void *warning_user;
 } rk_compare_opts;
 
 typedef struct rk_compare_bone {

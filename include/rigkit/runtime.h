@@ -21,7 +21,7 @@
  *   _run(); caller-owned buffers; no allocation, no global state)
  *     rk_sample_job           clip + time -> local pose (+ morph weights)
  *     rk_root_motion_job      keep / in-place / in-place-y / extract the
- *                             hips' locomotion (seed 004's bobbing fix)
+ *                             hips' locomotion (docs/runtime.md, Root motion)
  *     rk_blend_job            N weighted, masked layers + additive layers
  *                             -> local pose
  *     rk_local_to_model_job   local pose -> model matrices (one pass over
@@ -418,7 +418,7 @@ typedef struct rk_sample_job {
 bool rk_sample_validate(const rk_sample_job *job, rk_error *err);
 /* Validates, then writes every joint's T, R, S (and the morph weights when
  * requested). Returns false (nothing written) when validation fails. */
-bool rk_sample_run(rk_sample_job *job);
+bool rk_sample_run(const rk_sample_job *job);
 
 /* Wraps / clamps a time as the sampling job does (double). */
 double rk_playback_time(double time, double duration, rk_playback playback);
@@ -479,10 +479,10 @@ typedef struct rk_blend_job {
  * rest_threshold finite; morph_weights output given with a count, and then
  * layers' morph_weights are read for that count. O(layers). */
 bool rk_blend_validate(const rk_blend_job *job, rk_error *err);
-bool rk_blend_run(rk_blend_job *job);
+bool rk_blend_run(const rk_blend_job *job);
 
 /* ---------------------------------------------------------------------------
- * Crossfade controller (seed 004, failure 5: instant switches flicker)
+ * Crossfade controller (instant switches flicker; docs/runtime.md, Crossfade)
  * ------------------------------------------------------------------------- */
 
 /* Advances two clip clocks and a fade weight by real time. The weight of the
@@ -514,7 +514,7 @@ void rk_crossfade_layers(const rk_crossfade *cf, rk_local_pose_view from_pose, r
 	rk_blend_layer layers[2]);
 
 /* ---------------------------------------------------------------------------
- * Root motion job (seed 004, failure 6: bobbing / drifting hips)
+ * Root motion job (bobbing / drifting hips; docs/runtime.md, Root motion)
  * ------------------------------------------------------------------------- */
 
 typedef enum rk_root_motion_mode {
@@ -558,10 +558,11 @@ typedef struct rk_root_motion_job {
 	double time;                     /* the time given to the sampling job (unwrapped) */
 	rk_playback playback;
 	rk_local_pose pose;              /* in/out, skeleton joint count */
-	/* outputs (EXTRACT; identity otherwise): the motion applied to the
-	 * root, in the root's local frame (root' = root * motion) */
-	rk_float3 motion_translation;
-	rk_float4 motion_rotation;
+	/* optional outputs (NULL = not written): the motion applied to the
+	 * root, in the root's local frame (root' = root * motion); EXTRACT
+	 * writes it, the other modes write the identity */
+	rk_float3 *motion_translation;
+	rk_float4 *motion_rotation;
 } rk_root_motion_job;
 
 /* Rules: job, skeleton, clip non-NULL and of the same joint count; pose
@@ -569,7 +570,7 @@ typedef struct rk_root_motion_job {
  * EXTRACT root a strict ancestor of hips; up finite; time finite; playback
  * known; the clip's hips tracks valid. O(depth). */
 bool rk_root_motion_validate(const rk_root_motion_job *job, rk_error *err);
-bool rk_root_motion_run(rk_root_motion_job *job);
+bool rk_root_motion_run(const rk_root_motion_job *job);
 
 /* ---------------------------------------------------------------------------
  * Local-to-model job
@@ -594,7 +595,7 @@ typedef struct rk_local_to_model_job {
  * present and every skin_joints[k] < joint_count. O(joints + skin joints). */
 bool rk_local_to_model_validate(const rk_local_to_model_job *job, rk_error *err);
 /* One pass in joint order: model[j] = model[parent] * T * R * S. */
-bool rk_local_to_model_run(rk_local_to_model_job *job);
+bool rk_local_to_model_run(const rk_local_to_model_job *job);
 
 #ifdef __cplusplus
 }

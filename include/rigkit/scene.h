@@ -43,8 +43,14 @@
  *   settings.original_* the file's own.
  *
  * THREAD SAFETY
- *   A loaded scene is never modified by rigkit: any number of threads may
- *   read one const scene concurrently. Loading is reentrant (no globals).
+ *   Every rigkit function taking a const rk_scene only reads it: any number
+ *   of threads may read one scene concurrently. The one function that
+ *   modifies a loaded scene is rk_retarget() (retarget.h), on its target:
+ *   it appends a clip (clips.count grows, clips.data may move, so earlier
+ *   rk_anim_clip pointers into the target's clips become invalid) and
+ *   allocates the clip's keys in the scene's arena (memory_used grows);
+ *   nothing else changes. While it runs, no other thread may use the target
+ *   scene. Loading is reentrant (no globals).
  */
 #ifndef RIGKIT_SCENE_H
 #define RIGKIT_SCENE_H
@@ -460,6 +466,19 @@ typedef struct rk_warning {
 
 typedef struct rk_warning_list { rk_warning *data; size_t count; } rk_warning_list;
 
+/* The one warning callback of rigkit. Every options struct whose call can
+ * meet a recoverable oddity (rk_load_opts, rk_demo_opts, rk_gltf_write_opts,
+ * rk_render_opts, rk_retarget_opts, rk_compare_opts) has the same pair:
+ *     rk_warning_fn *warning;   NULL = no callback
+ *     void *warning_user;       passed back as `user`
+ * Calls come from the thread that made the rigkit call, before it returns;
+ * `w` and its strings are valid only during the call. A warning repeated
+ * with the same message is reported once at its first occurrence (count 1)
+ * and, when it repeated, once more when the call finishes with its final
+ * count. Results that are data objects also keep the list (scene->warnings);
+ * the others count them in their stats or report. */
+typedef void rk_warning_fn(void *user, const rk_warning *w);
+
 /* A mapping the file declares itself, for consumers that would otherwise
  * guess: e.g. scheme "humanoid", key "leftUpperArm" (a VRM 1.0 bone name)
  * for the node a VRM humanoid extension names. Readers fill these; they
@@ -494,7 +513,7 @@ typedef struct rk_scene {
  * Load options (used by every reader; the functions are in rigkit/load.h)
  * ------------------------------------------------------------------------- */
 
-/* How a unit/axis conversion is applied (seed 000's adjust transforms).
+/* How a unit/axis conversion is applied (transform.h, rk_adjust_transform).
  * Both give the same world-space results.
  *   ADJUST_TRANSFORMS: the synthetic root's node_to_parent holds the whole
  *     conversion (axis change, then uniform unit scale); file data untouched.
@@ -526,6 +545,17 @@ typedef struct rk_load_opts {
 	bool ignore_geometry;            /* skip mesh data (nodes, skins still load) */
 	bool no_embedded_content;        /* do not keep embedded texture bytes */
 	const char *filename;            /* for rk_load_memory: name used in errors and to resolve relative paths */
+	size_t threads;                  /* threads a load may use, the calling one included: 0 = default,
+	                                    1 = never start a thread. The FBX reader decodes binary
+	                                    arrays on helper threads: default one thread per online
+	                                    CPU, at most 8 in all, and never more than one per 256 KiB
+	                                    of decoded array data (small files use none); N caps it
+	                                    at N. Other readers use no threads. */
+
+	/* Reporting: each warning of scene->warnings also goes to the callback
+	 * as it is recorded (see rk_warning_fn). NULL = only scene->warnings. */
+	rk_warning_fn *warning;
+	void *warning_user;
 } rk_load_opts;
 
 /* Frees everything the scene owns. NULL is fine. */

@@ -267,9 +267,11 @@ void rk_skin_split(size_t vertex_count, size_t count, size_t index, size_t *begi
 /* Most threads rk_skin_run_threads() uses. */
 #define RK_SKIN_MAX_THREADS 64
 
-/* Runs the job on thread_count threads (clamped to [1, RK_SKIN_MAX_THREADS],
- * and to one thread per RK_SKIN_MIN_THREAD_VERTICES vertices so tiny jobs
- * do not pay for thread creation): thread_count - 1 new POSIX threads and
+/* Runs the job on `threads` threads, the calling one included (the same
+ * meaning as rk_load_opts.threads): 0 = default, one per online CPU; 1 =
+ * never start a thread. Clamped to RK_SKIN_MAX_THREADS and to one thread
+ * per RK_SKIN_MIN_THREAD_VERTICES vertices so tiny jobs do not pay for
+ * thread creation. threads - 1 new POSIX threads and
  * the calling thread take chunks of vertices (multiples of
  * RK_SKIN_SPLIT_ALIGN, about 8 per thread) from a shared atomic counter
  * until none are left; all threads are joined before returning. A thread
@@ -280,7 +282,7 @@ void rk_skin_split(size_t vertex_count, size_t count, size_t index, size_t *begi
  * creation does; no state survives the call. For per-frame use on many
  * small meshes, prefer rk_skin_run_range on threads you keep: creating
  * threads costs tens of microseconds, more on a loaded machine. */
-bool rk_skin_run_threads(const rk_skin_job *job, size_t thread_count);
+bool rk_skin_run_threads(const rk_skin_job *job, size_t threads);
 
 /* See rk_skin_run_threads. */
 #define RK_SKIN_MIN_THREAD_VERTICES 1024

@@ -1,5 +1,6 @@
 /*
- * rigkit/transform.h - the FBX node transform chain (seed 000) as pure functions.
+ * rigkit/transform.h - the FBX node transform chain as pure functions
+ * (docs/api.md).
  *
  * OVERVIEW
  *   An FBX node's local transform is built from many properties. Writing

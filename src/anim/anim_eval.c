@@ -389,7 +389,7 @@ static void rki_node_matrices(const rk_node *n, rk_pose *pose)
 
 /* ---- the job ---------------------------------------------------------------------- */
 
-bool rk_pose_eval_run(rk_pose_eval_job *job)
+bool rk_pose_eval_run(const rk_pose_eval_job *job)
 {
 	if (!rk_pose_eval_validate(job, NULL)) return false;
 	const rk_scene *s = job->scene;

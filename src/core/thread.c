@@ -5,6 +5,7 @@
 #include "core/thread.h"
 
 #include <sched.h>
+#include <unistd.h>
 
 bool rki_thread_start(pthread_t *thread, void *(*fn)(void *), void *arg)
 {
@@ -24,4 +25,10 @@ bool rki_thread_start(pthread_t *thread, void *(*fn)(void *), void *arg)
 	}
 #endif
 	return pthread_create(thread, NULL, fn, arg) == 0;
+}
+
+size_t rki_thread_online_cores(void)
+{
+	long n = sysconf(_SC_NPROCESSORS_ONLN);
+	return n > 0 ? (size_t)n : 1;
 }

@@ -4,6 +4,7 @@
 
 #include <pthread.h>
 #include <stdbool.h>
+#include <stddef.h>
 
 /* pthread_create() for a short-lived helper that works beside the calling
  * thread. Where the platform allows (Linux/glibc), the helper may run on any
@@ -17,5 +18,9 @@
  * 0.90-1.01 with it; ybot.fbx loads that took 3.3 ms or 6.1 ms depending on
  * the process take 3.3 ms. Falls back to a plain pthread_create(). */
 bool rki_thread_start(pthread_t *thread, void *(*fn)(void *), void *arg);
+
+/* Online CPUs (sysconf), at least 1: the "0 = default" thread count of
+ * options that take one (skinning; the FBX reader keeps its own copy). */
+size_t rki_thread_online_cores(void);
 
 #endif

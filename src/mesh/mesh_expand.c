@@ -226,6 +226,10 @@ bool rk_mesh_expand_validate(const rk_mesh_expand_job *job, rk_error *err)
 		rki_error_set(err, RK_ERROR_INVALID_ARGUMENT, "rk_mesh_opts: unknown weight_format, joint_indices or unweighted value");
 		return false;
 	}
+	if (!job->output) {
+		rki_error_set(err, RK_ERROR_INVALID_ARGUMENT, "mesh expand job: output is NULL");
+		return false;
+	}
 	rk_mesh_expand_sizes s;
 	if (!rk_mesh_expand_bound(job->node, opts, &s, err)) return false;
 	const rk_node *node = job->node;
@@ -507,14 +511,15 @@ static inline void rki_store_unit(float *dst, const double v[3])
 	}
 }
 
-bool rk_mesh_expand_run(rk_mesh_expand_job *job, rk_error *err)
+bool rk_mesh_expand_run(const rk_mesh_expand_job *job)
 {
-	if (!rk_mesh_expand_validate(job, err)) return false;
+	if (!rk_mesh_expand_validate(job, NULL)) return false;
 	const rk_mesh_opts *opts = job->opts ? job->opts : &rki_default_opts;
 	const rk_node *node = job->node;
 	const rk_mesh *mesh = node->mesh;
+	rk_mesh_expand_output *out = job->output;
 	rk_mesh_expand_sizes s;
-	if (!rk_mesh_expand_bound(node, opts, &s, err)) return false;
+	if (!rk_mesh_expand_bound(node, opts, &s, NULL)) return false; /* validate succeeded: cannot fail */
 	rki_mesh_layout l;
 	rki_mesh_layout_compute(node, opts, &s, &l);
 
@@ -533,18 +538,18 @@ bool rk_mesh_expand_run(rk_mesh_expand_job *job, rk_error *err)
 
 	rk_mesh_stats st;
 	memset(&st, 0, sizeof(st));
-	job->vertex_count = job->index_count = job->part_count = 0;
-	job->format = fmt;
-	job->skinned = rki_mesh_skinned(node, opts);
-	job->world_space = opts->world_space && node->skin == NULL;
-	job->bounds_min = job->bounds_max = (rk_vec3){ 0, 0, 0 };
+	out->vertex_count = out->index_count = out->part_count = 0;
+	out->format = fmt;
+	out->skinned = rki_mesh_skinned(node, opts);
+	out->world_space = opts->world_space && node->skin == NULL;
+	out->bounds_min = out->bounds_max = (rk_vec3){ 0, 0, 0 };
 
 	/* Position matrix P and normal matrix Nm = sign(det) * cofactor(P). */
 	rk_mat4 P = opts->no_geometry_transform ? rk_mat4_identity() : node->geometry_to_node;
-	if (job->world_space) P = rk_mat4_mul(node->node_to_world, P);
+	if (out->world_space) P = rk_mat4_mul(node->node_to_world, P);
 	double det = rk_mat4_determinant3(P);
 	const bool reverse = opts->mirror != (det < 0.0);
-	job->reversed_winding = reverse;
+	out->reversed_winding = reverse;
 	double A[9], Nm[9];
 	for (int c = 0; c < 3; c++)
 		for (int r = 0; r < 3; r++) A[c * 3 + r] = P.m[c * 4 + r];
@@ -640,10 +645,7 @@ bool rk_mesh_expand_run(rk_mesh_expand_job *job, rk_error *err)
 		const uint32_t *cidx = vidx + fc->index_begin;
 		uint32_t tflags = 0;
 		size_t nt = rk_polygon_triangulate(tri_local, pos, mesh->vertex_count, cidx, n, tri_scratch, l.tri_scratch_size, &tflags);
-		if (nt != n - 2u) {
-			rki_error_set(err, RK_ERROR_CORRUPT, "mesh \"%s\": face %zu could not be triangulated", rki_mname(mesh), f);
-			return false;
-		}
+		if (nt != n - 2u) return false; /* validate checked the indices and scratch: cannot happen */
 		if (tflags & RK_TRIANGULATE_FALLBACK) st.fallback_polygons++;
 		if (tflags & RK_TRIANGULATE_DEGENERATE) st.degenerate_polygons++;
 		rki_part_info *pi = &pinfo[RKI_FACE_PART(f)];
@@ -673,7 +675,7 @@ bool rk_mesh_expand_run(rk_mesh_expand_job *job, rk_error *err)
 	}
 
 	/* ---- 3. vertices ---- */
-	if (job->skinned) {
+	if (out->skinned) {
 		for (size_t v = 0; v < mesh->vertex_count; v++)
 			rki_vertex_influences(node->skin, opts, v, infl + v * l.skin_bytes, &st);
 	}
@@ -737,10 +739,10 @@ bool rk_mesh_expand_run(rk_mesh_expand_job *job, rk_error *err)
 			if (joff != RK_ATTRIBUTE_ABSENT) {
 				/* 24 (float weights) or 16 (unorm16) bytes: constant-size copies */
 				if (skin_bytes == 24) {
-					if (job->skinned) memcpy(dst + joff, infl + (size_t)vi * 24, 24);
+					if (out->skinned) memcpy(dst + joff, infl + (size_t)vi * 24, 24);
 					else memset(dst + joff, 0, 24);
 				} else {
-					if (job->skinned) memcpy(dst + joff, infl + (size_t)vi * 16, 16);
+					if (out->skinned) memcpy(dst + joff, infl + (size_t)vi * 16, 16);
 					else memset(dst + joff, 0, 16);
 				}
 			}
@@ -795,14 +797,13 @@ bool rk_mesh_expand_run(rk_mesh_expand_job *job, rk_error *err)
 	}
 #undef RKI_FACE_PART
 
-	job->vertex_count = vcount;
-	job->index_count = index_count;
-	job->part_count = out_parts;
+	out->vertex_count = vcount;
+	out->index_count = index_count;
+	out->part_count = out_parts;
 	if (vcount > 0) {
-		job->bounds_min = (rk_vec3){ bmin[0], bmin[1], bmin[2] };
-		job->bounds_max = (rk_vec3){ bmax[0], bmax[1], bmax[2] };
+		out->bounds_min = (rk_vec3){ bmin[0], bmin[1], bmin[2] };
+		out->bounds_max = (rk_vec3){ bmax[0], bmax[1], bmax[2] };
 	}
-	job->stats = st;
-	rki_error_clear(err);
+	out->stats = st;
 	return true;
 }

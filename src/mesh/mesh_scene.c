@@ -127,6 +127,7 @@ rk_mesh_expansion *rk_mesh_expansion_build(const rk_scene *scene, const rk_mesh_
 		rk_mesh_expand_sizes s;
 		rk_mesh_expand_bound(node, opts, &s, NULL);
 		rk_mesh_expand_job job;
+		rk_mesh_expand_output out;
 		memset(&job, 0, sizeof(job));
 		job.node = node;
 		job.opts = opts;
@@ -139,34 +140,36 @@ rk_mesh_expansion *rk_mesh_expansion_build(const rk_scene *scene, const rk_mesh_
 		job.part_capacity = s.max_parts;
 		job.scratch = tmp + off_s;
 		job.scratch_size = scratch_max;
-		if (!rk_mesh_expand_run(&job, err)) {
+		job.output = &out;
+		if (!rk_mesh_expand_run(&job)) {
+			rk_mesh_expand_validate(&job, err); /* why it failed */
 			rki_error_node(err, node);
 			ok = false;
 			break;
 		}
-		for (size_t p = 0; p < job.part_count; p++) job.parts[p].start_index += (uint32_t)itotal;
+		for (size_t p = 0; p < out.part_count; p++) job.parts[p].start_index += (uint32_t)itotal;
 		rk_mesh_draw *dr = &draws_tmp[d++];
 		memset(dr, 0, sizeof(*dr));
 		dr->node = node;
 		dr->mesh = node->mesh;
-		dr->skin = job.skinned ? node->skin : NULL;
+		dr->skin = out.skinned ? node->skin : NULL;
 		dr->first_vertex = (uint32_t)vtotal;
-		dr->vertex_count = (uint32_t)job.vertex_count;
+		dr->vertex_count = (uint32_t)out.vertex_count;
 		dr->first_index = (uint32_t)itotal;
-		dr->index_count = (uint32_t)job.index_count;
+		dr->index_count = (uint32_t)out.index_count;
 		dr->first_part = (uint32_t)ptotal;
-		dr->part_count = (uint32_t)job.part_count;
-		dr->world_space = job.world_space;
-		dr->reversed_winding = job.reversed_winding;
-		dr->bounds_min = job.bounds_min;
-		dr->bounds_max = job.bounds_max;
-		dr->stats = job.stats;
-		rki_stats_add(&total, &job.stats);
+		dr->part_count = (uint32_t)out.part_count;
+		dr->world_space = out.world_space;
+		dr->reversed_winding = out.reversed_winding;
+		dr->bounds_min = out.bounds_min;
+		dr->bounds_max = out.bounds_max;
+		dr->stats = out.stats;
+		rki_stats_add(&total, &out.stats);
 		/* Vertices of this node are packed right after the previous node's
 		 * actual count, so the next job's base follows vtotal. */
-		vtotal += job.vertex_count;
-		itotal += job.index_count;
-		ptotal += job.part_count;
+		vtotal += out.vertex_count;
+		itotal += out.index_count;
+		ptotal += out.part_count;
 	}
 	if (!ok) {
 		rki_free(&al, tmp, tmp_size);

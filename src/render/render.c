@@ -69,6 +69,15 @@ size_t rk_render_size(const rk_render_opts *opts, uint32_t *width, uint32_t *hei
 }
 
 /* Every rule of the options, one message each. */
+/* Copies the caller's options (NULL = all defaults) and applies the
+ * defaults both entry points share (memory_limit). */
+static void rki_render_opts_resolve(rk_render_opts *out, const rk_render_opts *in)
+{
+	if (in) *out = *in;
+	else memset(out, 0, sizeof(*out));
+	if (!out->memory_limit) out->memory_limit = RKI_RENDER_DEFAULT_MEMORY;
+}
+
 static bool rki_render_check_opts(const rk_render_opts *o, rk_error *err)
 {
 	const rk_render_camera *c = &o->camera;
@@ -258,10 +267,10 @@ bool rk_render_bounds(const rk_scene *scene, const rk_anim_clip *clip, double ti
 	if (out_min) *out_min = (rk_vec3){ 0, 0, 0 };
 	if (out_max) *out_max = (rk_vec3){ 0, 0, 0 };
 	if (!out_min || !out_max) return rki_render_fail(err, RK_ERROR_INVALID_ARGUMENT, "rk_render_bounds: NULL output");
-	rk_render_opts o = { 0 };
-	if (opts) o = *opts;
+	rk_render_opts o;
+	rki_render_opts_resolve(&o, opts);
 	rki_alloc a;
-	rki_alloc_init(&a, &o.allocator, o.memory_limit ? o.memory_limit : RKI_RENDER_DEFAULT_MEMORY, 0);
+	rki_alloc_init(&a, &o.allocator, o.memory_limit, 0);
 	rki_posed p;
 	bool ok = rki_render_pose(scene, clip, time, o.no_extrapolation, false, &a, &p, err);
 	if (ok) {
@@ -481,6 +490,12 @@ const rk_image *rki_render_texture(rki_render *r, const rki_rmat *m)
 		} else {
 			img->state = 2;
 			if (r->st.textures_failed++ == 0) rk_error_format(r->st.texture_error, sizeof(r->st.texture_error), &e);
+			if (r->o.warning) {
+				char msg[RK_ERROR_TEXT_MAX];
+				rk_error_format(msg, sizeof(msg), &e);
+				rk_warning w = { msg, UINT64_MAX, "", 1 };
+				r->o.warning(r->o.warning_user, &w);
+			}
 		}
 	}
 	return img->state == 1 ? &img->image : NULL;
@@ -896,8 +911,8 @@ bool rk_render(const rk_scene *scene, const rk_anim_clip *clip, double time, con
 	unsigned char *rgba, size_t stride, rk_error *err)
 {
 	rki_error_clear(err);
-	rk_render_opts o = { 0 };
-	if (opts) o = *opts;
+	rk_render_opts o;
+	rki_render_opts_resolve(&o, opts);
 	uint32_t w, h;
 	if (!rk_render_size(&o, &w, &h, err)) return false;
 	if (!scene) return rki_render_fail(err, RK_ERROR_INVALID_ARGUMENT, "rk_render: NULL scene");
@@ -911,7 +926,7 @@ bool rk_render(const rk_scene *scene, const rk_anim_clip *clip, double time, con
 
 	/* ~20 KiB of tables: on the heap rather than the caller's stack. */
 	rki_alloc a;
-	rki_alloc_init(&a, &o.allocator, o.memory_limit ? o.memory_limit : RKI_RENDER_DEFAULT_MEMORY, 0);
+	rki_alloc_init(&a, &o.allocator, o.memory_limit, 0);
 	rki_render *r = (rki_render *)rki_calloc(&a, 1, sizeof(rki_render));
 	if (!r) return rki_render_oom(&a, err, "the render context");
 	r->alloc = a;

@@ -28,8 +28,8 @@
  *   0, not 1e-8).
  *
  * MEMORY
- *   Two pose buffers (one malloc each) for the duration of the call; the rest
- *   is on the stack. No global state: concurrent calls on const scenes are
+ *   Two pose buffers (from opts.allocator, within opts.memory_limit) for the
+ *   duration of the call; the rest is on the stack. No global state: concurrent calls on const scenes are
  *   fine.
  */
 #include "retarget/retarget_internal.h"
@@ -91,14 +91,13 @@ bool rk_clip_compare(const rk_scene *a, const rk_anim_clip *a_clip, const rk_sce
 		return false;
 	}
 	rk_compare_opts o;
-	memset(&o, 0, sizeof(o));
-	if (opts) o = *opts;
+	rki_compare_opts_resolve(&o, opts);
 	if (!isfinite(o.fps) || o.fps < 0.0 || o.fps > RKI_COMPARE_MAX_FPS) {
 		rki_error_set(err, RK_ERROR_INVALID_ARGUMENT, "sampling rate %g fps: expected 0 (= 30) or up to %g",
 			o.fps, RKI_COMPARE_MAX_FPS);
 		return false;
 	}
-	double fps = o.fps > 0.0 ? o.fps : 30.0;
+	double fps = o.fps;
 	if (!isfinite(o.duration) || o.duration < 0.0) {
 		rki_error_set(err, RK_ERROR_INVALID_ARGUMENT, "duration %g s: expected 0 (= the shorter clip) or more",
 			o.duration);
@@ -136,6 +135,7 @@ bool rk_clip_compare(const rk_scene *a, const rk_anim_clip *a_clip, const rk_sce
 	rki_char_frame fa, fb;
 	if (!rki_char_frame_from_rest(a, ha, &fa, err) || !rki_char_frame_from_rest(b, hb, &fb, err)) return false;
 
+	rki_warn_unpaired_bones(o.warning, o.warning_user, ha, hb, "a", "b", "not compared");
 	/* Bones mapped in both, and the direction child each uses on both sides. */
 	rk_humanoid both;
 	memset(&both, 0, sizeof(both));
@@ -155,9 +155,11 @@ bool rk_clip_compare(const rk_scene *a, const rk_anim_clip *a_clip, const rk_sce
 		inv_rb[k] = rk_quat_conjugate(rest_b.rotation[k]);
 	}
 
+	rki_alloc tmp; /* the two pose buffers, within opts.memory_limit */
+	rki_alloc_init(&tmp, &o.allocator, o.memory_limit, 0);
 	rki_pose_buffer bufa, bufb;
-	if (!rki_pose_buffer_init(&bufa, a, err)) return false;
-	if (!rki_pose_buffer_init(&bufb, b, err)) {
+	if (!rki_pose_buffer_init(&bufa, a, &tmp, err)) return false;
+	if (!rki_pose_buffer_init(&bufb, b, &tmp, err)) {
 		rki_pose_buffer_free(&bufa);
 		return false;
 	}

@@ -267,8 +267,7 @@ rk_anim_clip *rk_retarget(rk_scene *target, const rk_scene *source, const rk_ani
 		return NULL;
 	}
 	rk_retarget_opts o;
-	memset(&o, 0, sizeof(o));
-	if (opts) o = *opts;
+	rki_retarget_opts_resolve(&o, opts, source);
 	if (o.root != RK_RETARGET_ROOT_KEEP && o.root != RK_RETARGET_ROOT_IN_PLACE && o.root != RK_RETARGET_ROOT_LOCK) {
 		rki_error_set(err, RK_ERROR_INVALID_ARGUMENT, "unknown root motion mode %d", (int)o.root);
 		return NULL;
@@ -277,7 +276,7 @@ rk_anim_clip *rk_retarget(rk_scene *target, const rk_scene *source, const rk_ani
 		rki_error_set(err, RK_ERROR_INVALID_ARGUMENT, "opts.fps must be 0 (default) or a positive rate, got %g", o.fps);
 		return NULL;
 	}
-	double fps = o.fps > 0.0 ? o.fps : source->settings.frame_rate > 0.0 ? source->settings.frame_rate : 30.0;
+	double fps = o.fps;
 	double duration = clip->time_end - clip->time_begin;
 	if (!isfinite(fps) || fps > 10000.0 || !isfinite(duration) || duration < 0.0) {
 		rki_error_set(err, RK_ERROR_INVALID_ARGUMENT, "bad key rate %g or clip range [%g, %g]", fps, clip->time_begin,
@@ -305,6 +304,7 @@ rk_anim_clip *rk_retarget(rk_scene *target, const rk_scene *source, const rk_ani
 		return NULL;
 	rki_humanoid_pose_rest(source, r.hs, &r.fs, &r.rest_s);
 	rki_humanoid_pose_rest(target, r.ht, &r.ft, &r.rest_t);
+	rki_warn_unpaired_bones(o.warning, o.warning_user, r.hs, r.ht, "source", "target", "not retargeted");
 	size_t mapped = 0;
 	for (int b = 0; b < RK_HUMANOID_BONE_COUNT; b++) {
 		r.use[b] = r.hs->bones[b] && r.ht->bones[b] && !(o.skip_fingers && rki_is_finger(b));
@@ -316,19 +316,22 @@ rk_anim_clip *rk_retarget(rk_scene *target, const rk_scene *source, const rk_ani
 	rki_pose_buffer src_pose, dst_pose;
 	memset(&src_pose, 0, sizeof(src_pose));
 	memset(&dst_pose, 0, sizeof(dst_pose));
-	r.bone_of_node = (int *)malloc(nodes * sizeof(int));
-	r.rest_local = (rk_quat *)malloc(nodes * sizeof(rk_quat));
-	r.world = (rk_quat *)malloc(nodes * sizeof(rk_quat));
-	r.rest_world = (rk_quat *)malloc(nodes * sizeof(rk_quat));
-	r.rest_pos = (rk_vec3 *)malloc(nodes * sizeof(rk_vec3));
-	r.pos = (rk_vec3 *)malloc(nodes * sizeof(rk_vec3));
+	rki_alloc tmp; /* every temporary, within opts.memory_limit */
+	rki_alloc_init(&tmp, &o.allocator, o.memory_limit, 0);
+	r.bone_of_node = (int *)rki_malloc(&tmp, nodes * sizeof(int));
+	r.rest_local = (rk_quat *)rki_malloc(&tmp, nodes * sizeof(rk_quat));
+	r.world = (rk_quat *)rki_malloc(&tmp, nodes * sizeof(rk_quat));
+	r.rest_world = (rk_quat *)rki_malloc(&tmp, nodes * sizeof(rk_quat));
+	r.rest_pos = (rk_vec3 *)rki_malloc(&tmp, nodes * sizeof(rk_vec3));
+	r.pos = (rk_vec3 *)rki_malloc(&tmp, nodes * sizeof(rk_vec3));
 	r.foot_ik = o.foot_ik;
 	rk_anim_clip *result = NULL;
 	if (!r.bone_of_node || !r.rest_local || !r.world || !r.rest_world || !r.rest_pos || !r.pos) {
-		rki_error_set(err, RK_ERROR_OUT_OF_MEMORY, "cannot allocate retargeting state for %zu nodes", nodes);
+		rki_error_set(err, tmp.limit_hit ? RK_ERROR_LIMIT : RK_ERROR_OUT_OF_MEMORY,
+			"cannot allocate retargeting state for %zu nodes (memory_limit %zu bytes)", nodes, o.memory_limit);
 		goto done;
 	}
-	if (!rki_pose_buffer_init(&src_pose, source, err)) goto done;
+	if (!rki_pose_buffer_init(&src_pose, source, &tmp, err)) goto done;
 	for (size_t i = 0; i < nodes; i++) {
 		const rk_node *n = &target->nodes.data[i];
 		r.bone_of_node[i] = -1;
@@ -503,7 +506,7 @@ rk_anim_clip *rk_retarget(rk_scene *target, const rk_scene *source, const rk_ani
 		report->source_hips_height = r.fs.unit;
 		report->target_hips_height = r.ft.unit;
 		report->max_foot_miss = foot_miss;
-		if (!rki_pose_buffer_init(&dst_pose, target, err)) goto done;
+		if (!rki_pose_buffer_init(&dst_pose, target, &tmp, err)) goto done;
 		for (size_t k = 0; k < frames; k++) {
 			rki_humanoid_pose ps, pd;
 			if (!rki_pose_buffer_eval(&src_pose, source, clip, clip->time_begin + times[k], err) ||
@@ -525,11 +528,11 @@ rk_anim_clip *rk_retarget(rk_scene *target, const rk_scene *source, const rk_ani
 done:
 	rki_pose_buffer_free(&src_pose);
 	rki_pose_buffer_free(&dst_pose);
-	free(r.bone_of_node);
-	free(r.rest_local);
-	free(r.world);
-	free(r.rest_world);
-	free(r.rest_pos);
-	free(r.pos);
+	if (r.bone_of_node) rki_free(&tmp, r.bone_of_node, nodes * sizeof(int));
+	if (r.rest_local) rki_free(&tmp, r.rest_local, nodes * sizeof(rk_quat));
+	if (r.world) rki_free(&tmp, r.world, nodes * sizeof(rk_quat));
+	if (r.rest_world) rki_free(&tmp, r.rest_world, nodes * sizeof(rk_quat));
+	if (r.rest_pos) rki_free(&tmp, r.rest_pos, nodes * sizeof(rk_vec3));
+	if (r.pos) rki_free(&tmp, r.pos, nodes * sizeof(rk_vec3));
 	return result;
 }

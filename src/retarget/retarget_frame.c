@@ -4,6 +4,7 @@
 #include "retarget/retarget_internal.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -217,15 +218,17 @@ const rk_humanoid *rki_humanoid_resolve(const rk_scene *scene, const rk_humanoid
 	return storage;
 }
 
-bool rki_pose_buffer_init(rki_pose_buffer *b, const rk_scene *scene, rk_error *err)
+bool rki_pose_buffer_init(rki_pose_buffer *b, const rk_scene *scene, rki_alloc *alloc, rk_error *err)
 {
 	memset(b, 0, sizeof(*b));
 	size_t bytes = rk_pose_memory_size(scene);
-	b->memory = bytes ? malloc(bytes) : NULL;
+	b->alloc = alloc;
+	b->memory = bytes ? rki_malloc(alloc, bytes) : NULL;
+	b->size = b->memory ? bytes : 0;
 	if (!b->memory || !rk_pose_init(&b->pose, scene, b->memory, bytes)) {
-		free(b->memory);
-		b->memory = NULL;
-		rki_error_set(err, RK_ERROR_OUT_OF_MEMORY, "cannot allocate a pose of %zu nodes", scene->nodes.count);
+		rki_error_set(err, alloc->limit_hit ? RK_ERROR_LIMIT : RK_ERROR_OUT_OF_MEMORY,
+			"cannot allocate a pose of %zu nodes (%zu bytes)", scene->nodes.count, bytes);
+		rki_pose_buffer_free(b);
 		return false;
 	}
 	return true;
@@ -233,8 +236,38 @@ bool rki_pose_buffer_init(rki_pose_buffer *b, const rk_scene *scene, rk_error *e
 
 void rki_pose_buffer_free(rki_pose_buffer *b)
 {
-	free(b->memory);
+	if (b->memory) rki_free(b->alloc, b->memory, b->size);
 	memset(b, 0, sizeof(*b));
+}
+
+void rki_retarget_opts_resolve(rk_retarget_opts *out, const rk_retarget_opts *in, const rk_scene *source)
+{
+	if (in) *out = *in;
+	else memset(out, 0, sizeof(*out));
+	if (out->fps == 0.0) out->fps = source->settings.frame_rate > 0.0 ? source->settings.frame_rate : 30.0;
+	if (!out->memory_limit) out->memory_limit = RKI_DEFAULT_MEMORY_LIMIT;
+}
+
+void rki_compare_opts_resolve(rk_compare_opts *out, const rk_compare_opts *in)
+{
+	if (in) *out = *in;
+	else memset(out, 0, sizeof(*out));
+	if (out->fps == 0.0) out->fps = 30.0;
+	if (!out->memory_limit) out->memory_limit = RKI_DEFAULT_MEMORY_LIMIT;
+}
+
+void rki_warn_unpaired_bones(rk_warning_fn *fn, void *user, const rk_humanoid *a, const rk_humanoid *b,
+	const char *a_name, const char *b_name, const char *what)
+{
+	if (!fn) return;
+	for (int k = 0; k < RK_HUMANOID_BONE_COUNT; k++) {
+		if (!a->bones[k] == !b->bones[k]) continue;
+		char msg[RK_ERROR_TEXT_MAX];
+		snprintf(msg, sizeof(msg), "humanoid bone %s is mapped in the %s skeleton only: %s",
+			rk_humanoid_bone_name((rk_humanoid_bone)k), a->bones[k] ? a_name : b_name, what);
+		rk_warning w = { msg, UINT64_MAX, "", 1 };
+		fn(user, &w);
+	}
 }
 
 bool rki_pose_buffer_eval(rki_pose_buffer *b, const rk_scene *scene, const rk_anim_clip *clip, double t,

@@ -51,16 +51,32 @@ int rki_humanoid_direction_child(const rk_humanoid *h, rk_humanoid_bone bone);
 const rk_humanoid *rki_humanoid_resolve(const rk_scene *scene, const rk_humanoid *given, rk_humanoid *storage,
 	const char *which, rk_error *err);
 
-/* Pose evaluation scratch for one scene: one malloc'd block. */
+/* Pose evaluation scratch for one scene: one block from `alloc`. */
 typedef struct rki_pose_buffer {
 	rk_pose pose;
 	void *memory;
+	size_t size;
+	rki_alloc *alloc;
 } rki_pose_buffer;
 
-bool rki_pose_buffer_init(rki_pose_buffer *b, const rk_scene *scene, rk_error *err);
+/* False with err (RK_ERROR_LIMIT when alloc's limit stopped it, else
+ * RK_ERROR_OUT_OF_MEMORY). */
+bool rki_pose_buffer_init(rki_pose_buffer *b, const rk_scene *scene, rki_alloc *alloc, rk_error *err);
 void rki_pose_buffer_free(rki_pose_buffer *b);
 /* Evaluates clip (NULL = static pose) at absolute file time t. */
 bool rki_pose_buffer_eval(rki_pose_buffer *b, const rk_scene *scene, const rk_anim_clip *clip, double t,
 	rk_error *err);
+
+/* The only places rk_retarget_opts / rk_compare_opts defaults are applied
+ * (in NULL = all defaults): fps 0 = the source's frame rate (30 when unset)
+ * / 30, memory_limit 0 = RKI_DEFAULT_MEMORY_LIMIT. Other values are copied
+ * unchanged (callers validate them). */
+void rki_retarget_opts_resolve(rk_retarget_opts *out, const rk_retarget_opts *in, const rk_scene *source);
+void rki_compare_opts_resolve(rk_compare_opts *out, const rk_compare_opts *in);
+
+/* Reports each humanoid bone mapped in exactly one of a, b (what) to the
+ * rk_warning_fn `fn` (no-op when NULL). */
+void rki_warn_unpaired_bones(rk_warning_fn *fn, void *user, const rk_humanoid *a, const rk_humanoid *b,
+	const char *a_name, const char *b_name, const char *what);
 
 #endif

@@ -71,7 +71,7 @@ static inline float rki_layer_weight(const rk_blend_layer *l, size_t j)
 	return w;
 }
 
-bool rk_blend_run(rk_blend_job *job)
+bool rk_blend_run(const rk_blend_job *job)
 {
 	if (!rk_blend_validate(job, NULL)) return false;
 	const rk_skeleton *sk = job->skeleton;

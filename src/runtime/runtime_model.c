@@ -74,7 +74,7 @@ static inline void rki_mul_trs(const float *restrict a, rk_float3 t, rk_float4 q
 
 static const float rki_identity4[16] = { 1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1 };
 
-bool rk_local_to_model_run(rk_local_to_model_job *job)
+bool rk_local_to_model_run(const rk_local_to_model_job *job)
 {
 	if (!rk_local_to_model_validate(job, NULL)) return false;
 	const rk_skeleton *sk = job->skeleton;

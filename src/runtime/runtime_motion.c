@@ -119,16 +119,16 @@ static rki_frame rki_motion(rk_vec3 h, rk_quat q, rk_vec3 h0, rk_quat q0, rk_vec
 	return f;
 }
 
-bool rk_root_motion_run(rk_root_motion_job *job)
+bool rk_root_motion_run(const rk_root_motion_job *job)
 {
 	if (!rk_root_motion_validate(job, NULL)) return false;
-	job->motion_translation = rki_f3(0.0f, 0.0f, 0.0f);
-	job->motion_rotation = rki_f4(0.0f, 0.0f, 0.0f, 1.0f);
+	if (job->motion_translation) *job->motion_translation = rki_f3(0.0f, 0.0f, 0.0f);
+	if (job->motion_rotation) *job->motion_rotation = rki_f4(0.0f, 0.0f, 0.0f, 1.0f);
 	if (job->mode == RK_ROOT_MOTION_KEEP) return true;
 	const rk_skeleton *sk = job->skeleton;
 	const rk_runtime_clip *c = job->clip;
 	const int32_t hips = job->hips;
-	rk_local_pose *pose = &job->pose;
+	const rk_local_pose *pose = &job->pose;
 
 	/* start values of the hips */
 	rk_vec3 h0 = rki_d3(rki_rt_sample_f3(c->times, &c->translation_tracks[hips], c->translation_values, 0.0f, NULL));
@@ -201,7 +201,7 @@ bool rk_root_motion_run(rk_root_motion_job *job)
 	rk_vec3 rs = rki_d3(pose->scale[r]);
 	pose->translation[r] = rki_to_f3(rk_vec3_add(rt, rk_quat_rotate(rr, rk_vec3_mul(rs, ft))));
 	pose->rotation[r] = rki_to_f4(rk_quat_normalize(rk_quat_mul(rr, fr)));
-	job->motion_translation = rki_to_f3(ft);
-	job->motion_rotation = rki_to_f4(fr);
+	if (job->motion_translation) *job->motion_translation = rki_to_f3(ft);
+	if (job->motion_rotation) *job->motion_rotation = rki_to_f4(fr);
 	return true;
 }

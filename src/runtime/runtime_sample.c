@@ -174,7 +174,7 @@ bool rk_sample_validate(const rk_sample_job *job, rk_error *err)
 	return true;
 }
 
-bool rk_sample_run(rk_sample_job *job)
+bool rk_sample_run(const rk_sample_job *job)
 {
 	if (!rk_sample_validate(job, NULL)) return false;
 	const rk_runtime_clip *c = job->clip;

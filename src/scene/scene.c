@@ -16,7 +16,7 @@ typedef struct rki_scene_block {
 #define RKI_DEFAULT_MAX_DEPTH 256
 #define RKI_DEFAULT_MAX_ELEMENTS ((size_t)1 << 28)
 
-void rki_resolve_load_opts(rk_load_opts *out, const rk_load_opts *in)
+void rki_load_opts_resolve(rk_load_opts *out, const rk_load_opts *in)
 {
 	if (in) *out = *in;
 	else memset(out, 0, sizeof(*out));
@@ -29,7 +29,7 @@ void rki_resolve_load_opts(rk_load_opts *out, const rk_load_opts *in)
 bool rki_scene_begin(rki_scene_ctx *ctx, const rk_load_opts *opts, const char *filename, rk_error *err)
 {
 	memset(ctx, 0, sizeof(*ctx));
-	rki_resolve_load_opts(&ctx->opts, opts);
+	rki_load_opts_resolve(&ctx->opts, opts);
 	ctx->err = err;
 	rki_alloc bootstrap;
 	rki_alloc_init(&bootstrap, &ctx->opts.allocator, ctx->opts.memory_limit, ctx->opts.allocation_limit);
@@ -82,6 +82,11 @@ void rki_scene_warn(rki_scene_ctx *ctx, uint64_t byte_offset, const char *path, 
 			w->warning.count++;
 			return;
 		}
+	}
+	if (ctx->opts.warning) {
+		/* reported as recorded, even when the list below is full */
+		rk_warning now = { msg, byte_offset, path ? path : "", 1 };
+		ctx->opts.warning(ctx->opts.warning_user, &now);
 	}
 	if (ctx->warning_count >= 1024) return; /* bounded: hostile files cannot grow this */
 	rki_warning_node *w = (rki_warning_node *)rki_arena_alloc(ctx->arena, sizeof(*w));
@@ -228,7 +233,10 @@ rk_scene *rki_scene_finish(rki_scene_ctx *ctx)
 		rk_warning *w = (rk_warning *)rki_arena_array(ctx->arena, ctx->warning_count, sizeof(rk_warning));
 		if (w) {
 			size_t i = 0;
-			for (rki_warning_node *n = ctx->warnings; n; n = n->next) w[i++] = n->warning;
+			for (rki_warning_node *n = ctx->warnings; n; n = n->next) {
+				w[i++] = n->warning;
+				if (ctx->opts.warning && n->warning.count > 1) ctx->opts.warning(ctx->opts.warning_user, &n->warning);
+			}
 			s->warnings.data = w;
 			s->warnings.count = i;
 		}

@@ -33,7 +33,7 @@ typedef struct rki_scene_ctx {
 } rki_scene_ctx;
 
 /* Resolves option defaults (see rk_load_opts). */
-void rki_resolve_load_opts(rk_load_opts *out, const rk_load_opts *in);
+void rki_load_opts_resolve(rk_load_opts *out, const rk_load_opts *in);
 
 /* Allocates an empty scene. False on allocation failure (err filled). */
 bool rki_scene_begin(rki_scene_ctx *ctx, const rk_load_opts *opts, const char *filename, rk_error *err);

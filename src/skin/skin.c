@@ -302,7 +302,7 @@ static void *rki_skin_thread_main(void *p)
 	return NULL;
 }
 
-bool rk_skin_run_threads(const rk_skin_job *job, size_t thread_count)
+bool rk_skin_run_threads(const rk_skin_job *job, size_t threads)
 {
 	rki_skin_args a;
 	rki_skin_kernel kernel;
@@ -310,8 +310,7 @@ bool rk_skin_run_threads(const rk_skin_job *job, size_t thread_count)
 	const size_t n = job->vertex_count;
 	if (n == 0) return true;
 
-	size_t threads = thread_count;
-	if (threads < 1) threads = 1;
+	if (threads == 0) threads = rki_thread_online_cores(); /* the documented default */
 	if (threads > RK_SKIN_MAX_THREADS) threads = RK_SKIN_MAX_THREADS;
 	const size_t useful = n / RK_SKIN_MIN_THREAD_VERTICES;
 	if (threads > useful) threads = useful > 0 ? useful : 1;

@@ -38,11 +38,11 @@ const char cli_cmd_convert_usage[] =
 	"  --fps N              (glTF) bake FBX curves at N frames per second\n"
 	"Without --clip/--time the static scene (values stored in the file) is written.\n";
 
-static void cli_print_writer_warning(void *user, const char *message, size_t count)
+static void cli_print_writer_warning(void *user, const rk_warning *w)
 {
 	(void)user;
-	if (count > 1) fprintf(stderr, "rigkit: warning: %s (x%zu)\n", message, count);
-	else fprintf(stderr, "rigkit: warning: %s\n", message);
+	if (w->count > 1) fprintf(stderr, "rigkit: warning: %s (x%zu)\n", w->message, w->count);
+	else fprintf(stderr, "rigkit: warning: %s\n", w->message);
 }
 
 static int cli_convert_gltf(const rk_scene *s, const char *out, double fps)

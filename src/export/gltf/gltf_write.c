@@ -49,6 +49,11 @@ void rki_gw_warn(rki_gw *w, const char *fmt, ...)
 			return;
 		}
 	}
+	if (w->opts.warning) {
+		/* reported as recorded (rk_warning_fn), even when the list is full */
+		rk_warning now = { msg, UINT64_MAX, "", 1 };
+		w->opts.warning(w->opts.warning_user, &now);
+	}
 	if (w->warning_count >= 1024) return; /* bounded */
 	rki_gw_warning *x = (rki_gw_warning *)rki_arena_alloc(&w->keep, sizeof(*x));
 	if (!x) return; /* a lost warning is not worth failing the write */
@@ -1018,11 +1023,13 @@ static bool rki_gw_run(const rk_scene *scene, const rk_gltf_write_opts *opts, bo
 		w->stats.warning_count = w->warning_count;
 		ok = rki_gw_assemble(w, glb, out_data, out_size);
 	}
-	if (ok) {
-		if (w->opts.warning)
-			for (rki_gw_warning *x = w->warnings; x; x = x->next) w->opts.warning(w->opts.warning_user, x->message, x->count);
-		if (w->opts.stats) *w->opts.stats = w->stats;
-	}
+	if (w->opts.warning) /* repeated warnings once more, with their total count */
+		for (rki_gw_warning *x = w->warnings; x; x = x->next) {
+			if (x->count < 2) continue;
+			rk_warning total = { x->message, UINT64_MAX, "", x->count };
+			w->opts.warning(w->opts.warning_user, &total);
+		}
+	if (ok && w->opts.stats) *w->opts.stats = w->stats;
 	rki_gw_free(w);
 	return ok;
 }

@@ -172,6 +172,8 @@ rk_scene *rk_demo_scene(rk_demo_kind kind, const rk_demo_opts *opts, rk_error *e
 	lo.allocator = o.allocator;
 	lo.memory_limit = o.memory_limit;
 	lo.allocation_limit = o.allocation_limit;
+	lo.warning = o.warning;
+	lo.warning_user = o.warning_user;
 
 	rki_scene_ctx sc;
 	if (!rki_scene_begin(&sc, &lo, "", err)) return NULL;

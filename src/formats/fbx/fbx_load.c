@@ -1727,7 +1727,7 @@ rk_scene *rki_fbx_load(const void *data, size_t size, const rk_load_opts *opts, 
 	 * core) straight from the bytes, while the tree is parsed and objects,
 	 * nodes and bind poses are built (binary files; ASCII arrays are parsed). */
 	rki_fbx_decode_batch *arrays = sc.opts.ignore_geometry ? NULL : rki_fbx_decode_prescan(data, size, "Objects",
-		rki_fbx_mesh_objects, sizeof(rki_fbx_mesh_objects) / sizeof(rki_fbx_mesh_objects[0]), rki_fbx_mesh_arrays, sizeof(rki_fbx_mesh_arrays) / sizeof(rki_fbx_mesh_arrays[0]), 3, 0, &popts.limits, sc.arena,
+		rki_fbx_mesh_objects, sizeof(rki_fbx_mesh_objects) / sizeof(rki_fbx_mesh_objects[0]), rki_fbx_mesh_arrays, sizeof(rki_fbx_mesh_arrays) / sizeof(rki_fbx_mesh_arrays[0]), 3, sc.opts.threads, &popts.limits, sc.arena,
 		sc.alloc);
 	popts.batch = arrays;
 	/* One block for the document and the scene (core/internal.h,
