@@ -4,6 +4,14 @@
  *
  * Exit codes: 0 ok, 1 usage, 2 bad input, 3 output failure.
  * Errors go to stderr as "rigkit: FILE: message (at LOCATION)".
+ *
+ * Every command runs with a cli_ctx (one per invocation, no globals): the
+ * common options (--json, -q, -v), whether stdin was read, and the first
+ * error reported. With --json a command prints exactly one JSON document on
+ * stdout; when it fails before printing one, main() prints the error
+ * object (cli_json_error) from ctx->error:
+ *   {"error": {"code", "description", "message", "file", "byte_offset",
+ *    "line", "json_pointer", "fbx_node"}, "exit_code": N}
  */
 #ifndef RIGKIT_CLI_H
 #define RIGKIT_CLI_H
@@ -12,39 +20,99 @@
 
 #include <stdio.h>
 
+#include "opts.h"
+
 enum { CLI_EXIT_OK = 0, CLI_EXIT_USAGE = 1, CLI_EXIT_INPUT = 2, CLI_EXIT_OUTPUT = 3 };
+
+#define CLI_CTX_MAX_OWNED 8
+
+typedef struct cli_ctx {
+	const char *cmd;              /* command name: prefix of usage errors */
+	bool json;                    /* --json: one JSON document on stdout */
+	bool quiet;                   /* -q: no stderr output except errors */
+	bool verbose;                 /* -v: more detail on stderr */
+	bool help;                    /* --help (handled by main) */
+	bool stdin_read;              /* "-" was read already */
+	bool document_written;        /* a JSON document went to stdout */
+	bool failed;                  /* `error` holds the first error reported */
+	rk_error error;
+	void *owned[CLI_CTX_MAX_OWNED]; /* option lists, freed by cli_ctx_free */
+	size_t owned_count;
+} cli_ctx;
 
 typedef struct cli_command {
 	const char *name;
 	const char *summary;
-	const char *usage;           /* full help text for `rigkit NAME --help` */
-	int (*run)(int argc, char **argv); /* argv[0] is the command name */
+	const cli_spec *spec;               /* options and help text */
+	int (*run)(cli_ctx *ctx, int argc, char **argv); /* argv[0] is the command name */
 } cli_command;
 
-/* Prints "rigkit: <formatted error>" to stderr. */
-void cli_print_error(const rk_error *err);
-/* Prints "rigkit: <fmt>" + newline to stderr. */
-void cli_fail(const char *fmt, ...)
+void cli_ctx_free(cli_ctx *ctx);
+
 #if defined(__GNUC__)
-	__attribute__((format(printf, 1, 2)))
+#define CLI_PRINTF(a, b) __attribute__((format(printf, a, b)))
+#else
+#define CLI_PRINTF(a, b)
 #endif
-	;
+
+/* Records err as the command's error (the first one recorded is kept) without printing. */
+void cli_record(cli_ctx *ctx, const rk_error *err);
+/* Prints "rigkit: <formatted error>" to stderr, records it; returns its exit code. */
+int cli_print_error(cli_ctx *ctx, const rk_error *err);
+/* A usage error: prints "rigkit: CMD: <fmt>", records it (invalid argument);
+ * returns CLI_EXIT_USAGE. */
+int cli_usage(cli_ctx *ctx, const char *fmt, ...) CLI_PRINTF(2, 3);
+/* Prints "rigkit: FILE: <fmt>" (or "rigkit: <fmt>" when file is NULL),
+ * records it with `code`; returns exit_code. */
+int cli_fail(cli_ctx *ctx, rk_error_code code, int exit_code, const char *file, const char *fmt, ...)
+	CLI_PRINTF(5, 6);
+/* "rigkit: warning: <fmt>" unless -q. */
+void cli_warn(cli_ctx *ctx, const char *fmt, ...) CLI_PRINTF(2, 3);
+/* "rigkit: <fmt>" with -v only. */
+void cli_note(cli_ctx *ctx, const char *fmt, ...) CLI_PRINTF(2, 3);
 /* Exit code for a load/save error. */
 int cli_exit_code(const rk_error *err);
 /* True if argv contains --help or -h. */
 int cli_wants_help(int argc, char **argv);
-/* Load-conversion options shared by commands that load scenes:
- * "--axes NAME" and "--unit-meters U". Returns 1 when `opt` is one of them
- * and `value` parsed (lo updated), 0 when `opt` is not one of them, -1 after
- * printing a usage error (prefixed with `cmd`). */
-int cli_load_option(const char *cmd, const char *opt, const char *value, rk_load_opts *lo);
+
+/* Loads `path` ("-": all of stdin, named "<stdin>" in errors, read once)
+ * with lo (may be NULL). NULL after reporting the error; *rc = exit code. */
+rk_scene *cli_load(cli_ctx *ctx, const char *path, const rk_load_opts *lo, int *rc);
+/* True for the "-" operand. */
+bool cli_is_stdio(const char *path);
+/* Writes bytes to stdout (for "-" outputs). 0 or CLI_EXIT_OUTPUT after reporting. */
+int cli_write_stdout(cli_ctx *ctx, const void *data, size_t size);
+
+/* Output formats (--format NAME, else the extension of OUT). */
+enum { CLI_FORMAT_NONE = 0, CLI_FORMAT_GLB, CLI_FORMAT_GLTF, CLI_FORMAT_OBJ };
+#define CLI_FORMATS_GLTF ((1u << CLI_FORMAT_GLB) | (1u << CLI_FORMAT_GLTF))
+extern const cli_enum_name cli_output_formats[]; /* glb, gltf, obj (for --format rows) */
+/* The format to write `path` in: `format` when given (--format), else by the
+ * extension; "-" (stdout) needs --format and excludes --json. `allowed`:
+ * 1 << CLI_FORMAT_* bits. 0 with *out set, or CLI_EXIT_USAGE after reporting. */
+int cli_output_format(cli_ctx *ctx, const char *path, int format, unsigned allowed, int *out);
+/* Writes glTF/GLB (format) to path or stdout ("-"); o->container is set,
+ * writer warnings go to cli_warn unless o->warning is set. 0 or an exit code
+ * after reporting (3 for output failures, else 2). */
+int cli_write_gltf(cli_ctx *ctx, const rk_scene *s, const char *path, int format, rk_gltf_write_opts *o);
+/* As cli_write_gltf, OBJ. */
+int cli_write_obj(cli_ctx *ctx, const rk_scene *s, const char *path, const rk_obj_write_opts *o);
+/* The extension of a path without the dot ("" when none). */
+const char *cli_ext(const char *path);
+/* Writer warning callback (rk_gltf_warning_fn): user is the cli_ctx. */
+void cli_writer_warning(void *user, const rk_warning *w);
 /* The clip commands use when none is named: the first with any track, else
  * the first, else NULL. */
 const rk_anim_clip *cli_default_clip(const rk_scene *s);
+/* The clip named `name` (reports "FILE: no animation clip named ..." and
+ * returns NULL with *rc set when absent). */
+const rk_anim_clip *cli_find_clip(cli_ctx *ctx, const rk_scene *s, const char *file, const char *name, int *rc);
 /* Parses "x,y,z" into v. */
 int cli_parse_vec3(const char *s, rk_vec3 *v);
 
-/* ---- a minimal JSON writer (to a FILE) ---- */
+/* ---- a minimal JSON writer (to a FILE) ----
+ * Strings are escaped completely (quotes, backslash, control bytes; bytes
+ * that are not valid UTF-8 become U+FFFD); non-finite numbers are null. */
 typedef struct cli_json {
 	FILE *out;
 	int depth;
@@ -53,12 +121,14 @@ typedef struct cli_json {
 } cli_json;
 
 void cli_json_begin(cli_json *j, FILE *out);
+/* Begins the command's one document on stdout (marks ctx->document_written). */
+void cli_json_document(cli_json *j, cli_ctx *ctx);
 void cli_json_end(cli_json *j);                 /* final newline */
 void cli_json_object(cli_json *j, const char *key);   /* key NULL inside arrays / top level */
 void cli_json_array(cli_json *j, const char *key);
 void cli_json_close_object(cli_json *j);
 void cli_json_close_array(cli_json *j);
-void cli_json_string(cli_json *j, const char *key, const char *value);
+void cli_json_string(cli_json *j, const char *key, const char *value); /* NULL value = null */
 void cli_json_number(cli_json *j, const char *key, double value);
 void cli_json_int(cli_json *j, const char *key, long long value);
 void cli_json_bool(cli_json *j, const char *key, int value);
@@ -66,27 +136,23 @@ void cli_json_null(cli_json *j, const char *key);
 void cli_json_vec3(cli_json *j, const char *key, rk_vec3 v);
 void cli_json_quat(cli_json *j, const char *key, rk_quat q);
 void cli_json_mat4(cli_json *j, const char *key, rk_mat4 m);
+/* The "error" object of err (inside an object). */
+void cli_json_error_fields(cli_json *j, const char *key, const rk_error *err);
+/* The error document for a failed command: ctx->error and exit_code. */
+void cli_json_error(cli_ctx *ctx, int exit_code);
 
 /* Commands. */
-int cli_cmd_info(int argc, char **argv);
-int cli_cmd_transform(int argc, char **argv);
-int cli_cmd_convert(int argc, char **argv);
-int cli_cmd_pose(int argc, char **argv);
-extern const char cli_cmd_pose_usage[];
-extern const char cli_cmd_convert_usage[];
-extern const char cli_cmd_info_usage[];
-extern const char cli_cmd_transform_usage[];
-int cli_cmd_sample(int argc, char **argv);
-extern const char cli_cmd_sample_usage[];
-int cli_cmd_humanoid(int argc, char **argv);
-extern const char cli_cmd_humanoid_usage[];
-int cli_cmd_retarget(int argc, char **argv);
-extern const char cli_cmd_retarget_usage[];
-int cli_cmd_compare(int argc, char **argv);
-extern const char cli_cmd_compare_usage[];
-int cli_cmd_batch(int argc, char **argv);
-extern const char cli_cmd_batch_usage[];
-int cli_cmd_render(int argc, char **argv);
-extern const char cli_cmd_render_usage[];
+int cli_cmd_info(cli_ctx *ctx, int argc, char **argv);
+int cli_cmd_transform(cli_ctx *ctx, int argc, char **argv);
+int cli_cmd_convert(cli_ctx *ctx, int argc, char **argv);
+int cli_cmd_pose(cli_ctx *ctx, int argc, char **argv);
+int cli_cmd_sample(cli_ctx *ctx, int argc, char **argv);
+int cli_cmd_humanoid(cli_ctx *ctx, int argc, char **argv);
+int cli_cmd_retarget(cli_ctx *ctx, int argc, char **argv);
+int cli_cmd_compare(cli_ctx *ctx, int argc, char **argv);
+int cli_cmd_batch(cli_ctx *ctx, int argc, char **argv);
+int cli_cmd_render(cli_ctx *ctx, int argc, char **argv);
+extern const cli_spec cli_info_spec, cli_transform_spec, cli_convert_spec, cli_pose_spec, cli_sample_spec,
+	cli_humanoid_spec, cli_retarget_spec, cli_compare_spec, cli_batch_spec, cli_render_spec;
 
 #endif

@@ -33,44 +33,7 @@
 #include <time.h>
 #include <unistd.h>
 
-const char cli_cmd_batch_usage[] =
-	"usage: rigkit batch --motions PATH... --avatars PATH... --out DIR [options]\n"
-	"\n"
-	"Retargets the clips of every motion file onto every avatar (any humanoid to\n"
-	"any humanoid, as `rigkit retarget`) on a pool of worker threads. PATH is a\n"
-	"file or a directory (its *.fbx, *.glb and *.gltf files, sorted by name, not\n"
-	"recursive). Each motion file is loaded once and shared by all workers.\n"
-	"\n"
-	"Writes DIR/<avatar>.glb per avatar: the avatar with every retargeted clip,\n"
-	"named <motion> (a file with one animated clip) or <motion>/<clip>, in the\n"
-	"order of the motion files, then of their clips (<avatar>, <motion>: file\n"
-	"names without the extension). The bytes written do not depend on --threads.\n"
-	"\n"
-	"options:\n"
-	"  --motions PATH...   motion files or directories (repeatable)\n"
-	"  --avatars PATH...   avatar files or directories (repeatable)\n"
-	"  --out DIR           output directory (created if missing)\n"
-	"  --threads N         worker threads (default: the online CPUs)\n"
-	"  --clip NAME         only source clips named NAME (repeatable; default:\n"
-	"                      every clip with tracks)\n"
-	"  --per-clip          one output per avatar and clip instead:\n"
-	"                      DIR/<avatar>__<motion>[__<clip>].glb\n"
-	"  --root MODE         keep (default), in-place or lock (see rigkit retarget)\n"
-	"  --fps N             key rate (default: each motion's frame rate, else 30)\n"
-	"  --skip-fingers      leave the avatars' fingers at rest\n"
-	"  --foot-ik           turn the legs so each foot sits where the source's does\n"
-	"  --drop-avatar-clips write only the retargeted clips, not the avatar's own\n"
-	"  --keep-going        after a failure run every other job, and write outputs\n"
-	"                      with the clips that worked (default: start no job after\n"
-	"                      the first failure, write nothing incomplete)\n"
-	"  --json              print the report as JSON\n"
-	"\n"
-	"Files that fail to load or are not humanoids are reported on stderr\n"
-	"('rigkit: FILE: error') and skipped. Exit codes: 0 all done, 1 usage,\n"
-	"2 some input failed, 3 an output could not be written.\n";
-
 #define CLI_BATCH_MAX_THREADS 1024
-#define CLI_BATCH_MAX_CLIP_NAMES 256
 #define CLI_BATCH_RAD_TO_DEG (180.0 / 3.14159265358979323846)
 
 /* ---- small helpers --------------------------------------------------------- */
@@ -138,15 +101,6 @@ static bool cli_batch_clip_has_tracks(const rk_anim_clip *c)
 	return false;
 }
 
-static const char *cli_batch_root_name(rk_retarget_root r)
-{
-	switch (r) {
-	case RK_RETARGET_ROOT_IN_PLACE: return "in-place";
-	case RK_RETARGET_ROOT_LOCK: return "lock";
-	default: return "keep";
-	}
-}
-
 /* ---- input files ----------------------------------------------------------- */
 
 typedef struct cli_batch_file {
@@ -211,7 +165,7 @@ static bool cli_batch_scene_extension(const char *name)
 
 /* Adds `path` (a file, taken whatever its name, or a directory: its scene
  * files sorted by name). 0 or an exit code after printing the error. */
-static int cli_batch_expand(const char *path, cli_batch_files *out)
+static int cli_batch_expand(cli_ctx *ctx, const char *path, cli_batch_files *out)
 {
 	struct stat st;
 	if (stat(path, &st) != 0 || !S_ISDIR(st.st_mode)) {
@@ -220,8 +174,7 @@ static int cli_batch_expand(const char *path, cli_batch_files *out)
 	}
 	DIR *d = opendir(path);
 	if (!d) {
-		cli_fail("%s: cannot read the directory (%s)", path, strerror(errno));
-		return CLI_EXIT_INPUT;
+		return cli_fail(ctx, RK_ERROR_IO, CLI_EXIT_INPUT, path, "cannot read the directory (%s)", strerror(errno));
 	}
 	char **names = NULL;
 	size_t count = 0, cap = 0;
@@ -263,11 +216,11 @@ static int cli_batch_file_cmp(const void *a, const void *b)
 /* Two inputs of one kind with the same base name would write the same
  * output (avatars) or the same clip names (motions): a usage error. The
  * list is sorted by base name. */
-static bool cli_batch_bases_unique(const cli_batch_files *f, const char *kind)
+static bool cli_batch_bases_unique(cli_ctx *ctx, const cli_batch_files *f, const char *kind)
 {
 	for (size_t i = 1; i < f->count; i++)
 		if (!strcmp(f->data[i].base, f->data[i - 1].base)) {
-			cli_fail("batch: two %s files named '%s': %s and %s (the name makes the output; rename one)", kind,
+			cli_usage(ctx, "two %s files named '%s': %s and %s (the name makes the output; rename one)", kind,
 				f->data[i].base, f->data[i - 1].path, f->data[i].path);
 			return false;
 		}
@@ -409,11 +362,13 @@ typedef struct cli_batch_job {
 
 typedef struct cli_batch {
 	/* options */
+	cli_ctx *ctx;
 	rk_retarget_opts ro;
 	bool per_clip, json, keep_going, drop_avatar_clips;
 	const char *out_dir;
 	size_t threads;
-	const char *clip_names[CLI_BATCH_MAX_CLIP_NAMES];
+	rk_load_opts lo;                 /* load options for every file */
+	const char *const *clip_names;
 	size_t clip_name_count;
 	/* inputs and work */
 	cli_batch_files motion_files, avatar_files;
@@ -619,7 +574,7 @@ static void cli_batch_load_motion(cli_batch *b, size_t i)
 	double t0 = cli_batch_now();
 	m->ran = true;
 	rk_error err;
-	m->scene = rk_load_file(path, NULL, &err);
+	m->scene = rk_load_file(path, &b->lo, &err);
 	if (!m->scene) {
 		cli_batch_fail_err(&m->failures, path, "load", NULL, &err);
 		goto done;
@@ -772,7 +727,7 @@ static void cli_batch_run_job(cli_batch *b, size_t j)
 	job->ran = true;
 	job->results = (cli_batch_clip_result *)cli_batch_alloc(job->clip_count, sizeof(cli_batch_clip_result));
 	rk_error err;
-	rk_scene *s = rk_load_file(avatar->path, NULL, &err);
+	rk_scene *s = rk_load_file(avatar->path, &b->lo, &err);
 	if (!s) {
 		cli_batch_fail_err(&job->failures, avatar->path, "load", NULL, &err);
 		goto done;
@@ -919,12 +874,12 @@ static void cli_batch_json_failures(cli_json *j, const cli_batch *b, size_t job,
 static void cli_batch_print_json(const cli_batch *b, double wall, int exit_code)
 {
 	cli_json j;
-	cli_json_begin(&j, stdout);
+	cli_json_document(&j, b->ctx);
 	cli_json_object(&j, NULL);
 	cli_json_string(&j, "out", b->out_dir);
 	cli_json_int(&j, "threads", (long long)b->threads);
 	cli_json_bool(&j, "per_clip", b->per_clip);
-	cli_json_string(&j, "root", cli_batch_root_name(b->ro.root));
+	cli_json_string(&j, "root", cli_retarget_root_name(b->ro.root));
 	cli_json_number(&j, "fps", b->ro.fps);
 	cli_json_bool(&j, "skip_fingers", b->ro.skip_fingers);
 	cli_json_bool(&j, "foot_ik", b->ro.foot_ik);
@@ -1029,99 +984,93 @@ static size_t cli_batch_default_threads(void)
 	return n > CLI_BATCH_MAX_THREADS ? CLI_BATCH_MAX_THREADS : (size_t)n;
 }
 
+typedef struct cli_batch_args {
+	cli_list motions, avatars;
+	bool has_motions, has_avatars;
+	const char *out;
+	long threads;
+	bool per_clip, keep_going, drop_avatar_clips;
+} cli_batch_args;
+
+static const cli_opt cli_batch_rows[] = {
+	{ .name = "--motions", .kind = CLI_OPT_PATHS, .offset = offsetof(cli_batch_args, motions),
+		.seen = CLI_SEEN(cli_batch_args, has_motions), .metavar = "PATH",
+		.help = "motion files or directories (repeatable)" },
+	{ .name = "--avatars", .kind = CLI_OPT_PATHS, .offset = offsetof(cli_batch_args, avatars),
+		.seen = CLI_SEEN(cli_batch_args, has_avatars), .metavar = "PATH",
+		.help = "avatar files or directories (repeatable)" },
+	{ .name = "--out", .kind = CLI_OPT_STRING, .offset = offsetof(cli_batch_args, out), .metavar = "DIR",
+		.help = "output directory (created if missing)" },
+	{ .name = "--threads", .kind = CLI_OPT_INT, .offset = offsetof(cli_batch_args, threads), .min = 1,
+		.max = CLI_BATCH_MAX_THREADS, .metavar = "N", .help = "worker threads (default: the online CPUs)" },
+	{ .name = "--per-clip", .kind = CLI_OPT_FLAG, .offset = offsetof(cli_batch_args, per_clip),
+		.help = "one output per avatar and clip instead:\nDIR/<avatar>__<motion>[__<clip>].glb" },
+	{ .name = "--drop-avatar-clips", .kind = CLI_OPT_FLAG, .offset = offsetof(cli_batch_args, drop_avatar_clips),
+		.help = "write only the retargeted clips, not the avatar's own" },
+	{ .name = "--keep-going", .kind = CLI_OPT_FLAG, .offset = offsetof(cli_batch_args, keep_going),
+		.help = "after a failure run every other job, and write outputs\nwith the clips that worked (default: start no "
+			"job after\nthe first failure, write nothing incomplete)" },
+};
+static const cli_opt_table cli_batch_table = CLI_TABLE("options", cli_batch_rows);
+
+const cli_spec cli_batch_spec = {
+	.name = "batch",
+	.usage = "usage: rigkit batch --motions PATH... --avatars PATH... --out DIR [options]\n"
+		"\n"
+		"Retargets the clips of every motion file onto every avatar (any humanoid to\n"
+		"any humanoid, as `rigkit retarget`) on a pool of worker threads. PATH is a\n"
+		"file or a directory (its *.fbx, *.glb and *.gltf files, sorted by name, not\n"
+		"recursive). Each motion file is loaded once and shared by all workers.\n"
+		"\n"
+		"Writes DIR/<avatar>.glb per avatar: the avatar with every retargeted clip,\n"
+		"named <motion> (a file with one animated clip) or <motion>/<clip>, in the\n"
+		"order of the motion files, then of their clips (<avatar>, <motion>: file\n"
+		"names without the extension). The bytes written do not depend on --threads.\n"
+		"\n",
+	.footer = "Files that fail to load or are not humanoids are reported on stderr\n"
+		"('rigkit: FILE: error') and skipped. --json prints the report (also when\n"
+		"some input failed). Exit codes: 0 all done, 1 usage, 2 some input failed,\n"
+		"3 an output could not be written.\n",
+	.operands = "no operand", .min_operands = 0, .max_operands = 0,
+	.tables = { &cli_batch_table, &cli_retarget_table, &cli_load_table },
+};
+
 /* Parses the arguments into b. 0 or CLI_EXIT_USAGE / CLI_EXIT_INPUT after
  * printing the error. */
 static int cli_batch_parse(cli_batch *b, int argc, char **argv)
 {
-	int list = 0;                    /* 1: paths go to motions, 2: to avatars */
-	bool saw_motions = false, saw_avatars = false;
-	for (int i = 1; i < argc; i++) {
-		const char *a = argv[i];
-		if (!strcmp(a, "--motions") || !strcmp(a, "--avatars")) {
-			list = a[2] == 'm' ? 1 : 2;
-			if (list == 1) saw_motions = true;
-			else saw_avatars = true;
-			if (i + 1 >= argc || (argv[i + 1][0] == '-' && argv[i + 1][1] == '-')) {
-				cli_fail("batch: %s needs at least one PATH (see rigkit batch --help)", a);
-				return CLI_EXIT_USAGE;
-			}
-			continue;
-		}
-		if (a[0] != '-' || !a[1]) {
-			if (!list) {
-				cli_fail("batch: unexpected argument '%s' (paths follow --motions or --avatars)", a);
-				return CLI_EXIT_USAGE;
-			}
-			int rc = cli_batch_expand(a, list == 1 ? &b->motion_files : &b->avatar_files);
-			if (rc) return rc;
-			continue;
-		}
-		list = 0;
-		if (!strcmp(a, "--json")) { b->json = true; continue; }
-		if (!strcmp(a, "--per-clip")) { b->per_clip = true; continue; }
-		if (!strcmp(a, "--keep-going")) { b->keep_going = true; continue; }
-		if (!strcmp(a, "--skip-fingers")) { b->ro.skip_fingers = true; continue; }
-		if (!strcmp(a, "--foot-ik")) { b->ro.foot_ik = true; continue; }
-		if (!strcmp(a, "--drop-avatar-clips")) { b->drop_avatar_clips = true; continue; }
-		if (strcmp(a, "--out") && strcmp(a, "--threads") && strcmp(a, "--root") && strcmp(a, "--fps") &&
-			strcmp(a, "--clip")) {
-			cli_fail("batch: unknown option '%s' (see rigkit batch --help)", a);
-			return CLI_EXIT_USAGE;
-		}
-		if (i + 1 >= argc) {
-			cli_fail("batch: %s needs a value (see rigkit batch --help)", a);
-			return CLI_EXIT_USAGE;
-		}
-		const char *v = argv[++i];
-		char *end;
-		if (!strcmp(a, "--out")) {
-			if (!v[0]) {
-				cli_fail("batch: --out needs a directory");
-				return CLI_EXIT_USAGE;
-			}
-			b->out_dir = v;
-		} else if (!strcmp(a, "--threads")) {
-			long n = strtol(v, &end, 10);
-			if (end == v || *end || n < 1 || n > CLI_BATCH_MAX_THREADS) {
-				cli_fail("batch: --threads expects a count in [1, %d], got '%s'", CLI_BATCH_MAX_THREADS, v);
-				return CLI_EXIT_USAGE;
-			}
-			b->threads = (size_t)n;
-		} else if (!strcmp(a, "--fps")) {
-			b->ro.fps = strtod(v, &end);
-			if (end == v || *end || !(b->ro.fps > 0.0) || b->ro.fps > 1000.0) {
-				cli_fail("batch: --fps expects a rate in (0, 1000], got '%s'", v);
-				return CLI_EXIT_USAGE;
-			}
-		} else if (!strcmp(a, "--root")) {
-			if (!strcmp(v, "keep")) b->ro.root = RK_RETARGET_ROOT_KEEP;
-			else if (!strcmp(v, "in-place")) b->ro.root = RK_RETARGET_ROOT_IN_PLACE;
-			else if (!strcmp(v, "lock")) b->ro.root = RK_RETARGET_ROOT_LOCK;
-			else {
-				cli_fail("batch: --root expects keep, in-place or lock, got '%s'", v);
-				return CLI_EXIT_USAGE;
-			}
-		} else {
-			if (b->clip_name_count >= CLI_BATCH_MAX_CLIP_NAMES) {
-				cli_fail("batch: at most %d --clip options", CLI_BATCH_MAX_CLIP_NAMES);
-				return CLI_EXIT_USAGE;
-			}
-			b->clip_names[b->clip_name_count++] = v;
-		}
-	}
-	if (!saw_motions || !saw_avatars || !b->out_dir) {
-		cli_fail("batch: --motions, --avatars and --out are required (see rigkit batch --help)");
-		return CLI_EXIT_USAGE;
-	}
-	if (!b->motion_files.count || !b->avatar_files.count) {
-		cli_fail("batch: no %s files found (directories give their *.fbx, *.glb, *.gltf)",
+	cli_ctx *ctx = b->ctx;
+	cli_batch_args a;
+	memset(&a, 0, sizeof(a));
+	cli_retarget_args ra;
+	memset(&ra, 0, sizeof(ra));
+	cli_operands ops;
+	int rc = cli_opts_parse(ctx, &cli_batch_spec, (void *const[]){ &a, &ra, &b->lo }, argc, argv, &ops);
+	if (rc) return rc;
+	cli_retarget_args_apply(&ra);
+	b->ro = ra.ro;
+	b->clip_names = ra.clips.items;
+	b->clip_name_count = ra.clips.count;
+	b->json = ctx->json;
+	b->per_clip = a.per_clip;
+	b->keep_going = a.keep_going;
+	b->drop_avatar_clips = a.drop_avatar_clips;
+	b->threads = (size_t)a.threads;
+	if (!a.has_motions || !a.has_avatars || !a.out)
+		return cli_usage(ctx, "--motions, --avatars and --out are required (see rigkit batch --help)");
+	if (!a.out[0]) return cli_usage(ctx, "--out needs a directory");
+	b->out_dir = a.out;
+	for (size_t i = 0; i < a.motions.count; i++)
+		if ((rc = cli_batch_expand(ctx, a.motions.items[i], &b->motion_files))) return rc;
+	for (size_t i = 0; i < a.avatars.count; i++)
+		if ((rc = cli_batch_expand(ctx, a.avatars.items[i], &b->avatar_files))) return rc;
+	if (!b->motion_files.count || !b->avatar_files.count)
+		return cli_usage(ctx, "no %s files found (directories give their *.fbx, *.glb, *.gltf)",
 			b->motion_files.count ? "avatar" : "motion");
-		return CLI_EXIT_USAGE;
-	}
 	/* one order whatever the order of the arguments: by name (then path) */
 	qsort(b->motion_files.data, b->motion_files.count, sizeof(cli_batch_file), cli_batch_file_cmp);
 	qsort(b->avatar_files.data, b->avatar_files.count, sizeof(cli_batch_file), cli_batch_file_cmp);
-	if (!cli_batch_bases_unique(&b->motion_files, "motion") || !cli_batch_bases_unique(&b->avatar_files, "avatar"))
+	if (!cli_batch_bases_unique(ctx, &b->motion_files, "motion") || !cli_batch_bases_unique(ctx, &b->avatar_files, "avatar"))
 		return CLI_EXIT_USAGE;
 	if (!b->threads) b->threads = cli_batch_default_threads();
 	return CLI_EXIT_OK;
@@ -1154,17 +1103,19 @@ static void cli_batch_free(cli_batch *b)
 	cli_batch_files_free(&b->avatar_files);
 }
 
-int cli_cmd_batch(int argc, char **argv)
+int cli_cmd_batch(cli_ctx *ctx, int argc, char **argv)
 {
 	cli_batch b;
 	memset(&b, 0, sizeof(b));
+	b.ctx = ctx;
 	int rc = cli_batch_parse(&b, argc, argv);
 	if (rc) {
 		cli_batch_free(&b);
 		return rc;
 	}
 	if (!cli_batch_make_dir(b.out_dir)) {
-		cli_fail("%s: cannot create the output directory (%s)", b.out_dir, strerror(errno));
+		cli_fail(ctx, RK_ERROR_OUTPUT, CLI_EXIT_OUTPUT, b.out_dir, "cannot create the output directory (%s)",
+			strerror(errno));
 		cli_batch_free(&b);
 		return CLI_EXIT_OUTPUT;
 	}

@@ -8,35 +8,58 @@
 #include <stdlib.h>
 #include <string.h>
 
-const char cli_cmd_compare_usage[] =
-	"usage: rigkit compare A B [--clip-a NAME | --static-a] [--clip-b NAME | --static-b]\n"
-	"                          [--fps N] [--duration S] [--bones] [--json]\n"
-	"\n"
-	"Compares a clip of humanoid file A with a clip of humanoid file B, bone by\n"
-	"bone, in each skeleton's character frame (hips height = 1, +Y up, facing\n"
-	"+Z), so the files' axes, units, bone names and rest poses do not matter.\n"
-	"Both clips are sampled at the same times from their starts. Per humanoid\n"
-	"bone mapped in both files:\n"
-	"  direction  angle between the bones' directions (towards the next mapped\n"
-	"             humanoid bone), degrees\n"
-	"  rotation   angle between the world rotations relative to rest, degrees\n"
-	"  position   distance between the joints relative to the hips, in % of the\n"
-	"             hips height\n"
-	"\n"
-	"options:\n"
-	"  --clip-a NAME, --clip-b NAME   clips to compare (default: the first with tracks;\n"
-	"                      a file without clips compares its static pose)\n"
-	"  --static-a, --static-b         compare the file's static (rest) pose instead\n"
-	"  --fps N             sampling rate (default 30)\n"
-	"  --duration S        seconds compared from each clip's start (default: the\n"
-	"                      shorter clip; the last sample is exactly at the end)\n"
-	"  --bones             print the per-bone table (--json always includes it)\n"
-	"  --axes AXES, --unit-meters U   load-time conversion of both files, as in\n"
-	"                      `rigkit convert` (it does not change the result)\n"
-	"  --json              machine-readable output (angles in degrees, positions in\n"
-	"                      hips heights)\n"
-	"Exit codes: 0 ok, 1 usage, 2 bad input (unreadable file, unknown clip, not a\n"
-	"humanoid).\n";
+typedef struct cli_compare_args {
+	const char *clip[2];
+	bool is_static[2];
+	rk_compare_opts opts;
+	bool bones;
+} cli_compare_args;
+
+static const cli_opt cli_compare_rows[] = {
+	{ .name = "--clip-a", .kind = CLI_OPT_STRING, .offset = offsetof(cli_compare_args, clip[0]), .metavar = "NAME",
+		.help = "clip of A to compare (default: the first with tracks;\na file without clips compares its static pose)" },
+	{ .name = "--clip-b", .kind = CLI_OPT_STRING, .offset = offsetof(cli_compare_args, clip[1]), .metavar = "NAME",
+		.help = "clip of B" },
+	{ .name = "--static-a", .kind = CLI_OPT_FLAG, .offset = offsetof(cli_compare_args, is_static[0]),
+		.help = "compare A's static (rest) pose instead" },
+	{ .name = "--static-b", .kind = CLI_OPT_FLAG, .offset = offsetof(cli_compare_args, is_static[1]),
+		.help = "compare B's static (rest) pose instead" },
+	{ .name = "--fps", .kind = CLI_OPT_DOUBLE, .offset = offsetof(cli_compare_args, opts.fps), .min = 0.0,
+		.max = 10000.0, .range = CLI_MIN_OPEN, .expects = "a rate in (0, 10000]", .metavar = "N",
+		.help = "sampling rate (default 30)" },
+	{ .name = "--duration", .kind = CLI_OPT_DOUBLE, .offset = offsetof(cli_compare_args, opts.duration), .min = 0.0,
+		.max = INFINITY, .range = CLI_MIN_OPEN, .expects = "positive seconds", .metavar = "S",
+		.help = "seconds compared from each clip's start (default: the\nshorter clip; the last sample is exactly at the "
+			"end)" },
+	{ .name = "--bones", .kind = CLI_OPT_FLAG, .offset = offsetof(cli_compare_args, bones),
+		.help = "print the per-bone table (--json always includes it)" },
+};
+static const cli_opt_table cli_compare_table = CLI_TABLE("options", cli_compare_rows);
+
+const cli_spec cli_compare_spec = {
+	.name = "compare",
+	.usage = "usage: rigkit compare A B [--clip-a NAME | --static-a] [--clip-b NAME | --static-b]\n"
+		"                          [--fps N] [--duration S] [--bones] [--json]\n"
+		"\n"
+		"Compares a clip of humanoid file A with a clip of humanoid file B, bone by\n"
+		"bone, in each skeleton's character frame (hips height = 1, +Y up, facing\n"
+		"+Z), so the files' axes, units, bone names and rest poses do not matter.\n"
+		"Both clips are sampled at the same times from their starts. Per humanoid\n"
+		"bone mapped in both files:\n"
+		"  direction  angle between the bones' directions (towards the next mapped\n"
+		"             humanoid bone), degrees\n"
+		"  rotation   angle between the world rotations relative to rest, degrees\n"
+		"  position   distance between the joints relative to the hips, in % of the\n"
+		"             hips height\n"
+		"A or B '-' reads stdin.\n"
+		"\n",
+	.footer = "Load options convert both files (they do not change the result). --json:\n"
+		"angles in degrees, positions in hips heights.\n"
+		"Exit codes: 0 ok, 1 usage, 2 bad input (unreadable file, unknown clip, not a\n"
+		"humanoid).\n",
+	.operands = "files A B", .min_operands = 2, .max_operands = 2,
+	.tables = { &cli_compare_table, &cli_load_table },
+};
 
 #define CLI_DEG (180.0 / 3.14159265358979323846)
 
@@ -47,20 +70,14 @@ typedef struct cli_compare_side {
 	const rk_anim_clip *clip;
 } cli_compare_side;
 
-static int cli_compare_load(cli_compare_side *s, const rk_load_opts *lo)
+static int cli_compare_load(cli_ctx *ctx, cli_compare_side *s, const rk_load_opts *lo)
 {
-	rk_error err;
-	s->scene = rk_load_file(s->path, lo, &err);
-	if (!s->scene) {
-		cli_print_error(&err);
-		return cli_exit_code(&err);
-	}
+	int rc;
+	s->scene = cli_load(ctx, s->path, lo, &rc);
+	if (!s->scene) return rc;
 	if (s->clip_name) {
-		s->clip = rk_scene_find_clip(s->scene, s->clip_name);
-		if (!s->clip) {
-			cli_fail("%s: no animation clip named '%s' (see rigkit info)", s->path, s->clip_name);
-			return CLI_EXIT_INPUT;
-		}
+		s->clip = cli_find_clip(ctx, s->scene, s->path, s->clip_name, &rc);
+		if (!s->clip) return rc;
 	} else if (!s->is_static) {
 		s->clip = cli_default_clip(s->scene);
 	}
@@ -90,78 +107,33 @@ static void cli_compare_print_side(const char *label, const cli_compare_side *s)
 		printf("%s: %s  static pose\n", label, s->path);
 }
 
-int cli_cmd_compare(int argc, char **argv)
+int cli_cmd_compare(cli_ctx *ctx, int argc, char **argv)
 {
+	cli_compare_args a;
+	memset(&a, 0, sizeof(a));
+	rk_load_opts lo = { 0 };
+	cli_operands ops;
+	int rc = cli_opts_parse(ctx, &cli_compare_spec, (void *const[]){ &a, &lo }, argc, argv, &ops);
+	if (rc) return rc;
 	cli_compare_side side[2];
 	memset(side, 0, sizeof(side));
-	rk_compare_opts opts;
-	memset(&opts, 0, sizeof(opts));
-	bool json = false, bones = false;
-	rk_load_opts lo = { 0 };
-	for (int i = 1; i < argc; i++) {
-		const char *a = argv[i];
-		char *end;
-		if (!strcmp(a, "--json")) { json = true; continue; }
-		if (!strcmp(a, "--bones")) { bones = true; continue; }
-		if (!strcmp(a, "--static-a")) { side[0].is_static = true; continue; }
-		if (!strcmp(a, "--static-b")) { side[1].is_static = true; continue; }
-		if (!strcmp(a, "--clip-a") || !strcmp(a, "--clip-b") || !strcmp(a, "--fps") || !strcmp(a, "--duration")
-			|| !strcmp(a, "--axes") || !strcmp(a, "--unit-meters")) {
-			if (i + 1 >= argc) {
-				cli_fail("compare: %s needs a value (see rigkit compare --help)", a);
-				return CLI_EXIT_USAGE;
-			}
-			const char *v = argv[++i];
-			if (!strcmp(a, "--clip-a")) {
-				side[0].clip_name = v;
-			} else if (!strcmp(a, "--clip-b")) {
-				side[1].clip_name = v;
-			} else if (!strcmp(a, "--fps")) {
-				opts.fps = strtod(v, &end);
-				if (end == v || *end || !(opts.fps > 0.0) || opts.fps > 10000.0) {
-					cli_fail("compare: --fps expects a rate in (0, 10000], got '%s'", v);
-					return CLI_EXIT_USAGE;
-				}
-			} else if (!strcmp(a, "--duration")) {
-				opts.duration = strtod(v, &end);
-				if (end == v || *end || !(opts.duration > 0.0) || !isfinite(opts.duration)) {
-					cli_fail("compare: --duration expects positive seconds, got '%s'", v);
-					return CLI_EXIT_USAGE;
-				}
-			} else if (cli_load_option("compare", a, v, &lo) < 0) {
-				return CLI_EXIT_USAGE;
-			}
-			continue;
-		}
-		if (a[0] == '-' && a[1]) {
-			cli_fail("compare: unknown option '%s' (see rigkit compare --help)", a);
-			return CLI_EXIT_USAGE;
-		}
-		if (!side[0].path) side[0].path = a;
-		else if (!side[1].path) side[1].path = a;
-		else {
-			cli_fail("compare: expected two files A and B (see rigkit compare --help)");
-			return CLI_EXIT_USAGE;
-		}
-	}
-	if (!side[0].path || !side[1].path) {
-		cli_fail("compare: missing file%s A B (see rigkit compare --help)", side[0].path ? "" : "s");
-		return CLI_EXIT_USAGE;
-	}
 	for (int k = 0; k < 2; k++) {
-		if (side[k].is_static && side[k].clip_name) {
-			cli_fail("compare: --static-%c and --clip-%c exclude each other", 'a' + k, 'a' + k);
-			return CLI_EXIT_USAGE;
-		}
+		side[k].path = ops.v[k];
+		side[k].clip_name = a.clip[k];
+		side[k].is_static = a.is_static[k];
+		if (side[k].is_static && side[k].clip_name)
+			return cli_usage(ctx, "--static-%c and --clip-%c exclude each other", 'a' + k, 'a' + k);
 	}
+	rk_compare_opts opts = a.opts;
+	bool json = ctx->json, bones = a.bones;
 
-	int rc = cli_compare_load(&side[0], &lo);
-	if (rc == CLI_EXIT_OK) rc = cli_compare_load(&side[1], &lo);
+	rc = cli_compare_load(ctx, &side[0], &lo);
+	if (rc == CLI_EXIT_OK) rc = cli_compare_load(ctx, &side[1], &lo);
 	rk_compare_result res;
 	rk_error err;
 	if (rc == CLI_EXIT_OK
 		&& !rk_clip_compare(side[0].scene, side[0].clip, side[1].scene, side[1].clip, &opts, &res, &err)) {
-		cli_print_error(&err);
+		cli_print_error(ctx, &err);
 		rc = err.code == RK_ERROR_LIMIT ? CLI_EXIT_USAGE : CLI_EXIT_INPUT;
 	}
 	if (rc != CLI_EXIT_OK) {
@@ -182,7 +154,7 @@ int cli_cmd_compare(int argc, char **argv)
 
 	if (json) {
 		cli_json j;
-		cli_json_begin(&j, stdout);
+		cli_json_document(&j, ctx);
 		cli_json_object(&j, NULL);
 		cli_compare_json_side(&j, "a", &side[0]);
 		cli_compare_json_side(&j, "b", &side[1]);

@@ -8,173 +8,153 @@
 #include <string.h>
 #include <strings.h>
 
-const char cli_cmd_convert_usage[] =
-	"usage: rigkit convert IN OUT.{obj,glb,gltf} [OPTIONS]\n"
-	"\n"
-	"Loads IN (FBX, glTF, GLB) and writes OUT in the format its extension names.\n"
-	"\n"
-	"GLB / glTF output: the whole scene in glTF conventions (metres, Y up, +Z\n"
-	"front, right-handed): hierarchy, triangulated meshes with normals, UVs,\n"
-	"top-4 skin influences, materials with embedded textures, skins, morph\n"
-	"targets, and every animation clip (FBX curves baked at the file frame\n"
-	"rate, or --fps, with redundant keys removed). Writer warnings go to stderr.\n"
-	"\n"
-	"OBJ output: for every node that carries a mesh, in node order:\n"
-	"  o <node name>\n"
-	"  g <node name> <parent name> ... <outermost ancestor below the root>\n"
-	"  world-space evaluated v (skinning and blend shapes applied), vt (the\n"
-	"  node's current UV set, else the first), vn (when the mesh has normals),\n"
-	"  and one 'f p/t/n ...' per polygon with corners in file order (not\n"
-	"  triangulated). Whitespace in names is written as FBXASC + 3-digit byte.\n"
-	"\n"
-	"options:\n"
-	"  --clip NAME          evaluate animation clip (FBX stack) NAME ...\n"
-	"  --time SECONDS       ... at this absolute file time (default: clip start;\n"
-	"                       without --clip: the first clip with tracks)\n"
-	"  --no-extrapolation   hold each curve's first/last value outside its keys\n"
-	"  --axes AXES          convert to right_handed_y_up, left_handed_y_up,\n"
-	"                       right_handed_z_up or left_handed_z_up\n"
-	"  --unit-meters U      convert to U metres per unit\n"
-	"  --fps N              (glTF) bake FBX curves at N frames per second\n"
-	"Without --clip/--time the static scene (values stored in the file) is written.\n";
+typedef struct cli_convert_args {
+	const char *clip;
+	double time;
+	bool has_time, no_extrapolation;
+	double fps;
+	int format;
+} cli_convert_args;
 
-static void cli_print_writer_warning(void *user, const rk_warning *w)
-{
-	(void)user;
-	if (w->count > 1) fprintf(stderr, "rigkit: warning: %s (x%zu)\n", w->message, w->count);
-	else fprintf(stderr, "rigkit: warning: %s\n", w->message);
-}
+static const cli_opt cli_convert_rows[] = {
+	{ .name = "--clip", .kind = CLI_OPT_STRING, .offset = offsetof(cli_convert_args, clip), .metavar = "NAME",
+		.help = "evaluate animation clip (FBX stack) NAME ..." },
+	{ .name = "--time", .kind = CLI_OPT_DOUBLE, .offset = offsetof(cli_convert_args, time),
+		.seen = CLI_SEEN(cli_convert_args, has_time), .expects = "seconds", .metavar = "SECONDS",
+		.help = "... at this absolute file time (default: clip start;\nwithout --clip: the first clip with tracks)" },
+	{ .name = "--no-extrapolation", .kind = CLI_OPT_FLAG, .offset = offsetof(cli_convert_args, no_extrapolation),
+		.help = "hold each curve's first/last value outside its keys" },
+	{ .name = "--fps", .kind = CLI_OPT_DOUBLE, .offset = offsetof(cli_convert_args, fps), .min = 0.0, .max = 1000.0,
+		.range = CLI_MIN_OPEN, .metavar = "N", .help = "(glTF) bake FBX curves at N frames per second" },
+	{ .name = "--format", .kind = CLI_OPT_ENUM, .offset = offsetof(cli_convert_args, format),
+		.names = cli_output_formats, .metavar = "FMT",
+		.help = "glb, gltf or obj: the output format whatever OUT's extension;\nneeded when OUT is '-' (stdout)" },
+};
+static const cli_opt_table cli_convert_table = CLI_TABLE("options", cli_convert_rows);
 
-static int cli_convert_gltf(const rk_scene *s, const char *out, double fps)
+const cli_spec cli_convert_spec = {
+	.name = "convert",
+	.usage = "usage: rigkit convert IN OUT.{obj,glb,gltf} [OPTIONS]\n"
+		"\n"
+		"Loads IN (FBX, glTF, GLB; '-' reads stdin) and writes OUT in the format its\n"
+		"extension names (or --format; OUT '-' writes stdout, e.g.\n"
+		"`rigkit convert in.fbx - --format obj`).\n"
+		"\n"
+		"GLB / glTF output: the whole scene in glTF conventions (metres, Y up, +Z\n"
+		"front, right-handed): hierarchy, triangulated meshes with normals, UVs,\n"
+		"top-4 skin influences, materials with embedded textures, skins, morph\n"
+		"targets, and every animation clip (FBX curves baked at the file frame\n"
+		"rate, or --fps, with redundant keys removed). Writer warnings go to stderr.\n"
+		"\n"
+		"OBJ output: for every node that carries a mesh, in node order:\n"
+		"  o <node name>\n"
+		"  g <node name> <parent name> ... <outermost ancestor below the root>\n"
+		"  world-space evaluated v (skinning and blend shapes applied), vt (the\n"
+		"  node's current UV set, else the first), vn (when the mesh has normals),\n"
+		"  and one 'f p/t/n ...' per polygon with corners in file order (not\n"
+		"  triangulated). Whitespace in names is written as FBXASC + 3-digit byte.\n"
+		"\n",
+	.footer = "Without --clip/--time the static scene (values stored in the file) is written.\n"
+		"With --json: {input, output, format, clip, time, gltf: writer counts} on stdout.\n",
+	.operands = "IN and OUT", .min_operands = 2, .max_operands = 2,
+	.tables = { &cli_convert_table, &cli_load_table },
+};
+
+static void cli_convert_json(cli_ctx *ctx, const char *in, const char *out, int format, const rk_anim_clip *clip,
+	double time, const rk_gltf_write_stats *st)
 {
-	rk_gltf_write_opts o = { 0 };
-	rk_error err;
-	o.bake_fps = fps;
-	o.warning = cli_print_writer_warning;
-	if (!rk_gltf_write(s, out, &o, &err)) {
-		cli_print_error(&err);
-		return err.code == RK_ERROR_OUTPUT ? CLI_EXIT_OUTPUT : CLI_EXIT_INPUT;
+	cli_json j;
+	cli_json_document(&j, ctx);
+	cli_json_object(&j, NULL);
+	cli_json_string(&j, "input", in);
+	cli_json_string(&j, "output", out);
+	cli_json_string(&j, "format", cli_output_formats[format - 1].name);
+	cli_json_string(&j, "clip", clip ? clip->name : NULL);
+	if (clip) cli_json_number(&j, "time", time);
+	else cli_json_null(&j, "time");
+	if (st) {
+		cli_json_object(&j, "gltf");
+		cli_json_int(&j, "nodes", (long long)st->node_count);
+		cli_json_int(&j, "meshes", (long long)st->mesh_count);
+		cli_json_int(&j, "primitives", (long long)st->primitive_count);
+		cli_json_int(&j, "triangles", (long long)st->triangle_count);
+		cli_json_int(&j, "vertices", (long long)st->vertex_count);
+		cli_json_int(&j, "skins", (long long)st->skin_count);
+		cli_json_int(&j, "materials", (long long)st->material_count);
+		cli_json_int(&j, "images", (long long)st->image_count);
+		cli_json_int(&j, "animations", (long long)st->animation_count);
+		cli_json_int(&j, "channels", (long long)st->channel_count);
+		cli_json_int(&j, "baked_channels", (long long)st->baked_channel_count);
+		cli_json_int(&j, "warnings", (long long)st->warning_count);
+		cli_json_int(&j, "json_bytes", (long long)st->json_size);
+		cli_json_int(&j, "bin_bytes", (long long)st->bin_size);
+		cli_json_close_object(&j);
 	}
-	return CLI_EXIT_OK;
+	cli_json_close_object(&j);
+	cli_json_end(&j);
 }
 
-static const char *cli_ext(const char *path)
+int cli_cmd_convert(cli_ctx *ctx, int argc, char **argv)
 {
-	const char *dot = strrchr(path, '.');
-	const char *slash = strrchr(path, '/');
-	return (dot && (!slash || dot > slash)) ? dot + 1 : "";
-}
-
-int cli_cmd_convert(int argc, char **argv)
-{
-	const char *in = NULL, *out = NULL, *clip_name = NULL;
-	double time = 0.0;
-	bool has_time = false, no_extra = false;
-	double fps = 0.0;
+	cli_convert_args a = { 0 };
 	rk_load_opts lo = { 0 };
-	for (int i = 1; i < argc; i++) {
-		const char *a = argv[i];
-		if (!strcmp(a, "--no-extrapolation")) { no_extra = true; continue; }
-		if (!strcmp(a, "--clip") || !strcmp(a, "--time") || !strcmp(a, "--axes") || !strcmp(a, "--unit-meters")
-			|| !strcmp(a, "--fps")) {
-			if (i + 1 >= argc) {
-				cli_fail("convert: %s needs a value (see rigkit convert --help)", a);
-				return CLI_EXIT_USAGE;
-			}
-			const char *v = argv[++i];
-			char *end;
-			if (!strcmp(a, "--clip")) clip_name = v;
-			else if (!strcmp(a, "--fps")) {
-				fps = strtod(v, &end);
-				if (end == v || *end || !(fps > 0.0 && fps <= 1000.0)) {
-					cli_fail("convert: --fps expects a number in (0, 1000], got '%s'", v);
-					return CLI_EXIT_USAGE;
-				}
-			}
-			else if (!strcmp(a, "--time")) {
-				time = strtod(v, &end);
-				if (end == v || *end || !isfinite(time)) {
-					cli_fail("convert: --time expects seconds, got '%s'", v);
-					return CLI_EXIT_USAGE;
-				}
-				has_time = true;
-			} else if (cli_load_option("convert", a, v, &lo) < 0) {
-				return CLI_EXIT_USAGE;
-			}
-			continue;
+	cli_operands ops;
+	int rc = cli_opts_parse(ctx, &cli_convert_spec, (void *const[]){ &a, &lo }, argc, argv, &ops);
+	if (rc) return rc;
+	const char *in = ops.v[0], *out = ops.v[1];
+	int format = 0;
+	if ((rc = cli_output_format(ctx, out, a.format, CLI_FORMATS_GLTF | (1u << CLI_FORMAT_OBJ), &format))) return rc;
+	rk_scene *s = cli_load(ctx, in, &lo, &rc);
+	if (!s) return rc;
+	if (format != CLI_FORMAT_OBJ) {
+		rk_gltf_write_stats st = { 0 };
+		rk_gltf_write_opts o = { 0 };
+		o.bake_fps = a.fps;
+		o.stats = &st;
+		rc = cli_write_gltf(ctx, s, out, format, &o);
+		if (rc == CLI_EXIT_OK) {
+			cli_note(ctx, "%s: %zu nodes, %zu meshes, %zu triangles, %zu animations, %zu + %zu bytes", out, st.node_count,
+				st.mesh_count, st.triangle_count, st.animation_count, st.json_size, st.bin_size);
+			if (ctx->json) cli_convert_json(ctx, in, out, format, NULL, 0.0, &st);
 		}
-		if (a[0] == '-' && a[1]) {
-			cli_fail("convert: unknown option '%s' (see rigkit convert --help)", a);
-			return CLI_EXIT_USAGE;
-		}
-		if (!in) in = a;
-		else if (!out) out = a;
-		else {
-			cli_fail("convert: expected IN and OUT only (see rigkit convert --help)");
-			return CLI_EXIT_USAGE;
-		}
-	}
-	if (!in || !out) {
-		cli_fail("convert: missing IN or OUT (see rigkit convert --help)");
-		return CLI_EXIT_USAGE;
-	}
-	const char *ext = cli_ext(out);
-	bool gltf = !strcasecmp(ext, "glb") || !strcasecmp(ext, "gltf");
-	if (strcasecmp(ext, "obj") != 0 && !gltf) {
-		cli_fail("convert: %s: unsupported output format '.%s' (supported: .obj, .glb, .gltf)", out, ext);
-		return CLI_EXIT_USAGE;
-	}
-	rk_error err;
-	rk_scene *s = rk_load_file(in, &lo, &err);
-	if (!s) {
-		cli_print_error(&err);
-		return cli_exit_code(&err);
-	}
-	if (gltf) {
-		int grc = cli_convert_gltf(s, out, fps);
 		rk_scene_free(s);
-		return grc;
+		return rc;
 	}
 	const rk_anim_clip *clip = NULL;
-	if (clip_name) {
-		clip = rk_scene_find_clip(s, clip_name);
+	double time = a.time;
+	if (a.clip) {
+		clip = cli_find_clip(ctx, s, in, a.clip, &rc);
 		if (!clip) {
-			cli_fail("%s: no animation clip named '%s' (see rigkit info)", in, clip_name);
 			rk_scene_free(s);
-			return CLI_EXIT_INPUT;
+			return rc;
 		}
-		if (!has_time) time = clip->time_begin;
-	} else if (has_time) {
+		if (!a.has_time) time = clip->time_begin;
+	} else if (a.has_time) {
 		clip = cli_default_clip(s);
 	}
 	size_t pose_size = rk_pose_memory_size(s);
 	void *pose_mem = malloc(pose_size ? pose_size : 1);
 	rk_pose pose;
-	int rc = CLI_EXIT_OK;
+	rk_error err;
 	if (!pose_mem || !rk_pose_init(&pose, s, pose_mem, pose_size)) {
-		cli_fail("convert: out of memory");
-		rc = CLI_EXIT_INPUT;
+		rc = cli_fail(ctx, RK_ERROR_OUT_OF_MEMORY, CLI_EXIT_INPUT, NULL, "convert: out of memory");
 	} else {
 		rk_pose_eval_job job = { 0 };
 		job.scene = s;
 		job.clip = clip;
 		job.time = time;
-		job.no_extrapolation = no_extra;
+		job.no_extrapolation = a.no_extrapolation;
 		job.pose = &pose;
 		if (!rk_pose_eval_validate(&job, &err) || !rk_pose_eval_run(&job)) {
-			rk_error_code c = err.code;
-			(void)c;
-			cli_print_error(&err);
+			cli_print_error(ctx, &err);
 			rc = CLI_EXIT_INPUT;
 		}
 	}
 	if (rc == CLI_EXIT_OK) {
 		rk_obj_write_opts oo = { .pose = &pose };
-		if (!rk_obj_write(s, out, &oo, &err)) {
-			cli_print_error(&err);
-			rc = err.code == RK_ERROR_OUTPUT ? CLI_EXIT_OUTPUT : CLI_EXIT_INPUT;
-		}
+		rc = cli_write_obj(ctx, s, out, &oo);
 	}
+	if (rc == CLI_EXIT_OK && ctx->json) cli_convert_json(ctx, in, out, format, clip, time, NULL);
 	free(pose_mem);
 	rk_scene_free(s);
 	return rc;

@@ -4,19 +4,31 @@
 #include <stdlib.h>
 #include <string.h>
 
-const char cli_cmd_info_usage[] =
-	"usage: rigkit info FILE [--json] [--no-tree] [--meshes]\n"
-	"\n"
-	"Loads FILE (FBX binary/ASCII, glTF, GLB; detected by content) and prints\n"
-	"its format and version, creator, axes and units, frame rate, node tree\n"
-	"with local transforms, meshes, skins, animation clips with time ranges,\n"
-	"and loader warnings.\n"
-	"\n"
-	"options:\n"
-	"  --json      machine-readable output\n"
-	"  --no-tree   omit the node tree\n"
-	"  --meshes    expand every mesh node for the GPU (triangulated, per-material\n"
-	"              parts, top-4 skin influences) and print per-part counts\n";
+typedef struct cli_info_args {
+	bool no_tree, meshes;
+} cli_info_args;
+
+static const cli_opt cli_info_rows[] = {
+	{ .name = "--no-tree", .kind = CLI_OPT_FLAG, .offset = offsetof(cli_info_args, no_tree),
+		.help = "omit the node tree" },
+	{ .name = "--meshes", .kind = CLI_OPT_FLAG, .offset = offsetof(cli_info_args, meshes),
+		.help = "expand every mesh node for the GPU (triangulated, per-material\nparts, top-4 skin influences) and "
+			"print per-part counts" },
+};
+static const cli_opt_table cli_info_table = CLI_TABLE("options", cli_info_rows);
+
+const cli_spec cli_info_spec = {
+	.name = "info",
+	.usage = "usage: rigkit info FILE [--json] [--no-tree] [--meshes] [load options]\n"
+		"\n"
+		"Loads FILE (FBX binary/ASCII, glTF, GLB; detected by content; '-' reads\n"
+		"stdin) and prints its format and version, creator, axes and units, frame\n"
+		"rate, node tree with local transforms, meshes, skins, animation clips with\n"
+		"time ranges, and loader warnings.\n"
+		"\n",
+	.operands = "FILE", .min_operands = 1, .max_operands = 1,
+	.tables = { &cli_info_table, &cli_load_table },
+};
 
 static const char *cli_kind_name(rk_node_kind k)
 {
@@ -50,11 +62,62 @@ static size_t cli_clip_track_count(const rk_anim_clip *c)
 	return n;
 }
 
-static void cli_info_json(const rk_scene *s, int tree)
+/* `--meshes` as JSON: the facts rk_mesh_expansion_describe prints. */
+static void cli_info_json_expansion(cli_json *j, const rk_mesh_expansion *x)
+{
+	cli_json_object(j, "mesh_expansion");
+	cli_json_int(j, "vertex_stride", (long long)x->format.stride);
+	cli_json_int(j, "vertices", (long long)x->vertex_count);
+	cli_json_int(j, "triangles", (long long)(x->index_count / 3));
+	cli_json_number(j, "radius", x->radius);
+	cli_json_vec3(j, "bounds_min", x->bounds_min);
+	cli_json_vec3(j, "bounds_max", x->bounds_max);
+	cli_json_array(j, "draws");
+	for (size_t d = 0; d < x->draw_count; d++) {
+		const rk_mesh_draw *dr = &x->draws[d];
+		cli_json_object(j, NULL);
+		cli_json_string(j, "node", dr->node->name);
+		cli_json_string(j, "mesh", dr->mesh->name);
+		cli_json_int(j, "vertices", (long long)dr->vertex_count);
+		cli_json_int(j, "triangles", (long long)(dr->index_count / 3));
+		if (dr->skin) cli_json_int(j, "skin_joints", (long long)dr->skin->joint_count);
+		else cli_json_null(j, "skin_joints");
+		cli_json_bool(j, "world_space", dr->world_space);
+		cli_json_array(j, "parts");
+		for (uint32_t k = 0; k < dr->part_count; k++) {
+			const rk_mesh_part *pt = &x->parts[dr->first_part + k];
+			cli_json_object(j, NULL);
+			cli_json_string(j, "material", pt->material ? pt->material->name : NULL);
+			if (pt->material_slot != UINT32_MAX) cli_json_int(j, "material_slot", pt->material_slot);
+			else cli_json_null(j, "material_slot");
+			cli_json_int(j, "uv_set", pt->uv_set);
+			cli_json_int(j, "triangles", (long long)(pt->index_count / 3));
+			cli_json_int(j, "start_index", pt->start_index);
+			cli_json_close_object(j);
+		}
+		cli_json_close_array(j);
+		cli_json_close_object(j);
+	}
+	cli_json_close_array(j);
+	const rk_mesh_stats *st = &x->stats;
+	cli_json_object(j, "stats");
+	cli_json_int(j, "polygons", (long long)st->polygons);
+	cli_json_int(j, "skipped_polygons", (long long)st->skipped_polygons);
+	cli_json_int(j, "fallback_polygons", (long long)st->fallback_polygons);
+	cli_json_int(j, "degenerate_polygons", (long long)st->degenerate_polygons);
+	cli_json_int(j, "invalid_material_slots", (long long)st->invalid_material_slots);
+	cli_json_int(j, "unweighted_vertices", (long long)st->unweighted_vertices);
+	cli_json_int(j, "truncated_influences", (long long)st->truncated_influences);
+	cli_json_int(j, "dropped_weights", (long long)st->dropped_weights);
+	cli_json_close_object(j);
+	cli_json_close_object(j);
+}
+
+static void cli_info_json(cli_ctx *ctx, const rk_scene *s, int tree, const rk_mesh_expansion *x)
 {
 	cli_json j;
 	char axes[128];
-	cli_json_begin(&j, stdout);
+	cli_json_document(&j, ctx);
 	cli_json_object(&j, NULL);
 	cli_json_string(&j, "file", s->source_path);
 	cli_json_string(&j, "format", rk_format_name(s->settings.format));
@@ -141,6 +204,7 @@ static void cli_info_json(const rk_scene *s, int tree)
 		cli_json_close_object(&j);
 	}
 	cli_json_close_array(&j);
+	if (x) cli_info_json_expansion(&j, x);
 	cli_json_close_object(&j);
 	cli_json_end(&j);
 }
@@ -201,52 +265,44 @@ static void cli_info_text(const rk_scene *s, int tree)
 	}
 }
 
-int cli_cmd_info(int argc, char **argv)
+int cli_cmd_info(cli_ctx *ctx, int argc, char **argv)
 {
-	const char *path = NULL;
-	int json = 0, tree = 1, meshes = 0;
-	for (int i = 1; i < argc; i++) {
-		if (strcmp(argv[i], "--json") == 0) json = 1;
-		else if (strcmp(argv[i], "--no-tree") == 0) tree = 0;
-		else if (strcmp(argv[i], "--meshes") == 0) meshes = 1;
-		else if (argv[i][0] == '-' && argv[i][1] != '\0') {
-			cli_fail("info: unknown option '%s' (see rigkit info --help)", argv[i]);
-			return CLI_EXIT_USAGE;
-		} else if (!path) path = argv[i];
-		else {
-			cli_fail("info: one FILE expected (see rigkit info --help)");
-			return CLI_EXIT_USAGE;
+	cli_info_args a = { 0 };
+	rk_load_opts lo = { 0 };
+	cli_operands ops;
+	int rc = cli_opts_parse(ctx, &cli_info_spec, (void *const[]){ &a, &lo }, argc, argv, &ops);
+	if (rc) return rc;
+	const char *path = ops.v[0];
+	rk_scene *s = cli_load(ctx, path, &lo, &rc);
+	if (!s) return rc;
+	/* --meshes first: with --json a failure prints only the error document */
+	rk_mesh_expansion *x = NULL;
+	rk_error err;
+	if (a.meshes) {
+		x = rk_mesh_expansion_build(s, NULL, &err);
+		if (!x && ctx->json) {
+			rc = cli_print_error(ctx, &err);
+			rk_scene_free(s);
+			return rc;
 		}
 	}
-	if (!path) {
-		cli_fail("info: missing FILE (see rigkit info --help)");
-		return CLI_EXIT_USAGE;
-	}
-	rk_error err;
-	rk_scene *s = rk_load_file(path, NULL, &err);
-	if (!s) {
-		cli_print_error(&err);
-		return cli_exit_code(&err);
-	}
-	if (json) cli_info_json(s, tree);
-	else cli_info_text(s, tree);
-	int rc = CLI_EXIT_OK;
-	if (meshes) {
-		rk_mesh_expansion *x = rk_mesh_expansion_build(s, NULL, &err);
-		if (!x) {
-			cli_print_error(&err);
-			rc = cli_exit_code(&err);
-		} else {
+	if (ctx->json) {
+		cli_info_json(ctx, s, !a.no_tree, x);
+	} else {
+		cli_info_text(s, !a.no_tree);
+		if (a.meshes && !x) {
+			rc = cli_print_error(ctx, &err);
+		} else if (x) {
 			size_t n = rk_mesh_expansion_describe(NULL, 0, x);
 			char *text = (char *)malloc(n + 1);
 			if (text) {
 				rk_mesh_expansion_describe(text, n + 1, x);
-				printf("%s%s", json ? "" : "expanded meshes:\n", text);
+				printf("expanded meshes:\n%s", text);
 				free(text);
 			}
-			rk_mesh_expansion_free(x);
 		}
 	}
+	rk_mesh_expansion_free(x);
 	rk_scene_free(s);
 	return rc;
 }

@@ -7,99 +7,76 @@
 #include <stdlib.h>
 #include <string.h>
 
-const char cli_cmd_pose_usage[] =
-	"usage: rigkit pose FILE [--clip NAME] [--time T]... [--samples N] [--joints] [--json]\n"
-	"\n"
-	"Evaluates FILE's nodes and prints their world positions (and with --json\n"
-	"also world rotations and node_to_world matrices).\n"
-	"\n"
-	"options:\n"
-	"  --clip NAME         animation clip to evaluate (default: the first with tracks)\n"
-	"  --time T            absolute file time in seconds; repeat for several\n"
-	"  --samples N         N times evenly spread over the clip (both ends included)\n"
-	"  --joints            only skeleton joints\n"
-	"  --no-extrapolation  hold each curve's first/last value outside its keys\n"
-	"  --axes AXES, --unit-meters U   load-time conversion as in `rigkit convert`\n"
-	"  --json              machine-readable output\n"
-	"Without --time/--samples the clip's start time (or the static scene) is used.\n";
-
 #define CLI_POSE_MAX_TIMES 4096
 
-int cli_cmd_pose(int argc, char **argv)
+typedef struct cli_pose_args {
+	const char *clip;
+	cli_list times;
+	long samples;
+	bool joints, no_extrapolation;
+} cli_pose_args;
+
+static const cli_opt cli_pose_rows[] = {
+	{ .name = "--clip", .kind = CLI_OPT_STRING, .offset = offsetof(cli_pose_args, clip), .metavar = "NAME",
+		.help = "animation clip to evaluate (default: the first with tracks)" },
+	{ .name = "--time", .kind = CLI_OPT_LIST, .offset = offsetof(cli_pose_args, times), .item = CLI_OPT_DOUBLE,
+		.max_count = CLI_POSE_MAX_TIMES, .expects = "seconds", .metavar = "T",
+		.help = "absolute file time in seconds; repeat for several" },
+	{ .name = "--samples", .kind = CLI_OPT_INT, .offset = offsetof(cli_pose_args, samples), .min = 1,
+		.max = CLI_POSE_MAX_TIMES, .metavar = "N", .help = "N times evenly spread over the clip (both ends included)" },
+	{ .name = "--joints", .kind = CLI_OPT_FLAG, .offset = offsetof(cli_pose_args, joints),
+		.help = "only skeleton joints" },
+	{ .name = "--no-extrapolation", .kind = CLI_OPT_FLAG, .offset = offsetof(cli_pose_args, no_extrapolation),
+		.help = "hold each curve's first/last value outside its keys" },
+};
+static const cli_opt_table cli_pose_table = CLI_TABLE("options", cli_pose_rows);
+
+const cli_spec cli_pose_spec = {
+	.name = "pose",
+	.usage = "usage: rigkit pose FILE [--clip NAME] [--time T]... [--samples N] [--joints] [--json]\n"
+		"\n"
+		"Evaluates FILE's nodes ('-' reads stdin) and prints their world positions\n"
+		"(and with --json also world rotations and node_to_world matrices).\n"
+		"\n",
+	.footer = "Without --time/--samples the clip's start time (or the static scene) is used.\n",
+	.operands = "FILE", .min_operands = 1, .max_operands = 1,
+	.tables = { &cli_pose_table, &cli_load_table },
+};
+
+int cli_cmd_pose(cli_ctx *ctx, int argc, char **argv)
 {
-	const char *path = NULL, *clip_name = NULL;
-	static double times[CLI_POSE_MAX_TIMES];
-	size_t time_count = 0;
-	long samples = 0;
-	bool json = false, joints_only = false, no_extra = false;
+	cli_pose_args a = { 0 };
 	rk_load_opts lo = { 0 };
-	for (int i = 1; i < argc; i++) {
-		const char *a = argv[i];
-		char *end;
-		if (!strcmp(a, "--json")) { json = true; continue; }
-		if (!strcmp(a, "--joints")) { joints_only = true; continue; }
-		if (!strcmp(a, "--no-extrapolation")) { no_extra = true; continue; }
-		if (!strcmp(a, "--clip") || !strcmp(a, "--time") || !strcmp(a, "--samples") || !strcmp(a, "--axes")
-			|| !strcmp(a, "--unit-meters")) {
-			if (i + 1 >= argc) {
-				cli_fail("pose: %s needs a value (see rigkit pose --help)", a);
-				return CLI_EXIT_USAGE;
-			}
-			const char *v = argv[++i];
-			if (!strcmp(a, "--clip")) {
-				clip_name = v;
-			} else if (!strcmp(a, "--time")) {
-				double t = strtod(v, &end);
-				if (end == v || *end || !isfinite(t) || time_count >= CLI_POSE_MAX_TIMES) {
-					cli_fail("pose: --time expects seconds (at most %d times), got '%s'", CLI_POSE_MAX_TIMES, v);
-					return CLI_EXIT_USAGE;
-				}
-				times[time_count++] = t;
-			} else if (!strcmp(a, "--samples")) {
-				samples = strtol(v, &end, 10);
-				if (end == v || *end || samples < 1 || samples > CLI_POSE_MAX_TIMES) {
-					cli_fail("pose: --samples expects 1..%d, got '%s'", CLI_POSE_MAX_TIMES, v);
-					return CLI_EXIT_USAGE;
-				}
-			} else if (cli_load_option("pose", a, v, &lo) < 0) {
-				return CLI_EXIT_USAGE;
-			}
-			continue;
-		}
-		if (a[0] == '-' && a[1]) {
-			cli_fail("pose: unknown option '%s' (see rigkit pose --help)", a);
-			return CLI_EXIT_USAGE;
-		}
-		if (path) {
-			cli_fail("pose: one FILE expected (see rigkit pose --help)");
-			return CLI_EXIT_USAGE;
-		}
-		path = a;
+	cli_operands ops;
+	int rc = cli_opts_parse(ctx, &cli_pose_spec, (void *const[]){ &a, &lo }, argc, argv, &ops);
+	if (rc) return rc;
+	const char *path = ops.v[0], *clip_name = a.clip;
+	size_t time_count = 0;
+	long samples = a.samples;
+	bool json = ctx->json, joints_only = a.joints, no_extra = a.no_extrapolation;
+	rk_scene *s = cli_load(ctx, path, &lo, &rc);
+	if (!s) return rc;
+	double *times = (double *)malloc((a.times.count + (size_t)samples + 1) * sizeof(double));
+	if (!times) {
+		rk_scene_free(s);
+		return cli_fail(ctx, RK_ERROR_OUT_OF_MEMORY, CLI_EXIT_INPUT, NULL, "pose: out of memory");
 	}
-	if (!path) {
-		cli_fail("pose: missing FILE (see rigkit pose --help)");
-		return CLI_EXIT_USAGE;
-	}
+	for (size_t k = 0; k < a.times.count; k++) times[time_count++] = strtod(a.times.items[k], NULL);
 	rk_error err;
-	rk_scene *s = rk_load_file(path, &lo, &err);
-	if (!s) {
-		cli_print_error(&err);
-		return cli_exit_code(&err);
-	}
 	const rk_anim_clip *clip = NULL;
 	if (clip_name) {
-		clip = rk_scene_find_clip(s, clip_name);
+		clip = cli_find_clip(ctx, s, path, clip_name, &rc);
 		if (!clip) {
-			cli_fail("%s: no animation clip named '%s' (see rigkit info)", path, clip_name);
+			free(times);
 			rk_scene_free(s);
-			return CLI_EXIT_INPUT;
+			return rc;
 		}
 	} else {
 		clip = cli_default_clip(s);
 	}
 	if (samples > 0) {
 		double t0 = clip ? clip->time_begin : 0.0, t1 = clip ? clip->time_end : 0.0;
-		for (long k = 0; k < samples && time_count < CLI_POSE_MAX_TIMES; k++)
+		for (long k = 0; k < samples; k++)
 			times[time_count++] = samples == 1 ? t0 : t0 + (t1 - t0) * (double)k / (double)(samples - 1);
 	}
 	if (time_count == 0) times[time_count++] = clip ? clip->time_begin : 0.0;
@@ -109,20 +86,34 @@ int cli_cmd_pose(int argc, char **argv)
 	rk_pose pose;
 	if (!mem || !rk_pose_init(&pose, s, mem, size)) {
 		free(mem);
+		free(times);
 		rk_scene_free(s);
-		cli_fail("pose: out of memory");
-		return CLI_EXIT_INPUT;
+		return cli_fail(ctx, RK_ERROR_OUT_OF_MEMORY, CLI_EXIT_INPUT, NULL, "pose: out of memory");
+	}
+	/* the job is checked once before anything is printed (only the time
+	 * changes between samples), so --json never prints half a document */
+	rk_pose_eval_job check = { 0 };
+	check.scene = s;
+	check.clip = clip;
+	check.time = times[0];
+	check.pose = &pose;
+	if (!rk_pose_eval_validate(&check, &err)) {
+		cli_print_error(ctx, &err);
+		rc = CLI_EXIT_INPUT;
+		free(mem);
+		free(times);
+		rk_scene_free(s);
+		return rc;
 	}
 	cli_json j;
 	if (json) {
-		cli_json_begin(&j, stdout);
+		cli_json_document(&j, ctx);
 		cli_json_object(&j, NULL);
 		cli_json_string(&j, "file", path);
 		if (clip) cli_json_string(&j, "clip", clip->name);
 		else cli_json_null(&j, "clip");
 		cli_json_array(&j, "samples");
 	}
-	int rc = CLI_EXIT_OK;
 	for (size_t k = 0; k < time_count; k++) {
 		rk_pose_eval_job job = { 0 };
 		job.scene = s;
@@ -131,7 +122,7 @@ int cli_cmd_pose(int argc, char **argv)
 		job.no_extrapolation = no_extra;
 		job.pose = &pose;
 		if (!rk_pose_eval_validate(&job, &err) || !rk_pose_eval_run(&job)) {
-			cli_print_error(&err);
+			cli_print_error(ctx, &err);
 			rc = CLI_EXIT_INPUT;
 			break;
 		}
@@ -168,6 +159,7 @@ int cli_cmd_pose(int argc, char **argv)
 		cli_json_end(&j);
 	}
 	free(mem);
+	free(times);
 	rk_scene_free(s);
 	return rc;
 }

@@ -9,61 +9,16 @@
 #include <string.h>
 #include <strings.h>
 
-const char cli_cmd_render_usage[] =
-	"usage: rigkit render IN OUT.png [--clip NAME] [--time T | --frames N] [--size WxH]\n"
-	"                    [--yaw DEG] [--pitch DEG] [--skeleton] [--texture] [options]\n"
-	"\n"
-	"Draws IN (FBX, glTF, GLB) posed at a time of an animation clip into a PNG,\n"
-	"on the CPU (no GPU needed): every visible mesh skinned and blend-shaped,\n"
-	"z-buffered, lit by one directional light plus ambient, seen from the front\n"
-	"of the scene (its front axis) and framed to its posed bounds.\n"
-	"\n"
-	"options:\n"
-	"  --clip NAME         animation clip (default: the first with tracks when --time\n"
-	"                      or --frames is given, else the scene as stored)\n"
-	"  --time T            absolute file time in seconds (default: the clip's start)\n"
-	"  --static            the scene as stored (no animation), even if it has clips\n"
-	"  --frames N          contact sheet: N times of the clip side by side in one PNG,\n"
-	"                      t_k = start + k * duration / N (k = 0..N-1), one camera\n"
-	"                      framing all of them (1..64 frames)\n"
-	"  --follow            with --frames: frame each time on its own instead\n"
-	"  --size WxH          size of the image (of each frame) in pixels, default 512x512\n"
-	"  --yaw DEG           orbit about the up axis (90: the character's left side); for a\n"
-	"                      humanoid (see rigkit humanoid) 0 is the character's front whatever\n"
-	"                      way the file faces it\n"
-	"  --file-front        measure --yaw from the file's front axis instead\n"
-	"  --pitch DEG         raise the camera (positive looks down), default 0\n"
-	"  --fov DEG           vertical field of view, default 30\n"
-	"  --ortho             orthographic projection\n"
-	"  --skeleton          joints and bones on top\n"
-	"  --wireframe         polygon edges on the surface\n"
-	"  --texture           base colour textures (embedded, or files beside IN)\n"
-	"  --unlit             base colours without lighting\n"
-	"  --ssaa N            N x N supersampling, N = 2..4 (default off)\n"
-	"  --background HEX    RRGGBB or RRGGBBAA (sRGB), default 282c34\n"
-	"  --no-extrapolation  hold each curve's first/last value outside its keys\n"
-	"  --axes AXES, --unit-meters U   load-time conversion as in `rigkit convert`\n"
-	"Prints one line: the file written, the size, the clip and times, the\n"
-	"triangles drawn. Sheets wider than 16384 pixels are refused.\n";
-
 #define CLI_RENDER_MAX_FRAMES 64
 
-static int cli_parse_size(const char *s, uint32_t *w, uint32_t *h)
-{
-	char *end;
-	unsigned long a = strtoul(s, &end, 10);
-	if (end == s) return 0;
-	unsigned long b = a;
-	if (*end == 'x' || *end == 'X') {
-		const char *p = end + 1;
-		b = strtoul(p, &end, 10);
-		if (end == p) return 0;
-	}
-	if (*end || s[0] == '-' || a < 1 || b < 1 || a > RK_RENDER_MAX_SIZE || b > RK_RENDER_MAX_SIZE) return 0;
-	*w = (uint32_t)a;
-	*h = (uint32_t)b;
-	return 1;
-}
+typedef struct cli_render_args {
+	const char *clip;
+	double time;
+	bool has_time, is_static, follow, file_front, unlit;
+	long frames, ssaa;
+	cli_size size;
+	bool has_size;
+} cli_render_args;
 
 static int cli_hex(char c)
 {
@@ -73,35 +28,95 @@ static int cli_hex(char c)
 	return -1;
 }
 
-static int cli_parse_colour(const char *s, uint8_t out[4])
+/* --background: target is rk_render_opts.background (has_background is set after parsing). */
+static bool cli_parse_colour(const char *s, void *target)
 {
+	uint8_t *out = (uint8_t *)target;
 	if (s[0] == '#') s++;
 	size_t n = strlen(s);
-	if (n != 6 && n != 8) return 0;
-	out[3] = 255;
+	if (n != 6 && n != 8) return false;
+	uint8_t c[4] = { 0, 0, 0, 255 };
 	for (size_t i = 0; i < n; i += 2) {
 		int hi = cli_hex(s[i]), lo = cli_hex(s[i + 1]);
-		if (hi < 0 || lo < 0) return 0;
-		out[i / 2] = (uint8_t)(hi * 16 + lo);
+		if (hi < 0 || lo < 0) return false;
+		c[i / 2] = (uint8_t)(hi * 16 + lo);
 	}
-	return 1;
+	memcpy(out, c, 4);
+	return true;
 }
 
-static int cli_parse_double(const char *v, double lo, double hi, double *out)
-{
-	char *end;
-	double d = strtod(v, &end);
-	if (end == v || *end || !isfinite(d) || d < lo || d > hi) return 0;
-	*out = d;
-	return 1;
-}
+static const cli_opt cli_render_rows[] = {
+	{ .name = "--clip", .kind = CLI_OPT_STRING, .offset = offsetof(cli_render_args, clip), .metavar = "NAME",
+		.help = "animation clip (default: the first with tracks when --time\nor --frames is given, else the scene as "
+			"stored)" },
+	{ .name = "--time", .kind = CLI_OPT_DOUBLE, .offset = offsetof(cli_render_args, time),
+		.seen = CLI_SEEN(cli_render_args, has_time), .expects = "seconds", .metavar = "T",
+		.help = "absolute file time in seconds (default: the clip's start)" },
+	{ .name = "--static", .kind = CLI_OPT_FLAG, .offset = offsetof(cli_render_args, is_static),
+		.help = "the scene as stored (no animation), even if it has clips" },
+	{ .name = "--frames", .kind = CLI_OPT_INT, .offset = offsetof(cli_render_args, frames), .min = 1,
+		.max = CLI_RENDER_MAX_FRAMES, .metavar = "N",
+		.help = "contact sheet: N times of the clip side by side in one PNG,\nt_k = start + k * duration / N (k = "
+			"0..N-1), one camera\nframing all of them (1..64 frames)" },
+	{ .name = "--follow", .kind = CLI_OPT_FLAG, .offset = offsetof(cli_render_args, follow),
+		.help = "with --frames: frame each time on its own instead" },
+	{ .name = "--size", .kind = CLI_OPT_SIZE, .offset = offsetof(cli_render_args, size),
+		.seen = CLI_SEEN(cli_render_args, has_size), .min = 1, .max = RK_RENDER_MAX_SIZE, .metavar = "WxH",
+		.help = "size of the image (of each frame) in pixels, default 512x512" },
+	{ .name = "--file-front", .kind = CLI_OPT_FLAG, .offset = offsetof(cli_render_args, file_front),
+		.help = "measure --yaw from the file's front axis instead" },
+	{ .name = "--unlit", .kind = CLI_OPT_FLAG, .offset = offsetof(cli_render_args, unlit),
+		.help = "base colours without lighting" },
+	{ .name = "--ssaa", .kind = CLI_OPT_INT, .offset = offsetof(cli_render_args, ssaa), .min = 1, .max = 4,
+		.metavar = "N", .help = "N x N supersampling, N = 2..4 (default off)" },
+};
 
-static const char *cli_ext(const char *path)
-{
-	const char *dot = strrchr(path, '.');
-	const char *slash = strrchr(path, '/');
-	return (dot && (!slash || dot > slash)) ? dot + 1 : "";
-}
+static const cli_opt cli_render_look_rows[] = {
+	{ .name = "--yaw", .kind = CLI_OPT_DOUBLE, .offset = offsetof(rk_render_opts, camera.yaw_deg), .min = -3600.0, .max = 3600.0, .expects = "degrees",
+		.metavar = "DEG",
+		.help = "orbit about the up axis (90: the character's left side); for a\nhumanoid (see rigkit humanoid) 0 is the "
+			"character's front whatever\nway the file faces it" },
+	{ .name = "--pitch", .kind = CLI_OPT_DOUBLE, .offset = offsetof(rk_render_opts, camera.pitch_deg), .min = -3600.0,
+		.max = 3600.0, .expects = "degrees", .metavar = "DEG",
+		.help = "raise the camera (positive looks down), default 0" },
+	{ .name = "--fov", .kind = CLI_OPT_DOUBLE, .offset = offsetof(rk_render_opts, camera.fov_deg), .min = 0.0,
+		.max = 170.0, .range = CLI_MIN_OPEN, .expects = "degrees in (0, 170]", .metavar = "DEG",
+		.help = "vertical field of view, default 30" },
+	{ .name = "--ortho", .kind = CLI_OPT_FLAG, .offset = offsetof(rk_render_opts, camera.orthographic),
+		.help = "orthographic projection" },
+	{ .name = "--skeleton", .kind = CLI_OPT_FLAG, .offset = offsetof(rk_render_opts, skeleton),
+		.help = "joints and bones on top" },
+	{ .name = "--wireframe", .kind = CLI_OPT_FLAG, .offset = offsetof(rk_render_opts, wireframe),
+		.help = "polygon edges on the surface" },
+	{ .name = "--texture", .kind = CLI_OPT_FLAG, .offset = offsetof(rk_render_opts, textures),
+		.help = "base colour textures (embedded, or files beside IN)" },
+	{ .name = "--background", .kind = CLI_OPT_CUSTOM, .offset = offsetof(rk_render_opts, background),
+		.seen = CLI_SEEN(rk_render_opts, has_background), .parse = cli_parse_colour,
+		.expects = "RRGGBB or RRGGBBAA in hex", .metavar = "HEX",
+		.help = "RRGGBB or RRGGBBAA (sRGB), default 282c34" },
+	{ .name = "--no-extrapolation", .kind = CLI_OPT_FLAG, .offset = offsetof(rk_render_opts, no_extrapolation),
+		.help = "hold each curve's first/last value outside its keys" },
+};
+
+static const cli_opt_table cli_render_table = CLI_TABLE("options", cli_render_rows);
+static const cli_opt_table cli_render_look_table = CLI_TABLE(NULL, cli_render_look_rows);
+
+const cli_spec cli_render_spec = {
+	.name = "render",
+	.usage = "usage: rigkit render IN OUT.png [--clip NAME] [--time T | --frames N] [--size WxH]\n"
+		"                    [--yaw DEG] [--pitch DEG] [--skeleton] [--texture] [options]\n"
+		"\n"
+		"Draws IN (FBX, glTF, GLB; '-' reads stdin) posed at a time of an animation\n"
+		"clip into a PNG, on the CPU (no GPU needed): every visible mesh skinned and\n"
+		"blend-shaped, z-buffered, lit by one directional light plus ambient, seen\n"
+		"from the front of the scene (its front axis) and framed to its posed bounds.\n"
+		"\n",
+	.footer = "Prints one line: the file written, the size, the clip and times, the\n"
+		"triangles drawn (--json: the same as one JSON document). Sheets wider than\n"
+		"16384 pixels are refused. OUT must be a .png file.\n",
+	.operands = "IN and OUT.png", .min_operands = 2, .max_operands = 2,
+	.tables = { &cli_render_table, &cli_render_look_table, &cli_load_table },
+};
 
 static rk_vec3 cli_axis_vector(rk_axis a, rk_vec3 def)
 {
@@ -137,146 +152,59 @@ static double cli_character_yaw(const rk_scene *s)
 	return atan2(x, z) * 180.0 / 3.14159265358979323846;
 }
 
-int cli_cmd_render(int argc, char **argv)
+int cli_cmd_render(cli_ctx *ctx, int argc, char **argv)
 {
-	const char *in = NULL, *out = NULL, *clip_name = NULL;
-	double time = 0.0;
-	bool has_time = false, is_static = false, follow = false, file_front = false;
-	long frames = 0;
+	cli_render_args a;
+	memset(&a, 0, sizeof(a));
 	rk_render_opts o = { 0 };
 	rk_load_opts lo = { 0 };
-	for (int i = 1; i < argc; i++) {
-		const char *a = argv[i];
-		if (!strcmp(a, "--static")) { is_static = true; continue; }
-		if (!strcmp(a, "--follow")) { follow = true; continue; }
-		if (!strcmp(a, "--ortho")) { o.camera.orthographic = true; continue; }
-		if (!strcmp(a, "--file-front")) { file_front = true; continue; }
-		if (!strcmp(a, "--skeleton")) { o.skeleton = true; continue; }
-		if (!strcmp(a, "--wireframe")) { o.wireframe = true; continue; }
-		if (!strcmp(a, "--texture")) { o.textures = true; continue; }
-		if (!strcmp(a, "--unlit")) { o.shading = RK_SHADE_UNLIT; continue; }
-		if (!strcmp(a, "--no-extrapolation")) { o.no_extrapolation = true; continue; }
-		if (!strcmp(a, "--clip") || !strcmp(a, "--time") || !strcmp(a, "--frames") || !strcmp(a, "--size")
-			|| !strcmp(a, "--yaw") || !strcmp(a, "--pitch") || !strcmp(a, "--fov") || !strcmp(a, "--ssaa")
-			|| !strcmp(a, "--background") || !strcmp(a, "--axes") || !strcmp(a, "--unit-meters")) {
-			if (i + 1 >= argc) {
-				cli_fail("render: %s needs a value (see rigkit render --help)", a);
-				return CLI_EXIT_USAGE;
-			}
-			const char *v = argv[++i];
-			char *end;
-			if (!strcmp(a, "--clip")) {
-				clip_name = v;
-			} else if (!strcmp(a, "--time")) {
-				if (!cli_parse_double(v, -HUGE_VAL, HUGE_VAL, &time)) {
-					cli_fail("render: --time expects seconds, got '%s'", v);
-					return CLI_EXIT_USAGE;
-				}
-				has_time = true;
-			} else if (!strcmp(a, "--frames")) {
-				frames = strtol(v, &end, 10);
-				if (end == v || *end || frames < 1 || frames > CLI_RENDER_MAX_FRAMES) {
-					cli_fail("render: --frames expects 1..%d, got '%s'", CLI_RENDER_MAX_FRAMES, v);
-					return CLI_EXIT_USAGE;
-				}
-			} else if (!strcmp(a, "--size")) {
-				if (!cli_parse_size(v, &o.width, &o.height)) {
-					cli_fail("render: --size expects WxH with 1..%d pixels each, got '%s'", RK_RENDER_MAX_SIZE, v);
-					return CLI_EXIT_USAGE;
-				}
-			} else if (!strcmp(a, "--yaw") || !strcmp(a, "--pitch")) {
-				double *dst = !strcmp(a, "--yaw") ? &o.camera.yaw_deg : &o.camera.pitch_deg;
-				if (!cli_parse_double(v, -3600.0, 3600.0, dst)) {
-					cli_fail("render: %s expects degrees, got '%s'", a, v);
-					return CLI_EXIT_USAGE;
-				}
-			} else if (!strcmp(a, "--fov")) {
-				if (!cli_parse_double(v, 1e-3, 170.0, &o.camera.fov_deg)) {
-					cli_fail("render: --fov expects degrees in (0, 170], got '%s'", v);
-					return CLI_EXIT_USAGE;
-				}
-			} else if (!strcmp(a, "--ssaa")) {
-				long n = strtol(v, &end, 10);
-				if (end == v || *end || n < 1 || n > 4) {
-					cli_fail("render: --ssaa expects 1..4, got '%s'", v);
-					return CLI_EXIT_USAGE;
-				}
-				o.supersample = (uint32_t)n;
-			} else if (!strcmp(a, "--background")) {
-				if (!cli_parse_colour(v, o.background)) {
-					cli_fail("render: --background expects RRGGBB or RRGGBBAA in hex, got '%s'", v);
-					return CLI_EXIT_USAGE;
-				}
-				o.has_background = true;
-			} else if (cli_load_option("render", a, v, &lo) < 0) {
-				return CLI_EXIT_USAGE;
-			}
-			continue;
-		}
-		if (a[0] == '-' && a[1]) {
-			cli_fail("render: unknown option '%s' (see rigkit render --help)", a);
-			return CLI_EXIT_USAGE;
-		}
-		if (!in) in = a;
-		else if (!out) out = a;
-		else {
-			cli_fail("render: expected IN and OUT.png only (see rigkit render --help)");
-			return CLI_EXIT_USAGE;
-		}
+	cli_operands ops;
+	int rc = cli_opts_parse(ctx, &cli_render_spec, (void *const[]){ &a, &o, &lo }, argc, argv, &ops);
+	if (rc) return rc;
+	const char *in = ops.v[0], *out = ops.v[1], *clip_name = a.clip;
+	double time = a.time;
+	bool has_time = a.has_time, is_static = a.is_static, follow = a.follow, file_front = a.file_front;
+	long frames = a.frames;
+	if (a.has_size) {
+		o.width = (uint32_t)a.size.width;
+		o.height = (uint32_t)a.size.height;
 	}
-	if (!in || !out) {
-		cli_fail("render: missing IN or OUT.png (see rigkit render --help)");
-		return CLI_EXIT_USAGE;
-	}
-	if (strcasecmp(cli_ext(out), "png") != 0) {
-		cli_fail("render: %s: the output must be a .png file", out);
-		return CLI_EXIT_USAGE;
-	}
-	if (frames && has_time) {
-		cli_fail("render: --time and --frames exclude each other");
-		return CLI_EXIT_USAGE;
-	}
-	if (is_static && (frames || has_time || clip_name)) {
-		cli_fail("render: --static excludes --clip, --time and --frames");
-		return CLI_EXIT_USAGE;
-	}
-	if (follow && !frames) {
-		cli_fail("render: --follow needs --frames");
-		return CLI_EXIT_USAGE;
-	}
+	if (a.unlit) o.shading = RK_SHADE_UNLIT;
+	if (a.ssaa) o.supersample = (uint32_t)a.ssaa;
+	if (strcasecmp(cli_ext(out), "png") != 0) return cli_usage(ctx, "%s: the output must be a .png file", out);
+	if (frames && has_time) return cli_usage(ctx, "--time and --frames exclude each other");
+	if (is_static && (frames || has_time || clip_name))
+		return cli_usage(ctx, "--static excludes --clip, --time and --frames");
+	if (follow && !frames) return cli_usage(ctx, "--follow needs --frames");
 	uint32_t w, h;
 	rk_error err;
 	if (!rk_render_size(&o, &w, &h, &err)) {
-		cli_print_error(&err);
+		cli_print_error(ctx, &err);
 		return CLI_EXIT_USAGE;
 	}
 	long count = frames ? frames : 1;
 	if ((uint64_t)w * (uint64_t)count > RK_RENDER_MAX_SIZE) {
-		cli_fail("render: %ld frames of %u pixels make a sheet wider than %d pixels (use a smaller --size)", count,
+		return cli_usage(ctx, "%ld frames of %u pixels make a sheet wider than %d pixels (use a smaller --size)", count,
 			(unsigned)w, RK_RENDER_MAX_SIZE);
-		return CLI_EXIT_USAGE;
 	}
 
-	rk_scene *s = rk_load_file(in, &lo, &err);
-	if (!s) {
-		cli_print_error(&err);
-		return cli_exit_code(&err);
-	}
+	rk_scene *s = cli_load(ctx, in, &lo, &rc);
+	if (!s) return rc;
 	if (!file_front && !o.camera.look_at) o.camera.yaw_deg += cli_character_yaw(s);
 	const rk_anim_clip *clip = NULL;
 	if (clip_name) {
-		clip = rk_scene_find_clip(s, clip_name);
+		clip = cli_find_clip(ctx, s, in, clip_name, &rc);
 		if (!clip) {
-			cli_fail("%s: no animation clip named '%s' (see rigkit info)", in, clip_name);
 			rk_scene_free(s);
-			return CLI_EXIT_INPUT;
+			return rc;
 		}
 	} else if (has_time || frames) {
 		clip = cli_default_clip(s);
 		if (!clip && frames) {
-			cli_fail("%s: --frames needs an animation clip, and the file has none", in);
+			rc = cli_fail(ctx, RK_ERROR_INVALID_ARGUMENT, CLI_EXIT_INPUT, in,
+				"--frames needs an animation clip, and the file has none");
 			rk_scene_free(s);
-			return CLI_EXIT_INPUT;
+			return rc;
 		}
 	}
 	if (clip && !has_time) time = clip->time_begin;
@@ -285,13 +213,12 @@ int cli_cmd_render(int argc, char **argv)
 	for (long k = 0; k < count; k++)
 		times[k] = frames ? clip->time_begin + (clip->time_end - clip->time_begin) * (double)k / (double)count : time;
 
-	int rc = CLI_EXIT_OK;
 	if (frames > 1 && !follow) {
 		/* One camera for the whole sheet: the union of the posed bounds. */
 		for (long k = 0; k < count && rc == CLI_EXIT_OK; k++) {
 			rk_vec3 mn, mx;
 			if (!rk_render_bounds(s, clip, times[k], &o, &mn, &mx, &err)) {
-				cli_print_error(&err);
+				cli_print_error(ctx, &err);
 				rc = CLI_EXIT_INPUT;
 				break;
 			}
@@ -311,14 +238,14 @@ int cli_cmd_render(int argc, char **argv)
 	size_t stride = (size_t)w * 4u * (size_t)count;
 	unsigned char *px = rc == CLI_EXIT_OK ? (unsigned char *)malloc(stride * h) : NULL;
 	if (rc == CLI_EXIT_OK && !px) {
-		cli_fail("render: out of memory for a %ld x %u image", (long)w * count, (unsigned)h);
-		rc = CLI_EXIT_INPUT;
+		rc = cli_fail(ctx, RK_ERROR_OUT_OF_MEMORY, CLI_EXIT_INPUT, NULL, "render: out of memory for a %ld x %u image",
+			(long)w * count, (unsigned)h);
 	}
 	rk_render_stats st, total = { 0 };
 	o.stats = &st;
 	for (long k = 0; k < count && rc == CLI_EXIT_OK; k++) {
 		if (!rk_render(s, clip, times[k], &o, px + (size_t)k * w * 4u, stride, &err)) {
-			cli_print_error(&err);
+			cli_print_error(ctx, &err);
 			/* bad options were caught above; what is left is the input */
 			rc = err.code == RK_ERROR_INVALID_ARGUMENT ? CLI_EXIT_INPUT : cli_exit_code(&err);
 			break;
@@ -327,22 +254,41 @@ int cli_cmd_render(int argc, char **argv)
 		total.triangles_rasterized += st.triangles_rasterized;
 		if (st.textures_failed && !total.textures_failed) {
 			total.textures_failed = st.textures_failed;
-			fprintf(stderr, "rigkit: warning: %zu texture(s) could not be decoded, drawn untextured: %s\n",
-				st.textures_failed, st.texture_error);
+			cli_warn(ctx, "%zu texture(s) could not be decoded, drawn untextured: %s", st.textures_failed,
+				st.texture_error);
 		}
 	}
 	if (rc == CLI_EXIT_OK && !rk_png_write(out, px, w * (uint32_t)count, h, stride, &err)) {
-		cli_print_error(&err);
+		cli_print_error(ctx, &err);
 		rc = err.code == RK_ERROR_OUTPUT ? CLI_EXIT_OUTPUT : CLI_EXIT_INPUT;
 	}
-	if (rc == CLI_EXIT_OK) {
+	size_t triangles = frames ? total.triangles / (size_t)count : total.triangles;
+	if (rc == CLI_EXIT_OK && ctx->json) {
+		cli_json j;
+		cli_json_document(&j, ctx);
+		cli_json_object(&j, NULL);
+		cli_json_string(&j, "input", in);
+		cli_json_string(&j, "output", out);
+		cli_json_int(&j, "width", (long long)w * count);
+		cli_json_int(&j, "height", h);
+		cli_json_int(&j, "frames", count);
+		cli_json_int(&j, "frame_width", w);
+		cli_json_string(&j, "clip", clip ? clip->name : NULL);
+		cli_json_array(&j, "times");
+		for (long k = 0; clip && k < count; k++) cli_json_number(&j, NULL, times[k]);
+		cli_json_close_array(&j);
+		cli_json_int(&j, "triangles", (long long)triangles);
+		cli_json_int(&j, "textures_failed", (long long)total.textures_failed);
+		cli_json_close_object(&j);
+		cli_json_end(&j);
+	} else if (rc == CLI_EXIT_OK) {
 		printf("wrote %s: ", out);
 		if (frames) printf("%ld frames of %u x %u (%u x %u)", count, (unsigned)w, (unsigned)h, (unsigned)(w * count), (unsigned)h);
 		else printf("%u x %u", (unsigned)w, (unsigned)h);
 		if (!clip) printf(", static scene");
 		else if (frames) printf(", clip %s at %.6g..%.6g s", clip->name, times[0], times[count - 1]);
 		else printf(", clip %s at %.6g s", clip->name, times[0]);
-		printf(", %zu triangles\n", frames ? total.triangles / (size_t)count : total.triangles);
+		printf(", %zu triangles\n", triangles);
 	}
 	free(px);
 	rk_scene_free(s);

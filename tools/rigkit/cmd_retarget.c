@@ -8,52 +8,73 @@
 #include <stdlib.h>
 #include <string.h>
 
-const char cli_cmd_humanoid_usage[] =
-	"usage: rigkit humanoid FILE [--map FILE] [--json]\n"
-	"\n"
-	"Prints which node of FILE plays which humanoid bone (VRM 1.0 bone names),\n"
-	"as detected from the node names and the hierarchy, one 'bone = node' line\n"
-	"per mapped bone: the format --map files use (here and in `rigkit retarget`).\n"
-	"Exit code 2 when the result is not a valid humanoid (a required bone missing).\n"
-	"\n"
-	"options:\n"
-	"  --map FILE          start from the detection, then apply FILE's lines\n"
-	"                      ('leftUpperArm = Bone.012'; 'bone =' unmaps; '#' comments)\n"
-	"  --axes AXES, --unit-meters U   load-time conversion as in `rigkit convert`\n"
-	"  --json              machine-readable output\n";
+static const cli_opt cli_humanoid_rows[] = {
+	{ .name = "--map", .kind = CLI_OPT_STRING, .offset = 0, .metavar = "FILE",
+		.help = "start from the detection, then apply FILE's lines\n('leftUpperArm = Bone.012'; 'bone =' unmaps; '#' "
+			"comments)" },
+};
+static const cli_opt_table cli_humanoid_table = CLI_TABLE("options", cli_humanoid_rows);
 
-const char cli_cmd_retarget_usage[] =
-	"usage: rigkit retarget SOURCE TARGET OUT.glb [options]\n"
-	"\n"
-	"Plays SOURCE's clip(s) on TARGET's skeleton (any humanoid to any humanoid:\n"
-	"names, T/A rest poses, bone rolls, axes and units may all differ) and\n"
-	"writes TARGET with the new clips (and its own) as GLB or .gltf.\n"
-	"\n"
-	"options:\n"
-	"  --clip NAME         source clip to retarget; repeat for several\n"
-	"                      (default: every source clip with tracks)\n"
-	"  --name NAME         name of the new clip (one clip only; default: the source's)\n"
-	"  --fps N             key rate (default: the source's frame rate, else 30)\n"
-	"  --root MODE         keep (default): hips travel as the source's, scaled to\n"
-	"                      the target's hips height; in-place: horizontal travel\n"
-	"                      removed, vertical bob kept; lock: hips held at rest\n"
-	"  --skip-fingers      leave the target's fingers at rest\n"
-	"  --foot-ik           turn the legs so each foot sits where the source's does\n"
-	"                      relative to the hips (planted feet stay planted)\n"
-	"  --source-map FILE, --target-map FILE   bone map corrections (see rigkit humanoid)\n"
-	"  --drop-target-clips write only the new clips\n"
-	"  --json              print the report as JSON\n";
+const cli_spec cli_humanoid_spec = {
+	.name = "humanoid",
+	.usage = "usage: rigkit humanoid FILE [--map FILE] [--json]\n"
+		"\n"
+		"Prints which node of FILE ('-' reads stdin) plays which humanoid bone (VRM\n"
+		"1.0 bone names), as detected from the node names and the hierarchy, one\n"
+		"'bone = node' line per mapped bone: the format --map files use (here and in\n"
+		"`rigkit retarget`).\n"
+		"Exit code 2 when the result is not a valid humanoid (a required bone missing).\n"
+		"\n",
+	.operands = "FILE", .min_operands = 1, .max_operands = 1,
+	.tables = { &cli_humanoid_table, &cli_load_table },
+};
+
+typedef struct cli_retarget_cmd_args {
+	const char *name, *source_map, *target_map;
+	bool drop_target;
+} cli_retarget_cmd_args;
+
+static const cli_opt cli_retarget_cmd_rows[] = {
+	{ .name = "--name", .kind = CLI_OPT_STRING, .offset = offsetof(cli_retarget_cmd_args, name), .metavar = "NAME",
+		.help = "name of the new clip (one clip only; default: the source's)" },
+	{ .name = "--source-map", .kind = CLI_OPT_STRING, .offset = offsetof(cli_retarget_cmd_args, source_map),
+		.metavar = "FILE", .help = "bone map corrections of SOURCE (see rigkit humanoid)" },
+	{ .name = "--target-map", .kind = CLI_OPT_STRING, .offset = offsetof(cli_retarget_cmd_args, target_map),
+		.metavar = "FILE", .help = "bone map corrections of TARGET" },
+	{ .name = "--drop-target-clips", .kind = CLI_OPT_FLAG, .offset = offsetof(cli_retarget_cmd_args, drop_target),
+		.help = "write only the new clips" },
+};
+static const cli_opt_table cli_retarget_cmd_table = CLI_TABLE("options", cli_retarget_cmd_rows);
+
+const cli_spec cli_retarget_spec = {
+	.name = "retarget",
+	.usage = "usage: rigkit retarget SOURCE TARGET OUT.glb [options]\n"
+		"\n"
+		"Plays SOURCE's clip(s) on TARGET's skeleton (any humanoid to any humanoid:\n"
+		"names, T/A rest poses, bone rolls, axes and units may all differ) and\n"
+		"writes TARGET with the new clips (and its own) as GLB or .gltf. SOURCE or\n"
+		"TARGET '-' reads stdin; OUT '-' writes GLB to stdout.\n"
+		"\n",
+	.footer = "With --json: the report (per clip: bones, frames, tracks, hips heights,\n"
+		"max bone direction error) as one JSON document.\n",
+	.operands = "SOURCE TARGET OUT", .min_operands = 3, .max_operands = 3,
+	.tables = { &cli_retarget_cmd_table, &cli_retarget_table, &cli_load_table },
+};
 
 /* ---- map files ------------------------------------------------------------- */
 
 /* Applies a map file to h (rk_humanoid_map_apply_file). 0 ok; prints the
  * error and returns an exit code. */
-static int cli_apply_map_file(const char *path, const rk_scene *s, rk_humanoid *h)
+static int cli_apply_map_file(cli_ctx *ctx, const char *path, const rk_scene *s, rk_humanoid *h)
 {
 	rk_error err;
 	if (!rk_humanoid_map_apply_file(h, s, path, &err)) {
-		if (err.location & RK_LOCATION_LINE) cli_fail("%s:%llu: %s", path, (unsigned long long)err.line, err.message);
-		else cli_print_error(&err);
+		if (err.location & RK_LOCATION_LINE) {
+			fprintf(stderr, "rigkit: %s:%llu: %s\n", path, (unsigned long long)err.line, err.message);
+			cli_record(ctx, &err);
+		} else {
+			cli_print_error(ctx, &err);
+		}
 		return CLI_EXIT_INPUT;
 	}
 	return CLI_EXIT_OK;
@@ -61,57 +82,33 @@ static int cli_apply_map_file(const char *path, const rk_scene *s, rk_humanoid *
 
 /* Detection plus an optional map file; *valid tells whether the result is a
  * valid humanoid (err holds why not). */
-static int cli_humanoid_of(const rk_scene *s, const char *map, rk_humanoid *h, bool *valid, rk_error *err)
+static int cli_humanoid_of(cli_ctx *ctx, const rk_scene *s, const char *map, rk_humanoid *h, bool *valid,
+	rk_error *err)
 {
 	rk_humanoid_detect(s, h, err);
 	if (map) {
-		int rc = cli_apply_map_file(map, s, h);
+		int rc = cli_apply_map_file(ctx, map, s, h);
 		if (rc) return rc;
 	}
 	*valid = rk_humanoid_validate(h, s, err);
 	return CLI_EXIT_OK;
 }
 
-int cli_cmd_humanoid(int argc, char **argv)
+int cli_cmd_humanoid(cli_ctx *ctx, int argc, char **argv)
 {
-	const char *path = NULL, *map = NULL;
-	bool json = false;
+	const char *map = NULL;
 	rk_load_opts lo = { 0 };
-	for (int i = 1; i < argc; i++) {
-		const char *a = argv[i];
-		if (!strcmp(a, "--json")) {
-			json = true;
-		} else if (!strcmp(a, "--map") || !strcmp(a, "--axes") || !strcmp(a, "--unit-meters")) {
-			if (i + 1 >= argc) {
-				cli_fail("humanoid: %s needs a value (see rigkit humanoid --help)", a);
-				return CLI_EXIT_USAGE;
-			}
-			const char *v = argv[++i];
-			if (!strcmp(a, "--map")) map = v;
-			else if (cli_load_option("humanoid", a, v, &lo) < 0) return CLI_EXIT_USAGE;
-		} else if (a[0] == '-' && a[1]) {
-			cli_fail("humanoid: unknown option '%s' (see rigkit humanoid --help)", a);
-			return CLI_EXIT_USAGE;
-		} else if (!path) {
-			path = a;
-		} else {
-			cli_fail("humanoid: one FILE expected (see rigkit humanoid --help)");
-			return CLI_EXIT_USAGE;
-		}
-	}
-	if (!path) {
-		cli_fail("humanoid: FILE expected (see rigkit humanoid --help)");
-		return CLI_EXIT_USAGE;
-	}
+	cli_operands ops;
+	int rc = cli_opts_parse(ctx, &cli_humanoid_spec, (void *const[]){ (void *)&map, &lo }, argc, argv, &ops);
+	if (rc) return rc;
+	const char *path = ops.v[0];
+	bool json = ctx->json;
 	rk_error err;
-	rk_scene *s = rk_load_file(path, &lo, &err);
-	if (!s) {
-		cli_print_error(&err);
-		return cli_exit_code(&err);
-	}
+	rk_scene *s = cli_load(ctx, path, &lo, &rc);
+	if (!s) return rc;
 	rk_humanoid h;
 	bool valid = false;
-	int rc = cli_humanoid_of(s, map, &h, &valid, &err);
+	rc = cli_humanoid_of(ctx, s, map, &h, &valid, &err);
 	if (rc) {
 		rk_scene_free(s);
 		return rc;
@@ -120,7 +117,7 @@ int cli_cmd_humanoid(int argc, char **argv)
 	for (int b = 0; b < RK_HUMANOID_BONE_COUNT; b++) mapped += h.bones[b] != NULL;
 	if (json) {
 		cli_json j;
-		cli_json_begin(&j, stdout);
+		cli_json_document(&j, ctx);
 		cli_json_object(&j, NULL);
 		cli_json_string(&j, "file", path);
 		cli_json_bool(&j, "valid", valid);
@@ -136,7 +133,7 @@ int cli_cmd_humanoid(int argc, char **argv)
 		printf("# %s: %zu humanoid bones mapped%s\n", path, mapped, valid ? "" : " (not a valid humanoid)");
 		for (int b = 0; b < RK_HUMANOID_BONE_COUNT; b++)
 			if (h.bones[b]) printf("%s = %s\n", rk_humanoid_bone_name((rk_humanoid_bone)b), h.bones[b]->name);
-		if (!valid) cli_fail("%s: %s", path, err.message);
+		if (!valid) cli_fail(ctx, err.code, CLI_EXIT_INPUT, path, "%s", err.message);
 	}
 	rk_scene_free(s);
 	return valid ? CLI_EXIT_OK : CLI_EXIT_INPUT;
@@ -144,113 +141,47 @@ int cli_cmd_humanoid(int argc, char **argv)
 
 /* ---- retarget ----------------------------------------------------------------- */
 
-#define CLI_RETARGET_MAX_CLIPS 256
-
-static const char *cli_root_name(rk_retarget_root r)
+int cli_cmd_retarget(cli_ctx *ctx, int argc, char **argv)
 {
-	switch (r) {
-	case RK_RETARGET_ROOT_IN_PLACE: return "in-place";
-	case RK_RETARGET_ROOT_LOCK: return "lock";
-	default: return "keep";
-	}
-}
-
-int cli_cmd_retarget(int argc, char **argv)
-{
-	const char *paths[3] = { NULL, NULL, NULL };
-	size_t path_count = 0;
-	const char *clip_names[CLI_RETARGET_MAX_CLIPS];
-	size_t clip_count = 0;
-	const char *name = NULL, *source_map = NULL, *target_map = NULL;
-	rk_retarget_opts ro;
-	memset(&ro, 0, sizeof(ro));
-	bool json = false, drop_target = false;
-	for (int i = 1; i < argc; i++) {
-		const char *a = argv[i];
-		if (!strcmp(a, "--json")) { json = true; continue; }
-		if (!strcmp(a, "--skip-fingers")) { ro.skip_fingers = true; continue; }
-		if (!strcmp(a, "--foot-ik")) { ro.foot_ik = true; continue; }
-		if (!strcmp(a, "--drop-target-clips")) { drop_target = true; continue; }
-		if (!strcmp(a, "--clip") || !strcmp(a, "--name") || !strcmp(a, "--fps") || !strcmp(a, "--root") ||
-			!strcmp(a, "--source-map") || !strcmp(a, "--target-map")) {
-			if (i + 1 >= argc) {
-				cli_fail("retarget: %s needs a value (see rigkit retarget --help)", a);
-				return CLI_EXIT_USAGE;
-			}
-			const char *v = argv[++i];
-			if (!strcmp(a, "--clip")) {
-				if (clip_count >= CLI_RETARGET_MAX_CLIPS) {
-					cli_fail("retarget: at most %d --clip options", CLI_RETARGET_MAX_CLIPS);
-					return CLI_EXIT_USAGE;
-				}
-				clip_names[clip_count++] = v;
-			} else if (!strcmp(a, "--name")) {
-				name = v;
-			} else if (!strcmp(a, "--fps")) {
-				char *end;
-				ro.fps = strtod(v, &end);
-				if (end == v || *end || !(ro.fps > 0.0) || ro.fps > 1000.0) {
-					cli_fail("retarget: --fps expects a rate in (0, 1000], got '%s'", v);
-					return CLI_EXIT_USAGE;
-				}
-			} else if (!strcmp(a, "--root")) {
-				if (!strcmp(v, "keep")) ro.root = RK_RETARGET_ROOT_KEEP;
-				else if (!strcmp(v, "in-place")) ro.root = RK_RETARGET_ROOT_IN_PLACE;
-				else if (!strcmp(v, "lock")) ro.root = RK_RETARGET_ROOT_LOCK;
-				else {
-					cli_fail("retarget: --root expects keep, in-place or lock, got '%s'", v);
-					return CLI_EXIT_USAGE;
-				}
-			} else if (!strcmp(a, "--source-map")) {
-				source_map = v;
-			} else {
-				target_map = v;
-			}
-			continue;
-		}
-		if (a[0] == '-' && a[1]) {
-			cli_fail("retarget: unknown option '%s' (see rigkit retarget --help)", a);
-			return CLI_EXIT_USAGE;
-		}
-		if (path_count >= 3) {
-			cli_fail("retarget: SOURCE TARGET OUT expected (see rigkit retarget --help)");
-			return CLI_EXIT_USAGE;
-		}
-		paths[path_count++] = a;
-	}
-	if (path_count != 3) {
-		cli_fail("retarget: SOURCE TARGET OUT expected (see rigkit retarget --help)");
-		return CLI_EXIT_USAGE;
-	}
-	if (name && clip_count > 1) {
-		cli_fail("retarget: --name needs exactly one --clip");
-		return CLI_EXIT_USAGE;
-	}
+	cli_retarget_cmd_args a = { 0 };
+	cli_retarget_args ra;
+	memset(&ra, 0, sizeof(ra));
+	rk_load_opts lo = { 0 };
+	cli_operands ops;
+	int rc = cli_opts_parse(ctx, &cli_retarget_spec, (void *const[]){ &a, &ra, &lo }, argc, argv, &ops);
+	if (rc) return rc;
+	cli_retarget_args_apply(&ra);
+	const char *const *paths = ops.v;
+	const char *const *clip_names = ra.clips.items;
+	size_t clip_count = ra.clips.count;
+	const char *name = a.name, *source_map = a.source_map, *target_map = a.target_map;
+	rk_retarget_opts ro = ra.ro;
+	bool json = ctx->json, drop_target = a.drop_target;
+	if (name && clip_count > 1) return cli_usage(ctx, "--name needs exactly one --clip");
+	int format = 0;
+	if ((rc = cli_output_format(ctx, paths[2], cli_is_stdio(paths[2]) ? CLI_FORMAT_GLB : CLI_FORMAT_NONE,
+			 CLI_FORMATS_GLTF, &format)))
+		return rc;
 	rk_error err;
-	rk_scene *src = rk_load_file(paths[0], NULL, &err);
-	if (!src) {
-		cli_print_error(&err);
-		return cli_exit_code(&err);
-	}
-	rk_scene *dst = rk_load_file(paths[1], NULL, &err);
+	rk_scene *src = cli_load(ctx, paths[0], &lo, &rc);
+	if (!src) return rc;
+	rk_scene *dst = cli_load(ctx, paths[1], &lo, &rc);
 	if (!dst) {
-		cli_print_error(&err);
 		rk_scene_free(src);
-		return cli_exit_code(&err);
+		return rc;
 	}
-	int rc = CLI_EXIT_OK;
 	rk_humanoid hs, ht;
 	bool valid_s = false, valid_t = false;
-	if ((rc = cli_humanoid_of(src, source_map, &hs, &valid_s, &err)) != 0) goto out;
+	if ((rc = cli_humanoid_of(ctx, src, source_map, &hs, &valid_s, &err)) != 0) goto out;
 	if (!valid_s) {
-		cli_fail("%s: not a humanoid: %s (fix with --source-map, see rigkit humanoid)", paths[0], err.message);
-		rc = CLI_EXIT_INPUT;
+		rc = cli_fail(ctx, err.code, CLI_EXIT_INPUT, paths[0], "not a humanoid: %s (fix with --source-map, see rigkit humanoid)",
+			err.message);
 		goto out;
 	}
-	if ((rc = cli_humanoid_of(dst, target_map, &ht, &valid_t, &err)) != 0) goto out;
+	if ((rc = cli_humanoid_of(ctx, dst, target_map, &ht, &valid_t, &err)) != 0) goto out;
 	if (!valid_t) {
-		cli_fail("%s: not a humanoid: %s (fix with --target-map, see rigkit humanoid)", paths[1], err.message);
-		rc = CLI_EXIT_INPUT;
+		rc = cli_fail(ctx, err.code, CLI_EXIT_INPUT, paths[1], "not a humanoid: %s (fix with --target-map, see rigkit humanoid)",
+			err.message);
 		goto out;
 	}
 	ro.source_humanoid = &hs;
@@ -263,8 +194,8 @@ int cli_cmd_retarget(int argc, char **argv)
 		for (size_t c = 0; c < clip_count; c++) {
 			const rk_anim_clip *cl = rk_scene_find_clip(src, clip_names[c]);
 			if (!cl) {
-				cli_fail("%s: no clip named '%s' (see rigkit info)", paths[0], clip_names[c]);
-				rc = CLI_EXIT_INPUT;
+				rc = cli_fail(ctx, RK_ERROR_INVALID_ARGUMENT, CLI_EXIT_INPUT, paths[0], "no clip named '%s' (see rigkit info)",
+					clip_names[c]);
 				goto out;
 			}
 			picked[picked_count++] = cl->index;
@@ -278,8 +209,7 @@ int cli_cmd_retarget(int argc, char **argv)
 		}
 	}
 	if (!picked_count) {
-		cli_fail("%s: no animation clip to retarget", paths[0]);
-		rc = CLI_EXIT_INPUT;
+		rc = cli_fail(ctx, RK_ERROR_INVALID_ARGUMENT, CLI_EXIT_INPUT, paths[0], "no animation clip to retarget");
 		goto out;
 	}
 	size_t first_new = dst->clips.count;
@@ -288,7 +218,7 @@ int cli_cmd_retarget(int argc, char **argv)
 		ro.name = name;
 		const rk_anim_clip *cl = &src->clips.data[picked[c]];
 		if (!rk_retarget(dst, src, cl, &ro, &reports[c], &err)) {
-			cli_print_error(&err);
+			cli_print_error(ctx, &err);
 			rc = CLI_EXIT_INPUT;
 			goto out;
 		}
@@ -302,19 +232,15 @@ int cli_cmd_retarget(int argc, char **argv)
 	}
 	rk_gltf_write_opts wo;
 	memset(&wo, 0, sizeof(wo));
-	if (!rk_gltf_write(dst, paths[2], &wo, &err)) {
-		cli_print_error(&err);
-		rc = cli_exit_code(&err);
-		goto out;
-	}
+	if ((rc = cli_write_gltf(ctx, dst, paths[2], format, &wo)) != CLI_EXIT_OK) goto out;
 	if (json) {
 		cli_json j;
-		cli_json_begin(&j, stdout);
+		cli_json_document(&j, ctx);
 		cli_json_object(&j, NULL);
 		cli_json_string(&j, "source", paths[0]);
 		cli_json_string(&j, "target", paths[1]);
 		cli_json_string(&j, "output", paths[2]);
-		cli_json_string(&j, "root", cli_root_name(ro.root));
+		cli_json_string(&j, "root", cli_retarget_root_name(ro.root));
 		cli_json_array(&j, "clips");
 		for (size_t c = 0; c < picked_count; c++) {
 			const rk_retarget_report *r = &reports[c];
@@ -334,12 +260,14 @@ int cli_cmd_retarget(int argc, char **argv)
 		cli_json_close_object(&j);
 		cli_json_end(&j);
 	} else {
-		for (size_t c = 0; c < picked_count; c++) {
+		/* the report goes to stderr when the GLB goes to stdout */
+		FILE *report = cli_is_stdio(paths[2]) ? stderr : stdout;
+		for (size_t c = 0; c < picked_count && !(report == stderr && ctx->quiet); c++) {
 			const rk_retarget_report *r = &reports[c];
-			printf("%s: '%s' -> '%s': %zu bones, %zu frames, hips %.4g -> %.4g (file units), root %s, "
+			fprintf(report, "%s: '%s' -> '%s': %zu bones, %zu frames, hips %.4g -> %.4g (file units), root %s, "
 				"max bone direction error %.2g deg\n",
 				paths[2], src->clips.data[picked[c]].name, dst->clips.data[first_new + c].name, r->mapped_bones,
-				r->frames, r->source_hips_height, r->target_hips_height, cli_root_name(ro.root),
+				r->frames, r->source_hips_height, r->target_hips_height, cli_retarget_root_name(ro.root),
 				r->max_direction_error * 180.0 / 3.14159265358979323846);
 		}
 	}

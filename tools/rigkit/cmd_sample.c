@@ -9,24 +9,39 @@
 #include <string.h>
 #include <sys/stat.h>
 
-const char cli_cmd_sample_usage[] =
-	"usage: rigkit sample OUTDIR [--z-up-armature]\n"
-	"\n"
-	"Writes the built-in sample characters, generated from code (the same bytes\n"
-	"on every run), as GLB files:\n"
-	"  OUTDIR/source.glb  Mixamo-style character: 67 'mixamorig:' joints, T-pose,\n"
-	"                     centimetres under a 0.01-scaled Armature, Mixamo-like\n"
-	"                     bone rolls, clips Idle (3 s breathing loop) and Walk\n"
-	"                     (1 s gait cycle, 0.9 m/s root motion along +Z)\n"
-	"  OUTDIR/avatar.glb  Avaturn / Ready Player Me style avatar: 67 joints with\n"
-	"                     plain names, A-pose, metres, identity bone rolls,\n"
-	"                     shorter legs, longer arms, bigger head, no clips\n"
-	"Both have a skinned capsule body with a checker texture and face +Z.\n"
-	"OUTDIR and missing parents are created; files are replaced atomically.\n"
-	"\n"
-	"options:\n"
-	"  --z-up-armature   source.glb only: Armature also rotates -90 degrees about X,\n"
-	"                    as Blender exports Mixamo rigs (Hips rest rotation ~90 deg)\n";
+static const cli_opt cli_sample_rows[] = {
+	{ .name = "--z-up-armature", .kind = CLI_OPT_FLAG, .offset = offsetof(rk_demo_opts, z_up_armature),
+		.help = "source.glb only: Armature also rotates -90 degrees about X,\nas Blender exports Mixamo rigs (Hips rest "
+			"rotation ~90 deg)" },
+};
+static const cli_opt_table cli_sample_table = CLI_TABLE("options", cli_sample_rows);
+
+const cli_spec cli_sample_spec = {
+	.name = "sample",
+	.usage = "usage: rigkit sample OUTDIR [--z-up-armature]\n"
+		"\n"
+		"Writes the built-in sample characters, generated from code (the same bytes\n"
+		"on every run), as GLB files:\n"
+		"  OUTDIR/source.glb  Mixamo-style character: 67 'mixamorig:' joints, T-pose,\n"
+		"                     centimetres under a 0.01-scaled Armature, Mixamo-like\n"
+		"                     bone rolls, clips Idle (3 s breathing loop) and Walk\n"
+		"                     (1 s gait cycle, 0.9 m/s root motion along +Z)\n"
+		"  OUTDIR/avatar.glb  Avaturn / Ready Player Me style avatar: 67 joints with\n"
+		"                     plain names, A-pose, metres, identity bone rolls,\n"
+		"                     shorter legs, longer arms, bigger head, no clips\n"
+		"Both have a skinned capsule body with a checker texture and face +Z.\n"
+		"OUTDIR and missing parents are created; files are replaced atomically.\n"
+		"With --json: {out, files: [{path, joints, vertices, triangles, clips}]}.\n"
+		"\n",
+	.operands = "OUTDIR", .min_operands = 1, .max_operands = 1,
+	.tables = { &cli_sample_table },
+};
+
+typedef struct cli_sample_file {
+	char path[4200];
+	size_t joints, vertices, triangles, clip_count;
+	char clips[8][64];                 /* names of the first clips */
+} cli_sample_file;
 
 /* mkdir -p: false (errno set) when a component cannot be created or is not a directory. */
 static bool cli_make_dirs(const char *path)
@@ -54,66 +69,72 @@ static bool cli_make_dirs(const char *path)
 	return true;
 }
 
-static int cli_demo_write(const char *dir, const char *file, rk_demo_kind kind, const rk_demo_opts *opts)
+static int cli_demo_write(cli_ctx *ctx, const char *dir, const char *file, rk_demo_kind kind, const rk_demo_opts *opts,
+	cli_sample_file *f)
 {
-	char path[4200];
 	rk_error err = { 0 };
 	size_t len = strlen(dir);
 	bool slash = len > 0 && dir[len - 1] == '/';
-	snprintf(path, sizeof(path), "%s%s%s", dir, slash ? "" : "/", file);
+	snprintf(f->path, sizeof(f->path), "%s%s%s", dir, slash ? "" : "/", file);
 	rk_scene *scene = rk_demo_scene(kind, opts, &err);
-	if (!scene) {
-		cli_print_error(&err);
-		return cli_exit_code(&err);
-	}
+	if (!scene) return cli_print_error(ctx, &err);
 	rk_gltf_write_stats stats = { 0 };
 	rk_gltf_write_opts wo = { 0 };
 	wo.stats = &stats;
-	bool ok = rk_glb_write(scene, path, &wo, &err);
-	size_t joints = 0;
-	for (size_t i = 0; i < scene->nodes.count; i++) joints += scene->nodes.data[i].kind == RK_NODE_JOINT;
-	if (ok) {
-		printf("wrote %s: %zu joints, %zu vertices, %zu triangles, %zu clips", path, joints, stats.vertex_count,
-			stats.triangle_count, scene->clips.count);
+	bool ok = rk_glb_write(scene, f->path, &wo, &err);
+	for (size_t i = 0; i < scene->nodes.count; i++) f->joints += scene->nodes.data[i].kind == RK_NODE_JOINT;
+	f->vertices = stats.vertex_count;
+	f->triangles = stats.triangle_count;
+	f->clip_count = scene->clips.count;
+	for (size_t i = 0; i < scene->clips.count && i < 8; i++)
+		snprintf(f->clips[i], sizeof(f->clips[i]), "%s", scene->clips.data[i].name ? scene->clips.data[i].name : "");
+	if (ok && !ctx->json) {
+		printf("wrote %s: %zu joints, %zu vertices, %zu triangles, %zu clips", f->path, f->joints, f->vertices,
+			f->triangles, scene->clips.count);
 		for (size_t i = 0; i < scene->clips.count; i++)
 			printf("%s%s", i ? ", " : " (", scene->clips.data[i].name);
 		printf("%s\n", scene->clips.count ? ")" : "");
 	}
 	rk_scene_free(scene);
-	if (!ok) {
-		cli_print_error(&err);
-		return cli_exit_code(&err);
-	}
+	if (!ok) return cli_print_error(ctx, &err);
 	return CLI_EXIT_OK;
 }
 
-int cli_cmd_sample(int argc, char **argv)
+int cli_cmd_sample(cli_ctx *ctx, int argc, char **argv)
 {
-	const char *dir = NULL;
 	rk_demo_opts opts = { 0 };
-	for (int i = 1; i < argc; i++) {
-		const char *a = argv[i];
-		if (!strcmp(a, "--z-up-armature")) {
-			opts.z_up_armature = true;
-		} else if (a[0] == '-' && a[1] != '\0') {
-			cli_fail("sample: unknown option '%s' (see rigkit sample --help)", a);
-			return CLI_EXIT_USAGE;
-		} else if (!dir) {
-			dir = a;
-		} else {
-			cli_fail("sample: expected one OUTDIR, got '%s' and '%s'", dir, a);
-			return CLI_EXIT_USAGE;
+	cli_operands ops;
+	int rc = cli_opts_parse(ctx, &cli_sample_spec, (void *const[]){ &opts }, argc, argv, &ops);
+	if (rc) return rc;
+	const char *dir = ops.v[0];
+	if (!cli_make_dirs(dir))
+		return cli_fail(ctx, RK_ERROR_OUTPUT, CLI_EXIT_OUTPUT, dir, "cannot create the output folder: %s", strerror(errno));
+	static const char *const names[2] = { "source.glb", "avatar.glb" };
+	static const rk_demo_kind kinds[2] = { RK_DEMO_MIXAMO_SOURCE, RK_DEMO_AVATAR };
+	cli_sample_file files[2];
+	memset(files, 0, sizeof(files));
+	for (int k = 0; k < 2; k++)
+		if ((rc = cli_demo_write(ctx, dir, names[k], kinds[k], &opts, &files[k])) != CLI_EXIT_OK) return rc;
+	if (ctx->json) {
+		cli_json j;
+		cli_json_document(&j, ctx);
+		cli_json_object(&j, NULL);
+		cli_json_string(&j, "out", dir);
+		cli_json_array(&j, "files");
+		for (int k = 0; k < 2; k++) {
+			cli_json_object(&j, NULL);
+			cli_json_string(&j, "path", files[k].path);
+			cli_json_int(&j, "joints", (long long)files[k].joints);
+			cli_json_int(&j, "vertices", (long long)files[k].vertices);
+			cli_json_int(&j, "triangles", (long long)files[k].triangles);
+			cli_json_array(&j, "clips");
+			for (size_t c = 0; c < files[k].clip_count && c < 8; c++) cli_json_string(&j, NULL, files[k].clips[c]);
+			cli_json_close_array(&j);
+			cli_json_close_object(&j);
 		}
+		cli_json_close_array(&j);
+		cli_json_close_object(&j);
+		cli_json_end(&j);
 	}
-	if (!dir) {
-		cli_fail("sample: missing OUTDIR (usage: rigkit sample OUTDIR)");
-		return CLI_EXIT_USAGE;
-	}
-	if (!cli_make_dirs(dir)) {
-		cli_fail("%s: cannot create the output folder: %s", dir, strerror(errno));
-		return CLI_EXIT_OUTPUT;
-	}
-	int rc = cli_demo_write(dir, "source.glb", RK_DEMO_MIXAMO_SOURCE, &opts);
-	if (rc != CLI_EXIT_OK) return rc;
-	return cli_demo_write(dir, "avatar.glb", RK_DEMO_AVATAR, &opts);
+	return CLI_EXIT_OK;
 }

@@ -3,36 +3,60 @@
 
 #include <string.h>
 
-const char cli_cmd_transform_usage[] =
-	"usage: rigkit transform [OPTIONS] [--json]\n"
-	"\n"
-	"Evaluates an FBX node's transform chain (seed 000):\n"
-	"  node_to_parent = T * Roff * Rp * Rpre * R * inv(Rpost) * inv(Rp) * Soff * Sp * S * inv(Sp)\n"
-	"and prints node_to_parent, geometry_to_node and their decomposition.\n"
-	"\n"
-	"options (vectors are X,Y,Z; angles in degrees):\n"
-	"  --translation V      Lcl Translation (default 0,0,0)\n"
-	"  --rotation V         Lcl Rotation (default 0,0,0)\n"
-	"  --scaling V          Lcl Scaling (default 1,1,1)\n"
-	"  --order ORDER        RotationOrder: xyz xzy yzx yxz zxy zyx (default xyz)\n"
-	"  --rotation-offset V  --rotation-pivot V  --scaling-offset V  --scaling-pivot V\n"
-	"  --pre-rotation V     --post-rotation V\n"
-	"  --rotation-active    honour pre/post rotation and order (FBX RotationActive)\n"
-	"  --geometric-translation V  --geometric-rotation V  --geometric-scaling V\n"
-	"  --point V            also transform this point by node_to_parent\n"
-	"  --json               machine-readable output\n";
+typedef struct cli_transform_args {
+	int order;
+	bool has_point;
+	rk_vec3 point;
+} cli_transform_args;
 
-static int cli_parse_order(const char *s, rk_rotation_order *o)
-{
-	static const char *const names[] = { "xyz", "xzy", "yzx", "yxz", "zxy", "zyx" };
-	for (int i = 0; i < 6; i++) {
-		if (strcmp(s, names[i]) == 0) {
-			*o = (rk_rotation_order)i;
-			return 1;
-		}
-	}
-	return 0;
-}
+static const cli_enum_name cli_order_names[] = {
+	{ "xyz", RK_ROTATION_XYZ }, { "xzy", RK_ROTATION_XZY }, { "yzx", RK_ROTATION_YZX },
+	{ "yxz", RK_ROTATION_YXZ }, { "zxy", RK_ROTATION_ZXY }, { "zyx", RK_ROTATION_ZYX }, { NULL, 0 },
+};
+
+#define CLI_PROP(opt, member, text) \
+	{ .name = opt, .kind = CLI_OPT_VEC3, .offset = offsetof(rk_transform_props, member), .metavar = "V", .help = text }
+
+static const cli_opt cli_transform_props_rows[] = {
+	CLI_PROP("--translation", translation, "Lcl Translation (default 0,0,0)"),
+	CLI_PROP("--rotation", rotation, "Lcl Rotation (default 0,0,0)"),
+	CLI_PROP("--scaling", scaling, "Lcl Scaling (default 1,1,1)"),
+	CLI_PROP("--rotation-offset", rotation_offset, "RotationOffset"),
+	CLI_PROP("--rotation-pivot", rotation_pivot, "RotationPivot"),
+	CLI_PROP("--scaling-offset", scaling_offset, "ScalingOffset"),
+	CLI_PROP("--scaling-pivot", scaling_pivot, "ScalingPivot"),
+	CLI_PROP("--pre-rotation", pre_rotation, "PreRotation"),
+	CLI_PROP("--post-rotation", post_rotation, "PostRotation"),
+	{ .name = "--rotation-active", .kind = CLI_OPT_FLAG, .offset = offsetof(rk_transform_props, rotation_active),
+		.help = "honour pre/post rotation and order (FBX RotationActive)" },
+	CLI_PROP("--geometric-translation", geometric_translation, "GeometricTranslation"),
+	CLI_PROP("--geometric-rotation", geometric_rotation, "GeometricRotation"),
+	CLI_PROP("--geometric-scaling", geometric_scaling, "GeometricScaling"),
+};
+
+static const cli_opt cli_transform_rows[] = {
+	{ .name = "--order", .kind = CLI_OPT_ENUM, .offset = offsetof(cli_transform_args, order), .names = cli_order_names,
+		.metavar = "ORDER", .help = "RotationOrder: xyz xzy yzx yxz zxy zyx (default xyz)" },
+	{ .name = "--point", .kind = CLI_OPT_VEC3, .offset = offsetof(cli_transform_args, point),
+		.seen = CLI_SEEN(cli_transform_args, has_point), .metavar = "V",
+		.help = "also transform this point by node_to_parent" },
+};
+
+static const cli_opt_table cli_transform_props_table =
+	CLI_TABLE("options (vectors are X,Y,Z; angles in degrees)", cli_transform_props_rows);
+static const cli_opt_table cli_transform_table = CLI_TABLE(NULL, cli_transform_rows);
+
+const cli_spec cli_transform_spec = {
+	.name = "transform",
+	.usage = "usage: rigkit transform [OPTIONS] [--json]\n"
+		"\n"
+		"Evaluates an FBX node's transform chain (seed 000):\n"
+		"  node_to_parent = T * Roff * Rp * Rpre * R * inv(Rpost) * inv(Rp) * Soff * Sp * S * inv(Sp)\n"
+		"and prints node_to_parent, geometry_to_node and their decomposition.\n"
+		"\n",
+	.operands = "no FILE", .min_operands = 0, .max_operands = 0,
+	.tables = { &cli_transform_props_table, &cli_transform_table },
+};
 
 static void cli_print_matrix(const char *title, rk_mat4 m)
 {
@@ -44,50 +68,17 @@ static void cli_print_matrix(const char *title, rk_mat4 m)
 	}
 }
 
-int cli_cmd_transform(int argc, char **argv)
+int cli_cmd_transform(cli_ctx *ctx, int argc, char **argv)
 {
 	rk_transform_props p = rk_transform_props_default();
-	int json = 0, has_point = 0;
-	rk_vec3 point = { 0, 0, 0 };
-	for (int i = 1; i < argc; i++) {
-		const char *a = argv[i];
-		rk_vec3 *target = NULL;
-		if (strcmp(a, "--json") == 0) { json = 1; continue; }
-		if (strcmp(a, "--rotation-active") == 0) { p.rotation_active = true; continue; }
-		if (i + 1 >= argc) {
-			cli_fail("transform: %s needs a value (see rigkit transform --help)", a);
-			return CLI_EXIT_USAGE;
-		}
-		const char *v = argv[++i];
-		if (strcmp(a, "--order") == 0) {
-			if (!cli_parse_order(v, &p.rotation_order)) {
-				cli_fail("transform: unknown rotation order '%s' (xyz xzy yzx yxz zxy zyx)", v);
-				return CLI_EXIT_USAGE;
-			}
-			continue;
-		}
-		if (strcmp(a, "--translation") == 0) target = &p.translation;
-		else if (strcmp(a, "--rotation") == 0) target = &p.rotation;
-		else if (strcmp(a, "--scaling") == 0) target = &p.scaling;
-		else if (strcmp(a, "--rotation-offset") == 0) target = &p.rotation_offset;
-		else if (strcmp(a, "--rotation-pivot") == 0) target = &p.rotation_pivot;
-		else if (strcmp(a, "--scaling-offset") == 0) target = &p.scaling_offset;
-		else if (strcmp(a, "--scaling-pivot") == 0) target = &p.scaling_pivot;
-		else if (strcmp(a, "--pre-rotation") == 0) target = &p.pre_rotation;
-		else if (strcmp(a, "--post-rotation") == 0) target = &p.post_rotation;
-		else if (strcmp(a, "--geometric-translation") == 0) target = &p.geometric_translation;
-		else if (strcmp(a, "--geometric-rotation") == 0) target = &p.geometric_rotation;
-		else if (strcmp(a, "--geometric-scaling") == 0) target = &p.geometric_scaling;
-		else if (strcmp(a, "--point") == 0) { target = &point; has_point = 1; }
-		else {
-			cli_fail("transform: unknown option '%s' (see rigkit transform --help)", a);
-			return CLI_EXIT_USAGE;
-		}
-		if (!cli_parse_vec3(v, target)) {
-			cli_fail("transform: %s expects X,Y,Z numbers, got '%s'", a, v);
-			return CLI_EXIT_USAGE;
-		}
-	}
+	cli_transform_args a = { 0 };
+	a.order = (int)p.rotation_order;
+	cli_operands ops;
+	int rc = cli_opts_parse(ctx, &cli_transform_spec, (void *const[]){ &p, &a }, argc, argv, &ops);
+	if (rc) return rc;
+	p.rotation_order = (rk_rotation_order)a.order;
+	int json = ctx->json, has_point = a.has_point;
+	rk_vec3 point = a.point;
 	rk_mat4 m = rk_fbx_node_to_parent(&p, NULL);
 	rk_mat4 g = rk_fbx_geometry_to_node(&p);
 	rk_trs d = rk_mat4_decompose(m);
@@ -95,7 +86,7 @@ int cli_cmd_transform(int argc, char **argv)
 	rk_vec3 tp = rk_mat4_transform_point(m, point);
 	if (json) {
 		cli_json j;
-		cli_json_begin(&j, stdout);
+		cli_json_document(&j, ctx);
 		cli_json_object(&j, NULL);
 		cli_json_mat4(&j, "node_to_parent", m);
 		cli_json_mat4(&j, "geometry_to_node", g);

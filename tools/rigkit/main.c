@@ -6,16 +6,16 @@
 #include <string.h>
 
 static const cli_command cli_commands[] = {
-	{ "info", "describe a scene file (FBX, glTF, GLB)", cli_cmd_info_usage, cli_cmd_info },
-	{ "convert", "convert a scene to GLB/glTF, or evaluate it into a posed OBJ", cli_cmd_convert_usage, cli_cmd_convert },
-	{ "pose", "print evaluated node world transforms at given times", cli_cmd_pose_usage, cli_cmd_pose },
-	{ "transform", "evaluate the FBX node transform chain for given properties", cli_cmd_transform_usage, cli_cmd_transform },
-	{ "sample", "write the built-in sample characters (source.glb, avatar.glb)", cli_cmd_sample_usage, cli_cmd_sample },
-	{ "humanoid", "show which node plays which humanoid bone", cli_cmd_humanoid_usage, cli_cmd_humanoid },
-	{ "retarget", "play a clip of one humanoid on another, write the result as GLB", cli_cmd_retarget_usage, cli_cmd_retarget },
-	{ "compare", "compare two clips on two humanoids bone by bone, in numbers", cli_cmd_compare_usage, cli_cmd_compare },
-	{ "batch", "retarget many motions onto many avatars in parallel", cli_cmd_batch_usage, cli_cmd_batch },
-	{ "render", "draw a posed scene into a PNG (no GPU)", cli_cmd_render_usage, cli_cmd_render },
+	{ "info", "describe a scene file (FBX, glTF, GLB)", &cli_info_spec, cli_cmd_info },
+	{ "convert", "convert a scene to GLB/glTF, or evaluate it into a posed OBJ", &cli_convert_spec, cli_cmd_convert },
+	{ "pose", "print evaluated node world transforms at given times", &cli_pose_spec, cli_cmd_pose },
+	{ "transform", "evaluate the FBX node transform chain for given properties", &cli_transform_spec, cli_cmd_transform },
+	{ "sample", "write the built-in sample characters (source.glb, avatar.glb)", &cli_sample_spec, cli_cmd_sample },
+	{ "humanoid", "show which node plays which humanoid bone", &cli_humanoid_spec, cli_cmd_humanoid },
+	{ "retarget", "play a clip of one humanoid on another, write the result as GLB", &cli_retarget_spec, cli_cmd_retarget },
+	{ "compare", "compare two clips on two humanoids bone by bone, in numbers", &cli_compare_spec, cli_cmd_compare },
+	{ "batch", "retarget many motions onto many avatars in parallel", &cli_batch_spec, cli_cmd_batch },
+	{ "render", "draw a posed scene into a PNG (no GPU)", &cli_render_spec, cli_cmd_render },
 };
 
 static void cli_print_help(FILE *out)
@@ -33,24 +33,102 @@ static void cli_print_help(FILE *out)
 	fprintf(out,
 		"\n"
 		"exit codes: 0 ok, 1 usage error, 2 bad input, 3 output failure\n"
-		"commands that print data accept --json\n");
+		"every command accepts --json (one JSON document on stdout, errors too),\n"
+		"-q (nothing on stderr but errors) and -v (more detail on stderr);\n"
+		"FILE '-' reads stdin, OUT '-' writes stdout where a command takes one file\n");
 }
 
-void cli_print_error(const rk_error *err)
+void cli_ctx_free(cli_ctx *ctx)
+{
+	for (size_t i = 0; i < ctx->owned_count; i++) free(ctx->owned[i]);
+	ctx->owned_count = 0;
+}
+
+void cli_record(cli_ctx *ctx, const rk_error *err)
+{
+	if (ctx->failed) return;
+	ctx->failed = true;
+	ctx->error = *err;
+	if (!ctx->error.description) ctx->error.description = rk_error_code_name(err->code);
+}
+
+static void cli_record_text(cli_ctx *ctx, rk_error_code code, const char *file, const char *fmt, va_list ap)
+{
+	rk_error e;
+	memset(&e, 0, sizeof(e));
+	e.code = code;
+	e.description = rk_error_code_name(code);
+	vsnprintf(e.message, sizeof(e.message), fmt, ap);
+	if (file) snprintf(e.file, sizeof(e.file), "%s", file);
+	cli_record(ctx, &e);
+}
+
+int cli_print_error(cli_ctx *ctx, const rk_error *err)
 {
 	char buf[2048];
 	rk_error_format(buf, sizeof(buf), err);
 	fprintf(stderr, "rigkit: %s\n", buf);
+	cli_record(ctx, err);
+	return cli_exit_code(err);
 }
 
-void cli_fail(const char *fmt, ...)
+int cli_usage(cli_ctx *ctx, const char *fmt, ...)
 {
+	va_list ap;
+	va_start(ap, fmt);
+	fprintf(stderr, "rigkit: %s: ", ctx->cmd ? ctx->cmd : "rigkit");
+	vfprintf(stderr, fmt, ap);
+	fputc('\n', stderr);
+	va_end(ap);
+	va_start(ap, fmt);
+	cli_record_text(ctx, RK_ERROR_INVALID_ARGUMENT, NULL, fmt, ap);
+	va_end(ap);
+	return CLI_EXIT_USAGE;
+}
+
+int cli_fail(cli_ctx *ctx, rk_error_code code, int exit_code, const char *file, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	fputs("rigkit: ", stderr);
+	if (file) fprintf(stderr, "%s: ", file);
+	vfprintf(stderr, fmt, ap);
+	fputc('\n', stderr);
+	va_end(ap);
+	va_start(ap, fmt);
+	cli_record_text(ctx, code, file, fmt, ap);
+	va_end(ap);
+	return exit_code;
+}
+
+void cli_warn(cli_ctx *ctx, const char *fmt, ...)
+{
+	if (ctx->quiet) return;
+	va_list ap;
+	va_start(ap, fmt);
+	fputs("rigkit: warning: ", stderr);
+	vfprintf(stderr, fmt, ap);
+	fputc('\n', stderr);
+	va_end(ap);
+}
+
+void cli_note(cli_ctx *ctx, const char *fmt, ...)
+{
+	if (!ctx->verbose || ctx->quiet) return;
 	va_list ap;
 	va_start(ap, fmt);
 	fputs("rigkit: ", stderr);
 	vfprintf(stderr, fmt, ap);
 	fputc('\n', stderr);
 	va_end(ap);
+}
+
+/* The library reports a warning when it first happens (count 1) and once
+ * more at the end when it repeated (the total count). */
+void cli_writer_warning(void *user, const rk_warning *w)
+{
+	if (w->count > 1) cli_warn((cli_ctx *)user, "%s (x%zu in all)", w->message, w->count);
+	else cli_warn((cli_ctx *)user, "%s", w->message);
 }
 
 int cli_exit_code(const rk_error *err)
@@ -67,26 +145,20 @@ int cli_wants_help(int argc, char **argv)
 	return 0;
 }
 
-int cli_load_option(const char *cmd, const char *opt, const char *value, rk_load_opts *lo)
+bool cli_is_stdio(const char *path) { return path && path[0] == '-' && path[1] == '\0'; }
+
+const char *cli_ext(const char *path)
 {
-	char *end;
-	if (strcmp(opt, "--axes") == 0) {
-		if (!rk_axes_parse(value, &lo->target_axes)) {
-			cli_fail("%s: unknown axes '%s' (right_handed_y_up, left_handed_y_up, right_handed_z_up, left_handed_z_up)",
-				cmd, value);
-			return -1;
-		}
-		return 1;
-	}
-	if (strcmp(opt, "--unit-meters") == 0) {
-		lo->target_unit_meters = strtod(value, &end);
-		if (end == value || *end || !(lo->target_unit_meters > 0.0)) {
-			cli_fail("%s: --unit-meters expects a positive number, got '%s'", cmd, value);
-			return -1;
-		}
-		return 1;
-	}
-	return 0;
+	const char *dot = strrchr(path, '.');
+	const char *slash = strrchr(path, '/');
+	return (dot && (!slash || dot > slash)) ? dot + 1 : "";
+}
+
+const rk_anim_clip *cli_find_clip(cli_ctx *ctx, const rk_scene *s, const char *file, const char *name, int *rc)
+{
+	const rk_anim_clip *c = rk_scene_find_clip(s, name);
+	if (!c) *rc = cli_fail(ctx, RK_ERROR_INVALID_ARGUMENT, CLI_EXIT_INPUT, file, "no animation clip named '%s' (see rigkit info)", name);
+	return c;
 }
 
 const rk_anim_clip *cli_default_clip(const rk_scene *s)
@@ -134,11 +206,21 @@ int main(int argc, char **argv)
 	for (size_t i = 0; i < sizeof(cli_commands) / sizeof(cli_commands[0]); i++) {
 		if (strcmp(cmd, cli_commands[i].name) != 0) continue;
 		if (cli_wants_help(argc - 1, argv + 1)) {
-			fputs(cli_commands[i].usage, stdout);
+			cli_opts_help(stdout, cli_commands[i].spec);
 			return CLI_EXIT_OK;
 		}
-		return cli_commands[i].run(argc - 1, argv + 1);
+		cli_ctx ctx;
+		memset(&ctx, 0, sizeof(ctx));
+		ctx.cmd = cli_commands[i].name;
+		int rc = cli_commands[i].run(&ctx, argc - 1, argv + 1);
+		if (rc != CLI_EXIT_OK && ctx.json && !ctx.document_written) cli_json_error(&ctx, rc);
+		cli_ctx_free(&ctx);
+		return rc;
 	}
-	cli_fail("unknown command '%s' (see rigkit --help)", cmd);
+	cli_ctx ctx;
+	memset(&ctx, 0, sizeof(ctx));
+	for (int i = 2; i < argc; i++) ctx.json |= strcmp(argv[i], "--json") == 0;
+	cli_fail(&ctx, RK_ERROR_INVALID_ARGUMENT, CLI_EXIT_USAGE, NULL, "unknown command '%s' (see rigkit --help)", cmd);
+	if (ctx.json) cli_json_error(&ctx, CLI_EXIT_USAGE);
 	return CLI_EXIT_USAGE;
 }

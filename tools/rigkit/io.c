@@ -1,0 +1,174 @@
+/* tools/rigkit/io.c - the CLI's files: loading (a path or "-" for stdin)
+ * and writing scenes (a path or "-" for stdout). */
+#include "cli.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <time.h>
+
+#define CLI_STDIN_NAME "<stdin>"
+#define CLI_STDIN_LIMIT ((size_t)1 << 31)
+
+/* All of stdin into a malloc'd buffer. NULL after reporting. */
+static unsigned char *cli_read_stdin(cli_ctx *ctx, size_t *size)
+{
+	size_t cap = 1 << 16, n = 0;
+	unsigned char *buf = (unsigned char *)malloc(cap);
+	while (buf) {
+		if (n == cap) {
+			if (cap >= CLI_STDIN_LIMIT) {
+				free(buf);
+				cli_fail(ctx, RK_ERROR_LIMIT, CLI_EXIT_INPUT, CLI_STDIN_NAME, "more than %zu bytes", CLI_STDIN_LIMIT);
+				return NULL;
+			}
+			unsigned char *b = (unsigned char *)realloc(buf, cap * 2);
+			if (!b) break;
+			buf = b;
+			cap *= 2;
+		}
+		size_t got = fread(buf + n, 1, cap - n, stdin);
+		n += got;
+		if (got == 0) {
+			if (ferror(stdin)) {
+				free(buf);
+				cli_fail(ctx, RK_ERROR_IO, CLI_EXIT_INPUT, CLI_STDIN_NAME, "cannot read standard input");
+				return NULL;
+			}
+			*size = n;
+			return buf;
+		}
+	}
+	free(buf);
+	cli_fail(ctx, RK_ERROR_OUT_OF_MEMORY, CLI_EXIT_INPUT, CLI_STDIN_NAME, "out of memory reading standard input");
+	return NULL;
+}
+
+static double cli_now(void)
+{
+	struct timespec ts;
+	timespec_get(&ts, TIME_UTC);
+	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+rk_scene *cli_load(cli_ctx *ctx, const char *path, const rk_load_opts *lo, int *rc)
+{
+	rk_error err;
+	rk_scene *s;
+	double t0 = cli_now();
+	if (cli_is_stdio(path)) {
+		if (ctx->stdin_read) {
+			*rc = cli_fail(ctx, RK_ERROR_INVALID_ARGUMENT, CLI_EXIT_USAGE, NULL,
+				"%s: standard input ('-') can be read only once", ctx->cmd);
+			return NULL;
+		}
+		ctx->stdin_read = true;
+		size_t size = 0;
+		unsigned char *data = cli_read_stdin(ctx, &size);
+		if (!data) {
+			*rc = CLI_EXIT_INPUT;
+			return NULL;
+		}
+		rk_load_opts o;
+		if (lo) o = *lo;
+		else memset(&o, 0, sizeof(o));
+		o.filename = CLI_STDIN_NAME;
+		s = rk_load_memory(data, size, &o, &err);
+		free(data);
+	} else {
+		s = rk_load_file(path, lo, &err);
+	}
+	if (!s) {
+		*rc = cli_print_error(ctx, &err);
+		return NULL;
+	}
+	cli_note(ctx, "%s: %s, %zu nodes, %zu meshes, %zu clips, %zu warnings, %zu bytes, %.1f ms", path,
+		rk_format_name(s->settings.format), s->nodes.count, s->meshes.count, s->clips.count, s->warnings.count,
+		s->memory_used, (cli_now() - t0) * 1000.0);
+	for (size_t i = 0; i < s->warnings.count; i++)
+		cli_note(ctx, "%s: warning: %s (x%zu)", path, s->warnings.data[i].message, s->warnings.data[i].count);
+	*rc = CLI_EXIT_OK;
+	return s;
+}
+
+int cli_write_stdout(cli_ctx *ctx, const void *data, size_t size)
+{
+	if (fwrite(data, 1, size, stdout) != size || fflush(stdout) != 0)
+		return cli_fail(ctx, RK_ERROR_OUTPUT, CLI_EXIT_OUTPUT, "<stdout>", "cannot write standard output");
+	return CLI_EXIT_OK;
+}
+
+const cli_enum_name cli_output_formats[] = {
+	{ "glb", CLI_FORMAT_GLB }, { "gltf", CLI_FORMAT_GLTF }, { "obj", CLI_FORMAT_OBJ }, { NULL, 0 },
+};
+
+int cli_output_format(cli_ctx *ctx, const char *path, int format, unsigned allowed, int *out)
+{
+	if (cli_is_stdio(path) && ctx->json)
+		return cli_usage(ctx, "--json and the output '-' would both write stdout");
+	if (!format) {
+		const char *ext = cli_ext(path);
+		for (const cli_enum_name *n = cli_output_formats; n->name; n++)
+			if (!strcasecmp(ext, n->name)) format = n->value;
+		if (!format && cli_is_stdio(path))
+			return cli_usage(ctx, "writing to stdout ('-') needs --format (see rigkit %s --help)", ctx->cmd);
+	}
+	if (!format || !(allowed & (1u << format))) {
+		char list[64] = "";
+		size_t n = 0;
+		for (const cli_enum_name *e = cli_output_formats; e->name; e++)
+			if (allowed & (1u << e->value))
+				n += (size_t)snprintf(list + n, sizeof(list) - n, "%s.%s", n ? ", " : "", e->name);
+		return cli_usage(ctx, "%s: unsupported output format '.%s' (supported: %s)", path, cli_ext(path), list);
+	}
+	*out = format;
+	return CLI_EXIT_OK;
+}
+
+int cli_write_gltf(cli_ctx *ctx, const rk_scene *s, const char *path, int format, rk_gltf_write_opts *o)
+{
+	rk_error err;
+	o->container = format == CLI_FORMAT_GLTF ? RK_GLTF_CONTAINER_JSON : RK_GLTF_CONTAINER_GLB;
+	if (!o->warning) {
+		o->warning = cli_writer_warning;
+		o->warning_user = ctx;
+	}
+	if (!cli_is_stdio(path)) {
+		if (!rk_gltf_write(s, path, o, &err)) {
+			cli_print_error(ctx, &err);
+			return err.code == RK_ERROR_OUTPUT ? CLI_EXIT_OUTPUT : CLI_EXIT_INPUT;
+		}
+		return CLI_EXIT_OK;
+	}
+	void *data = NULL;
+	size_t size = 0;
+	if (!rk_gltf_write_memory(s, o, &data, &size, &err)) {
+		cli_print_error(ctx, &err);
+		return CLI_EXIT_INPUT;
+	}
+	int rc = cli_write_stdout(ctx, data, size);
+	rk_gltf_memory_free(data);
+	return rc;
+}
+
+int cli_write_obj(cli_ctx *ctx, const rk_scene *s, const char *path, const rk_obj_write_opts *o)
+{
+	rk_error err;
+	if (!cli_is_stdio(path)) {
+		if (!rk_obj_write(s, path, o, &err)) {
+			cli_print_error(ctx, &err);
+			return err.code == RK_ERROR_OUTPUT ? CLI_EXIT_OUTPUT : CLI_EXIT_INPUT;
+		}
+		return CLI_EXIT_OK;
+	}
+	char *text = NULL;
+	size_t size = 0;
+	if (!rk_obj_write_memory(s, o, &text, &size, &err)) {
+		cli_print_error(ctx, &err);
+		return CLI_EXIT_INPUT;
+	}
+	int rc = cli_write_stdout(ctx, text, size);
+	rk_obj_memory_free(text);
+	return rc;
+}
+

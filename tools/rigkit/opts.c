@@ -1,0 +1,350 @@
+/* tools/rigkit/opts.c - the table-driven option parser and help printer (opts.h). */
+#include "cli.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ---- the common options: every command, target cli_ctx ----------------------- */
+
+static const cli_opt cli_common_rows[] = {
+	{ .name = "--json", .kind = CLI_OPT_FLAG, .offset = offsetof(cli_ctx, json),
+		.help = "one JSON document on stdout; on failure\n{\"error\": {code, message, file, ...}, \"exit_code\": N}" },
+	{ .name = "--quiet", .alias = "-q", .kind = CLI_OPT_FLAG, .offset = offsetof(cli_ctx, quiet),
+		.help = "nothing on stderr but errors" },
+	{ .name = "--verbose", .alias = "-v", .kind = CLI_OPT_FLAG, .offset = offsetof(cli_ctx, verbose),
+		.help = "more detail on stderr (files loaded, sizes, times)" },
+	{ .name = "--help", .alias = "-h", .kind = CLI_OPT_FLAG, .offset = offsetof(cli_ctx, help),
+		.help = "this text" },
+};
+static const cli_opt_table cli_common_table = CLI_TABLE("common options", cli_common_rows);
+
+/* ---- shared tables --------------------------------------------------------------- */
+
+static bool cli_parse_axes(const char *value, void *target)
+{
+	return rk_axes_parse(value, (rk_axes *)target);
+}
+
+static const cli_opt cli_load_rows[] = {
+	{ .name = "--axes", .kind = CLI_OPT_CUSTOM, .offset = offsetof(rk_load_opts, target_axes), .parse = cli_parse_axes,
+		.expects = "right_handed_y_up, left_handed_y_up, right_handed_z_up or left_handed_z_up", .metavar = "AXES",
+		.help = "convert to right_handed_y_up, left_handed_y_up,\nright_handed_z_up or left_handed_z_up" },
+	{ .name = "--unit-meters", .kind = CLI_OPT_DOUBLE, .offset = offsetof(rk_load_opts, target_unit_meters),
+		.min = 0.0, .max = INFINITY, .range = CLI_MIN_OPEN, .expects = "a positive number", .metavar = "U",
+		.help = "convert to U metres per unit" },
+};
+const cli_opt_table cli_load_table = CLI_TABLE("load options", cli_load_rows);
+
+static const cli_enum_name cli_root_names[] = {
+	{ "keep", RK_RETARGET_ROOT_KEEP },
+	{ "in-place", RK_RETARGET_ROOT_IN_PLACE },
+	{ "lock", RK_RETARGET_ROOT_LOCK },
+	{ NULL, 0 },
+};
+
+static const cli_opt cli_retarget_rows[] = {
+	{ .name = "--clip", .kind = CLI_OPT_LIST, .offset = offsetof(cli_retarget_args, clips), .item = CLI_OPT_STRING,
+		.max_count = CLI_RETARGET_MAX_CLIPS, .metavar = "NAME",
+		.help = "source clip(s) to retarget; repeat for several\n(default: every source clip with tracks)" },
+	{ .name = "--fps", .kind = CLI_OPT_DOUBLE, .offset = offsetof(cli_retarget_args, ro.fps), .min = 0.0,
+		.max = 1000.0, .range = CLI_MIN_OPEN, .expects = "a rate in (0, 1000]", .metavar = "N",
+		.help = "key rate (default: the source's frame rate, else 30)" },
+	{ .name = "--root", .kind = CLI_OPT_ENUM, .offset = offsetof(cli_retarget_args, root), .names = cli_root_names,
+		.metavar = "MODE",
+		.help = "keep (default): hips travel as the source's, scaled to\nthe target's hips height; in-place: horizontal "
+			"travel\nremoved, vertical bob kept; lock: hips held at rest" },
+	{ .name = "--skip-fingers", .kind = CLI_OPT_FLAG, .offset = offsetof(cli_retarget_args, ro.skip_fingers),
+		.help = "leave the target's fingers at rest" },
+	{ .name = "--foot-ik", .kind = CLI_OPT_FLAG, .offset = offsetof(cli_retarget_args, ro.foot_ik),
+		.help = "turn the legs so each foot sits where the source's does\nrelative to the hips (planted feet stay "
+			"planted)" },
+};
+const cli_opt_table cli_retarget_table = CLI_TABLE("retarget options", cli_retarget_rows);
+
+void cli_retarget_args_apply(cli_retarget_args *a)
+{
+	a->ro.root = (rk_retarget_root)a->root;
+}
+
+const char *cli_retarget_root_name(rk_retarget_root r)
+{
+	for (const cli_enum_name *n = cli_root_names; n->name; n++)
+		if (n->value == (int)r) return n->name;
+	return "keep";
+}
+
+/* ---- values ------------------------------------------------------------------------ */
+
+static bool cli_in_range(const cli_opt *o, double v)
+{
+	if (o->min == 0.0 && o->max == 0.0) return true;
+	if ((o->range & CLI_MIN_OPEN) ? !(v > o->min) : !(v >= o->min)) return false;
+	if ((o->range & CLI_MAX_OPEN) ? !(v < o->max) : !(v <= o->max)) return false;
+	return true;
+}
+
+static bool cli_value_double(const cli_opt *o, const char *v, double *out)
+{
+	char *end;
+	double d = strtod(v, &end);
+	if (end == v || *end || !isfinite(d) || !cli_in_range(o, d)) return false;
+	*out = d;
+	return true;
+}
+
+static bool cli_value_long(const cli_opt *o, const char *v, long *out)
+{
+	char *end;
+	long n = strtol(v, &end, 10);
+	if (end == v || *end || !cli_in_range(o, (double)n)) return false;
+	*out = n;
+	return true;
+}
+
+static bool cli_value_size(const cli_opt *o, const char *v, cli_size *out)
+{
+	char *end;
+	if (v[0] == '-' || v[0] == '+') return false;
+	long a = strtol(v, &end, 10);
+	if (end == v) return false;
+	long b = a;
+	if (*end == 'x' || *end == 'X') {
+		const char *p = end + 1;
+		if (*p == '-' || *p == '+') return false;
+		b = strtol(p, &end, 10);
+		if (end == p) return false;
+	}
+	if (*end || !cli_in_range(o, (double)a) || !cli_in_range(o, (double)b)) return false;
+	out->width = a;
+	out->height = b;
+	return true;
+}
+
+/* "a number in (0, 1000]", "one of keep, in-place, lock", ... */
+static void cli_expects(const cli_opt *o, char *buf, size_t cap)
+{
+	if (o->expects) {
+		snprintf(buf, cap, "%s", o->expects);
+		return;
+	}
+	cli_opt_kind k = o->kind == CLI_OPT_LIST ? o->item : o->kind;
+	const char *what = k == CLI_OPT_INT ? "an integer" : k == CLI_OPT_SIZE ? "WxH with" : "a number";
+	switch (k) {
+	case CLI_OPT_ENUM: {
+		size_t n = (size_t)snprintf(buf, cap, "one of");
+		for (const cli_enum_name *e = o->names; e->name && n < cap; e++)
+			n += (size_t)snprintf(buf + n, cap - n, "%s %s", e == o->names ? "" : ",", e->name);
+		return;
+	}
+	case CLI_OPT_VEC3: snprintf(buf, cap, "X,Y,Z numbers"); return;
+	case CLI_OPT_INT:
+	case CLI_OPT_DOUBLE:
+	case CLI_OPT_SIZE:
+		if (o->min == 0.0 && o->max == 0.0) snprintf(buf, cap, "%s", what);
+		else if (isinf(o->max))
+			snprintf(buf, cap, "%s %s %g", what, (o->range & CLI_MIN_OPEN) ? ">" : ">=", o->min);
+		else if (k == CLI_OPT_DOUBLE)
+			snprintf(buf, cap, "%s in %c%g, %g%c", what, (o->range & CLI_MIN_OPEN) ? '(' : '[', o->min, o->max,
+				(o->range & CLI_MAX_OPEN) ? ')' : ']');
+		else
+			snprintf(buf, cap, "%s %g..%g", what, o->min, o->max);
+		return;
+	default: snprintf(buf, cap, "a value"); return;
+	}
+}
+
+static bool cli_list_push(cli_ctx *c, cli_list *l, int argc, const char *v)
+{
+	if (!l->items) {
+		if (c->owned_count >= CLI_CTX_MAX_OWNED) return false;
+		l->items = (const char **)calloc((size_t)(argc > 0 ? argc : 1), sizeof(char *));
+		if (!l->items) return false;
+		c->owned[c->owned_count++] = (void *)l->items;
+	}
+	l->items[l->count++] = v;     /* at most one item per argument: never beyond argc */
+	return true;
+}
+
+static int cli_bad_value(cli_ctx *c, const cli_opt *o, const char *v)
+{
+	char buf[256];
+	cli_expects(o, buf, sizeof(buf));
+	return cli_usage(c, "%s expects %s, got '%s'", o->name, buf, v);
+}
+
+/* Stores value v of row o into target. 0 or CLI_EXIT_USAGE. */
+static int cli_store(cli_ctx *c, const cli_opt *o, char *target, int argc, const char *v)
+{
+	void *t = target + o->offset;
+	switch (o->kind) {
+	case CLI_OPT_FLAG: *(bool *)t = true; break;
+	case CLI_OPT_STRING: *(const char **)t = v; break;
+	case CLI_OPT_INT:
+		if (!cli_value_long(o, v, (long *)t)) return cli_bad_value(c, o, v);
+		break;
+	case CLI_OPT_DOUBLE:
+		if (!cli_value_double(o, v, (double *)t)) return cli_bad_value(c, o, v);
+		break;
+	case CLI_OPT_ENUM: {
+		const cli_enum_name *e = o->names;
+		while (e->name && strcmp(e->name, v) != 0) e++;
+		if (!e->name) return cli_bad_value(c, o, v);
+		*(int *)t = e->value;
+		break;
+	}
+	case CLI_OPT_VEC3:
+		if (!cli_parse_vec3(v, (rk_vec3 *)t)) return cli_bad_value(c, o, v);
+		break;
+	case CLI_OPT_SIZE:
+		if (!cli_value_size(o, v, (cli_size *)t)) return cli_bad_value(c, o, v);
+		break;
+	case CLI_OPT_CUSTOM:
+		if (!o->parse(v, t)) return cli_bad_value(c, o, v);
+		break;
+	case CLI_OPT_LIST: {
+		cli_list *l = (cli_list *)t;
+		double d;
+		long n;
+		if ((o->item == CLI_OPT_DOUBLE && !cli_value_double(o, v, &d)) ||
+			(o->item == CLI_OPT_INT && !cli_value_long(o, v, &n)))
+			return cli_bad_value(c, o, v);
+		if (o->max_count && l->count >= o->max_count) return cli_usage(c, "at most %zu %s options", o->max_count, o->name);
+		if (!cli_list_push(c, l, argc, v)) return cli_usage(c, "out of memory");
+		break;
+	}
+	case CLI_OPT_PATHS:
+		if (!cli_list_push(c, (cli_list *)t, argc, v)) return cli_usage(c, "out of memory");
+		break;
+	}
+	if (o->seen) *(bool *)(target + o->seen - 1) = true;
+	return 0;
+}
+
+static bool cli_is_option(const char *a) { return a[0] == '-' && a[1] != '\0'; }
+
+/* The row named `a` in the spec's tables (k: its table; CLI_MAX_TABLES for
+ * the common one), or NULL. */
+static const cli_opt *cli_find_row(const cli_spec *spec, const char *a, int *k)
+{
+	for (int t = 0; t <= CLI_MAX_TABLES; t++) {
+		const cli_opt_table *tab = t < CLI_MAX_TABLES ? spec->tables[t] : &cli_common_table;
+		if (!tab) {
+			t = CLI_MAX_TABLES - 1;
+			continue;
+		}
+		for (size_t r = 0; r < tab->count; r++) {
+			const cli_opt *o = &tab->rows[r];
+			if (!strcmp(o->name, a) || (o->alias && !strcmp(o->alias, a))) {
+				*k = t;
+				return o;
+			}
+		}
+	}
+	return NULL;
+}
+
+/* One walk over argv. dry: only the common options are stored and nothing
+ * is reported (so --json, -q and -v hold for every error of the real walk). */
+static int cli_walk(cli_ctx *c, const cli_spec *spec, void *const *targets, int argc, char **argv, cli_operands *out,
+	bool dry)
+{
+	const cli_opt *paths = NULL;      /* a PATHS option taking the arguments that follow */
+	char *paths_target = NULL;
+	bool paths_empty = false;
+	for (int i = 1; i < argc; i++) {
+		const char *a = argv[i];
+		if (!cli_is_option(a)) {
+			if (paths) {
+				paths_empty = false;
+				if (!dry && cli_store(c, paths, paths_target, argc, a)) return CLI_EXIT_USAGE;
+				continue;
+			}
+			if (dry) continue;
+			if (out->count >= spec->max_operands) {
+				if (spec->max_operands == 0)
+					return cli_usage(c, "unexpected argument '%s' (see rigkit %s --help)", a, spec->name);
+				return cli_usage(c, "expected %s only, got '%s' too (see rigkit %s --help)", spec->operands, a,
+					spec->name);
+			}
+			out->v[out->count++] = a;
+			continue;
+		}
+		if (paths && paths_empty && !dry)
+			return cli_usage(c, "%s needs at least one %s (see rigkit %s --help)", paths->name, paths->metavar,
+				spec->name);
+		paths = NULL;
+		int k = 0;
+		const cli_opt *o = cli_find_row(spec, a, &k);
+		if (!o) {
+			if (dry) continue;
+			return cli_usage(c, "unknown option '%s' (see rigkit %s --help)", a, spec->name);
+		}
+		char *target = k == CLI_MAX_TABLES ? (char *)c : (char *)targets[k];
+		if (o->kind == CLI_OPT_FLAG) {
+			if ((!dry || k == CLI_MAX_TABLES) && cli_store(c, o, target, argc, NULL)) return CLI_EXIT_USAGE;
+			continue;
+		}
+		if (o->kind == CLI_OPT_PATHS) {
+			paths = o;
+			paths_target = target;
+			paths_empty = true;
+			if (!dry && o->seen) *(bool *)(target + o->seen - 1) = true;
+			continue;
+		}
+		if (i + 1 >= argc) {
+			if (dry) continue;
+			return cli_usage(c, "%s needs a value (see rigkit %s --help)", a, spec->name);
+		}
+		const char *v = argv[++i];
+		if (!dry && cli_store(c, o, target, argc, v)) return CLI_EXIT_USAGE;
+	}
+	if (dry) return 0;
+	if (paths && paths_empty)
+		return cli_usage(c, "%s needs at least one %s (see rigkit %s --help)", paths->name, paths->metavar, spec->name);
+	if (out->count < spec->min_operands)
+		return cli_usage(c, "missing %s (see rigkit %s --help)", spec->operands, spec->name);
+	return 0;
+}
+
+int cli_opts_parse(cli_ctx *c, const cli_spec *spec, void *const *targets, int argc, char **argv, cli_operands *out)
+{
+	memset(out, 0, sizeof(*out));
+	c->cmd = spec->name;
+	cli_walk(c, spec, targets, argc, argv, out, true);
+	return cli_walk(c, spec, targets, argc, argv, out, false);
+}
+
+/* ---- help ---------------------------------------------------------------------------- */
+
+#define CLI_HELP_COLUMN 22
+
+static void cli_help_rows(FILE *out, const cli_opt_table *t, bool first)
+{
+	if (t->title) fprintf(out, "%s%s:\n", first ? "" : "\n", t->title);
+	for (size_t r = 0; r < t->count; r++) {
+		const cli_opt *o = &t->rows[r];
+		char head[96];
+		int n = snprintf(head, sizeof(head), "  %s%s%s%s%s", o->alias ? o->alias : "", o->alias ? ", " : "", o->name,
+			o->metavar ? " " : "", o->metavar ? o->metavar : "");
+		if (o->kind == CLI_OPT_PATHS || (o->kind == CLI_OPT_LIST && o->max_count != 1))
+			n += snprintf(head + n, sizeof(head) - (size_t)n, "%s", o->kind == CLI_OPT_PATHS ? "..." : "");
+		fputs(head, out);
+		const char *h = o->help ? o->help : "";
+		if (n + 1 > CLI_HELP_COLUMN) fprintf(out, "\n%*s", CLI_HELP_COLUMN, "");
+		else fprintf(out, "%*s", CLI_HELP_COLUMN - n, "");
+		for (const char *p = h; *p; p++) {
+			fputc(*p, out);
+			if (*p == '\n') fprintf(out, "%*s", CLI_HELP_COLUMN, "");
+		}
+		fputc('\n', out);
+	}
+}
+
+void cli_opts_help(FILE *out, const cli_spec *spec)
+{
+	fputs(spec->usage, out);
+	for (int t = 0; t < CLI_MAX_TABLES && spec->tables[t]; t++) cli_help_rows(out, spec->tables[t], t == 0);
+	cli_help_rows(out, &cli_common_table, !spec->tables[0]);
+	if (spec->footer) fprintf(out, "\n%s", spec->footer);
+}
