@@ -1431,11 +1431,12 @@ RK_TEST(test_allocations)
 	RK_CHECK_INT(c.live, 2);
 
 	/* by construction: the per-frame sources never call an allocator */
-	static const char *job_sources[] = { "runtime_sample.c", "runtime_blend.c", "runtime_model.c", "runtime_motion.c" };
+	static const char *job_sources[] = { "runtime/runtime_sample.c", "runtime/runtime_blend.c", "runtime/runtime_model.c",
+		"runtime/runtime_motion.c", "runtime/runtime_ik.c", "core/ik.c" };
 	static const char *forbidden[] = { "malloc", "calloc", "realloc", "free(", "alloca(", "rki_arena", "rki_buf" };
-	for (size_t i = 0; i < 4; i++) {
+	for (size_t i = 0; i < sizeof(job_sources) / sizeof(job_sources[0]); i++) {
 		char path[4096];
-		snprintf(path, sizeof(path), "%s/src/runtime/%s", RK_SOURCE_DIR, job_sources[i]);
+		snprintf(path, sizeof(path), "%s/src/%s", RK_SOURCE_DIR, job_sources[i]);
 		FILE *fp = fopen(path, "rb");
 		RK_REQUIRE(fp);
 		static char text[1 << 17];

@@ -152,15 +152,12 @@ static void rki_world_positions(rki_retarget *r, rk_vec3 hips_pos)
 	}
 }
 
-/* Two-bone IK of one leg: turns the upper and lower leg (wbone) so that the
- * foot joint reaches `goal` (world), the knee bending in the plane the
- * retargeted pose already bends it in (else towards `forward`). Returns the
- * remaining distance to the goal (0 unless out of reach). */
-/* Two-bone foot IK (rk_two_bone_ik_job, swing mode: the knee stays in its
- * bend plane, the bones turn the shortest way): turns the upper and lower leg
- * so the foot joint reaches `goal` (clamped 1e-4 off full extension and
- * fold). The bend plane is the knee's current one, or `forward`'s for a
- * straight leg. Returns the distance left to the goal (0 when reachable). */
+/* Two-bone IK of one leg (rk_two_bone_ik_job in swing mode: the bones turn
+ * the shortest way): turns the upper and lower leg (wbone) so that the foot
+ * joint reaches `goal` (world; the reach kept 1e-4 off full extension and
+ * fold), the knee bending in the plane the retargeted pose already bends it
+ * in (else towards `forward`). Returns the remaining distance to the goal
+ * (0 unless out of reach). */
 static double rki_leg_ik(rki_retarget *r, int upper, int lower, int foot, rk_vec3 goal, rk_vec3 forward)
 {
 	rk_vec3 h = r->pos[r->ht->bones[upper]->index], k = r->pos[r->ht->bones[lower]->index];
