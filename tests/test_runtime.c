@@ -1430,11 +1430,12 @@ RK_TEST(test_allocations)
 	RK_CHECK_INT(c.live, 2);
 
 	/* by construction: the per-frame sources never call an allocator */
-	static const char *job_sources[] = { "runtime_sample.c", "runtime_blend.c", "runtime_model.c", "runtime_motion.c" };
+	static const char *job_sources[] = { "runtime/runtime_sample.c", "runtime/runtime_blend.c", "runtime/runtime_model.c",
+		"runtime/runtime_motion.c", "runtime/runtime_ik.c", "core/ik.c" };
 	static const char *forbidden[] = { "malloc", "calloc", "realloc", "free(", "alloca(", "rki_arena", "rki_buf" };
-	for (size_t i = 0; i < 4; i++) {
+	for (size_t i = 0; i < sizeof(job_sources) / sizeof(job_sources[0]); i++) {
 		char path[4096];
-		snprintf(path, sizeof(path), "%s/src/runtime/%s", RK_SOURCE_DIR, job_sources[i]);
+		snprintf(path, sizeof(path), "%s/src/%s", RK_SOURCE_DIR, job_sources[i]);
 		FILE *fp = fopen(path, "rb");
 		RK_REQUIRE(fp);
 		static char text[1 << 17];
@@ -1676,6 +1677,264 @@ RK_TEST(test_bad_inputs_rejected)
 	rt_free(&p);
 }
 
+/* ---------------------------------------------------------------------------
+ * Two-bone IK job. A leg of two unit bones hangs straight down from the
+ * origin: start (0,0,0), mid (0,-1,0), end (0,-2,0), model rotations
+ * identity unless said. With a = b = 1 and a target at distance d along u,
+ * the mid joint lands at x u + sqrt(1 - x^2) v with x = d / 2 (law of
+ * cosines), v the bend side. For the target (0,-sqrt2,0): x = y = sqrt2/2,
+ * the knee at (0,-sqrt2/2,sqrt2/2) for the pole +Z; the thigh turns -45
+ * degrees about X, the shin (in the thigh's frame) +90 degrees about X.
+ * ------------------------------------------------------------------------- */
+
+static rk_two_bone_ik_job ik_leg(rk_quat *cs, rk_quat *cm, bool *reached, double *miss)
+{
+	rk_two_bone_ik_job j;
+	memset(&j, 0, sizeof(j));
+	j.start_position = (rk_vec3){ 0, 0, 0 };
+	j.mid_position = (rk_vec3){ 0, -1, 0 };
+	j.end_position = (rk_vec3){ 0, -2, 0 };
+	j.start_rotation = j.mid_rotation = RK_QUAT_IDENTITY;
+	j.pole = (rk_vec3){ 0, 0, 1 };
+	j.weight = 1.0;
+	j.start_correction = cs;
+	j.mid_correction = cm;
+	j.reached = reached;
+	j.miss = miss;
+	return j;
+}
+
+/* Where the mid and end joints go when the corrections are applied to the
+ * local rotations: the start's model rotation becomes Qs * cs (a model-space
+ * turn S = Qs cs Qs^-1 of everything below it), the mid's S Qm cm. */
+static void ik_apply(const rk_two_bone_ik_job *j, rk_quat cs, rk_quat cm, rk_vec3 *mid, rk_vec3 *end)
+{
+	rk_quat qs = j->start_rotation, qm = j->mid_rotation;
+	rk_quat S = rk_quat_mul(qs, rk_quat_mul(cs, rk_quat_conjugate(qs)));
+	rk_quat Mq = rk_quat_mul(S, rk_quat_mul(qm, rk_quat_mul(cm, rk_quat_conjugate(qm))));
+	*mid = rk_vec3_add(j->start_position, rk_quat_rotate(S, rk_vec3_sub(j->mid_position, j->start_position)));
+	*end = rk_vec3_add(*mid, rk_quat_rotate(Mq, rk_vec3_sub(j->end_position, j->mid_position)));
+}
+
+#define CHECK_V3(v, X, Y, Z, tol) do { RK_CHECK_NEAR((v).x, X, tol); RK_CHECK_NEAR((v).y, Y, tol); RK_CHECK_NEAR((v).z, Z, tol); } while (0)
+/* q equals the rotation of `deg` degrees about unit axis (x, y, z), either sign */
+static bool ik_quat_is(rk_quat q, rk_vec3 axis, double deg)
+{
+	rk_quat e = rk_quat_axis_angle(axis, deg * RK_PI / 180.0);
+	return fabs(fabs(rk_quat_dot(q, e)) - 1.0) < 1e-12;
+}
+
+RK_TEST(test_two_bone_ik_reaches)
+{
+	const double h = sqrt(0.5);
+	rk_quat cs, cm;
+	bool reached = false;
+	double miss = -1;
+	rk_vec3 mid, end;
+	for (int hinge = 0; hinge < 2; hinge++) {
+		rk_two_bone_ik_job j = ik_leg(&cs, &cm, &reached, &miss);
+		j.target = (rk_vec3){ 0, -2 * h, 0 };
+		if (hinge) j.mid_axis = (rk_vec3){ -1, 0, 0 };   /* (-Y) x (+Z): opening turn, knee to +Z */
+		RK_REQUIRE(rk_two_bone_ik_run(&j));
+		RK_CHECK(reached);
+		RK_CHECK(miss == 0.0);
+		RK_CHECK(ik_quat_is(cs, (rk_vec3){ 1, 0, 0 }, -45.0));
+		RK_CHECK(ik_quat_is(cm, (rk_vec3){ 1, 0, 0 }, 90.0));
+		ik_apply(&j, cs, cm, &mid, &end);
+		CHECK_V3(mid, 0, -h, h, 1e-12);
+		CHECK_V3(end, 0, -2 * h, 0, 1e-12);
+	}
+	/* any chain, rotated joints (local != model), unequal bones, a general
+	 * target: the end lands on the target, the mid keeps both bone lengths */
+	for (int hinge = 0; hinge < 2; hinge++) {
+		rk_two_bone_ik_job j = ik_leg(&cs, &cm, &reached, NULL);
+		j.start_position = (rk_vec3){ 0.2, 1.0, -0.1 };
+		j.mid_position = (rk_vec3){ 0.25, 0.55, 0.0 };
+		j.end_position = (rk_vec3){ 0.22, 0.1, -0.05 };
+		j.start_rotation = rk_quat_normalize((rk_quat){ 0.1, 0.7, -0.2, 0.6 });
+		j.mid_rotation = rk_quat_normalize((rk_quat){ -0.3, 0.2, 0.5, 0.8 });
+		j.target = (rk_vec3){ 0.5, 0.4, 0.3 };
+		j.pole = (rk_vec3){ 0, 0, 1 };
+		if (hinge) {   /* the chain's own hinge: cross(upper, lower) in the mid's local space */
+			rk_vec3 n = rk_vec3_cross(rk_vec3_sub(j.mid_position, j.start_position), rk_vec3_sub(j.end_position, j.mid_position));
+			j.mid_axis = rk_quat_rotate(rk_quat_conjugate(j.mid_rotation), n);
+		}
+		RK_REQUIRE(rk_two_bone_ik_run(&j));
+		RK_CHECK(reached);
+		ik_apply(&j, cs, cm, &mid, &end);
+		CHECK_V3(end, 0.5, 0.4, 0.3, 1e-5);
+		RK_CHECK_NEAR(rk_vec3_length(rk_vec3_sub(mid, j.start_position)),
+			rk_vec3_length(rk_vec3_sub(j.mid_position, j.start_position)), 1e-12);
+		RK_CHECK(rk_vec3_dot(rk_vec3_sub(mid, j.start_position), j.pole) > 0.0);   /* knee on the pole side */
+	}
+}
+
+RK_TEST(test_two_bone_ik_unreachable)
+{
+	rk_quat cs, cm;
+	bool reached = true;
+	double miss = 0;
+	rk_vec3 mid, end;
+	for (int hinge = 0; hinge < 2; hinge++) {
+		rk_two_bone_ik_job j = ik_leg(&cs, &cm, &reached, &miss);
+		j.target = (rk_vec3){ 3, 0, 0 };        /* 3 away, the chain is 2 long */
+		if (hinge) j.mid_axis = (rk_vec3){ -1, 0, 0 };
+		RK_REQUIRE(rk_two_bone_ik_run(&j));
+		RK_CHECK(!reached);
+		RK_CHECK_NEAR(miss, 1.0, 1e-12);
+		ik_apply(&j, cs, cm, &mid, &end);       /* straight along +X */
+		CHECK_V3(mid, 1, 0, 0, 1e-6);
+		CHECK_V3(end, 2, 0, 0, 1e-12);
+		/* reach_margin keeps the knee bent: the reach is 2 (1 - 1e-4) */
+		j.reach_margin = 1e-4;
+		RK_REQUIRE(rk_two_bone_ik_run(&j));
+		ik_apply(&j, cs, cm, &mid, &end);
+		CHECK_V3(end, 2 * (1 - 1e-4), 0, 0, 1e-12);
+		RK_CHECK_NEAR(mid.z, sqrt(1 - (1 - 1e-4) * (1 - 1e-4)), 1e-12);   /* towards the pole */
+		RK_CHECK_NEAR(miss, 1 + 2e-4, 1e-12);
+	}
+}
+
+RK_TEST(test_two_bone_ik_pole_decides_the_side)
+{
+	const double h = sqrt(0.5);
+	rk_quat cs, cm;
+	bool reached;
+	rk_vec3 mid, end;
+	static const rk_vec3 poles[4] = { { 0, 0, 1 }, { 0, 0, -1 }, { 1, 0, 0 }, { -0.5, 7.0, 0 } };
+	/* the pole's part perpendicular to u = -Y is the bend side: +Z, -Z, +X, -X */
+	static const rk_vec3 knees[4] = { { 0, -1, 1 }, { 0, -1, -1 }, { 1, -1, 0 }, { -1, -1, 0 } };
+	for (int hinge = 0; hinge < 2; hinge++)
+		for (int p = 0; p < 4; p++) {
+			rk_two_bone_ik_job j = ik_leg(&cs, &cm, &reached, NULL);
+			j.target = (rk_vec3){ 0, -2 * h, 0 };
+			j.pole = poles[p];
+			if (hinge) j.mid_axis = (rk_vec3){ -1, 0, 0 };
+			RK_REQUIRE(rk_two_bone_ik_run(&j));
+			RK_CHECK(reached);
+			ik_apply(&j, cs, cm, &mid, &end);
+			CHECK_V3(mid, h * knees[p].x, h * knees[p].y, h * knees[p].z, 1e-12);
+			CHECK_V3(end, 0, -2 * h, 0, 1e-12);
+		}
+}
+
+RK_TEST(test_two_bone_ik_weight)
+{
+	const double h = sqrt(0.5);
+	rk_quat cs, cm;
+	bool reached = true;
+	rk_vec3 mid, end;
+	rk_two_bone_ik_job j = ik_leg(&cs, &cm, &reached, NULL);
+	j.target = (rk_vec3){ 0, -2 * h, 0 };
+	j.weight = 0.0;
+	RK_REQUIRE(rk_two_bone_ik_run(&j));
+	RK_CHECK(cs.x == 0 && cs.y == 0 && cs.z == 0 && cs.w == 1);
+	RK_CHECK(cm.x == 0 && cm.y == 0 && cm.z == 0 && cm.w == 1);
+	RK_CHECK(!reached);
+	/* halfway: half of each angle (-22.5 and +45 degrees about X) */
+	j.weight = 0.5;
+	RK_REQUIRE(rk_two_bone_ik_run(&j));
+	RK_CHECK(ik_quat_is(cs, (rk_vec3){ 1, 0, 0 }, -22.5));
+	RK_CHECK(ik_quat_is(cm, (rk_vec3){ 1, 0, 0 }, 45.0));
+	RK_CHECK(!reached);                          /* weight < 1 never reaches */
+	ik_apply(&j, cs, cm, &mid, &end);
+	/* a turn of t about X takes (0,-1,0) to (0, -cos t, -sin t): the thigh
+	 * turns -22.5 degrees, the shin -22.5 + 45 = +22.5 */
+	const double c1 = cos(RK_PI / 8), s1 = sin(RK_PI / 8);
+	CHECK_V3(mid, 0, -c1, s1, 1e-12);
+	CHECK_V3(end, 0, -2 * c1, 0, 1e-12);
+}
+
+RK_TEST(test_two_bone_ik_soften)
+{
+	rk_quat cs, cm;
+	bool reached;
+	double miss;
+	rk_vec3 mid, end;
+	/* soften 0.8, chain 2: r0 = 1.6; past it r = 1.6 + 0.4 (1 - exp(-(d - 1.6) / 0.4)) */
+	static const double d[5] = { 1.5, 1.6, 1.7, 2.0, 3.0 };
+	double prev = 0.0;
+	for (int k = 0; k < 5; k++) {
+		rk_two_bone_ik_job j = ik_leg(&cs, &cm, &reached, &miss);
+		j.soften = 0.8;
+		j.target = (rk_vec3){ 0, -d[k], 0 };
+		RK_REQUIRE(rk_two_bone_ik_run(&j));
+		ik_apply(&j, cs, cm, &mid, &end);
+		double r = d[k] <= 1.6 ? d[k] : 1.6 + 0.4 * (1.0 - exp(-(d[k] - 1.6) / 0.4));
+		CHECK_V3(end, 0, -r, 0, 1e-12);
+		RK_CHECK(reached == (d[k] <= 1.6));
+		RK_CHECK_NEAR(miss, d[k] - r, 1e-12);
+		RK_CHECK(r > prev && r < 2.0);           /* grows with d, never full extension */
+		RK_CHECK(mid.z > 1e-3);                  /* the knee never snaps straight */
+		prev = r;
+	}
+	RK_CHECK_NEAR(prev, 1.6 + 0.4 * (1.0 - exp(-3.5)), 1e-12);   /* d = 3: 1.98792 */
+	/* soften 1 (like 0) is off: full extension reached exactly */
+	rk_two_bone_ik_job j = ik_leg(&cs, &cm, &reached, &miss);
+	j.soften = 1.0;
+	j.target = (rk_vec3){ 0, -2, 0.0 };
+	j.end_position = (rk_vec3){ 0.5, -1 - sqrt(0.75), 0 };   /* bent start pose, lower bone 1 */
+	RK_REQUIRE(rk_two_bone_ik_run(&j));
+	RK_CHECK(reached && miss == 0.0);
+}
+
+RK_TEST(test_two_bone_ik_twist)
+{
+	const double h = sqrt(0.5);
+	rk_quat cs, cm;
+	bool reached;
+	rk_vec3 mid, end;
+	for (int hinge = 0; hinge < 2; hinge++) {
+		rk_two_bone_ik_job j = ik_leg(&cs, &cm, &reached, NULL);
+		j.target = (rk_vec3){ 0, -2 * h, 0 };
+		if (hinge) j.mid_axis = (rk_vec3){ -1, 0, 0 };
+		/* +90 degrees about u = -Y turns the bend side +Z into u x Z = -X */
+		j.twist = RK_PI / 2;
+		RK_REQUIRE(rk_two_bone_ik_run(&j));
+		RK_CHECK(reached);
+		ik_apply(&j, cs, cm, &mid, &end);
+		CHECK_V3(mid, -h, -h, 0, 1e-12);
+		CHECK_V3(end, 0, -2 * h, 0, 1e-12);
+		/* 180 degrees: -Z */
+		j.twist = RK_PI;
+		RK_REQUIRE(rk_two_bone_ik_run(&j));
+		ik_apply(&j, cs, cm, &mid, &end);
+		CHECK_V3(mid, 0, -h, -h, 1e-12);
+	}
+}
+
+RK_TEST(test_two_bone_ik_bad_inputs_rejected)
+{
+	rk_quat cs = { 9, 9, 9, 9 }, cm = { 9, 9, 9, 9 };
+	rk_error err;
+	RK_CHECK(!rk_two_bone_ik_validate(NULL, &err) && err.code == RK_ERROR_INVALID_ARGUMENT);
+	RK_CHECK(!rk_two_bone_ik_run(NULL));
+	rk_two_bone_ik_job good = ik_leg(&cs, &cm, NULL, NULL);
+	good.target = (rk_vec3){ 0, -1.5, 0 };
+	RK_CHECK(rk_two_bone_ik_validate(&good, &err));
+	rk_two_bone_ik_job j;
+#define IK_BAD(change) do { j = good; change; RK_CHECK(!rk_two_bone_ik_validate(&j, &err)); \
+	RK_CHECK(err.code == RK_ERROR_INVALID_ARGUMENT); RK_CHECK(!rk_two_bone_ik_run(&j)); } while (0)
+	IK_BAD(j.start_correction = NULL);
+	IK_BAD(j.mid_correction = NULL);
+	IK_BAD(j.target.y = NAN);
+	IK_BAD(j.pole.x = INFINITY);
+	IK_BAD(j.mid_axis.z = NAN);
+	IK_BAD(j.start_position.x = NAN);
+	IK_BAD(j.mid_rotation.w = NAN);
+	IK_BAD(j.start_rotation = ((rk_quat){ 0, 0, 0, 2 }));
+	IK_BAD(j.mid_position = j.start_position);           /* zero-length upper bone */
+	IK_BAD(j.end_position = j.mid_position);             /* zero-length lower bone */
+	IK_BAD(j.weight = -0.01);
+	IK_BAD(j.weight = 1.01);
+	IK_BAD(j.weight = NAN);
+	IK_BAD(j.soften = 1.5);
+	IK_BAD(j.twist = INFINITY);
+	IK_BAD(j.reach_margin = 0.5);
+#undef IK_BAD
+	RK_CHECK(cs.x == 9 && cm.x == 9);                    /* nothing written */
+}
+
 RK_TEST_MAIN(
 	RK_TEST_ENTRY(test_local_pose_memory),
 	RK_TEST_ENTRY(test_skeleton_build_xbot),
@@ -1693,4 +1952,11 @@ RK_TEST_MAIN(
 	RK_TEST_ENTRY(test_root_motion_up_axis),
 	RK_TEST_ENTRY(test_root_motion_yaw_extract),
 	RK_TEST_ENTRY(test_allocations),
-	RK_TEST_ENTRY(test_bad_inputs_rejected))
+	RK_TEST_ENTRY(test_bad_inputs_rejected),
+	RK_TEST_ENTRY(test_two_bone_ik_reaches),
+	RK_TEST_ENTRY(test_two_bone_ik_unreachable),
+	RK_TEST_ENTRY(test_two_bone_ik_pole_decides_the_side),
+	RK_TEST_ENTRY(test_two_bone_ik_weight),
+	RK_TEST_ENTRY(test_two_bone_ik_soften),
+	RK_TEST_ENTRY(test_two_bone_ik_twist),
+	RK_TEST_ENTRY(test_two_bone_ik_bad_inputs_rejected))

@@ -597,6 +597,100 @@ bool rk_local_to_model_validate(const rk_local_to_model_job *job, rk_error *err)
 /* One pass in joint order: model[j] = model[parent] * T * R * S. */
 bool rk_local_to_model_run(const rk_local_to_model_job *job);
 
+/* ---------------------------------------------------------------------------
+ * Two-bone IK job
+ * ---------------------------------------------------------------------------
+ * Turns the start (upper) and mid joints of a three-joint chain start -> mid
+ * -> end (a leg: hip, knee, ankle; an arm: shoulder, elbow, wrist) so the end
+ * joint reaches `target`. The joints need not be direct parent and child
+ * (joints in between keep their local transforms). Outputs are LOCAL-space
+ * corrections: local_start' = local_start * start_correction, local_mid' =
+ * local_mid * mid_correction (quaternion products, correction applied
+ * first), after which the chain's model transforms are recomputed
+ * (rk_local_to_model_run).
+ *
+ * PRECISION: double (rk_vec3 / rk_quat from rigkit/math.h), unlike the float
+ * jobs above: its two library callers are offline and double throughout
+ * (rk_retarget's foot IK bakes double track values; rk_demo_scene's walk is
+ * generated in double), and they must give the keys they gave before the
+ * job existed (to rounding, ~1e-16). A per-frame user converts a model
+ * matrix from rk_local_to_model_run: position = column 3, rotation = the
+ * normalised rotation of the upper 3x3 (uniform scale assumed).
+ *
+ * THE SOLUTION (model space; s, m, e the joint positions, a = |m - s|,
+ * b = |e - m|, L = a + b, d = |target - s|, u = (target - s) / d):
+ *   reach      r = d, softened when soften is in (0, 1): with r0 = soften L,
+ *              past r0 the chain lags behind the target,
+ *                r = r0 + (L - r0) (1 - exp(-(d - r0) / (L - r0)))
+ *              (continuous with slope 1 at r0, approaches L but never
+ *              gets there); then clamped to [|a - b| (1 + reach_margin),
+ *              L (1 - reach_margin)]. The end joint lands at s + r u.
+ *   bend side  v = the unit part of `pole` perpendicular to u (if the pole
+ *              is zero or along u: the chain's current bend m - s, else any
+ *              perpendicular), turned by `twist` radians about u
+ *              (right-handed). The mid joint lands on v's side:
+ *                m' = s + x u + sqrt(a^2 - x^2) v,  x = (a^2 - b^2 + r^2) / (2 r)
+ *   start      the shortest rotation taking (m - s) onto (m' - s); in HINGE
+ *              mode (mid_axis non-zero) then rolled about (m' - s) so the
+ *              hinge, mid_rotation * mid_axis (its part perpendicular to the
+ *              upper bone), becomes the solution plane's normal n = u x v.
+ *   mid        HINGE mode: a turn about n taking the lower bone (after the
+ *              start's correction) onto (s + r u - m'); SWING mode
+ *              (mid_axis zero): the shortest rotation doing that.
+ *   weight     each local correction is slerped from identity by weight
+ *              (weight 0.5: half the angle).
+ * mid_axis follows ozz-animation's convention: a positive rotation about it
+ * opens the angle between the two bones, so the knee/elbow folds towards
+ * u x (-n) = v; for a chain bending in a plane it is normalize(cross(mid -
+ * start, end - mid)) seen in the mid joint's local space, when the bend
+ * points like v. SWING mode is for chains whose hinge is unknown (the
+ * retargeter's knees of any rig): the bones' rolls change least.
+ *
+ * reached = weight >= 1 and the end joint (after the corrections) within
+ * 1e-6 L of the target: false past the (softened, clamped) reach, below the
+ * fold limit, and when weight < 1.
+ *
+ * THREADS: run reads the job and writes only its outputs; any number of
+ * jobs may run at once. Never allocates.
+ */
+typedef struct rk_two_bone_ik_job {
+	/* inputs: model space (the space of rk_local_to_model_job.model) */
+	rk_vec3 start_position;          /* start (upper) joint, e.g. the hip */
+	rk_vec3 mid_position;            /* mid joint, e.g. the knee; |mid - start| > 0 */
+	rk_vec3 end_position;            /* end joint, e.g. the ankle; |end - mid| > 0 */
+	rk_quat start_rotation;          /* model rotation of the start joint (unit, within 1e-3) */
+	rk_quat mid_rotation;            /* model rotation of the mid joint (unit, within 1e-3) */
+	rk_vec3 target;                  /* where the end joint should go */
+	rk_vec3 pole;                    /* direction the mid joint should point to (any length;
+	                                    zero = keep the chain's current bend side) */
+	rk_vec3 mid_axis;                /* hinge axis in the mid joint's LOCAL space (any length);
+	                                    zero = swing mode (no hinge) */
+	double weight;                   /* [0, 1]: 0 = no correction (the zero default), 1 = full IK */
+	double soften;                   /* [0, 1]: fraction of the chain length where softening starts;
+	                                    0 or 1 = off (the zero default): the chain reaches full
+	                                    extension. 0.9: the last 10 % are approached smoothly */
+	double twist;                    /* radians about start -> target, applied to the bend side */
+	double reach_margin;             /* [0, 0.5): the reach stays this fraction away from full
+	                                    extension and full fold (so the hinge plane stays
+	                                    defined); default 0: the chain may get straight */
+	/* outputs (caller memory) */
+	rk_quat *start_correction;       /* required: local_start' = local_start * start_correction */
+	rk_quat *mid_correction;         /* required: local_mid' = local_mid * mid_correction */
+	bool *reached;                   /* optional */
+	double *miss;                    /* optional: |d - reach|, how far the target lies beyond the
+	                                    (softened, clamped) reach at full weight; 0 when reachable */
+} rk_two_bone_ik_job;
+
+/* Rules (one message each, RK_ERROR_INVALID_ARGUMENT; err may be NULL): job
+ * non-NULL; start_correction and mid_correction non-NULL; every input
+ * finite; start_rotation and mid_rotation unit within 1e-3; both bones
+ * longer than 0 (|mid - start|, |end - mid|); weight and soften in [0, 1];
+ * reach_margin in [0, 0.5). O(1). */
+bool rk_two_bone_ik_validate(const rk_two_bone_ik_job *job, rk_error *err);
+/* Validates, then writes the corrections (and reached, miss). Returns false
+ * (nothing written) when validation fails. */
+bool rk_two_bone_ik_run(const rk_two_bone_ik_job *job);
+
 #ifdef __cplusplus
 }
 #endif

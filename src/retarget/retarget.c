@@ -23,26 +23,14 @@
  */
 #include "retarget/retarget_internal.h"
 #include "scene/scene_internal.h"
+#include "core/ik.h"
+#include "rigkit/runtime.h"
 
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
 #define RKI_RETARGET_MAX_FRAMES 1000000u
-
-/* Shortest rotation taking unit vector a onto unit vector b. */
-static rk_quat rki_from_to(rk_vec3 a, rk_vec3 b)
-{
-	double d = rk_vec3_dot(a, b);
-	if (d > 1.0 - 1e-12) return RK_QUAT_IDENTITY;
-	if (d < -1.0 + 1e-12) {
-		rk_vec3 axis = rk_vec3_cross(a, (rk_vec3){ 1, 0, 0 });
-		if (rk_vec3_length(axis) < 1e-6) axis = rk_vec3_cross(a, (rk_vec3){ 0, 1, 0 });
-		return rk_quat_axis_angle(rk_vec3_normalize(axis), 3.14159265358979323846);
-	}
-	rk_vec3 c = rk_vec3_cross(a, b);
-	return rk_quat_normalize((rk_quat){ c.x, c.y, c.z, 1.0 + d });
-}
 
 static bool rki_is_finger(int b)
 {
@@ -164,36 +152,34 @@ static void rki_world_positions(rki_retarget *r, rk_vec3 hips_pos)
 	}
 }
 
-/* Two-bone IK of one leg: turns the upper and lower leg (wbone) so that the
- * foot joint reaches `goal` (world), the knee bending in the plane the
- * retargeted pose already bends it in (else towards `forward`). Returns the
- * remaining distance to the goal (0 unless out of reach). */
+/* Two-bone IK of one leg (rk_two_bone_ik_job in swing mode: the bones turn
+ * the shortest way): turns the upper and lower leg (wbone) so that the foot
+ * joint reaches `goal` (world; the reach kept 1e-4 off full extension and
+ * fold), the knee bending in the plane the retargeted pose already bends it
+ * in (else towards `forward`). Returns the remaining distance to the goal
+ * (0 unless out of reach). */
 static double rki_leg_ik(rki_retarget *r, int upper, int lower, int foot, rk_vec3 goal, rk_vec3 forward)
 {
 	rk_vec3 h = r->pos[r->ht->bones[upper]->index], k = r->pos[r->ht->bones[lower]->index];
-	rk_vec3 a = r->pos[r->ht->bones[foot]->index];
-	double la = rk_vec3_length(rk_vec3_sub(k, h)), lb = rk_vec3_length(rk_vec3_sub(a, k));
-	rk_vec3 hg = rk_vec3_sub(goal, h);
+	rk_vec3 hg = rk_vec3_sub(goal, h), hk = rk_vec3_sub(k, h);
 	double d = rk_vec3_length(hg);
-	if (!(la > 0.0) || !(lb > 0.0) || !(d > 0.0)) return 0.0;
-	double dmin = fabs(la - lb) * 1.0001 + 1e-12, dmax = (la + lb) * 0.9999;
-	double dc = d < dmin ? dmin : d > dmax ? dmax : d;
+	if (!(d > 0.0)) return 0.0;
 	rk_vec3 u = rk_vec3_scale(hg, 1.0 / d);
-	rk_vec3 bend = rk_vec3_sub(k, h);
-	bend = rk_vec3_sub(bend, rk_vec3_scale(u, rk_vec3_dot(bend, u)));
-	if (rk_vec3_length(bend) < 1e-6 * la) bend = rk_vec3_sub(forward, rk_vec3_scale(u, rk_vec3_dot(forward, u)));
-	if (rk_vec3_length(bend) < 1e-12) return 0.0;
-	rk_vec3 v = rk_vec3_normalize(bend);
-	double x = (la * la - lb * lb + dc * dc) / (2.0 * dc);
-	double y2 = la * la - x * x;
-	rk_vec3 knee = rk_vec3_add(h, rk_vec3_add(rk_vec3_scale(u, x), rk_vec3_scale(v, y2 > 0.0 ? sqrt(y2) : 0.0)));
-	rk_quat r1 = rki_from_to(rk_vec3_normalize(rk_vec3_sub(k, h)), rk_vec3_normalize(rk_vec3_sub(knee, h)));
-	rk_vec3 a1 = rk_vec3_add(h, rk_quat_rotate(r1, rk_vec3_sub(a, h)));
-	rk_vec3 reach = rk_vec3_add(h, rk_vec3_scale(u, dc));
-	rk_quat r2 = rki_from_to(rk_vec3_normalize(rk_vec3_sub(a1, knee)), rk_vec3_normalize(rk_vec3_sub(reach, knee)));
-	r->wbone[upper] = rk_quat_normalize(rk_quat_mul(r1, r->wbone[upper]));
-	r->wbone[lower] = rk_quat_normalize(rk_quat_mul(r2, rk_quat_mul(r1, r->wbone[lower])));
-	return d - dc > 0.0 ? d - dc : dc - d;
+	bool straight = rk_vec3_length(rk_vec3_sub(hk, rk_vec3_scale(u, rk_vec3_dot(hk, u)))) < 1e-6 * rk_vec3_length(hk);
+	rk_quat cs, cm;
+	double miss = 0.0;
+	rk_two_bone_ik_job job = {
+		.start_position = h, .mid_position = k, .end_position = r->pos[r->ht->bones[foot]->index],
+		.start_rotation = r->wbone[upper], .mid_rotation = r->wbone[lower],
+		.target = goal, .pole = straight ? forward : hk,
+		.weight = 1.0, .reach_margin = 1e-4,
+		.start_correction = &cs, .mid_correction = &cm, .miss = &miss,
+	};
+	if (!rk_two_bone_ik_run(&job)) return 0.0;   /* a zero-length bone: leg left as it is */
+	rk_quat ws = r->wbone[upper], wm = r->wbone[lower];
+	r->wbone[upper] = rk_quat_normalize(rk_quat_mul(ws, cs));
+	r->wbone[lower] = rk_quat_normalize(rk_quat_mul(r->wbone[upper], rk_quat_mul(rk_quat_conjugate(ws), rk_quat_mul(wm, cm))));
+	return miss;
 }
 
 static void rki_compute_alignment(rki_retarget *r)
@@ -212,7 +198,7 @@ static void rki_compute_alignment(rki_retarget *r)
 			rk_vec3 ds = rk_vec3_sub(r->rest_s.position[c], r->rest_s.position[b]);
 			rk_vec3 dt = rk_vec3_sub(r->rest_t.position[c], r->rest_t.position[b]);
 			if (rk_vec3_length(ds) > 1e-9 && rk_vec3_length(dt) > 1e-9) {
-				a = rki_from_to(rk_vec3_normalize(dt), rk_vec3_normalize(ds));
+				a = rki_quat_from_to(rk_vec3_normalize(dt), rk_vec3_normalize(ds));
 				have = true;
 			}
 		}
@@ -406,7 +392,7 @@ rk_anim_clip *rk_retarget(rk_scene *target, const rk_scene *source, const rk_ani
 					rk_quat turn = rk_quat_mul(ps.rotation[b], rk_quat_conjugate(r.rest_s.rotation[b]));
 					rk_vec3 expected = rk_vec3_normalize(rk_quat_rotate(turn, rest_dir));
 					rk_vec3 actual = rk_vec3_normalize(now_dir);
-					if (rk_vec3_dot(expected, actual) < 1.0 - 1e-12) wc = rk_quat_mul(rki_from_to(expected, actual), wc);
+					if (rk_vec3_dot(expected, actual) < 1.0 - 1e-12) wc = rk_quat_mul(rki_quat_from_to(expected, actual), wc);
 				}
 			}
 			r.wbone[b] = rk_quat_normalize(rk_quat_mul(to_world, wc));

@@ -626,144 +626,204 @@ static size_t rki_channel_keys(const rki_channel *c)
 
 /* ---- the build ------------------------------------------------------------------------- */
 
+/* Key and value counts of the result. */
+typedef struct rki_clip_sizes {
+	size_t times, tv, rv, sv, mv, mt, wc;  /* key times, T/R/S values, morph values, morph tracks, weights */
+} rki_clip_sizes;
+
+/* Everything rk_runtime_clip_build holds between its steps. Scratch arrays
+ * are freed by rki_build_cleanup whatever step failed; the result block is
+ * handed over on success only. */
+typedef struct rki_clip_build {
+	rki_ctx x;                       /* reference evaluation and refinement state */
+	size_t nodes, joints;
+	size_t pose_bytes;
+	void *pose_mem;
+	int32_t *joint_of;               /* per node: joint, RK_JOINT_NONE */
+	rki_node_info *info;             /* per node */
+	rki_node_time *tab;              /* key times per node, sorted by (node, morph, t) */
+	size_t tab_n, tab_cap;
+	rki_plan *plan;                  /* 3 per joint */
+	double *parent_scale;            /* per joint */
+	double *tmp_times;
+	size_t tmp_cap;
+	uint32_t *morph_block_of;        /* per joint: block index + 1, 0 = none */
+	size_t block_count, wchannels;
+	size_t nch, total_ch;            /* transform channels; + morph weight channels */
+	rki_clip_sizes n;
+	/* the result block and its parts */
+	rki_rt_layout layout;
+	unsigned char *block;
+	rk_runtime_clip *rc;
+	rk_runtime_track *tracks[3];
+	rk_morph_track *mtracks;
+	rk_morph_block *mblocks;
+	float *times;
+	rk_float3 *tv, *sv;
+	rk_float4 *rv;
+	float *mv;
+	const char *name;
+	/* fill cursors and statistics */
+	size_t at_time, at_val[3], at_mv, at_mt, at_w, at_block;
+	uint32_t exact, resampled, constant;
+	double max_err[4];
+} rki_clip_build;
+
 static rk_float3 rki_f3_of(const double *v) { return rki_f3((float)v[0], (float)v[1], (float)v[2]); }
 
-rk_runtime_clip *rk_runtime_clip_build(const rk_scene *scene, const rk_anim_clip *clip,
-	const rk_skeleton *skel, const rk_runtime_clip_opts *opts, rk_error *err)
+/* A morph block whose single glTF weights track is copied as it is. */
+static bool rki_morph_exact(const rki_clip_build *b, const rki_node_info *in)
 {
-	rki_error_clear(err);
-	rki_ctx X;
-	memset(&X, 0, sizeof(X));
-	rki_ctx *x = &X;
-	if (opts) x->o = *opts;
-	x->err = err;
-	rki_alloc_init(&x->alloc, &x->o.allocator, 0, 0);
+	return in->morph_tracks == 1 && in->morph_exact && !b->x.o.resample_all;
+}
+
+/* Step 1: arguments (no allocation yet). */
+static bool rki_build_check_args(const rk_scene *scene, const rk_anim_clip *clip, const rk_skeleton *skel, rk_error *err)
+{
 	if (!scene || !clip || !skel || !scene->nodes.data || !scene->nodes.count) {
 		rki_error_set(err, RK_ERROR_INVALID_ARGUMENT, "rk_runtime_clip_build: scene, clip and skeleton are required");
-		return NULL;
+		return false;
 	}
 	if (!skel->node_indices || !skel->parents || !skel->rest.translation || !skel->rest.rotation || !skel->rest.scale
 		|| skel->rest.joint_count != skel->joint_count || skel->joint_count == 0 || skel->joint_count > (size_t)INT32_MAX) {
 		rki_error_set(err, RK_ERROR_INVALID_ARGUMENT, "rk_runtime_clip_build: the skeleton must come from rk_skeleton_build (node_indices, parents, rest pose)");
-		return NULL;
+		return false;
 	}
 	uintptr_t clip_at = (uintptr_t)clip, clips_at = (uintptr_t)scene->clips.data;
 	if (!scene->clips.data || clip_at < clips_at || clip_at >= clips_at + scene->clips.count * sizeof(rk_anim_clip)
 		|| (clip_at - clips_at) % sizeof(rk_anim_clip) != 0) {
 		rki_error_set(err, RK_ERROR_INVALID_ARGUMENT, "rk_runtime_clip_build: clip is not a clip of the scene");
-		return NULL;
+		return false;
 	}
+	double tb = clip->time_begin, te = clip->time_end;
+	if (!isfinite(tb) || !isfinite(te) || te < tb) {
+		rki_error_set(err, RK_ERROR_INVALID_ARGUMENT, "rk_runtime_clip_build: clip time range %g..%g is not valid", tb, te);
+		return false;
+	}
+	const size_t nodes = scene->nodes.count;
+	for (size_t j = 0; j < skel->joint_count; j++) {
+		if (skel->node_indices[j] >= nodes || skel->parents[j] >= (int32_t)j || skel->parents[j] < RK_JOINT_NONE) {
+			rki_error_set(err, RK_ERROR_INVALID_ARGUMENT, "rk_runtime_clip_build: skeleton joint %zu does not fit the scene", j);
+			return false;
+		}
+	}
+	return true;
+}
+
+/* Step 2: the context, option defaults and the per-node / per-joint scratch arrays. */
+static bool rki_build_init(rki_clip_build *b, const rk_scene *scene, const rk_anim_clip *clip, const rk_skeleton *skel)
+{
+	rki_ctx *x = &b->x;
 	x->scene = scene;
 	x->clip = clip;
 	x->skel = skel;
 	x->tb = clip->time_begin;
 	x->te = clip->time_end;
-	if (!isfinite(x->tb) || !isfinite(x->te) || x->te < x->tb) {
-		rki_error_set(err, RK_ERROR_INVALID_ARGUMENT, "rk_runtime_clip_build: clip time range %g..%g is not valid", x->tb, x->te);
-		return NULL;
-	}
-	const size_t nodes = scene->nodes.count, joints = skel->joint_count;
-	for (size_t j = 0; j < joints; j++) {
-		if (skel->node_indices[j] >= nodes || skel->parents[j] >= (int32_t)j || skel->parents[j] < RK_JOINT_NONE) {
-			rki_error_set(err, RK_ERROR_INVALID_ARGUMENT, "rk_runtime_clip_build: skeleton joint %zu does not fit the scene", j);
-			return NULL;
-		}
-	}
-	/* defaults */
+	b->nodes = scene->nodes.count;
+	b->joints = skel->joint_count;
 	if (!(x->o.rotation_tolerance > 0.0)) x->o.rotation_tolerance = 1e-4;
 	if (!(x->o.scale_tolerance > 0.0)) x->o.scale_tolerance = 1e-4;
 	if (!(x->o.weight_tolerance > 0.0)) x->o.weight_tolerance = 1e-4;
 	if (!(x->o.min_interval > 0.0)) x->o.min_interval = 1e-4;
 	x->cubic = !x->o.linear_keys;
 
-	rk_runtime_clip *result = NULL;
-	size_t pose_bytes = rk_pose_memory_size(scene);
-	void *pose_mem = NULL;
-	int32_t *joint_of = NULL;
-	rki_node_info *info = NULL;
-	rki_node_time *tab = NULL;
-	size_t tab_n = 0, tab_cap = 0;
-	rki_plan *plan = NULL;           /* 3 per joint */
-	double *parent_scale = NULL;     /* per joint */
-	double *tmp_times = NULL;
-	size_t tmp_cap = 0;
-	size_t block_count = 0, wchannels = 0;
-	uint32_t *morph_block_of = NULL; /* per joint: block index + 1, 0 = none */
-	size_t nch = 0, total_ch = 0;
-
-	pose_mem = pose_bytes ? rki_malloc(&x->alloc, pose_bytes) : NULL;
-	joint_of = (int32_t *)rki_ctx_alloc(x, nodes, sizeof(int32_t));
-	info = (rki_node_info *)rki_ctx_alloc(x, nodes, sizeof(rki_node_info));
-	plan = (rki_plan *)rki_ctx_alloc(x, joints * 3, sizeof(rki_plan));
-	parent_scale = (double *)rki_ctx_alloc(x, joints, sizeof(double));
+	const size_t nodes = b->nodes, joints = b->joints;
+	b->pose_bytes = rk_pose_memory_size(scene);
+	b->pose_mem = b->pose_bytes ? rki_malloc(&x->alloc, b->pose_bytes) : NULL;
+	b->joint_of = (int32_t *)rki_ctx_alloc(x, nodes, sizeof(int32_t));
+	b->info = (rki_node_info *)rki_ctx_alloc(x, nodes, sizeof(rki_node_info));
+	b->plan = (rki_plan *)rki_ctx_alloc(x, joints * 3, sizeof(rki_plan));
+	b->parent_scale = (double *)rki_ctx_alloc(x, joints, sizeof(double));
 	x->local = (rk_trs *)rki_ctx_alloc(x, joints, sizeof(rk_trs));
 	x->stamp = (uint32_t *)rki_ctx_alloc(x, joints, sizeof(uint32_t));
-	morph_block_of = (uint32_t *)rki_ctx_alloc(x, joints, sizeof(uint32_t));
-	if (!pose_mem || !joint_of || !info || !plan || !parent_scale || !x->local || !x->stamp || !morph_block_of) {
-		rki_oom(x);
-		goto done;
-	}
-	memset(info, 0, nodes * sizeof(rki_node_info));
-	memset(plan, 0, joints * 3 * sizeof(rki_plan));
+	b->morph_block_of = (uint32_t *)rki_ctx_alloc(x, joints, sizeof(uint32_t));
+	if (!b->pose_mem || !b->joint_of || !b->info || !b->plan || !b->parent_scale || !x->local || !x->stamp || !b->morph_block_of)
+		return rki_oom(x);
+	memset(b->info, 0, nodes * sizeof(rki_node_info));
+	memset(b->plan, 0, joints * 3 * sizeof(rki_plan));
 	memset(x->stamp, 0xff, joints * sizeof(uint32_t));
-	memset(morph_block_of, 0, joints * sizeof(uint32_t));
-	for (size_t i = 0; i < nodes; i++) joint_of[i] = RK_JOINT_NONE;
-	for (size_t j = 0; j < joints; j++) {
-		if (joint_of[skel->node_indices[j]] != RK_JOINT_NONE) {
-			rki_error_set(err, RK_ERROR_INVALID_ARGUMENT, "rk_runtime_clip_build: skeleton joints %d and %zu share a node",
-				(int)joint_of[skel->node_indices[j]], j);
-			goto done;
-		}
-		joint_of[skel->node_indices[j]] = (int32_t)j;
-	}
+	memset(b->morph_block_of, 0, joints * sizeof(uint32_t));
+	return true;
+}
 
-	/* Reference pose set-up; also validates the clip's tracks. */
-	if (!rk_pose_init(&x->pose, scene, pose_mem, pose_bytes)) {
-		rki_error_set(err, RK_ERROR_INVALID_ARGUMENT, "rk_runtime_clip_build: cannot set up a pose");
-		goto done;
+/* Step 3: node -> joint map; two joints may not share a node. */
+static bool rki_build_map_joints(rki_clip_build *b)
+{
+	const rk_skeleton *skel = b->x.skel;
+	for (size_t i = 0; i < b->nodes; i++) b->joint_of[i] = RK_JOINT_NONE;
+	for (size_t j = 0; j < b->joints; j++) {
+		if (b->joint_of[skel->node_indices[j]] != RK_JOINT_NONE) {
+			rki_error_set(b->x.err, RK_ERROR_INVALID_ARGUMENT, "rk_runtime_clip_build: skeleton joints %d and %zu share a node",
+				(int)b->joint_of[skel->node_indices[j]], j);
+			return false;
+		}
+		b->joint_of[skel->node_indices[j]] = (int32_t)j;
 	}
-	x->job.scene = scene;
-	x->job.clip = clip;
+	return true;
+}
+
+/* Step 4: the reference pose and its evaluation job; also validates the clip's tracks. */
+static bool rki_build_reference(rki_clip_build *b)
+{
+	rki_ctx *x = &b->x;
+	if (!rk_pose_init(&x->pose, x->scene, b->pose_mem, b->pose_bytes)) {
+		rki_error_set(x->err, RK_ERROR_INVALID_ARGUMENT, "rk_runtime_clip_build: cannot set up a pose");
+		return false;
+	}
+	x->job.scene = x->scene;
+	x->job.clip = x->clip;
 	x->job.time = x->tb;
 	x->job.pose = &x->pose;
-	if (!rk_pose_eval_validate(&x->job, err)) goto done;
+	return rk_pose_eval_validate(&x->job, x->err);
+}
 
-	/* Rest model scale of each joint's parent and the skeleton extent (double). */
-	{
-		rk_mat4 *model = (rk_mat4 *)rki_ctx_alloc(x, joints, sizeof(rk_mat4));
-		if (!model) { rki_oom(x); goto done; }
-		rk_vec3 lo = { INFINITY, INFINITY, INFINITY }, hi = { -INFINITY, -INFINITY, -INFINITY };
-		for (size_t j = 0; j < joints; j++) {
-			rk_trs l = { rki_d3(skel->rest.translation[j]), rk_quat_normalize(rki_dq(skel->rest.rotation[j])), rki_d3(skel->rest.scale[j]) };
-			rk_mat4 m = rk_mat4_from_trs(l);
-			int32_t p = skel->parents[j];
-			double ps = 1.0;
-			if (p >= 0) {
-				m = rk_mat4_mul(model[p], m);
-				const double *a = model[p].m;
-				double c0 = sqrt(a[0] * a[0] + a[1] * a[1] + a[2] * a[2]);
-				double c1 = sqrt(a[4] * a[4] + a[5] * a[5] + a[6] * a[6]);
-				double c2 = sqrt(a[8] * a[8] + a[9] * a[9] + a[10] * a[10]);
-				ps = c0 > c1 ? c0 : c1;
-				if (c2 > ps) ps = c2;
-			}
-			model[j] = m;
-			parent_scale[j] = ps > 0.0 && isfinite(ps) ? ps : 1.0;
-			rk_vec3 pos = rk_mat4_get_translation(m);
-			if (pos.x < lo.x) lo.x = pos.x;
-			if (pos.y < lo.y) lo.y = pos.y;
-			if (pos.z < lo.z) lo.z = pos.z;
-			if (pos.x > hi.x) hi.x = pos.x;
-			if (pos.y > hi.y) hi.y = pos.y;
-			if (pos.z > hi.z) hi.z = pos.z;
+/* Step 5: rest model scale of each joint's parent and the skeleton extent
+ * (double); the extent gives the default translation tolerance. */
+static bool rki_build_rest_scales(rki_clip_build *b)
+{
+	rki_ctx *x = &b->x;
+	const rk_skeleton *skel = x->skel;
+	const size_t joints = b->joints;
+	rk_mat4 *model = (rk_mat4 *)rki_ctx_alloc(x, joints, sizeof(rk_mat4));
+	if (!model) return rki_oom(x);
+	rk_vec3 lo = { INFINITY, INFINITY, INFINITY }, hi = { -INFINITY, -INFINITY, -INFINITY };
+	for (size_t j = 0; j < joints; j++) {
+		rk_trs l = { rki_d3(skel->rest.translation[j]), rk_quat_normalize(rki_dq(skel->rest.rotation[j])), rki_d3(skel->rest.scale[j]) };
+		rk_mat4 m = rk_mat4_from_trs(l);
+		int32_t p = skel->parents[j];
+		double ps = 1.0;
+		if (p >= 0) {
+			m = rk_mat4_mul(model[p], m);
+			const double *a = model[p].m;
+			double c0 = sqrt(a[0] * a[0] + a[1] * a[1] + a[2] * a[2]);
+			double c1 = sqrt(a[4] * a[4] + a[5] * a[5] + a[6] * a[6]);
+			double c2 = sqrt(a[8] * a[8] + a[9] * a[9] + a[10] * a[10]);
+			ps = c0 > c1 ? c0 : c1;
+			if (c2 > ps) ps = c2;
 		}
-		rki_ctx_free(x, model, joints, sizeof(rk_mat4));
-		double extent = rk_vec3_length(rk_vec3_sub(hi, lo));
-		if (!(extent > 0.0) || !isfinite(extent)) extent = 1.0;
-		if (!(x->o.translation_tolerance > 0.0)) x->o.translation_tolerance = 1e-4 * extent;
+		model[j] = m;
+		b->parent_scale[j] = ps > 0.0 && isfinite(ps) ? ps : 1.0;
+		rk_vec3 pos = rk_mat4_get_translation(m);
+		if (pos.x < lo.x) lo.x = pos.x;
+		if (pos.y < lo.y) lo.y = pos.y;
+		if (pos.z < lo.z) lo.z = pos.z;
+		if (pos.x > hi.x) hi.x = pos.x;
+		if (pos.y > hi.y) hi.y = pos.y;
+		if (pos.z > hi.z) hi.z = pos.z;
 	}
+	rki_ctx_free(x, model, joints, sizeof(rk_mat4));
+	double extent = rk_vec3_length(rk_vec3_sub(hi, lo));
+	if (!(extent > 0.0) || !isfinite(extent)) extent = 1.0;
+	if (!(x->o.translation_tolerance > 0.0)) x->o.translation_tolerance = 1e-4 * extent;
+	return true;
+}
 
-	/* Tracks per node. */
+/* Step 6: the tracks of each node (counts, the single track per channel,
+ * whether it can be copied) and the node-time table of their key times. */
+static bool rki_build_collect_tracks(rki_clip_build *b)
+{
+	rki_ctx *x = &b->x;
+	const rk_anim_clip *clip = x->clip;
 	for (size_t li = 0; li < clip->layer_count; li++) {
 		const rk_anim_layer *layer = &clip->layers[li];
 		double w = layer->weight;
@@ -771,13 +831,13 @@ rk_runtime_clip *rk_runtime_clip_build(const rk_scene *scene, const rk_anim_clip
 		for (size_t ti = 0; ti < layer->track_count; ti++) {
 			const rk_anim_track *tr = &layer->tracks[ti];
 			const rk_node *n = tr->node;
-			rki_node_info *in = &info[n->index];
+			rki_node_info *in = &b->info[n->index];
 			if (tr->target == RK_TARGET_MORPH_WEIGHTS) {
 				if (x->o.skip_morph_weights || !n->mesh || n->mesh->blend_channels.count == 0) continue;
 				in->morph_tracks++;
 				in->morph_track = tr;
 				in->morph_exact = li == 0 && !n->has_fbx_props && rki_exactable(tr, RKI_CH_W, x->tb, x->te);
-				if (!rki_push_track_times(x, &tab, &tab_n, &tab_cap, tr, 1)) goto done;
+				if (!rki_push_track_times(x, &b->tab, &b->tab_n, &b->tab_cap, tr, 1)) return false;
 				continue;
 			}
 			if (n->kind == RK_NODE_ROOT) continue; /* the root keeps the load conversion */
@@ -794,33 +854,44 @@ rk_runtime_clip *rk_runtime_clip_build(const rk_scene *scene, const rk_anim_clip
 					in->ch_exact[c] = li == 0 && rki_exactable(tr, c, x->tb, x->te);
 				}
 			}
-			if (!rki_push_track_times(x, &tab, &tab_n, &tab_cap, tr, 0)) goto done;
+			if (!rki_push_track_times(x, &b->tab, &b->tab_n, &b->tab_cap, tr, 0)) return false;
 		}
 	}
+	rki_node_time *tab = b->tab;
+	const size_t tab_n = b->tab_n;
 	if (tab_n) qsort(tab, tab_n, sizeof(rki_node_time), rki_cmp_node_time);
 	for (size_t i = 0; i < tab_n;) {
 		size_t k = i;
 		while (k < tab_n && tab[k].node == tab[i].node && tab[k].morph == tab[i].morph) k++;
-		rki_node_info *in = &info[tab[i].node];
+		rki_node_info *in = &b->info[tab[i].node];
 		if (tab[i].morph) { in->mtime_begin = i; in->mtime_count = k - i; }
 		else { in->time_begin = i; in->time_count = k - i; }
 		i = k;
 	}
+	return true;
+}
 
-	/* Plans. A node with a non-NORMAL FBX inherit mode follows its ancestors. */
+/* Step 7: a plan per joint channel and the morph blocks; allocates the
+ * (zeroed) channel array. A node with a non-NORMAL FBX inherit mode follows
+ * its ancestors. */
+static bool rki_build_plan(rki_clip_build *b)
+{
+	rki_ctx *x = &b->x;
+	const rk_scene *scene = x->scene;
+	const size_t nodes = b->nodes;
 	bool *animated = (bool *)rki_ctx_alloc(x, nodes, sizeof(bool));
-	if (!animated) { rki_oom(x); goto done; }
+	if (!animated) return rki_oom(x);
 	for (size_t i = 0; i < nodes; i++) {
 		const rk_node *n = &scene->nodes.data[i];
-		animated[i] = info[i].transform_tracks > 0;
+		animated[i] = b->info[i].transform_tracks > 0;
 		if (n->has_fbx_props && n->props.inherit_mode != RK_INHERIT_NORMAL && n->parent && animated[n->parent->index])
 			animated[i] = true;
 	}
-	for (size_t j = 0; j < joints; j++) {
-		const rk_node *n = &scene->nodes.data[skel->node_indices[j]];
-		const rki_node_info *in = &info[n->index];
+	for (size_t j = 0; j < b->joints; j++) {
+		const rk_node *n = &scene->nodes.data[x->skel->node_indices[j]];
+		const rki_node_info *in = &b->info[n->index];
 		for (int c = 0; c < 3; c++) {
-			rki_plan *p = &plan[3 * j + (size_t)c];
+			rki_plan *p = &b->plan[3 * j + (size_t)c];
 			p->plan = RKI_PLAN_CONSTANT;
 			p->channel = -1;
 			if (n->kind == RK_NODE_ROOT || !animated[n->index]) continue;
@@ -832,72 +903,92 @@ rk_runtime_clip *rk_runtime_clip_build(const rk_scene *scene, const rk_anim_clip
 			} else if (in->ch_tracks[c] > 0) {
 				p->plan = RKI_PLAN_RESAMPLE;
 			}
-			if (p->plan == RKI_PLAN_RESAMPLE) p->channel = (int32_t)nch++;
+			if (p->plan == RKI_PLAN_RESAMPLE) p->channel = (int32_t)b->nch++;
 		}
 		if (in->morph_tracks) {
-			morph_block_of[j] = (uint32_t)++block_count;
-			if (!(in->morph_tracks == 1 && in->morph_exact && !x->o.resample_all))
-				wchannels += n->mesh->blend_channels.count;
+			b->morph_block_of[j] = (uint32_t)++b->block_count;
+			if (!rki_morph_exact(b, in)) b->wchannels += n->mesh->blend_channels.count;
 		}
 	}
 	rki_ctx_free(x, animated, nodes, sizeof(bool));
-	total_ch = nch + wchannels;
-	x->ch = (rki_channel *)rki_ctx_alloc(x, total_ch + 1, sizeof(rki_channel));
-	if (!x->ch) { rki_oom(x); goto done; }
-	memset(x->ch, 0, (total_ch + 1) * sizeof(rki_channel));
+	b->total_ch = b->nch + b->wchannels;
+	x->ch = (rki_channel *)rki_ctx_alloc(x, b->total_ch + 1, sizeof(rki_channel));
+	if (!x->ch) return rki_oom(x);
+	memset(x->ch, 0, (b->total_ch + 1) * sizeof(rki_channel));
+	return true;
+}
 
-	/* Channels with their initial key times. */
-	bool need_weights = wchannels > 0;
-	if (!need_weights) x->pose.blend_weights = NULL;
-	for (size_t j = 0, wc = nch; j < joints; j++) {
-		const rk_node *n = &scene->nodes.data[skel->node_indices[j]];
-		bool morph_resample = morph_block_of[j] && !(info[n->index].morph_tracks == 1 && info[n->index].morph_exact && !x->o.resample_all);
+/* The initial key times of channel kind c of node n into b->tmp_times: the
+ * clip ends, the node's own key times (+ its ancestors' through non-NORMAL
+ * inheritance) or its morph key times; sorted, unique, close ones merged.
+ * Returns the count, 0 when out of memory. */
+static size_t rki_build_initial_times(rki_clip_build *b, const rk_node *n, int c)
+{
+	rki_ctx *x = &b->x;
+	size_t need = 2;
+	const rk_node *a = n;
+	if (c < 3) {
+		for (;;) {
+			need += b->info[a->index].time_count;
+			if (!(a->has_fbx_props && a->props.inherit_mode != RK_INHERIT_NORMAL && a->parent)) break;
+			a = a->parent;
+		}
+	} else {
+		need += b->info[n->index].mtime_count;
+	}
+	if (need > b->tmp_cap) {
+		if (b->tmp_times) rki_ctx_free(x, b->tmp_times, b->tmp_cap, sizeof(double));
+		b->tmp_cap = need * 2;
+		b->tmp_times = (double *)rki_ctx_alloc(x, b->tmp_cap, sizeof(double));
+		if (!b->tmp_times) {
+			b->tmp_cap = 0;
+			rki_oom(x);
+			return 0;
+		}
+	}
+	double *tmp = b->tmp_times;
+	size_t m = 0;
+	tmp[m++] = 0.0;
+	tmp[m++] = x->te - x->tb;
+	if (c < 3) {
+		a = n;
+		for (;;) {
+			const rki_node_info *ai = &b->info[a->index];
+			for (size_t k = 0; k < ai->time_count; k++) tmp[m++] = b->tab[ai->time_begin + k].t;
+			if (!(a->has_fbx_props && a->props.inherit_mode != RK_INHERIT_NORMAL && a->parent)) break;
+			a = a->parent;
+		}
+	} else {
+		const rki_node_info *ni = &b->info[n->index];
+		for (size_t k = 0; k < ni->mtime_count; k++) tmp[m++] = b->tab[ni->mtime_begin + k].t;
+	}
+	m = rki_unique(tmp, m);
+	return rki_merge_close(tmp, m);
+}
+
+/* Step 8: every resampled channel with its tolerance and initial keys (all
+ * intervals pending). */
+static bool rki_build_channels(rki_clip_build *b)
+{
+	rki_ctx *x = &b->x;
+	const rk_scene *scene = x->scene;
+	if (b->wchannels == 0) x->pose.blend_weights = NULL;
+	for (size_t j = 0, wc = b->nch; j < b->joints; j++) {
+		const rk_node *n = &scene->nodes.data[x->skel->node_indices[j]];
+		bool morph_resample = b->morph_block_of[j] && !rki_morph_exact(b, &b->info[n->index]);
 		for (int c = 0; c < 4; c++) {
 			size_t count_ch = 1, base;
 			if (c < 3) {
-				if (plan[3 * j + (size_t)c].plan != RKI_PLAN_RESAMPLE) continue;
-				base = (size_t)plan[3 * j + (size_t)c].channel;
+				if (b->plan[3 * j + (size_t)c].plan != RKI_PLAN_RESAMPLE) continue;
+				base = (size_t)b->plan[3 * j + (size_t)c].channel;
 			} else {
 				if (!morph_resample) continue;
 				count_ch = n->mesh->blend_channels.count;
 				base = wc;
 				wc += count_ch;
 			}
-			/* key times: own (+ ancestors through non-NORMAL inheritance) or morph */
-			size_t need = 2;
-			const rk_node *a = n;
-			if (c < 3) {
-				for (;;) {
-					need += info[a->index].time_count;
-					if (!(a->has_fbx_props && a->props.inherit_mode != RK_INHERIT_NORMAL && a->parent)) break;
-					a = a->parent;
-				}
-			} else {
-				need += info[n->index].mtime_count;
-			}
-			if (need > tmp_cap) {
-				if (tmp_times) rki_ctx_free(x, tmp_times, tmp_cap, sizeof(double));
-				tmp_cap = need * 2;
-				tmp_times = (double *)rki_ctx_alloc(x, tmp_cap, sizeof(double));
-				if (!tmp_times) { tmp_cap = 0; rki_oom(x); goto done; }
-			}
-			size_t m = 0;
-			tmp_times[m++] = 0.0;
-			tmp_times[m++] = x->te - x->tb;
-			if (c < 3) {
-				a = n;
-				for (;;) {
-					const rki_node_info *ai = &info[a->index];
-					for (size_t k = 0; k < ai->time_count; k++) tmp_times[m++] = tab[ai->time_begin + k].t;
-					if (!(a->has_fbx_props && a->props.inherit_mode != RK_INHERIT_NORMAL && a->parent)) break;
-					a = a->parent;
-				}
-			} else {
-				const rki_node_info *ni = &info[n->index];
-				for (size_t k = 0; k < ni->mtime_count; k++) tmp_times[m++] = tab[ni->mtime_begin + k].t;
-			}
-			m = rki_unique(tmp_times, m);
-			m = rki_merge_close(tmp_times, m);
+			size_t m = rki_build_initial_times(b, n, c);
+			if (m == 0) return false;
 			for (size_t k = 0; k < count_ch; k++) {
 				rki_channel *ch = &x->ch[base + k];
 				ch->kind = c;
@@ -907,8 +998,8 @@ rk_runtime_clip *rk_runtime_clip_build(const rk_scene *scene, const rk_anim_clip
 				ch->err_scale = 1.0;
 				switch (c) {
 				case RKI_CH_T:
-					ch->tol = x->o.translation_tolerance / parent_scale[j];
-					ch->err_scale = parent_scale[j];
+					ch->tol = x->o.translation_tolerance / b->parent_scale[j];
+					ch->err_scale = b->parent_scale[j];
 					break;
 				case RKI_CH_R: ch->tol = x->o.rotation_tolerance; break;
 				case RKI_CH_S: ch->tol = x->o.scale_tolerance; break;
@@ -917,24 +1008,25 @@ rk_runtime_clip *rk_runtime_clip_build(const rk_scene *scene, const rk_anim_clip
 				ch->k = (rki_key *)rki_ctx_alloc(x, m, sizeof(rki_key));
 				ch->pending = (uint8_t *)rki_ctx_alloc(x, m > 1 ? m - 1 : 1, 1);
 				ch->n = m;
-				if (!ch->k || !ch->pending) { rki_oom(x); goto done; }
+				if (!ch->k || !ch->pending) return rki_oom(x);
 				memset(ch->k, 0, m * sizeof(rki_key));
-				for (size_t q = 0; q < m; q++) ch->k[q].t = tmp_times[q];
+				for (size_t q = 0; q < m; q++) ch->k[q].t = b->tmp_times[q];
 				memset(ch->pending, 1, m > 1 ? m - 1 : 1);
 			}
 		}
 	}
-	x->ch_count = total_ch;
+	x->ch_count = b->total_ch;
+	return true;
+}
 
-	/* Values, tangents and adaptive refinement. */
-	if (total_ch && !rki_refine(x)) goto done;
-
-	/* Sizes of the result. */
-	size_t n_times = 0, n_tv = 0, n_rv = 0, n_sv = 0, n_mv = 0, n_mt = 0, n_wc = 0;
-	uint32_t exact = 0, resampled = 0, constant = 0;
-	for (size_t j = 0; j < joints; j++) {
+/* Step 10: key and value counts of the result. */
+static bool rki_build_count(rki_clip_build *b)
+{
+	rki_ctx *x = &b->x;
+	rki_clip_sizes *n = &b->n;
+	for (size_t j = 0; j < b->joints; j++) {
 		for (int c = 0; c < 3; c++) {
-			const rki_plan *p = &plan[3 * j + (size_t)c];
+			const rki_plan *p = &b->plan[3 * j + (size_t)c];
 			size_t keys = 1, vals = 1;
 			if (p->plan == RKI_PLAN_EXACT) {
 				keys = p->track->key_count;
@@ -943,271 +1035,344 @@ rk_runtime_clip *rk_runtime_clip_build(const rk_scene *scene, const rk_anim_clip
 				keys = rki_channel_keys(&x->ch[p->channel]);
 				vals = keys * (x->cubic && keys > 1 ? 3u : 1u);
 			}
-			n_times += keys;
-			if (c == 0) n_tv += vals;
-			else if (c == 1) n_rv += vals;
-			else n_sv += vals;
+			n->times += keys;
+			if (c == 0) n->tv += vals;
+			else if (c == 1) n->rv += vals;
+			else n->sv += vals;
 		}
 	}
-	for (size_t j = 0, wc = nch; j < joints; j++) {
-		if (!morph_block_of[j]) continue;
-		const rk_node *n = &scene->nodes.data[skel->node_indices[j]];
-		const rki_node_info *in = &info[n->index];
-		size_t cc = n->mesh->blend_channels.count;
-		n_wc += cc;
-		if (in->morph_tracks == 1 && in->morph_exact && !x->o.resample_all) {
+	for (size_t j = 0, wc = b->nch; j < b->joints; j++) {
+		if (!b->morph_block_of[j]) continue;
+		const rk_node *nd = &x->scene->nodes.data[x->skel->node_indices[j]];
+		const rki_node_info *in = &b->info[nd->index];
+		size_t cc = nd->mesh->blend_channels.count;
+		n->wc += cc;
+		if (rki_morph_exact(b, in)) {
 			const rk_anim_track *tr = in->morph_track;
 			size_t m = tr->components < cc ? tr->components : cc;
-			n_mt += 1 + (cc - m);
-			n_times += tr->key_count + (cc - m);
-			n_mv += tr->key_count * (tr->interpolation == RK_INTERP_CUBIC ? 3u : 1u) * m + (cc - m);
+			n->mt += 1 + (cc - m);
+			n->times += tr->key_count + (cc - m);
+			n->mv += tr->key_count * (tr->interpolation == RK_INTERP_CUBIC ? 3u : 1u) * m + (cc - m);
 		} else {
 			for (size_t k = 0; k < cc; k++) {
 				size_t keys = rki_channel_keys(&x->ch[wc + k]);
-				n_mt++;
-				n_times += keys;
-				n_mv += keys * (x->cubic && keys > 1 ? 3u : 1u);
+				n->mt++;
+				n->times += keys;
+				n->mv += keys * (x->cubic && keys > 1 ? 3u : 1u);
 			}
 			wc += cc;
 		}
 	}
-	if (n_times > UINT32_MAX || n_tv > UINT32_MAX || n_rv > UINT32_MAX || n_sv > UINT32_MAX || n_mv > UINT32_MAX
-		|| n_wc > UINT32_MAX) {
-		rki_error_set(err, RK_ERROR_LIMIT, "rk_runtime_clip_build: more than 2^32 keys or values");
-		goto done;
+	if (n->times > UINT32_MAX || n->tv > UINT32_MAX || n->rv > UINT32_MAX || n->sv > UINT32_MAX || n->mv > UINT32_MAX
+		|| n->wc > UINT32_MAX) {
+		rki_error_set(x->err, RK_ERROR_LIMIT, "rk_runtime_clip_build: more than 2^32 keys or values");
+		return false;
 	}
-	const char *name = clip->name ? clip->name : "";
-	size_t name_len = strlen(name) + 1;
-	rki_rt_layout l = { 0, true };
-	size_t off_clip = rki_rt_layout_add(&l, 1, sizeof(rk_runtime_clip));
-	size_t off_tt = rki_rt_layout_add(&l, joints, sizeof(rk_runtime_track));
-	size_t off_rt = rki_rt_layout_add(&l, joints, sizeof(rk_runtime_track));
-	size_t off_st = rki_rt_layout_add(&l, joints, sizeof(rk_runtime_track));
-	size_t off_mt = rki_rt_layout_add(&l, n_mt, sizeof(rk_morph_track));
-	size_t off_mb = rki_rt_layout_add(&l, block_count, sizeof(rk_morph_block));
-	size_t off_times = rki_rt_layout_add(&l, n_times, sizeof(float));
-	size_t off_tv = rki_rt_layout_add(&l, n_tv, sizeof(rk_float3));
-	size_t off_rv = rki_rt_layout_add(&l, n_rv, sizeof(rk_float4));
-	size_t off_sv = rki_rt_layout_add(&l, n_sv, sizeof(rk_float3));
-	size_t off_mv = rki_rt_layout_add(&l, n_mv, sizeof(float));
-	size_t off_name = rki_rt_layout_add(&l, name_len, 1);
-	if (!l.ok) {
-		rki_error_set(err, RK_ERROR_LIMIT, "rk_runtime_clip_build: size overflow");
-		goto done;
-	}
-	unsigned char *block = (unsigned char *)rki_rt_block_alloc(&x->alloc, l.size);
-	if (!block) { rki_oom(x); goto done; }
-	rk_runtime_clip *rc = (rk_runtime_clip *)(void *)(block + off_clip);
-	rk_runtime_track *tracks[3] = { (rk_runtime_track *)(void *)(block + off_tt), (rk_runtime_track *)(void *)(block + off_rt),
-		(rk_runtime_track *)(void *)(block + off_st) };
-	rk_morph_track *mtracks = (rk_morph_track *)(void *)(block + off_mt);
-	rk_morph_block *mblocks = (rk_morph_block *)(void *)(block + off_mb);
-	float *times = (float *)(void *)(block + off_times);
-	rk_float3 *tv = (rk_float3 *)(void *)(block + off_tv);
-	rk_float4 *rv = (rk_float4 *)(void *)(block + off_rv);
-	rk_float3 *sv = (rk_float3 *)(void *)(block + off_sv);
-	float *mv = (float *)(void *)(block + off_mv);
-	memcpy(block + off_name, name, name_len);
+	return true;
+}
 
-	size_t at_time = 0, at_val[3] = { 0, 0, 0 }, at_mv = 0, at_mt = 0, at_w = 0, at_block = 0;
-	double max_err[4] = { 0, 0, 0, 0 };
-	for (size_t j = 0; j < joints; j++) {
-		for (int c = 0; c < 3; c++) {
-			const rki_plan *p = &plan[3 * j + (size_t)c];
-			rk_runtime_track *tr = &tracks[c][j];
-			tr->key_begin = (uint32_t)at_time;
-			tr->value_begin = (uint32_t)at_val[c];
-			if (p->plan == RKI_PLAN_EXACT) {
-				const rk_anim_track *src = p->track;
-				size_t per = src->interpolation == RK_INTERP_CUBIC ? 3u : 1u;
-				tr->key_count = (uint32_t)src->key_count;
-				tr->interp = rki_interp_of(src->interpolation);
-				for (size_t k = 0; k < src->key_count; k++) times[at_time++] = (float)(src->times[k] - x->tb);
-				for (size_t k = 0; k < src->key_count * per; k++) {
-					const double *v = src->values + k * src->components;
-					if (c == 0) tv[at_val[0]++] = rki_f3_of(v);
-					else if (c == 1) rv[at_val[1]++] = rki_f4((float)v[0], (float)v[1], (float)v[2], (float)v[3]);
-					else sv[at_val[2]++] = rki_f3_of(v);
-				}
-				exact++;
-				continue;
+/* Step 11: lays out and allocates the result block (one allocation) and
+ * points the parts into it. */
+static bool rki_build_allocate(rki_clip_build *b)
+{
+	rki_ctx *x = &b->x;
+	const rki_clip_sizes *n = &b->n;
+	const size_t joints = b->joints;
+	b->name = x->clip->name ? x->clip->name : "";
+	size_t name_len = strlen(b->name) + 1;
+	rki_rt_layout *l = &b->layout;
+	*l = (rki_rt_layout){ 0, true };
+	size_t off_clip = rki_rt_layout_add(l, 1, sizeof(rk_runtime_clip));
+	size_t off_tt = rki_rt_layout_add(l, joints, sizeof(rk_runtime_track));
+	size_t off_rt = rki_rt_layout_add(l, joints, sizeof(rk_runtime_track));
+	size_t off_st = rki_rt_layout_add(l, joints, sizeof(rk_runtime_track));
+	size_t off_mt = rki_rt_layout_add(l, n->mt, sizeof(rk_morph_track));
+	size_t off_mb = rki_rt_layout_add(l, b->block_count, sizeof(rk_morph_block));
+	size_t off_times = rki_rt_layout_add(l, n->times, sizeof(float));
+	size_t off_tv = rki_rt_layout_add(l, n->tv, sizeof(rk_float3));
+	size_t off_rv = rki_rt_layout_add(l, n->rv, sizeof(rk_float4));
+	size_t off_sv = rki_rt_layout_add(l, n->sv, sizeof(rk_float3));
+	size_t off_mv = rki_rt_layout_add(l, n->mv, sizeof(float));
+	size_t off_name = rki_rt_layout_add(l, name_len, 1);
+	if (!l->ok) {
+		rki_error_set(x->err, RK_ERROR_LIMIT, "rk_runtime_clip_build: size overflow");
+		return false;
+	}
+	unsigned char *block = (unsigned char *)rki_rt_block_alloc(&x->alloc, l->size);
+	if (!block) return rki_oom(x);
+	b->block = block;
+	b->rc = (rk_runtime_clip *)(void *)(block + off_clip);
+	b->tracks[0] = (rk_runtime_track *)(void *)(block + off_tt);
+	b->tracks[1] = (rk_runtime_track *)(void *)(block + off_rt);
+	b->tracks[2] = (rk_runtime_track *)(void *)(block + off_st);
+	b->mtracks = (rk_morph_track *)(void *)(block + off_mt);
+	b->mblocks = (rk_morph_block *)(void *)(block + off_mb);
+	b->times = (float *)(void *)(block + off_times);
+	b->tv = (rk_float3 *)(void *)(block + off_tv);
+	b->rv = (rk_float4 *)(void *)(block + off_rv);
+	b->sv = (rk_float3 *)(void *)(block + off_sv);
+	b->mv = (float *)(void *)(block + off_mv);
+	memcpy(block + off_name, b->name, name_len);
+	b->name = (const char *)(block + off_name);
+	return true;
+}
+
+/* Appends one T (c 0), R (1) or S (2) value. */
+static void rki_build_put(rki_clip_build *b, int c, rk_float3 t_or_s, rk_float4 r)
+{
+	if (c == 0) b->tv[b->at_val[0]++] = t_or_s;
+	else if (c == 1) b->rv[b->at_val[1]++] = r;
+	else b->sv[b->at_val[2]++] = t_or_s;
+}
+
+static void rki_build_put_d(rki_clip_build *b, int c, const double *v, double sign)
+{
+	rk_float4 r = { 0, 0, 0, 0 };
+	if (c == 1) r = rki_f4((float)(sign * v[0]), (float)(sign * v[1]), (float)(sign * v[2]), (float)(sign * v[3]));
+	rki_build_put(b, c, c == 1 ? rki_f3(0, 0, 0) : rki_f3_of(v), r);
+}
+
+/* Step 12a: a joint channel copied from its glTF track. */
+static void rki_fill_exact(rki_clip_build *b, rk_runtime_track *tr, int c, const rk_anim_track *src)
+{
+	size_t per = src->interpolation == RK_INTERP_CUBIC ? 3u : 1u;
+	tr->key_count = (uint32_t)src->key_count;
+	tr->interp = rki_interp_of(src->interpolation);
+	for (size_t k = 0; k < src->key_count; k++) b->times[b->at_time++] = (float)(src->times[k] - b->x.tb);
+	for (size_t k = 0; k < src->key_count * per; k++) rki_build_put_d(b, c, src->values + k * src->components, 1.0);
+	b->exact++;
+}
+
+/* Step 12b: a resampled joint channel: its keys (rotation signs made
+ * continuous) or, collapsed, its first value as one STEP key. */
+static void rki_fill_resampled(rki_clip_build *b, rk_runtime_track *tr, int c, const rki_channel *ch)
+{
+	const bool cubic = b->x.cubic;
+	double e = ch->max_err * ch->err_scale;
+	if (e > b->max_err[c]) b->max_err[c] = e;
+	if (rki_channel_keys(ch) > 1) {
+		tr->key_count = (uint32_t)ch->n;
+		tr->interp = cubic ? RK_KEY_CUBIC : RK_KEY_LINEAR;
+		double sign = 1.0;
+		for (size_t k = 0; k < ch->n; k++) {
+			const rki_key *key = &ch->k[k];
+			b->times[b->at_time++] = (float)key->t;
+			if (c == 1 && k) {
+				const double *pv = ch->k[k - 1].v, *v = key->v;
+				double d = pv[0] * v[0] + pv[1] * v[1] + pv[2] * v[2] + pv[3] * v[3];
+				if (d < 0.0) sign = -sign;
 			}
-			if (p->plan == RKI_PLAN_RESAMPLE) {
-				const rki_channel *ch = &x->ch[p->channel];
-				double e = ch->max_err * ch->err_scale;
-				if (e > max_err[c]) max_err[c] = e;
-				if (rki_channel_keys(ch) > 1) {
-					tr->key_count = (uint32_t)ch->n;
-					tr->interp = x->cubic ? RK_KEY_CUBIC : RK_KEY_LINEAR;
-					double sign = 1.0;
-					for (size_t k = 0; k < ch->n; k++) {
-						const rki_key *key = &ch->k[k];
-						times[at_time++] = (float)key->t;
-						if (c == 1 && k) {
-							const double *pv = ch->k[k - 1].v, *v = key->v;
-							double d = pv[0] * v[0] + pv[1] * v[1] + pv[2] * v[2] + pv[3] * v[3];
-							if (d < 0.0) sign = -sign;
-						}
-						const double *vals3[3] = { key->din, key->v, key->dout };
-						for (int e3 = x->cubic ? 0 : 1; e3 < (x->cubic ? 3 : 2); e3++) {
-							const double *v = vals3[e3];
-							if (c == 0) tv[at_val[0]++] = rki_f3_of(v);
-							else if (c == 2) sv[at_val[2]++] = rki_f3_of(v);
-							else rv[at_val[1]++] = rki_f4((float)(sign * v[0]), (float)(sign * v[1]), (float)(sign * v[2]), (float)(sign * v[3]));
-						}
-					}
-					resampled++;
-					continue;
-				}
-				/* collapsed: first key */
-				const double *v = ch->k[0].v;
+			const double *vals3[3] = { key->din, key->v, key->dout };
+			for (int e3 = cubic ? 0 : 1; e3 < (cubic ? 3 : 2); e3++) rki_build_put_d(b, c, vals3[e3], sign);
+		}
+		b->resampled++;
+		return;
+	}
+	tr->key_count = 1;
+	tr->interp = RK_KEY_STEP;
+	b->times[b->at_time++] = 0.0f;
+	rki_build_put_d(b, c, ch->k[0].v, 1.0);
+	b->constant++;
+}
+
+/* Step 12: the translation, rotation and scale track of every joint. */
+static void rki_build_fill_joints(rki_clip_build *b)
+{
+	const rk_skeleton *skel = b->x.skel;
+	for (size_t j = 0; j < b->joints; j++) {
+		for (int c = 0; c < 3; c++) {
+			const rki_plan *p = &b->plan[3 * j + (size_t)c];
+			rk_runtime_track *tr = &b->tracks[c][j];
+			tr->key_begin = (uint32_t)b->at_time;
+			tr->value_begin = (uint32_t)b->at_val[c];
+			if (p->plan == RKI_PLAN_EXACT) {
+				rki_fill_exact(b, tr, c, p->track);
+			} else if (p->plan == RKI_PLAN_RESAMPLE) {
+				rki_fill_resampled(b, tr, c, &b->x.ch[p->channel]);
+			} else {
 				tr->key_count = 1;
 				tr->interp = RK_KEY_STEP;
-				times[at_time++] = 0.0f;
-				if (c == 0) tv[at_val[0]++] = rki_f3_of(v);
-				else if (c == 1) rv[at_val[1]++] = rki_f4((float)v[0], (float)v[1], (float)v[2], (float)v[3]);
-				else sv[at_val[2]++] = rki_f3_of(v);
-				constant++;
-				continue;
+				b->times[b->at_time++] = 0.0f;
+				rki_build_put(b, c, c == 0 ? skel->rest.translation[j] : skel->rest.scale[j], skel->rest.rotation[j]);
+				b->constant++;
 			}
-			tr->key_count = 1;
-			tr->interp = RK_KEY_STEP;
-			times[at_time++] = 0.0f;
-			if (c == 0) tv[at_val[0]++] = skel->rest.translation[j];
-			else if (c == 1) rv[at_val[1]++] = skel->rest.rotation[j];
-			else sv[at_val[2]++] = skel->rest.scale[j];
-			constant++;
 		}
 	}
-	for (size_t j = 0, wc = nch; j < joints; j++) {
-		if (!morph_block_of[j]) continue;
-		const rk_node *n = &scene->nodes.data[skel->node_indices[j]];
-		const rki_node_info *in = &info[n->index];
+}
+
+/* A morph track of weights [weight_offset, +weight_count) starting at the current cursors. */
+static rk_morph_track *rki_build_morph_track(rki_clip_build *b, size_t weight_offset, size_t weight_count, size_t keys,
+	uint32_t interp)
+{
+	rk_morph_track *mt = &b->mtracks[b->at_mt++];
+	mt->weight_offset = (uint32_t)weight_offset;
+	mt->weight_count = (uint32_t)weight_count;
+	mt->keys.key_begin = (uint32_t)b->at_time;
+	mt->keys.key_count = (uint32_t)keys;
+	mt->keys.value_begin = (uint32_t)b->at_mv;
+	mt->keys.interp = interp;
+	return mt;
+}
+
+/* Step 13: the morph blocks: a copied glTF weights track, or one resampled
+ * track per weight; weights the source does not drive stay constant. */
+static void rki_build_fill_morphs(rki_clip_build *b)
+{
+	rki_ctx *x = &b->x;
+	for (size_t j = 0, wc = b->nch; j < b->joints; j++) {
+		if (!b->morph_block_of[j]) continue;
+		const rk_node *n = &x->scene->nodes.data[x->skel->node_indices[j]];
+		const rki_node_info *in = &b->info[n->index];
 		size_t cc = n->mesh->blend_channels.count;
-		rk_morph_block *mb = &mblocks[at_block++];
+		rk_morph_block *mb = &b->mblocks[b->at_block++];
 		mb->joint = (uint32_t)j;
-		mb->weight_offset = (uint32_t)at_w;
+		mb->weight_offset = (uint32_t)b->at_w;
 		mb->channel_count = (uint32_t)cc;
 		size_t first_const = 0;
-		if (in->morph_tracks == 1 && in->morph_exact && !x->o.resample_all) {
+		if (rki_morph_exact(b, in)) {
 			const rk_anim_track *src = in->morph_track;
 			size_t m = src->components < cc ? src->components : cc;
 			size_t per = src->interpolation == RK_INTERP_CUBIC ? 3u : 1u;
-			rk_morph_track *mt = &mtracks[at_mt++];
-			mt->weight_offset = (uint32_t)at_w;
-			mt->weight_count = (uint32_t)m;
-			mt->keys.key_begin = (uint32_t)at_time;
-			mt->keys.key_count = (uint32_t)src->key_count;
-			mt->keys.value_begin = (uint32_t)at_mv;
-			mt->keys.interp = rki_interp_of(src->interpolation);
-			for (size_t k = 0; k < src->key_count; k++) times[at_time++] = (float)(src->times[k] - x->tb);
+			rki_build_morph_track(b, b->at_w, m, src->key_count, rki_interp_of(src->interpolation));
+			for (size_t k = 0; k < src->key_count; k++) b->times[b->at_time++] = (float)(src->times[k] - x->tb);
 			for (size_t k = 0; k < src->key_count * per; k++)
-				for (size_t q = 0; q < m; q++) mv[at_mv++] = (float)src->values[k * src->components + q];
-			exact++;
+				for (size_t q = 0; q < m; q++) b->mv[b->at_mv++] = (float)src->values[k * src->components + q];
+			b->exact++;
 			first_const = m;
 		} else {
 			for (size_t k = 0; k < cc; k++) {
 				const rki_channel *ch = &x->ch[wc + k];
-				if (ch->max_err > max_err[3]) max_err[3] = ch->max_err;
+				if (ch->max_err > b->max_err[3]) b->max_err[3] = ch->max_err;
 				size_t keys = rki_channel_keys(ch);
 				bool cub = x->cubic && keys > 1;
-				rk_morph_track *mt = &mtracks[at_mt++];
-				mt->weight_offset = (uint32_t)(at_w + k);
-				mt->weight_count = 1;
-				mt->keys.key_begin = (uint32_t)at_time;
-				mt->keys.key_count = (uint32_t)keys;
-				mt->keys.value_begin = (uint32_t)at_mv;
-				mt->keys.interp = keys == 1 ? RK_KEY_STEP : cub ? RK_KEY_CUBIC : RK_KEY_LINEAR;
+				rki_build_morph_track(b, b->at_w + k, 1, keys, keys == 1 ? RK_KEY_STEP : cub ? RK_KEY_CUBIC : RK_KEY_LINEAR);
 				for (size_t q = 0; q < keys; q++) {
 					const rki_key *key = &ch->k[q];
-					times[at_time++] = keys == 1 ? 0.0f : (float)key->t;
+					b->times[b->at_time++] = keys == 1 ? 0.0f : (float)key->t;
 					if (cub) {
-						mv[at_mv++] = (float)key->din[0];
-						mv[at_mv++] = (float)key->v[0];
-						mv[at_mv++] = (float)key->dout[0];
+						b->mv[b->at_mv++] = (float)key->din[0];
+						b->mv[b->at_mv++] = (float)key->v[0];
+						b->mv[b->at_mv++] = (float)key->dout[0];
 					} else {
-						mv[at_mv++] = (float)key->v[0];
+						b->mv[b->at_mv++] = (float)key->v[0];
 					}
 				}
-				if (keys == 1) constant++;
-				else resampled++;
+				if (keys == 1) b->constant++;
+				else b->resampled++;
 			}
 			wc += cc;
 			first_const = cc;
 		}
 		for (size_t k = first_const; k < cc; k++) {
-			rk_morph_track *mt = &mtracks[at_mt++];
-			mt->weight_offset = (uint32_t)(at_w + k);
-			mt->weight_count = 1;
-			mt->keys.key_begin = (uint32_t)at_time;
-			mt->keys.key_count = 1;
-			mt->keys.value_begin = (uint32_t)at_mv;
-			mt->keys.interp = RK_KEY_STEP;
-			times[at_time++] = 0.0f;
-			mv[at_mv++] = (float)(n->blend_weights ? n->blend_weights[k] : n->mesh->blend_channels.data[k].default_weight);
-			constant++;
+			rki_build_morph_track(b, b->at_w + k, 1, 1, RK_KEY_STEP);
+			b->times[b->at_time++] = 0.0f;
+			b->mv[b->at_mv++] = (float)(n->blend_weights ? n->blend_weights[k] : n->mesh->blend_channels.data[k].default_weight);
+			b->constant++;
 		}
-		at_w += cc;
+		b->at_w += cc;
 	}
+}
 
-	rc->name = (const char *)(block + off_name);
+/* Step 14: the result header. */
+static void rki_build_finish(rki_clip_build *b)
+{
+	const rki_ctx *x = &b->x;
+	const rki_clip_sizes *n = &b->n;
+	rk_runtime_clip *rc = b->rc;
+	rc->name = b->name;
 	rc->duration = x->te - x->tb;
 	rc->source_time_begin = x->tb;
-	rc->joint_count = joints;
-	rc->translation_tracks = tracks[0];
-	rc->rotation_tracks = tracks[1];
-	rc->scale_tracks = tracks[2];
-	rc->time_count = n_times;
-	rc->times = times;
-	rc->translation_value_count = n_tv;
-	rc->rotation_value_count = n_rv;
-	rc->scale_value_count = n_sv;
-	rc->morph_value_count = n_mv;
-	rc->translation_values = tv;
-	rc->rotation_values = rv;
-	rc->scale_values = sv;
-	rc->morph_values = mv;
-	rc->morph_track_count = n_mt;
-	rc->morph_tracks = mtracks;
-	rc->morph_block_count = block_count;
-	rc->morph_blocks = mblocks;
-	rc->morph_weight_count = n_wc;
-	rc->exact_track_count = exact;
-	rc->resampled_track_count = resampled;
-	rc->constant_track_count = constant;
+	rc->joint_count = b->joints;
+	rc->translation_tracks = b->tracks[0];
+	rc->rotation_tracks = b->tracks[1];
+	rc->scale_tracks = b->tracks[2];
+	rc->time_count = n->times;
+	rc->times = b->times;
+	rc->translation_value_count = n->tv;
+	rc->rotation_value_count = n->rv;
+	rc->scale_value_count = n->sv;
+	rc->morph_value_count = n->mv;
+	rc->translation_values = b->tv;
+	rc->rotation_values = b->rv;
+	rc->scale_values = b->sv;
+	rc->morph_values = b->mv;
+	rc->morph_track_count = n->mt;
+	rc->morph_tracks = b->mtracks;
+	rc->morph_block_count = b->block_count;
+	rc->morph_blocks = b->mblocks;
+	rc->morph_weight_count = n->wc;
+	rc->exact_track_count = b->exact;
+	rc->resampled_track_count = b->resampled;
+	rc->constant_track_count = b->constant;
 	rc->unresolved_intervals = x->unresolved;
 	rc->reference_evaluations = x->evaluations;
 	rc->translation_tolerance = x->o.translation_tolerance;
 	rc->rotation_tolerance = x->o.rotation_tolerance;
 	rc->scale_tolerance = x->o.scale_tolerance;
 	rc->weight_tolerance = x->o.weight_tolerance;
-	rc->max_translation_error = max_err[0];
-	rc->max_rotation_error = max_err[1];
-	rc->max_scale_error = max_err[2];
-	rc->max_weight_error = max_err[3];
-	rc->memory_size = l.size;
-	rc->internal_ = block;
-	result = rc;
+	rc->max_translation_error = b->max_err[0];
+	rc->max_rotation_error = b->max_err[1];
+	rc->max_scale_error = b->max_err[2];
+	rc->max_weight_error = b->max_err[3];
+	rc->memory_size = b->layout.size;
+	rc->internal_ = b->block;
+}
 
-done:
+/* The one cleanup path: frees every scratch array (NULL ones skipped). */
+static void rki_build_cleanup(rki_clip_build *b)
+{
+	rki_ctx *x = &b->x;
+	const size_t nodes = b->nodes, joints = b->joints;
 	if (x->ch) {
-		for (size_t c = 0; c < total_ch; c++) {
+		for (size_t c = 0; c < b->total_ch; c++) {
 			rki_channel *ch = &x->ch[c];
 			if (ch->k) rki_ctx_free(x, ch->k, ch->n, sizeof(rki_key));
 			if (ch->pending) rki_ctx_free(x, ch->pending, ch->n > 1 ? ch->n - 1 : 1, 1);
 		}
-		rki_ctx_free(x, x->ch, total_ch + 1, sizeof(rki_channel));
+		rki_ctx_free(x, x->ch, b->total_ch + 1, sizeof(rki_channel));
 	}
-	if (tmp_times) rki_ctx_free(x, tmp_times, tmp_cap, sizeof(double));
-	if (tab) rki_ctx_free(x, tab, tab_cap, sizeof(rki_node_time));
-	if (pose_mem) rki_free(&x->alloc, pose_mem, pose_bytes);
-	if (joint_of) rki_ctx_free(x, joint_of, nodes, sizeof(int32_t));
-	if (info) rki_ctx_free(x, info, nodes, sizeof(rki_node_info));
-	if (plan) rki_ctx_free(x, plan, joints * 3, sizeof(rki_plan));
-	if (parent_scale) rki_ctx_free(x, parent_scale, joints, sizeof(double));
+	if (b->tmp_times) rki_ctx_free(x, b->tmp_times, b->tmp_cap, sizeof(double));
+	if (b->tab) rki_ctx_free(x, b->tab, b->tab_cap, sizeof(rki_node_time));
+	if (b->pose_mem) rki_free(&x->alloc, b->pose_mem, b->pose_bytes);
+	if (b->joint_of) rki_ctx_free(x, b->joint_of, nodes, sizeof(int32_t));
+	if (b->info) rki_ctx_free(x, b->info, nodes, sizeof(rki_node_info));
+	if (b->plan) rki_ctx_free(x, b->plan, joints * 3, sizeof(rki_plan));
+	if (b->parent_scale) rki_ctx_free(x, b->parent_scale, joints, sizeof(double));
 	if (x->local) rki_ctx_free(x, x->local, joints, sizeof(rk_trs));
 	if (x->stamp) rki_ctx_free(x, x->stamp, joints, sizeof(uint32_t));
-	if (morph_block_of) rki_ctx_free(x, morph_block_of, joints, sizeof(uint32_t));
+	if (b->morph_block_of) rki_ctx_free(x, b->morph_block_of, joints, sizeof(uint32_t));
+}
+
+rk_runtime_clip *rk_runtime_clip_build(const rk_scene *scene, const rk_anim_clip *clip,
+	const rk_skeleton *skel, const rk_runtime_clip_opts *opts, rk_error *err)
+{
+	rki_error_clear(err);
+	rki_clip_build B;
+	memset(&B, 0, sizeof(B));
+	rki_clip_build *b = &B;
+	if (opts) b->x.o = *opts;
+	b->x.err = err;
+	rki_alloc_init(&b->x.alloc, &b->x.o.allocator, 0, 0);
+	if (!rki_build_check_args(scene, clip, skel, err)) return NULL;
+
+	rk_runtime_clip *result = NULL;
+	bool ok = rki_build_init(b, scene, clip, skel)
+		&& rki_build_map_joints(b)
+		&& rki_build_reference(b)
+		&& rki_build_rest_scales(b)
+		&& rki_build_collect_tracks(b)
+		&& rki_build_plan(b)
+		&& rki_build_channels(b)
+		&& (b->total_ch == 0 || rki_refine(&b->x))   /* step 9: values, tangents, adaptive refinement */
+		&& rki_build_count(b)
+		&& rki_build_allocate(b);
+	if (ok) {
+		rki_build_fill_joints(b);
+		rki_build_fill_morphs(b);
+		rki_build_finish(b);
+		result = b->rc;
+	}
+	rki_build_cleanup(b);
 	return result;
 }
 

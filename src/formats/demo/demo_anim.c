@@ -14,6 +14,7 @@
  * the last key equals the first one exactly (plus one stride of translation).
  */
 #include "demo_internal.h"
+#include "core/ik.h"
 
 #include <math.h>
 #include <string.h>
@@ -109,31 +110,35 @@ static void rki_idle_pose(const rki_sample_rig *rig, double phase, rki_pose_in *
 
 static double rki_smoother(double s) { return s * s * s * (s * (s * 6.0 - 15.0) + 10.0); }
 
-/* Two-bone IK of one leg: thigh/shin deltas that put the ankle at `target`
- * with the knee bending towards +Z. */
+/* Two-bone IK of one leg (core/ik.h, hinge mode): thigh/shin deltas that
+ * put the ankle at `target` with the knee bending towards +Z, starting from
+ * the rest leg hung at `hip`. The knee's hinge is rest thigh x front, so
+ * each bone keeps its rest relation to the bend plane (its rest frame about
+ * front mapped onto the bend direction); the reach stays 1e-4 off full
+ * extension and fold. */
 static void rki_leg_ik(const rki_sample_rig *rig, uint32_t base, rk_vec3 hip, rk_vec3 target, rk_quat *d_thigh, rk_quat *d_shin)
 {
 	const rk_vec3 *rp = rig->rest_pos;
 	rk_vec3 rest_thigh = rk_vec3_sub(rp[base + RKI_LEG_LEG], rp[base + RKI_LEG_UPLEG]);
 	rk_vec3 rest_shin = rk_vec3_sub(rp[base + RKI_LEG_FOOT], rp[base + RKI_LEG_LEG]);
-	double l1 = rk_vec3_length(rest_thigh), l2 = rk_vec3_length(rest_shin);
-	rk_vec3 to = rk_vec3_sub(target, hip);
-	double d = rk_vec3_length(to);
-	rk_vec3 u = rk_vec3_scale(to, 1.0 / d);
-	double dmin = fabs(l1 - l2) * 1.0001, dmax = (l1 + l2) * 0.9999;
-	if (d < dmin) d = dmin;
-	if (d > dmax) d = dmax;
 	rk_vec3 front = { 0, 0, 1 };
-	rk_vec3 n = rk_vec3_normalize(rk_vec3_sub(front, rk_vec3_scale(u, rk_vec3_dot(front, u))));
-	double a = (l1 * l1 - l2 * l2 + d * d) / (2.0 * d);
-	double h = sqrt(fmax(0.0, l1 * l1 - a * a));
-	rk_vec3 knee = rk_vec3_add(hip, rk_vec3_add(rk_vec3_scale(u, a), rk_vec3_scale(n, h)));
-	rk_vec3 q1 = rk_vec3_normalize(rk_vec3_sub(knee, hip));
-	rk_vec3 q2 = rk_vec3_normalize(rk_vec3_sub(rk_vec3_add(hip, rk_vec3_scale(u, d)), knee));
-	rk_quat rest1 = rki_sample_frame(rest_thigh, front), rest2 = rki_sample_frame(rest_shin, front);
-	rk_quat pose1 = rki_sample_frame(q1, n), pose2 = rki_sample_frame(q2, n);
-	*d_thigh = rk_quat_normalize(rk_quat_mul(pose1, rk_quat_conjugate(rest1)));
-	*d_shin = rk_quat_normalize(rk_quat_mul(pose2, rk_quat_conjugate(rest2)));
+	rk_quat shin_rot = rig->rest_rot[base + RKI_LEG_LEG];
+	rki_two_bone ik = {
+		.start = hip,
+		.mid = rk_vec3_add(hip, rest_thigh),
+		.end = rk_vec3_add(rk_vec3_add(hip, rest_thigh), rest_shin),
+		.start_rotation = rig->rest_rot[base + RKI_LEG_UPLEG],
+		.mid_rotation = shin_rot,
+		.target = target,
+		.pole = front,
+		.mid_axis = rk_quat_rotate(rk_quat_conjugate(shin_rot), rk_vec3_cross(rest_thigh, front)),
+		.weight = 1.0,
+		.reach_margin = 1e-4,
+	};
+	rki_two_bone_result r;
+	rki_two_bone_solve(&ik, &r);
+	*d_thigh = r.start_model;
+	*d_shin = r.mid_model;
 }
 
 /* Walk pose at cycle phase [0, 1) in the frame moving with the hips (the
