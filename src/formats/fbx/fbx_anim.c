@@ -90,7 +90,9 @@
  *   curves all share one time array: measured 152 of 159 on ybot@kick.fbx).
  *   Every count read from the file is checked against the arrays it indexes.
  */
-#include "formats/fbx/fbx_internal.h"
+#include "formats/fbx/fbx_anim.h"
+#include "formats/fbx/fbx_objects.h"
+#include "formats/fbx/fbx_props.h"
 
 #include <math.h>
 #include <stdlib.h>

@@ -55,7 +55,11 @@
  *   a warning; unknown children names, duplicate names and hierarchy cycles
  *   are warnings (a cycle is cut), never crashes.
  */
-#include "formats/fbx/fbx_internal.h"
+#include "formats/fbx/fbx_legacy.h"
+#include "formats/fbx/fbx_deformers.h"
+#include "formats/fbx/fbx_geometry.h"
+#include "formats/fbx/fbx_objects.h"
+#include "formats/fbx/fbx_props.h"
 
 #include <math.h>
 #include <stdio.h>
