@@ -432,7 +432,7 @@ static bool rki_anim_read_curve7(rki_fbx_ctx *ctx, const rki_fbx_object *o, rk_a
 	out->pre_repeat_count = out->post_repeat_count = -1;
 	if (!kt && !kv) return true; /* a curve without keys: its default value applies */
 	if (!kt || !kv) {
-		rki_fbx_fail(ctx, node, RK_ERROR_CORRUPT, "animation curve has %s but no %s", kt ? "KeyTime" : "KeyValueFloat",
+		rki_fbx_error_at_node(ctx, node, RK_ERROR_CORRUPT, "animation curve has %s but no %s", kt ? "KeyTime" : "KeyValueFloat",
 			kt ? "KeyValueFloat" : "KeyTime");
 		return false;
 	}
@@ -446,7 +446,7 @@ static bool rki_anim_read_curve7(rki_fbx_ctx *ctx, const rki_fbx_object *o, rk_a
 	if (!rki_fbx_array_i64_scratch(kt, 0, tmp, &ticks, &nt, err) || !rki_fbx_array_f64_scratch(kv, 0, tmp, &vals, &nv, err))
 		return rki_anim_dom_failed(ctx);
 	if (nt != nv) {
-		rki_fbx_fail(ctx, node, RK_ERROR_CORRUPT, "animation curve has %zu KeyTime values but %zu key values", nt, nv);
+		rki_fbx_error_at_node(ctx, node, RK_ERROR_CORRUPT, "animation curve has %zu KeyTime values but %zu key values", nt, nv);
 		return false;
 	}
 
@@ -468,13 +468,13 @@ static bool rki_anim_read_curve7(rki_fbx_ctx *ctx, const rki_fbx_object *o, rk_a
 		for (size_t i = 0; i < nt; i++) attr_of[i] = SIZE_MAX;
 	} else if (kr) {
 		if (nr != nf) {
-			rki_fbx_fail(ctx, kr, RK_ERROR_CORRUPT, "KeyAttrRefCount has %zu entries but KeyAttrFlags has %zu", nr, nf);
+			rki_fbx_error_at_node(ctx, kr, RK_ERROR_CORRUPT, "KeyAttrRefCount has %zu entries but KeyAttrFlags has %zu", nr, nf);
 			return false;
 		}
 		size_t at = 0;
 		for (size_t a = 0; a < nr; a++) {
 			if (refs[a] < 0 || (uint64_t)refs[a] > (uint64_t)(nt - at)) {
-				rki_fbx_fail(ctx, kr, RK_ERROR_CORRUPT,
+				rki_fbx_error_at_node(ctx, kr, RK_ERROR_CORRUPT,
 					"KeyAttrRefCount entry %zu (%lld) is negative or runs past the %zu keys", a, (long long)refs[a], nt);
 				return false;
 			}
@@ -487,11 +487,11 @@ static bool rki_anim_read_curve7(rki_fbx_ctx *ctx, const rki_fbx_object *o, rk_a
 	} else if (nf == nt || nf == 1) {
 		for (size_t i = 0; i < nt; i++) attr_of[i] = nf == 1 ? 0 : i;
 	} else {
-		rki_fbx_fail(ctx, kf, RK_ERROR_CORRUPT, "%zu KeyAttrFlags for %zu keys and no KeyAttrRefCount", nf, nt);
+		rki_fbx_error_at_node(ctx, kf, RK_ERROR_CORRUPT, "%zu KeyAttrFlags for %zu keys and no KeyAttrRefCount", nf, nt);
 		return false;
 	}
 	if (nf > 0 && words.count > 0 && words.count / 4 < nf) {
-		rki_fbx_fail(ctx, kd, RK_ERROR_CORRUPT, "KeyAttrDataFloat has %zu values for %zu attributes (4 each)", words.count, nf);
+		rki_fbx_error_at_node(ctx, kd, RK_ERROR_CORRUPT, "KeyAttrDataFloat has %zu values for %zu attributes (4 each)", words.count, nf);
 		return false;
 	}
 
@@ -1073,7 +1073,7 @@ static bool rki_anim_read_legacy_keys(rki_fbx_ctx *ctx, const rki_fbx_node *chan
 					if (!rki_cursor_number(&c, &k->tcb[q])) goto corrupt;
 				break;
 			default:
-				rki_fbx_fail(ctx, kn, RK_ERROR_CORRUPT, "animation key %zu has unknown tangent mode '%c'", n, ch);
+				rki_fbx_error_at_node(ctx, kn, RK_ERROR_CORRUPT, "animation key %zu has unknown tangent mode '%c'", n, ch);
 				return false;
 			}
 			for (int w = 0; w < weights; w++) {
@@ -1090,12 +1090,12 @@ static bool rki_anim_read_legacy_keys(rki_fbx_ctx *ctx, const rki_fbx_node *chan
 					if (!rki_cursor_number(&c, &k->next_left_weight)) goto corrupt;
 					break;
 				default:
-					rki_fbx_fail(ctx, kn, RK_ERROR_CORRUPT, "animation key %zu has unknown weight mode '%c'", n, ch);
+					rki_fbx_error_at_node(ctx, kn, RK_ERROR_CORRUPT, "animation key %zu has unknown weight mode '%c'", n, ch);
 					return false;
 				}
 			}
 		} else {
-			rki_fbx_fail(ctx, kn, RK_ERROR_CORRUPT, "animation key %zu has unknown interpolation '%c'", n, mode);
+			rki_fbx_error_at_node(ctx, kn, RK_ERROR_CORRUPT, "animation key %zu has unknown interpolation '%c'", n, mode);
 			return false;
 		}
 		n++;
@@ -1108,7 +1108,7 @@ static bool rki_anim_read_legacy_keys(rki_fbx_ctx *ctx, const rki_fbx_node *chan
 	rki_anim_read_extrapolation(ctx, channel, "Post-Extrapolation", &out->post_extrapolation, &out->post_repeat_count);
 	return true;
 corrupt:
-	rki_fbx_fail(ctx, kn, RK_ERROR_CORRUPT, "animation Key list is malformed at value %zu (key %zu)", c.pos, n);
+	rki_fbx_error_at_node(ctx, kn, RK_ERROR_CORRUPT, "animation Key list is malformed at value %zu (key %zu)", c.pos, n);
 	return false;
 }
 

@@ -106,7 +106,7 @@ bool rki_fbx_build_skin_from_clusters(rki_fbx_ctx *ctx, const rki_fbx_cluster *c
 		if (bad) rki_fbx_warn(ctx, in, "cluster: %zu out-of-range vertex indices or non-finite weights ignored", bad);
 	}
 	if (total > UINT32_MAX - 1) {
-		rki_fbx_fail(ctx, NULL, RK_ERROR_LIMIT, "skin has %zu weights", total);
+		rki_fbx_error_at_node(ctx, NULL, RK_ERROR_LIMIT, "skin has %zu weights", total);
 		return false;
 	}
 	/* CSR offsets, then fill, then sort each vertex's influences. */

@@ -175,10 +175,12 @@ static void rki_fbx_parser_path(const rki_fbx_parser *p, char *buf, size_t cap)
 
 /* ---- errors ----------------------------------------------------------------- */
 
-static bool rki_fbx_fail(rki_fbx_parser *p, rk_error_code code, uint64_t offset, const char *fmt, ...)
+/* Records a parse error in p->err (replacing any) at byte `offset`, with the line
+ * (ASCII) and the path of the node being parsed; returns false. */
+static bool rki_fbx_parse_error(rki_fbx_parser *p, rk_error_code code, uint64_t offset, const char *fmt, ...)
 	RKI_PRINTF(4, 5);
 
-static bool rki_fbx_fail(rki_fbx_parser *p, rk_error_code code, uint64_t offset, const char *fmt, ...)
+static bool rki_fbx_parse_error(rki_fbx_parser *p, rk_error_code code, uint64_t offset, const char *fmt, ...)
 {
 	if (!p->err) return false;
 	va_list ap;
@@ -193,10 +195,11 @@ static bool rki_fbx_fail(rki_fbx_parser *p, rk_error_code code, uint64_t offset,
 	return false;
 }
 
-static bool rki_fbx_oom(rki_fbx_parser *p)
+/* Out of memory, or the memory limit, while parsing; returns false. */
+static bool rki_fbx_parse_oom(rki_fbx_parser *p)
 {
 	bool limit = p->tmp->limit_hit || (p->arena->alloc && p->arena->alloc->limit_hit);
-	return rki_fbx_fail(p, limit ? RK_ERROR_LIMIT : RK_ERROR_OUT_OF_MEMORY, p->pos,
+	return rki_fbx_parse_error(p, limit ? RK_ERROR_LIMIT : RK_ERROR_OUT_OF_MEMORY, p->pos,
 		limit ? "memory limit reached while parsing" : "out of memory while parsing");
 }
 
@@ -217,10 +220,10 @@ static bool rki_fbx_begin_node(rki_fbx_parser *p, uint64_t offset)
 {
 	size_t depth = rki_fbx_frame_count(p);
 	if (depth > p->lim.max_depth)
-		return rki_fbx_fail(p, RK_ERROR_LIMIT, offset, "nodes nested deeper than the limit of %zu levels",
+		return rki_fbx_parse_error(p, RK_ERROR_LIMIT, offset, "nodes nested deeper than the limit of %zu levels",
 			p->lim.max_depth);
 	if (p->node_count >= p->lim.max_nodes)
-		return rki_fbx_fail(p, RK_ERROR_LIMIT, offset, "more than the limit of %zu nodes", p->lim.max_nodes);
+		return rki_fbx_parse_error(p, RK_ERROR_LIMIT, offset, "more than the limit of %zu nodes", p->lim.max_nodes);
 	p->node_count++;
 	return true;
 }
@@ -232,14 +235,14 @@ static bool rki_fbx_open(rki_fbx_parser *p, const rki_fbx_node *node, uint64_t e
 	f.node = *node;
 	f.end = end;
 	f.child_start = p->nodes.size / sizeof(rki_fbx_node);
-	if (!rki_buf_push(&p->frames, &f, sizeof(f))) return rki_fbx_oom(p);
+	if (!rki_buf_push(&p->frames, &f, sizeof(f))) return rki_fbx_parse_oom(p);
 	return true;
 }
 
 /* A node without children is finished right away. */
 static bool rki_fbx_add_leaf(rki_fbx_parser *p, const rki_fbx_node *node)
 {
-	if (!rki_buf_push(&p->nodes, node, sizeof(*node))) return rki_fbx_oom(p);
+	if (!rki_buf_push(&p->nodes, node, sizeof(*node))) return rki_fbx_parse_oom(p);
 	return true;
 }
 
@@ -253,7 +256,7 @@ static bool rki_fbx_close(rki_fbx_parser *p)
 	rki_fbx_node *kids = NULL;
 	if (n > 0) {
 		kids = (rki_fbx_node *)rki_arena_alloc_uninit(p->arena, n * sizeof(*kids));  /* n nodes fit in tmp */
-		if (!kids) return rki_fbx_oom(p);
+		if (!kids) return rki_fbx_parse_oom(p);
 		memcpy(kids, (rki_fbx_node *)(void *)p->nodes.data + f->child_start, n * sizeof(*kids));
 		for (size_t i = 0; i < n; i++)
 			for (size_t j = 0; j < kids[i].child_count; j++) kids[i].children[j].parent = &kids[i];
@@ -400,34 +403,34 @@ static bool rki_fbx_binary_array(rki_fbx_parser *p, rki_fbx_prop *pr, size_t pen
 {
 	size_t esize = rki_fbx_array_elem_size(pr->type);
 	if (pend - p->pos < RKI_FBX_ARRAY_HEADER)
-		return rki_fbx_fail(p, RK_ERROR_CORRUPT, p->pos,
+		return rki_fbx_parse_error(p, RK_ERROR_CORRUPT, p->pos,
 			"expected a 12-byte array header, only %zu bytes remain in the property list", pend - p->pos);
 	const unsigned char *h = p->data + p->pos;
 	uint32_t count = rki_fbx_rd32(p, h), encoding = rki_fbx_rd32(p, h + 4), clen = rki_fbx_rd32(p, h + 8);
 	p->pos += RKI_FBX_ARRAY_HEADER;
 	if (clen > pend - p->pos)
-		return rki_fbx_fail(p, RK_ERROR_CORRUPT, pr->offset,
+		return rki_fbx_parse_error(p, RK_ERROR_CORRUPT, pr->offset,
 			"array data of %u bytes runs past the end of the property list (%zu bytes remain)",
 			(unsigned)clen, pend - p->pos);
 	if (count > p->lim.max_array_elems)
-		return rki_fbx_fail(p, RK_ERROR_LIMIT, pr->offset, "array of %u elements is over the limit of %zu",
+		return rki_fbx_parse_error(p, RK_ERROR_LIMIT, pr->offset, "array of %u elements is over the limit of %zu",
 			(unsigned)count, p->lim.max_array_elems);
 	uint64_t bytes = (uint64_t)count * esize;
 	if (bytes > (uint64_t)p->lim.max_total_array_bytes - p->array_bytes)
-		return rki_fbx_fail(p, RK_ERROR_LIMIT, pr->offset,
+		return rki_fbx_parse_error(p, RK_ERROR_LIMIT, pr->offset,
 			"arrays decode to more than the limit of %zu bytes in total", p->lim.max_total_array_bytes);
 	if (encoding == 0) {
 		if (bytes != clen)
-			return rki_fbx_fail(p, RK_ERROR_CORRUPT, pr->offset,
+			return rki_fbx_parse_error(p, RK_ERROR_CORRUPT, pr->offset,
 				"raw array of %u elements of %zu bytes needs %llu bytes, but declares %u",
 				(unsigned)count, esize, (unsigned long long)bytes, (unsigned)clen);
 	} else if (encoding == 1) {
 		if (bytes > (uint64_t)clen * RKI_FBX_MAX_INFLATE_RATIO + 1024)
-			return rki_fbx_fail(p, RK_ERROR_CORRUPT, pr->offset,
+			return rki_fbx_parse_error(p, RK_ERROR_CORRUPT, pr->offset,
 				"zlib array claims %u elements (%llu bytes) from only %u compressed bytes",
 				(unsigned)count, (unsigned long long)bytes, (unsigned)clen);
 	} else {
-		return rki_fbx_fail(p, RK_ERROR_CORRUPT, pr->offset,
+		return rki_fbx_parse_error(p, RK_ERROR_CORRUPT, pr->offset,
 			"unknown array encoding %u (expected 0 = raw or 1 = zlib)", (unsigned)encoding);
 	}
 	p->array_bytes += bytes;
@@ -447,10 +450,10 @@ static bool rki_fbx_binary_array(rki_fbx_parser *p, rki_fbx_prop *pr, size_t pen
 	}
 	size_t alloc;
 	void *out = rki_fbx_array_alloc_size(pr->type, bytes, &alloc) ? rki_arena_alloc_uninit(p->arena, alloc) : NULL;
-	if (!out) return rki_fbx_oom(p);
+	if (!out) return rki_fbx_parse_oom(p);
 	if (encoding == 1 && !p->inflater) {
 		p->inflater = libdeflate_alloc_decompressor();
-		if (!p->inflater) return rki_fbx_fail(p, RK_ERROR_OUT_OF_MEMORY, p->pos, "cannot allocate the zlib decompressor");
+		if (!p->inflater) return rki_fbx_parse_error(p, RK_ERROR_OUT_OF_MEMORY, p->pos, "cannot allocate the zlib decompressor");
 	}
 	size_t got;
 	int lib_result;
@@ -459,7 +462,7 @@ static bool rki_fbx_binary_array(rki_fbx_parser *p, rki_fbx_prop *pr, size_t pen
 	if (r != RKI_FBX_DECODE_OK) {
 		char msg[RK_ERROR_TEXT_MAX];
 		rki_fbx_decode_message(msg, sizeof(msg), r, lib_result, got, count, esize);
-		return rki_fbx_fail(p, RK_ERROR_CORRUPT, pr->offset, "%s", msg);
+		return rki_fbx_parse_error(p, RK_ERROR_CORRUPT, pr->offset, "%s", msg);
 	}
 	pr->v.a.data = out;
 	p->pos += clen;
@@ -473,14 +476,14 @@ static bool rki_fbx_binary_props(rki_fbx_parser *p, rki_fbx_node *node, uint64_t
 	if (nprops == 0) return true;
 	/* nprops <= the property list length (checked), which is inside the file. */
 	rki_fbx_prop *props = (rki_fbx_prop *)rki_arena_array(p->arena, (size_t)nprops, sizeof(*props));
-	if (!props) return rki_fbx_oom(p);
+	if (!props) return rki_fbx_parse_oom(p);
 	node->props = props;
 	node->prop_count = (size_t)nprops;
 	const unsigned char *d = p->data;
 	for (size_t i = 0; i < (size_t)nprops; i++) {
 		rki_fbx_prop *pr = &props[i];
 		if (p->pos >= pend)
-			return rki_fbx_fail(p, RK_ERROR_CORRUPT, p->pos,
+			return rki_fbx_parse_error(p, RK_ERROR_CORRUPT, p->pos,
 				"expected property %zu of %llu, but the property list ended", i + 1,
 				(unsigned long long)nprops);
 		pr->offset = p->pos;
@@ -495,12 +498,12 @@ static bool rki_fbx_binary_props(rki_fbx_parser *p, rki_fbx_node *node, uint64_t
 			if (!rki_fbx_binary_array(p, pr, pend)) return false;
 			continue;
 		default:
-			return rki_fbx_fail(p, RK_ERROR_CORRUPT, pr->offset,
+			return rki_fbx_parse_error(p, RK_ERROR_CORRUPT, pr->offset,
 				"unknown property type code 0x%02x (expected one of Y C I F D L S R f d l i b)",
 				(unsigned)(unsigned char)pr->type);
 		}
 		if (left < need)
-			return rki_fbx_fail(p, RK_ERROR_CORRUPT, pr->offset,
+			return rki_fbx_parse_error(p, RK_ERROR_CORRUPT, pr->offset,
 				"property of type '%c' needs %zu bytes, only %zu remain in the property list", pr->type, need,
 				left);
 		const unsigned char *b = d + p->pos;
@@ -525,11 +528,11 @@ static bool rki_fbx_binary_props(rki_fbx_parser *p, rki_fbx_node *node, uint64_t
 		default: { /* 'S', 'R' */
 			uint32_t len = rki_fbx_rd32(p, b);
 			if (len > pend - p->pos)
-				return rki_fbx_fail(p, RK_ERROR_CORRUPT, pr->offset,
+				return rki_fbx_parse_error(p, RK_ERROR_CORRUPT, pr->offset,
 					"string of %u bytes runs past the end of the property list (%zu bytes remain)",
 					(unsigned)len, pend - p->pos);
 			const char *s = rki_fbx_strdup(p->arena, (const char *)d + p->pos, len);
-			if (!s) return rki_fbx_oom(p);
+			if (!s) return rki_fbx_parse_oom(p);
 			pr->v.s.data = s;
 			pr->v.s.len = len;
 			p->pos += len;
@@ -538,7 +541,7 @@ static bool rki_fbx_binary_props(rki_fbx_parser *p, rki_fbx_node *node, uint64_t
 		}
 	}
 	if (p->pos != pend)
-		return rki_fbx_fail(p, RK_ERROR_CORRUPT, p->pos,
+		return rki_fbx_parse_error(p, RK_ERROR_CORRUPT, p->pos,
 			"%llu properties end at byte %zu, but the property list is declared to end at byte %zu",
 			(unsigned long long)nprops, p->pos, pend);
 	return true;
@@ -558,20 +561,20 @@ static bool rki_fbx_parse_binary(rki_fbx_parser *p)
 {
 	const unsigned char *d = p->data;
 	if (p->size < RKI_FBX_HEADER_SIZE)
-		return rki_fbx_fail(p, RK_ERROR_TRUNCATED, p->size,
+		return rki_fbx_parse_error(p, RK_ERROR_TRUNCATED, p->size,
 			"expected the %u-byte binary FBX header, the file has only %zu bytes", RKI_FBX_HEADER_SIZE,
 			p->size);
 	if (memcmp(d, rki_fbx_magic, sizeof(rki_fbx_magic)) != 0)
-		return rki_fbx_fail(p, RK_ERROR_CORRUPT, 0, "expected \"Kaydara FBX Binary  \\0\\x1a\" at the start");
+		return rki_fbx_parse_error(p, RK_ERROR_CORRUPT, 0, "expected \"Kaydara FBX Binary  \\0\\x1a\" at the start");
 	if (d[22] > 1)
-		return rki_fbx_fail(p, RK_ERROR_CORRUPT, 22, "expected byte order flag 0 or 1, found %u", (unsigned)d[22]);
+		return rki_fbx_parse_error(p, RK_ERROR_CORRUPT, 22, "expected byte order flag 0 or 1, found %u", (unsigned)d[22]);
 	p->big_endian = d[22] == 1;
 	uint32_t version = rki_fbx_rd32(p, d + 23);
 	p->doc->version = version;
 	p->doc->header_version = version;
 	p->doc->big_endian = p->big_endian;
 	if (version < 3000 || version >= 8000)
-		return rki_fbx_fail(p, RK_ERROR_UNSUPPORTED, 23,
+		return rki_fbx_parse_error(p, RK_ERROR_UNSUPPORTED, 23,
 			"binary FBX version %u is not supported (expected 3000 to 7999)", (unsigned)version);
 	p->wide = version >= 7500;
 	const size_t hdr = p->wide ? 25 : 13;
@@ -584,7 +587,7 @@ static bool rki_fbx_parse_binary(rki_fbx_parser *p)
 		if (nf == 1) {
 			if (rki_fbx_at_footer(p)) return rki_fbx_close(p);
 			if (p->size - p->pos < hdr)
-				return rki_fbx_fail(p, RK_ERROR_TRUNCATED, p->pos,
+				return rki_fbx_parse_error(p, RK_ERROR_TRUNCATED, p->pos,
 					"expected a %zu-byte node record or the null record ending the top-level list, %zu bytes remain",
 					hdr, p->size - p->pos);
 		} else {
@@ -593,7 +596,7 @@ static bool rki_fbx_parse_binary(rki_fbx_parser *p)
 				continue;
 			}
 			if (parent_end - p->pos < hdr)
-				return rki_fbx_fail(p, RK_ERROR_CORRUPT, p->pos,
+				return rki_fbx_parse_error(p, RK_ERROR_CORRUPT, p->pos,
 					"expected a %zu-byte node record or null record, only %llu bytes remain in the parent record",
 					hdr, (unsigned long long)(parent_end - p->pos));
 		}
@@ -614,11 +617,11 @@ static bool rki_fbx_parse_binary(rki_fbx_parser *p)
 		uint64_t offset = p->pos;
 		if (end == 0) {
 			if (nprops != 0 || plen != 0 || name_len != 0)
-				return rki_fbx_fail(p, RK_ERROR_CORRUPT, offset,
+				return rki_fbx_parse_error(p, RK_ERROR_CORRUPT, offset,
 					"node record with end offset 0 is not a null record (other fields are not zero)");
 			p->pos += hdr;
 			if (nf > 1 && p->pos != parent_end)
-				return rki_fbx_fail(p, RK_ERROR_CORRUPT, offset,
+				return rki_fbx_parse_error(p, RK_ERROR_CORRUPT, offset,
 					"null record ends at byte %zu, but the enclosing record ends at byte %llu", p->pos,
 					(unsigned long long)parent_end);
 			if (!rki_fbx_close(p)) return false;
@@ -626,20 +629,20 @@ static bool rki_fbx_parse_binary(rki_fbx_parser *p)
 			continue;
 		}
 		if (end > p->size)
-			return rki_fbx_fail(p, RK_ERROR_TRUNCATED, offset,
+			return rki_fbx_parse_error(p, RK_ERROR_TRUNCATED, offset,
 				"node record claims to end at byte %llu, past the end of the file (%zu bytes)",
 				(unsigned long long)end, p->size);
 		if (end > parent_end)
-			return rki_fbx_fail(p, RK_ERROR_CORRUPT, offset,
+			return rki_fbx_parse_error(p, RK_ERROR_CORRUPT, offset,
 				"node record ends at byte %llu, past the end of its parent record (byte %llu)",
 				(unsigned long long)end, (unsigned long long)parent_end);
 		uint64_t body = (uint64_t)p->pos + hdr + name_len;
 		if (end < body || plen > end - body)
-			return rki_fbx_fail(p, RK_ERROR_CORRUPT, offset,
+			return rki_fbx_parse_error(p, RK_ERROR_CORRUPT, offset,
 				"node record ends at byte %llu, before its %zu-byte name and %llu-byte property list",
 				(unsigned long long)end, name_len, (unsigned long long)plen);
 		if (nprops > plen)
-			return rki_fbx_fail(p, RK_ERROR_CORRUPT, offset,
+			return rki_fbx_parse_error(p, RK_ERROR_CORRUPT, offset,
 				"node declares %llu properties in a property list of only %llu bytes",
 				(unsigned long long)nprops, (unsigned long long)plen);
 		p->cur_name = (const char *)h + hdr;
@@ -650,7 +653,7 @@ static bool rki_fbx_parse_binary(rki_fbx_parser *p)
 		node.offset = offset;
 		node.name_len = name_len;
 		node.name = rki_fbx_strdup(p->arena, (const char *)h + hdr, name_len);
-		if (!node.name) return rki_fbx_oom(p);
+		if (!node.name) return rki_fbx_parse_oom(p);
 		p->pos = (size_t)body;
 		if (!rki_fbx_binary_props(p, &node, nprops, (size_t)(body + plen))) return false;
 		p->cur_name = NULL;
@@ -841,11 +844,11 @@ static bool rki_fbx_ascii_number(rki_fbx_parser *p, bool *is_int, int64_t *ival,
 	size_t start = p->pos;
 	rki_fbx_num_result r = rki_fbx_scan_number(p->data, p->size, &p->pos, is_int, ival, fval);
 	if (r == RKI_FBX_NUM_TOO_LONG)
-		return rki_fbx_fail(p, RK_ERROR_CORRUPT, start, "number longer than %u characters", RKI_FBX_MAX_NUMBER_LEN);
+		return rki_fbx_parse_error(p, RK_ERROR_CORRUPT, start, "number longer than %u characters", RKI_FBX_MAX_NUMBER_LEN);
 	if (r != RKI_FBX_NUM_OK) {
 		size_t end = start;
 		while (end < p->size && end - start < 32 && rki_fbx_is_word_char(p->data[end])) end++;
-		return rki_fbx_fail(p, RK_ERROR_CORRUPT, start, "expected a number, found \"%.*s\"", (int)(end - start),
+		return rki_fbx_parse_error(p, RK_ERROR_CORRUPT, start, "expected a number, found \"%.*s\"", (int)(end - start),
 			(const char *)p->data + start);
 	}
 	return true;
@@ -861,40 +864,40 @@ static bool rki_fbx_ascii_array(rki_fbx_parser *p, rki_fbx_prop *pr)
 	size_t ndig = 0;
 	for (; p->pos < p->size && d[p->pos] >= '0' && d[p->pos] <= '9'; p->pos++, ndig++) {
 		if (n > (UINT64_MAX - 9) / 10)
-			return rki_fbx_fail(p, RK_ERROR_CORRUPT, star, "array element count after '*' is too large");
+			return rki_fbx_parse_error(p, RK_ERROR_CORRUPT, star, "array element count after '*' is too large");
 		n = n * 10 + (uint64_t)(d[p->pos] - '0');
 	}
 	if (ndig == 0) {
 		if (p->pos >= p->size)
-			return rki_fbx_fail(p, RK_ERROR_TRUNCATED, p->pos, "expected an element count after '*'");
-		return rki_fbx_fail(p, RK_ERROR_CORRUPT, p->pos, "expected an element count after '*'");
+			return rki_fbx_parse_error(p, RK_ERROR_TRUNCATED, p->pos, "expected an element count after '*'");
+		return rki_fbx_parse_error(p, RK_ERROR_CORRUPT, p->pos, "expected an element count after '*'");
 	}
 	rki_fbx_skip_space(p);
 	if (p->pos >= p->size)
-		return rki_fbx_fail(p, RK_ERROR_TRUNCATED, p->pos, "expected '{' after array count *%llu",
+		return rki_fbx_parse_error(p, RK_ERROR_TRUNCATED, p->pos, "expected '{' after array count *%llu",
 			(unsigned long long)n);
 	if (d[p->pos] != '{')
-		return rki_fbx_fail(p, RK_ERROR_CORRUPT, p->pos, "expected '{' after array count *%llu",
+		return rki_fbx_parse_error(p, RK_ERROR_CORRUPT, p->pos, "expected '{' after array count *%llu",
 			(unsigned long long)n);
 	p->pos++;
 	if (n > p->lim.max_array_elems)
-		return rki_fbx_fail(p, RK_ERROR_LIMIT, star, "array of %llu elements is over the limit of %zu",
+		return rki_fbx_parse_error(p, RK_ERROR_LIMIT, star, "array of %llu elements is over the limit of %zu",
 			(unsigned long long)n, p->lim.max_array_elems);
 	if (n > ((uint64_t)p->lim.max_total_array_bytes - p->array_bytes) / sizeof(double))
-		return rki_fbx_fail(p, RK_ERROR_LIMIT, star, "arrays decode to more than the limit of %zu bytes in total",
+		return rki_fbx_parse_error(p, RK_ERROR_LIMIT, star, "arrays decode to more than the limit of %zu bytes in total",
 			p->lim.max_total_array_bytes);
 	/* Every element takes at least one digit and all but the last a ',' too. */
 	size_t left = p->size - p->pos;
 	if (n > left / 2 + 1)
-		return rki_fbx_fail(p, RK_ERROR_TRUNCATED, star,
+		return rki_fbx_parse_error(p, RK_ERROR_TRUNCATED, star,
 			"array *%llu needs at least %llu more bytes, only %zu remain", (unsigned long long)n,
 			(unsigned long long)(2 * n - 1), left);
 	double *vals = (double *)(void *)rki_fbx_empty_array;
 	if (n > 0) {
 		size_t alloc;   /* n * 8 is within max_total_array_bytes (checked above) */
-		if (!rki_fbx_array_alloc_size('d', n * sizeof(double), &alloc)) return rki_fbx_oom(p);
+		if (!rki_fbx_array_alloc_size('d', n * sizeof(double), &alloc)) return rki_fbx_parse_oom(p);
 		vals = (double *)rki_arena_alloc_uninit(p->arena, alloc);
-		if (!vals) return rki_fbx_oom(p);
+		if (!vals) return rki_fbx_parse_oom(p);
 		memset(vals + n, 0, RKI_FBX_ARRAY_PAD);
 	}
 	p->array_bytes += n * sizeof(double);
@@ -903,14 +906,14 @@ static bool rki_fbx_ascii_array(rki_fbx_parser *p, rki_fbx_prop *pr)
 		while (d[p->pos] != ':') p->pos++;
 		p->pos++;
 	} else if (p->pos < p->size && d[p->pos] != '}') {
-		return rki_fbx_fail(p, RK_ERROR_CORRUPT, p->pos, "expected \"a:\" inside the array braces");
+		return rki_fbx_parse_error(p, RK_ERROR_CORRUPT, p->pos, "expected \"a:\" inside the array braces");
 	}
 	size_t k = 0;
 	bool all_int = true, want = true;
 	for (;;) {
 		rki_fbx_skip_space(p);
 		if (p->pos >= p->size)
-			return rki_fbx_fail(p, RK_ERROR_TRUNCATED, p->pos, "expected '}' closing the array *%llu",
+			return rki_fbx_parse_error(p, RK_ERROR_TRUNCATED, p->pos, "expected '}' closing the array *%llu",
 				(unsigned long long)n);
 		unsigned char c = d[p->pos];
 		if (c == '}') {
@@ -919,26 +922,26 @@ static bool rki_fbx_ascii_array(rki_fbx_parser *p, rki_fbx_prop *pr)
 		}
 		if (c == ',') {
 			if (want)
-				return rki_fbx_fail(p, RK_ERROR_CORRUPT, p->pos, "expected a number before ',' in the array");
+				return rki_fbx_parse_error(p, RK_ERROR_CORRUPT, p->pos, "expected a number before ',' in the array");
 			p->pos++;
 			want = true;
 			continue;
 		}
-		if (!want) return rki_fbx_fail(p, RK_ERROR_CORRUPT, p->pos, "expected ',' or '}' after an array element");
+		if (!want) return rki_fbx_parse_error(p, RK_ERROR_CORRUPT, p->pos, "expected ',' or '}' after an array element");
 		bool is_int = false;
 		int64_t iv = 0;
 		double fv = 0.0;
 		size_t at = p->pos;
 		if (!rki_fbx_ascii_number(p, &is_int, &iv, &fv)) return false;
 		if (k >= n)
-			return rki_fbx_fail(p, RK_ERROR_CORRUPT, at, "array declares *%llu elements but has more",
+			return rki_fbx_parse_error(p, RK_ERROR_CORRUPT, at, "array declares *%llu elements but has more",
 				(unsigned long long)n);
 		vals[k++] = is_int ? (double)iv : fv;
 		if (!is_int) all_int = false;
 		want = false;
 	}
 	if (k != n)
-		return rki_fbx_fail(p, RK_ERROR_CORRUPT, star, "array declares *%llu elements but has %zu",
+		return rki_fbx_parse_error(p, RK_ERROR_CORRUPT, star, "array declares *%llu elements but has %zu",
 			(unsigned long long)n, k);
 	pr->type = 'd';
 	pr->v.a.data = vals;
@@ -971,13 +974,13 @@ static bool rki_fbx_ascii_props(rki_fbx_parser *p, rki_fbx_node *node)
 		if (c == '"') {
 			size_t s = p->pos + 1;
 			const unsigned char *q = (const unsigned char *)memchr(d + s, '"', p->size - s);
-			if (!q) return rki_fbx_fail(p, RK_ERROR_TRUNCATED, p->pos, "expected the closing '\"' of a string");
+			if (!q) return rki_fbx_parse_error(p, RK_ERROR_TRUNCATED, p->pos, "expected the closing '\"' of a string");
 			size_t e = (size_t)(q - d);
 			for (const unsigned char *nl = d + s; (nl = (const unsigned char *)memchr(nl, '\n', e - (size_t)(nl - d)));
 				nl++)
 				p->line++;
 			const char *str = rki_fbx_strdup(p->arena, (const char *)d + s, e - s);
-			if (!str) return rki_fbx_oom(p);
+			if (!str) return rki_fbx_parse_oom(p);
 			pr.type = 'S';
 			pr.v.s.data = str;
 			pr.v.s.len = e - s;
@@ -997,19 +1000,19 @@ static bool rki_fbx_ascii_props(rki_fbx_parser *p, rki_fbx_node *node)
 			while (e < p->size && rki_fbx_is_word_char(d[e])) e++;
 			if (rki_fbx_colon_follows(p, e)) break;  /* the next node's name */
 			const char *str = rki_fbx_strdup(p->arena, (const char *)d + s, e - s);
-			if (!str) return rki_fbx_oom(p);
+			if (!str) return rki_fbx_parse_oom(p);
 			pr.type = 'S';
 			pr.v.s.data = str;
 			pr.v.s.len = e - s;
 			p->pos = e;
 		} else {
-			return rki_fbx_fail(p, RK_ERROR_CORRUPT, p->pos,
+			return rki_fbx_parse_error(p, RK_ERROR_CORRUPT, p->pos,
 				"expected a value (number, \"string\", word or *N array), found byte 0x%02x", (unsigned)c);
 		}
 		if (count >= p->lim.max_array_elems)
-			return rki_fbx_fail(p, RK_ERROR_LIMIT, pr.offset, "more than the limit of %zu values in one node",
+			return rki_fbx_parse_error(p, RK_ERROR_LIMIT, pr.offset, "more than the limit of %zu values in one node",
 				p->lim.max_array_elems);
-		if (!rki_buf_push(&p->props, &pr, sizeof(pr))) return rki_fbx_oom(p);
+		if (!rki_buf_push(&p->props, &pr, sizeof(pr))) return rki_fbx_parse_oom(p);
 		count++;
 		want = false;
 	}
@@ -1017,7 +1020,7 @@ static bool rki_fbx_ascii_props(rki_fbx_parser *p, rki_fbx_node *node)
 	node->prop_count = count;
 	if (count > 0) {
 		node->props = (rki_fbx_prop *)rki_arena_array(p->arena, count, sizeof(rki_fbx_prop));
-		if (!node->props) return rki_fbx_oom(p);
+		if (!node->props) return rki_fbx_parse_oom(p);
 		memcpy(node->props, (rki_fbx_prop *)(void *)p->props.data + start, count * sizeof(rki_fbx_prop));
 	}
 	p->props.size = start * sizeof(rki_fbx_prop);
@@ -1057,20 +1060,20 @@ static bool rki_fbx_parse_ascii(rki_fbx_parser *p)
 		size_t nf = rki_fbx_frame_count(p);
 		if (p->pos >= p->size) {
 			if (nf > 1)
-				return rki_fbx_fail(p, RK_ERROR_TRUNCATED, p->pos, "expected '}' closing the node, found the end of the file");
+				return rki_fbx_parse_error(p, RK_ERROR_TRUNCATED, p->pos, "expected '}' closing the node, found the end of the file");
 			break;
 		}
 		unsigned char c = d[p->pos];
 		if (c == '}') {
-			if (nf == 1) return rki_fbx_fail(p, RK_ERROR_CORRUPT, p->pos, "unexpected '}' at the top level");
+			if (nf == 1) return rki_fbx_parse_error(p, RK_ERROR_CORRUPT, p->pos, "unexpected '}' at the top level");
 			p->pos++;
 			if (!rki_fbx_close(p)) return false;
 			continue;
 		}
 		if (!rki_fbx_is_word_char(c)) {
 			if (c >= 0x20 && c < 0x7f)
-				return rki_fbx_fail(p, RK_ERROR_CORRUPT, p->pos, "expected a node name, found '%c'", c);
-			return rki_fbx_fail(p, RK_ERROR_CORRUPT, p->pos, "expected a node name, found byte 0x%02x", (unsigned)c);
+				return rki_fbx_parse_error(p, RK_ERROR_CORRUPT, p->pos, "expected a node name, found '%c'", c);
+			return rki_fbx_parse_error(p, RK_ERROR_CORRUPT, p->pos, "expected a node name, found byte 0x%02x", (unsigned)c);
 		}
 		size_t name_start = p->pos;
 		while (p->pos < p->size && rki_fbx_is_word_char(d[p->pos])) p->pos++;
@@ -1078,9 +1081,9 @@ static bool rki_fbx_parse_ascii(rki_fbx_parser *p)
 		p->cur_name_len = p->pos - name_start;
 		while (p->pos < p->size && (d[p->pos] == ' ' || d[p->pos] == '\t')) p->pos++;
 		if (p->pos >= p->size)
-			return rki_fbx_fail(p, RK_ERROR_TRUNCATED, p->pos, "expected ':' after the node name");
+			return rki_fbx_parse_error(p, RK_ERROR_TRUNCATED, p->pos, "expected ':' after the node name");
 		if (d[p->pos] != ':')
-			return rki_fbx_fail(p, RK_ERROR_CORRUPT, p->pos, "expected ':' after the node name");
+			return rki_fbx_parse_error(p, RK_ERROR_CORRUPT, p->pos, "expected ':' after the node name");
 		p->pos++;
 		if (!rki_fbx_begin_node(p, name_start)) return false;
 		rki_fbx_node node;
@@ -1088,7 +1091,7 @@ static bool rki_fbx_parse_ascii(rki_fbx_parser *p)
 		node.offset = name_start;
 		node.name_len = p->cur_name_len;
 		node.name = rki_fbx_strdup(p->arena, p->cur_name, p->cur_name_len);
-		if (!node.name) return rki_fbx_oom(p);
+		if (!node.name) return rki_fbx_parse_oom(p);
 		if (!rki_fbx_ascii_props(p, &node)) return false;
 		p->cur_name = NULL;
 		if (p->pos < p->size && d[p->pos] == '{') {
@@ -1100,7 +1103,7 @@ static bool rki_fbx_parse_ascii(rki_fbx_parser *p)
 	}
 	if (!rki_fbx_close(p)) return false;
 	if (p->doc->root.child_count == 0)
-		return rki_fbx_fail(p, RK_ERROR_TRUNCATED, p->size, "expected at least one FBX node, found none");
+		return rki_fbx_parse_error(p, RK_ERROR_TRUNCATED, p->size, "expected at least one FBX node, found none");
 	p->doc->version = rki_fbx_ascii_comment_version(d, p->size);
 	return true;
 }
@@ -1165,9 +1168,9 @@ bool rki_fbx_parse_ex(rki_fbx_doc *doc, const void *data, size_t size, rki_arena
 	if (size >= 18 && memcmp(data, rki_fbx_magic, 18) == 0) {
 		ok = rki_fbx_parse_binary(&p);
 	} else if (size == 0) {
-		ok = rki_fbx_fail(&p, RK_ERROR_TRUNCATED, 0, "empty input, expected an FBX file");
+		ok = rki_fbx_parse_error(&p, RK_ERROR_TRUNCATED, 0, "empty input, expected an FBX file");
 	} else if (size < sizeof(rki_fbx_magic) && memcmp(data, rki_fbx_magic, magic_cmp) == 0 && size >= 7) {
-		ok = rki_fbx_fail(&p, RK_ERROR_TRUNCATED, size, "expected the %u-byte binary FBX header, the file has only %zu bytes",
+		ok = rki_fbx_parse_error(&p, RK_ERROR_TRUNCATED, size, "expected the %u-byte binary FBX header, the file has only %zu bytes",
 			RKI_FBX_HEADER_SIZE, size);
 	} else {
 		ok = rki_fbx_parse_ascii(&p);

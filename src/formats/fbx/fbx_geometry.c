@@ -118,7 +118,7 @@ static bool rki_fbx_layer(rki_fbx_ctx *ctx, const rki_fbx_node *layer, const cha
 		return false;
 	}
 	if (raw_count % components != 0) {
-		rki_fbx_fail(ctx, dn, RK_ERROR_CORRUPT, "%s has %zu numbers, not a multiple of %zu", data_name, raw_count, components);
+		rki_fbx_error_at_node(ctx, dn, RK_ERROR_CORRUPT, "%s has %zu numbers, not a multiple of %zu", data_name, raw_count, components);
 		return false;
 	}
 	size_t value_count = raw_count / components;
@@ -204,14 +204,14 @@ bool rki_fbx_read_polygons(rki_fbx_ctx *ctx, const rki_fbx_node *g, rk_mesh *m)
 		return false;
 	}
 	if (pos_count % 3 != 0) {
-		rki_fbx_fail(ctx, vn, RK_ERROR_CORRUPT, "Vertices has %zu numbers, not a multiple of 3", pos_count);
+		rki_fbx_error_at_node(ctx, vn, RK_ERROR_CORRUPT, "Vertices has %zu numbers, not a multiple of 3", pos_count);
 		return false;
 	}
 	m->vertex_count = pos_count / 3;
 	m->positions = pos_count ? (const rk_vec3 *)(const void *)pos : (const rk_vec3 *)rki_arena_alloc(ctx->sc->arena, sizeof(rk_vec3));
 	if (!m->positions) return rki_fbx_oom(ctx);
 	if (m->vertex_count > UINT32_MAX - 1) {
-		rki_fbx_fail(ctx, vn, RK_ERROR_LIMIT, "%zu vertices exceed 32-bit indices", m->vertex_count);
+		rki_fbx_error_at_node(ctx, vn, RK_ERROR_LIMIT, "%zu vertices exceed 32-bit indices", m->vertex_count);
 		return false;
 	}
 	const rki_fbx_node *pn = rki_fbx_find_child(g, "PolygonVertexIndex");
@@ -222,11 +222,11 @@ bool rki_fbx_read_polygons(rki_fbx_ctx *ctx, const rki_fbx_node *g, rk_mesh *m)
 		return false;
 	}
 	if (pvi_count > 0 && m->vertex_count == 0) {
-		rki_fbx_fail(ctx, pn, RK_ERROR_CORRUPT, "PolygonVertexIndex has %zu entries but the mesh has no vertices", pvi_count);
+		rki_fbx_error_at_node(ctx, pn, RK_ERROR_CORRUPT, "PolygonVertexIndex has %zu entries but the mesh has no vertices", pvi_count);
 		return false;
 	}
 	if (pvi_count > UINT32_MAX - 1 || pvi_count > ctx->sc->opts.max_elements) {
-		rki_fbx_fail(ctx, pn, RK_ERROR_LIMIT, "PolygonVertexIndex has %zu entries (limit %zu)", pvi_count, ctx->sc->opts.max_elements);
+		rki_fbx_error_at_node(ctx, pn, RK_ERROR_LIMIT, "PolygonVertexIndex has %zu entries (limit %zu)", pvi_count, ctx->sc->opts.max_elements);
 		return false;
 	}
 	/* pvi_count < UINT32_MAX (checked): no overflow; every element is written below. */

@@ -226,7 +226,7 @@ static bool rki_lg_index(rki_lg *lg)
 	for (size_t i = 0; i < root->child_count; i++)
 		if (!strcmp(root->children[i].name, "Model")) n++;
 	if (n + 1 > ctx->sc->opts.max_elements || n > UINT32_MAX - 4) {
-		rki_fbx_fail(ctx, root, RK_ERROR_LIMIT, "%zu models exceed the element limit", n);
+		rki_fbx_error_at_node(ctx, root, RK_ERROR_LIMIT, "%zu models exceed the element limit", n);
 		return false;
 	}
 	ctx->objects = (rki_fbx_object *)rki_arena_array(&ctx->sc->tmp, n ? n : 1, sizeof(rki_fbx_object));
@@ -347,7 +347,7 @@ static bool rki_lg_sources(rki_lg *lg)
 		}
 	}
 	if (total > UINT32_MAX - 1) {
-		rki_fbx_fail(ctx, takes, RK_ERROR_LIMIT, "too many take entries");
+		rki_fbx_error_at_node(ctx, takes, RK_ERROR_LIMIT, "too many take entries");
 		return false;
 	}
 	lg->srcs = (const rki_fbx_node **)rki_arena_array(&ctx->sc->tmp, total ? total : 1, sizeof(rki_fbx_node *));
@@ -453,7 +453,7 @@ static bool rki_lg_build_nodes(rki_lg *lg)
 	par[0] = UINT32_MAX;
 	for (size_t m = 0; m < lg->n; m++) par[m + 1] = lg->parent[m] == UINT32_MAX ? 0 : lg->parent[m] + 1;
 	if (!rki_depth_first_order(count, par, order, scratch)) {
-		rki_fbx_fail(ctx, &ctx->doc.root, RK_ERROR_CORRUPT, "the Model hierarchy contains a cycle");
+		rki_fbx_error_at_node(ctx, &ctx->doc.root, RK_ERROR_CORRUPT, "the Model hierarchy contains a cycle");
 		return false;
 	}
 	for (uint32_t f = 0; f < count; f++) final_of[order[f]] = f;
@@ -699,7 +699,7 @@ static bool rki_lg_uvs(rki_fbx_ctx *ctx, const rki_fbx_node *g, rk_mesh *m, cons
 	}
 	size_t values = raw_count / 2;
 	if (values > UINT32_MAX - 2) {
-		rki_fbx_fail(ctx, vn, RK_ERROR_LIMIT, "TextureUV has %zu values (limit %u)", values, UINT32_MAX - 2);
+		rki_fbx_error_at_node(ctx, vn, RK_ERROR_LIMIT, "TextureUV has %zu values (limit %u)", values, UINT32_MAX - 2);
 		return false;
 	}
 	const int32_t *ref = NULL;

@@ -138,7 +138,7 @@ bool rki_fbx_build_nodes(rki_fbx_ctx *ctx)
 		if (rki_fbx_is_model(&ctx->objects[i])) models++;
 	size_t count = models + 1;
 	if (count > ctx->sc->opts.max_elements) {
-		rki_fbx_fail(ctx, ctx->objects_node, RK_ERROR_LIMIT, "%zu nodes exceed the element limit", count);
+		rki_fbx_error_at_node(ctx, ctx->objects_node, RK_ERROR_LIMIT, "%zu nodes exceed the element limit", count);
 		return false;
 	}
 	/* Temporary numbering: 0 = root, 1.. = models in object order. */
@@ -172,7 +172,7 @@ bool rki_fbx_build_nodes(rki_fbx_ctx *ctx)
 		if (parent[t] == t) parent[t] = 0;
 	}
 	if (!rki_depth_first_order(count, parent, order, scratch)) {
-		rki_fbx_fail(ctx, ctx->objects_node, RK_ERROR_CORRUPT, "the node hierarchy contains a cycle (a Model is its own ancestor)");
+		rki_fbx_error_at_node(ctx, ctx->objects_node, RK_ERROR_CORRUPT, "the node hierarchy contains a cycle (a Model is its own ancestor)");
 		return false;
 	}
 	rk_node *nodes = (rk_node *)rki_arena_array(ctx->sc->arena, count, sizeof(rk_node));
@@ -244,7 +244,7 @@ static bool rki_fbx_read_matrix(rki_fbx_ctx *ctx, const rki_fbx_node *n, rk_mat4
 		return false;
 	}
 	if (count != 16) {
-		rki_fbx_fail(ctx, n, RK_ERROR_CORRUPT, "matrix has %zu numbers, expected 16", count);
+		rki_fbx_error_at_node(ctx, n, RK_ERROR_CORRUPT, "matrix has %zu numbers, expected 16", count);
 		return false;
 	}
 	memcpy(out->m, v, sizeof(out->m));

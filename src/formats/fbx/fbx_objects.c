@@ -12,7 +12,7 @@
 
 /* ---- errors --------------------------------------------------------------- */
 
-void rki_fbx_fail(rki_fbx_ctx *ctx, const rki_fbx_node *n, rk_error_code code, const char *fmt, ...)
+void rki_fbx_error_at_node(rki_fbx_ctx *ctx, const rki_fbx_node *n, rk_error_code code, const char *fmt, ...)
 {
 	rk_error *err = ctx->sc->err;
 	if (!err || err->code != RK_OK) return;

@@ -12,8 +12,9 @@
 
 #include "formats/fbx/fbx_internal.h"
 
-/* Reports a DOM/format error at node n (path + offset) into the scene error. */
-void rki_fbx_fail(rki_fbx_ctx *ctx, const rki_fbx_node *n, rk_error_code code, const char *fmt, ...) RKI_PRINTF(4, 5);
+/* Sets the scene error (unless one is set already) with the file name and
+ * the location of node n: its path and byte offset (n NULL: no location). */
+void rki_fbx_error_at_node(rki_fbx_ctx *ctx, const rki_fbx_node *n, rk_error_code code, const char *fmt, ...) RKI_PRINTF(4, 5);
 /* Adds a scene warning located at node n (NULL: no location). */
 void rki_fbx_warn(rki_fbx_ctx *ctx, const rki_fbx_node *n, const char *fmt, ...) RKI_PRINTF(3, 4);
 /* Sets RK_ERROR_OUT_OF_MEMORY (with the file name); returns false. */
