@@ -87,8 +87,7 @@ bool rki_fbx_build_skin_from_clusters(rki_fbx_ctx *ctx, const rki_fbx_cluster *c
 		size_t ni, nw;
 		if (!rki_fbx_array_i32(in, 0, &ctx->sc->tmp, &cidx[j], &ni, ctx->sc->err)
 			|| !rki_fbx_array_f64(wn, 0, &ctx->sc->tmp, &cw[j], &nw, ctx->sc->err)) {
-			rki_error_file(ctx->sc->err, ctx->filename);
-			return false;
+			return rki_fbx_dom_failed(ctx);
 		}
 		if (ni != nw) {
 			rki_fbx_warn(ctx, wn, "cluster has %zu Indexes but %zu Weights: the extra entries are ignored", ni, nw);
@@ -208,8 +207,7 @@ bool rki_fbx_build_skin(rki_fbx_ctx *ctx, rki_fbx_object *so, const rk_mesh *mes
 			size_t ni, nw;
 			if (!rki_fbx_array_i32(bi, 0, &ctx->sc->tmp, &ii, &ni, ctx->sc->err)
 				|| !rki_fbx_array_f64(bw, 0, &ctx->sc->tmp, &ww, &nw, ctx->sc->err)) {
-				rki_error_file(ctx->sc->err, ctx->filename);
-				return false;
+				return rki_fbx_dom_failed(ctx);
 			}
 			for (size_t i = 0; i < ni && i < nw; i++)
 				if (ii[i] >= 0 && (size_t)ii[i] < mesh->vertex_count && isfinite(ww[i])) dq[ii[i]] = (float)ww[i];
@@ -235,8 +233,7 @@ bool rki_fbx_read_shape(rki_fbx_ctx *ctx, const rki_fbx_node *sn, const char *na
 	if ((in && !rki_fbx_array_i32(in, 0, &ctx->sc->tmp, &ii, &ni, ctx->sc->err))
 		|| (vn && !rki_fbx_array_f64(vn, 0, &ctx->sc->tmp, &vv, &nvv, ctx->sc->err))
 		|| (nn && !rki_fbx_array_f64(nn, 0, &ctx->sc->tmp, &nv, &nnv, ctx->sc->err))) {
-		rki_error_file(ctx->sc->err, ctx->filename);
-		return false;
+		return rki_fbx_dom_failed(ctx);
 	}
 	if (nvv / 3 < ni) {
 		rki_fbx_warn(ctx, sn, "Shape has %zu Indexes but %zu vertex numbers: the extra indices are ignored", ni, nvv);
@@ -318,8 +315,7 @@ bool rki_fbx_build_blend(rki_fbx_ctx *ctx, rki_fbx_object *bo, rk_mesh *mesh, rk
 		size_t full_count = 0;
 		const rki_fbx_node *fw = rki_fbx_find_child(ch->node, "FullWeights");
 		if (fw && !rki_fbx_array_f64(fw, 0, &ctx->sc->tmp, &full, &full_count, ctx->sc->err)) {
-			rki_error_file(ctx->sc->err, ctx->filename);
-			return false;
+			return rki_fbx_dom_failed(ctx);
 		}
 		size_t t = 0;
 		for (uint32_t s = 0; s < ch->children_count; s++) {

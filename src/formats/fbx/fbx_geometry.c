@@ -114,8 +114,7 @@ static bool rki_fbx_layer(rki_fbx_ctx *ctx, const rki_fbx_node *layer, const cha
 	const double *raw;
 	size_t raw_count;
 	if (!rki_fbx_array_f64(dn, 0, ctx->sc->arena, &raw, &raw_count, ctx->sc->err)) {
-		rki_error_file(ctx->sc->err, ctx->filename);
-		return false;
+		return rki_fbx_dom_failed(ctx);
 	}
 	if (raw_count % components != 0) {
 		rki_fbx_error_at_node(ctx, dn, RK_ERROR_CORRUPT, "%s has %zu numbers, not a multiple of %zu", data_name, raw_count, components);
@@ -133,8 +132,7 @@ static bool rki_fbx_layer(rki_fbx_ctx *ctx, const rki_fbx_node *layer, const cha
 		if (!in && index_name2) in = rki_fbx_find_child(layer, index_name2);
 		if (in) {
 			if (!rki_fbx_array_i32(in, 0, &ctx->sc->tmp, &ref, &ref_count, ctx->sc->err)) {
-				rki_error_file(ctx->sc->err, ctx->filename);
-				return false;
+				return rki_fbx_dom_failed(ctx);
 			}
 			ref_is_doc = in->prop_count > 0 && (const void *)ref == in->props[0].v.a.data;
 		} else {
@@ -200,8 +198,7 @@ bool rki_fbx_read_polygons(rki_fbx_ctx *ctx, const rki_fbx_node *g, rk_mesh *m)
 	const double *pos = NULL;
 	size_t pos_count = 0;
 	if (vn && !rki_fbx_array_f64(vn, 0, ctx->sc->arena, &pos, &pos_count, ctx->sc->err)) {
-		rki_error_file(ctx->sc->err, ctx->filename);
-		return false;
+		return rki_fbx_dom_failed(ctx);
 	}
 	if (pos_count % 3 != 0) {
 		rki_fbx_error_at_node(ctx, vn, RK_ERROR_CORRUPT, "Vertices has %zu numbers, not a multiple of 3", pos_count);
@@ -218,8 +215,7 @@ bool rki_fbx_read_polygons(rki_fbx_ctx *ctx, const rki_fbx_node *g, rk_mesh *m)
 	const int32_t *pvi = NULL;
 	size_t pvi_count = 0;
 	if (pn && !rki_fbx_array_i32(pn, 0, &ctx->sc->tmp, &pvi, &pvi_count, ctx->sc->err)) {
-		rki_error_file(ctx->sc->err, ctx->filename);
-		return false;
+		return rki_fbx_dom_failed(ctx);
 	}
 	if (pvi_count > 0 && m->vertex_count == 0) {
 		rki_fbx_error_at_node(ctx, pn, RK_ERROR_CORRUPT, "PolygonVertexIndex has %zu entries but the mesh has no vertices", pvi_count);
@@ -331,8 +327,7 @@ bool rki_fbx_build_mesh(rki_fbx_ctx *ctx, rki_fbx_object *o, rk_mesh *m)
 			size_t mat_count = 0;
 			if (!mn) continue;
 			if (!rki_fbx_array_i32(mn, 0, &ctx->sc->tmp, &mats, &mat_count, ctx->sc->err)) {
-				rki_error_file(ctx->sc->err, ctx->filename);
-				return false;
+				return rki_fbx_dom_failed(ctx);
 			}
 			uint32_t *fm = (uint32_t *)rki_arena_array(ctx->sc->arena, faces ? faces : 1, sizeof(uint32_t));
 			if (!fm) return rki_fbx_oom(ctx);

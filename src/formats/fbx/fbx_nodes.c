@@ -240,8 +240,7 @@ static bool rki_fbx_read_matrix(rki_fbx_ctx *ctx, const rki_fbx_node *n, rk_mat4
 		return true;
 	}
 	if (!rki_fbx_array_f64(n, 0, &ctx->sc->tmp, &v, &count, ctx->sc->err)) {
-		rki_error_file(ctx->sc->err, ctx->filename);
-		return false;
+		return rki_fbx_dom_failed(ctx);
 	}
 	if (count != 16) {
 		rki_fbx_error_at_node(ctx, n, RK_ERROR_CORRUPT, "matrix has %zu numbers, expected 16", count);

@@ -49,6 +49,12 @@ bool rki_fbx_oom(rki_fbx_ctx *ctx)
 	return false;
 }
 
+bool rki_fbx_dom_failed(rki_fbx_ctx *ctx)
+{
+	rki_error_file(ctx->sc->err, ctx->filename);
+	return false;
+}
+
 /* ---- 6100 ids ------------------------------------------------------------------ */
 
 static uint64_t rki_fnv1a(const char *s, size_t len)

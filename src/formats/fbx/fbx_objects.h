@@ -19,6 +19,9 @@ void rki_fbx_error_at_node(rki_fbx_ctx *ctx, const rki_fbx_node *n, rk_error_cod
 void rki_fbx_warn(rki_fbx_ctx *ctx, const rki_fbx_node *n, const char *fmt, ...) RKI_PRINTF(3, 4);
 /* Sets RK_ERROR_OUT_OF_MEMORY (with the file name); returns false. */
 bool rki_fbx_oom(rki_fbx_ctx *ctx);
+/* After a DOM accessor (rki_fbx_array_*) failed and filled the scene error:
+ * adds the file name; returns false. */
+bool rki_fbx_dom_failed(rki_fbx_ctx *ctx);
 
 /* 6100 id of an object named s[0..len) ("Class::name"): a hash of the full
  * string; 0 only for the root "Model::Scene". */
