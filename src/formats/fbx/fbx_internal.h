@@ -29,7 +29,8 @@
  *     -> fbx_props, fbx_dom
  *   fbx_props.c      Properties70/60 lookup with templates, string helpers
  *     -> fbx_dom
- *   fbx_dom.h        the document tree (fbx_dom*.c; its own graph there)
+ *   fbx_dom.h        the document tree (fbx_dom*.c; their call graph is in
+ *                    fbx_dom_private.h)
  */
 #ifndef RIGKIT_FBX_INTERNAL_H
 #define RIGKIT_FBX_INTERNAL_H
@@ -74,8 +75,7 @@ typedef struct rki_fbx_ctx {
 	rki_fbx_object *objects;      /* tmp arena */
 	rki_fbx_conn *conns;          /* parents lists then children lists */
 	size_t conn_count;
-	int64_t *sorted_ids;          /* for id lookup: pairs (id, index) sorted by id */
-	uint32_t *sorted_idx;
+	struct rki_fbx_id_map *id_map; /* id -> object index, open addressing (fbx_objects.c); tmp arena */
 	const rki_fbx_node *objects_node;
 	bool v6;                      /* version < 7000 (named objects, Properties60, Takes) */
 	double frame_rate;

@@ -80,10 +80,10 @@ int64_t rki_fbx_name_id(const char *s, size_t len)
 
 typedef struct rki_id_slot { int64_t id; uint32_t index; } rki_id_slot;
 
-typedef struct rki_id_map {
+typedef struct rki_fbx_id_map {
 	rki_id_slot *slots;
 	size_t mask;
-} rki_id_map;
+} rki_fbx_id_map;
 
 static uint64_t rki_hash_id(int64_t id)
 {
@@ -96,7 +96,7 @@ static uint64_t rki_hash_id(int64_t id)
 
 uint32_t rki_fbx_find_object(const rki_fbx_ctx *ctx, int64_t id)
 {
-	const rki_id_map *m = (const rki_id_map *)(const void *)ctx->sorted_ids;
+	const rki_fbx_id_map *m = ctx->id_map;
 	if (!m || !m->slots) return UINT32_MAX;
 	for (size_t i = rki_hash_id(id) & m->mask;; i = (i + 1) & m->mask) {
 		if (m->slots[i].index == UINT32_MAX) return UINT32_MAX;
@@ -128,13 +128,13 @@ bool rki_fbx_index_objects(rki_fbx_ctx *ctx)
 	ctx->objects = (rki_fbx_object *)rki_arena_array(&ctx->sc->tmp, n ? n : 1, sizeof(rki_fbx_object));
 	size_t cap = 16;
 	while (cap < n * 2 + 2) cap *= 2;
-	rki_id_map *map = (rki_id_map *)rki_arena_alloc(&ctx->sc->tmp, sizeof(rki_id_map));
+	rki_fbx_id_map *map = (rki_fbx_id_map *)rki_arena_alloc(&ctx->sc->tmp, sizeof(rki_fbx_id_map));
 	if (!ctx->objects || !map) return rki_fbx_oom(ctx);
 	map->slots = (rki_id_slot *)rki_arena_array(&ctx->sc->tmp, cap, sizeof(rki_id_slot));
 	if (!map->slots) return rki_fbx_oom(ctx);
 	for (size_t i = 0; i < cap; i++) map->slots[i].index = UINT32_MAX;
 	map->mask = cap - 1;
-	ctx->sorted_ids = (int64_t *)(void *)map;
+	ctx->id_map = map;
 
 	/* Templates per element kind, looked up once per distinct element name. */
 	const char *last_element = NULL;
