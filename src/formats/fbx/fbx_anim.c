@@ -90,7 +90,9 @@
  *   curves all share one time array: measured 152 of 159 on ybot@kick.fbx).
  *   Every count read from the file is checked against the arrays it indexes.
  */
-#include "formats/fbx/fbx_internal.h"
+#include "formats/fbx/fbx_anim.h"
+#include "formats/fbx/fbx_objects.h"
+#include "formats/fbx/fbx_props.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -130,20 +132,6 @@ typedef struct rki_raw_key {
 	double next_left_weight;
 	double tcb[3];            /* tension, continuity, bias */
 } rki_raw_key;
-
-static bool rki_anim_oom(rki_fbx_ctx *ctx)
-{
-	rki_scene_oom(ctx->sc);
-	rki_error_file(ctx->sc->err, ctx->filename);
-	return false;
-}
-
-/* A DOM accessor (rki_fbx_array_*) failed and filled the error. */
-static bool rki_anim_dom_failed(rki_fbx_ctx *ctx)
-{
-	rki_error_file(ctx->sc->err, ctx->filename);
-	return false;
-}
 
 static bool rki_anim_is(const rki_fbx_object *o, const char *element)
 {
@@ -241,12 +229,12 @@ static bool rki_anim_finish_curve(rki_fbx_ctx *ctx, const rki_fbx_node *where, r
 	rki_arena *ar = ctx->sc->arena;
 	size_t bytes_d, bytes_i;
 	if (!rki_mul_size(m, sizeof(double), &bytes_d) || !rki_mul_size(m, sizeof(rk_interp), &bytes_i))
-		return rki_anim_oom(ctx);
+		return rki_fbx_oom(ctx);
 	double *values = (double *)rki_arena_alloc_uninit(ar, bytes_d);
 	rk_interp *interp = (rk_interp *)rki_arena_alloc_uninit(ar, bytes_i);
 	/* slopes and weights are worked out in temporary memory first */
 	double *tmpd = (double *)rki_arena_array(&ctx->curve_scratch, m, 5 * sizeof(double));
-	if (!values || !interp || !tmpd) return rki_anim_oom(ctx);
+	if (!values || !interp || !tmpd) return rki_fbx_oom(ctx);
 	double *times = tmpd, *rs = tmpd + m, *ls = tmpd + 2 * m, *rw = tmpd + 3 * m, *lw = tmpd + 4 * m;
 
 	bool bad_number = false;
@@ -294,7 +282,7 @@ static bool rki_anim_finish_curve(rki_fbx_ctx *ctx, const rki_fbx_node *where, r
 	const double *times_out = ctx->last_times;
 	if (!times_out || ctx->last_times_count != m || memcmp(times_out, times, bytes_d) != 0) {
 		double *t = (double *)rki_arena_alloc_uninit(ar, bytes_d);
-		if (!t) return rki_anim_oom(ctx);
+		if (!t) return rki_fbx_oom(ctx);
 		memcpy(t, times, bytes_d);
 		ctx->last_times = times_out = t;
 		ctx->last_times_count = m;
@@ -303,14 +291,14 @@ static bool rki_anim_finish_curve(rki_fbx_ctx *ctx, const rki_fbx_node *where, r
 	if (!zero_slopes) {
 		rs_out = (double *)rki_arena_alloc_uninit(ar, bytes_d);
 		ls_out = same_slopes ? rs_out : (double *)rki_arena_alloc_uninit(ar, bytes_d);
-		if (!rs_out || !ls_out) return rki_anim_oom(ctx);
+		if (!rs_out || !ls_out) return rki_fbx_oom(ctx);
 		memcpy(rs_out, rs, bytes_d);
 		if (ls_out != rs_out) memcpy(ls_out, ls, bytes_d);
 	}
 	if (!default_weights) {
 		rw_out = (double *)rki_arena_alloc_uninit(ar, bytes_d);
 		lw_out = (double *)rki_arena_alloc_uninit(ar, bytes_d);
-		if (!rw_out || !lw_out) return rki_anim_oom(ctx);
+		if (!rw_out || !lw_out) return rki_fbx_oom(ctx);
 		memcpy(rw_out, rw, bytes_d);
 		memcpy(lw_out, lw, bytes_d);
 	}
@@ -400,7 +388,7 @@ static bool rki_attr_words_read(rki_fbx_ctx *ctx, const rki_fbx_node *n, rki_att
 	memset(w, 0, sizeof(*w));
 	if (!n) return true;
 	if (!rki_fbx_array_f64_scratch(n, 0, &ctx->curve_scratch, &w->v, &w->count, ctx->sc->err))
-		return rki_anim_dom_failed(ctx);
+		return rki_fbx_dom_failed(ctx);
 	char type = n->prop_count ? n->props[0].type : 0;
 	if (type == RKI_FBX_ARRAY_I32 || type == RKI_FBX_ARRAY_I64) {
 		w->bits = true;
@@ -430,7 +418,7 @@ static bool rki_anim_read_curve7(rki_fbx_ctx *ctx, const rki_fbx_object *o, rk_a
 	out->pre_repeat_count = out->post_repeat_count = -1;
 	if (!kt && !kv) return true; /* a curve without keys: its default value applies */
 	if (!kt || !kv) {
-		rki_fbx_fail(ctx, node, RK_ERROR_CORRUPT, "animation curve has %s but no %s", kt ? "KeyTime" : "KeyValueFloat",
+		rki_fbx_error_at_node(ctx, node, RK_ERROR_CORRUPT, "animation curve has %s but no %s", kt ? "KeyTime" : "KeyValueFloat",
 			kt ? "KeyValueFloat" : "KeyTime");
 		return false;
 	}
@@ -442,9 +430,9 @@ static bool rki_anim_read_curve7(rki_fbx_ctx *ctx, const rki_fbx_object *o, rk_a
 	size_t nt, nv;
 	/* read once: pending arrays are decoded into the scratch arena, not the document */
 	if (!rki_fbx_array_i64_scratch(kt, 0, tmp, &ticks, &nt, err) || !rki_fbx_array_f64_scratch(kv, 0, tmp, &vals, &nv, err))
-		return rki_anim_dom_failed(ctx);
+		return rki_fbx_dom_failed(ctx);
 	if (nt != nv) {
-		rki_fbx_fail(ctx, node, RK_ERROR_CORRUPT, "animation curve has %zu KeyTime values but %zu key values", nt, nv);
+		rki_fbx_error_at_node(ctx, node, RK_ERROR_CORRUPT, "animation curve has %zu KeyTime values but %zu key values", nt, nv);
 		return false;
 	}
 
@@ -456,23 +444,23 @@ static bool rki_anim_read_curve7(rki_fbx_ctx *ctx, const rki_fbx_object *o, rk_a
 	rki_attr_words words;
 	if ((kf && !rki_fbx_array_i64_scratch(kf, 0, tmp, &flags, &nf, err)) ||
 		(kr && !rki_fbx_array_i64_scratch(kr, 0, tmp, &refs, &nr, err)))
-		return rki_anim_dom_failed(ctx);
+		return rki_fbx_dom_failed(ctx);
 	if (!rki_attr_words_read(ctx, kd, &words)) return false;
 
 	/* attr_of[key] = attribute index, or SIZE_MAX for the default attribute. */
 	size_t *attr_of = (size_t *)rki_arena_array(tmp, nt ? nt : 1, sizeof(size_t));
-	if (!attr_of) return rki_anim_oom(ctx);
+	if (!attr_of) return rki_fbx_oom(ctx);
 	if (!kf || nf == 0) {
 		for (size_t i = 0; i < nt; i++) attr_of[i] = SIZE_MAX;
 	} else if (kr) {
 		if (nr != nf) {
-			rki_fbx_fail(ctx, kr, RK_ERROR_CORRUPT, "KeyAttrRefCount has %zu entries but KeyAttrFlags has %zu", nr, nf);
+			rki_fbx_error_at_node(ctx, kr, RK_ERROR_CORRUPT, "KeyAttrRefCount has %zu entries but KeyAttrFlags has %zu", nr, nf);
 			return false;
 		}
 		size_t at = 0;
 		for (size_t a = 0; a < nr; a++) {
 			if (refs[a] < 0 || (uint64_t)refs[a] > (uint64_t)(nt - at)) {
-				rki_fbx_fail(ctx, kr, RK_ERROR_CORRUPT,
+				rki_fbx_error_at_node(ctx, kr, RK_ERROR_CORRUPT,
 					"KeyAttrRefCount entry %zu (%lld) is negative or runs past the %zu keys", a, (long long)refs[a], nt);
 				return false;
 			}
@@ -485,16 +473,16 @@ static bool rki_anim_read_curve7(rki_fbx_ctx *ctx, const rki_fbx_object *o, rk_a
 	} else if (nf == nt || nf == 1) {
 		for (size_t i = 0; i < nt; i++) attr_of[i] = nf == 1 ? 0 : i;
 	} else {
-		rki_fbx_fail(ctx, kf, RK_ERROR_CORRUPT, "%zu KeyAttrFlags for %zu keys and no KeyAttrRefCount", nf, nt);
+		rki_fbx_error_at_node(ctx, kf, RK_ERROR_CORRUPT, "%zu KeyAttrFlags for %zu keys and no KeyAttrRefCount", nf, nt);
 		return false;
 	}
 	if (nf > 0 && words.count > 0 && words.count / 4 < nf) {
-		rki_fbx_fail(ctx, kd, RK_ERROR_CORRUPT, "KeyAttrDataFloat has %zu values for %zu attributes (4 each)", words.count, nf);
+		rki_fbx_error_at_node(ctx, kd, RK_ERROR_CORRUPT, "KeyAttrDataFloat has %zu values for %zu attributes (4 each)", words.count, nf);
 		return false;
 	}
 
 	rki_raw_key *keys = (rki_raw_key *)rki_arena_array(tmp, nt ? nt : 1, sizeof(rki_raw_key));
-	if (!keys) return rki_anim_oom(ctx);
+	if (!keys) return rki_fbx_oom(ctx);
 	bool velocity = false;
 	for (size_t i = 0; i < nt; i++) {
 		rki_raw_key *k = &keys[i];
@@ -549,7 +537,7 @@ static const rk_anim_curve *rki_anim_curve_of(rki_fbx_ctx *ctx, rki_fbx_object *
 	if (!o->out) {
 		rk_anim_curve *c = (rk_anim_curve *)rki_arena_alloc(ctx->sc->arena, sizeof(rk_anim_curve));
 		if (!c) {
-			*ok = rki_anim_oom(ctx);
+			*ok = rki_fbx_oom(ctx);
 			return NULL;
 		}
 		if (!rki_anim_read_curve7(ctx, o, c)) {
@@ -570,7 +558,7 @@ typedef struct rki_track_list {
 
 static bool rki_tracks_push(rki_fbx_ctx *ctx, rki_track_list *l, const rk_anim_track *t)
 {
-	if (!rki_buf_push(&l->buf, t, sizeof(*t))) return rki_anim_oom(ctx);
+	if (!rki_buf_push(&l->buf, t, sizeof(*t))) return rki_fbx_oom(ctx);
 	return true;
 }
 
@@ -724,7 +712,7 @@ static bool rki_anim_curve_node_tracks(rki_fbx_ctx *ctx, rki_fbx_object *cn, rki
 				continue;
 			}
 			const char *prop = rki_arena_strndup(ctx->sc->arena, pc->prop, strlen(pc->prop));
-			if (!prop) return rki_anim_oom(ctx);
+			if (!prop) return rki_fbx_oom(ctx);
 			t.node = node;
 			t.target = rki_target_of_property(prop);
 			t.property = prop;
@@ -762,7 +750,7 @@ static bool rki_tracks_commit(rki_fbx_ctx *ctx, rki_track_list *l, rk_anim_layer
 	rk_anim_track *tracks = (rk_anim_track *)rki_arena_array(ctx->sc->arena, n, sizeof(rk_anim_track));
 	if (!tracks) {
 		rki_buf_free(&l->buf);
-		return rki_anim_oom(ctx);
+		return rki_fbx_oom(ctx);
 	}
 	if (n) memcpy(tracks, l->buf.data, n * sizeof(rk_anim_track));
 	rki_buf_free(&l->buf);
@@ -888,7 +876,7 @@ static bool rki_anim_read_stacks7(rki_fbx_ctx *ctx)
 		if (rki_anim_is(&ctx->objects[i], "AnimationStack")) count++;
 	if (!count) return true;
 	rk_anim_clip *clips = (rk_anim_clip *)rki_arena_array(ctx->sc->arena, count, sizeof(rk_anim_clip));
-	if (!clips) return rki_anim_oom(ctx);
+	if (!clips) return rki_fbx_oom(ctx);
 	size_t ci = 0;
 	for (size_t i = 0; i < ctx->object_count; i++) {
 		rki_fbx_object *so = &ctx->objects[i];
@@ -902,7 +890,7 @@ static bool rki_anim_read_stacks7(rki_fbx_ctx *ctx)
 			if (!cc->prop && rki_anim_is(&ctx->objects[cc->other], "AnimationLayer")) layers++;
 		}
 		rk_anim_layer *ls = (rk_anim_layer *)rki_arena_array(ctx->sc->arena, layers, sizeof(rk_anim_layer));
-		if (!ls) return rki_anim_oom(ctx);
+		if (!ls) return rki_fbx_oom(ctx);
 		size_t li = 0;
 		for (uint32_t c = 0; c < so->children_count; c++) {
 			const rki_fbx_conn *cc = &ctx->conns[so->children_begin + c];
@@ -1012,7 +1000,7 @@ static bool rki_anim_read_legacy_keys(rki_fbx_ctx *ctx, const rki_fbx_node *chan
 	c.n = kn;
 	char t0 = kn->props[0].type;
 	if (kn->prop_count == 1 && (t0 == RKI_FBX_ARRAY_F64 || t0 == RKI_FBX_ARRAY_F32 || t0 == RKI_FBX_ARRAY_I64 || t0 == RKI_FBX_ARRAY_I32)) {
-		if (!rki_fbx_array_f64(kn, 0, tmp, &c.arr, &c.count, ctx->sc->err)) return rki_anim_dom_failed(ctx);
+		if (!rki_fbx_array_f64(kn, 0, tmp, &c.arr, &c.count, ctx->sc->err)) return rki_fbx_dom_failed(ctx);
 	} else {
 		c.count = kn->prop_count;
 	}
@@ -1023,7 +1011,7 @@ static bool rki_anim_read_legacy_keys(rki_fbx_ctx *ctx, const rki_fbx_node *chan
 
 	size_t cap = c.count / 3; /* every key takes at least 3 values */
 	rki_raw_key *keys = (rki_raw_key *)rki_arena_array(tmp, cap ? cap : 1, sizeof(rki_raw_key));
-	if (!keys) return rki_anim_oom(ctx);
+	if (!keys) return rki_fbx_oom(ctx);
 	size_t n = 0;
 	while (!rki_cursor_done(&c)) {
 		if (n >= cap) goto corrupt;
@@ -1071,7 +1059,7 @@ static bool rki_anim_read_legacy_keys(rki_fbx_ctx *ctx, const rki_fbx_node *chan
 					if (!rki_cursor_number(&c, &k->tcb[q])) goto corrupt;
 				break;
 			default:
-				rki_fbx_fail(ctx, kn, RK_ERROR_CORRUPT, "animation key %zu has unknown tangent mode '%c'", n, ch);
+				rki_fbx_error_at_node(ctx, kn, RK_ERROR_CORRUPT, "animation key %zu has unknown tangent mode '%c'", n, ch);
 				return false;
 			}
 			for (int w = 0; w < weights; w++) {
@@ -1088,12 +1076,12 @@ static bool rki_anim_read_legacy_keys(rki_fbx_ctx *ctx, const rki_fbx_node *chan
 					if (!rki_cursor_number(&c, &k->next_left_weight)) goto corrupt;
 					break;
 				default:
-					rki_fbx_fail(ctx, kn, RK_ERROR_CORRUPT, "animation key %zu has unknown weight mode '%c'", n, ch);
+					rki_fbx_error_at_node(ctx, kn, RK_ERROR_CORRUPT, "animation key %zu has unknown weight mode '%c'", n, ch);
 					return false;
 				}
 			}
 		} else {
-			rki_fbx_fail(ctx, kn, RK_ERROR_CORRUPT, "animation key %zu has unknown interpolation '%c'", n, mode);
+			rki_fbx_error_at_node(ctx, kn, RK_ERROR_CORRUPT, "animation key %zu has unknown interpolation '%c'", n, mode);
 			return false;
 		}
 		n++;
@@ -1106,7 +1094,7 @@ static bool rki_anim_read_legacy_keys(rki_fbx_ctx *ctx, const rki_fbx_node *chan
 	rki_anim_read_extrapolation(ctx, channel, "Post-Extrapolation", &out->post_extrapolation, &out->post_repeat_count);
 	return true;
 corrupt:
-	rki_fbx_fail(ctx, kn, RK_ERROR_CORRUPT, "animation Key list is malformed at value %zu (key %zu)", c.pos, n);
+	rki_fbx_error_at_node(ctx, kn, RK_ERROR_CORRUPT, "animation Key list is malformed at value %zu (key %zu)", c.pos, n);
 	return false;
 }
 
@@ -1115,7 +1103,7 @@ static bool rki_anim_legacy_curve(rki_fbx_ctx *ctx, const rki_fbx_node *channel,
 {
 	*out = NULL;
 	rk_anim_curve *c = (rk_anim_curve *)rki_arena_alloc(ctx->sc->arena, sizeof(rk_anim_curve));
-	if (!c) return rki_anim_oom(ctx);
+	if (!c) return rki_fbx_oom(ctx);
 	if (!rki_anim_read_legacy_keys(ctx, channel, c)) return false;
 	if (c->key_count) *out = c;
 	return true;
@@ -1124,11 +1112,6 @@ static bool rki_anim_legacy_curve(rki_fbx_ctx *ctx, const rki_fbx_node *channel,
 static bool rki_channel_name(const rki_fbx_node *ch, const char **s, size_t *len)
 {
 	return strcmp(ch->name, "Channel") == 0 && rki_fbx_prop_str(ch, 0, s, len);
-}
-
-static bool rki_str_is(const char *s, size_t len, const char *lit)
-{
-	return strlen(lit) == len && memcmp(s, lit, len) == 0;
 }
 
 /* One legacy property channel: either a curve itself (has Key/Default) or
@@ -1148,10 +1131,10 @@ static bool rki_anim_legacy_track(rki_fbx_ctx *ctx, const rki_fbx_node *channel,
 		size_t len;
 		if (!rki_channel_name(sub, &s, &len)) continue;
 		int slot = -1;
-		if (rki_str_is(s, len, "X")) slot = 0;
-		else if (rki_str_is(s, len, "Y")) slot = 1;
-		else if (rki_str_is(s, len, "Z")) slot = 2;
-		else if (rki_str_is(s, len, "W")) slot = 3;
+		if (rki_fbx_str_eq(s, len, "X")) slot = 0;
+		else if (rki_fbx_str_eq(s, len, "Y")) slot = 1;
+		else if (rki_fbx_str_eq(s, len, "Z")) slot = 2;
+		else if (rki_fbx_str_eq(s, len, "W")) slot = 3;
 		else
 			for (int k = 0; k < 4 && slot < 0; k++)
 				if (!used[k]) slot = k;
@@ -1210,8 +1193,8 @@ static rki_fbx_object *rki_anim_find_model(rki_fbx_ctx *ctx, const rki_model_ref
 static bool rki_take_entry_is_model(const char *s, size_t len)
 {
 	for (size_t i = 0; i + 1 < len; i++) {
-		if (s[i] == '\0' && s[i + 1] == '\x01') return rki_str_is(s + i + 2, len - i - 2, "Model");
-		if (s[i] == ':' && s[i + 1] == ':') return rki_str_is(s, i, "Model");
+		if (s[i] == '\0' && s[i + 1] == '\x01') return rki_fbx_str_eq(s + i + 2, len - i - 2, "Model");
+		if (s[i] == ':' && s[i + 1] == ':') return rki_fbx_str_eq(s, i, "Model");
 	}
 	return true;
 }
@@ -1231,7 +1214,7 @@ static bool rki_anim_take_model(rki_fbx_ctx *ctx, const rki_fbx_node *mn, const 
 		return true;
 	}
 	const char *name = rki_fbx_plain_name(&ctx->sc->tmp, s, len);
-	if (!name) return rki_anim_oom(ctx);
+	if (!name) return rki_fbx_oom(ctx);
 	rki_fbx_object *mo = rki_anim_find_model(ctx, refs, nrefs, name);
 	rk_node *node = mo ? (rk_node *)mo->out : NULL;
 	if (!node) {
@@ -1241,15 +1224,15 @@ static bool rki_anim_take_model(rki_fbx_ctx *ctx, const rki_fbx_node *mn, const 
 	for (size_t i = 0; i < mn->child_count; i++) {
 		const rki_fbx_node *ch = &mn->children[i];
 		if (!rki_channel_name(ch, &s, &len)) continue;
-		if (rki_str_is(s, len, "Transform")) {
+		if (rki_fbx_str_eq(s, len, "Transform")) {
 			for (size_t j = 0; j < ch->child_count; j++) {
 				const rki_fbx_node *sub = &ch->children[j];
 				const char *ss;
 				size_t sl;
 				if (!rki_channel_name(sub, &ss, &sl)) continue;
-				const char *prop = rki_str_is(ss, sl, "T") ? "Lcl Translation"
-					: rki_str_is(ss, sl, "R") ? "Lcl Rotation"
-					: rki_str_is(ss, sl, "S") ? "Lcl Scaling" : NULL;
+				const char *prop = rki_fbx_str_eq(ss, sl, "T") ? "Lcl Translation"
+					: rki_fbx_str_eq(ss, sl, "R") ? "Lcl Rotation"
+					: rki_fbx_str_eq(ss, sl, "S") ? "Lcl Scaling" : NULL;
 				if (!prop) {
 					rki_fbx_warn(ctx, sub, "unknown Transform sub-channel ignored");
 					continue;
@@ -1276,7 +1259,7 @@ static bool rki_anim_take_model(rki_fbx_ctx *ctx, const rki_fbx_node *mn, const 
 			t.default_value[0] = bc->default_weight * 100.0;
 		} else {
 			const char *prop = rki_arena_strndup(ctx->sc->arena, s, len);
-			if (!prop) return rki_anim_oom(ctx);
+			if (!prop) return rki_fbx_oom(ctx);
 			t.target = rki_target_of_property(prop);
 			t.property = prop;
 			rki_static_property(mo, node, prop, t.default_value);
@@ -1302,7 +1285,7 @@ static bool rki_anim_read_takes(rki_fbx_ctx *ctx)
 		if (rki_anim_is(&ctx->objects[i], "Model") && ctx->objects[i].name) nrefs++;
 	rki_model_ref *refs = (rki_model_ref *)rki_arena_array(&ctx->sc->tmp, nrefs ? nrefs : 1, sizeof(rki_model_ref));
 	rk_anim_clip *clips = (rk_anim_clip *)rki_arena_array(ctx->sc->arena, count, sizeof(rk_anim_clip));
-	if (!refs || !clips) return rki_anim_oom(ctx);
+	if (!refs || !clips) return rki_fbx_oom(ctx);
 	nrefs = 0;
 	for (size_t i = 0; i < ctx->object_count; i++) {
 		if (!rki_anim_is(&ctx->objects[i], "Model") || !ctx->objects[i].name) continue;
@@ -1323,7 +1306,7 @@ static bool rki_anim_read_takes(rki_fbx_ctx *ctx)
 		if (!rki_fbx_prop_str(take, 0, &s, &len)) { s = ""; len = 0; }
 		clip->name = rki_arena_strndup(ctx->sc->arena, s, len);
 		rk_anim_layer *layer = (rk_anim_layer *)rki_arena_alloc(ctx->sc->arena, sizeof(rk_anim_layer));
-		if (!clip->name || !layer) return rki_anim_oom(ctx);
+		if (!clip->name || !layer) return rki_fbx_oom(ctx);
 		layer->name = "BaseLayer";
 		layer->weight = 1.0;
 		layer->blend = RK_LAYER_OVERRIDE;

@@ -55,7 +55,11 @@
  *   a warning; unknown children names, duplicate names and hierarchy cycles
  *   are warnings (a cycle is cut), never crashes.
  */
-#include "formats/fbx/fbx_internal.h"
+#include "formats/fbx/fbx_legacy.h"
+#include "formats/fbx/fbx_deformers.h"
+#include "formats/fbx/fbx_geometry.h"
+#include "formats/fbx/fbx_objects.h"
+#include "formats/fbx/fbx_props.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -63,26 +67,6 @@
 #include <string.h>
 
 /* ---- helpers --------------------------------------------------------------------- */
-
-static bool rki_lg_oom(rki_fbx_ctx *ctx)
-{
-	rki_scene_oom(ctx->sc);
-	rki_error_file(ctx->sc->err, ctx->filename);
-	return false;
-}
-
-/* A DOM accessor failed and filled the error. */
-static bool rki_lg_dom_failed(rki_fbx_ctx *ctx)
-{
-	rki_error_file(ctx->sc->err, ctx->filename);
-	return false;
-}
-
-static bool rki_lg_is(const char *s, size_t len, const char *lit)
-{
-	size_t n = strlen(lit);
-	return n == len && memcmp(s, lit, n) == 0;
-}
 
 /* Name view without the class ("Model::x", binary "x\0\1Model"), cut at the
  * first NUL like the C strings rki_fbx_plain_name() produces. */
@@ -120,13 +104,6 @@ static int rki_lg_cmp(const char *a, size_t alen, const char *b)
 	int c = memcmp(a, b, alen < blen ? alen : blen);
 	if (c) return c;
 	return alen < blen ? -1 : alen > blen;
-}
-
-/* Child `name` of n whose first value is a string. */
-static bool rki_lg_child_str(const rki_fbx_node *n, const char *name, const char **s, size_t *len)
-{
-	const rki_fbx_node *c = rki_fbx_find_child(n, name);
-	return c && rki_fbx_prop_str(c, 0, s, len);
 }
 
 static bool rki_lg_channel(const rki_fbx_node *ch, const char **s, size_t *len)
@@ -222,14 +199,14 @@ static bool rki_lg_index(rki_lg *lg)
 	for (size_t i = 0; i < root->child_count; i++)
 		if (!strcmp(root->children[i].name, "Model")) n++;
 	if (n + 1 > ctx->sc->opts.max_elements || n > UINT32_MAX - 4) {
-		rki_fbx_fail(ctx, root, RK_ERROR_LIMIT, "%zu models exceed the element limit", n);
+		rki_fbx_error_at_node(ctx, root, RK_ERROR_LIMIT, "%zu models exceed the element limit", n);
 		return false;
 	}
 	ctx->objects = (rki_fbx_object *)rki_arena_array(&ctx->sc->tmp, n ? n : 1, sizeof(rki_fbx_object));
 	lg->refs = (rki_lg_ref *)rki_arena_array(&ctx->sc->tmp, n ? n : 1, sizeof(rki_lg_ref));
 	lg->parent = (uint32_t *)rki_arena_array(&ctx->sc->tmp, n ? n : 1, sizeof(uint32_t));
 	lg->statics = (rki_lg_static *)rki_arena_array(&ctx->sc->tmp, n ? n : 1, sizeof(rki_lg_static));
-	if (!ctx->objects || !lg->refs || !lg->parent || !lg->statics) return rki_lg_oom(ctx);
+	if (!ctx->objects || !lg->refs || !lg->parent || !lg->statics) return rki_fbx_oom(ctx);
 	size_t k = 0;
 	for (size_t i = 0; i < root->child_count; i++) {
 		const rki_fbx_node *c = &root->children[i];
@@ -240,10 +217,10 @@ static bool rki_lg_index(rki_lg *lg)
 			rki_fbx_warn(ctx, c, "Model without a name ignored");
 			continue;
 		}
-		if (!rki_lg_child_str(c, "Type", &type, &type_len)) {
+		if (!rki_fbx_child_str(c, "Type", &type, &type_len)) {
 			type = "";
 			type_len = 0;
-			if (rki_lg_child_str(c, "TypeFlags", &type, &type_len) && rki_lg_is(type, type_len, "Skeleton")) {
+			if (rki_fbx_child_str(c, "TypeFlags", &type, &type_len) && rki_fbx_str_eq(type, type_len, "Skeleton")) {
 				type = "LimbNode";
 				type_len = 8;
 			} else if (rki_fbx_find_child(c, "Vertices")) {
@@ -261,7 +238,7 @@ static bool rki_lg_index(rki_lg *lg)
 		o->element = "Model";
 		o->name = rki_fbx_plain_name(ctx->sc->arena, s, len);
 		o->sub_class = rki_arena_strndup(ctx->sc->arena, type, type_len);
-		if (!o->name || !o->sub_class) return rki_lg_oom(ctx);
+		if (!o->name || !o->sub_class) return rki_fbx_oom(ctx);
 		o->node_index = UINT32_MAX;
 		lg->refs[k].name = o->name;
 		lg->refs[k].model = (uint32_t)k;
@@ -303,7 +280,7 @@ static bool rki_lg_hierarchy(rki_lg *lg)
 	}
 	/* state: 0 unvisited, m + 1 on the path started at m, UINT32_MAX done. */
 	uint32_t *state = (uint32_t *)rki_arena_array(&ctx->sc->tmp, lg->n ? lg->n : 1, sizeof(uint32_t));
-	if (!state) return rki_lg_oom(ctx);
+	if (!state) return rki_fbx_oom(ctx);
 	for (uint32_t m = 0; m < lg->n; m++) {
 		if (state[m]) continue;
 		uint32_t k = m;
@@ -327,7 +304,7 @@ static bool rki_lg_sources(rki_lg *lg)
 	rki_fbx_ctx *ctx = lg->ctx;
 	const rki_fbx_node *takes = rki_fbx_find_child(&ctx->doc.root, "Takes");
 	lg->src_begin = (uint32_t *)rki_arena_array(&ctx->sc->tmp, lg->n + 1, sizeof(uint32_t));
-	if (!lg->src_begin) return rki_lg_oom(ctx);
+	if (!lg->src_begin) return rki_fbx_oom(ctx);
 	size_t total = lg->n;
 	for (uint32_t m = 0; m < lg->n; m++) lg->src_begin[m] = 1;
 	for (size_t t = 0; takes && t < takes->child_count; t++) {
@@ -343,11 +320,11 @@ static bool rki_lg_sources(rki_lg *lg)
 		}
 	}
 	if (total > UINT32_MAX - 1) {
-		rki_fbx_fail(ctx, takes, RK_ERROR_LIMIT, "too many take entries");
+		rki_fbx_error_at_node(ctx, takes, RK_ERROR_LIMIT, "too many take entries");
 		return false;
 	}
 	lg->srcs = (const rki_fbx_node **)rki_arena_array(&ctx->sc->tmp, total ? total : 1, sizeof(rki_fbx_node *));
-	if (!lg->srcs) return rki_lg_oom(ctx);
+	if (!lg->srcs) return rki_fbx_oom(ctx);
 	uint32_t at = 0;
 	for (uint32_t m = 0; m < lg->n; m++) {
 		uint32_t c = lg->src_begin[m];
@@ -358,7 +335,7 @@ static bool rki_lg_sources(rki_lg *lg)
 	lg->src_begin[lg->n] = at;
 	/* fill: slot 0 is the model, the rest in take order */
 	uint32_t *fill = (uint32_t *)rki_arena_array(&ctx->sc->tmp, lg->n ? lg->n : 1, sizeof(uint32_t));
-	if (!fill) return rki_lg_oom(ctx);
+	if (!fill) return rki_fbx_oom(ctx);
 	for (uint32_t m = 0; m < lg->n; m++) fill[m] = lg->src_begin[m] + 1;
 	for (size_t t = 0; takes && t < takes->child_count; t++) {
 		const rki_fbx_node *take = &takes->children[t];
@@ -382,9 +359,9 @@ static void rki_lg_vec_channel(const rki_fbx_node *ch, rk_vec3 *v)
 		size_t len;
 		double d;
 		if (!rki_lg_channel(sub, &s, &len) || !rki_lg_default(sub, &d)) continue;
-		if (rki_lg_is(s, len, "X")) v->x = d;
-		else if (rki_lg_is(s, len, "Y")) v->y = d;
-		else if (rki_lg_is(s, len, "Z")) v->z = d;
+		if (rki_fbx_str_eq(s, len, "X")) v->x = d;
+		else if (rki_fbx_str_eq(s, len, "Y")) v->y = d;
+		else if (rki_fbx_str_eq(s, len, "Z")) v->z = d;
 	}
 }
 
@@ -397,15 +374,15 @@ static void rki_lg_apply_static(rki_fbx_ctx *ctx, const rki_fbx_node *src, bool 
 		size_t len;
 		double d;
 		if (!rki_lg_channel(ch, &s, &len)) continue;
-		if (rki_lg_is(s, len, "Transform")) {
+		if (rki_fbx_str_eq(s, len, "Transform")) {
 			for (size_t j = 0; j < ch->child_count; j++) {
 				const rki_fbx_node *sub = &ch->children[j];
 				const char *ss;
 				size_t sl;
 				if (!rki_lg_channel(sub, &ss, &sl)) continue;
-				if (rki_lg_is(ss, sl, "T")) rki_lg_vec_channel(sub, &st->t);
-				else if (rki_lg_is(ss, sl, "R")) rki_lg_vec_channel(sub, &st->r);
-				else if (rki_lg_is(ss, sl, "S")) rki_lg_vec_channel(sub, &st->s);
+				if (rki_fbx_str_eq(ss, sl, "T")) rki_lg_vec_channel(sub, &st->t);
+				else if (rki_fbx_str_eq(ss, sl, "R")) rki_lg_vec_channel(sub, &st->r);
+				else if (rki_fbx_str_eq(ss, sl, "S")) rki_lg_vec_channel(sub, &st->s);
 				if (own) {
 					for (size_t k = 0; k < sub->child_count; k++) {
 						if (rki_fbx_find_child(&sub->children[k], "Key")) {
@@ -416,7 +393,7 @@ static void rki_lg_apply_static(rki_fbx_ctx *ctx, const rki_fbx_node *src, bool 
 					}
 				}
 			}
-		} else if (rki_lg_is(s, len, "Visibility") && rki_lg_default(ch, &d)) {
+		} else if (rki_fbx_str_eq(s, len, "Visibility") && rki_lg_default(ch, &d)) {
 			st->visible = d != 0.0;
 		}
 	}
@@ -445,11 +422,11 @@ static bool rki_lg_build_nodes(rki_lg *lg)
 	uint32_t *final_of = (uint32_t *)rki_arena_array(&ctx->sc->tmp, count, sizeof(uint32_t));
 	size_t *child_counts = (size_t *)rki_arena_array(&ctx->sc->tmp, count, sizeof(size_t));
 	rk_node *nodes = (rk_node *)rki_arena_array(ctx->sc->arena, count, sizeof(rk_node));
-	if (!par || !order || !scratch || !final_of || !child_counts || !nodes) return rki_lg_oom(ctx);
+	if (!par || !order || !scratch || !final_of || !child_counts || !nodes) return rki_fbx_oom(ctx);
 	par[0] = UINT32_MAX;
 	for (size_t m = 0; m < lg->n; m++) par[m + 1] = lg->parent[m] == UINT32_MAX ? 0 : lg->parent[m] + 1;
 	if (!rki_depth_first_order(count, par, order, scratch)) {
-		rki_fbx_fail(ctx, &ctx->doc.root, RK_ERROR_CORRUPT, "the Model hierarchy contains a cycle");
+		rki_fbx_error_at_node(ctx, &ctx->doc.root, RK_ERROR_CORRUPT, "the Model hierarchy contains a cycle");
 		return false;
 	}
 	for (uint32_t f = 0; f < count; f++) final_of[order[f]] = f;
@@ -489,7 +466,7 @@ static bool rki_lg_build_nodes(rki_lg *lg)
 	}
 	for (uint32_t f = 0; f < count; f++) {
 		nodes[f].children.data = (rk_node **)rki_arena_array(ctx->sc->arena, child_counts[f], sizeof(rk_node *));
-		if (!nodes[f].children.data) return rki_lg_oom(ctx);
+		if (!nodes[f].children.data) return rki_fbx_oom(ctx);
 	}
 	for (uint32_t f = 1; f < count; f++) {
 		rk_node *p = nodes[f].parent;
@@ -509,7 +486,7 @@ static bool rki_lg_read_matrix(rki_fbx_ctx *ctx, const rki_fbx_node *n, rk_mat4 
 	size_t count;
 	*ok = false;
 	if (!n) return true;
-	if (!rki_fbx_array_f64(n, 0, &ctx->sc->tmp, &v, &count, ctx->sc->err)) return rki_lg_dom_failed(ctx);
+	if (!rki_fbx_array_f64(n, 0, &ctx->sc->tmp, &v, &count, ctx->sc->err)) return rki_fbx_dom_failed(ctx);
 	if (count != 16) {
 		rki_fbx_warn(ctx, n, "matrix has %zu numbers, expected 16: ignored", count);
 		return true;
@@ -530,7 +507,7 @@ static bool rki_lg_pose(rki_lg *lg, const rki_fbx_node *pose)
 	rki_fbx_ctx *ctx = lg->ctx;
 	const char *type;
 	size_t tl;
-	if (!rki_lg_child_str(pose, "Type", &type, &tl) || !rki_lg_is(type, tl, "BindPose")) return true;
+	if (!rki_fbx_child_str(pose, "Type", &type, &tl) || !rki_fbx_str_eq(type, tl, "BindPose")) return true;
 	for (size_t k = 0; k < pose->child_count; k++) {
 		const rki_fbx_node *pn = &pose->children[k];
 		if (strcmp(pn->name, "PoseNode") != 0) continue;
@@ -572,9 +549,9 @@ static bool rki_lg_material(rki_fbx_ctx *ctx, const rki_fbx_node *mn, rk_materia
 	size_t len;
 	if (!rki_fbx_prop_str(mn, 0, &s, &len)) { s = ""; len = 0; }
 	m->name = rki_fbx_plain_name(ctx->sc->arena, s, len);
-	if (!rki_lg_child_str(mn, "ShadingModel", &s, &len)) { s = ""; len = 0; }
+	if (!rki_fbx_child_str(mn, "ShadingModel", &s, &len)) { s = ""; len = 0; }
 	m->shading_model = rki_arena_strndup(ctx->sc->arena, s, len);
-	if (!m->name || !m->shading_model) return rki_lg_oom(ctx);
+	if (!m->name || !m->shading_model) return rki_fbx_oom(ctx);
 	rk_vec3 dc = rki_lg_vec3(mn, "Diffuse", (rk_vec3){ 0.8, 0.8, 0.8 });
 	double alpha = rki_lg_f64(mn, "Alpha", 1.0);
 	if (!(alpha >= 0.0 && alpha <= 1.0)) alpha = 1.0;
@@ -602,7 +579,7 @@ static bool rki_lg_materials(rki_lg *lg)
 	}
 	s->materials.data = (rk_material *)rki_arena_array(ctx->sc->arena, total ? total : 1, sizeof(rk_material));
 	s->textures.data = (rk_texture *)rki_arena_array(ctx->sc->arena, 1, sizeof(rk_texture));
-	if (!s->materials.data || !s->textures.data) return rki_lg_oom(ctx);
+	if (!s->materials.data || !s->textures.data) return rki_fbx_oom(ctx);
 	for (uint32_t m = 0; m < lg->n; m++) {
 		const rki_fbx_node *mn = ctx->objects[m].node;
 		rk_node *nd = (rk_node *)ctx->objects[m].out;
@@ -611,7 +588,7 @@ static bool rki_lg_materials(rki_lg *lg)
 			if (!strcmp(mn->children[i].name, "Material")) k++;
 		if (!k || !nd) continue;
 		nd->materials.data = (rk_material **)rki_arena_array(ctx->sc->arena, k, sizeof(rk_material *));
-		if (!nd->materials.data) return rki_lg_oom(ctx);
+		if (!nd->materials.data) return rki_fbx_oom(ctx);
 		for (size_t i = 0; i < mn->child_count; i++) {
 			if (strcmp(mn->children[i].name, "Material") != 0) continue;
 			rk_material *mat = &s->materials.data[s->materials.count];
@@ -638,14 +615,14 @@ typedef enum { RKI_LG_NONE, RKI_LG_CORNER, RKI_LG_VERTEX, RKI_LG_FACE, RKI_LG_AL
  * per polygon corner in every known writer. */
 static rki_lg_map rki_lg_uv_mapping(const char *map, size_t map_len, size_t elems, const rk_mesh *m)
 {
-	bool by_vertex = rki_lg_is(map, map_len, "ByVertice") || rki_lg_is(map, map_len, "ByVertex");
-	bool by_polygon = rki_lg_is(map, map_len, "ByPolygon");
+	bool by_vertex = rki_fbx_str_eq(map, map_len, "ByVertice") || rki_fbx_str_eq(map, map_len, "ByVertex");
+	bool by_polygon = rki_fbx_str_eq(map, map_len, "ByPolygon");
 	if (by_vertex && elems == m->vertex_count) return RKI_LG_VERTEX;
 	if (elems == m->index_count) return RKI_LG_CORNER;
 	if (by_polygon && elems == m->face_count) return RKI_LG_FACE;
 	if (elems == m->vertex_count) return RKI_LG_VERTEX;
 	if (elems == m->face_count) return RKI_LG_FACE;
-	if (rki_lg_is(map, map_len, "AllSame") && elems >= 1) return RKI_LG_ALL;
+	if (rki_fbx_str_eq(map, map_len, "AllSame") && elems >= 1) return RKI_LG_ALL;
 	return RKI_LG_NONE;
 }
 
@@ -655,7 +632,7 @@ static bool rki_lg_normals(rki_fbx_ctx *ctx, const rki_fbx_node *g, rk_mesh *m, 
 	if (!nn) return true;
 	const double *v;
 	size_t count;
-	if (!rki_fbx_array_f64(nn, 0, ctx->sc->arena, &v, &count, ctx->sc->err)) return rki_lg_dom_failed(ctx);
+	if (!rki_fbx_array_f64(nn, 0, ctx->sc->arena, &v, &count, ctx->sc->err)) return rki_fbx_dom_failed(ctx);
 	if (count % 3 != 0) {
 		rki_fbx_warn(ctx, nn, "Normals has %zu numbers, not a multiple of 3: ignored", count);
 		return true;
@@ -688,23 +665,23 @@ static bool rki_lg_uvs(rki_fbx_ctx *ctx, const rki_fbx_node *g, rk_mesh *m, cons
 	if (!vn) return true;
 	const double *raw;
 	size_t raw_count;
-	if (!rki_fbx_array_f64(vn, 0, &ctx->sc->tmp, &raw, &raw_count, ctx->sc->err)) return rki_lg_dom_failed(ctx);
+	if (!rki_fbx_array_f64(vn, 0, &ctx->sc->tmp, &raw, &raw_count, ctx->sc->err)) return rki_fbx_dom_failed(ctx);
 	if (raw_count % 2 != 0) {
 		rki_fbx_warn(ctx, vn, "TextureUV has %zu numbers, not a multiple of 2: ignored", raw_count);
 		return true;
 	}
 	size_t values = raw_count / 2;
 	if (values > UINT32_MAX - 2) {
-		rki_fbx_fail(ctx, vn, RK_ERROR_LIMIT, "TextureUV has %zu values (limit %u)", values, UINT32_MAX - 2);
+		rki_fbx_error_at_node(ctx, vn, RK_ERROR_LIMIT, "TextureUV has %zu values (limit %u)", values, UINT32_MAX - 2);
 		return false;
 	}
 	const int32_t *ref = NULL;
 	size_t ref_count = 0;
 	const rki_fbx_node *in = rki_fbx_find_child(info, "TextureUVVerticeIndex");
-	if (in && !rki_fbx_array_i32(in, 0, &ctx->sc->tmp, &ref, &ref_count, ctx->sc->err)) return rki_lg_dom_failed(ctx);
+	if (in && !rki_fbx_array_i32(in, 0, &ctx->sc->tmp, &ref, &ref_count, ctx->sc->err)) return rki_fbx_dom_failed(ctx);
 	const char *map = "";
 	size_t map_len = 0;
-	if (!rki_lg_child_str(info, "MappingInformationType", &map, &map_len)) { map = ""; map_len = 0; }
+	if (!rki_fbx_child_str(info, "MappingInformationType", &map, &map_len)) { map = ""; map_len = 0; }
 	size_t elems = in ? ref_count : values;
 	rki_lg_map mode = rki_lg_uv_mapping(map, map_len, elems, m);
 	if (mode == RKI_LG_NONE || values == 0) {
@@ -716,7 +693,7 @@ static bool rki_lg_uvs(rki_fbx_ctx *ctx, const rki_fbx_node *g, rk_mesh *m, cons
 	rk_vec2 *uv = (rk_vec2 *)rki_arena_array(ctx->sc->arena, values + 1, sizeof(rk_vec2));
 	uint32_t *idx = (uint32_t *)rki_arena_array(ctx->sc->arena, m->index_count ? m->index_count : 1, sizeof(uint32_t));
 	rk_uv_set *set = (rk_uv_set *)rki_arena_array(ctx->sc->arena, 1, sizeof(rk_uv_set));
-	if (!uv || !idx || !set) return rki_lg_oom(ctx);
+	if (!uv || !idx || !set) return rki_fbx_oom(ctx);
 	for (size_t i = 0; i < values; i++) uv[i] = (rk_vec2){ raw[i * 2], raw[i * 2 + 1] };
 	static const rki_fbx_mapping maps[] = { RKI_MAP_NONE, RKI_MAP_CORNER, RKI_MAP_VERTEX, RKI_MAP_FACE, RKI_MAP_ALL };
 	size_t bad = rki_fbx_corner_indices(maps[mode], ref, ref_count, values, m->vertex_indices, face_of, m->index_count, idx);
@@ -736,18 +713,18 @@ static bool rki_lg_face_materials(rki_fbx_ctx *ctx, const rki_fbx_node *g, const
 	const char *s;
 	size_t len;
 	const rki_fbx_node *mn = rki_fbx_find_child(g, "Materials");
-	if (!mn || !rki_lg_child_str(g, "MaterialAssignation", &s, &len)) return true;
-	bool all_same = rki_lg_is(s, len, "AllSame"), by_polygon = rki_lg_is(s, len, "ByPolygon");
+	if (!mn || !rki_fbx_child_str(g, "MaterialAssignation", &s, &len)) return true;
+	bool all_same = rki_fbx_str_eq(s, len, "AllSame"), by_polygon = rki_fbx_str_eq(s, len, "ByPolygon");
 	if (!all_same && !by_polygon) {
 		rki_fbx_warn(ctx, g, "MaterialAssignation other than AllSame/ByPolygon: per-face materials ignored");
 		return true;
 	}
 	const int32_t *mats;
 	size_t count;
-	if (!rki_fbx_array_i32(mn, 0, &ctx->sc->tmp, &mats, &count, ctx->sc->err)) return rki_lg_dom_failed(ctx);
+	if (!rki_fbx_array_i32(mn, 0, &ctx->sc->tmp, &mats, &count, ctx->sc->err)) return rki_fbx_dom_failed(ctx);
 	if (all_same && (count == 0 || mats[0] == 0)) return true;
 	uint32_t *fm = (uint32_t *)rki_arena_array(ctx->sc->arena, m->face_count ? m->face_count : 1, sizeof(uint32_t));
-	if (!fm) return rki_lg_oom(ctx);
+	if (!fm) return rki_fbx_oom(ctx);
 	size_t slots = nd ? nd->materials.count : 0, bad = 0;
 	for (size_t f = 0; f < m->face_count; f++) {
 		size_t e = all_same ? 0 : f;
@@ -774,7 +751,7 @@ static bool rki_lg_build_mesh(rki_lg *lg, uint32_t model, rk_mesh *m)
 	size_t n1 = m->index_count ? m->index_count : 1;
 	uint32_t *corner_ids = (uint32_t *)rki_arena_array(ctx->sc->arena, n1, sizeof(uint32_t));
 	uint32_t *face_of = (uint32_t *)rki_arena_array(&ctx->sc->tmp, n1, sizeof(uint32_t));
-	if (!corner_ids || !face_of) return rki_lg_oom(ctx);
+	if (!corner_ids || !face_of) return rki_fbx_oom(ctx);
 	for (size_t f = 0; f < m->face_count; f++) {
 		for (uint32_t k = 0; k < m->faces[f].index_count; k++) {
 			size_t c = (size_t)m->faces[f].index_begin + k;
@@ -802,7 +779,7 @@ static bool rki_lg_build_skin(rki_lg *lg, uint32_t model, const rk_mesh *mesh, r
 	skin->name = ctx->objects[model].name;
 	skin->method = RK_SKINNING_LINEAR;
 	rki_fbx_cluster *cl = (rki_fbx_cluster *)rki_arena_array(&ctx->sc->tmp, links ? links : 1, sizeof(rki_fbx_cluster));
-	if (!cl) return rki_lg_oom(ctx);
+	if (!cl) return rki_fbx_oom(ctx);
 	size_t j = 0;
 	for (size_t i = 0; i < g->child_count; i++) {
 		const rki_fbx_node *ln = &g->children[i];
@@ -838,7 +815,7 @@ static bool rki_lg_blend_defaults(rki_lg *lg, uint32_t model, rk_blend_channel *
 	static const char suffix[] = " (Shape)";
 	const size_t sl = sizeof(suffix) - 1;
 	rki_lg_ref *idx = (rki_lg_ref *)rki_arena_array(&lg->ctx->sc->tmp, count ? count : 1, sizeof(rki_lg_ref));
-	if (!idx) return rki_lg_oom(lg->ctx);
+	if (!idx) return rki_fbx_oom(lg->ctx);
 	for (size_t i = 0; i < count; i++) {
 		idx[i].name = chans[i].name;
 		idx[i].model = (uint32_t)i;
@@ -869,7 +846,7 @@ static bool rki_lg_build_blend(rki_lg *lg, uint32_t model, rk_mesh *mesh)
 	rk_blend_channel *chans = (rk_blend_channel *)rki_arena_array(ctx->sc->arena, shapes, sizeof(rk_blend_channel));
 	rk_blend_shape *targets = (rk_blend_shape *)rki_arena_array(ctx->sc->arena, shapes, sizeof(rk_blend_shape));
 	double *tw = (double *)rki_arena_array(ctx->sc->arena, shapes, sizeof(double));
-	if (!chans || !targets || !tw) return rki_lg_oom(ctx);
+	if (!chans || !targets || !tw) return rki_fbx_oom(ctx);
 	size_t c = 0;
 	for (size_t i = 0; i < g->child_count; i++) {
 		const rki_fbx_node *sn = &g->children[i];
@@ -878,7 +855,7 @@ static bool rki_lg_build_blend(rki_lg *lg, uint32_t model, rk_mesh *mesh)
 		size_t len;
 		if (!rki_fbx_prop_str(sn, 0, &s, &len)) { s = ""; len = 0; }
 		const char *name = rki_fbx_plain_name(ctx->sc->arena, s, len);
-		if (!name) return rki_lg_oom(ctx);
+		if (!name) return rki_fbx_oom(ctx);
 		rk_blend_shape *bs = &targets[c];
 		size_t ni, kept;
 		if (!rki_fbx_read_shape(ctx, sn, name, mesh, bs, &ni, &kept)) return false;
@@ -914,7 +891,7 @@ static bool rki_lg_build_content(rki_lg *lg)
 	}
 	s->meshes.data = (rk_mesh *)rki_arena_array(ctx->sc->arena, nmesh ? nmesh : 1, sizeof(rk_mesh));
 	s->skins.data = (rk_skin_deformer *)rki_arena_array(ctx->sc->arena, nskin ? nskin : 1, sizeof(rk_skin_deformer));
-	if (!s->meshes.data || !s->skins.data) return rki_lg_oom(ctx);
+	if (!s->meshes.data || !s->skins.data) return rki_fbx_oom(ctx);
 	if (!rki_lg_materials(lg)) return false;
 	if (ctx->sc->opts.ignore_geometry) return true;
 	for (uint32_t m = 0; m < lg->n; m++) {
@@ -934,7 +911,7 @@ static bool rki_lg_build_content(rki_lg *lg)
 			sk->index = (uint32_t)s->skins.count++;
 			if (!rki_lg_build_skin(lg, m, mesh, sk)) return false;
 			mesh->skins = (rk_skin_deformer **)rki_arena_array(ctx->sc->arena, 1, sizeof(rk_skin_deformer *));
-			if (!mesh->skins) return rki_lg_oom(ctx);
+			if (!mesh->skins) return rki_fbx_oom(ctx);
 			mesh->skins[0] = sk;
 			mesh->skin_count = 1;
 		}
@@ -944,7 +921,7 @@ static bool rki_lg_build_content(rki_lg *lg)
 		if (mesh->skin_count) nd->skin = mesh->skins[0];
 		if (mesh->blend_channels.count) {
 			double *w = (double *)rki_arena_array(ctx->sc->arena, mesh->blend_channels.count, sizeof(double));
-			if (!w) return rki_lg_oom(ctx);
+			if (!w) return rki_fbx_oom(ctx);
 			for (size_t c = 0; c < mesh->blend_channels.count; c++) w[c] = mesh->blend_channels.data[c].default_weight;
 			nd->blend_weights = w;
 		}

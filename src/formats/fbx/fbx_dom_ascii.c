@@ -1,0 +1,457 @@
+/*
+ * src/formats/fbx/fbx_dom_ascii.c - ASCII FBX tokenizer (5800/6100 and 7.x syntax,
+ * see fbx_dom.h FEATURES): comments, numbers, strings, bare words and 7.x
+ * "*N { a: ... }" arrays -> the tree of fbx_dom_tree.c.
+ */
+#include "formats/fbx/fbx_dom_private.h"
+
+#include <locale.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Longest ASCII number token handed to strtod(). */
+#define RKI_FBX_MAX_NUMBER_LEN 200u
+
+/* ---- ASCII ------------------------------------------------------------------ */
+
+static bool rki_fbx_is_word_char(unsigned char c)
+{
+	if (c <= 0x20 || c == 0x7f) return false;
+	switch (c) {
+	case ':': case ',': case '{': case '}': case ';': case '"': return false;
+	default: return true;
+	}
+}
+
+/* Skips whitespace and ';' comments, counting lines. */
+static void rki_fbx_skip_space(rki_fbx_parser *p)
+{
+	const unsigned char *d = p->data;
+	size_t pos = p->pos, size = p->size;
+	while (pos < size) {
+		unsigned char c = d[pos];
+		if (c == '\n') {
+			p->line++;
+			pos++;
+		} else if (c == ' ' || c == '\t' || c == '\r' || c == '\v' || c == '\f') {
+			pos++;
+		} else if (c == ';') {
+			const unsigned char *nl = (const unsigned char *)memchr(d + pos, '\n', size - pos);
+			pos = nl ? (size_t)(nl - d) : size;
+		} else {
+			break;
+		}
+	}
+	p->pos = pos;
+}
+
+/* True when a ':' follows position `pos` after optional spaces/tabs. */
+static bool rki_fbx_colon_follows(const rki_fbx_parser *p, size_t pos)
+{
+	while (pos < p->size && (p->data[pos] == ' ' || p->data[pos] == '\t')) pos++;
+	return pos < p->size && p->data[pos] == ':';
+}
+
+typedef enum rki_fbx_num_result { RKI_FBX_NUM_OK, RKI_FBX_NUM_INVALID, RKI_FBX_NUM_TOO_LONG } rki_fbx_num_result;
+
+static const double rki_fbx_pow10[23] = {
+	1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11,
+	1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22
+};
+
+/* strtod() on a NUL-terminated bounded copy, with the locale's decimal point. */
+static rki_fbx_num_result rki_fbx_strtod(const unsigned char *s, size_t len, double *out)
+{
+	char buf[RKI_FBX_MAX_NUMBER_LEN + 16];
+	if (len > RKI_FBX_MAX_NUMBER_LEN) return RKI_FBX_NUM_TOO_LONG;
+	const char *dp = localeconv()->decimal_point;
+	size_t dpl = dp ? strlen(dp) : 0;
+	if (dpl == 0 || dpl > 8) {
+		dp = ".";
+		dpl = 1;
+	}
+	size_t n = 0;
+	for (size_t i = 0; i < len; i++) {
+		if (s[i] == '.') {
+			memcpy(buf + n, dp, dpl);
+			n += dpl;
+		} else {
+			buf[n++] = (char)s[i];
+		}
+	}
+	buf[n] = '\0';
+	char *endp = NULL;
+	*out = strtod(buf, &endp);
+	return endp == buf + n ? RKI_FBX_NUM_OK : RKI_FBX_NUM_INVALID;
+}
+
+/* Scans a number token at *ppos (sign, digits, '.', exponent; or MSVC "1.#INF").
+ * The token must end at a non-word character. */
+static rki_fbx_num_result rki_fbx_scan_number(const unsigned char *d, size_t size, size_t *ppos, bool *is_int,
+	int64_t *ival, double *fval)
+{
+	size_t pos = *ppos, start = pos;
+	bool neg = false, has_dot = false, has_exp = false, inexact = false;
+	if (pos < size && (d[pos] == '+' || d[pos] == '-')) neg = d[pos++] == '-';
+	uint64_t mant = 0;
+	int sig = 0;            /* significant digits held in mant (at most 19) */
+	int64_t exp10 = 0;
+	size_t digits = 0;
+	for (; pos < size && d[pos] >= '0' && d[pos] <= '9'; pos++, digits++) {
+		unsigned dig = (unsigned)(d[pos] - '0');
+		if (sig < 19) {
+			mant = mant * 10 + dig;
+			if (mant) sig++;
+		} else {
+			exp10++;
+			if (dig) inexact = true;
+		}
+	}
+	double special = 0.0;
+	bool is_special = false;
+	if (pos < size && d[pos] == '.') {
+		has_dot = true;
+		pos++;
+		for (; pos < size && d[pos] >= '0' && d[pos] <= '9'; pos++, digits++) {
+			unsigned dig = (unsigned)(d[pos] - '0');
+			if (sig < 19) {
+				mant = mant * 10 + dig;
+				exp10--;
+				if (mant) sig++;
+			} else if (dig) {
+				inexact = true;
+			}
+		}
+		if (digits > 0 && pos < size && d[pos] == '#') {
+			/* MSVC: 1.#INF, -1.#IND, 1.#QNAN, 1.#SNAN (possibly followed by digits). */
+			size_t w = pos + 1, wend = w;
+			while (wend < size && rki_fbx_is_word_char(d[wend])) wend++;
+			size_t wl = wend - w;
+			if (wl >= 3 && memcmp(d + w, "INF", 3) == 0) {
+				special = HUGE_VAL;
+			} else if ((wl >= 3 && memcmp(d + w, "IND", 3) == 0) || (wl >= 4 && memcmp(d + w, "QNAN", 4) == 0) ||
+				(wl >= 4 && memcmp(d + w, "SNAN", 4) == 0)) {
+				special = NAN;
+			} else {
+				return RKI_FBX_NUM_INVALID;
+			}
+			is_special = true;
+			pos = wend;
+		}
+	}
+	if (digits == 0) return RKI_FBX_NUM_INVALID;
+	if (!is_special && pos < size && (d[pos] == 'e' || d[pos] == 'E')) {
+		size_t e = pos + 1;
+		bool eneg = false;
+		if (e < size && (d[e] == '+' || d[e] == '-')) eneg = d[e++] == '-';
+		if (e >= size || d[e] < '0' || d[e] > '9') return RKI_FBX_NUM_INVALID;
+		int64_t ev = 0;
+		for (; e < size && d[e] >= '0' && d[e] <= '9'; e++)
+			if (ev < 100000) ev = ev * 10 + (d[e] - '0');
+		exp10 += eneg ? -ev : ev;
+		has_exp = true;
+		pos = e;
+	}
+	if (pos < size && rki_fbx_is_word_char(d[pos])) return RKI_FBX_NUM_INVALID;
+	*ppos = pos;
+	if (is_special) {
+		*is_int = false;
+		*fval = neg ? -special : special;
+		return RKI_FBX_NUM_OK;
+	}
+	if (!has_dot && !has_exp && !inexact && exp10 == 0) {
+		if (mant <= (uint64_t)INT64_MAX) {
+			*is_int = true;
+			*ival = neg ? -(int64_t)mant : (int64_t)mant;
+			return RKI_FBX_NUM_OK;
+		}
+		if (neg && mant == (uint64_t)INT64_MAX + 1) {
+			*is_int = true;
+			*ival = INT64_MIN;
+			return RKI_FBX_NUM_OK;
+		}
+	}
+	*is_int = false;
+	if (mant == 0 && !inexact) {
+		*fval = neg ? -0.0 : 0.0;
+		return RKI_FBX_NUM_OK;
+	}
+	if (!inexact && mant <= ((uint64_t)1 << 53) && exp10 >= -22 && exp10 <= 22) {
+		/* Exact: both operands are exactly representable, one rounding. */
+		double m = (double)mant;
+		double v = exp10 >= 0 ? m * rki_fbx_pow10[exp10] : m / rki_fbx_pow10[-exp10];
+		*fval = neg ? -v : v;
+		return RKI_FBX_NUM_OK;
+	}
+	return rki_fbx_strtod(d + start, pos - start, fval);
+}
+
+static bool rki_fbx_ascii_number(rki_fbx_parser *p, bool *is_int, int64_t *ival, double *fval)
+{
+	size_t start = p->pos;
+	rki_fbx_num_result r = rki_fbx_scan_number(p->data, p->size, &p->pos, is_int, ival, fval);
+	if (r == RKI_FBX_NUM_TOO_LONG)
+		return rki_fbx_parse_error(p, RK_ERROR_CORRUPT, start, "number longer than %u characters", RKI_FBX_MAX_NUMBER_LEN);
+	if (r != RKI_FBX_NUM_OK) {
+		size_t end = start;
+		while (end < p->size && end - start < 32 && rki_fbx_is_word_char(p->data[end])) end++;
+		return rki_fbx_parse_error(p, RK_ERROR_CORRUPT, start, "expected a number, found \"%.*s\"", (int)(end - start),
+			(const char *)p->data + start);
+	}
+	return true;
+}
+
+/* 7.x array "*N { a: v, v, ... }" at p->pos ('*'). */
+static bool rki_fbx_ascii_array(rki_fbx_parser *p, rki_fbx_prop *pr)
+{
+	const unsigned char *d = p->data;
+	size_t star = p->pos;
+	p->pos++;
+	uint64_t n = 0;
+	size_t ndig = 0;
+	for (; p->pos < p->size && d[p->pos] >= '0' && d[p->pos] <= '9'; p->pos++, ndig++) {
+		if (n > (UINT64_MAX - 9) / 10)
+			return rki_fbx_parse_error(p, RK_ERROR_CORRUPT, star, "array element count after '*' is too large");
+		n = n * 10 + (uint64_t)(d[p->pos] - '0');
+	}
+	if (ndig == 0) {
+		if (p->pos >= p->size)
+			return rki_fbx_parse_error(p, RK_ERROR_TRUNCATED, p->pos, "expected an element count after '*'");
+		return rki_fbx_parse_error(p, RK_ERROR_CORRUPT, p->pos, "expected an element count after '*'");
+	}
+	rki_fbx_skip_space(p);
+	if (p->pos >= p->size)
+		return rki_fbx_parse_error(p, RK_ERROR_TRUNCATED, p->pos, "expected '{' after array count *%llu",
+			(unsigned long long)n);
+	if (d[p->pos] != '{')
+		return rki_fbx_parse_error(p, RK_ERROR_CORRUPT, p->pos, "expected '{' after array count *%llu",
+			(unsigned long long)n);
+	p->pos++;
+	if (n > p->lim.max_array_elems)
+		return rki_fbx_parse_error(p, RK_ERROR_LIMIT, star, "array of %llu elements is over the limit of %zu",
+			(unsigned long long)n, p->lim.max_array_elems);
+	if (n > ((uint64_t)p->lim.max_total_array_bytes - p->array_bytes) / sizeof(double))
+		return rki_fbx_parse_error(p, RK_ERROR_LIMIT, star, "arrays decode to more than the limit of %zu bytes in total",
+			p->lim.max_total_array_bytes);
+	/* Every element takes at least one digit and all but the last a ',' too. */
+	size_t left = p->size - p->pos;
+	if (n > left / 2 + 1)
+		return rki_fbx_parse_error(p, RK_ERROR_TRUNCATED, star,
+			"array *%llu needs at least %llu more bytes, only %zu remain", (unsigned long long)n,
+			(unsigned long long)(2 * n - 1), left);
+	double *vals = (double *)(void *)rki_fbx_empty_array;
+	if (n > 0) {
+		size_t alloc;   /* n * 8 is within max_total_array_bytes (checked above) */
+		if (!rki_fbx_array_alloc_size('d', n * sizeof(double), &alloc)) return rki_fbx_parse_oom(p);
+		vals = (double *)rki_arena_alloc_uninit(p->arena, alloc);
+		if (!vals) return rki_fbx_parse_oom(p);
+		memset(vals + n, 0, RKI_FBX_ARRAY_PAD);
+	}
+	p->array_bytes += n * sizeof(double);
+	rki_fbx_skip_space(p);
+	if (p->pos < p->size && d[p->pos] == 'a' && rki_fbx_colon_follows(p, p->pos + 1)) {
+		while (d[p->pos] != ':') p->pos++;
+		p->pos++;
+	} else if (p->pos < p->size && d[p->pos] != '}') {
+		return rki_fbx_parse_error(p, RK_ERROR_CORRUPT, p->pos, "expected \"a:\" inside the array braces");
+	}
+	size_t k = 0;
+	bool all_int = true, want = true;
+	for (;;) {
+		rki_fbx_skip_space(p);
+		if (p->pos >= p->size)
+			return rki_fbx_parse_error(p, RK_ERROR_TRUNCATED, p->pos, "expected '}' closing the array *%llu",
+				(unsigned long long)n);
+		unsigned char c = d[p->pos];
+		if (c == '}') {
+			p->pos++;
+			break;
+		}
+		if (c == ',') {
+			if (want)
+				return rki_fbx_parse_error(p, RK_ERROR_CORRUPT, p->pos, "expected a number before ',' in the array");
+			p->pos++;
+			want = true;
+			continue;
+		}
+		if (!want) return rki_fbx_parse_error(p, RK_ERROR_CORRUPT, p->pos, "expected ',' or '}' after an array element");
+		bool is_int = false;
+		int64_t iv = 0;
+		double fv = 0.0;
+		size_t at = p->pos;
+		if (!rki_fbx_ascii_number(p, &is_int, &iv, &fv)) return false;
+		if (k >= n)
+			return rki_fbx_parse_error(p, RK_ERROR_CORRUPT, at, "array declares *%llu elements but has more",
+				(unsigned long long)n);
+		vals[k++] = is_int ? (double)iv : fv;
+		if (!is_int) all_int = false;
+		want = false;
+	}
+	if (k != n)
+		return rki_fbx_parse_error(p, RK_ERROR_CORRUPT, star, "array declares *%llu elements but has %zu",
+			(unsigned long long)n, k);
+	pr->type = 'd';
+	pr->v.a.data = vals;
+	pr->v.a.count = (size_t)n;
+	pr->all_integers = all_int;
+	return true;
+}
+
+/* Property list after "Name:". Leaves p->pos at '{', '}', the next node's name or the end. */
+static bool rki_fbx_ascii_props(rki_fbx_parser *p, rki_fbx_node *node)
+{
+	const unsigned char *d = p->data;
+	size_t start = p->props.size / sizeof(rki_fbx_prop), count = 0;
+	bool want = true;  /* a value may come next: at the start or after ',' */
+	for (;;) {
+		rki_fbx_skip_space(p);
+		if (p->pos >= p->size) break;
+		unsigned char c = d[p->pos];
+		if (c == ',') {
+			/* After a value: the list continues. At the start or after another ',':
+			 * an empty value ("Content: , ..."), which is skipped. */
+			p->pos++;
+			want = true;
+			continue;
+		}
+		if (!want || c == '{' || c == '}') break;
+		rki_fbx_prop pr;
+		memset(&pr, 0, sizeof(pr));
+		pr.offset = p->pos;
+		if (c == '"') {
+			size_t s = p->pos + 1;
+			const unsigned char *q = (const unsigned char *)memchr(d + s, '"', p->size - s);
+			if (!q) return rki_fbx_parse_error(p, RK_ERROR_TRUNCATED, p->pos, "expected the closing '\"' of a string");
+			size_t e = (size_t)(q - d);
+			for (const unsigned char *nl = d + s; (nl = (const unsigned char *)memchr(nl, '\n', e - (size_t)(nl - d)));
+				nl++)
+				p->line++;
+			const char *str = rki_fbx_strdup(p->arena, (const char *)d + s, e - s);
+			if (!str) return rki_fbx_parse_oom(p);
+			pr.type = 'S';
+			pr.v.s.data = str;
+			pr.v.s.len = e - s;
+			p->pos = e + 1;
+		} else if (c == '*') {
+			if (!rki_fbx_ascii_array(p, &pr)) return false;
+		} else if ((c >= '0' && c <= '9') || c == '-' || c == '+' || c == '.') {
+			bool is_int = false;
+			int64_t iv = 0;
+			double fv = 0.0;
+			if (!rki_fbx_ascii_number(p, &is_int, &iv, &fv)) return false;
+			pr.type = is_int ? 'L' : 'D';
+			if (is_int) pr.v.i = iv;
+			else pr.v.f = fv;
+		} else if (rki_fbx_is_word_char(c)) {
+			size_t s = p->pos, e = s;
+			while (e < p->size && rki_fbx_is_word_char(d[e])) e++;
+			if (rki_fbx_colon_follows(p, e)) break;  /* the next node's name */
+			const char *str = rki_fbx_strdup(p->arena, (const char *)d + s, e - s);
+			if (!str) return rki_fbx_parse_oom(p);
+			pr.type = 'S';
+			pr.v.s.data = str;
+			pr.v.s.len = e - s;
+			p->pos = e;
+		} else {
+			return rki_fbx_parse_error(p, RK_ERROR_CORRUPT, p->pos,
+				"expected a value (number, \"string\", word or *N array), found byte 0x%02x", (unsigned)c);
+		}
+		if (count >= p->lim.max_array_elems)
+			return rki_fbx_parse_error(p, RK_ERROR_LIMIT, pr.offset, "more than the limit of %zu values in one node",
+				p->lim.max_array_elems);
+		if (!rki_buf_push(&p->props, &pr, sizeof(pr))) return rki_fbx_parse_oom(p);
+		count++;
+		want = false;
+	}
+	node->props = NULL;
+	node->prop_count = count;
+	if (count > 0) {
+		node->props = (rki_fbx_prop *)rki_arena_array(p->arena, count, sizeof(rki_fbx_prop));
+		if (!node->props) return rki_fbx_parse_oom(p);
+		memcpy(node->props, (rki_fbx_prop *)(void *)p->props.data + start, count * sizeof(rki_fbx_prop));
+	}
+	p->props.size = start * sizeof(rki_fbx_prop);
+	return true;
+}
+
+/* "; FBX 6.1.0 project file" -> 6100, from the leading comment lines. */
+static uint32_t rki_fbx_ascii_comment_version(const unsigned char *d, size_t size)
+{
+	size_t pos = 0;
+	for (int lines = 0; lines < 16 && pos < size; lines++) {
+		while (pos < size && (d[pos] == ' ' || d[pos] == '\t' || d[pos] == '\r' || d[pos] == '\n')) pos++;
+		if (pos >= size || d[pos] != ';') return 0;
+		size_t eol = pos;
+		while (eol < size && d[eol] != '\n') eol++;
+		for (size_t i = pos; i + 9 < eol; i++) {
+			const unsigned char *s = d + i;
+			if (memcmp(s, "FBX ", 4) == 0 && s[4] >= '0' && s[4] <= '9' && s[5] == '.' && s[6] >= '0' &&
+				s[6] <= '9' && s[7] == '.' && s[8] >= '0' && s[8] <= '9')
+				return (uint32_t)((s[4] - '0') * 1000 + (s[6] - '0') * 100 + (s[8] - '0') * 10);
+		}
+		pos = eol;
+	}
+	return 0;
+}
+
+bool rki_fbx_parse_ascii(rki_fbx_parser *p)
+{
+	const unsigned char *d = p->data;
+	p->ascii = true;
+	p->line = 1;
+	p->doc->ascii = true;
+	if (p->size >= 3 && d[0] == 0xef && d[1] == 0xbb && d[2] == 0xbf) p->pos = 3;
+	if (!rki_fbx_open_root(p)) return false;
+	for (;;) {
+		rki_fbx_skip_space(p);
+		size_t nf = rki_fbx_frame_count(p);
+		if (p->pos >= p->size) {
+			if (nf > 1)
+				return rki_fbx_parse_error(p, RK_ERROR_TRUNCATED, p->pos, "expected '}' closing the node, found the end of the file");
+			break;
+		}
+		unsigned char c = d[p->pos];
+		if (c == '}') {
+			if (nf == 1) return rki_fbx_parse_error(p, RK_ERROR_CORRUPT, p->pos, "unexpected '}' at the top level");
+			p->pos++;
+			if (!rki_fbx_close(p)) return false;
+			continue;
+		}
+		if (!rki_fbx_is_word_char(c)) {
+			if (c >= 0x20 && c < 0x7f)
+				return rki_fbx_parse_error(p, RK_ERROR_CORRUPT, p->pos, "expected a node name, found '%c'", c);
+			return rki_fbx_parse_error(p, RK_ERROR_CORRUPT, p->pos, "expected a node name, found byte 0x%02x", (unsigned)c);
+		}
+		size_t name_start = p->pos;
+		while (p->pos < p->size && rki_fbx_is_word_char(d[p->pos])) p->pos++;
+		p->cur_name = (const char *)d + name_start;
+		p->cur_name_len = p->pos - name_start;
+		while (p->pos < p->size && (d[p->pos] == ' ' || d[p->pos] == '\t')) p->pos++;
+		if (p->pos >= p->size)
+			return rki_fbx_parse_error(p, RK_ERROR_TRUNCATED, p->pos, "expected ':' after the node name");
+		if (d[p->pos] != ':')
+			return rki_fbx_parse_error(p, RK_ERROR_CORRUPT, p->pos, "expected ':' after the node name");
+		p->pos++;
+		if (!rki_fbx_begin_node(p, name_start)) return false;
+		rki_fbx_node node;
+		memset(&node, 0, sizeof(node));
+		node.offset = name_start;
+		node.name_len = p->cur_name_len;
+		node.name = rki_fbx_strdup(p->arena, p->cur_name, p->cur_name_len);
+		if (!node.name) return rki_fbx_parse_oom(p);
+		if (!rki_fbx_ascii_props(p, &node)) return false;
+		p->cur_name = NULL;
+		if (p->pos < p->size && d[p->pos] == '{') {
+			p->pos++;
+			if (!rki_fbx_open(p, &node, 0)) return false;
+		} else {
+			if (!rki_fbx_add_leaf(p, &node)) return false;
+		}
+	}
+	if (!rki_fbx_close(p)) return false;
+	if (p->doc->root.child_count == 0)
+		return rki_fbx_parse_error(p, RK_ERROR_TRUNCATED, p->size, "expected at least one FBX node, found none");
+	p->doc->version = rki_fbx_ascii_comment_version(d, p->size);
+	return true;
+}
