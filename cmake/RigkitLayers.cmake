@@ -6,14 +6,14 @@
 #                [HEADERS <public headers...>] [LIBS <link targets...>])
 #
 # DEPS lists every layer the module may include (written out, not
-# transitive). The staged folder ${CMAKE_BINARY_DIR}/layers/<name> holds
+# transitive). The staged folder ${PROJECT_BINARY_DIR}/layers/<name> holds
 # symlinks: rigkit/<header> for the public headers of the layer and its
 # DEPS, and <dir> for the source folder of the layer and of each DEP (their
 # internal headers). docs/architecture.md draws the layers;
 # tests/test_layers.sh checks the same table on the sources.
 
 set(RIGKIT_LAYER_TARGETS "")
-set(RIGKIT_LAYER_ROOT ${CMAKE_BINARY_DIR}/layers)
+set(RIGKIT_LAYER_ROOT ${PROJECT_BINARY_DIR}/layers)
 
 function(rigkit_layer name)
   cmake_parse_arguments(L "" "DIR" "DEPS;HEADERS;LIBS" ${ARGN})

@@ -5,7 +5,8 @@
 #
 # Groups: build (library, CLI, tests), sanitize (clang + sanitizer runtimes),
 # bench (Assimp as the speed peer), fuzz (clang + libFuzzer), wasm
-# (emscripten; dpkg-dev unpacks the Debian sources scripts/build-wasm.sh compiles).
+# (emscripten; dpkg-dev unpacks the Debian sources scripts/build-wasm.sh compiles),
+# format (clang-format for .clang-format: `git clang-format` on changed code).
 set -euo pipefail
 
 pkgs_for() {
@@ -15,6 +16,7 @@ pkgs_for() {
 	bench) echo "g++ libassimp-dev" ;;
 	fuzz) echo "clang libclang-rt-14-dev" ;;
 	wasm) echo "emscripten dpkg-dev" ;;
+	format) echo "clang-format" ;;
 	*) echo "install-deps.sh: unknown group '$1'" >&2; exit 1 ;;
 	esac
 }
