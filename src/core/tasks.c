@@ -5,7 +5,6 @@
 #include <pthread.h>
 #include <stdatomic.h>
 #include <string.h>
-#include <unistd.h>
 
 _Static_assert(sizeof(pthread_t) <= sizeof(uint64_t), "rk_task_team stores a pthread_t in a uint64_t");
 
@@ -91,6 +90,5 @@ size_t rk_parallel_for(size_t count, size_t threads, void (*fn)(void *user, size
 
 size_t rk_cpu_count(void)
 {
-	long n = sysconf(_SC_NPROCESSORS_ONLN);
-	return n > 0 ? (size_t)n : 1;
+	return rki_thread_online_cores();
 }

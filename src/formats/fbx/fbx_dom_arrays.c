@@ -12,7 +12,7 @@
  */
 #include "formats/fbx/fbx_dom_private.h"
 
-#include "core/thread.h"
+#include "rigkit/tasks.h"
 
 #include <libdeflate.h>
 #include <pthread.h>
@@ -20,7 +20,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 /* rki_fbx_decode_arrays(): each helper thread should get at least this many decoded bytes. */
 #define RKI_FBX_THREAD_MIN_BYTES ((uint64_t)256 << 10)
@@ -114,9 +113,7 @@ typedef struct rki_fbx_decode_job {
 } rki_fbx_decode_job;
 
 typedef struct rki_fbx_decode_worker {
-	struct rki_fbx_decode_batch *batch;
 	struct libdeflate_decompressor *inflater;
-	pthread_t thread;
 } rki_fbx_decode_worker;
 
 struct rki_fbx_decode_batch {
@@ -133,6 +130,7 @@ struct rki_fbx_decode_batch {
 	rki_fbx_decode_worker workers[RKI_FBX_MAX_THREADS];
 	size_t worker_count;        /* workers[0] is the calling thread's */
 	size_t started;             /* helper threads running: workers[1..started) */
+	rk_task_team team;          /* the helpers (rigkit/tasks.h) */
 };
 
 static rki_fbx_decode_job *rki_fbx_job(rki_fbx_decode_batch *b, size_t k)
@@ -177,11 +175,11 @@ static bool rki_fbx_job_run_next(rki_fbx_decode_batch *b, struct libdeflate_deco
 	}
 }
 
-static void *rki_fbx_decode_thread(void *arg)
+/* A helper of the team: worker k (1..) uses workers[k]'s decompressor. */
+static void rki_fbx_decode_helper(void *user, size_t worker)
 {
-	rki_fbx_decode_worker *w = (rki_fbx_decode_worker *)arg;
-	while (rki_fbx_job_run_next(w->batch, w->inflater)) {}
-	return NULL;
+	rki_fbx_decode_batch *b = (rki_fbx_decode_batch *)user;
+	while (rki_fbx_job_run_next(b, b->workers[worker].inflater)) {}
 }
 
 /* Calling thread: makes the job finished (running it, or helping with other
@@ -333,16 +331,10 @@ static int rki_fbx_job_by_offset(const void *a, const void *b)
 	return x->offset < y->offset ? -1 : x->offset > y->offset;
 }
 
-static size_t rki_fbx_online_cores(void)
-{
-	long n = sysconf(_SC_NPROCESSORS_ONLN);
-	return n > 0 ? (size_t)n : 1;
-}
-
 /* Threads (the calling one included) for `count` arrays of `total` decoded bytes. */
 static size_t rki_fbx_thread_count(size_t threads, uint64_t total, size_t count)
 {
-	size_t want = threads ? threads : rki_fbx_online_cores();
+	size_t want = threads ? threads : rk_cpu_count();
 	if (want > RKI_FBX_MAX_THREADS) want = RKI_FBX_MAX_THREADS;
 	if ((uint64_t)want > 1 + total / RKI_FBX_THREAD_MIN_BYTES) want = (size_t)(1 + total / RKI_FBX_THREAD_MIN_BYTES);
 	if (want > count) want = count;
@@ -425,7 +417,6 @@ static rki_fbx_decode_batch *rki_fbx_batch_begin(rki_fbx_decode_batch *b, rki_ar
 	size_t want = rki_fbx_thread_count(threads, total, b->count);
 	for (; b->worker_count < want; b->worker_count++) {
 		rki_fbx_decode_worker *w = &b->workers[b->worker_count];
-		w->batch = b;
 		w->inflater = NULL;
 		if (any_zlib && !(w->inflater = libdeflate_alloc_decompressor())) break;
 	}
@@ -434,10 +425,7 @@ static rki_fbx_decode_batch *rki_fbx_batch_begin(rki_fbx_decode_batch *b, rki_ar
 		else pthread_mutex_destroy(&b->mutex);
 	}
 	b->started = 1;
-	if (b->sync)
-		for (; b->started < b->worker_count; b->started++)
-			if (!rki_thread_start(&b->workers[b->started].thread, rki_fbx_decode_thread, &b->workers[b->started]))
-				break;
+	if (b->sync) b->started += rk_task_team_start(&b->team, b->worker_count - 1, rki_fbx_decode_helper, b);
 	return b;
 }
 
@@ -630,7 +618,7 @@ size_t rki_fbx_decode_finish(rki_fbx_decode_batch *b)
 	/* The calling thread works through what is left, then the helpers are joined. */
 	struct libdeflate_decompressor *inflater = b->worker_count ? b->workers[0].inflater : NULL;
 	while (rki_fbx_job_run_next(b, inflater)) {}
-	for (size_t k = 1; k < b->started; k++) pthread_join(b->workers[k].thread, NULL);
+	if (b->started > 1) rk_task_team_join(&b->team);
 	b->started = 1;
 	size_t decoded = 0;
 	for (size_t k = 0; b->doc && k < b->count; k++)
