@@ -26,11 +26,12 @@
  *     rk_mesh_expansion_free(x);
  *
  * WHAT ONE MESH NODE BECOMES (rk_mesh_expand_job)
- *   1. Material parts. Slot list S = node->materials when it is non-empty,
- *      else mesh->materials. Face f uses slot s = face_material[f]
- *      (face_material NULL: s = 0); material = S[s], or NULL when s >= |S|
- *      (counted in stats.invalid_material_slots when |S| > 0; a mesh without
- *      any slot simply has one NULL-material part). Faces whose slots name
+ *   1. Material parts. Slot list S = rk_node_material_slots(node) (node's
+ *      materials when non-empty, else the mesh's); face f uses slot
+ *      s = rk_node_face_slot(node, f) and material S[s], or NULL when s is
+ *      RK_NO_SLOT (out of range; counted in stats.invalid_material_slots
+ *      when |S| > 0; a mesh without any slot simply has one NULL-material
+ *      part). See scene.h MATERIAL SLOTS. Faces whose slots name
  *      the same material pointer (or NULL) share one part. Parts are ordered
  *      by the first slot naming their material; the part of out-of-range
  *      slots comes last unless a NULL slot placed it earlier. Parts with no
@@ -78,15 +79,12 @@
  *   5. Bounds: axis-aligned box of the output positions (the float values
  *      written), and rk_mesh_radius() of it.
  *
- * UV SET OF A PART (first rule that names an existing set wins)
- *   a. the part's material has base_color_texture.texture != NULL and
- *      base_color_texture.uv_set names a set of mesh->uv_sets (FBX texture
- *      UVSet; the glTF reader stores "TEXCOORD_<texCoord>", the set names)
- *   b. that texture's uv_set is "" and texcoord < uv_sets.count: the set at
- *      index texcoord (hand-built glTF-like scenes)
- *   c. node->default_uv_set (FBX "currentUVSet") names a set
- *   d. the first set, uv_sets.data[0]
- *   rk_mesh_part.uv_set reports the chosen index (-1 when the mesh has none).
+ * UV SET OF A PART
+ *   rk_node_material_uv_set(node, part material) (scene.h UV SET OF A
+ *   TEXTURE ON A MESH NODE: the base colour texture's named set, else
+ *   node->default_uv_set, else the texture's texcoord index when it names
+ *   none, else set 0). rk_mesh_part.uv_set reports the chosen index (-1 when
+ *   the mesh has no usable set).
  *
  * GENERATED NORMALS (when !mesh->normals.exists, or opts.generate_normals)
  *   Smooth normals per mesh vertex (position index; no hard edges), from the

@@ -102,11 +102,6 @@ static bool rki_mesh_generates_normals(const rk_mesh *mesh, const rk_mesh_opts *
 	return opts->generate_normals || !mesh->normals.exists;
 }
 
-static const rk_material_ref_list *rki_slots(const rk_node *node)
-{
-	return node->materials.count > 0 ? &node->materials : &node->mesh->materials;
-}
-
 /* Adds an aligned region of count * size bytes; false on overflow. */
 static bool rki_region(size_t *total, size_t *offset, size_t count, size_t size)
 {
@@ -121,7 +116,7 @@ static bool rki_mesh_layout_compute(const rk_node *node, const rk_mesh_opts *opt
 {
 	const rk_mesh *mesh = node->mesh;
 	rk_vertex_format fmt = rk_mesh_vertex_format(opts);
-	size_t slots = rki_slots(node)->count;
+	size_t slots = rk_node_material_slots(node).count;
 	size_t maxn = s->max_polygon_corners;
 	memset(l, 0, sizeof(*l));
 	l->tri_scratch_size = rk_polygon_triangulate_scratch_size(maxn);
@@ -167,7 +162,7 @@ bool rk_mesh_expand_bound(const rk_node *node, const rk_mesh_opts *opts, rk_mesh
 			return false;
 		}
 	}
-	size_t slots = rki_slots(node)->count;
+	size_t slots = rk_node_material_slots(node).count;
 	if (slots >= UINT32_MAX) {
 		rki_error_set(err, RK_ERROR_LIMIT, "mesh \"%s\": too many material slots", mesh->name ? mesh->name : "");
 		return false;
@@ -261,8 +256,8 @@ bool rk_mesh_expand_validate(const rk_mesh_expand_job *job, rk_error *err)
 	}
 
 	/* Mesh data. */
-	const rk_material_ref_list *slots = rki_slots(node);
-	if (slots->count && !slots->data) {
+	const rk_material_ref_list slots = rk_node_material_slots(node);
+	if (slots.count && !slots.data) {
 		rki_error_set(err, RK_ERROR_CORRUPT, "mesh \"%s\": material slot list is NULL", rki_mname(mesh));
 		return false;
 	}
@@ -372,30 +367,12 @@ static void rki_pair_sort(rki_slot_pair *v, size_t n)
 	}
 }
 
-static int32_t rki_find_uv_set(const rk_mesh *mesh, const char *name)
+/* Part of face f: its slot's part, or the NULL-material part for an
+ * out-of-range face (scene.h MATERIAL SLOTS). */
+static inline uint32_t rki_face_part(const rk_node *node, size_t f, const uint32_t *slot_part, uint32_t null_part)
 {
-	if (!name || !name[0]) return -1;
-	for (size_t u = 0; u < mesh->uv_sets.count; u++) {
-		const rk_uv_set *s = &mesh->uv_sets.data[u];
-		if (s->uv.exists && s->name && strcmp(s->name, name) == 0) return (int32_t)u;
-	}
-	return -1;
-}
-
-static int32_t rki_part_uv_set(const rk_node *node, const rk_material *mat)
-{
-	const rk_mesh *mesh = node->mesh;
-	if (mesh->uv_sets.count == 0) return -1;
-	if (mat && mat->base_color_texture.texture) {
-		const rk_texture_ref *t = &mat->base_color_texture;
-		int32_t u = rki_find_uv_set(mesh, t->uv_set);
-		if (u >= 0) return u;
-		if ((!t->uv_set || !t->uv_set[0]) && t->texcoord < mesh->uv_sets.count && mesh->uv_sets.data[t->texcoord].uv.exists)
-			return (int32_t)t->texcoord;
-	}
-	int32_t u = rki_find_uv_set(mesh, node->default_uv_set);
-	if (u >= 0) return u;
-	return mesh->uv_sets.data[0].uv.exists ? 0 : -1;
+	uint32_t s = rk_node_face_slot(node, f);
+	return s == RK_NO_SLOT ? null_part : slot_part[s];
 }
 
 /* Top-4 influences of one vertex, written in the output byte format. */
@@ -569,11 +546,11 @@ bool rk_mesh_expand_run(rk_mesh_expand_job *job, rk_error *err)
 	const double T[3] = { P.m[12], P.m[13], P.m[14] };
 
 	/* ---- 1. parts ---- */
-	const rk_material_ref_list *slots = rki_slots(node);
-	const size_t S = slots->count;
+	const rk_material_ref_list slots = rk_node_material_slots(node);
+	const size_t S = slots.count;
 	size_t pair_count = 0;
 	for (size_t k = 0; k < S; k++) {
-		if (slots->data[k]) pairs[pair_count++] = (rki_slot_pair){ (uintptr_t)slots->data[k], (uint32_t)k, 0 };
+		if (slots.data[k]) pairs[pair_count++] = (rki_slot_pair){ (uintptr_t)slots.data[k], (uint32_t)k, 0 };
 		slot_part[k] = (uint32_t)k;
 	}
 	rki_pair_sort(pairs, pair_count);
@@ -584,14 +561,14 @@ bool rk_mesh_expand_run(rk_mesh_expand_job *job, rk_error *err)
 	uint32_t part_ids = 0, null_part = UINT32_MAX;
 	for (size_t k = 0; k < S; k++) {
 		uint32_t rep = slot_part[k];
-		if (!slots->data[k]) {
+		if (!slots.data[k]) {
 			if (null_part == UINT32_MAX) {
 				null_part = part_ids++;
 				pinfo[null_part] = (rki_part_info){ NULL, (uint32_t)k, 0, 0, 0, 0, 0 };
 			}
 			slot_part[k] = null_part;
 		} else if (rep == k) {
-			pinfo[part_ids] = (rki_part_info){ slots->data[k], (uint32_t)k, 0, 0, 0, 0, 0 };
+			pinfo[part_ids] = (rki_part_info){ slots.data[k], (uint32_t)k, 0, 0, 0, 0, 0 };
 			slot_part[k] = part_ids++;
 		} else {
 			slot_part[k] = slot_part[rep];
@@ -601,12 +578,12 @@ bool rk_mesh_expand_run(rk_mesh_expand_job *job, rk_error *err)
 		null_part = part_ids++;
 		pinfo[null_part] = (rki_part_info){ NULL, UINT32_MAX, 0, 0, 0, 0, 0 };
 	}
-	const uint32_t *fmat = mesh->face_material;
-#define RKI_FACE_PART(f) ((fmat ? fmat[f] : 0u) < S ? slot_part[fmat ? fmat[f] : 0u] : null_part)
+	/* scene.h MATERIAL SLOTS: an out-of-range face has no material */
+#define RKI_FACE_PART(f) rki_face_part(node, f, slot_part, null_part)
 	for (size_t f = 0; f < mesh->face_count; f++) {
 		uint32_t n = mesh->faces[f].index_count;
 		st.polygons++;
-		if (S > 0 && (fmat ? fmat[f] : 0u) >= S) st.invalid_material_slots++;
+		if (S > 0 && rk_node_face_slot(node, f) == RK_NO_SLOT) st.invalid_material_slots++;
 		if (n < 3) { st.skipped_polygons++; continue; }
 		pinfo[RKI_FACE_PART(f)].triangles += n - 2;
 	}
@@ -617,7 +594,7 @@ bool rk_mesh_expand_run(rk_mesh_expand_job *job, rk_error *err)
 		if (!pi->triangles) continue;
 		pi->out = out_parts++;
 		pi->cursor = start;
-		pi->uv_set = rki_part_uv_set(node, pi->material);
+		pi->uv_set = rk_node_material_uv_set(node, pi->material);
 		rk_mesh_part *op = &job->parts[pi->out];
 		op->material = pi->material;
 		op->start_index = start;

@@ -87,7 +87,7 @@ typedef struct rki_gw_warning {
 typedef struct rki_gw_mesh_key {
 	const rk_mesh *mesh;
 	rk_mat4 geometry_to_node;
-	const rk_material_ref_list *slots;  /* the material list used */
+	rk_material_ref_list slots;        /* rk_node_material_slots() of the nodes sharing it */
 	const rk_skin_deformer *skin;
 	const rk_node *extra_joint;        /* the mesh node when it is an extra joint, else NULL */
 	uint32_t uv_first;                 /* uv set written as TEXCOORD_0 */
