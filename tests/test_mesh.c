@@ -856,6 +856,79 @@ RK_TEST(dedup_cube)
 	free(scratch);
 }
 
+/* rk_mesh_smooth_normals by hand (mesh.h SMOOTH NORMALS). */
+RK_TEST(smooth_normals_by_hand)
+{
+	/* cube [-1, 1]^3, outward counter-clockwise quads: every corner meets 3
+	 * faces with angle pi/2 and |A| = 8, so n = (+-1, +-1, +-1) / sqrt 3 */
+	rk_vec3 cube[8];
+	for (int i = 0; i < 8; i++) cube[i] = (rk_vec3){ (i & 1) ? 1 : -1, (i & 2) ? 1 : -1, (i & 4) ? 1 : -1 };
+	uint32_t ci[24] = { 0, 2, 3, 1,  4, 5, 7, 6,  0, 1, 5, 4,  2, 6, 7, 3,  0, 4, 6, 2,  1, 3, 7, 5 };
+	rk_face cf[6];
+	for (int f = 0; f < 6; f++) cf[f] = (rk_face){ (uint32_t)(f * 4), 4 };
+	rk_vec3 n[8];
+	RK_CHECK_INT(rk_mesh_smooth_normals(n, cube, 8, ci, 24, cf, 6), 0);
+	const double s = 1.0 / sqrt(3.0);
+	for (int i = 0; i < 8; i++) {
+		RK_CHECK_NEAR(n[i].x, cube[i].x * s, 1e-15);
+		RK_CHECK_NEAR(n[i].y, cube[i].y * s, 1e-15);
+		RK_CHECK_NEAR(n[i].z, cube[i].z * s, 1e-15);
+	}
+
+	/* Weighting: quad Q = O (2,0,0) (2,1,0) (0,1,0), A_Q = (0,0,4), and
+	 * triangle T = O (0,1,0) (0,0,3), A_T = (0,1,0) x (0,0,3) = (3,0,0).
+	 *   O:       pi/2 in both      -> (pi/2)(3,0,4) ~ (3,0,4)/5
+	 *   (0,1,0): pi/2 in Q; in T between (0,0,3)-(0,1,0) = (0,-1,3) and
+	 *            O-(0,1,0) = (0,-1,0): cos = 1/sqrt 10, angle atan 3
+	 *                              -> (3 atan 3, 0, 4 pi/2)
+	 *   (2,0,0), (2,1,0): Q only -> +z;  (0,0,3): T only -> +x
+	 *   vertex 5 is used by no face -> (0,0,0) */
+	rk_vec3 p[6] = { { 0, 0, 0 }, { 2, 0, 0 }, { 2, 1, 0 }, { 0, 1, 0 }, { 0, 0, 3 }, { 9, 9, 9 } };
+	uint32_t vi[7] = { 0, 1, 2, 3, 0, 3, 4 };
+	rk_face f[2] = { { 0, 4 }, { 4, 3 } };
+	rk_vec3 m[6];
+	RK_CHECK_INT(rk_mesh_smooth_normals(m, p, 6, vi, 7, f, 2), 0);
+	RK_CHECK_NEAR(m[0].x, 0.6, 1e-15);
+	RK_CHECK_NEAR(m[0].y, 0.0, 0.0);
+	RK_CHECK_NEAR(m[0].z, 0.8, 1e-15);
+	rk_vec3 e3 = rk_vec3_normalize((rk_vec3){ 3.0 * atan(3.0), 0.0, 2.0 * RK_PI });
+	RK_CHECK_NEAR(m[3].x, e3.x, 1e-15);
+	RK_CHECK_NEAR(m[3].z, e3.z, 1e-15);
+	RK_CHECK_NEAR(m[1].z, 1.0, 0.0);
+	RK_CHECK_NEAR(m[2].z, 1.0, 0.0);
+	RK_CHECK_NEAR(m[4].x, 1.0, 0.0);
+	RK_CHECK(m[5].x == 0.0 && m[5].y == 0.0 && m[5].z == 0.0);
+
+	/* Q cut into two triangles along O-(2,1,0): each has A = (0,0,2) and
+	 * the angles at O add up to pi/2, so Q now weighs (pi/2)(0,0,2) at O:
+	 * n ~ (3,0,2). The weighting depends on the faces as given, which is
+	 * why the generator works on polygons rather than on a consumer's
+	 * own triangulation. */
+	uint32_t vj[9] = { 0, 1, 2, 0, 2, 3, 0, 3, 4 };
+	rk_face g[3] = { { 0, 3 }, { 3, 3 }, { 6, 3 } };
+	rk_vec3 q[6];
+	RK_CHECK_INT(rk_mesh_smooth_normals(q, p, 6, vj, 9, g, 3), 0);
+	RK_CHECK_NEAR(q[0].x, 3.0 / sqrt(13.0), 1e-15);
+	RK_CHECK_NEAR(q[0].z, 2.0 / sqrt(13.0), 1e-15);
+
+	/* Untrusted faces: 2 corners, a range past index_count, a vertex index
+	 * out of range are skipped and counted; a zero-area face adds nothing. */
+	rk_vec3 line[3] = { { 0, 0, 0 }, { 1, 0, 0 }, { 2, 0, 0 } };
+	uint32_t bi[8] = { 0, 1, 2, 0, 1, 7, 0, 1 };
+	rk_face bf[4] = { { 0, 3 }, { 3, 3 }, { 6, 2 }, { 6, 5 } };
+	rk_vec3 b[3] = { { 5, 5, 5 }, { 5, 5, 5 }, { 5, 5, 5 } };
+	RK_CHECK_INT(rk_mesh_smooth_normals(b, line, 3, bi, 8, bf, 4), 3);
+	for (int i = 0; i < 3; i++) RK_CHECK(b[i].x == 0.0 && b[i].y == 0.0 && b[i].z == 0.0);
+	/* NULL arrays with counts: nothing written, every face skipped */
+	RK_CHECK_INT(rk_mesh_smooth_normals(NULL, line, 3, bi, 8, bf, 4), 4);
+	RK_CHECK_INT(rk_mesh_smooth_normals(b, line, 3, NULL, 8, bf, 4), 4);
+	RK_CHECK_INT(rk_mesh_smooth_normals(NULL, NULL, 0, NULL, 0, NULL, 0), 0);
+	/* a non-finite position: its faces add nothing */
+	rk_vec3 bad[3] = { { 0, 0, 0 }, { 1, 0, 0 }, { 0, NAN, 0 } };
+	RK_CHECK_INT(rk_mesh_smooth_normals(b, bad, 3, bi, 3, bf, 1), 0);
+	for (int i = 0; i < 3; i++) RK_CHECK(b[i].x == 0.0 && b[i].y == 0.0 && b[i].z == 0.0);
+}
+
 RK_TEST(generated_normals)
 {
 	/* 3 x 3 grid of unit quads in z = 0, counter-clockwise seen from +z */
@@ -1689,6 +1762,7 @@ RK_TEST_MAIN(
 	RK_TEST_ENTRY(parts_many_slots),
 	RK_TEST_ENTRY(skin_top4_renormalised),
 	RK_TEST_ENTRY(dedup_cube),
+	RK_TEST_ENTRY(smooth_normals_by_hand),
 	RK_TEST_ENTRY(generated_normals),
 	RK_TEST_ENTRY(transforms_and_winding),
 	RK_TEST_ENTRY(uv_set_selection),

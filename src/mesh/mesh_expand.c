@@ -7,15 +7,14 @@
  * vertex before deduplication = one per corner of a face with n >= 3):
  *   1. parts: material slot -> part id, triangles per part, part ranges
  *   2. triangulate every face into its part's index range (slot numbers);
- *      accumulate generated normals from the same triangles
+ *      generated normals from rk_mesh_smooth_normals (mesh_normals.c)
  *   3. write one vertex per slot
  *   4. deduplicate / optimise with meshoptimizer, add base_vertex
  * Scratch memory is carved by rki_mesh_layout(), shared by the size query
  * and the run so both always agree.
  */
-#include "rigkit/mesh.h"
+#include "mesh_internal.h"
 #include "rigkit/math.h"
-#include "core/internal.h"
 
 #include <meshoptimizer.h>
 
@@ -447,23 +446,6 @@ static inline rk_vec2 rki_attrib2(const rk_attrib_vec2 *a, size_t c)
 	return a->values[a->indices ? a->indices[c] : c];
 }
 
-static rk_vec3 rki_face_newell(const rk_mesh *mesh, const rk_face *fc)
-{
-	rk_vec3 n = { 0, 0, 0 };
-	rk_vec3 p0 = mesh->positions[mesh->vertex_indices[fc->index_begin]];
-	for (uint32_t k = 0; k < fc->index_count; k++) {
-		rk_vec3 a = rk_vec3_sub(mesh->positions[mesh->vertex_indices[fc->index_begin + k]], p0);
-		rk_vec3 b = rk_vec3_sub(mesh->positions[mesh->vertex_indices[fc->index_begin + (k + 1) % fc->index_count]], p0);
-		n = rk_vec3_add(n, rk_vec3_cross(a, b));
-	}
-	return n;
-}
-
-static double rki_angle(rk_vec3 e1, rk_vec3 e2)
-{
-	/* atan2(|e1 x e2|, e1 . e2): accurate at every angle. */
-	return atan2(rk_vec3_length(rk_vec3_cross(e1, e2)), rk_vec3_dot(e1, e2));
-}
 
 static inline void rki_mul3(const double m[9], rk_vec3 v, double out[3])
 {
@@ -604,9 +586,11 @@ bool rk_mesh_expand_run(rk_mesh_expand_job *job, rk_error *err)
 		start += pi->triangles * 3;
 	}
 
-	/* ---- 2. triangulate (and accumulate generated normals) ---- */
+	/* ---- 2. triangulate; generated normals (rk_mesh_smooth_normals) ---- */
 	const bool gen_normals = rki_mesh_generates_normals(mesh, opts);
-	if (gen_normals) memset(nacc, 0, mesh->vertex_count * sizeof(rk_vec3));
+	if (gen_normals)
+		rk_mesh_smooth_normals(nacc, mesh->positions, mesh->vertex_count, mesh->vertex_indices, mesh->index_count,
+			mesh->faces, mesh->face_count);
 	const rk_vec3 *pos = mesh->positions;
 	const uint32_t *vidx = mesh->vertex_indices;
 	uint32_t slot_base = 0;
@@ -631,19 +615,6 @@ bool rk_mesh_expand_run(rk_mesh_expand_job *job, rk_error *err)
 			dst[t * 3] = slot_base + a;
 			dst[t * 3 + 1] = slot_base + (reverse ? c : b);
 			dst[t * 3 + 2] = slot_base + (reverse ? b : c);
-			if (gen_normals) {
-				rk_vec3 pa = pos[cidx[a]], pb = pos[cidx[b]], pc = pos[cidx[c]];
-				rk_vec3 eab = rk_vec3_sub(pb, pa), eac = rk_vec3_sub(pc, pa), ebc = rk_vec3_sub(pc, pb);
-				rk_vec3 cr = rk_vec3_cross(eab, eac);
-				if (!(rk_vec3_dot(cr, cr) > 0.0)) continue;
-				double wa = rki_angle(eab, eac);
-				double wb = rki_angle(rk_vec3_scale(eab, -1.0), ebc);
-				double wc = RK_PI - wa - wb;
-				if (wc < 0.0) wc = 0.0;
-				nacc[cidx[a]] = rk_vec3_add(nacc[cidx[a]], rk_vec3_scale(cr, wa));
-				nacc[cidx[b]] = rk_vec3_add(nacc[cidx[b]], rk_vec3_scale(cr, wb));
-				nacc[cidx[c]] = rk_vec3_add(nacc[cidx[c]], rk_vec3_scale(cr, wc));
-			}
 		}
 		st.triangles += nt;
 		slot_base += n;
@@ -691,7 +662,7 @@ bool rk_mesh_expand_run(rk_mesh_expand_job *job, rk_error *err)
 			if (gen_normals) {
 				nrm = nacc[vi];
 				if (!(nrm.x * nrm.x + nrm.y * nrm.y + nrm.z * nrm.z > 0.0)) {
-					if (!have_face_normal) { face_normal = rki_face_newell(mesh, fc); have_face_normal = true; }
+					if (!have_face_normal) { face_normal = rki_polygon_area_vector(mesh->positions, vidx + fc->index_begin, n); have_face_normal = true; }
 					nrm = face_normal;
 				}
 			} else {

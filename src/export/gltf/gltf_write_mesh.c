@@ -199,6 +199,7 @@ typedef struct rki_gw_mesh_work {
 	const rk_mesh *m;
 	const rki_gw_mesh_key *key;
 	rk_vec3 *pos;                /* baked positions, per vertex */
+	rk_vec3 *mesh_pos;           /* finite mesh-space positions (for computed normals), or NULL */
 	rk_vec3 *smooth;             /* computed normals per vertex (NULL if not needed) */
 	bool mirror;
 	rk_mat4 normal_matrix;       /* inverse-transpose of geometry_to_node (3x3 part used) */
@@ -229,37 +230,18 @@ static rk_vec3 rki_gw_finite3(rk_vec3 v)
 	return v;
 }
 
-/* Smooth area-weighted normals of `pos` (per vertex), facing like the
- * output triangles (negated when the geometric transform mirrors). */
-static void rki_gw_smooth_normals(const rk_mesh *m, const rk_vec3 *pos, bool mirror, rk_vec3 *out)
+/* Computed normals (mesh.h SMOOTH NORMALS, the generator mesh expansion
+ * uses) of mesh-space positions `pos`, per vertex, carried to the output
+ * space by the normal matrix like file normals; (0, 0, 1) for a vertex
+ * without one (glTF wants unit normals). */
+static void rki_gw_smooth_normals(const rki_gw_mesh_work *mw, const rk_vec3 *pos, rk_vec3 *out)
 {
-	for (size_t v = 0; v < m->vertex_count; v++) out[v] = (rk_vec3){ 0, 0, 0 };
-	for (size_t f = 0; f < m->face_count; f++) {
-		const rk_face *fc = &m->faces[f];
-		if (!rki_gw_face_ok(m, fc)) continue;
-		rk_vec3 nrm = { 0, 0, 0 };
-		const uint32_t *vi = m->vertex_indices + fc->index_begin;
-		bool ok = true;
-		for (uint32_t c = 0; c < fc->index_count; c++) {
-			if (vi[c] >= m->vertex_count) { ok = false; break; }
-			rk_vec3 a = pos[vi[c]], b = pos[vi[(c + 1) % fc->index_count]];
-			nrm.x += (a.y - b.y) * (a.z + b.z);
-			nrm.y += (a.z - b.z) * (a.x + b.x);
-			nrm.z += (a.x - b.x) * (a.y + b.y);
-		}
-		if (!ok) continue;
-		if (mirror) nrm = rk_vec3_scale(nrm, -1.0);
-		for (uint32_t c = 0; c < fc->index_count; c++) {
-			/* a vertex repeated in one polygon counts once */
-			bool seen = false;
-			for (uint32_t d = 0; d < c && !seen; d++) if (vi[d] == vi[c]) seen = true;
-			if (!seen) out[vi[c]] = rk_vec3_add(out[vi[c]], nrm);
-		}
-	}
+	const rk_mesh *m = mw->m;
+	rk_mesh_smooth_normals(out, pos, m->vertex_count, m->vertex_indices, m->index_count, m->faces, m->face_count);
 	for (size_t v = 0; v < m->vertex_count; v++) {
-		rk_vec3 n = rk_vec3_normalize(out[v]);
-		if (!(rk_vec3_length(n) > 0.5)) n = (rk_vec3){ 0, 0, 1 };
-		out[v] = n;
+		rk_vec3 n = rk_mat4_transform_vector(mw->normal_matrix, out[v]);
+		double len = rk_vec3_length(n);
+		out[v] = len > 1e-20 && isfinite(len) ? rk_vec3_scale(n, 1.0 / len) : (rk_vec3){ 0, 0, 1 };
 	}
 }
 
@@ -501,8 +483,8 @@ static bool rki_gw_morph_data(rki_gw *w, rki_gw_mesh_work *mw)
 		}
 		if (!nd) continue;
 		if (computed) {
-			for (size_t v = 0; v < nv; v++) morphed[v] = rk_vec3_add(mw->pos[v], rk_mat4_transform_vector(g, dense[v]));
-			rki_gw_smooth_normals(mw->m, morphed, mw->mirror, mnorm);
+			for (size_t v = 0; v < nv; v++) morphed[v] = rk_vec3_add(mw->mesh_pos[v], dense[v]);
+			rki_gw_smooth_normals(mw, morphed, mnorm);
 			for (size_t v = 0; v < nv; v++) {
 				rk_vec3 d = rk_vec3_sub(mnorm[v], mw->smooth[v]);
 				nd[v * 3] = rki_gw_f32(d.x); nd[v * 3 + 1] = rki_gw_f32(d.y); nd[v * 3 + 2] = rki_gw_f32(d.z);
@@ -680,8 +662,10 @@ static bool rki_gw_write_mesh(rki_gw *w, rki_gw_mesh_key *key, const rk_node *fi
 	}
 	if (need_smooth) {
 		mw.smooth = (rk_vec3 *)rki_gw_tmp_array(w, nv, sizeof(rk_vec3));
-		if (!mw.smooth) return false;
-		rki_gw_smooth_normals(m, mw.pos, mw.mirror, mw.smooth);
+		mw.mesh_pos = (rk_vec3 *)rki_gw_tmp_array(w, nv, sizeof(rk_vec3));
+		if (!mw.smooth || !mw.mesh_pos) return false;
+		for (size_t v = 0; v < nv; v++) mw.mesh_pos[v] = rki_gw_finite3(m->positions[v]);
+		rki_gw_smooth_normals(&mw, mw.mesh_pos, mw.smooth);
 	}
 
 	/* UV sets: uv_first, then the others; padded with zero sets when a
