@@ -1247,6 +1247,63 @@ RK_TEST(computed_normals_match_expansion)
 	}
 }
 
+/* FBX textures name their UV set (scene.h UV SET OF A TEXTURE ON A MESH
+ * NODE): with sets map1, map2 and a base colour texture asking for map2,
+ * TEXCOORD_0 (which every FBX texture is written with) holds map2 and
+ * TEXCOORD_1 map1; a second textured slot asking for map1 is warned about. */
+RK_TEST(texture_uv_set_becomes_texcoord_0)
+{
+	static rk_vec2 uv2[5] = { { 0.5, 0.5 }, { 0.5, 0.5 }, { 0.5, 0.5 }, { 0.5, 0.5 }, { 0.5, 0.5 } };
+	test_scene t;
+	build_hand_scene(&t);
+	rk_uv_set sets[2];
+	sets[0] = hs_set;
+	memset(&sets[1], 0, sizeof(sets[1]));
+	sets[1].name = "map2";
+	sets[1].uv = (rk_attrib_vec2){ true, uv2, 5, hs_uvi };
+	t.mesh.uv_sets = (rk_uv_set_list){ sets, 2 };
+	rk_texture tex;
+	memset(&tex, 0, sizeof(tex));
+	tex.name = tex.filename = "t.png";
+	tex.mime_type = "";
+	t.mats[0].base_color_texture.texture = &tex;
+	t.mats[0].base_color_texture.uv_set = "map2";
+	for (int run = 0; run < 2; run++) {
+		warn_log log;
+		memset(&log, 0, sizeof(log));
+		rk_gltf_write_opts o;
+		memset(&o, 0, sizeof(o));
+		o.warning = log_warning;
+		o.warning_user = &log;
+		void *data;
+		size_t size;
+		RK_REQUIRE(write_mem(&t.s, &o, &data, &size));
+		tg_doc d;
+		RK_REQUIRE(tg_parse_glb(data, size, &d));
+		const cJSON *attr = tg_get(cJSON_GetArrayItem(tg_get(tg_at(d.json, "meshes", 0), "primitives"), 0), "attributes");
+		int comp;
+		size_t n0, n1;
+		double *t0 = tg_accessor(&d, tg_int(attr, "TEXCOORD_0", -1), &comp, &n0);
+		double *t1 = tg_accessor(&d, tg_int(attr, "TEXCOORD_1", -1), &comp, &n1);
+		RK_REQUIRE(t0 && t1 && n0 == 4 && n1 == 4);
+		for (size_t i = 0; i < n0; i++) {
+			RK_CHECK_NEAR(t0[i * 2], 0.5, 0.0);
+			RK_CHECK_NEAR(t0[i * 2 + 1], 0.5, 0.0);   /* 1 - 0.5 */
+		}
+		bool map1_seen = false;
+		for (size_t i = 0; i < n1; i++) if (t1[i * 2] == 1.0) map1_seen = true;
+		RK_CHECK(map1_seen);
+		RK_CHECK((strstr(log.text, "samples UV set") != NULL) == (run == 1));
+		free(t0);
+		free(t1);
+		tg_free(&d);
+		rk_gltf_memory_free(data);
+		/* second run: the other slot's texture asks for map1 */
+		t.mats[1].base_color_texture.texture = &tex;
+		t.mats[1].base_color_texture.uv_set = "map1";
+	}
+}
+
 /* FBX-style curve tracks are baked at the frame rate and reduced: a linear
  * translation keeps its 2 end keys, a constant-speed rotation about one
  * axis too (slerp reproduces it), an eased curve keeps more; times start at
@@ -2253,6 +2310,7 @@ RK_TEST_MAIN(
 	RK_TEST_ENTRY(textures_embedded),
 	RK_TEST_ENTRY(morph_targets),
 	RK_TEST_ENTRY(computed_normals_match_expansion),
+	RK_TEST_ENTRY(texture_uv_set_becomes_texcoord_0),
 	RK_TEST_ENTRY(baked_animation),
 	RK_TEST_ENTRY(atomic_output),
 	RK_TEST_ENTRY(bad_inputs_rejected),
