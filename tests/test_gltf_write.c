@@ -1176,6 +1176,134 @@ RK_TEST(morph_targets)
 	rk_gltf_memory_free(data);
 }
 
+/* A mesh without normals gets the same computed normals in a GLB as in its
+ * GPU expansion (both use rk_mesh_smooth_normals in mesh space and carry
+ * the result by the inverse-transpose of the geometric transform), also
+ * under a non-uniform and a mirroring geometric scale. The mesh: an open
+ * box of unequal quads plus a non-planar quad on top (which the writer and
+ * the expansion triangulate in different spaces). */
+RK_TEST(computed_normals_match_expansion)
+{
+	static rk_vec3 pos[9] = { { 0, 0, 0 }, { 2, 0, 0 }, { 2, 1, 0 }, { 0, 1, 0 },
+		{ 0, 0, 3 }, { 2, 0, 3 }, { 2, 1, 3 }, { 0, 1, 3 }, { 1, 0.5, 4 } };
+	static uint32_t vi[20] = { 0, 3, 2, 1,  0, 1, 5, 4,  1, 2, 6, 5,  2, 3, 7, 6,  4, 5, 6, 8 };
+	static rk_face faces[5] = { { 0, 4 }, { 4, 4 }, { 8, 4 }, { 12, 4 }, { 16, 4 } };
+	const rk_vec3 scales[2] = { { 1, 2, 3 }, { -1, 2, 3 } };
+	for (int run = 0; run < 2; run++) {
+		test_scene t;
+		ts_begin(&t, 2, RK_FORMAT_FBX);
+		rk_node *nd = &t.nodes[1];
+		nd->name = "box";
+		nd->kind = RK_NODE_MESH;
+		nd->has_fbx_props = true;
+		nd->props.geometric_scaling = scales[run];
+		nd->props.geometric_rotation = (rk_vec3){ 10, 20, 30 };
+		t.mesh.name = "box";
+		t.mesh.vertex_count = 9;
+		t.mesh.positions = pos;
+		t.mesh.index_count = 20;
+		t.mesh.vertex_indices = vi;
+		t.mesh.face_count = 5;
+		t.mesh.faces = faces;
+		nd->mesh = &t.mesh;
+		ts_finish(&t);
+		void *data;
+		size_t size;
+		RK_REQUIRE(write_mem(&t.s, NULL, &data, &size));
+		tg_doc d;
+		RK_REQUIRE(tg_parse_glb(data, size, &d));
+		rk_error err;
+		rk_mesh_opts mo = { .node = nd };
+		rk_mesh_expansion *x = rk_mesh_expansion_build(&t.s, &mo, &err);
+		RK_REQUIRE(x);
+		RK_CHECK_INT(x->vertex_count, 9);  /* smooth: one vertex per position */
+		const cJSON *prims = tg_get(tg_at(d.json, "meshes", 0), "primitives");
+		size_t matched = 0;
+		for (int p = 0; p < tg_count(prims); p++) {
+			const cJSON *attr = tg_get(cJSON_GetArrayItem(prims, p), "attributes");
+			int comp;
+			size_t np, nn;
+			double *gp = tg_accessor(&d, tg_int(attr, "POSITION", -1), &comp, &np);
+			double *gn = tg_accessor(&d, tg_int(attr, "NORMAL", -1), &comp, &nn);
+			RK_REQUIRE(gp && gn && np == nn);
+			for (size_t i = 0; i < np; i++) {
+				for (size_t v = 0; v < x->vertex_count; v++) {
+					const rk_gpu_vertex *xv = (const rk_gpu_vertex *)((const unsigned char *)x->vertices + v * x->format.stride);
+					if (fabs(xv->position[0] - gp[i * 3]) > 1e-5 || fabs(xv->position[1] - gp[i * 3 + 1]) > 1e-5
+						|| fabs(xv->position[2] - gp[i * 3 + 2]) > 1e-5)
+						continue;
+					for (int k = 0; k < 3; k++) RK_CHECK_NEAR(gn[i * 3 + (size_t)k], xv->normal[k], 1e-6);
+					matched++;
+					break;
+				}
+			}
+			free(gp);
+			free(gn);
+		}
+		RK_CHECK_INT(matched, 9);
+		rk_mesh_expansion_free(x);
+		tg_free(&d);
+		rk_gltf_memory_free(data);
+	}
+}
+
+/* FBX textures name their UV set (scene.h UV SET OF A TEXTURE ON A MESH
+ * NODE): with sets map1, map2 and a base colour texture asking for map2,
+ * TEXCOORD_0 (which every FBX texture is written with) holds map2 and
+ * TEXCOORD_1 map1; a second textured slot asking for map1 is warned about. */
+RK_TEST(texture_uv_set_becomes_texcoord_0)
+{
+	static rk_vec2 uv2[5] = { { 0.5, 0.5 }, { 0.5, 0.5 }, { 0.5, 0.5 }, { 0.5, 0.5 }, { 0.5, 0.5 } };
+	test_scene t;
+	build_hand_scene(&t);
+	rk_uv_set sets[2];
+	sets[0] = hs_set;
+	memset(&sets[1], 0, sizeof(sets[1]));
+	sets[1].name = "map2";
+	sets[1].uv = (rk_attrib_vec2){ true, uv2, 5, hs_uvi };
+	t.mesh.uv_sets = (rk_uv_set_list){ sets, 2 };
+	rk_texture tex;
+	memset(&tex, 0, sizeof(tex));
+	tex.name = tex.filename = "t.png";
+	tex.mime_type = "";
+	t.mats[0].base_color_texture.texture = &tex;
+	t.mats[0].base_color_texture.uv_set = "map2";
+	for (int run = 0; run < 2; run++) {
+		warn_log log;
+		memset(&log, 0, sizeof(log));
+		rk_gltf_write_opts o;
+		memset(&o, 0, sizeof(o));
+		o.warning = log_warning;
+		o.warning_user = &log;
+		void *data;
+		size_t size;
+		RK_REQUIRE(write_mem(&t.s, &o, &data, &size));
+		tg_doc d;
+		RK_REQUIRE(tg_parse_glb(data, size, &d));
+		const cJSON *attr = tg_get(cJSON_GetArrayItem(tg_get(tg_at(d.json, "meshes", 0), "primitives"), 0), "attributes");
+		int comp;
+		size_t n0, n1;
+		double *t0 = tg_accessor(&d, tg_int(attr, "TEXCOORD_0", -1), &comp, &n0);
+		double *t1 = tg_accessor(&d, tg_int(attr, "TEXCOORD_1", -1), &comp, &n1);
+		RK_REQUIRE(t0 && t1 && n0 == 4 && n1 == 4);
+		for (size_t i = 0; i < n0; i++) {
+			RK_CHECK_NEAR(t0[i * 2], 0.5, 0.0);
+			RK_CHECK_NEAR(t0[i * 2 + 1], 0.5, 0.0);   /* 1 - 0.5 */
+		}
+		bool map1_seen = false;
+		for (size_t i = 0; i < n1; i++) if (t1[i * 2] == 1.0) map1_seen = true;
+		RK_CHECK(map1_seen);
+		RK_CHECK((strstr(log.text, "samples UV set") != NULL) == (run == 1));
+		free(t0);
+		free(t1);
+		tg_free(&d);
+		rk_gltf_memory_free(data);
+		/* second run: the other slot's texture asks for map1 */
+		t.mats[1].base_color_texture.texture = &tex;
+		t.mats[1].base_color_texture.uv_set = "map1";
+	}
+}
+
 /* FBX-style curve tracks are baked at the frame rate and reduced: a linear
  * translation keeps its 2 end keys, a constant-speed rotation about one
  * axis too (slerp reproduces it), an eased curve keeps more; times start at
@@ -2181,6 +2309,8 @@ RK_TEST_MAIN(
 	RK_TEST_ENTRY(skin_hand_built),
 	RK_TEST_ENTRY(textures_embedded),
 	RK_TEST_ENTRY(morph_targets),
+	RK_TEST_ENTRY(computed_normals_match_expansion),
+	RK_TEST_ENTRY(texture_uv_set_becomes_texcoord_0),
 	RK_TEST_ENTRY(baked_animation),
 	RK_TEST_ENTRY(atomic_output),
 	RK_TEST_ENTRY(bad_inputs_rejected),

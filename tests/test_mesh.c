@@ -867,6 +867,79 @@ RK_TEST(dedup_cube)
 	free(scratch);
 }
 
+/* rk_mesh_smooth_normals by hand (mesh.h SMOOTH NORMALS). */
+RK_TEST(smooth_normals_by_hand)
+{
+	/* cube [-1, 1]^3, outward counter-clockwise quads: every corner meets 3
+	 * faces with angle pi/2 and |A| = 8, so n = (+-1, +-1, +-1) / sqrt 3 */
+	rk_vec3 cube[8];
+	for (int i = 0; i < 8; i++) cube[i] = (rk_vec3){ (i & 1) ? 1 : -1, (i & 2) ? 1 : -1, (i & 4) ? 1 : -1 };
+	uint32_t ci[24] = { 0, 2, 3, 1,  4, 5, 7, 6,  0, 1, 5, 4,  2, 6, 7, 3,  0, 4, 6, 2,  1, 3, 7, 5 };
+	rk_face cf[6];
+	for (int f = 0; f < 6; f++) cf[f] = (rk_face){ (uint32_t)(f * 4), 4 };
+	rk_vec3 n[8];
+	RK_CHECK_INT(rk_mesh_smooth_normals(n, cube, 8, ci, 24, cf, 6), 0);
+	const double s = 1.0 / sqrt(3.0);
+	for (int i = 0; i < 8; i++) {
+		RK_CHECK_NEAR(n[i].x, cube[i].x * s, 1e-15);
+		RK_CHECK_NEAR(n[i].y, cube[i].y * s, 1e-15);
+		RK_CHECK_NEAR(n[i].z, cube[i].z * s, 1e-15);
+	}
+
+	/* Weighting: quad Q = O (2,0,0) (2,1,0) (0,1,0), A_Q = (0,0,4), and
+	 * triangle T = O (0,1,0) (0,0,3), A_T = (0,1,0) x (0,0,3) = (3,0,0).
+	 *   O:       pi/2 in both      -> (pi/2)(3,0,4) ~ (3,0,4)/5
+	 *   (0,1,0): pi/2 in Q; in T between (0,0,3)-(0,1,0) = (0,-1,3) and
+	 *            O-(0,1,0) = (0,-1,0): cos = 1/sqrt 10, angle atan 3
+	 *                              -> (3 atan 3, 0, 4 pi/2)
+	 *   (2,0,0), (2,1,0): Q only -> +z;  (0,0,3): T only -> +x
+	 *   vertex 5 is used by no face -> (0,0,0) */
+	rk_vec3 p[6] = { { 0, 0, 0 }, { 2, 0, 0 }, { 2, 1, 0 }, { 0, 1, 0 }, { 0, 0, 3 }, { 9, 9, 9 } };
+	uint32_t vi[7] = { 0, 1, 2, 3, 0, 3, 4 };
+	rk_face f[2] = { { 0, 4 }, { 4, 3 } };
+	rk_vec3 m[6];
+	RK_CHECK_INT(rk_mesh_smooth_normals(m, p, 6, vi, 7, f, 2), 0);
+	RK_CHECK_NEAR(m[0].x, 0.6, 1e-15);
+	RK_CHECK_NEAR(m[0].y, 0.0, 0.0);
+	RK_CHECK_NEAR(m[0].z, 0.8, 1e-15);
+	rk_vec3 e3 = rk_vec3_normalize((rk_vec3){ 3.0 * atan(3.0), 0.0, 2.0 * RK_PI });
+	RK_CHECK_NEAR(m[3].x, e3.x, 1e-15);
+	RK_CHECK_NEAR(m[3].z, e3.z, 1e-15);
+	RK_CHECK_NEAR(m[1].z, 1.0, 0.0);
+	RK_CHECK_NEAR(m[2].z, 1.0, 0.0);
+	RK_CHECK_NEAR(m[4].x, 1.0, 0.0);
+	RK_CHECK(m[5].x == 0.0 && m[5].y == 0.0 && m[5].z == 0.0);
+
+	/* Q cut into two triangles along O-(2,1,0): each has A = (0,0,2) and
+	 * the angles at O add up to pi/2, so Q now weighs (pi/2)(0,0,2) at O:
+	 * n ~ (3,0,2). The weighting depends on the faces as given, which is
+	 * why the generator works on polygons rather than on a consumer's
+	 * own triangulation. */
+	uint32_t vj[9] = { 0, 1, 2, 0, 2, 3, 0, 3, 4 };
+	rk_face g[3] = { { 0, 3 }, { 3, 3 }, { 6, 3 } };
+	rk_vec3 q[6];
+	RK_CHECK_INT(rk_mesh_smooth_normals(q, p, 6, vj, 9, g, 3), 0);
+	RK_CHECK_NEAR(q[0].x, 3.0 / sqrt(13.0), 1e-15);
+	RK_CHECK_NEAR(q[0].z, 2.0 / sqrt(13.0), 1e-15);
+
+	/* Untrusted faces: 2 corners, a range past index_count, a vertex index
+	 * out of range are skipped and counted; a zero-area face adds nothing. */
+	rk_vec3 line[3] = { { 0, 0, 0 }, { 1, 0, 0 }, { 2, 0, 0 } };
+	uint32_t bi[8] = { 0, 1, 2, 0, 1, 7, 0, 1 };
+	rk_face bf[4] = { { 0, 3 }, { 3, 3 }, { 6, 2 }, { 6, 5 } };
+	rk_vec3 b[3] = { { 5, 5, 5 }, { 5, 5, 5 }, { 5, 5, 5 } };
+	RK_CHECK_INT(rk_mesh_smooth_normals(b, line, 3, bi, 8, bf, 4), 3);
+	for (int i = 0; i < 3; i++) RK_CHECK(b[i].x == 0.0 && b[i].y == 0.0 && b[i].z == 0.0);
+	/* NULL arrays with counts: nothing written, every face skipped */
+	RK_CHECK_INT(rk_mesh_smooth_normals(NULL, line, 3, bi, 8, bf, 4), 4);
+	RK_CHECK_INT(rk_mesh_smooth_normals(b, line, 3, NULL, 8, bf, 4), 4);
+	RK_CHECK_INT(rk_mesh_smooth_normals(NULL, NULL, 0, NULL, 0, NULL, 0), 0);
+	/* a non-finite position: its faces add nothing */
+	rk_vec3 bad[3] = { { 0, 0, 0 }, { 1, 0, 0 }, { 0, NAN, 0 } };
+	RK_CHECK_INT(rk_mesh_smooth_normals(b, bad, 3, bi, 3, bf, 1), 0);
+	for (int i = 0; i < 3; i++) RK_CHECK(b[i].x == 0.0 && b[i].y == 0.0 && b[i].z == 0.0);
+}
+
 RK_TEST(generated_normals)
 {
 	/* 3 x 3 grid of unit quads in z = 0, counter-clockwise seen from +z */
@@ -1114,6 +1187,153 @@ RK_TEST(uv_set_selection)
 	RK_CHECK_NEAR(z4[0] + z4[1] + z4[2] + z4[3], 0.0, 0);  /* set 0 has no tangents */
 	RK_CHECK_INT(e.out.stats.tangent_meshes, 0);
 	expanded_free(&e);
+}
+
+/* scene.h MATERIAL SLOTS, by hand: an FBX-style node carries its own slot
+ * list (which wins over the mesh's), a glTF-style node none (the mesh's
+ * primitive materials are used); face_material beyond the list has no
+ * material, and a mesh without slots has RK_NO_SLOT everywhere. */
+RK_TEST(scene_material_slot_rule)
+{
+	rk_vec3 pos[3] = { { 0, 0, 0 }, { 1, 0, 0 }, { 0, 1, 0 } };
+	uint32_t vi[9] = { 0, 1, 2, 0, 1, 2, 0, 1, 2 };
+	rk_face faces[3] = { { 0, 3 }, { 3, 3 }, { 6, 3 } };
+	uint32_t fmat[3] = { 1, 0, 7 };
+	rk_material node_a, node_b, prim_a, prim_b;
+	memset(&node_a, 0, sizeof(node_a)); memset(&node_b, 0, sizeof(node_b));
+	memset(&prim_a, 0, sizeof(prim_a)); memset(&prim_b, 0, sizeof(prim_b));
+	rk_material *node_slots[2] = { &node_a, &node_b };
+	rk_material *prim_slots[3] = { &prim_a, NULL, &prim_b };
+	rk_mesh mesh;
+	init_mesh(&mesh, pos, 3, vi, 9, faces, 3);
+	mesh.face_material = fmat;
+	mesh.materials = (rk_material_ref_list){ prim_slots, 3 };
+	rk_node fbx, gltf, bare;
+	init_node(&fbx, 1, "fbx", &mesh);
+	fbx.materials = (rk_material_ref_list){ node_slots, 2 };
+	init_node(&gltf, 2, "gltf", &mesh);
+	init_node(&bare, 3, "bare", NULL);
+
+	/* the node's list wins */
+	rk_material_ref_list l = rk_node_material_slots(&fbx);
+	RK_CHECK(l.data == node_slots && l.count == 2);
+	RK_CHECK_INT(rk_node_face_slot(&fbx, 0), 1);
+	RK_CHECK_INT(rk_node_face_slot(&fbx, 1), 0);
+	RK_CHECK(rk_node_face_slot(&fbx, 2) == RK_NO_SLOT);   /* 7 >= 2 */
+	RK_CHECK(rk_node_face_material(&fbx, 0) == &node_b);
+	RK_CHECK(rk_node_face_material(&fbx, 1) == &node_a);
+	RK_CHECK(rk_node_face_material(&fbx, 2) == NULL);
+	/* no node list: the mesh's primitive materials */
+	l = rk_node_material_slots(&gltf);
+	RK_CHECK(l.data == prim_slots && l.count == 3);
+	RK_CHECK_INT(rk_node_face_slot(&gltf, 0), 1);
+	RK_CHECK(rk_node_face_material(&gltf, 0) == NULL);     /* slot 1 is empty */
+	RK_CHECK(rk_node_face_material(&gltf, 1) == &prim_a);
+	RK_CHECK(rk_node_face_slot(&gltf, 2) == RK_NO_SLOT);  /* 7 >= 3 */
+	RK_CHECK(rk_node_face_slot(&gltf, 3) == RK_NO_SLOT);  /* no such face */
+	/* face_material NULL: slot 0 */
+	mesh.face_material = NULL;
+	RK_CHECK_INT(rk_node_face_slot(&fbx, 2), 0);
+	RK_CHECK(rk_node_face_material(&gltf, 2) == &prim_a);
+	/* no slots at all: every face RK_NO_SLOT, no material */
+	mesh.materials = (rk_material_ref_list){ NULL, 0 };
+	RK_CHECK_INT(rk_node_material_slots(&gltf).count, 0);
+	RK_CHECK(rk_node_face_slot(&gltf, 0) == RK_NO_SLOT);
+	RK_CHECK(rk_node_face_material(&gltf, 0) == NULL);
+	/* no mesh, no node */
+	RK_CHECK_INT(rk_node_material_slots(&bare).count, 0);
+	RK_CHECK_INT(rk_node_material_slots(NULL).count, 0);
+	RK_CHECK(rk_node_face_slot(&bare, 0) == RK_NO_SLOT);
+	RK_CHECK(rk_node_face_material(NULL, 0) == NULL);
+
+	/* the expansion follows it: FBX node, faces 0 (slot 1), 1 (slot 0),
+	 * 2 (slot 7: out of range) -> parts node_a, node_b, NULL */
+	mesh.face_material = fmat;
+	mesh.materials = (rk_material_ref_list){ prim_slots, 3 };
+	expanded e;
+	expand(&e, &fbx, NULL);
+	RK_REQUIRE(e.ok);
+	RK_REQUIRE(e.out.part_count == 3);
+	RK_CHECK(e.parts[0].material == &node_a && e.parts[0].material_slot == 0);
+	RK_CHECK(e.parts[1].material == &node_b && e.parts[1].material_slot == 1);
+	RK_CHECK(e.parts[2].material == NULL && e.parts[2].material_slot == UINT32_MAX);
+	RK_CHECK_INT(e.out.stats.invalid_material_slots, 1);
+	expanded_free(&e);
+}
+
+/* scene.h UV SET OF A TEXTURE ON A MESH NODE, rule by rule. */
+RK_TEST(scene_uv_set_rule)
+{
+	rk_vec3 pos[3] = { { 0, 0, 0 }, { 1, 0, 0 }, { 0, 1, 0 } };
+	uint32_t vi[3] = { 0, 1, 2 };
+	rk_face face = { 0, 3 };
+	rk_vec2 uv[3] = { { 0, 0 }, { 1, 0 }, { 0, 1 } };
+	rk_uv_set sets[3];
+	memset(sets, 0, sizeof(sets));
+	sets[0].name = "UVMap";
+	sets[0].uv = (rk_attrib_vec2){ true, uv, 3, vi };
+	sets[1].name = "Lightmap";
+	sets[1].uv = (rk_attrib_vec2){ true, uv, 3, vi };
+	sets[2].name = "Empty";                        /* listed, without UVs: never chosen */
+	rk_mesh mesh;
+	init_mesh(&mesh, pos, 3, vi, 3, &face, 1);
+	mesh.uv_sets = (rk_uv_set_list){ sets, 3 };
+	rk_node node;
+	init_node(&node, 1, "n", &mesh);
+	rk_texture tex;
+	memset(&tex, 0, sizeof(tex));
+	rk_material mat;
+	memset(&mat, 0, sizeof(mat));
+	rk_texture_ref *ref = &mat.base_color_texture;
+	ref->uv_set = "";
+
+	/* d: no texture, no default -> set 0 */
+	RK_CHECK_INT(rk_node_texture_uv_set(&node, NULL), 0);
+	RK_CHECK_INT(rk_node_material_uv_set(&node, NULL), 0);
+	RK_CHECK_INT(rk_node_material_uv_set(&node, &mat), 0);  /* material without texture */
+	/* b: the node's current set */
+	node.default_uv_set = "Lightmap";
+	RK_CHECK_INT(rk_node_material_uv_set(&node, NULL), 1);
+	/* an empty slot ignores its name (no texture) */
+	ref->uv_set = "UVMap";
+	RK_CHECK_INT(rk_node_material_uv_set(&node, &mat), 1);
+	/* a: the texture's named set beats the node default */
+	ref->texture = &tex;
+	RK_CHECK_INT(rk_node_material_uv_set(&node, &mat), 0);
+	RK_CHECK_INT(rk_node_texture_uv_set(&node, ref), 0);
+	/* a set without UVs does not count: falls to the node default */
+	ref->uv_set = "Empty";
+	RK_CHECK_INT(rk_node_material_uv_set(&node, &mat), 1);
+	/* FBX: a texture without UVSet uses the node's current set, not its
+	 * texcoord index (0 for FBX) */
+	ref->uv_set = "";
+	ref->texcoord = 0;
+	RK_CHECK_INT(rk_node_material_uv_set(&node, &mat), 1);
+	/* c: no name, no default: the texcoord index (glTF-like) */
+	node.default_uv_set = "";
+	ref->texcoord = 1;
+	RK_CHECK_INT(rk_node_material_uv_set(&node, &mat), 1);
+	ref->texcoord = 2;                              /* set 2 has no UVs -> d */
+	RK_CHECK_INT(rk_node_material_uv_set(&node, &mat), 0);
+	ref->texcoord = 9;                              /* beyond the sets -> d */
+	RK_CHECK_INT(rk_node_material_uv_set(&node, &mat), 0);
+	/* a name the mesh lacks, no default -> d (texcoord not used: a name was given) */
+	ref->uv_set = "TEXCOORD_1";
+	ref->texcoord = 1;
+	RK_CHECK_INT(rk_node_material_uv_set(&node, &mat), 0);
+	/* glTF reader style: names "TEXCOORD_n" on both sides */
+	sets[1].name = "TEXCOORD_1";
+	RK_CHECK_INT(rk_node_material_uv_set(&node, &mat), 1);
+	/* no usable set at all */
+	sets[0].uv.exists = false;
+	sets[1].uv.exists = false;
+	RK_CHECK_INT(rk_node_material_uv_set(&node, &mat), RK_NO_UV_SET);
+	mesh.uv_sets = (rk_uv_set_list){ NULL, 0 };
+	RK_CHECK_INT(rk_node_material_uv_set(&node, &mat), RK_NO_UV_SET);
+	rk_node bare;
+	init_node(&bare, 2, "bare", NULL);
+	RK_CHECK_INT(rk_node_texture_uv_set(&bare, NULL), RK_NO_UV_SET);
+	RK_CHECK_INT(rk_node_texture_uv_set(NULL, NULL), RK_NO_UV_SET);
 }
 
 RK_TEST(scene_radius_rules)
@@ -1554,9 +1774,12 @@ RK_TEST_MAIN(
 	RK_TEST_ENTRY(parts_many_slots),
 	RK_TEST_ENTRY(skin_top4_renormalised),
 	RK_TEST_ENTRY(dedup_cube),
+	RK_TEST_ENTRY(smooth_normals_by_hand),
 	RK_TEST_ENTRY(generated_normals),
 	RK_TEST_ENTRY(transforms_and_winding),
 	RK_TEST_ENTRY(uv_set_selection),
+	RK_TEST_ENTRY(scene_material_slot_rule),
+	RK_TEST_ENTRY(scene_uv_set_rule),
 	RK_TEST_ENTRY(scene_radius_rules),
 	RK_TEST_ENTRY(bad_inputs_rejected),
 	RK_TEST_ENTRY(allocation_failures_leak_nothing),

@@ -55,22 +55,32 @@
  *   skin share it. Polygons are triangulated by ear clipping in the
  *   polygon's best-fit (Newell) plane, so concave polygons triangulate
  *   correctly; faces with fewer than 3 corners are dropped (warned). One
- *   primitive per used material slot (node slots, else mesh slots). Vertex
- *   streams (float unless stated):
+ *   primitive per used material slot (rk_node_material_slots(): node slots,
+ *   else mesh slots), plus one without material for faces whose slot is out
+ *   of range (rk_node_face_slot() == RK_NO_SLOT; warned when the node has
+ *   slots). Vertex streams (float unless stated):
  *     POSITION    geometry_to_node * position (the FBX geometric transform
  *                 is baked), with min/max
  *     NORMAL      stored normals through the inverse-transpose of
  *                 geometry_to_node, normalised; when the mesh has none, or a
- *                 stored normal is zero or not finite, smooth area-weighted
- *                 normals (Newell polygon normals summed per vertex)
+ *                 stored normal is zero or not finite, rk_mesh_smooth_normals()
+ *                 of the mesh-space positions (the generator mesh expansion
+ *                 uses: corner angle x polygon area) carried the same way;
+ *                 (0, 0, 1) for a vertex no face with area reaches
  *     TANGENT     when the TEXCOORD_0 set has tangents and bitangents and
  *                 the stored normals are all usable: the tangent through
  *                 geometry_to_node, made orthogonal to the normal and unit;
  *                 w = +1 or -1, the handedness of (normal, tangent,
  *                 bitangent), negated when V is flipped
- *     TEXCOORD_n  UV sets, TEXCOORD_0 = the node's default_uv_set (FBX
- *                 currentUVSet) when it names a set, else the first; the
- *                 others follow in scene order. FBX/OBJ scenes store V with
+ *     TEXCOORD_n  UV sets. glTF input: TEXCOORD_0 = rk_node_texture_uv_set()
+ *                 without a texture (set 0 unless default_uv_set names
+ *                 another) and textures keep their texCoord. Other input
+ *                 (every texture written with texCoord 0): TEXCOORD_0 = the
+ *                 set rk_node_material_uv_set() gives the first slot with a
+ *                 base colour texture (the texture's UVSet, else the node's
+ *                 currentUVSet, else the first set), a slot asking for
+ *                 another set is warned about; without textured slots as
+ *                 for glTF input. The others follow in scene order. FBX/OBJ scenes store V with
  *                 the origin bottom-left: written as 1 - v (glTF: top-left)
  *     JOINTS_0    unsigned short, WEIGHTS_0 float: per vertex the 4 largest
  *                 influences whose joint has a node, renormalised to sum 1

@@ -3,10 +3,12 @@
  * indexed triangle lists (docs/api.md lists the functions).
  *
  * OVERVIEW
- *   Three layers, each usable on its own:
+ *   The pieces, each usable on its own:
  *
  *     rk_polygon_triangulate()   one polygon -> triangles (ear clipping in the
  *                                polygon's best-fit plane); pure function
+ *     rk_mesh_smooth_normals()   polygons -> one smooth normal per vertex;
+ *                                pure function
  *     rk_mesh_expand_job         one mesh node -> interleaved vertices, one
  *                                uint32 index buffer, per-material parts, all
  *                                in caller-owned buffers sized by
@@ -26,11 +28,12 @@
  *     rk_mesh_expansion_free(x);
  *
  * WHAT ONE MESH NODE BECOMES (rk_mesh_expand_job)
- *   1. Material parts. Slot list S = node->materials when it is non-empty,
- *      else mesh->materials. Face f uses slot s = face_material[f]
- *      (face_material NULL: s = 0); material = S[s], or NULL when s >= |S|
- *      (counted in stats.invalid_material_slots when |S| > 0; a mesh without
- *      any slot simply has one NULL-material part). Faces whose slots name
+ *   1. Material parts. Slot list S = rk_node_material_slots(node) (node's
+ *      materials when non-empty, else the mesh's); face f uses slot
+ *      s = rk_node_face_slot(node, f) and material S[s], or NULL when s is
+ *      RK_NO_SLOT (out of range; counted in stats.invalid_material_slots
+ *      when |S| > 0; a mesh without any slot simply has one NULL-material
+ *      part). See scene.h MATERIAL SLOTS. Faces whose slots name
  *      the same material pointer (or NULL) share one part. Parts are ordered
  *      by the first slot naming their material; the part of out-of-range
  *      slots comes last unless a NULL slot placed it earlier. Parts with no
@@ -78,27 +81,22 @@
  *   5. Bounds: axis-aligned box of the output positions (the float values
  *      written), and rk_mesh_radius() of it.
  *
- * UV SET OF A PART (first rule that names an existing set wins)
- *   a. the part's material has base_color_texture.texture != NULL and
- *      base_color_texture.uv_set names a set of mesh->uv_sets (FBX texture
- *      UVSet; the glTF reader stores "TEXCOORD_<texCoord>", the set names)
- *   b. that texture's uv_set is "" and texcoord < uv_sets.count: the set at
- *      index texcoord (hand-built glTF-like scenes)
- *   c. node->default_uv_set (FBX "currentUVSet") names a set
- *   d. the first set, uv_sets.data[0]
- *   rk_mesh_part.uv_set reports the chosen index (-1 when the mesh has none).
+ * UV SET OF A PART
+ *   rk_node_material_uv_set(node, part material) (scene.h UV SET OF A
+ *   TEXTURE ON A MESH NODE: the base colour texture's named set, else
+ *   node->default_uv_set, else the texture's texcoord index when it names
+ *   none, else set 0). rk_mesh_part.uv_set reports the chosen index (-1 when
+ *   the mesh has no usable set).
  *
  * GENERATED NORMALS (when !mesh->normals.exists, or opts.generate_normals)
- *   Smooth normals per mesh vertex (position index; no hard edges), from the
- *   triangles produced in step 2, in mesh space (before P):
- *     n_v = normalize( sum over triangles t using v:  angle_t(v) * cross_t )
- *   where cross_t = (b - a) x (c - a) for t = (a, b, c) in the polygon's
- *   winding (|cross_t| = 2 * area_t, so each triangle is weighted by its area
- *   times its interior angle at v, in radians, 0..pi). Zero-area triangles
- *   contribute nothing. A corner whose vertex sum is zero gets its own
- *   face's Newell normal (normalised later; (0, 0, 0) if that is zero too).
+ *   rk_mesh_smooth_normals() of the mesh's positions and faces, in mesh
+ *   space (before P): one smooth normal per mesh vertex (position index; no
+ *   hard edges), weighted by corner angle times polygon area (SMOOTH NORMALS
+ *   below). A corner whose vertex got no normal (zero sum) gets its own
+ *   face's area vector (normalised later; (0, 0, 0) if that is zero too).
  *   The result then goes through Nm like a file normal; mirror does not
- *   change generated normals.
+ *   change generated normals. The glTF writer generates its normals the
+ *   same way (export.h), so both give one mesh the same normals.
  *
  * SKIN INFLUENCES (node->skin != NULL and !opts.no_skin_attributes)
  *   For each mesh vertex v: its weights skin->weights[weight_begin[v] ..
@@ -246,6 +244,48 @@ size_t rk_polygon_triangulate_scratch_size(size_t corner_count);
  * safe, no allocation; O(n^2) time for n corners. */
 size_t rk_polygon_triangulate(uint32_t *destination, const rk_vec3 *positions, size_t position_count,
 	const uint32_t *indices, size_t corner_count, void *scratch, size_t scratch_size, uint32_t *out_flags);
+
+/* ---------------------------------------------------------------------------
+ * Smooth normals
+ * ------------------------------------------------------------------------- */
+
+/* SMOOTH NORMALS: one normal per vertex of a polygon mesh.
+ *
+ *   n_v = normalize( sum over faces f with a corner at v:  angle_f(v) * A_f )
+ *
+ *   A_f       the face's area vector (Newell normal) in its winding:
+ *             sum_k (p_k - p_0) x (p_k+1 - p_0); |A_f| = 2 * area for a
+ *             planar face, (b - a) x (c - a) for a triangle
+ *   angle_f(v) the angle between the face's two edges at that corner,
+ *             atan2(|e1 x e2|, e1 . e2) in radians, 0..pi (a corner repeated
+ *             in one face counts once per corner)
+ *
+ * Why angle times area: three.js BufferGeometry.computeVertexNormals sums
+ * the unnormalised triangle cross products (area weighting: large faces
+ * dominate, small slivers barely tilt the normal); Blender's mesh normals
+ * sum the unit face normal times the corner angle (angle weighting, after
+ * Thuermer and Wuethrich: cutting a flat face into more faces leaves its
+ * vertices' normals unchanged, since the corner angles add up). The product
+ * keeps a part of both and is the weighting mesh expansion documented
+ * and tested before this function existed (then per triangle). Working per
+ * polygon, it does not depend on how a polygon is triangulated either (the
+ * glTF writer triangulates after transforming, the expansion before).
+ *
+ * destination: vertex_count entries, written for every vertex: unit
+ * length, or (0, 0, 0) for a vertex no face with area reaches (or whose
+ * sum cancels or overflows). Faces are faces[0 .. face_count) over
+ * vertex_indices (rk_mesh layout: face f's corners are
+ * vertex_indices[index_begin .. index_begin + index_count)). Untrusted
+ * input is fine: a face with fewer than 3 corners, a corner range beyond
+ * index_count or a vertex index >= vertex_count is skipped and counted;
+ * faces with no (or a non-finite) area vector and corners with a
+ * non-finite angle add nothing. Returns the number of faces skipped
+ * (face_count when a needed pointer is NULL; then nothing is written).
+ * No scratch, no allocation, O(corners); pure and thread safe. The mesh is
+ * whatever space the positions are in: to get normals for transformed
+ * positions, transform these by the inverse-transpose. */
+size_t rk_mesh_smooth_normals(rk_vec3 *destination, const rk_vec3 *positions, size_t vertex_count,
+	const uint32_t *vertex_indices, size_t index_count, const rk_face *faces, size_t face_count);
 
 /* ---------------------------------------------------------------------------
  * Options and vertex format

@@ -107,8 +107,8 @@
  *   resolved_path), texels sRGB-decoded, bilinear, wrap_u/wrap_v honoured,
  *   the texture transform (offset, rotation, scale; KHR_texture_transform
  *   order T * R * S) applied, V flipped for files whose V origin is
- *   bottom-left (every format but glTF/GLB, see rk_uv_set); UV set as
- *   mesh.h's UV SET OF A PART. A texture that cannot be decoded is counted
+ *   bottom-left (every format but glTF/GLB, see rk_uv_set); UV set by
+ *   rk_node_material_uv_set() (scene.h). A texture that cannot be decoded is counted
  *   (stats.textures_failed, first message in stats.texture_error) and the
  *   material drawn without it. RK_ALPHA_MASK materials discard samples with
  *   b.a < alpha_cutoff; BLEND is drawn opaque.

@@ -339,6 +339,67 @@ struct rk_texture {
 };
 
 /* ---------------------------------------------------------------------------
+ * Scene rules: how consumers read materials and UV sets
+ *
+ * Mesh expansion (mesh.h), the preview renderer (render.h) and the glTF and
+ * OBJ writers (export.h) all call these, so a mesh node gets the same
+ * materials and UVs everywhere. Pure functions of the const scene; thread
+ * safe; no allocation.
+ * ------------------------------------------------------------------------- */
+
+/* Marks "no slot" / "no UV set" where an index is expected. */
+#define RK_NO_SLOT UINT32_MAX
+#define RK_NO_UV_SET (-1)
+
+/* MATERIAL SLOTS OF A MESH NODE
+ *   FBX connects materials to the node (Model -> Material, so two instances
+ *   of one geometry may differ): the reader fills rk_node.materials. glTF
+ *   gives each mesh primitive its material: the reader fills rk_mesh.materials
+ *   (one slot per primitive) and leaves rk_node.materials empty. The rule:
+ *     slots = node->materials when it is non-empty (the node's list wins),
+ *             else node->mesh->materials (empty when the node has no mesh).
+ *   Returned by value; the list points into the scene. */
+rk_material_ref_list rk_node_material_slots(const rk_node *node);
+
+/* Slot of face `face` of node->mesh: s = mesh->face_material[face]
+ * (face_material NULL: s = 0). Returns s when s < rk_node_material_slots()
+ * .count, else RK_NO_SLOT: the face is "out of range" and has no material.
+ * Also RK_NO_SLOT when the node has no mesh or face >= face_count. A mesh
+ * node without any slot (count 0) therefore gives RK_NO_SLOT for every
+ * face: its faces have no material, which is normal, not an error;
+ * consumers that report oddities (rk_mesh_stats.invalid_material_slots,
+ * the glTF writer's warning) count out-of-range faces only when the slot
+ * list is non-empty. */
+uint32_t rk_node_face_slot(const rk_node *node, size_t face);
+
+/* Material of face `face`: slots.data[s] for s = rk_node_face_slot(), NULL
+ * for an out-of-range face or an empty (NULL) slot. */
+rk_material *rk_node_face_material(const rk_node *node, size_t face);
+
+/* UV SET OF A TEXTURE ON A MESH NODE (first rule that names a usable set
+ * wins; a set is usable when its uv.exists)
+ *   a. the texture's uv_set names a set of node->mesh->uv_sets (FBX Texture
+ *      "UVSet"; the glTF reader stores "TEXCOORD_<texCoord>", which is also
+ *      the name of the glTF set)
+ *   b. node->default_uv_set (FBX Model "currentUVSet") names a set
+ *   c. the texture's uv_set is "" and texcoord < uv_sets.count: the set at
+ *      index texcoord (hand-built glTF-like scenes; readers always name it)
+ *   d. set 0
+ *   FBX semantics: a texture without UVSet (or naming a set the mesh lacks)
+ *   uses the node's current set, and without that the first one. glTF: a
+ *   texture samples TEXCOORD_<texCoord>. `texture` may be NULL or have no
+ *   texture (then only b and d apply). Returns the index into
+ *   node->mesh->uv_sets, or RK_NO_UV_SET when the node has no mesh or no
+ *   usable set is found. */
+int32_t rk_node_texture_uv_set(const rk_node *node, const rk_texture_ref *texture);
+
+/* UV set of a mesh part drawn with `material` (may be NULL): the rule above
+ * for its base colour texture when it has one, else for no texture. This is
+ * the one set a consumer with one UV stream per part (mesh expansion, the
+ * renderer) uses; rk_mesh_part.uv_set reports it. */
+int32_t rk_node_material_uv_set(const rk_node *node, const rk_material *material);
+
+/* ---------------------------------------------------------------------------
  * Animation
  * ------------------------------------------------------------------------- */
 

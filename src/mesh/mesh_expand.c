@@ -7,15 +7,14 @@
  * vertex before deduplication = one per corner of a face with n >= 3):
  *   1. parts: material slot -> part id, triangles per part, part ranges
  *   2. triangulate every face into its part's index range (slot numbers);
- *      accumulate generated normals from the same triangles
+ *      generated normals from rk_mesh_smooth_normals (mesh_normals.c)
  *   3. write one vertex per slot
  *   4. deduplicate / optimise with meshoptimizer, add base_vertex
  * Scratch memory is carved by rki_mesh_layout(), shared by the size query
  * and the run so both always agree.
  */
-#include "rigkit/mesh.h"
+#include "mesh_internal.h"
 #include "rigkit/math.h"
-#include "core/internal.h"
 
 #include <meshoptimizer.h>
 
@@ -102,11 +101,6 @@ static bool rki_mesh_generates_normals(const rk_mesh *mesh, const rk_mesh_opts *
 	return opts->generate_normals || !mesh->normals.exists;
 }
 
-static const rk_material_ref_list *rki_slots(const rk_node *node)
-{
-	return node->materials.count > 0 ? &node->materials : &node->mesh->materials;
-}
-
 /* Adds an aligned region of count * size bytes; false on overflow. */
 static bool rki_region(size_t *total, size_t *offset, size_t count, size_t size)
 {
@@ -121,7 +115,7 @@ static bool rki_mesh_layout_compute(const rk_node *node, const rk_mesh_opts *opt
 {
 	const rk_mesh *mesh = node->mesh;
 	rk_vertex_format fmt = rk_mesh_vertex_format(opts);
-	size_t slots = rki_slots(node)->count;
+	size_t slots = rk_node_material_slots(node).count;
 	size_t maxn = s->max_polygon_corners;
 	memset(l, 0, sizeof(*l));
 	l->tri_scratch_size = rk_polygon_triangulate_scratch_size(maxn);
@@ -167,7 +161,7 @@ bool rk_mesh_expand_bound(const rk_node *node, const rk_mesh_opts *opts, rk_mesh
 			return false;
 		}
 	}
-	size_t slots = rki_slots(node)->count;
+	size_t slots = rk_node_material_slots(node).count;
 	if (slots >= UINT32_MAX) {
 		rki_error_set(err, RK_ERROR_LIMIT, "mesh \"%s\": too many material slots", mesh->name ? mesh->name : "");
 		return false;
@@ -265,8 +259,8 @@ bool rk_mesh_expand_validate(const rk_mesh_expand_job *job, rk_error *err)
 	}
 
 	/* Mesh data. */
-	const rk_material_ref_list *slots = rki_slots(node);
-	if (slots->count && !slots->data) {
+	const rk_material_ref_list slots = rk_node_material_slots(node);
+	if (slots.count && !slots.data) {
 		rki_error_set(err, RK_ERROR_CORRUPT, "mesh \"%s\": material slot list is NULL", rki_mname(mesh));
 		return false;
 	}
@@ -376,30 +370,12 @@ static void rki_pair_sort(rki_slot_pair *v, size_t n)
 	}
 }
 
-static int32_t rki_find_uv_set(const rk_mesh *mesh, const char *name)
+/* Part of face f: its slot's part, or the NULL-material part for an
+ * out-of-range face (scene.h MATERIAL SLOTS). */
+static inline uint32_t rki_face_part(const rk_node *node, size_t f, const uint32_t *slot_part, uint32_t null_part)
 {
-	if (!name || !name[0]) return -1;
-	for (size_t u = 0; u < mesh->uv_sets.count; u++) {
-		const rk_uv_set *s = &mesh->uv_sets.data[u];
-		if (s->uv.exists && s->name && strcmp(s->name, name) == 0) return (int32_t)u;
-	}
-	return -1;
-}
-
-static int32_t rki_part_uv_set(const rk_node *node, const rk_material *mat)
-{
-	const rk_mesh *mesh = node->mesh;
-	if (mesh->uv_sets.count == 0) return -1;
-	if (mat && mat->base_color_texture.texture) {
-		const rk_texture_ref *t = &mat->base_color_texture;
-		int32_t u = rki_find_uv_set(mesh, t->uv_set);
-		if (u >= 0) return u;
-		if ((!t->uv_set || !t->uv_set[0]) && t->texcoord < mesh->uv_sets.count && mesh->uv_sets.data[t->texcoord].uv.exists)
-			return (int32_t)t->texcoord;
-	}
-	int32_t u = rki_find_uv_set(mesh, node->default_uv_set);
-	if (u >= 0) return u;
-	return mesh->uv_sets.data[0].uv.exists ? 0 : -1;
+	uint32_t s = rk_node_face_slot(node, f);
+	return s == RK_NO_SLOT ? null_part : slot_part[s];
 }
 
 /* Top-4 influences of one vertex, written in the output byte format. */
@@ -474,23 +450,6 @@ static inline rk_vec2 rki_attrib2(const rk_attrib_vec2 *a, size_t c)
 	return a->values[a->indices ? a->indices[c] : c];
 }
 
-static rk_vec3 rki_face_newell(const rk_mesh *mesh, const rk_face *fc)
-{
-	rk_vec3 n = { 0, 0, 0 };
-	rk_vec3 p0 = mesh->positions[mesh->vertex_indices[fc->index_begin]];
-	for (uint32_t k = 0; k < fc->index_count; k++) {
-		rk_vec3 a = rk_vec3_sub(mesh->positions[mesh->vertex_indices[fc->index_begin + k]], p0);
-		rk_vec3 b = rk_vec3_sub(mesh->positions[mesh->vertex_indices[fc->index_begin + (k + 1) % fc->index_count]], p0);
-		n = rk_vec3_add(n, rk_vec3_cross(a, b));
-	}
-	return n;
-}
-
-static double rki_angle(rk_vec3 e1, rk_vec3 e2)
-{
-	/* atan2(|e1 x e2|, e1 . e2): accurate at every angle. */
-	return atan2(rk_vec3_length(rk_vec3_cross(e1, e2)), rk_vec3_dot(e1, e2));
-}
 
 static inline void rki_mul3(const double m[9], rk_vec3 v, double out[3])
 {
@@ -574,11 +533,11 @@ bool rk_mesh_expand_run(const rk_mesh_expand_job *job)
 	const double T[3] = { P.m[12], P.m[13], P.m[14] };
 
 	/* ---- 1. parts ---- */
-	const rk_material_ref_list *slots = rki_slots(node);
-	const size_t S = slots->count;
+	const rk_material_ref_list slots = rk_node_material_slots(node);
+	const size_t S = slots.count;
 	size_t pair_count = 0;
 	for (size_t k = 0; k < S; k++) {
-		if (slots->data[k]) pairs[pair_count++] = (rki_slot_pair){ (uintptr_t)slots->data[k], (uint32_t)k, 0 };
+		if (slots.data[k]) pairs[pair_count++] = (rki_slot_pair){ (uintptr_t)slots.data[k], (uint32_t)k, 0 };
 		slot_part[k] = (uint32_t)k;
 	}
 	rki_pair_sort(pairs, pair_count);
@@ -589,14 +548,14 @@ bool rk_mesh_expand_run(const rk_mesh_expand_job *job)
 	uint32_t part_ids = 0, null_part = UINT32_MAX;
 	for (size_t k = 0; k < S; k++) {
 		uint32_t rep = slot_part[k];
-		if (!slots->data[k]) {
+		if (!slots.data[k]) {
 			if (null_part == UINT32_MAX) {
 				null_part = part_ids++;
 				pinfo[null_part] = (rki_part_info){ NULL, (uint32_t)k, 0, 0, 0, 0, 0 };
 			}
 			slot_part[k] = null_part;
 		} else if (rep == k) {
-			pinfo[part_ids] = (rki_part_info){ slots->data[k], (uint32_t)k, 0, 0, 0, 0, 0 };
+			pinfo[part_ids] = (rki_part_info){ slots.data[k], (uint32_t)k, 0, 0, 0, 0, 0 };
 			slot_part[k] = part_ids++;
 		} else {
 			slot_part[k] = slot_part[rep];
@@ -606,12 +565,12 @@ bool rk_mesh_expand_run(const rk_mesh_expand_job *job)
 		null_part = part_ids++;
 		pinfo[null_part] = (rki_part_info){ NULL, UINT32_MAX, 0, 0, 0, 0, 0 };
 	}
-	const uint32_t *fmat = mesh->face_material;
-#define RKI_FACE_PART(f) ((fmat ? fmat[f] : 0u) < S ? slot_part[fmat ? fmat[f] : 0u] : null_part)
+	/* scene.h MATERIAL SLOTS: an out-of-range face has no material */
+#define RKI_FACE_PART(f) rki_face_part(node, f, slot_part, null_part)
 	for (size_t f = 0; f < mesh->face_count; f++) {
 		uint32_t n = mesh->faces[f].index_count;
 		st.polygons++;
-		if (S > 0 && (fmat ? fmat[f] : 0u) >= S) st.invalid_material_slots++;
+		if (S > 0 && rk_node_face_slot(node, f) == RK_NO_SLOT) st.invalid_material_slots++;
 		if (n < 3) { st.skipped_polygons++; continue; }
 		pinfo[RKI_FACE_PART(f)].triangles += n - 2;
 	}
@@ -622,7 +581,7 @@ bool rk_mesh_expand_run(const rk_mesh_expand_job *job)
 		if (!pi->triangles) continue;
 		pi->out = out_parts++;
 		pi->cursor = start;
-		pi->uv_set = rki_part_uv_set(node, pi->material);
+		pi->uv_set = rk_node_material_uv_set(node, pi->material);
 		rk_mesh_part *op = &job->parts[pi->out];
 		op->material = pi->material;
 		op->start_index = start;
@@ -632,9 +591,11 @@ bool rk_mesh_expand_run(const rk_mesh_expand_job *job)
 		start += pi->triangles * 3;
 	}
 
-	/* ---- 2. triangulate (and accumulate generated normals) ---- */
+	/* ---- 2. triangulate; generated normals (rk_mesh_smooth_normals) ---- */
 	const bool gen_normals = rki_mesh_generates_normals(mesh, opts);
-	if (gen_normals) memset(nacc, 0, mesh->vertex_count * sizeof(rk_vec3));
+	if (gen_normals)
+		rk_mesh_smooth_normals(nacc, mesh->positions, mesh->vertex_count, mesh->vertex_indices, mesh->index_count,
+			mesh->faces, mesh->face_count);
 	const rk_vec3 *pos = mesh->positions;
 	const uint32_t *vidx = mesh->vertex_indices;
 	uint32_t slot_base = 0;
@@ -656,19 +617,6 @@ bool rk_mesh_expand_run(const rk_mesh_expand_job *job)
 			dst[t * 3] = slot_base + a;
 			dst[t * 3 + 1] = slot_base + (reverse ? c : b);
 			dst[t * 3 + 2] = slot_base + (reverse ? b : c);
-			if (gen_normals) {
-				rk_vec3 pa = pos[cidx[a]], pb = pos[cidx[b]], pc = pos[cidx[c]];
-				rk_vec3 eab = rk_vec3_sub(pb, pa), eac = rk_vec3_sub(pc, pa), ebc = rk_vec3_sub(pc, pb);
-				rk_vec3 cr = rk_vec3_cross(eab, eac);
-				if (!(rk_vec3_dot(cr, cr) > 0.0)) continue;
-				double wa = rki_angle(eab, eac);
-				double wb = rki_angle(rk_vec3_scale(eab, -1.0), ebc);
-				double wc = RK_PI - wa - wb;
-				if (wc < 0.0) wc = 0.0;
-				nacc[cidx[a]] = rk_vec3_add(nacc[cidx[a]], rk_vec3_scale(cr, wa));
-				nacc[cidx[b]] = rk_vec3_add(nacc[cidx[b]], rk_vec3_scale(cr, wb));
-				nacc[cidx[c]] = rk_vec3_add(nacc[cidx[c]], rk_vec3_scale(cr, wc));
-			}
 		}
 		st.triangles += nt;
 		slot_base += n;
@@ -716,7 +664,7 @@ bool rk_mesh_expand_run(const rk_mesh_expand_job *job)
 			if (gen_normals) {
 				nrm = nacc[vi];
 				if (!(nrm.x * nrm.x + nrm.y * nrm.y + nrm.z * nrm.z > 0.0)) {
-					if (!have_face_normal) { face_normal = rki_face_newell(mesh, fc); have_face_normal = true; }
+					if (!have_face_normal) { face_normal = rki_polygon_area_vector(mesh->positions, vidx + fc->index_begin, n); have_face_normal = true; }
 					nrm = face_normal;
 				}
 			} else {

@@ -720,28 +720,6 @@ static bool rki_render_triangle(rki_render *r, const rki_corner c[3], bool has_n
 	return true;
 }
 
-/* UV set of a part with material `mat` on `node` (mesh.h UV SET OF A PART). */
-static int32_t rki_uv_set_for(const rk_node *node, const rk_material *mat)
-{
-	const rk_mesh *m = node->mesh;
-	size_t count = m->uv_sets.count;
-	if (!count) return -1;
-	if (mat && mat->base_color_texture.texture) {
-		const char *want = mat->base_color_texture.uv_set;
-		if (want && want[0]) {
-			for (size_t i = 0; i < count; i++)
-				if (m->uv_sets.data[i].name && strcmp(m->uv_sets.data[i].name, want) == 0) return (int32_t)i;
-		} else if (mat->base_color_texture.texcoord < count) {
-			return (int32_t)mat->base_color_texture.texcoord;
-		}
-	}
-	if (node->default_uv_set && node->default_uv_set[0]) {
-		for (size_t i = 0; i < count; i++)
-			if (m->uv_sets.data[i].name && strcmp(m->uv_sets.data[i].name, node->default_uv_set) == 0) return (int32_t)i;
-	}
-	return 0;
-}
-
 static uint32_t rki_material_index(const rki_render *r, const rk_material *mat)
 {
 	const rk_material_list *l = &r->scene->materials;
@@ -784,19 +762,19 @@ static bool rki_render_node(rki_render *r, const rki_posed *p, const rki_pnode *
 {
 	const rk_node *node = pn->node;
 	const rk_mesh *m = node->mesh;
-	const rk_material_ref_list *slots = node->materials.count ? &node->materials : &m->materials;
+	const rk_material_ref_list slots = rk_node_material_slots(node);
 	bool mirrored = node->skin ? rk_mat4_determinant3(p->pose.node_to_parent[0]) < 0.0
 	                           : rk_mat4_determinant3(p->pose.geometry_to_world[node->index]) < 0.0;
 	/* Per slot: material index and UV set; the last entry is for faces
 	 * without a (valid) slot. */
-	size_t ns = slots->count + 1, bytes;
+	size_t ns = slots.count + 1, bytes;
 	if (!rki_mul_size(ns, sizeof(int32_t) * 2, &bytes)) return rki_render_oom(&r->alloc, r->err, "material slots");
 	int32_t *slot = (int32_t *)rki_malloc(&r->alloc, bytes);
 	if (!slot) return rki_render_oom(&r->alloc, r->err, "material slots");
 	for (size_t s = 0; s < ns; s++) {
-		const rk_material *mat = s < slots->count ? slots->data[s] : NULL;
+		const rk_material *mat = s < slots.count ? slots.data[s] : NULL;
 		slot[2 * s] = (int32_t)rki_material_index(r, mat);
-		slot[2 * s + 1] = rki_uv_set_for(node, mat);
+		slot[2 * s + 1] = rk_node_material_uv_set(node, mat);
 	}
 	const rk_vec3 *pos = p->pos + pn->pos_at;
 	const rk_vec3 *nrm = pn->has_normals ? p->nrm + pn->nrm_at : NULL;
@@ -821,8 +799,8 @@ static bool rki_render_node(rki_render *r, const rki_posed *p, const rki_pnode *
 			r->st.skipped_faces++;
 			continue;
 		}
-		size_t s = m->face_material ? m->face_material[f] : 0;
-		if (s >= slots->count) s = slots->count;
+		size_t s = rk_node_face_slot(node, f);
+		if (s == RK_NO_SLOT) s = slots.count;  /* out of range: the default material */
 		uint32_t mi = (uint32_t)slot[2 * s];
 		int32_t set = slot[2 * s + 1];
 		rki_rmat *mat = &r->mats[mi];

@@ -2,11 +2,29 @@
  * src/export/gltf/gltf_write_internal.h - shared state of the glTF writer (not
  * public API; the behaviour is documented in include/rigkit/export.h).
  *
- * FILES
- *   gltf_write.c        entry points, JSON emitter, binary buffer, accessors,
- *                       nodes, materials, textures, assembly (GLB / .gltf)
- *   gltf_write_mesh.c   primitives, skins, morph targets
- *   gltf_write_anim.c   animations (copied samplers, baked poses)
+ * FILES AND CALL GRAPH (calls go down only; no file calls one above it)
+ *
+ *   gltf_write.c          orchestrator: entry points (rk_gltf_write, rk_glb_write,
+ *     |                   rk_gltf_write_memory), the run and its passes
+ *     |                   (rki_gw_run), space, textures, materials, assembly
+ *     |                   (JSON document, GLB / .gltf bytes)
+ *     |-- gltf_write_node.c   rki_gw_compute_nodes, rki_gw_write_nodes, and the
+ *     |                       local TRS of a node (rki_gw_local_trs)
+ *     |-- gltf_write_mesh.c   rki_gw_plan_meshes, rki_gw_write_meshes:
+ *     |                       primitives, skins, morph targets
+ *     |-- gltf_write_anim.c   rki_gw_write_animations (copied samplers, baked
+ *     |     |                 poses); calls gltf_write_node.c for baked TRS
+ *     |     '-- gltf_write_node.c
+ *     '-- gltf_write_buffer.c used by all of the above: errors and warnings
+ *                             (rki_gw_fail/oom/warn), temporaries
+ *                             (rki_gw_tmp_array), the JSON emitter
+ *                             (rki_gw_json_*), the BIN buffer, views and
+ *                             accessors (rki_gw_view_add, rki_gw_accessor_add)
+ *
+ *   gltf_write_buffer.c calls none of the others; node, mesh and anim never
+ *   call gltf_write.c; mesh and anim do not call each other. The JSON
+ *   emitter lives only in gltf_write_buffer.c (a public rigkit/json.h may
+ *   replace it later).
  *
  * ERRORS
  *   Functions return bool; false means w->err holds the first error. Memory
@@ -30,7 +48,8 @@ enum {
 
 #define RKI_GW_MAX_DEPTH 32
 
-/* A minimal streaming JSON writer: commas and nesting handled here. */
+/* A minimal streaming JSON writer (gltf_write_buffer.c): commas and nesting
+ * handled there. */
 typedef struct rki_gw_json {
 	rki_buf buf;
 	int depth;
@@ -87,7 +106,7 @@ typedef struct rki_gw_warning {
 typedef struct rki_gw_mesh_key {
 	const rk_mesh *mesh;
 	rk_mat4 geometry_to_node;
-	const rk_material_ref_list *slots;  /* the material list used */
+	rk_material_ref_list slots;        /* rk_node_material_slots() of the nodes sharing it */
 	const rk_skin_deformer *skin;
 	const rk_node *extra_joint;        /* the mesh node when it is an extra joint, else NULL */
 	uint32_t uv_first;                 /* uv set written as TEXCOORD_0 */
@@ -146,6 +165,8 @@ static inline float rki_gw_f32(double v)
 	return (float)v;
 }
 
+/* ---- gltf_write_buffer.c ---- */
+
 /* Errors and warnings */
 bool rki_gw_fail(rki_gw *w, rk_error_code code, const char *fmt, ...) RKI_PRINTF(3, 4);
 bool rki_gw_oom(rki_gw *w);
@@ -162,7 +183,13 @@ int32_t rki_gw_accessor_add(rki_gw *w, const void *data, uint32_t component_type
 /* Temporary memory (lives until the end of the run). NULL -> w failed. */
 void *rki_gw_tmp_array(rki_gw *w, size_t count, size_t size);
 
-/* Node helpers (gltf_write.c) */
+/* ---- gltf_write_node.c ---- */
+
+/* glTF node index and local TRS of every rk node (node_out, node_trs),
+ * after the space is known (conversion, root_matrix, write_root). */
+bool rki_gw_compute_nodes(rki_gw *w);
+/* The "nodes" section; after meshes and skins (node_mesh, node_skin). */
+bool rki_gw_write_nodes(rki_gw *w);
 /* glTF local TRS of node `n` given node_to_parent / node_to_world values
  * (static or posed) of the node and of its parent. Sets *exact to whether
  * the TRS reproduces the matrix. */
@@ -170,13 +197,17 @@ rk_trs rki_gw_local_trs(const rki_gw *w, const rk_node *n, const rk_mat4 *node_t
 	const rk_mat4 *node_to_world, const rk_mat4 *parent_to_world, const rk_trs *local, bool *exact);
 bool rki_gw_trs_uses_local(const rk_node *n);
 
-/* Meshes and skins (gltf_write_mesh.c). plan: decides which nodes share a
+/* ---- gltf_write_mesh.c ---- */
+
+/* Meshes and skins. plan: decides which nodes share a
  * glTF mesh and whether some skin needs the extra root node so that its
  * joints share a common root (before node indices exist). write: writes
  * meshes and skins, fills node_mesh / node_skin. */
 bool rki_gw_plan_meshes(rki_gw *w, bool *need_common_root);
 bool rki_gw_write_meshes(rki_gw *w);
-/* Animations (gltf_write_anim.c). */
+/* ---- gltf_write_anim.c ---- */
+
+/* Animations. */
 bool rki_gw_write_animations(rki_gw *w);
 
 #endif

@@ -71,12 +71,40 @@ static const rk_node *rki_gw_top_ancestor(const rk_node *n)
 	return n;
 }
 
-static bool rki_gw_slots_equal(const rk_material_ref_list *a, const rk_material_ref_list *b)
+static bool rki_gw_slots_equal(rk_material_ref_list a, rk_material_ref_list b)
 {
-	if (a == b) return true;
-	if (a->count != b->count) return false;
-	for (size_t i = 0; i < a->count; i++) if (a->data[i] != b->data[i]) return false;
+	if (a.count != b.count) return false;
+	if (a.data == b.data) return true;
+	for (size_t i = 0; i < a.count; i++) if (a.data[i] != b.data[i]) return false;
 	return true;
+}
+
+/* The UV set written as TEXCOORD_0 (scene.h UV SET OF A TEXTURE ON A MESH
+ * NODE). glTF input keeps its own TEXCOORD numbering (textures keep their
+ * texCoord), so set 0 unless the node names a default. Other input writes
+ * every texture with texCoord 0: TEXCOORD_0 is the set the first slot with
+ * a base colour texture samples; slots whose textures ask for another set
+ * are warned about (one glTF material has one texCoord). */
+static uint32_t rki_gw_uv_first(rki_gw *w, const rk_node *nd, rk_material_ref_list slots)
+{
+	int32_t first = RK_NO_UV_SET;
+	const rk_material *owner = NULL;
+	if (!w->gltf_input) {
+		for (size_t s = 0; s < slots.count; s++) {
+			const rk_material *mat = slots.data[s];
+			if (!mat || !mat->base_color_texture.texture) continue;
+			int32_t u = rk_node_material_uv_set(nd, mat);
+			if (!owner) {
+				owner = mat;
+				first = u;
+			} else if (u != first && u != RK_NO_UV_SET) {
+				rki_gw_warn(w, "node \"%s\": material \"%s\" samples UV set %d but \"%s\" set %d; both written with TEXCOORD_0",
+					nd->name, mat->name, (int)u, owner->name, (int)first);
+			}
+		}
+	}
+	if (first == RK_NO_UV_SET) first = rk_node_material_uv_set(nd, NULL);
+	return first == RK_NO_UV_SET ? 0u : (uint32_t)first;
 }
 
 bool rki_gw_plan_meshes(rki_gw *w, bool *need_common_root)
@@ -102,15 +130,8 @@ bool rki_gw_plan_meshes(rki_gw *w, bool *need_common_root)
 		memset(&k, 0, sizeof(k));
 		k.mesh = m;
 		k.geometry_to_node = nd->geometry_to_node;
-		k.slots = nd->materials.count > 0 ? &nd->materials : &m->materials;
-		k.uv_first = 0;
-		if (nd->default_uv_set && nd->default_uv_set[0]) {
-			for (size_t u = 0; u < m->uv_sets.count; u++)
-				if (m->uv_sets.data[u].name && strcmp(m->uv_sets.data[u].name, nd->default_uv_set) == 0) {
-					k.uv_first = (uint32_t)u;
-					break;
-				}
-		}
+		k.slots = rk_node_material_slots(nd);
+		k.uv_first = rki_gw_uv_first(w, nd, k.slots);
 		k.out_mesh = k.out_skin = -1;
 		const rk_skin_deformer *skin = nd->skin;
 		if (skin && skin->joint_count > 0 && skin->joints) {
@@ -178,6 +199,7 @@ typedef struct rki_gw_mesh_work {
 	const rk_mesh *m;
 	const rki_gw_mesh_key *key;
 	rk_vec3 *pos;                /* baked positions, per vertex */
+	rk_vec3 *mesh_pos;           /* finite mesh-space positions (for computed normals), or NULL */
 	rk_vec3 *smooth;             /* computed normals per vertex (NULL if not needed) */
 	bool mirror;
 	rk_mat4 normal_matrix;       /* inverse-transpose of geometry_to_node (3x3 part used) */
@@ -208,37 +230,18 @@ static rk_vec3 rki_gw_finite3(rk_vec3 v)
 	return v;
 }
 
-/* Smooth area-weighted normals of `pos` (per vertex), facing like the
- * output triangles (negated when the geometric transform mirrors). */
-static void rki_gw_smooth_normals(const rk_mesh *m, const rk_vec3 *pos, bool mirror, rk_vec3 *out)
+/* Computed normals (mesh.h SMOOTH NORMALS, the generator mesh expansion
+ * uses) of mesh-space positions `pos`, per vertex, carried to the output
+ * space by the normal matrix like file normals; (0, 0, 1) for a vertex
+ * without one (glTF wants unit normals). */
+static void rki_gw_smooth_normals(const rki_gw_mesh_work *mw, const rk_vec3 *pos, rk_vec3 *out)
 {
-	for (size_t v = 0; v < m->vertex_count; v++) out[v] = (rk_vec3){ 0, 0, 0 };
-	for (size_t f = 0; f < m->face_count; f++) {
-		const rk_face *fc = &m->faces[f];
-		if (!rki_gw_face_ok(m, fc)) continue;
-		rk_vec3 nrm = { 0, 0, 0 };
-		const uint32_t *vi = m->vertex_indices + fc->index_begin;
-		bool ok = true;
-		for (uint32_t c = 0; c < fc->index_count; c++) {
-			if (vi[c] >= m->vertex_count) { ok = false; break; }
-			rk_vec3 a = pos[vi[c]], b = pos[vi[(c + 1) % fc->index_count]];
-			nrm.x += (a.y - b.y) * (a.z + b.z);
-			nrm.y += (a.z - b.z) * (a.x + b.x);
-			nrm.z += (a.x - b.x) * (a.y + b.y);
-		}
-		if (!ok) continue;
-		if (mirror) nrm = rk_vec3_scale(nrm, -1.0);
-		for (uint32_t c = 0; c < fc->index_count; c++) {
-			/* a vertex repeated in one polygon counts once */
-			bool seen = false;
-			for (uint32_t d = 0; d < c && !seen; d++) if (vi[d] == vi[c]) seen = true;
-			if (!seen) out[vi[c]] = rk_vec3_add(out[vi[c]], nrm);
-		}
-	}
+	const rk_mesh *m = mw->m;
+	rk_mesh_smooth_normals(out, pos, m->vertex_count, m->vertex_indices, m->index_count, m->faces, m->face_count);
 	for (size_t v = 0; v < m->vertex_count; v++) {
-		rk_vec3 n = rk_vec3_normalize(out[v]);
-		if (!(rk_vec3_length(n) > 0.5)) n = (rk_vec3){ 0, 0, 1 };
-		out[v] = n;
+		rk_vec3 n = rk_mat4_transform_vector(mw->normal_matrix, out[v]);
+		double len = rk_vec3_length(n);
+		out[v] = len > 1e-20 && isfinite(len) ? rk_vec3_scale(n, 1.0 / len) : (rk_vec3){ 0, 0, 1 };
 	}
 }
 
@@ -480,8 +483,8 @@ static bool rki_gw_morph_data(rki_gw *w, rki_gw_mesh_work *mw)
 		}
 		if (!nd) continue;
 		if (computed) {
-			for (size_t v = 0; v < nv; v++) morphed[v] = rk_vec3_add(mw->pos[v], rk_mat4_transform_vector(g, dense[v]));
-			rki_gw_smooth_normals(mw->m, morphed, mw->mirror, mnorm);
+			for (size_t v = 0; v < nv; v++) morphed[v] = rk_vec3_add(mw->mesh_pos[v], dense[v]);
+			rki_gw_smooth_normals(mw, morphed, mnorm);
 			for (size_t v = 0; v < nv; v++) {
 				rk_vec3 d = rk_vec3_sub(mnorm[v], mw->smooth[v]);
 				nd[v * 3] = rki_gw_f32(d.x); nd[v * 3 + 1] = rki_gw_f32(d.y); nd[v * 3 + 2] = rki_gw_f32(d.z);
@@ -659,8 +662,10 @@ static bool rki_gw_write_mesh(rki_gw *w, rki_gw_mesh_key *key, const rk_node *fi
 	}
 	if (need_smooth) {
 		mw.smooth = (rk_vec3 *)rki_gw_tmp_array(w, nv, sizeof(rk_vec3));
-		if (!mw.smooth) return false;
-		rki_gw_smooth_normals(m, mw.pos, mw.mirror, mw.smooth);
+		mw.mesh_pos = (rk_vec3 *)rki_gw_tmp_array(w, nv, sizeof(rk_vec3));
+		if (!mw.smooth || !mw.mesh_pos) return false;
+		for (size_t v = 0; v < nv; v++) mw.mesh_pos[v] = rki_gw_finite3(m->positions[v]);
+		rki_gw_smooth_normals(&mw, mw.mesh_pos, mw.smooth);
 	}
 
 	/* UV sets: uv_first, then the others; padded with zero sets when a
@@ -680,8 +685,8 @@ static bool rki_gw_write_mesh(rki_gw *w, rki_gw_mesh_key *key, const rk_node *fi
 	}
 	mw.uv_real = (uint32_t)nuv;
 	size_t need_uv = 0;
-	for (size_t s = 0; s < key->slots->count; s++) {
-		size_t n = rki_gw_material_texcoords(w, key->slots->data[s]);
+	for (size_t s = 0; s < key->slots.count; s++) {
+		size_t n = rki_gw_material_texcoords(w, key->slots.data[s]);
 		if (n > need_uv) need_uv = n;
 	}
 	if (need_uv > RKI_GW_MAX_UV) need_uv = RKI_GW_MAX_UV;
@@ -722,8 +727,10 @@ static bool rki_gw_write_mesh(rki_gw *w, rki_gw_mesh_key *key, const rk_node *fi
 	mw.off_vtx = o; if (mw.channels) o += 1;
 	mw.rec_words = o;
 
-	/* Triangulate every face once; corners grouped by slot afterwards. */
-	size_t tri_total = 0, max_n = 3, max_slot = 0, dropped = 0;
+	/* Triangulate every face once; corners grouped by slot afterwards (one
+	 * primitive per slot, faces with an out-of-range slot in one more group,
+	 * scene.h MATERIAL SLOTS). */
+	size_t tri_total = 0, max_n = 3, dropped = 0;
 	for (size_t f = 0; f < m->face_count; f++) {
 		const rk_face *fc = &m->faces[f];
 		if (!rki_gw_face_ok(m, fc)) { dropped++; continue; }
@@ -732,12 +739,9 @@ static bool rki_gw_write_mesh(rki_gw *w, rki_gw_mesh_key *key, const rk_node *fi
 		if (!ok) { dropped++; continue; }
 		tri_total += fc->index_count - 2;
 		if (fc->index_count > max_n) max_n = fc->index_count;
-		size_t s = m->face_material ? m->face_material[f] : 0;
-		if (s > max_slot) max_slot = s;
 	}
 	if (dropped) rki_gw_warn(w, "mesh \"%s\": faces with fewer than 3 corners or bad vertex indices dropped", m->name);
-	if (max_slot >= m->face_count) max_slot = m->face_count;
-	size_t nslots = max_slot + 1;
+	const size_t slot_count = key->slots.count, nslots = slot_count + 1;
 	uint32_t *tri_corners = (uint32_t *)rki_gw_tmp_array(w, tri_total, 3 * sizeof(uint32_t));
 	uint32_t *tri_slot = (uint32_t *)rki_gw_tmp_array(w, tri_total, sizeof(uint32_t));
 	size_t *slot_tris = (size_t *)rki_gw_tmp_array(w, nslots, sizeof(size_t));
@@ -753,8 +757,8 @@ static bool rki_gw_write_mesh(rki_gw *w, rki_gw_mesh_key *key, const rk_node *fi
 		bool ok = true;
 		for (uint32_t c = 0; c < fc->index_count; c++) if (m->vertex_indices[fc->index_begin + c] >= nv) ok = false;
 		if (!ok) continue;
-		size_t s = m->face_material ? m->face_material[f] : 0;
-		if (s > max_slot) s = max_slot;
+		size_t s = rk_node_face_slot(first_node, f);
+		if (s == RK_NO_SLOT) s = slot_count;
 		for (uint32_t c = 0; c < fc->index_count; c++) poly[c] = mw.pos[m->vertex_indices[fc->index_begin + c]];
 		uint32_t tri_flags = 0;
 		size_t k = rk_polygon_triangulate(local, poly, fc->index_count, NULL, fc->index_count, scratch, scratch_size,
@@ -789,10 +793,8 @@ static bool rki_gw_write_mesh(rki_gw *w, rki_gw_mesh_key *key, const rk_node *fi
 		rki_gw_prim_out *po = &prims[s];
 		memset(po, 0, sizeof(*po));
 		po->material = -1;
-		if (key->slots->count > 0) {
-			if (s < key->slots->count && key->slots->data[s]) po->material = (int32_t)key->slots->data[s]->index;
-			else if (s >= key->slots->count) bad_slot = true;
-		}
+		if (s < slot_count && key->slots.data[s]) po->material = (int32_t)key->slots.data[s]->index;
+		else if (s == slot_count && slot_count > 0) bad_slot = true;
 		if (!rki_gw_build_primitive(w, &mw, corners, k * 3, po, &prim_ok[s])) return false;
 		if (prim_ok[s]) written_prims++;
 	}

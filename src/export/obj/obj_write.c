@@ -71,16 +71,12 @@ static void rki_obj_name(rki_obj_out *o, const char *name)
 	}
 }
 
+/* The one UV set an OBJ mesh carries (OBJ writes no materials): the rule
+ * of scene.h without a texture, i.e. node->default_uv_set, else set 0. */
 static const rk_uv_set *rki_obj_uv_set(const rk_node *node)
 {
-	const rk_mesh *m = node->mesh;
-	if (!m->uv_sets.count) return NULL;
-	if (node->default_uv_set && node->default_uv_set[0]) {
-		for (size_t i = 0; i < m->uv_sets.count; i++)
-			if (m->uv_sets.data[i].name && strcmp(m->uv_sets.data[i].name, node->default_uv_set) == 0)
-				return &m->uv_sets.data[i];
-	}
-	return &m->uv_sets.data[0];
+	int32_t u = rk_node_texture_uv_set(node, NULL);
+	return u == RK_NO_UV_SET ? NULL : &node->mesh->uv_sets.data[u];
 }
 
 static bool rki_obj_build(const rk_scene *s, const rk_pose *pose, rki_obj_out *o, rk_error *err)
