@@ -46,12 +46,15 @@ static double rki_len3(rk_vec3 v)
  * Options
  * ------------------------------------------------------------------------- */
 
+static void rki_render_opts_resolve(rk_render_opts *out, const rk_render_opts *in);
+
 size_t rk_render_size(const rk_render_opts *opts, uint32_t *width, uint32_t *height, rk_error *err)
 {
-	uint32_t w = opts ? opts->width : 0, h = opts ? opts->height : 0;
+	rk_render_opts o;
+	rki_render_opts_resolve(&o, opts);
+	uint32_t w = o.width, h = o.height;
 	if (width) *width = 0;
 	if (height) *height = 0;
-	if (w == 0 && h == 0) w = h = RK_RENDER_DEFAULT_SIZE;
 	if (w == 0 || h == 0) {
 		rki_render_fail(err, RK_ERROR_INVALID_ARGUMENT,
 			"rk_render: image size %u x %u (width and height are both 0 for the default %d x %d, or both >= 1)",
@@ -69,13 +72,22 @@ size_t rk_render_size(const rk_render_opts *opts, uint32_t *width, uint32_t *hei
 }
 
 /* Every rule of the options, one message each. */
-/* Copies the caller's options (NULL = all defaults) and applies the
- * defaults both entry points share (memory_limit). */
+/* Copies the caller's options (NULL = all defaults) and applies every
+ * default of render.h in one place: memory_limit, image size, camera margin
+ * and field of view, Lambert ambient/diffuse. Values the rules reject
+ * (negative margin, NaN) are left for rki_render_check_opts to report. */
 static void rki_render_opts_resolve(rk_render_opts *out, const rk_render_opts *in)
 {
 	if (in) *out = *in;
 	else memset(out, 0, sizeof(*out));
 	if (!out->memory_limit) out->memory_limit = RKI_RENDER_DEFAULT_MEMORY;
+	if (out->width == 0 && out->height == 0) out->width = out->height = RK_RENDER_DEFAULT_SIZE;
+	if (out->camera.margin == 0.0) out->camera.margin = RKI_RENDER_DEFAULT_MARGIN;
+	if (out->camera.fov_deg == 0.0) out->camera.fov_deg = RKI_RENDER_DEFAULT_FOV;
+	if (out->ambient == 0.0 && out->diffuse == 0.0) {
+		out->ambient = RKI_RENDER_DEFAULT_AMBIENT;
+		out->diffuse = RKI_RENDER_DEFAULT_DIFFUSE;
+	}
 }
 
 static bool rki_render_check_opts(const rk_render_opts *o, rk_error *err)
@@ -337,8 +349,8 @@ static void rki_render_camera(rki_render *r, rk_vec3 bmin, rk_vec3 bmax)
 		hlen = rki_len3(half);
 	}
 	double aspect = (double)r->width / (double)r->height;
-	double fit = 1.0 - (c->margin > 0.0 ? c->margin : RKI_RENDER_DEFAULT_MARGIN);
-	double fov = c->fov_deg > 0.0 ? c->fov_deg : RKI_RENDER_DEFAULT_FOV;
+	double fit = 1.0 - c->margin;   /* resolved: rki_render_opts_resolve */
+	double fov = c->fov_deg;
 	double t = tan(fov * RK_PI / 360.0);
 	r->ortho = c->orthographic;
 	double half_h = c->ortho_height * 0.5;
@@ -916,9 +928,8 @@ bool rk_render(const rk_scene *scene, const rk_anim_clip *clip, double time, con
 	r->ss = o.supersample > 1 ? o.supersample : 1;
 	r->sw = w * r->ss;
 	r->sh = h * r->ss;
-	bool lambert_default = o.ambient == 0.0 && o.diffuse == 0.0;
-	r->ambient = (float)(lambert_default ? RKI_RENDER_DEFAULT_AMBIENT : o.ambient);
-	r->diffuse = (float)(lambert_default ? RKI_RENDER_DEFAULT_DIFFUSE : o.diffuse);
+	r->ambient = (float)o.ambient;
+	r->diffuse = (float)o.diffuse;
 	uint32_t lw = o.line_width ? o.line_width : ((w < h ? w : h) / 256 > 1 ? (w < h ? w : h) / 256 : 1);
 	r->o.line_width = lw;
 	r->wire_half = 0.5f * (float)lw * (float)r->ss;
