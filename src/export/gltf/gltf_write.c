@@ -125,12 +125,12 @@ static bool rki_gw_write_textures(rki_gw *w)
 			if (view < 0) return false;
 			image_view[i] = view;
 			img = (int32_t)image_count++;
-			rki_gw_json *j = &w->images.json;
-			rki_gw_json_obj(j);
-			if (t->name && t->name[0]) rki_gw_json_kstr(j, "name", t->name);
-			rki_gw_json_kuint(j, "bufferView", (uint64_t)view);
-			rki_gw_json_kstr(j, "mimeType", mime);
-			rki_gw_json_obj_end(j);
+			rk_json_writer *j = rki_gw_section_json(&w->images);
+			rk_json_object_begin(j, NULL);
+			if (t->name && t->name[0]) rk_json_string(j, "name", t->name);
+			rk_json_uint(j, "bufferView", (uint64_t)view);
+			rk_json_string(j, "mimeType", mime);
+			rk_json_object_end(j);
 			w->images.count++;
 		} else {
 			for (size_t k = 0; k < i; k++)
@@ -144,48 +144,45 @@ static bool rki_gw_write_textures(rki_gw *w)
 		while (sampler_index < sampler_count && sampler_keys[sampler_index] != key) sampler_index++;
 		if (sampler_index == sampler_count) {
 			sampler_keys[sampler_count++] = key;
-			rki_gw_json *js = &w->samplers.json;
-			rki_gw_json_obj(js);
-			rki_gw_json_kuint(js, "wrapS", rki_gw_wrap(t->wrap_u));
-			rki_gw_json_kuint(js, "wrapT", rki_gw_wrap(t->wrap_v));
-			rki_gw_json_obj_end(js);
+			rk_json_writer *js = rki_gw_section_json(&w->samplers);
+			rk_json_object_begin(js, NULL);
+			rk_json_uint(js, "wrapS", rki_gw_wrap(t->wrap_u));
+			rk_json_uint(js, "wrapT", rki_gw_wrap(t->wrap_v));
+			rk_json_object_end(js);
 			w->samplers.count++;
 		}
-		rki_gw_json *j = &w->textures.json;
-		rki_gw_json_obj(j);
-		if (t->name && t->name[0]) rki_gw_json_kstr(j, "name", t->name);
-		rki_gw_json_kuint(j, "sampler", sampler_index);
-		rki_gw_json_kuint(j, "source", (uint64_t)img);
-		rki_gw_json_obj_end(j);
+		rk_json_writer *j = rki_gw_section_json(&w->textures);
+		rk_json_object_begin(j, NULL);
+		if (t->name && t->name[0]) rk_json_string(j, "name", t->name);
+		rk_json_uint(j, "sampler", sampler_index);
+		rk_json_uint(j, "source", (uint64_t)img);
+		rk_json_object_end(j);
 		w->texture_out[i] = (int32_t)w->textures.count++;
 	}
 	w->stats.image_count = image_count;
 	return !w->failed;
 }
 
-static void rki_gw_texture_info(rki_gw *w, rki_gw_json *j, const char *key, const rk_texture_ref *ref,
+static void rki_gw_texture_info(rki_gw *w, rk_json_writer *j, const char *key, const rk_texture_ref *ref,
 	bool normal_scale)
 {
 	(void)normal_scale;
-	rki_gw_json_key(j, key);
-	rki_gw_json_obj(j);
-	rki_gw_json_kuint(j, "index", (uint64_t)w->texture_out[ref->texture->index]);
+	rk_json_object_begin(j, key);
+	rk_json_uint(j, "index", (uint64_t)w->texture_out[ref->texture->index]);
 	uint32_t tc = w->gltf_input ? ref->texcoord : 0;
-	if (tc) rki_gw_json_kuint(j, "texCoord", tc);
+	if (tc) rk_json_uint(j, "texCoord", tc);
 	if (w->gltf_input && ref->has_transform) {
-		rki_gw_json_key(j, "extensions");
-		rki_gw_json_obj(j);
-		rki_gw_json_key(j, "KHR_texture_transform");
-		rki_gw_json_obj(j);
+		rk_json_object_begin(j, "extensions");
+		rk_json_object_begin(j, "KHR_texture_transform");
 		double off[2] = { ref->offset.x, ref->offset.y }, sc[2] = { ref->scale.x, ref->scale.y };
-		rki_gw_json_knums(j, "offset", off, 2);
-		if (ref->rotation != 0.0) rki_gw_json_knum(j, "rotation", ref->rotation);
-		rki_gw_json_knums(j, "scale", sc, 2);
-		rki_gw_json_obj_end(j);
-		rki_gw_json_obj_end(j);
+		rk_json_numbers(j, "offset", off, 2);
+		if (ref->rotation != 0.0) rk_json_number(j, "rotation", ref->rotation);
+		rk_json_numbers(j, "scale", sc, 2);
+		rk_json_object_end(j);
+		rk_json_object_end(j);
 		w->uses_texture_transform = true;
 	}
-	rki_gw_json_obj_end(j);
+	rk_json_object_end(j);
 }
 
 static double rki_gw_clamp01(double v)
@@ -202,50 +199,46 @@ static bool rki_gw_ref_ok(const rki_gw *w, const rk_texture_ref *ref)
 static bool rki_gw_write_materials(rki_gw *w)
 {
 	const rk_scene *s = w->scene;
-	rki_gw_json *j = &w->materials.json;
+	rk_json_writer *j = rki_gw_section_json(&w->materials);
 	for (size_t m = 0; m < s->materials.count; m++) {
 		const rk_material *mat = &s->materials.data[m];
-		rki_gw_json_obj(j);
-		if (mat->name && mat->name[0]) rki_gw_json_kstr(j, "name", mat->name);
-		rki_gw_json_key(j, "pbrMetallicRoughness");
-		rki_gw_json_obj(j);
+		rk_json_object_begin(j, NULL);
+		if (mat->name && mat->name[0]) rk_json_string(j, "name", mat->name);
+		rk_json_object_begin(j, "pbrMetallicRoughness");
 		double bc[4] = { rki_gw_clamp01(mat->base_color.x), rki_gw_clamp01(mat->base_color.y),
 			rki_gw_clamp01(mat->base_color.z), rki_gw_clamp01(mat->base_color.w) };
-		if (bc[0] != 1.0 || bc[1] != 1.0 || bc[2] != 1.0 || bc[3] != 1.0) rki_gw_json_knums(j, "baseColorFactor", bc, 4);
+		if (bc[0] != 1.0 || bc[1] != 1.0 || bc[2] != 1.0 || bc[3] != 1.0) rk_json_numbers(j, "baseColorFactor", bc, 4);
 		if (rki_gw_ref_ok(w, &mat->base_color_texture)) rki_gw_texture_info(w, j, "baseColorTexture", &mat->base_color_texture, false);
 		double metal = rki_gw_clamp01(mat->metallic), rough = rki_gw_clamp01(mat->roughness);
-		if (metal != 1.0) rki_gw_json_knum(j, "metallicFactor", metal);
-		if (rough != 1.0) rki_gw_json_knum(j, "roughnessFactor", rough);
+		if (metal != 1.0) rk_json_number(j, "metallicFactor", metal);
+		if (rough != 1.0) rk_json_number(j, "roughnessFactor", rough);
 		if (rki_gw_ref_ok(w, &mat->metallic_roughness_texture))
 			rki_gw_texture_info(w, j, "metallicRoughnessTexture", &mat->metallic_roughness_texture, false);
-		rki_gw_json_obj_end(j);
+		rk_json_object_end(j);
 		if (rki_gw_ref_ok(w, &mat->normal_texture)) rki_gw_texture_info(w, j, "normalTexture", &mat->normal_texture, true);
 		if (rki_gw_ref_ok(w, &mat->emissive_texture)) rki_gw_texture_info(w, j, "emissiveTexture", &mat->emissive_texture, false);
 		double em[3] = { rki_gw_clamp01(mat->emissive.x), rki_gw_clamp01(mat->emissive.y), rki_gw_clamp01(mat->emissive.z) };
-		if (em[0] != 0.0 || em[1] != 0.0 || em[2] != 0.0) rki_gw_json_knums(j, "emissiveFactor", em, 3);
+		if (em[0] != 0.0 || em[1] != 0.0 || em[2] != 0.0) rk_json_numbers(j, "emissiveFactor", em, 3);
 		if (mat->emissive.x > 1.0 || mat->emissive.y > 1.0 || mat->emissive.z > 1.0)
 			rki_gw_warn(w, "material \"%s\": emissive above 1 clamped", mat->name);
 		if (mat->alpha_mode == RK_ALPHA_MASK) {
-			rki_gw_json_kstr(j, "alphaMode", "MASK");
+			rk_json_string(j, "alphaMode", "MASK");
 			double cut = mat->alpha_cutoff >= 0.0 && isfinite(mat->alpha_cutoff) ? mat->alpha_cutoff : 0.5;
-			if (cut != 0.5) rki_gw_json_knum(j, "alphaCutoff", cut);
+			if (cut != 0.5) rk_json_number(j, "alphaCutoff", cut);
 		} else if (mat->alpha_mode == RK_ALPHA_BLEND) {
-			rki_gw_json_kstr(j, "alphaMode", "BLEND");
+			rk_json_string(j, "alphaMode", "BLEND");
 		}
 		if (mat->double_sided) {
-			rki_gw_json_key(j, "doubleSided");
-			rki_gw_json_bool(j, true);
+			rk_json_bool(j, "doubleSided", true);
 		}
 		if (mat->unlit) {
-			rki_gw_json_key(j, "extensions");
-			rki_gw_json_obj(j);
-			rki_gw_json_key(j, "KHR_materials_unlit");
-			rki_gw_json_obj(j);
-			rki_gw_json_obj_end(j);
-			rki_gw_json_obj_end(j);
+			rk_json_object_begin(j, "extensions");
+			rk_json_object_begin(j, "KHR_materials_unlit");
+			rk_json_object_end(j);
+			rk_json_object_end(j);
 			w->uses_unlit = true;
 		}
-		rki_gw_json_obj_end(j);
+		rk_json_object_end(j);
 		w->materials.count++;
 	}
 	w->stats.material_count = w->materials.count;
@@ -254,18 +247,22 @@ static bool rki_gw_write_materials(rki_gw *w)
 
 /* ---- assembly ---------------------------------------------------------------------- */
 
-static void rki_gw_section_emit(rki_gw_json *out, const char *key, rki_gw_section *sec)
+#define RKI_GW_SECTIONS 8
+
+/* Member names of the sections, in document order (as rki_gw_sections). */
+static const char *const rki_gw_section_keys[RKI_GW_SECTIONS] = { "nodes", "meshes", "skins", "materials",
+	"textures", "images", "samplers", "animations" };
+
+/* The document's sections, in document order. */
+static void rki_gw_sections(rki_gw *w, rki_gw_section *out[RKI_GW_SECTIONS])
 {
-	if (sec->count == 0) return;
-	rki_gw_json_key(out, key);
-	rki_gw_json_raw(out, "[", 1);
-	rki_gw_json_raw(out, (const char *)sec->json.buf.data, sec->json.buf.size);
-	rki_gw_json_raw(out, "]", 1);
-	out->after_key = false;
-	if (sec->json.failed) out->failed = true;
+	rki_gw_section *const all[RKI_GW_SECTIONS] = { &w->nodes, &w->meshes, &w->skins, &w->materials,
+		&w->textures, &w->images, &w->samplers, &w->animations };
+	memcpy(out, all, sizeof(all));
 }
 
-static void rki_gw_base64(rki_gw_json *j, const unsigned char *p, size_t n)
+/* Appends base64 of p[0..n) to the open string of j. */
+static void rki_gw_base64(rk_json_writer *j, const unsigned char *p, size_t n)
 {
 	static const char tbl[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
 	char out[4 * 256];
@@ -279,113 +276,100 @@ static void rki_gw_base64(rki_gw_json *j, const unsigned char *p, size_t n)
 		out[k++] = i + 1 < n ? tbl[(v >> 6) & 63] : '=';
 		out[k++] = i + 2 < n ? tbl[v & 63] : '=';
 		if (k == sizeof(out)) {
-			rki_gw_json_raw(j, out, k);
+			rk_json_string_append(j, out, k);
 			k = 0;
 		}
 	}
-	rki_gw_json_raw(j, out, k);
+	rk_json_string_append(j, out, k);
 }
 
-static bool rki_gw_build_json(rki_gw *w, rki_gw_json *j, bool embed_buffer)
+static bool rki_gw_build_json(rki_gw *w, rk_json_writer *j, bool embed_buffer)
 {
 	const rk_scene *s = w->scene;
-	rki_gw_json_obj(j);
-	rki_gw_json_key(j, "asset");
-	rki_gw_json_obj(j);
-	rki_gw_json_kstr(j, "generator", w->opts.generator);
-	rki_gw_json_kstr(j, "version", "2.0");
-	rki_gw_json_obj_end(j);
+	rk_json_object_begin(j, NULL);
+	rk_json_object_begin(j, "asset");
+	rk_json_string(j, "generator", w->opts.generator);
+	rk_json_string(j, "version", "2.0");
+	rk_json_object_end(j);
 	if (w->uses_unlit || w->uses_texture_transform) {
-		rki_gw_json_key(j, "extensionsUsed");
-		rki_gw_json_arr(j);
-		if (w->uses_texture_transform) rki_gw_json_str(j, "KHR_texture_transform");
-		if (w->uses_unlit) rki_gw_json_str(j, "KHR_materials_unlit");
-		rki_gw_json_arr_end(j);
+		rk_json_array_begin(j, "extensionsUsed");
+		if (w->uses_texture_transform) rk_json_string(j, NULL, "KHR_texture_transform");
+		if (w->uses_unlit) rk_json_string(j, NULL, "KHR_materials_unlit");
+		rk_json_array_end(j);
 	}
-	rki_gw_json_kuint(j, "scene", 0);
-	rki_gw_json_key(j, "scenes");
-	rki_gw_json_arr(j);
-	rki_gw_json_obj(j);
+	rk_json_uint(j, "scene", 0);
+	rk_json_array_begin(j, "scenes");
+	rk_json_object_begin(j, NULL);
 	if (w->nodes.count > 0) {
-		rki_gw_json_key(j, "nodes");
-		rki_gw_json_arr(j);
+		rk_json_array_begin(j, "nodes");
 		if (w->write_root) {
-			rki_gw_json_uint(j, 0);
+			rk_json_uint(j, NULL, 0);
 		} else {
 			const rk_node *root = s->root;
 			for (size_t c = 0; c < root->children.count; c++)
-				rki_gw_json_uint(j, (uint64_t)w->node_out[root->children.data[c]->index]);
+				rk_json_uint(j, NULL, (uint64_t)w->node_out[root->children.data[c]->index]);
 		}
-		rki_gw_json_arr_end(j);
+		rk_json_array_end(j);
 	}
-	rki_gw_json_obj_end(j);
-	rki_gw_json_arr_end(j);
-	rki_gw_section_emit(j, "nodes", &w->nodes);
-	rki_gw_section_emit(j, "meshes", &w->meshes);
-	rki_gw_section_emit(j, "skins", &w->skins);
-	rki_gw_section_emit(j, "materials", &w->materials);
-	rki_gw_section_emit(j, "textures", &w->textures);
-	rki_gw_section_emit(j, "images", &w->images);
-	rki_gw_section_emit(j, "samplers", &w->samplers);
-	rki_gw_section_emit(j, "animations", &w->animations);
+	rk_json_object_end(j);
+	rk_json_array_end(j);
+	rki_gw_section *secs[RKI_GW_SECTIONS];
+	rki_gw_sections(w, secs);
+	for (size_t i = 0; i < RKI_GW_SECTIONS; i++)
+		if (!rki_gw_section_emit(w, j, rki_gw_section_keys[i], secs[i])) return false;
 
 	size_t na = w->accessors.size / sizeof(rki_gw_accessor);
 	if (na > 0) {
 		static const char *const types[17] = { "", "SCALAR", "VEC2", "VEC3", "VEC4", "", "", "", "", "MAT3",
 			"", "", "", "", "", "", "MAT4" };
-		rki_gw_json_key(j, "accessors");
-		rki_gw_json_arr(j);
+		rk_json_array_begin(j, "accessors");
 		const rki_gw_accessor *acc = (const rki_gw_accessor *)w->accessors.data;
 		for (size_t i = 0; i < na; i++) {
 			const rki_gw_accessor *a = &acc[i];
-			rki_gw_json_obj(j);
-			rki_gw_json_kuint(j, "bufferView", a->view);
-			rki_gw_json_kuint(j, "componentType", a->component_type);
+			rk_json_object_begin(j, NULL);
+			rk_json_uint(j, "bufferView", a->view);
+			rk_json_uint(j, "componentType", a->component_type);
 			if (a->normalized) {
-				rki_gw_json_key(j, "normalized");
-				rki_gw_json_bool(j, true);
+				rk_json_bool(j, "normalized", true);
 			}
-			rki_gw_json_kuint(j, "count", a->count);
-			rki_gw_json_kstr(j, "type", types[a->components]);
+			rk_json_uint(j, "count", a->count);
+			rk_json_string(j, "type", types[a->components]);
 			if (a->has_minmax) {
-				rki_gw_json_knums(j, "min", a->min, a->components);
-				rki_gw_json_knums(j, "max", a->max, a->components);
+				rk_json_numbers(j, "min", a->min, a->components);
+				rk_json_numbers(j, "max", a->max, a->components);
 			}
-			rki_gw_json_obj_end(j);
+			rk_json_object_end(j);
 		}
-		rki_gw_json_arr_end(j);
+		rk_json_array_end(j);
 	}
 	size_t nv = w->views.size / sizeof(rki_gw_view);
 	if (nv > 0) {
-		rki_gw_json_key(j, "bufferViews");
-		rki_gw_json_arr(j);
+		rk_json_array_begin(j, "bufferViews");
 		const rki_gw_view *views = (const rki_gw_view *)w->views.data;
 		for (size_t i = 0; i < nv; i++) {
-			rki_gw_json_obj(j);
-			rki_gw_json_kuint(j, "buffer", 0);
-			if (views[i].offset) rki_gw_json_kuint(j, "byteOffset", views[i].offset);
-			rki_gw_json_kuint(j, "byteLength", views[i].length);
-			if (views[i].target) rki_gw_json_kuint(j, "target", views[i].target);
-			rki_gw_json_obj_end(j);
+			rk_json_object_begin(j, NULL);
+			rk_json_uint(j, "buffer", 0);
+			if (views[i].offset) rk_json_uint(j, "byteOffset", views[i].offset);
+			rk_json_uint(j, "byteLength", views[i].length);
+			if (views[i].target) rk_json_uint(j, "target", views[i].target);
+			rk_json_object_end(j);
 		}
-		rki_gw_json_arr_end(j);
-		rki_gw_json_key(j, "buffers");
-		rki_gw_json_arr(j);
-		rki_gw_json_obj(j);
-		rki_gw_json_kuint(j, "byteLength", w->bin.size);
+		rk_json_array_end(j);
+		rk_json_array_begin(j, "buffers");
+		rk_json_object_begin(j, NULL);
+		rk_json_uint(j, "byteLength", w->bin.size);
 		if (embed_buffer) {
-			rki_gw_json_key(j, "uri");
-			rki_gw_json_raw(j, "\"data:application/octet-stream;base64,", 38);
+			static const char prefix[] = "data:application/octet-stream;base64,";
+			rk_json_string_begin(j, "uri");
+			rk_json_string_append(j, prefix, sizeof(prefix) - 1);
 			rki_gw_base64(j, w->bin.data, w->bin.size);
-			rki_gw_json_raw(j, "\"", 1);
-			j->after_key = false;
+			rk_json_string_end(j);
 		}
-		rki_gw_json_obj_end(j);
-		rki_gw_json_arr_end(j);
+		rk_json_object_end(j);
+		rk_json_array_end(j);
 	}
-	rki_gw_json_obj_end(j);
-	if (j->failed) return rki_gw_oom(w);
-	return true;
+	rk_json_object_end(j);
+	return rki_gw_json_check(w, j);
 }
 
 /* Output block: a header remembering the allocator, then the bytes. */
@@ -441,36 +425,37 @@ static void rki_put_u32(unsigned char *p, uint32_t v)
 
 static bool rki_gw_assemble(rki_gw *w, bool glb, void **out_data, size_t *out_size)
 {
-	rki_gw_json j;
-	rki_gw_json_init(&j, &w->alloc, 0);
-	bool ok = rki_gw_build_json(w, &j, !glb);
-	if (!ok) {
-		rki_buf_free(&j.buf);
-		return false;
+	rk_json_writer j;
+	rki_gw_json_init(w, &j);
+	size_t jn = 0;
+	const char *json = rki_gw_build_json(w, &j, !glb) ? rk_json_writer_text(&j, &jn) : NULL;
+	if (!json) {
+		rk_json_writer_free(&j);
+		return w->failed ? false : rki_gw_fail(w, RK_ERROR_INVALID_ARGUMENT, "glTF writer: empty JSON document");
 	}
-	w->stats.json_size = j.buf.size;
+	w->stats.json_size = jn;
 	w->stats.bin_size = w->bin.size;
 	if (!glb) {
-		unsigned char *p = rki_gw_out_alloc(w, j.buf.size);
-		if (p) memcpy(p, j.buf.data, j.buf.size);
-		rki_buf_free(&j.buf);
+		unsigned char *p = rki_gw_out_alloc(w, jn);
+		if (p) memcpy(p, json, jn);
+		rk_json_writer_free(&j);
 		if (!p) return false;
 		*out_data = p;
-		*out_size = w->stats.json_size;
+		*out_size = jn;
 		return true;
 	}
-	size_t json_pad = (4 - (j.buf.size & 3)) & 3;
+	size_t json_pad = (4 - (jn & 3)) & 3;
 	size_t bin_pad = (4 - (w->bin.size & 3)) & 3;
-	uint64_t total = 12 + 8 + (uint64_t)j.buf.size + json_pad;
+	uint64_t total = 12 + 8 + (uint64_t)jn + json_pad;
 	if (w->bin.size) total += 8 + (uint64_t)w->bin.size + bin_pad;
 	if (total > UINT32_MAX) {
-		rki_buf_free(&j.buf);
+		rk_json_writer_free(&j);
 		return rki_gw_fail(w, RK_ERROR_UNSUPPORTED, "GLB output would be %llu bytes (limit 4 GiB); write .gltf instead",
 			(unsigned long long)total);
 	}
 	unsigned char *p = rki_gw_out_alloc(w, (size_t)total);
 	if (!p) {
-		rki_buf_free(&j.buf);
+		rk_json_writer_free(&j);
 		return false;
 	}
 	unsigned char *q = p;
@@ -478,11 +463,11 @@ static bool rki_gw_assemble(rki_gw *w, bool glb, void **out_data, size_t *out_si
 	rki_put_u32(q + 4, 2);
 	rki_put_u32(q + 8, (uint32_t)total);
 	q += 12;
-	rki_put_u32(q, (uint32_t)(j.buf.size + json_pad));
+	rki_put_u32(q, (uint32_t)(jn + json_pad));
 	memcpy(q + 4, "JSON", 4);
 	q += 8;
-	memcpy(q, j.buf.data, j.buf.size);
-	q += j.buf.size;
+	memcpy(q, json, jn);
+	q += jn;
 	memset(q, ' ', json_pad);
 	q += json_pad;
 	if (w->bin.size) {
@@ -493,7 +478,7 @@ static bool rki_gw_assemble(rki_gw *w, bool glb, void **out_data, size_t *out_si
 		q += w->bin.size;
 		memset(q, 0, bin_pad);
 	}
-	rki_buf_free(&j.buf);
+	rk_json_writer_free(&j);
 	*out_data = p;
 	*out_size = (size_t)total;
 	return true;
@@ -501,17 +486,11 @@ static bool rki_gw_assemble(rki_gw *w, bool glb, void **out_data, size_t *out_si
 
 /* ---- the run ------------------------------------------------------------------------ */
 
-static void rki_gw_section_init(rki_gw *w, rki_gw_section *s)
-{
-	rki_gw_json_init(&s->json, &w->alloc, 1);
-	s->count = 0;
-}
-
 static void rki_gw_free(rki_gw *w)
 {
-	rki_gw_section *secs[] = { &w->nodes, &w->meshes, &w->skins, &w->materials, &w->textures, &w->images,
-		&w->samplers, &w->animations };
-	for (size_t i = 0; i < sizeof(secs) / sizeof(secs[0]); i++) rki_buf_free(&secs[i]->json.buf);
+	rki_gw_section *secs[RKI_GW_SECTIONS];
+	rki_gw_sections(w, secs);
+	for (size_t i = 0; i < RKI_GW_SECTIONS; i++) rki_gw_section_free(secs[i]);
 	rki_buf_free(&w->bin);
 	rki_buf_free(&w->views);
 	rki_buf_free(&w->accessors);
@@ -521,10 +500,10 @@ static void rki_gw_free(rki_gw *w)
 
 static bool rki_gw_sections_ok(rki_gw *w)
 {
-	rki_gw_section *secs[] = { &w->nodes, &w->meshes, &w->skins, &w->materials, &w->textures, &w->images,
-		&w->samplers, &w->animations };
-	for (size_t i = 0; i < sizeof(secs) / sizeof(secs[0]); i++)
-		if (secs[i]->json.failed) return rki_gw_oom(w);
+	rki_gw_section *secs[RKI_GW_SECTIONS];
+	rki_gw_sections(w, secs);
+	for (size_t i = 0; i < RKI_GW_SECTIONS; i++)
+		if (!rki_gw_json_check(w, &secs[i]->json)) return false;
 	return true;
 }
 
@@ -562,9 +541,9 @@ static bool rki_gw_run(const rk_scene *scene, const rk_gltf_write_opts *opts, bo
 	rki_buf_init(&w->bin, &w->alloc);
 	rki_buf_init(&w->views, &w->alloc);
 	rki_buf_init(&w->accessors, &w->alloc);
-	rki_gw_section *secs[] = { &w->nodes, &w->meshes, &w->skins, &w->materials, &w->textures, &w->images,
-		&w->samplers, &w->animations };
-	for (size_t i = 0; i < sizeof(secs) / sizeof(secs[0]); i++) rki_gw_section_init(w, secs[i]);
+	rki_gw_section *secs[RKI_GW_SECTIONS];
+	rki_gw_sections(w, secs);
+	for (size_t i = 0; i < RKI_GW_SECTIONS; i++) rki_gw_section_init(w, secs[i]);
 
 	size_t nn = scene->nodes.count;
 	bool ok = true;

@@ -95,8 +95,7 @@ static size_t rki_gw_reduce(const double *t, const double *v, size_t n, int dim,
 /* ---- writing samplers -------------------------------------------------------- */
 
 typedef struct rki_gw_anim_out {
-	rki_gw_json channels, samplers;
-	size_t channel_count;
+	rki_gw_section channels, samplers;  /* one sampler per channel: equal counts */
 	/* input accessors of this animation, for sharing identical key times */
 	int32_t *inputs;
 	const float **input_data;
@@ -125,23 +124,23 @@ static bool rki_gw_emit_channel(rki_gw *w, rki_gw_anim_out *ao, size_t node, int
 	int32_t in = rki_gw_input(w, ao, times, n);
 	int32_t out = rki_gw_accessor_add(w, values, RKI_GW_FLOAT, value_count, components, 0, false);
 	if (in < 0 || out < 0) return false;
-	size_t sampler = ao->channel_count;
-	rki_gw_json *s = &ao->samplers;
-	rki_gw_json_obj(s);
-	rki_gw_json_kuint(s, "input", (uint64_t)in);
-	if (strcmp(interp, "LINEAR") != 0) rki_gw_json_kstr(s, "interpolation", interp);
-	rki_gw_json_kuint(s, "output", (uint64_t)out);
-	rki_gw_json_obj_end(s);
-	rki_gw_json *c = &ao->channels;
-	rki_gw_json_obj(c);
-	rki_gw_json_kuint(c, "sampler", sampler);
-	rki_gw_json_key(c, "target");
-	rki_gw_json_obj(c);
-	rki_gw_json_kuint(c, "node", (uint64_t)w->node_out[node]);
-	rki_gw_json_kstr(c, "path", rki_gw_path_names[path]);
-	rki_gw_json_obj_end(c);
-	rki_gw_json_obj_end(c);
-	ao->channel_count++;
+	size_t sampler = ao->channels.count;
+	rk_json_writer *s = rki_gw_section_json(&ao->samplers);
+	rk_json_object_begin(s, NULL);
+	rk_json_uint(s, "input", (uint64_t)in);
+	if (strcmp(interp, "LINEAR") != 0) rk_json_string(s, "interpolation", interp);
+	rk_json_uint(s, "output", (uint64_t)out);
+	rk_json_object_end(s);
+	rk_json_writer *c = rki_gw_section_json(&ao->channels);
+	rk_json_object_begin(c, NULL);
+	rk_json_uint(c, "sampler", sampler);
+	rk_json_object_begin(c, "target");
+	rk_json_uint(c, "node", (uint64_t)w->node_out[node]);
+	rk_json_string(c, "path", rki_gw_path_names[path]);
+	rk_json_object_end(c);
+	rk_json_object_end(c);
+	ao->samplers.count++;
+	ao->channels.count++;
 	w->stats.channel_count++;
 	return true;
 }
@@ -442,8 +441,8 @@ static bool rki_gw_write_clip(rki_gw *w, const rk_anim_clip *clip)
 
 	rki_gw_anim_out ao;
 	memset(&ao, 0, sizeof(ao));
-	rki_gw_json_init(&ao.channels, &w->alloc, 1);
-	rki_gw_json_init(&ao.samplers, &w->alloc, 1);
+	rki_gw_section_init(w, &ao.channels);
+	rki_gw_section_init(w, &ao.samplers);
 	ao.input_cap = nn * RKI_GW_PATHS;
 	ao.inputs = (int32_t *)rki_gw_tmp_array(w, ao.input_cap, sizeof(int32_t));
 	ao.input_data = (const float **)rki_gw_tmp_array(w, ao.input_cap, sizeof(float *));
@@ -493,7 +492,7 @@ static bool rki_gw_write_clip(rki_gw *w, const rk_anim_clip *clip)
 		}
 		q++;
 	}
-	if (ok && ao.channel_count == 0 && b.node_n > 0 && bake_trs[b.nodes[0]]) {
+	if (ok && ao.channels.count == 0 && b.node_n > 0 && bake_trs[b.nodes[0]]) {
 		/* Every baked channel held the static pose (a "T-pose" clip): keep
 		 * the clip with one constant channel rather than dropping it. */
 		size_t n = b.samples;
@@ -503,30 +502,21 @@ static bool rki_gw_write_clip(rki_gw *w, const rk_anim_clip *clip)
 			for (int c = 0; c < 3; c++) v[k * 3 + (size_t)c] = b.trs[k * 10 + (size_t)c];
 		if (ok) ok = rki_gw_emit_baked(w, &ao, clip, &b, b.nodes[0], RKI_GW_PATH_T, v, 3, NULL);
 	}
-	if (ok && (ao.channels.failed || ao.samplers.failed)) ok = rki_gw_oom(w);
 	if (ok) {
-		if (ao.channel_count == 0) {
+		if (ao.channels.count == 0) {
 			rki_gw_warn(w, "clip \"%s\" animates nothing glTF can express: not written", clip->name);
 		} else {
-			rki_gw_json *j = &w->animations.json;
-			rki_gw_json_obj(j);
-			if (clip->name && clip->name[0]) rki_gw_json_kstr(j, "name", clip->name);
-			rki_gw_json_key(j, "channels");
-			rki_gw_json_raw(j, "[", 1);
-			rki_gw_json_raw(j, (const char *)ao.channels.buf.data, ao.channels.buf.size);
-			rki_gw_json_raw(j, "]", 1);
-			j->after_key = false;
-			rki_gw_json_key(j, "samplers");
-			rki_gw_json_raw(j, "[", 1);
-			rki_gw_json_raw(j, (const char *)ao.samplers.buf.data, ao.samplers.buf.size);
-			rki_gw_json_raw(j, "]", 1);
-			j->after_key = false;
-			rki_gw_json_obj_end(j);
+			rk_json_writer *j = rki_gw_section_json(&w->animations);
+			rk_json_object_begin(j, NULL);
+			if (clip->name && clip->name[0]) rk_json_string(j, "name", clip->name);
+			ok = rki_gw_section_emit(w, j, "channels", &ao.channels)
+				&& rki_gw_section_emit(w, j, "samplers", &ao.samplers);
+			rk_json_object_end(j);
 			w->animations.count++;
 		}
 	}
-	rki_buf_free(&ao.channels.buf);
-	rki_buf_free(&ao.samplers.buf);
+	rki_gw_section_free(&ao.channels);
+	rki_gw_section_free(&ao.samplers);
 	return ok;
 }
 

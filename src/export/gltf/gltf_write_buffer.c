@@ -1,9 +1,9 @@
 /*
  * src/export/gltf/gltf_write_buffer.c - the glTF writer's low-level helpers:
- * errors and warnings, temporary arrays, the streaming JSON emitter, the
- * BIN buffer with its bufferViews and accessors. Every other writer file
- * uses these; this file calls none of them (call graph in
- * gltf_write_internal.h).
+ * errors and warnings, temporary arrays, JSON writers and sections on the
+ * run's allocator (rigkit/json.h does the text), the BIN buffer with its
+ * bufferViews and accessors. Every other writer file uses these; this file
+ * calls none of them (call graph in gltf_write_internal.h).
  */
 #include "export/gltf/gltf_write_internal.h"
 
@@ -69,167 +69,67 @@ void *rki_gw_tmp_array(rki_gw *w, size_t count, size_t size)
 	return p;
 }
 
-/* ---- JSON emitter ------------------------------------------------------------ */
+/* ---- JSON writers and sections --------------------------------------------------- */
 
-void rki_gw_json_init(rki_gw_json *j, rki_alloc *alloc, int depth)
+/* rk_allocator over the run's rki_alloc: limits and accounting apply. */
+static void *rki_gw_json_alloc(void *user, size_t size)
 {
-	memset(j, 0, sizeof(*j));
-	rki_buf_init(&j->buf, alloc);
-	j->depth = depth;
-	for (int i = 0; i < RKI_GW_MAX_DEPTH; i++) j->first[i] = true;
+	return rki_malloc((rki_alloc *)user, size);
 }
 
-void rki_gw_json_raw(rki_gw_json *j, const char *s, size_t n)
+static void rki_gw_json_free(void *user, void *ptr, size_t size)
 {
-	if (j->failed) return;
-	if (!rki_buf_push(&j->buf, s, n)) j->failed = true;
+	rki_free((rki_alloc *)user, ptr, size);
 }
 
-static void rki_gw_json_sep(rki_gw_json *j)
+void rki_gw_json_init(rki_gw *w, rk_json_writer *j)
 {
-	if (j->after_key) {
-		j->after_key = false;
-		return;
+	rk_json_writer_init(j, RKI_GW_JSON_FLAGS);
+	j->allocator = (rk_allocator){ rki_gw_json_alloc, rki_gw_json_free, &w->alloc };
+}
+
+bool rki_gw_json_check(rki_gw *w, const rk_json_writer *j)
+{
+	switch (rk_json_writer_error(j)) {
+	case RK_OK: return true;
+	case RK_ERROR_OUT_OF_MEMORY: return rki_gw_oom(w);
+	case RK_ERROR_LIMIT: return rki_gw_fail(w, RK_ERROR_LIMIT, "glTF writer: JSON document too large or too deep");
+	default: return rki_gw_fail(w, RK_ERROR_INVALID_ARGUMENT, "glTF writer: malformed JSON call (internal error)");
 	}
-	if (j->depth > 0 && j->depth < RKI_GW_MAX_DEPTH) {
-		if (!j->first[j->depth]) rki_gw_json_raw(j, ",", 1);
-		j->first[j->depth] = false;
+}
+
+void rki_gw_section_init(rki_gw *w, rki_gw_section *s)
+{
+	rki_gw_json_init(w, &s->json);
+	s->count = 0;
+	s->open = false;
+}
+
+rk_json_writer *rki_gw_section_json(rki_gw_section *s)
+{
+	if (!s->open) {
+		rk_json_array_begin(&s->json, NULL);
+		s->open = true;
 	}
+	return &s->json;
 }
 
-static void rki_gw_json_open(rki_gw_json *j, char c)
+bool rki_gw_section_emit(rki_gw *w, rk_json_writer *out, const char *key, rki_gw_section *s)
 {
-	rki_gw_json_sep(j);
-	rki_gw_json_raw(j, &c, 1);
-	if (j->depth + 1 >= RKI_GW_MAX_DEPTH) {
-		j->failed = true;
-		return;
-	}
-	j->depth++;
-	j->first[j->depth] = true;
+	if (!rki_gw_json_check(w, &s->json)) return false;
+	if (s->count == 0) return true;
+	rk_json_array_end(&s->json);
+	size_t n = 0;
+	const char *text = rk_json_writer_text(&s->json, &n);
+	if (!rki_gw_json_check(w, &s->json)) return false;
+	rk_json_raw(out, key, text, n);
+	return rki_gw_json_check(w, out);
 }
 
-static void rki_gw_json_close(rki_gw_json *j, char c)
+void rki_gw_section_free(rki_gw_section *s)
 {
-	rki_gw_json_raw(j, &c, 1);
-	if (j->depth > 0) j->depth--;
-}
-
-void rki_gw_json_obj(rki_gw_json *j) { rki_gw_json_open(j, '{'); }
-void rki_gw_json_obj_end(rki_gw_json *j) { rki_gw_json_close(j, '}'); }
-void rki_gw_json_arr(rki_gw_json *j) { rki_gw_json_open(j, '['); }
-void rki_gw_json_arr_end(rki_gw_json *j) { rki_gw_json_close(j, ']'); }
-
-/* Length of the valid UTF-8 sequence at s (n bytes available), 0 if invalid. */
-static size_t rki_gw_utf8_len(const unsigned char *s, size_t n)
-{
-	unsigned c = s[0];
-	size_t len;
-	uint32_t cp;
-	if (c < 0x80) return 1;
-	if (c >= 0xC2 && c <= 0xDF) { len = 2; cp = c & 0x1F; }
-	else if (c >= 0xE0 && c <= 0xEF) { len = 3; cp = c & 0x0F; }
-	else if (c >= 0xF0 && c <= 0xF4) { len = 4; cp = c & 0x07; }
-	else return 0;
-	if (n < len) return 0;
-	for (size_t i = 1; i < len; i++) {
-		if ((s[i] & 0xC0) != 0x80) return 0;
-		cp = (cp << 6) | (s[i] & 0x3F);
-	}
-	if ((len == 3 && cp < 0x800) || (len == 4 && cp < 0x10000) || cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF))
-		return 0;
-	return len;
-}
-
-void rki_gw_json_str(rki_gw_json *j, const char *s)
-{
-	rki_gw_json_sep(j);
-	rki_gw_json_raw(j, "\"", 1);
-	const unsigned char *p = (const unsigned char *)(s ? s : "");
-	size_t n = strlen((const char *)p);
-	size_t i = 0;
-	while (i < n) {
-		unsigned c = p[i];
-		if (c == '"' || c == '\\') {
-			char e[2] = { '\\', (char)c };
-			rki_gw_json_raw(j, e, 2);
-			i++;
-		} else if (c < 0x20) {
-			char e[8];
-			int k;
-			if (c == '\n') k = snprintf(e, sizeof(e), "\\n");
-			else if (c == '\r') k = snprintf(e, sizeof(e), "\\r");
-			else if (c == '\t') k = snprintf(e, sizeof(e), "\\t");
-			else k = snprintf(e, sizeof(e), "\\u%04x", c);
-			rki_gw_json_raw(j, e, (size_t)k);
-			i++;
-		} else {
-			size_t len = rki_gw_utf8_len(p + i, n - i);
-			if (len == 0) {
-				rki_gw_json_raw(j, "\xEF\xBF\xBD", 3); /* U+FFFD */
-				i++;
-			} else {
-				rki_gw_json_raw(j, (const char *)p + i, len);
-				i += len;
-			}
-		}
-	}
-	rki_gw_json_raw(j, "\"", 1);
-}
-
-void rki_gw_json_key(rki_gw_json *j, const char *key)
-{
-	rki_gw_json_str(j, key);
-	rki_gw_json_raw(j, ":", 1);
-	j->after_key = true;
-}
-
-void rki_gw_json_uint(rki_gw_json *j, uint64_t v)
-{
-	char t[32];
-	int k = snprintf(t, sizeof(t), "%llu", (unsigned long long)v);
-	rki_gw_json_sep(j);
-	rki_gw_json_raw(j, t, (size_t)k);
-}
-
-/* Shortest %.Ng text (N = 1..17) that reads back as exactly v. */
-static int rki_gw_format_number(char *t, size_t cap, double v)
-{
-	if (!isfinite(v) || v == 0.0) return snprintf(t, cap, "0");
-	if (v == floor(v) && fabs(v) < 1e15) return snprintf(t, cap, "%.0f", v);
-	int k = 0;
-	for (int prec = 1; prec <= 17; prec++) {
-		k = snprintf(t, cap, "%.*g", prec, v);
-		for (int i = 0; i < k; i++) if (t[i] == ',') t[i] = '.'; /* foreign LC_NUMERIC */
-		if (strtod(t, NULL) == v) break;
-	}
-	return k;
-}
-
-void rki_gw_json_num(rki_gw_json *j, double v)
-{
-	char t[40];
-	int k = rki_gw_format_number(t, sizeof(t), v);
-	rki_gw_json_sep(j);
-	rki_gw_json_raw(j, t, (size_t)k);
-}
-
-void rki_gw_json_bool(rki_gw_json *j, bool v)
-{
-	rki_gw_json_sep(j);
-	rki_gw_json_raw(j, v ? "true" : "false", v ? 4 : 5);
-}
-
-void rki_gw_json_kstr(rki_gw_json *j, const char *key, const char *s) { rki_gw_json_key(j, key); rki_gw_json_str(j, s); }
-void rki_gw_json_kuint(rki_gw_json *j, const char *key, uint64_t v) { rki_gw_json_key(j, key); rki_gw_json_uint(j, v); }
-void rki_gw_json_knum(rki_gw_json *j, const char *key, double v) { rki_gw_json_key(j, key); rki_gw_json_num(j, v); }
-
-void rki_gw_json_knums(rki_gw_json *j, const char *key, const double *v, size_t n)
-{
-	rki_gw_json_key(j, key);
-	rki_gw_json_arr(j);
-	for (size_t i = 0; i < n; i++) rki_gw_json_num(j, v[i]);
-	rki_gw_json_arr_end(j);
+	rk_json_writer_free(&s->json);
+	s->open = false;
 }
 
 /* ---- binary buffer, views, accessors -------------------------------------------- */

@@ -17,14 +17,23 @@
  *     |     '-- gltf_write_node.c
  *     '-- gltf_write_buffer.c used by all of the above: errors and warnings
  *                             (rki_gw_fail/oom/warn), temporaries
- *                             (rki_gw_tmp_array), the JSON emitter
- *                             (rki_gw_json_*), the BIN buffer, views and
- *                             accessors (rki_gw_view_add, rki_gw_accessor_add)
+ *                             (rki_gw_tmp_array), JSON sections and writers
+ *                             on the run's allocator (rki_gw_section_*,
+ *                             rki_gw_json_init/check), the BIN buffer, views
+ *                             and accessors (rki_gw_view_add,
+ *                             rki_gw_accessor_add)
  *
  *   gltf_write_buffer.c calls none of the others; node, mesh and anim never
- *   call gltf_write.c; mesh and anim do not call each other. The JSON
- *   emitter lives only in gltf_write_buffer.c (a public rigkit/json.h may
- *   replace it later).
+ *   call gltf_write.c; mesh and anim do not call each other.
+ *
+ * JSON
+ *   All JSON text is written with rigkit/json.h (rk_json_writer, flags
+ *   RKI_GW_JSON_FLAGS: compact, shortest round-trip numbers, NaN / inf as
+ *   0, unsigned integers through rk_json_uint). Each section of the
+ *   document (nodes, meshes, ...) is its own writer holding one array; the
+ *   assembly splices them into the document with rk_json_raw. Every writer
+ *   allocates from the run's rki_alloc, so memory_limit and the user
+ *   allocator cover the JSON text too.
  *
  * ERRORS
  *   Functions return bool; false means w->err holds the first error. Memory
@@ -35,6 +44,7 @@
 
 #include "core/internal.h"
 #include "rigkit/export.h"
+#include "rigkit/json.h"
 
 /* glTF enums */
 enum {
@@ -46,34 +56,8 @@ enum {
 	RKI_GW_ELEMENT_ARRAY_BUFFER = 34963
 };
 
-#define RKI_GW_MAX_DEPTH 32
-
-/* A minimal streaming JSON writer (gltf_write_buffer.c): commas and nesting
- * handled there. */
-typedef struct rki_gw_json {
-	rki_buf buf;
-	int depth;
-	bool after_key;
-	bool first[RKI_GW_MAX_DEPTH];
-	bool failed;
-} rki_gw_json;
-
-void rki_gw_json_init(rki_gw_json *j, rki_alloc *alloc, int depth);
-void rki_gw_json_raw(rki_gw_json *j, const char *s, size_t n);
-void rki_gw_json_obj(rki_gw_json *j);      /* { */
-void rki_gw_json_obj_end(rki_gw_json *j);  /* } */
-void rki_gw_json_arr(rki_gw_json *j);      /* [ */
-void rki_gw_json_arr_end(rki_gw_json *j);  /* ] */
-void rki_gw_json_key(rki_gw_json *j, const char *key);
-void rki_gw_json_str(rki_gw_json *j, const char *s);   /* invalid UTF-8 becomes U+FFFD */
-void rki_gw_json_uint(rki_gw_json *j, uint64_t v);
-void rki_gw_json_num(rki_gw_json *j, double v);        /* shortest text that round-trips; non-finite -> 0 */
-void rki_gw_json_bool(rki_gw_json *j, bool v);
-/* "key": value shorthands */
-void rki_gw_json_kstr(rki_gw_json *j, const char *key, const char *s);
-void rki_gw_json_kuint(rki_gw_json *j, const char *key, uint64_t v);
-void rki_gw_json_knum(rki_gw_json *j, const char *key, double v);
-void rki_gw_json_knums(rki_gw_json *j, const char *key, const double *v, size_t n);
+/* Flags of every JSON writer of the glTF writer. */
+#define RKI_GW_JSON_FLAGS (RK_JSON_SHORTEST | RK_JSON_NONFINITE_ZERO)
 
 typedef struct rki_gw_view {
 	size_t offset, length;
@@ -90,10 +74,12 @@ typedef struct rki_gw_accessor {
 	double min[16], max[16];
 } rki_gw_accessor;
 
-/* One section of the document: a JSON array being filled item by item. */
+/* One section of the document: a JSON array filled item by item (its own
+ * writer; the array is opened by the first rki_gw_section_json call). */
 typedef struct rki_gw_section {
-	rki_gw_json json;
-	size_t count;
+	rk_json_writer json;
+	size_t count;                /* items written; the caller counts them */
+	bool open;                   /* the array has been begun */
 } rki_gw_section;
 
 typedef struct rki_gw_warning {
@@ -182,6 +168,21 @@ int32_t rki_gw_accessor_add(rki_gw *w, const void *data, uint32_t component_type
 
 /* Temporary memory (lives until the end of the run). NULL -> w failed. */
 void *rki_gw_tmp_array(rki_gw *w, size_t count, size_t size);
+
+/* JSON. rki_gw_json_init: an empty writer (RKI_GW_JSON_FLAGS) allocating
+ * from w->alloc; it allocates nothing yet. Release it with
+ * rk_json_writer_free. rki_gw_json_check: true while j has no error, else
+ * fails w (memory errors as rki_gw_oom) and returns false. */
+void rki_gw_json_init(rki_gw *w, rk_json_writer *j);
+bool rki_gw_json_check(rki_gw *w, const rk_json_writer *j);
+/* Sections: init (no allocation), the writer for the next item (begins the
+ * array on first use; write one value with key NULL, then count it),
+ * emit as member `key` of `out` ("key":[...]; nothing when count is 0;
+ * false when either writer failed, w failed), free. */
+void rki_gw_section_init(rki_gw *w, rki_gw_section *s);
+rk_json_writer *rki_gw_section_json(rki_gw_section *s);
+bool rki_gw_section_emit(rki_gw *w, rk_json_writer *out, const char *key, rki_gw_section *s);
+void rki_gw_section_free(rki_gw_section *s);
 
 /* ---- gltf_write_node.c ---- */
 

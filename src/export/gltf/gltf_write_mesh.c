@@ -406,17 +406,16 @@ static bool rki_gw_write_skin(rki_gw *w, rki_gw_mesh_key *key, const rk_node *me
 		rki_gw_warn(w, "skin \"%s\": dual quaternion skinning written as linear (glTF has only linear skinning)", skin->name);
 	if (key->extra_joint)
 		rki_gw_warn(w, "skin \"%s\": vertices without weights follow the mesh node \"%s\" (added as a joint)", skin->name, mesh_node->name);
-	rki_gw_json *j = &w->skins.json;
-	rki_gw_json_obj(j);
-	if (skin->name && skin->name[0]) rki_gw_json_kstr(j, "name", skin->name);
-	rki_gw_json_kuint(j, "inverseBindMatrices", (uint64_t)acc);
-	rki_gw_json_key(j, "joints");
-	rki_gw_json_arr(j);
+	rk_json_writer *j = rki_gw_section_json(&w->skins);
+	rk_json_object_begin(j, NULL);
+	if (skin->name && skin->name[0]) rk_json_string(j, "name", skin->name);
+	rk_json_uint(j, "inverseBindMatrices", (uint64_t)acc);
+	rk_json_array_begin(j, "joints");
 	for (size_t jj = 0; jj < skin->joint_count; jj++)
-		if (joint_map[jj] >= 0) rki_gw_json_uint(j, (uint64_t)w->node_out[skin->joints[jj].node->index]);
-	if (key->extra_joint) rki_gw_json_uint(j, (uint64_t)w->node_out[key->extra_joint->index]);
-	rki_gw_json_arr_end(j);
-	rki_gw_json_obj_end(j);
+		if (joint_map[jj] >= 0) rk_json_uint(j, NULL, (uint64_t)w->node_out[skin->joints[jj].node->index]);
+	if (key->extra_joint) rk_json_uint(j, NULL, (uint64_t)w->node_out[key->extra_joint->index]);
+	rk_json_array_end(j);
+	rk_json_object_end(j);
 	key->out_skin = (int32_t)w->skins.count++;
 	return true;
 }
@@ -805,67 +804,61 @@ static bool rki_gw_write_mesh(rki_gw *w, rki_gw_mesh_key *key, const rk_node *fi
 	}
 	if (key->skin && !rki_gw_write_skin(w, key, first_node, joint_map, used_joints)) return false;
 
-	rki_gw_json *j = &w->meshes.json;
-	rki_gw_json_obj(j);
-	if (m->name && m->name[0]) rki_gw_json_kstr(j, "name", m->name);
-	rki_gw_json_key(j, "primitives");
-	rki_gw_json_arr(j);
+	rk_json_writer *j = rki_gw_section_json(&w->meshes);
+	rk_json_object_begin(j, NULL);
+	if (m->name && m->name[0]) rk_json_string(j, "name", m->name);
+	rk_json_array_begin(j, "primitives");
 	for (size_t s = 0; s < nslots; s++) {
 		if (slot_tris[s] == 0 || !prim_ok[s]) continue;
 		const rki_gw_prim_out *po = &prims[s];
-		rki_gw_json_obj(j);
-		rki_gw_json_key(j, "attributes");
-		rki_gw_json_obj(j);
-		rki_gw_json_kuint(j, "POSITION", (uint64_t)po->pos);
-		rki_gw_json_kuint(j, "NORMAL", (uint64_t)po->nrm);
-		if (mw.tangents) rki_gw_json_kuint(j, "TANGENT", (uint64_t)po->tan);
+		rk_json_object_begin(j, NULL);
+		rk_json_object_begin(j, "attributes");
+		rk_json_uint(j, "POSITION", (uint64_t)po->pos);
+		rk_json_uint(j, "NORMAL", (uint64_t)po->nrm);
+		if (mw.tangents) rk_json_uint(j, "TANGENT", (uint64_t)po->tan);
 		for (uint32_t t = 0; t < mw.uv_count; t++) {
 			char name[32];
 			snprintf(name, sizeof(name), "TEXCOORD_%u", t);
-			rki_gw_json_kuint(j, name, (uint64_t)po->uv[t]);
+			rk_json_uint(j, name, (uint64_t)po->uv[t]);
 		}
-		if (mw.colors) rki_gw_json_kuint(j, "COLOR_0", (uint64_t)po->col);
+		if (mw.colors) rk_json_uint(j, "COLOR_0", (uint64_t)po->col);
 		if (mw.skinned) {
-			rki_gw_json_kuint(j, "JOINTS_0", (uint64_t)po->jnt);
-			rki_gw_json_kuint(j, "WEIGHTS_0", (uint64_t)po->wgt);
+			rk_json_uint(j, "JOINTS_0", (uint64_t)po->jnt);
+			rk_json_uint(j, "WEIGHTS_0", (uint64_t)po->wgt);
 		}
-		rki_gw_json_obj_end(j);
-		rki_gw_json_kuint(j, "indices", (uint64_t)po->idx);
-		if (po->material >= 0) rki_gw_json_kuint(j, "material", (uint64_t)po->material);
+		rk_json_object_end(j);
+		rk_json_uint(j, "indices", (uint64_t)po->idx);
+		if (po->material >= 0) rk_json_uint(j, "material", (uint64_t)po->material);
 		if (mw.channels) {
-			rki_gw_json_key(j, "targets");
-			rki_gw_json_arr(j);
+			rk_json_array_begin(j, "targets");
 			for (size_t c = 0; c < mw.channels; c++) {
-				rki_gw_json_obj(j);
-				rki_gw_json_kuint(j, "POSITION", (uint64_t)po->morph_pos[c]);
-				if (po->morph_nrm[c] >= 0) rki_gw_json_kuint(j, "NORMAL", (uint64_t)po->morph_nrm[c]);
-				rki_gw_json_obj_end(j);
+				rk_json_object_begin(j, NULL);
+				rk_json_uint(j, "POSITION", (uint64_t)po->morph_pos[c]);
+				if (po->morph_nrm[c] >= 0) rk_json_uint(j, "NORMAL", (uint64_t)po->morph_nrm[c]);
+				rk_json_object_end(j);
 			}
-			rki_gw_json_arr_end(j);
+			rk_json_array_end(j);
 		}
-		rki_gw_json_obj_end(j);
+		rk_json_object_end(j);
 	}
-	rki_gw_json_arr_end(j);
+	rk_json_array_end(j);
 	if (mw.channels) {
-		rki_gw_json_key(j, "weights");
-		rki_gw_json_arr(j);
+		rk_json_array_begin(j, "weights");
 		for (size_t c = 0; c < mw.channels; c++) {
 			double dw = m->blend_channels.data[c].default_weight;
-			rki_gw_json_num(j, isfinite(dw) ? dw : 0.0);
+			rk_json_number(j, NULL, isfinite(dw) ? dw : 0.0);
 		}
-		rki_gw_json_arr_end(j);
-		rki_gw_json_key(j, "extras");
-		rki_gw_json_obj(j);
-		rki_gw_json_key(j, "targetNames");
-		rki_gw_json_arr(j);
+		rk_json_array_end(j);
+		rk_json_object_begin(j, "extras");
+		rk_json_array_begin(j, "targetNames");
 		for (size_t c = 0; c < mw.channels; c++) {
 			const char *nm = m->blend_channels.data[c].name;
-			rki_gw_json_str(j, nm ? nm : "");
+			rk_json_string(j, NULL, nm ? nm : "");
 		}
-		rki_gw_json_arr_end(j);
-		rki_gw_json_obj_end(j);
+		rk_json_array_end(j);
+		rk_json_object_end(j);
 	}
-	rki_gw_json_obj_end(j);
+	rk_json_object_end(j);
 	key->out_mesh = (int32_t)w->meshes.count++;
 	return !w->failed;
 }

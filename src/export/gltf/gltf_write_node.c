@@ -57,19 +57,19 @@ rk_trs rki_gw_local_trs(const rki_gw *w, const rk_node *n, const rk_mat4 *node_t
 	return t;
 }
 
-static void rki_gw_write_trs(rki_gw_json *j, rk_trs t)
+static void rki_gw_write_trs(rk_json_writer *j, rk_trs t)
 {
 	if (t.translation.x != 0.0 || t.translation.y != 0.0 || t.translation.z != 0.0) {
 		double v[3] = { t.translation.x, t.translation.y, t.translation.z };
-		rki_gw_json_knums(j, "translation", v, 3);
+		rk_json_numbers(j, "translation", v, 3);
 	}
 	if (t.rotation.x != 0.0 || t.rotation.y != 0.0 || t.rotation.z != 0.0 || t.rotation.w != 1.0) {
 		double v[4] = { t.rotation.x, t.rotation.y, t.rotation.z, t.rotation.w };
-		rki_gw_json_knums(j, "rotation", v, 4);
+		rk_json_numbers(j, "rotation", v, 4);
 	}
 	if (t.scale.x != 1.0 || t.scale.y != 1.0 || t.scale.z != 1.0) {
 		double v[3] = { t.scale.x, t.scale.y, t.scale.z };
-		rki_gw_json_knums(j, "scale", v, 3);
+		rk_json_numbers(j, "scale", v, 3);
 	}
 }
 
@@ -101,33 +101,32 @@ bool rki_gw_compute_nodes(rki_gw *w)
 bool rki_gw_write_nodes(rki_gw *w)
 {
 	const rk_scene *s = w->scene;
-	rki_gw_json *j = &w->nodes.json;
+	rk_json_writer *j = rki_gw_section_json(&w->nodes);
 	for (size_t i = 0; i < s->nodes.count; i++) {
 		const rk_node *nd = &s->nodes.data[i];
 		if (w->node_out[i] < 0) continue;
-		rki_gw_json_obj(j);
-		if (i == 0) rki_gw_json_kstr(j, "name", w->opts.root_name);
-		else if (nd->name && nd->name[0]) rki_gw_json_kstr(j, "name", nd->name);
+		rk_json_object_begin(j, NULL);
+		if (i == 0) rk_json_string(j, "name", w->opts.root_name);
+		else if (nd->name && nd->name[0]) rk_json_string(j, "name", nd->name);
 		if (nd->children.count > 0) {
-			rki_gw_json_key(j, "children");
-			rki_gw_json_arr(j);
+			rk_json_array_begin(j, "children");
 			for (size_t c = 0; c < nd->children.count; c++)
-				rki_gw_json_uint(j, (uint64_t)w->node_out[nd->children.data[c]->index]);
-			rki_gw_json_arr_end(j);
+				rk_json_uint(j, NULL, (uint64_t)w->node_out[nd->children.data[c]->index]);
+			rk_json_array_end(j);
 		}
 		rki_gw_write_trs(j, w->node_trs[i]);
 		if (w->node_mesh[i] >= 0) {
-			rki_gw_json_kuint(j, "mesh", (uint64_t)w->node_mesh[i]);
-			if (w->node_skin[i] >= 0) rki_gw_json_kuint(j, "skin", (uint64_t)w->node_skin[i]);
+			rk_json_uint(j, "mesh", (uint64_t)w->node_mesh[i]);
+			if (w->node_skin[i] >= 0) rk_json_uint(j, "skin", (uint64_t)w->node_skin[i]);
 			const rk_mesh *m = nd->mesh;
 			if (nd->blend_weights && m->blend_channels.count > 0) {
 				bool differs = false;
 				for (size_t c = 0; c < m->blend_channels.count; c++)
 					if (nd->blend_weights[c] != m->blend_channels.data[c].default_weight) differs = true;
-				if (differs) rki_gw_json_knums(j, "weights", nd->blend_weights, m->blend_channels.count);
+				if (differs) rk_json_numbers(j, "weights", nd->blend_weights, m->blend_channels.count);
 			}
 		}
-		rki_gw_json_obj_end(j);
+		rk_json_object_end(j);
 		w->nodes.count++;
 	}
 	return true;
