@@ -8,7 +8,6 @@
 #include <rigkit/retarget.h>
 #include <rigkit/demo.h>
 
-#include <math.h>
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -79,94 +78,27 @@ RKW_API const char *rkw_version(void)
 }
 
 /* ---------------------------------------------------------------------------
- * JSON text (growable, NUL-terminated, malloc'd)
+ * JSON text: rk_json_writer (rigkit/json.h), compact, every control byte as
+ * \u00XX; the text is malloc'd (the writer's default allocator), so
+ * rkw_free_bytes() frees it.
  * ------------------------------------------------------------------------- */
 
-typedef struct rkw_json {
-	char *data;
-	size_t len, cap;
-	bool oom;
-} rkw_json;
-
-static void rkw_json_put(rkw_json *j, const char *s, size_t n)
+static void rkw_json_init(rk_json_writer *w)
 {
-	if (j->oom) return;
-	if (n + 1 > j->cap - j->len) {
-		size_t cap = j->cap ? j->cap : 1024;
-		while (n + 1 > cap - j->len) {
-			if (cap > SIZE_MAX / 2) { j->oom = true; return; }
-			cap *= 2;
-		}
-		char *p = (char *)realloc(j->data, cap);
-		if (!p) { j->oom = true; return; }
-		j->data = p;
-		j->cap = cap;
+	rk_json_writer_init(w, RK_JSON_ESCAPE_CONTROL_HEX);
+}
+
+/* The finished text, or NULL with st set when the writer failed (out of memory). */
+static char *rkw_json_finish(rk_json_writer *w, rkw_status *st)
+{
+	char *text = rk_json_writer_finish(w, NULL);
+	if (!text) {
+		rk_error_code code = rk_json_writer_error(w);
+		rk_json_writer_free(w);
+		if (code == RK_ERROR_OUT_OF_MEMORY) rkw_fail(st, code, "out of memory while writing JSON");
+		else rkw_fail(st, code, "cannot write JSON: %s", rk_error_code_name(code));
 	}
-	memcpy(j->data + j->len, s, n);
-	j->len += n;
-	j->data[j->len] = '\0';
-}
-
-static void rkw_json_raw(rkw_json *j, const char *s)
-{
-	rkw_json_put(j, s, strlen(s));
-}
-
-static void rkw_json_str(rkw_json *j, const char *s)
-{
-	rkw_json_put(j, "\"", 1);
-	const unsigned char *p = (const unsigned char *)(s ? s : "");
-	for (; *p; p++) {
-		char esc[8];
-		if (*p == '"' || *p == '\\') {
-			esc[0] = '\\';
-			esc[1] = (char)*p;
-			rkw_json_put(j, esc, 2);
-		} else if (*p < 0x20) {
-			snprintf(esc, sizeof(esc), "\\u%04x", (unsigned)*p);
-			rkw_json_put(j, esc, 6);
-		} else {
-			rkw_json_put(j, (const char *)p, 1);
-		}
-	}
-	rkw_json_put(j, "\"", 1);
-}
-
-/* A number ("null" for NaN / infinities, which JSON cannot hold). */
-static void rkw_json_num(rkw_json *j, double v)
-{
-	char buf[40];
-	if (!isfinite(v)) {
-		rkw_json_raw(j, "null");
-		return;
-	}
-	snprintf(buf, sizeof(buf), "%.17g", v);
-	rkw_json_raw(j, buf);
-}
-
-static void rkw_json_size(rkw_json *j, size_t v)
-{
-	char buf[32];
-	snprintf(buf, sizeof(buf), "%zu", v);
-	rkw_json_raw(j, buf);
-}
-
-/* `"key":` */
-static void rkw_json_key(rkw_json *j, const char *key)
-{
-	rkw_json_str(j, key);
-	rkw_json_put(j, ":", 1);
-}
-
-/* The finished text, or NULL with st set when memory ran out. */
-static char *rkw_json_finish(rkw_json *j, rkw_status *st)
-{
-	if (j->oom || !j->data) {
-		free(j->data);
-		rkw_fail(st, RK_ERROR_OUT_OF_MEMORY, "out of memory while writing JSON");
-		return NULL;
-	}
-	return j->data;
+	return text;
 }
 
 RKW_API void rkw_free_bytes(void *p)
@@ -247,108 +179,63 @@ RKW_API char *rkw_info_json(const rk_scene *scene, rkw_status *st)
 		return NULL;
 	}
 	const rk_scene_settings *s = &scene->settings;
-	rkw_json j = { 0 };
-	rkw_json_raw(&j, "{");
-	rkw_json_key(&j, "format");
-	rkw_json_str(&j, rk_format_name(s->format));
-	rkw_json_raw(&j, ",");
-	rkw_json_key(&j, "fbx_version");
-	rkw_json_size(&j, s->fbx_version);
-	rkw_json_raw(&j, ",");
-	rkw_json_key(&j, "ascii");
-	rkw_json_raw(&j, s->ascii ? "true," : "false,");
-	rkw_json_key(&j, "creator");
-	rkw_json_str(&j, s->creator);
-	rkw_json_raw(&j, ",");
-	rkw_json_key(&j, "axes");
-	rkw_json_raw(&j, "{");
-	rkw_json_key(&j, "right");
-	rkw_json_str(&j, rkw_axis_name(s->axes.right));
-	rkw_json_raw(&j, ",");
-	rkw_json_key(&j, "up");
-	rkw_json_str(&j, rkw_axis_name(s->axes.up));
-	rkw_json_raw(&j, ",");
-	rkw_json_key(&j, "front");
-	rkw_json_str(&j, rkw_axis_name(s->axes.front));
-	rkw_json_raw(&j, "},");
-	rkw_json_key(&j, "unit_meters");
-	rkw_json_num(&j, s->unit_meters);
-	rkw_json_raw(&j, ",");
-	rkw_json_key(&j, "frame_rate");
-	rkw_json_num(&j, s->frame_rate);
-	rkw_json_raw(&j, ",");
+	rk_json_writer j;
+	rkw_json_init(&j);
+	rk_json_object_begin(&j, NULL);
+	rk_json_string(&j, "format", rk_format_name(s->format));
+	rk_json_uint(&j, "fbx_version", s->fbx_version);
+	rk_json_bool(&j, "ascii", s->ascii);
+	rk_json_string(&j, "creator", s->creator);
+	rk_json_object_begin(&j, "axes");
+	rk_json_string(&j, "right", rkw_axis_name(s->axes.right));
+	rk_json_string(&j, "up", rkw_axis_name(s->axes.up));
+	rk_json_string(&j, "front", rkw_axis_name(s->axes.front));
+	rk_json_object_end(&j);
+	rk_json_number(&j, "unit_meters", s->unit_meters);
+	rk_json_number(&j, "frame_rate", s->frame_rate);
 
 	size_t joints = 0;
 	for (size_t i = 0; i < scene->nodes.count; i++) joints += scene->nodes.data[i].kind == RK_NODE_JOINT;
-	rkw_json_key(&j, "nodes");
-	rkw_json_size(&j, scene->nodes.count);
-	rkw_json_raw(&j, ",");
-	rkw_json_key(&j, "joints");
-	rkw_json_size(&j, joints);
-	rkw_json_raw(&j, ",");
-	rkw_json_key(&j, "skins");
-	rkw_json_size(&j, scene->skins.count);
-	rkw_json_raw(&j, ",");
-	rkw_json_key(&j, "materials");
-	rkw_json_size(&j, scene->materials.count);
-	rkw_json_raw(&j, ",");
-	rkw_json_key(&j, "textures");
-	rkw_json_size(&j, scene->textures.count);
-	rkw_json_raw(&j, ",");
-	rkw_json_key(&j, "memory_used");
-	rkw_json_size(&j, scene->memory_used);
-	rkw_json_raw(&j, ",");
+	rk_json_uint(&j, "nodes", scene->nodes.count);
+	rk_json_uint(&j, "joints", joints);
+	rk_json_uint(&j, "skins", scene->skins.count);
+	rk_json_uint(&j, "materials", scene->materials.count);
+	rk_json_uint(&j, "textures", scene->textures.count);
+	rk_json_uint(&j, "memory_used", scene->memory_used);
 
-	rkw_json_key(&j, "meshes");
-	rkw_json_raw(&j, "[");
+	rk_json_array_begin(&j, "meshes");
 	for (size_t i = 0; i < scene->meshes.count; i++) {
 		const rk_mesh *m = &scene->meshes.data[i];
-		rkw_json_raw(&j, i ? ",{" : "{");
-		rkw_json_key(&j, "name");
-		rkw_json_str(&j, m->name);
-		rkw_json_raw(&j, ",");
-		rkw_json_key(&j, "vertices");
-		rkw_json_size(&j, m->vertex_count);
-		rkw_json_raw(&j, ",");
-		rkw_json_key(&j, "faces");
-		rkw_json_size(&j, m->face_count);
-		rkw_json_raw(&j, "}");
+		rk_json_object_begin(&j, NULL);
+		rk_json_string(&j, "name", m->name);
+		rk_json_uint(&j, "vertices", m->vertex_count);
+		rk_json_uint(&j, "faces", m->face_count);
+		rk_json_object_end(&j);
 	}
-	rkw_json_raw(&j, "],");
+	rk_json_array_end(&j);
 
-	rkw_json_key(&j, "clips");
-	rkw_json_raw(&j, "[");
+	rk_json_array_begin(&j, "clips");
 	for (size_t i = 0; i < scene->clips.count; i++) {
 		const rk_anim_clip *c = &scene->clips.data[i];
-		rkw_json_raw(&j, i ? ",{" : "{");
-		rkw_json_key(&j, "name");
-		rkw_json_str(&j, c->name);
-		rkw_json_raw(&j, ",");
-		rkw_json_key(&j, "begin");
-		rkw_json_num(&j, c->time_begin);
-		rkw_json_raw(&j, ",");
-		rkw_json_key(&j, "end");
-		rkw_json_num(&j, c->time_end);
-		rkw_json_raw(&j, ",");
-		rkw_json_key(&j, "tracks");
-		rkw_json_size(&j, rkw_clip_tracks(c));
-		rkw_json_raw(&j, "}");
+		rk_json_object_begin(&j, NULL);
+		rk_json_string(&j, "name", c->name);
+		rk_json_number(&j, "begin", c->time_begin);
+		rk_json_number(&j, "end", c->time_end);
+		rk_json_uint(&j, "tracks", rkw_clip_tracks(c));
+		rk_json_object_end(&j);
 	}
-	rkw_json_raw(&j, "],");
+	rk_json_array_end(&j);
 
-	rkw_json_key(&j, "warnings");
-	rkw_json_raw(&j, "[");
+	rk_json_array_begin(&j, "warnings");
 	for (size_t i = 0; i < scene->warnings.count; i++) {
 		const rk_warning *w = &scene->warnings.data[i];
-		rkw_json_raw(&j, i ? ",{" : "{");
-		rkw_json_key(&j, "message");
-		rkw_json_str(&j, w->message);
-		rkw_json_raw(&j, ",");
-		rkw_json_key(&j, "count");
-		rkw_json_size(&j, w->count);
-		rkw_json_raw(&j, "}");
+		rk_json_object_begin(&j, NULL);
+		rk_json_string(&j, "message", w->message);
+		rk_json_uint(&j, "count", w->count);
+		rk_json_object_end(&j);
 	}
-	rkw_json_raw(&j, "]}");
+	rk_json_array_end(&j);
+	rk_json_object_end(&j);
 	return rkw_json_finish(&j, st);
 }
 
@@ -370,27 +257,17 @@ RKW_API char *rkw_humanoid_json(const rk_scene *scene, rkw_status *st)
 	bool valid = rk_humanoid_detect(scene, &h, &derr);
 	size_t mapped = 0;
 	for (int b = 0; b < RK_HUMANOID_BONE_COUNT; b++) mapped += h.bones[b] != NULL;
-	rkw_json j = { 0 };
-	rkw_json_raw(&j, "{");
-	rkw_json_key(&j, "valid");
-	rkw_json_raw(&j, valid ? "true," : "false,");
-	rkw_json_key(&j, "error");
-	rkw_json_str(&j, valid ? "" : derr.message);
-	rkw_json_raw(&j, ",");
-	rkw_json_key(&j, "mapped");
-	rkw_json_size(&j, mapped);
-	rkw_json_raw(&j, ",");
-	rkw_json_key(&j, "bones");
-	rkw_json_raw(&j, "{");
-	bool first = true;
-	for (int b = 0; b < RK_HUMANOID_BONE_COUNT; b++) {
-		if (!h.bones[b]) continue;
-		if (!first) rkw_json_raw(&j, ",");
-		first = false;
-		rkw_json_key(&j, rk_humanoid_bone_name((rk_humanoid_bone)b));
-		rkw_json_str(&j, h.bones[b]->name);
-	}
-	rkw_json_raw(&j, "}}");
+	rk_json_writer j;
+	rkw_json_init(&j);
+	rk_json_object_begin(&j, NULL);
+	rk_json_bool(&j, "valid", valid);
+	rk_json_string(&j, "error", valid ? "" : derr.message);
+	rk_json_uint(&j, "mapped", mapped);
+	rk_json_object_begin(&j, "bones");
+	for (int b = 0; b < RK_HUMANOID_BONE_COUNT; b++)
+		if (h.bones[b]) rk_json_string(&j, rk_humanoid_bone_name((rk_humanoid_bone)b), h.bones[b]->name);
+	rk_json_object_end(&j);
+	rk_json_object_end(&j);
 	return rkw_json_finish(&j, st);
 }
 
@@ -465,41 +342,21 @@ RKW_API char *rkw_retarget_clip(rk_scene *target, const rk_scene *source, const 
 	const rk_anim_clip *made = rk_retarget(target, source, clip, &opts, &r, err);
 	if (!made) return NULL;
 
-	rkw_json j = { 0 };
-	rkw_json_raw(&j, "{");
-	rkw_json_key(&j, "source_clip");
-	rkw_json_str(&j, source_clip);
-	rkw_json_raw(&j, ",");
-	rkw_json_key(&j, "clip");
-	rkw_json_str(&j, made->name);
-	rkw_json_raw(&j, ",");
-	rkw_json_key(&j, "begin");
-	rkw_json_num(&j, made->time_begin);
-	rkw_json_raw(&j, ",");
-	rkw_json_key(&j, "end");
-	rkw_json_num(&j, made->time_end);
-	rkw_json_raw(&j, ",");
-	rkw_json_key(&j, "mapped_bones");
-	rkw_json_size(&j, r.mapped_bones);
-	rkw_json_raw(&j, ",");
-	rkw_json_key(&j, "frames");
-	rkw_json_size(&j, r.frames);
-	rkw_json_raw(&j, ",");
-	rkw_json_key(&j, "tracks");
-	rkw_json_size(&j, r.tracks);
-	rkw_json_raw(&j, ",");
-	rkw_json_key(&j, "source_hips_height");
-	rkw_json_num(&j, r.source_hips_height);
-	rkw_json_raw(&j, ",");
-	rkw_json_key(&j, "target_hips_height");
-	rkw_json_num(&j, r.target_hips_height);
-	rkw_json_raw(&j, ",");
-	rkw_json_key(&j, "max_direction_error");
-	rkw_json_num(&j, r.max_direction_error);
-	rkw_json_raw(&j, ",");
-	rkw_json_key(&j, "max_foot_miss");
-	rkw_json_num(&j, r.max_foot_miss);
-	rkw_json_raw(&j, "}");
+	rk_json_writer j;
+	rkw_json_init(&j);
+	rk_json_object_begin(&j, NULL);
+	rk_json_string(&j, "source_clip", source_clip);
+	rk_json_string(&j, "clip", made->name);
+	rk_json_number(&j, "begin", made->time_begin);
+	rk_json_number(&j, "end", made->time_end);
+	rk_json_uint(&j, "mapped_bones", r.mapped_bones);
+	rk_json_uint(&j, "frames", r.frames);
+	rk_json_uint(&j, "tracks", r.tracks);
+	rk_json_number(&j, "source_hips_height", r.source_hips_height);
+	rk_json_number(&j, "target_hips_height", r.target_hips_height);
+	rk_json_number(&j, "max_direction_error", r.max_direction_error);
+	rk_json_number(&j, "max_foot_miss", r.max_foot_miss);
+	rk_json_object_end(&j);
 	return rkw_json_finish(&j, st);
 }
 

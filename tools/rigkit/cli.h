@@ -110,20 +110,23 @@ const rk_anim_clip *cli_find_clip(cli_ctx *ctx, const rk_scene *s, const char *f
 /* Parses "x,y,z" into v. */
 int cli_parse_vec3(const char *s, rk_vec3 *v);
 
-/* ---- a minimal JSON writer (to a FILE) ----
- * Strings are escaped completely (quotes, backslash, control bytes; bytes
- * that are not valid UTF-8 become U+FFFD); non-finite numbers are null. */
+/* ---- --json output ----
+ * Thin CLI names over rk_json_writer (include/rigkit/json.h) in pretty mode:
+ * two-space indentation, strings escaped completely (bytes that are not
+ * valid UTF-8 become U+FFFD), non-finite numbers null. The document is built
+ * in memory; cli_json_end writes it to stdout in one piece. */
 typedef struct cli_json {
-	FILE *out;
-	int depth;
-	int need_comma[64];
-	int pretty;
+	rk_json_writer w;
+	cli_ctx *ctx;
 } cli_json;
 
-void cli_json_begin(cli_json *j, FILE *out);
-/* Begins the command's one document on stdout (marks ctx->document_written). */
+/* Begins the command's one document (nothing is written before cli_json_end). */
 void cli_json_document(cli_json *j, cli_ctx *ctx);
-void cli_json_end(cli_json *j);                 /* final newline */
+/* Writes the document and its final newline to stdout and marks
+ * ctx->document_written. Returns CLI_EXIT_OK, or CLI_EXIT_OUTPUT after
+ * reporting (cli_fail) a writer failure (out of memory; nothing written) or
+ * a failed write to stdout. The writer is released either way. */
+int cli_json_end(cli_json *j);
 void cli_json_object(cli_json *j, const char *key);   /* key NULL inside arrays / top level */
 void cli_json_array(cli_json *j, const char *key);
 void cli_json_close_object(cli_json *j);
@@ -131,7 +134,7 @@ void cli_json_close_array(cli_json *j);
 void cli_json_string(cli_json *j, const char *key, const char *value); /* NULL value = null */
 void cli_json_number(cli_json *j, const char *key, double value);
 void cli_json_int(cli_json *j, const char *key, long long value);
-void cli_json_bool(cli_json *j, const char *key, int value);
+void cli_json_bool(cli_json *j, const char *key, bool value);
 void cli_json_null(cli_json *j, const char *key);
 void cli_json_vec3(cli_json *j, const char *key, rk_vec3 v);
 void cli_json_quat(cli_json *j, const char *key, rk_quat q);

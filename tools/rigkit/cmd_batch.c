@@ -871,7 +871,7 @@ static void cli_batch_json_failures(cli_json *j, const cli_batch *b, size_t job,
 	}
 }
 
-static void cli_batch_print_json(const cli_batch *b, double wall, int exit_code)
+static int cli_batch_print_json(const cli_batch *b, double wall, int exit_code)
 {
 	cli_json j;
 	cli_json_document(&j, b->ctx);
@@ -972,7 +972,7 @@ static void cli_batch_print_json(const cli_batch *b, double wall, int exit_code)
 	cli_json_int(&j, "exit_code", exit_code);
 	cli_json_close_object(&j);
 	cli_json_close_object(&j);
-	cli_json_end(&j);
+	return cli_json_end(&j);
 }
 
 /* ---- the command ------------------------------------------------------------------ */
@@ -1142,7 +1142,8 @@ int cli_cmd_batch(cli_ctx *ctx, int argc, char **argv)
 		if (e > rc) rc = e;
 	}
 	if (b.json) {
-		cli_batch_print_json(&b, wall, rc);
+		int jrc = cli_batch_print_json(&b, wall, rc);
+		if (rc == CLI_EXIT_OK) rc = jrc;
 	} else {
 		size_t loaded = b.motion_files.count - b.motions_failed - b.motions_not_run;
 		printf("batch: %zu of %zu motion%s (%zu clip%s) x %zu avatar%s: %zu job%s, %zu written, %zu failed", loaded,

@@ -152,6 +152,7 @@ int cli_cmd_compare(cli_ctx *ctx, int argc, char **argv)
 		if (res.bones[k].compared && (worst < 0 || res.bones[k].max_rotation_angle > res.bones[worst].max_rotation_angle))
 			worst = k;
 
+	rc = CLI_EXIT_OK;
 	if (json) {
 		cli_json j;
 		cli_json_document(&j, ctx);
@@ -184,7 +185,7 @@ int cli_cmd_compare(cli_ctx *ctx, int argc, char **argv)
 		}
 		cli_json_close_array(&j);
 		cli_json_close_object(&j);
-		cli_json_end(&j);
+		rc = cli_json_end(&j);
 	} else {
 		cli_compare_print_side("a", &side[0]);
 		cli_compare_print_side("b", &side[1]);
@@ -212,5 +213,5 @@ int cli_cmd_compare(cli_ctx *ctx, int argc, char **argv)
 	}
 	rk_scene_free(side[0].scene);
 	rk_scene_free(side[1].scene);
-	return CLI_EXIT_OK;
+	return rc;
 }

@@ -60,7 +60,7 @@ const cli_spec cli_convert_spec = {
 	.tables = { &cli_convert_table, &cli_load_table },
 };
 
-static void cli_convert_json(cli_ctx *ctx, const char *in, const char *out, int format, const rk_anim_clip *clip,
+static int cli_convert_json(cli_ctx *ctx, const char *in, const char *out, int format, const rk_anim_clip *clip,
 	double time, const rk_gltf_write_stats *st)
 {
 	cli_json j;
@@ -91,7 +91,7 @@ static void cli_convert_json(cli_ctx *ctx, const char *in, const char *out, int 
 		cli_json_close_object(&j);
 	}
 	cli_json_close_object(&j);
-	cli_json_end(&j);
+	return cli_json_end(&j);
 }
 
 int cli_cmd_convert(cli_ctx *ctx, int argc, char **argv)
@@ -115,7 +115,7 @@ int cli_cmd_convert(cli_ctx *ctx, int argc, char **argv)
 		if (rc == CLI_EXIT_OK) {
 			cli_note(ctx, "%s: %zu nodes, %zu meshes, %zu triangles, %zu animations, %zu + %zu bytes", out, st.node_count,
 				st.mesh_count, st.triangle_count, st.animation_count, st.json_size, st.bin_size);
-			if (ctx->json) cli_convert_json(ctx, in, out, format, NULL, 0.0, &st);
+			if (ctx->json) rc = cli_convert_json(ctx, in, out, format, NULL, 0.0, &st);
 		}
 		rk_scene_free(s);
 		return rc;
@@ -154,7 +154,7 @@ int cli_cmd_convert(cli_ctx *ctx, int argc, char **argv)
 		rk_obj_write_opts oo = { .pose = &pose };
 		rc = cli_write_obj(ctx, s, out, &oo);
 	}
-	if (rc == CLI_EXIT_OK && ctx->json) cli_convert_json(ctx, in, out, format, clip, time, NULL);
+	if (rc == CLI_EXIT_OK && ctx->json) rc = cli_convert_json(ctx, in, out, format, clip, time, NULL);
 	free(pose_mem);
 	rk_scene_free(s);
 	return rc;

@@ -113,7 +113,7 @@ static void cli_info_json_expansion(cli_json *j, const rk_mesh_expansion *x)
 	cli_json_close_object(j);
 }
 
-static void cli_info_json(cli_ctx *ctx, const rk_scene *s, int tree, const rk_mesh_expansion *x)
+static int cli_info_json(cli_ctx *ctx, const rk_scene *s, int tree, const rk_mesh_expansion *x)
 {
 	cli_json j;
 	char axes[128];
@@ -206,7 +206,7 @@ static void cli_info_json(cli_ctx *ctx, const rk_scene *s, int tree, const rk_me
 	cli_json_close_array(&j);
 	if (x) cli_info_json_expansion(&j, x);
 	cli_json_close_object(&j);
-	cli_json_end(&j);
+	return cli_json_end(&j);
 }
 
 static void cli_info_text(const rk_scene *s, int tree)
@@ -287,7 +287,7 @@ int cli_cmd_info(cli_ctx *ctx, int argc, char **argv)
 		}
 	}
 	if (ctx->json) {
-		cli_info_json(ctx, s, !a.no_tree, x);
+		rc = cli_info_json(ctx, s, !a.no_tree, x);
 	} else {
 		cli_info_text(s, !a.no_tree);
 		if (a.meshes && !x) {

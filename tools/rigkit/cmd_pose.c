@@ -156,7 +156,8 @@ int cli_cmd_pose(cli_ctx *ctx, int argc, char **argv)
 	if (json) {
 		cli_json_close_array(&j);
 		cli_json_close_object(&j);
-		cli_json_end(&j);
+		int jrc = cli_json_end(&j);
+		if (rc == CLI_EXIT_OK) rc = jrc;
 	}
 	free(mem);
 	free(times);

@@ -280,7 +280,7 @@ int cli_cmd_render(cli_ctx *ctx, int argc, char **argv)
 		cli_json_int(&j, "triangles", (long long)triangles);
 		cli_json_int(&j, "textures_failed", (long long)total.textures_failed);
 		cli_json_close_object(&j);
-		cli_json_end(&j);
+		rc = cli_json_end(&j);
 	} else if (rc == CLI_EXIT_OK) {
 		printf("wrote %s: ", out);
 		if (frames) printf("%ld frames of %u x %u (%u x %u)", count, (unsigned)w, (unsigned)h, (unsigned)(w * count), (unsigned)h);

@@ -128,7 +128,10 @@ int cli_cmd_humanoid(cli_ctx *ctx, int argc, char **argv)
 			if (h.bones[b]) cli_json_string(&j, rk_humanoid_bone_name((rk_humanoid_bone)b), h.bones[b]->name);
 		cli_json_close_object(&j);
 		cli_json_close_object(&j);
-		cli_json_end(&j);
+		if (cli_json_end(&j) != CLI_EXIT_OK) {
+			rk_scene_free(s);
+			return CLI_EXIT_OUTPUT;
+		}
 	} else {
 		printf("# %s: %zu humanoid bones mapped%s\n", path, mapped, valid ? "" : " (not a valid humanoid)");
 		for (int b = 0; b < RK_HUMANOID_BONE_COUNT; b++)
@@ -258,7 +261,7 @@ int cli_cmd_retarget(cli_ctx *ctx, int argc, char **argv)
 		}
 		cli_json_close_array(&j);
 		cli_json_close_object(&j);
-		cli_json_end(&j);
+		rc = cli_json_end(&j);
 	} else {
 		/* the report goes to stderr when the GLB goes to stdout */
 		FILE *report = cli_is_stdio(paths[2]) ? stderr : stdout;

@@ -134,7 +134,7 @@ int cli_cmd_sample(cli_ctx *ctx, int argc, char **argv)
 		}
 		cli_json_close_array(&j);
 		cli_json_close_object(&j);
-		cli_json_end(&j);
+		return cli_json_end(&j);
 	}
 	return CLI_EXIT_OK;
 }

@@ -96,8 +96,7 @@ int cli_cmd_transform(cli_ctx *ctx, int argc, char **argv)
 		cli_json_vec3(&j, "scale", d.scale);
 		if (has_point) cli_json_vec3(&j, "point", tp);
 		cli_json_close_object(&j);
-		cli_json_end(&j);
-		return CLI_EXIT_OK;
+		return cli_json_end(&j);
 	}
 	cli_print_matrix("node_to_parent (column vectors)", m);
 	cli_print_matrix("geometry_to_node", g);
