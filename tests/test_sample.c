@@ -414,6 +414,41 @@ RK_TEST(sample_mesh_closed_and_encloses_joints)
 	}
 }
 
+/* The one smooth-normal generator: the body's normals are exactly what
+ * rk_mesh_smooth_normals gives for its positions and faces (the builder calls
+ * the same core code), unit length, and on the outer side of every face
+ * around the vertex (each part is convex). */
+RK_TEST(sample_normals_from_the_shared_generator)
+{
+	for (int kind = 0; kind < RK_DEMO_KIND_COUNT_; kind++) {
+		rk_scene *s = rk_demo_scene((rk_demo_kind)kind, NULL, NULL);
+		RK_REQUIRE(s && s->meshes.count == 1);
+		const rk_mesh *m = &s->meshes.data[0];
+		RK_REQUIRE(m->normals.exists && m->normals.value_count == m->vertex_count
+			&& m->normals.indices == m->vertex_indices);
+		rk_vec3 *n = (rk_vec3 *)malloc(m->vertex_count * sizeof(rk_vec3));
+		RK_REQUIRE(n);
+		RK_CHECK_INT(rk_mesh_smooth_normals(n, m->positions, m->vertex_count, m->vertex_indices, m->index_count,
+			m->faces, m->face_count), 0);
+		RK_CHECK(memcmp(n, m->normals.values, m->vertex_count * sizeof(rk_vec3)) == 0);
+		size_t not_unit = 0, inward = 0;
+		for (size_t v = 0; v < m->vertex_count; v++)
+			if (fabs(rk_vec3_length(m->normals.values[v]) - 1.0) > 1e-12) not_unit++;
+		for (size_t f = 0; f < m->face_count; f++) {
+			const rk_face *fc = &m->faces[f];
+			const uint32_t *vi = m->vertex_indices + fc->index_begin;
+			rk_vec3 p0 = m->positions[vi[0]];
+			rk_vec3 area = rk_vec3_cross(rk_vec3_sub(m->positions[vi[1]], p0), rk_vec3_sub(m->positions[vi[2]], p0));
+			for (uint32_t k = 0; k < fc->index_count; k++)
+				if (!(rk_vec3_dot(area, m->normals.values[vi[k]]) > 0.0)) inward++;
+		}
+		RK_CHECK_INT(not_unit, 0);
+		RK_CHECK_INT(inward, 0);
+		free(n);
+		rk_scene_free(s);
+	}
+}
+
 RK_TEST(sample_clip_layout)
 {
 	rk_scene *s = rk_demo_scene(RK_DEMO_MIXAMO_SOURCE, NULL, NULL);
@@ -893,6 +928,7 @@ RK_TEST_MAIN(
 	RK_TEST_ENTRY(sample_proportions),
 	RK_TEST_ENTRY(sample_skin_weights),
 	RK_TEST_ENTRY(sample_mesh_closed_and_encloses_joints),
+	RK_TEST_ENTRY(sample_normals_from_the_shared_generator),
 	RK_TEST_ENTRY(sample_clip_layout),
 	RK_TEST_ENTRY(sample_walk_cycle),
 	RK_TEST_ENTRY(sample_idle_cycle),

@@ -85,15 +85,17 @@
  * MESH, SKIN, MATERIAL (both kinds unless opts disable them)
  *   "Body": one mesh of 25 closed capsule-like parts (pelvis, belly, chest,
  *   neck, head, clavicles, arms, hands, 10 fingers, legs, feet), quads plus
- *   triangles at the poles, smooth per-vertex normals (area-weighted face
- *   normals), one UV set "UVMap" (cylindrical per part, V origin
- *   bottom-left as for FBX/OBJ). One skin over the 67 joints: every vertex
- *   has 1 or 2 influences (at most 4) that sum to 1, blending smoothly between
- *   adjacent joints of its part's chain around each joint. The skin's
- *   inverse bind matrices are the inverse joint world matrices at rest. One
- *   material "Body" (pbrMetallicRoughness, metallic 0, roughness 0.8) whose
- *   base colour texture is a generated 64x64 RGB checker PNG (8x8 pixel
- *   cells) embedded as texture content (image/png).
+ *   triangles at the poles, smooth per-vertex normals (one per position,
+ *   exactly rk_mesh_smooth_normals() of the mesh: corner angle times polygon
+ *   area weighting, rigkit/mesh.h SMOOTH NORMALS), one UV set "UVMap"
+ *   (cylindrical per part, V origin bottom-left as for FBX/OBJ). One skin
+ *   over the 67 joints: every vertex has 1 or 2 influences (at most 4) that
+ *   sum to 1, blending smoothly between adjacent joints of its part's chain
+ *   around each joint. The skin's inverse bind matrices are the inverse joint
+ *   world matrices at rest. One material "Body" (pbrMetallicRoughness,
+ *   metallic 0, roughness 0.8) whose base colour texture is a generated 64x64
+ *   RGB checker PNG (8x8 pixel cells) embedded as texture content
+ *   (image/png).
  *
  * MEMORY AND THREADS
  *   The scene lives in one arena like a loaded one (memory_limit,

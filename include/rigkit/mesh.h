@@ -283,7 +283,9 @@ size_t rk_polygon_triangulate(uint32_t *destination, const rk_vec3 *positions, s
  * (face_count when a needed pointer is NULL; then nothing is written).
  * No scratch, no allocation, O(corners); pure and thread safe. The mesh is
  * whatever space the positions are in: to get normals for transformed
- * positions, transform these by the inverse-transpose. */
+ * positions, transform these by the inverse-transpose. This is the one
+ * smooth-normal generator: mesh expansion, the glTF writer (export.h) and
+ * the sample characters' builder (demo.h, "Body") all use its code. */
 size_t rk_mesh_smooth_normals(rk_vec3 *destination, const rk_vec3 *positions, size_t vertex_count,
 	const uint32_t *vertex_indices, size_t index_count, const rk_face *faces, size_t face_count);
 

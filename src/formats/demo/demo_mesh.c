@@ -1,7 +1,8 @@
 /* src/formats/demo/demo_mesh.c - the sample characters' skinned body: closed
- * capsule-like parts along the bones, smooth per-vertex normals, cylindrical
- * UVs and skin weights that blend between adjacent joints of each part's
- * chain (see rigkit/demo.h, MESH, SKIN, MATERIAL).
+ * capsule-like parts along the bones, smooth per-vertex normals (the shared
+ * generator, core/normals.h), cylindrical UVs and skin weights that blend
+ * between adjacent joints of each part's chain (see rigkit/demo.h, MESH,
+ * SKIN, MATERIAL).
  *
  * A part is a capsule from joint a (moved back by ext0 along the axis) to
  * joint b (moved on by ext1) with an elliptic cross-section whose radii vary
@@ -14,6 +15,7 @@
  * a vertex has at most two influences.
  */
 #include "demo_internal.h"
+#include "core/normals.h"
 
 #include <math.h>
 #include <string.h>
@@ -310,23 +312,10 @@ bool rki_sample_build_mesh(rki_scene_ctx *sc, const rki_sample_rig *rig, rk_node
 		return false;
 	for (size_t i = 0; i < np; i++) rki_part_emit(&parts[i], &o);
 
-	/* Smooth normals: area-weighted (Newell) face normals summed per vertex. */
-	for (size_t f = 0; f < cnt.faces; f++) {
-		const rk_face *fc = &o.faces[f];
-		rk_vec3 nrm = { 0, 0, 0 };
-		for (uint32_t k = 0; k < fc->index_count; k++) {
-			rk_vec3 a = o.pos[o.vidx[fc->index_begin + k]];
-			rk_vec3 b = o.pos[o.vidx[fc->index_begin + (k + 1) % fc->index_count]];
-			nrm.x += (a.y - b.y) * (a.z + b.z);
-			nrm.y += (a.z - b.z) * (a.x + b.x);
-			nrm.z += (a.x - b.x) * (a.y + b.y);
-		}
-		for (uint32_t k = 0; k < fc->index_count; k++) {
-			uint32_t v = o.vidx[fc->index_begin + k];
-			normals[v] = rk_vec3_add(normals[v], nrm);
-		}
-	}
-	for (size_t v = 0; v < cnt.vertices; v++) normals[v] = rk_vec3_normalize(normals[v]);
+	/* Smooth normals: the one generator (core/normals.h, corner angle x
+	 * polygon area, as rk_mesh_smooth_normals). Every face here has 3 or 4
+	 * corners over emitted vertices, so none is skipped. */
+	rki_smooth_normals(normals, o.pos, cnt.vertices, o.vidx, cnt.corners, o.faces, sizeof(rk_face), cnt.faces);
 
 	/* Influences in CSR form. */
 	size_t wc = 0, max_w = 0;
