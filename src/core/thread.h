@@ -19,8 +19,18 @@
  * the process take 3.3 ms. Falls back to a plain pthread_create(). */
 bool rki_thread_start(pthread_t *thread, void *(*fn)(void *), void *arg);
 
-/* Online CPUs (sysconf), at least 1: the "0 = default" thread count of
- * options that take one (skinning; the FBX reader keeps its own copy). */
+/* rki_thread_start for helper `nth` (0-based) of a group started together:
+ * the hint keeps a helper off the caller's CPU for its whole life, so only
+ * helpers 0 .. (CPUs the process may use) - 2 get it; later ones are plain
+ * pthread_create() threads that may run anywhere (else, with more helpers
+ * than CPUs, all would queue on the other CPUs and leave the caller's idle
+ * once the caller has done its share). rki_thread_start is nth = 0. */
+bool rki_thread_start_nth(pthread_t *thread, void *(*fn)(void *), void *arg, size_t nth);
+
+/* Online CPUs (sysconf), at least 1, and on Linux/glibc no more than the
+ * calling thread's affinity mask allows (taskset, a container's cpuset):
+ * rk_cpu_count(), the "0 = default" thread count of options that take one
+ * (skinning; the FBX reader still keeps its own sysconf copy). */
 size_t rki_thread_online_cores(void);
 
 #endif
