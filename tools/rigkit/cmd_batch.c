@@ -971,7 +971,7 @@ static const cli_opt cli_batch_rows[] = {
 	{ .name = "--out", .kind = CLI_OPT_STRING, .offset = offsetof(cli_batch_args, out), .metavar = "DIR",
 		.help = "output directory (created if missing)" },
 	{ .name = "--threads", .kind = CLI_OPT_INT, .offset = offsetof(cli_batch_args, threads), .min = 1,
-		.max = CLI_BATCH_MAX_THREADS, .metavar = "N", .help = "worker threads (default: the online CPUs)" },
+		.max = CLI_BATCH_MAX_THREADS, .metavar = "N", .help = "worker threads, the main one included; more than\n64 run as 64 (default: the CPUs this process can use)" },
 	{ .name = "--per-clip", .kind = CLI_OPT_FLAG, .offset = offsetof(cli_batch_args, per_clip),
 		.help = "one output per avatar and clip instead:\nDIR/<avatar>__<motion>[__<clip>].glb" },
 	{ .name = "--drop-avatar-clips", .kind = CLI_OPT_FLAG, .offset = offsetof(cli_batch_args, drop_avatar_clips),
