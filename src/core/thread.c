@@ -7,12 +7,7 @@
 #include <sched.h>
 #include <unistd.h>
 
-bool rki_thread_start(pthread_t *thread, void *(*fn)(void *), void *arg)
-{
-	return rki_thread_start_nth(thread, fn, arg, 0);
-}
-
-bool rki_thread_start_nth(pthread_t *thread, void *(*fn)(void *), void *arg, size_t nth)
+bool rki_thread_start(pthread_t *thread, void *(*fn)(void *), void *arg, size_t nth)
 {
 #if defined(__linux__) && defined(__GLIBC__)
 	cpu_set_t set;
