@@ -1,11 +1,18 @@
 /* tests/test_tasks.c - rk_parallel_for and rk_task_team (rigkit/tasks.h):
  * every index runs exactly once whatever the thread count, worker numbers
- * stay in range, helpers run beside the caller, bad arguments are harmless. */
+ * stay in range, helpers run beside the caller, bad arguments are harmless,
+ * the CPU count follows the affinity mask and a team larger than the
+ * machine can use every CPU. */
+#if defined(__linux__) && !defined(_GNU_SOURCE)
+#define _GNU_SOURCE
+#endif
 #include "rigkit/tasks.h"
 #include "rk_test.h"
 
+#include <sched.h>
 #include <stdatomic.h>
 #include <stdint.h>
+#include <unistd.h>
 
 typedef struct counts {
 	atomic_uint hits[4096];
@@ -102,8 +109,81 @@ RK_TEST(team_runs_beside_caller)
 	RK_CHECK_INT(team.started, 0);
 }
 
+#if defined(__linux__) && defined(__GLIBC__)
+#define HAVE_AFFINITY 1
+#endif
+
+/* rk_cpu_count counts the CPUs the caller may run on, not the machine's:
+ * pinned to one CPU it is 1 (default thread counts then start no helper). */
+RK_TEST(cpu_count_follows_affinity)
+{
+#ifndef HAVE_AFFINITY
+	RK_SKIP("no sched_setaffinity");
+#else
+	cpu_set_t saved, one;
+	RK_REQUIRE(sched_getaffinity(0, sizeof(saved), &saved) == 0);
+	long online = sysconf(_SC_NPROCESSORS_ONLN);
+	RK_CHECK(rk_cpu_count() >= 1 && (long)rk_cpu_count() <= (online > 0 ? online : 1));
+	RK_CHECK_INT(rk_cpu_count(), (size_t)CPU_COUNT(&saved) < (size_t)online ? (size_t)CPU_COUNT(&saved) : (size_t)online);
+	int cpu = 0;
+	while (cpu < CPU_SETSIZE && !CPU_ISSET(cpu, &saved)) cpu++;
+	RK_REQUIRE(cpu < CPU_SETSIZE);
+	CPU_ZERO(&one);
+	CPU_SET(cpu, &one);
+	RK_REQUIRE(sched_setaffinity(0, sizeof(one), &one) == 0);
+	size_t pinned = rk_cpu_count();
+	RK_REQUIRE(sched_setaffinity(0, sizeof(saved), &saved) == 0);
+	RK_CHECK_INT(pinned, 1);
+#endif
+}
+
+/* The placement hint keeps a helper off the caller's CPU for its whole life.
+ * With as many helpers as CPUs, at least one helper may still run on every
+ * CPU the caller may use (otherwise the caller's CPU idles once the caller
+ * has done its share, while all helpers queue on the others). */
+#ifdef HAVE_AFFINITY
+typedef struct masks {
+	cpu_set_t of[RK_TASKS_MAX_HELPERS + 1];
+	atomic_uint failed;
+} masks;
+
+static void record_mask(void *user, size_t worker)
+{
+	masks *m = (masks *)user;
+	if (sched_getaffinity(0, sizeof(m->of[worker]), &m->of[worker]) != 0) atomic_fetch_add(&m->failed, 1u);
+}
+#endif
+
+RK_TEST(oversized_team_reaches_every_cpu)
+{
+#ifndef HAVE_AFFINITY
+	RK_SKIP("no sched_getaffinity");
+#else
+	size_t cpus = rk_cpu_count();
+	if (cpus < 2 || cpus > RK_TASKS_MAX_HELPERS) RK_SKIP("needs 2 to 63 CPUs");
+	cpu_set_t caller;
+	RK_REQUIRE(sched_getaffinity(0, sizeof(caller), &caller) == 0);
+	static masks m;
+	memset(&m, 0, sizeof(m));
+	rk_task_team team;
+	size_t started = rk_task_team_start(&team, cpus, record_mask, &m);
+	rk_task_team_join(&team);
+	RK_REQUIRE(started == cpus);
+	RK_CHECK_INT(atomic_load(&m.failed), 0);
+	cpu_set_t all;
+	CPU_ZERO(&all);
+	for (size_t w = 1; w <= started; w++) CPU_OR(&all, &all, &m.of[w]);
+	cpu_set_t missing;
+	CPU_XOR(&missing, &all, &caller);
+	CPU_AND(&missing, &missing, &caller);
+	RK_CHECK_INT(CPU_COUNT(&missing), 0);
+#endif
+}
+
 RK_TEST_MAIN(
 	RK_TEST_ENTRY(every_index_once),
 	RK_TEST_ENTRY(empty_and_null),
-	RK_TEST_ENTRY(team_runs_beside_caller)
+	RK_TEST_ENTRY(team_runs_beside_caller),
+	RK_TEST_ENTRY(cpu_count_follows_affinity),
+	RK_TEST_ENTRY(oversized_team_reaches_every_cpu)
 )

@@ -268,13 +268,14 @@ void rk_skin_split(size_t vertex_count, size_t count, size_t index, size_t *begi
 #define RK_SKIN_MAX_THREADS 64
 
 /* Runs the job on `threads` threads, the calling one included (the same
- * meaning as rk_load_opts.threads): 0 = default, one per online CPU; 1 =
- * never start a thread. Clamped to RK_SKIN_MAX_THREADS and to one thread
- * per RK_SKIN_MIN_THREAD_VERTICES vertices so tiny jobs do not pay for
- * thread creation. threads - 1 new POSIX threads and
- * the calling thread take chunks of vertices (multiples of
- * RK_SKIN_SPLIT_ALIGN, about 8 per thread) from a shared atomic counter
- * until none are left; all threads are joined before returning. A thread
+ * meaning as rk_load_opts.threads): 0 = default, one per CPU this process
+ * can use (rk_cpu_count(), rigkit/tasks.h); 1 = never start a thread.
+ * Clamped to RK_SKIN_MAX_THREADS and to one thread per
+ * RK_SKIN_MIN_THREAD_VERTICES vertices so tiny jobs do not pay for thread
+ * creation. It is one rk_parallel_for() over chunks of vertices (multiples
+ * of RK_SKIN_SPLIT_ALIGN, about 8 per thread): threads - 1 helpers and the
+ * calling thread take chunks from a shared atomic counter until none are
+ * left; all helpers are joined before returning. A thread
  * that starts late (a busy machine) just takes fewer chunks, and when a
  * thread cannot be created the others do its share, so the result is
  * always complete. Results are bit-identical to rk_skin_run. Returns false

@@ -19,7 +19,10 @@
  *   first places a new thread on its creator's CPU and short work then runs
  *   after the caller instead of beside it (measured: two ~0.4 ms shares took
  *   1.67-2.00x one share without the hint, 0.90-1.01x with it, on the 2-vCPU
- *   CI machine).
+ *   CI machine). Only the first rk_cpu_count() - 1 helpers of a team get the
+ *   hint; any more may run on any CPU, the caller's included, so a team
+ *   larger than the machine (`rigkit batch --threads 8` on 2 CPUs) still
+ *   uses every CPU.
  *
  * GUARANTEES
  *   Work is never lost: when a helper cannot be created, the others (and the
@@ -71,7 +74,9 @@ void rk_task_team_join(rk_task_team *team);
  * to call concurrently for different indices. */
 size_t rk_parallel_for(size_t count, size_t threads, void (*fn)(void *user, size_t index, size_t worker), void *user);
 
-/* Online CPUs of the process (at least 1). */
+/* CPUs this process can use (at least 1): the online CPUs, and on
+ * Linux/glibc no more than the calling thread's affinity mask holds (taskset,
+ * a container's cpuset). Threads beyond that only take turns. */
 size_t rk_cpu_count(void);
 
 #ifdef __cplusplus

@@ -30,7 +30,7 @@ size_t rk_task_team_start(rk_task_team *team, size_t helpers, void (*fn)(void *u
 		slot->team = team;
 		slot->worker = team->started + 1;
 		pthread_t id;
-		if (!rki_thread_start(&id, rki_team_main, slot)) break;
+		if (!rki_thread_start(&id, rki_team_main, slot, k)) break;
 		slot->handle = 0;
 		memcpy(&slot->handle, &id, sizeof(id));
 		team->started++;

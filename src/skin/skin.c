@@ -6,11 +6,9 @@
 #include "skin/skin_internal.h"
 
 #include "core/internal.h"
-#include "core/thread.h"
+#include "rigkit/tasks.h"
 
-#include <pthread.h>
 #include <stdarg.h>
-#include <stdatomic.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -278,28 +276,26 @@ void rk_skin_split(size_t vertex_count, size_t count, size_t index, size_t *begi
 	if (end) *end = e;
 }
 
-/* Work shared by rk_skin_run_threads: chunks of vertices handed out from
- * an atomic counter, so a thread that starts late (a busy machine) simply
- * takes fewer chunks, and the calling thread never idles while work is
- * left. Chunk boundaries are multiples of RK_SKIN_SPLIT_ALIGN. */
+/* Work shared by rk_skin_run_threads: chunk c is vertices
+ * [c * chunk, min((c + 1) * chunk, vertex_count)). rk_parallel_for hands the
+ * chunks out from an atomic counter, so a thread that starts late (a busy
+ * machine) simply takes fewer, and the calling thread never idles while
+ * work is left. Chunk boundaries are multiples of RK_SKIN_SPLIT_ALIGN. */
 typedef struct rki_skin_shared {
 	const rki_skin_args *args;
 	rki_skin_kernel kernel;
-	size_t vertex_count, chunk, chunk_count;
-	atomic_size_t next;
+	size_t vertex_count, chunk;
 } rki_skin_shared;
 
-static void *rki_skin_thread_main(void *p)
+_Static_assert(RK_SKIN_MAX_THREADS <= RK_TASKS_MAX_HELPERS + 1, "rk_parallel_for runs at most RK_TASKS_MAX_HELPERS + 1 threads");
+
+static void rki_skin_chunk(void *user, size_t c, size_t worker)
 {
-	rki_skin_shared *sh = (rki_skin_shared *)p;
-	for (;;) {
-		const size_t c = atomic_fetch_add_explicit(&sh->next, 1, memory_order_relaxed);
-		if (c >= sh->chunk_count) break;
-		const size_t begin = c * sh->chunk;
-		const size_t end = sh->vertex_count - begin < sh->chunk ? sh->vertex_count : begin + sh->chunk;
-		sh->kernel(sh->args, begin, end);
-	}
-	return NULL;
+	(void)worker;
+	const rki_skin_shared *sh = (const rki_skin_shared *)user;
+	const size_t begin = c * sh->chunk;
+	const size_t end = sh->vertex_count - begin < sh->chunk ? sh->vertex_count : begin + sh->chunk;
+	sh->kernel(sh->args, begin, end);
 }
 
 bool rk_skin_run_threads(const rk_skin_job *job, size_t threads)
@@ -310,7 +306,7 @@ bool rk_skin_run_threads(const rk_skin_job *job, size_t threads)
 	const size_t n = job->vertex_count;
 	if (n == 0) return true;
 
-	if (threads == 0) threads = rki_thread_online_cores(); /* the documented default */
+	if (threads == 0) threads = rk_cpu_count(); /* the documented default */
 	if (threads > RK_SKIN_MAX_THREADS) threads = RK_SKIN_MAX_THREADS;
 	const size_t useful = n / RK_SKIN_MIN_THREAD_VERTICES;
 	if (threads > useful) threads = useful > 0 ? useful : 1;
@@ -329,18 +325,9 @@ bool rk_skin_run_threads(const rk_skin_job *job, size_t threads)
 	sh.kernel = kernel;
 	sh.vertex_count = n;
 	sh.chunk = chunk;
-	sh.chunk_count = (n + chunk - 1) / chunk;
-	atomic_init(&sh.next, 0);
-
-	pthread_t ids[RK_SKIN_MAX_THREADS];
-	bool started[RK_SKIN_MAX_THREADS];
-	for (size_t i = 1; i < threads; i++)
-		started[i] = rki_thread_start(&ids[i], rki_skin_thread_main, &sh);
-	/* The calling thread takes chunks too; if no thread could be created it
-	 * simply does all of them. */
-	rki_skin_thread_main(&sh);
-	for (size_t i = 1; i < threads; i++)
-		if (started[i]) pthread_join(ids[i], NULL);
+	/* threads <= n / 1024 and chunk <= n / (8 * threads) or 512 give at
+	 * least 2 * threads chunks, so rk_parallel_for never clamps threads. */
+	rk_parallel_for((n + chunk - 1) / chunk, threads, rki_skin_chunk, &sh);
 	return true;
 }
 

@@ -25,13 +25,12 @@
 
 #include <dirent.h>
 #include <errno.h>
-#include <pthread.h>
 #include <stdarg.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <time.h>
-#include <unistd.h>
 
 #define CLI_BATCH_MAX_THREADS 1024
 #define CLI_BATCH_RAD_TO_DEG (180.0 / 3.14159265358979323846)
@@ -457,42 +456,68 @@ typedef void cli_batch_run_fn(cli_batch *b, size_t i);
 typedef bool cli_batch_failed_fn(const cli_batch *b, size_t i);
 typedef void cli_batch_report_fn(cli_batch *b, size_t i, bool ran);
 
+/* Jobs run through rk_parallel_for (rigkit/tasks.h): it hands out the job
+ * indices in increasing order from an atomic counter to `threads` threads,
+ * the calling one included. The report is printed in job order by whichever
+ * worker finds the next job to report finished: a worker that ends a job
+ * takes the report baton (an atomic flag; if another worker holds it, that
+ * one will see the job), reports every finished job from the first
+ * unreported one on, hands the baton back and looks once more, so a job
+ * that finished meanwhile is not left unreported. Only atomics, no lock: a
+ * worker never waits for another, and reports still come in order as soon
+ * as a job and all jobs before it are finished. */
+enum { CLI_BATCH_WAITING, CLI_BATCH_RAN, CLI_BATCH_NOT_RUN };
+
 typedef struct cli_batch_pool {
 	cli_batch *b;
 	cli_batch_run_fn *run;
 	cli_batch_failed_fn *failed;
-	size_t count, next, active;
-	unsigned char *state;            /* 0 waiting, 1 running, 2 done */
-	bool stop;
-	pthread_mutex_t mutex;
-	pthread_cond_t changed;
+	cli_batch_report_fn *report;
+	size_t count;
+	atomic_uchar *state;             /* per job: CLI_BATCH_WAITING, _RAN, _NOT_RUN */
+	atomic_bool stop;                /* a failure without --keep-going: start no more jobs */
+	atomic_bool baton;               /* held by the worker that reports */
+	size_t reported;                 /* jobs reported (only the baton holder touches it) */
+	bool not_run;                    /* some job was not run (idem) */
 } cli_batch_pool;
 
-static void *cli_batch_worker(void *arg)
+static void cli_batch_pool_report(cli_batch_pool *p)
 {
-	cli_batch_pool *p = (cli_batch_pool *)arg;
-	pthread_mutex_lock(&p->mutex);
-	while (!p->stop && p->next < p->count) {
-		size_t i = p->next++;
-		p->state[i] = 1;
-		pthread_mutex_unlock(&p->mutex);
-		p->run(p->b, i);
-		bool failed = p->failed(p->b, i);
-		pthread_mutex_lock(&p->mutex);
-		p->state[i] = 2;
-		if (failed && !p->b->keep_going) p->stop = true;
-		pthread_cond_broadcast(&p->changed);
+	for (;;) {
+		if (atomic_exchange(&p->baton, true)) return;
+		unsigned st;
+		while (p->reported < p->count && (st = atomic_load(&p->state[p->reported])) != CLI_BATCH_WAITING) {
+			p->report(p->b, p->reported, st == CLI_BATCH_RAN);
+			p->not_run |= st == CLI_BATCH_NOT_RUN;
+			p->reported++;
+		}
+		const size_t next = p->reported;
+		atomic_store(&p->baton, false);
+		/* job `next` may have finished after the scan, its worker finding
+		 * the baton taken (seq_cst: then this load sees its state) */
+		if (next >= p->count || atomic_load(&p->state[next]) == CLI_BATCH_WAITING) return;
 	}
-	p->active--;
-	pthread_cond_broadcast(&p->changed);
-	pthread_mutex_unlock(&p->mutex);
-	return NULL;
 }
 
-/* Runs jobs 0 .. count-1 on up to `threads` workers in that order and calls
- * report(b, i, ran) on this thread, in job order, as soon as job i and every
- * job before it are finished (ran false: never started, after a failure
- * without --keep-going). Returns true when some job was not started. */
+static void cli_batch_pool_job(void *user, size_t i, size_t worker)
+{
+	(void)worker;
+	cli_batch_pool *p = (cli_batch_pool *)user;
+	unsigned char st = CLI_BATCH_NOT_RUN;
+	if (!atomic_load(&p->stop)) {
+		p->run(p->b, i);
+		if (p->failed(p->b, i) && !p->b->keep_going) atomic_store(&p->stop, true);
+		st = CLI_BATCH_RAN;
+	}
+	atomic_store(&p->state[i], st);
+	cli_batch_pool_report(p);
+}
+
+/* Runs jobs 0 .. count-1 on up to `threads` threads (this one included) in
+ * that order and calls report(b, i, ran), in job order, as soon as job i and
+ * every job before it are finished (ran false: never started, after a
+ * failure without --keep-going). report calls never overlap. Returns true
+ * when some job was not started. */
 static bool cli_batch_pool_run(cli_batch *b, size_t count, size_t threads, cli_batch_run_fn *run,
 	cli_batch_failed_fn *failed, cli_batch_report_fn *report)
 {
@@ -502,67 +527,17 @@ static bool cli_batch_pool_run(cli_batch *b, size_t count, size_t threads, cli_b
 	p.b = b;
 	p.run = run;
 	p.failed = failed;
+	p.report = report;
 	p.count = count;
-	p.state = (unsigned char *)cli_batch_alloc(count, 1);
-	size_t want = threads < count ? threads : count;
-	pthread_t *ids = (pthread_t *)cli_batch_alloc(want, sizeof(pthread_t));
-	size_t started = 0;
-	bool sync = pthread_mutex_init(&p.mutex, NULL) == 0;
-	if (sync && pthread_cond_init(&p.changed, NULL) != 0) {
-		pthread_mutex_destroy(&p.mutex);
-		sync = false;
-	}
-	if (sync) {
-		for (; started < want; started++) {
-			pthread_mutex_lock(&p.mutex);
-			p.active++;
-			pthread_mutex_unlock(&p.mutex);
-			if (pthread_create(&ids[started], NULL, cli_batch_worker, &p) != 0) {
-				pthread_mutex_lock(&p.mutex);
-				p.active--;
-				pthread_mutex_unlock(&p.mutex);
-				break;
-			}
-		}
-	}
-	bool not_run = false;
-	if (!started) {
-		/* no thread could be started: run everything here, then report */
-		for (size_t i = 0; i < count; i++) {
-			if (p.stop) {
-				report(b, i, false);
-				not_run = true;
-				continue;
-			}
-			run(b, i);
-			if (failed(b, i) && !b->keep_going) p.stop = true;
-			report(b, i, true);
-		}
-	} else {
-		size_t printed = 0;
-		pthread_mutex_lock(&p.mutex);
-		while (printed < count) {
-			if (p.state[printed] == 2 || (p.state[printed] == 0 && p.active == 0)) {
-				bool ran = p.state[printed] == 2;
-				pthread_mutex_unlock(&p.mutex);
-				report(b, printed, ran);
-				not_run |= !ran;
-				printed++;
-				pthread_mutex_lock(&p.mutex);
-				continue;
-			}
-			pthread_cond_wait(&p.changed, &p.mutex);
-		}
-		pthread_mutex_unlock(&p.mutex);
-		for (size_t t = 0; t < started; t++) pthread_join(ids[t], NULL);
-	}
-	if (sync) {
-		pthread_cond_destroy(&p.changed);
-		pthread_mutex_destroy(&p.mutex);
-	}
-	free(ids);
+	p.state = (atomic_uchar *)cli_batch_alloc(count, sizeof(atomic_uchar));
+	for (size_t i = 0; i < count; i++) atomic_init(&p.state[i], CLI_BATCH_WAITING);
+	atomic_init(&p.stop, false);
+	atomic_init(&p.baton, false);
+	rk_parallel_for(count, threads, cli_batch_pool_job, &p);
+	/* every helper is joined: the last job's worker has reported it */
+	cli_batch_pool_report(&p);
 	free(p.state);
-	return not_run;
+	return p.not_run;
 }
 
 /* ---- phase 1: motions ------------------------------------------------------------ */
@@ -977,12 +952,6 @@ static int cli_batch_print_json(const cli_batch *b, double wall, int exit_code)
 
 /* ---- the command ------------------------------------------------------------------ */
 
-static size_t cli_batch_default_threads(void)
-{
-	long n = sysconf(_SC_NPROCESSORS_ONLN);
-	if (n < 1) return 1;
-	return n > CLI_BATCH_MAX_THREADS ? CLI_BATCH_MAX_THREADS : (size_t)n;
-}
 
 typedef struct cli_batch_args {
 	cli_list motions, avatars;
@@ -1002,7 +971,7 @@ static const cli_opt cli_batch_rows[] = {
 	{ .name = "--out", .kind = CLI_OPT_STRING, .offset = offsetof(cli_batch_args, out), .metavar = "DIR",
 		.help = "output directory (created if missing)" },
 	{ .name = "--threads", .kind = CLI_OPT_INT, .offset = offsetof(cli_batch_args, threads), .min = 1,
-		.max = CLI_BATCH_MAX_THREADS, .metavar = "N", .help = "worker threads (default: the online CPUs)" },
+		.max = CLI_BATCH_MAX_THREADS, .metavar = "N", .help = "worker threads, the main one included; more than\n64 run as 64 (default: the CPUs this process can use)" },
 	{ .name = "--per-clip", .kind = CLI_OPT_FLAG, .offset = offsetof(cli_batch_args, per_clip),
 		.help = "one output per avatar and clip instead:\nDIR/<avatar>__<motion>[__<clip>].glb" },
 	{ .name = "--drop-avatar-clips", .kind = CLI_OPT_FLAG, .offset = offsetof(cli_batch_args, drop_avatar_clips),
@@ -1072,7 +1041,9 @@ static int cli_batch_parse(cli_batch *b, int argc, char **argv)
 	qsort(b->avatar_files.data, b->avatar_files.count, sizeof(cli_batch_file), cli_batch_file_cmp);
 	if (!cli_batch_bases_unique(ctx, &b->motion_files, "motion") || !cli_batch_bases_unique(ctx, &b->avatar_files, "avatar"))
 		return CLI_EXIT_USAGE;
-	if (!b->threads) b->threads = cli_batch_default_threads();
+	if (!b->threads) b->threads = rk_cpu_count();
+	/* the most threads rk_parallel_for runs (what the report counts) */
+	if (b->threads > RK_TASKS_MAX_HELPERS + 1) b->threads = RK_TASKS_MAX_HELPERS + 1;
 	return CLI_EXIT_OK;
 }
 
