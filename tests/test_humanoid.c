@@ -1516,6 +1516,125 @@ RK_TEST(set_validate_errors)
 	rk_scene_free(s);
 }
 
+/* ---- map files (rk_humanoid_map_apply) and declared hints -------------------------------- */
+
+RK_TEST(map_file_lines)
+{
+	rk_error err;
+	rk_scene *s = rk_demo_scene(RK_DEMO_MIXAMO_SOURCE, NULL, &err);
+	RK_REQUIRE(s);
+	rk_humanoid h;
+	RK_REQUIRE(rk_humanoid_detect(s, &h, &err));
+	const rk_humanoid good = h;
+	/* comments, blank lines, CRLF, spaces around both names, case-insensitive
+	 * bone names, 'bone =' unmaps */
+	const char text[] = "# corrections\r\n\n  LEFTHAND =  mixamorig:LeftForeArm \r\nneck =\n\t# done";
+	RK_REQUIRE(rk_humanoid_map_apply(&h, s, text, sizeof(text) - 1, "m.txt", &err));
+	RK_CHECK(h.bones[RK_HUMANOID_LEFT_HAND] == rk_scene_find_node(s, "mixamorig:LeftForeArm"));
+	RK_CHECK(h.bones[RK_HUMANOID_NECK] == NULL);
+	RK_CHECK(h.bones[RK_HUMANOID_HEAD] == good.bones[RK_HUMANOID_HEAD]);
+	/* empty text is a valid (empty) map */
+	RK_CHECK(rk_humanoid_map_apply(&h, s, "", 0, NULL, &err));
+
+	/* errors name the file and the 1-based line; earlier lines stay applied */
+	h = good;
+	const char bad_bone[] = "neck =\n\nnotABone = mixamorig:Hips\n";
+	RK_CHECK(!rk_humanoid_map_apply(&h, s, bad_bone, sizeof(bad_bone) - 1, "m.txt", &err));
+	RK_CHECK_INT(err.code, RK_ERROR_CORRUPT);
+	RK_CHECK((err.location & RK_LOCATION_LINE) && err.line == 3);
+	RK_CHECK_STR(err.file, "m.txt");
+	RK_CHECK(strstr(err.message, "notABone") != NULL);
+	RK_CHECK(h.bones[RK_HUMANOID_NECK] == NULL);
+	const char no_eq[] = "hips mixamorig:Hips";
+	RK_CHECK(!rk_humanoid_map_apply(&h, s, no_eq, sizeof(no_eq) - 1, "m.txt", &err));
+	RK_CHECK(err.line == 1 && err.code == RK_ERROR_CORRUPT);
+	const char no_key[] = "\n = mixamorig:Hips";
+	RK_CHECK(!rk_humanoid_map_apply(&h, s, no_key, sizeof(no_key) - 1, "m.txt", &err));
+	RK_CHECK(err.line == 2);
+	const char no_node[] = "hips = NoSuchNode";
+	RK_CHECK(!rk_humanoid_map_apply(&h, s, no_node, sizeof(no_node) - 1, "m.txt", &err));
+	RK_CHECK(err.line == 1 && strstr(err.message, "NoSuchNode") != NULL);
+	/* a node name longer than any node's: refused, no overflow */
+	char longline[2100];
+	memset(longline, 'x', sizeof(longline));
+	memcpy(longline, "hips = ", 7);
+	RK_CHECK(!rk_humanoid_map_apply(&h, s, longline, sizeof(longline), "m.txt", &err));
+	RK_CHECK(err.line == 1);
+	/* bad arguments */
+	RK_CHECK(!rk_humanoid_map_apply(NULL, s, "", 0, NULL, &err));
+	RK_CHECK(!rk_humanoid_map_apply(&h, NULL, "", 0, NULL, &err));
+	RK_CHECK(!rk_humanoid_map_apply(&h, s, NULL, 3, NULL, &err));
+	RK_CHECK_INT(err.code, RK_ERROR_INVALID_ARGUMENT);
+	RK_CHECK(!rk_humanoid_map_apply_file(&h, s, "/nonexistent/map.txt", &err));
+	RK_CHECK_INT(err.code, RK_ERROR_IO);
+
+	/* every prefix and single-byte corruption of a valid map: each call
+	 * either succeeds or fails with a line inside the text; the text is
+	 * read only within its length (the copies are exact-size heap blocks) */
+	const char map[] = "# map\nhips = mixamorig:Hips\nleftHand = mixamorig:LeftHand\nneck =\nhead = mixamorig:Head\n";
+	const size_t n = sizeof(map) - 1;
+	size_t lines = 6;
+	for (size_t len = 0; len <= n; len++) {
+		char *copy = (char *)malloc(len ? len : 1);
+		RK_REQUIRE(copy);
+		memcpy(copy, map, len);
+		h = good;
+		bool ok = rk_humanoid_map_apply(&h, s, copy, len, "p.txt", &err);
+		if (!ok) RK_CHECK(err.line >= 1 && err.line <= lines && err.message[0]);
+		for (size_t k = 0; k < len; k++) {
+			char saved = copy[k];
+			copy[k] = (char)(saved ^ 0x5a);
+			h = good;
+			if (!rk_humanoid_map_apply(&h, s, copy, len, "p.txt", &err))
+				RK_CHECK(err.line >= 1 && err.line <= lines && err.message[0]);
+			copy[k] = saved;
+		}
+		free(copy);
+	}
+	rk_scene_free(s);
+}
+
+/* A humanoid the file declares (scene->hints) wins over name matching when
+ * it is valid, and is ignored when it is not. */
+RK_TEST(declared_hints)
+{
+	rk_error err;
+	rk_scene *s = rk_demo_scene(RK_DEMO_MIXAMO_SOURCE, NULL, &err);
+	RK_REQUIRE(s);
+	rk_humanoid byname;
+	RK_REQUIRE(rk_humanoid_detect(s, &byname, &err));
+	RK_REQUIRE(byname.bones[RK_HUMANOID_NECK] && byname.bones[RK_HUMANOID_HEAD]);
+	/* declare everything name matching found, but no neck and the head on
+	 * the neck's node: a different, still valid humanoid */
+	rk_declared_hint hints[RK_HUMANOID_BONE_COUNT];
+	size_t count = 0;
+	for (int b = 0; b < RK_HUMANOID_BONE_COUNT; b++) {
+		const rk_node *node = byname.bones[b];
+		if (!node || b == RK_HUMANOID_NECK) continue;
+		if (b == RK_HUMANOID_HEAD) node = byname.bones[RK_HUMANOID_NECK];
+		hints[count++] = (rk_declared_hint){ "humanoid", rk_humanoid_bone_name((rk_humanoid_bone)b), node, "test" };
+	}
+	s->hints = (rk_declared_hint_list){ hints, count };
+	rk_humanoid h;
+	RK_REQUIRE(rk_humanoid_detect(s, &h, &err));
+	RK_CHECK(h.bones[RK_HUMANOID_NECK] == NULL);
+	RK_CHECK(h.bones[RK_HUMANOID_HEAD] == byname.bones[RK_HUMANOID_NECK]);
+	RK_CHECK(h.bones[RK_HUMANOID_LEFT_HAND] == byname.bones[RK_HUMANOID_LEFT_HAND]);
+
+	/* an invalid declaration (the left hand above the left upper arm) is
+	 * ignored: name matching again */
+	for (size_t i = 0; i < count; i++)
+		if (strcmp(hints[i].key, "leftHand") == 0) hints[i].node = byname.bones[RK_HUMANOID_HIPS];
+	RK_REQUIRE(rk_humanoid_detect(s, &h, &err));
+	RK_CHECK(memcmp(&h, &byname, sizeof(h)) == 0);
+	/* other schemes and unknown keys are not humanoid declarations */
+	for (size_t i = 0; i < count; i++) hints[i].scheme = "other";
+	RK_REQUIRE(rk_humanoid_detect(s, &h, &err));
+	RK_CHECK(memcmp(&h, &byname, sizeof(h)) == 0);
+	s->hints = (rk_declared_hint_list){ NULL, 0 };
+	rk_scene_free(s);
+}
+
 RK_TEST_MAIN(
 	RK_TEST_ENTRY(bone_names_parents_required),
 	RK_TEST_ENTRY(detect_sample_characters),
@@ -1535,5 +1654,7 @@ RK_TEST_MAIN(
 	RK_TEST_ENTRY(detect_glued_side_false_positives),
 	RK_TEST_ENTRY(detect_blender_duplicates),
 	RK_TEST_ENTRY(detect_cmu_bvh),
-	RK_TEST_ENTRY(set_validate_errors)
+	RK_TEST_ENTRY(set_validate_errors),
+	RK_TEST_ENTRY(map_file_lines),
+	RK_TEST_ENTRY(declared_hints)
 )
