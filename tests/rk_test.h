@@ -91,4 +91,24 @@ static inline int rk_test_run(const rk_test_entry *tests, size_t count, int argc
 		static const rk_test_entry rk_tests_[] = { __VA_ARGS__ }; \
 		return rk_test_run(rk_tests_, sizeof(rk_tests_) / sizeof(rk_tests_[0]), argc, argv); }
 
+/* The whole file at `path` in a malloc'd block (free it), *size bytes; NULL
+ * when it cannot be read. */
+static inline unsigned char *rk_test_read_file(const char *path, size_t *size)
+{
+	FILE *f = fopen(path, "rb");
+	*size = 0;
+	if (!f) return NULL;
+	fseek(f, 0, SEEK_END);
+	long n = ftell(f);
+	fseek(f, 0, SEEK_SET);
+	unsigned char *d = (unsigned char *)malloc(n > 0 ? (size_t)n : 1);
+	if (d && n > 0 && fread(d, 1, (size_t)n, f) != (size_t)n) {
+		free(d);
+		d = NULL;
+	}
+	fclose(f);
+	if (d) *size = n > 0 ? (size_t)n : 0;
+	return d;
+}
+
 #endif

@@ -21,19 +21,7 @@
 
 static unsigned char *read_all(const char *path, size_t *size)
 {
-	FILE *f = fopen(path, "rb");
-	if (!f) return NULL;
-	fseek(f, 0, SEEK_END);
-	long n = ftell(f);
-	fseek(f, 0, SEEK_SET);
-	unsigned char *d = (unsigned char *)malloc(n > 0 ? (size_t)n : 1);
-	if (d && n > 0 && fread(d, 1, (size_t)n, f) != (size_t)n) {
-		free(d);
-		d = NULL;
-	}
-	fclose(f);
-	*size = n > 0 ? (size_t)n : 0;
-	return d;
+	return rk_test_read_file(path, size);
 }
 
 static uint64_t xorshift(uint64_t *s)

@@ -102,19 +102,7 @@ static unsigned char *read_fixture(const char *name, size_t *size)
 {
 	char path[4096];
 	snprintf(path, sizeof(path), "%s%s", FIXTURE_DIR, name);
-	FILE *f = fopen(path, "rb");
-	if (!f) return NULL;
-	fseek(f, 0, SEEK_END);
-	long n = ftell(f);
-	fseek(f, 0, SEEK_SET);
-	unsigned char *d = (unsigned char *)malloc(n > 0 ? (size_t)n : 1);
-	if (d && n > 0 && fread(d, 1, (size_t)n, f) != (size_t)n) {
-		free(d);
-		d = NULL;
-	}
-	fclose(f);
-	*size = n > 0 ? (size_t)n : 0;
-	return d;
+	return rk_test_read_file(path, size);
 }
 
 static rk_scene *load_fixture(rk_test_state *rk_t_, const fixture *fx)
