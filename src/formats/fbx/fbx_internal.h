@@ -14,7 +14,7 @@
  *     -> fbx_legacy, fbx_anim, fbx_materials, fbx_deformers, fbx_geometry,
  *        fbx_nodes, fbx_objects, fbx_props, fbx_dom
  *   fbx_legacy.c     3000-5800 layout: nodes, meshes, skins, shapes, materials
- *     -> fbx_deformers, fbx_geometry, fbx_objects, fbx_props, fbx_dom
+ *     -> fbx_deformers, fbx_geometry, fbx_nodes (child lists), fbx_objects, fbx_props, fbx_dom
  *   fbx_anim.c       stacks/layers/curves (7x) and Takes (5000-6100) -> clips
  *     -> fbx_objects, fbx_props, fbx_dom
  *   fbx_materials.c  textures and materials

@@ -58,6 +58,7 @@
 #include "formats/fbx/fbx_legacy.h"
 #include "formats/fbx/fbx_deformers.h"
 #include "formats/fbx/fbx_geometry.h"
+#include "formats/fbx/fbx_nodes.h"
 #include "formats/fbx/fbx_objects.h"
 #include "formats/fbx/fbx_props.h"
 
@@ -414,7 +415,6 @@ static rk_node_kind rki_lg_kind(const char *type)
 static bool rki_lg_build_nodes(rki_lg *lg)
 {
 	rki_fbx_ctx *ctx = lg->ctx;
-	rk_scene *s = ctx->sc->scene;
 	size_t count = lg->n + 1;
 	uint32_t *par = (uint32_t *)rki_arena_array(&ctx->sc->tmp, count, sizeof(uint32_t));
 	uint32_t *order = (uint32_t *)rki_arena_array(&ctx->sc->tmp, count, sizeof(uint32_t));
@@ -464,18 +464,7 @@ static bool rki_lg_build_nodes(rki_lg *lg)
 		o->out = nd;
 		o->node_index = f;
 	}
-	for (uint32_t f = 0; f < count; f++) {
-		nodes[f].children.data = (rk_node **)rki_arena_array(ctx->sc->arena, child_counts[f], sizeof(rk_node *));
-		if (!nodes[f].children.data) return rki_fbx_oom(ctx);
-	}
-	for (uint32_t f = 1; f < count; f++) {
-		rk_node *p = nodes[f].parent;
-		p->children.data[p->children.count++] = &nodes[f];
-	}
-	s->nodes.data = nodes;
-	s->nodes.count = count;
-	s->root = &nodes[0];
-	return true;
+	return rki_fbx_finish_nodes(ctx, nodes, count, child_counts);
 }
 
 /* ---- bind poses ------------------------------------------------------------------------- */

@@ -130,9 +130,25 @@ static void rki_fbx_read_node_props(const rki_fbx_object *o, rki_node_templ_cach
 	*uv_set = r.p[RKI_NP_UV_SET] && rki_fbx_prop_str(r.p[RKI_NP_UV_SET], r.vi[RKI_NP_UV_SET], &s, &len) ? s : "";
 }
 
-bool rki_fbx_build_nodes(rki_fbx_ctx *ctx)
+bool rki_fbx_finish_nodes(rki_fbx_ctx *ctx, rk_node *nodes, size_t count, const size_t *child_counts)
 {
 	rk_scene *s = ctx->sc->scene;
+	for (size_t f = 0; f < count; f++) {
+		nodes[f].children.data = (rk_node **)rki_arena_array(ctx->sc->arena, child_counts[f], sizeof(rk_node *));
+		if (!nodes[f].children.data) return rki_fbx_oom(ctx);
+	}
+	for (size_t f = 1; f < count; f++) {
+		rk_node *p = nodes[f].parent;
+		p->children.data[p->children.count++] = &nodes[f];
+	}
+	s->nodes.data = nodes;
+	s->nodes.count = count;
+	s->root = &nodes[0];
+	return true;
+}
+
+bool rki_fbx_build_nodes(rki_fbx_ctx *ctx)
+{
 	size_t models = 0;
 	for (size_t i = 0; i < ctx->object_count; i++)
 		if (rki_fbx_is_model(&ctx->objects[i])) models++;
@@ -214,18 +230,7 @@ bool rki_fbx_build_nodes(rki_fbx_ctx *ctx)
 			child_counts[final_of_tmp[parent[t]]]++;
 		}
 	}
-	for (uint32_t f = 0; f < count; f++) {
-		nodes[f].children.data = (rk_node **)rki_arena_array(ctx->sc->arena, child_counts[f], sizeof(rk_node *));
-		if (!nodes[f].children.data) return rki_fbx_oom(ctx);
-	}
-	for (uint32_t f = 1; f < count; f++) {
-		rk_node *p = nodes[f].parent;
-		p->children.data[p->children.count++] = &nodes[f];
-	}
-	s->nodes.data = nodes;
-	s->nodes.count = count;
-	s->root = &nodes[0];
-	return true;
+	return rki_fbx_finish_nodes(ctx, nodes, count, child_counts);
 }
 
 /* ---- bind poses ---------------------------------------------------------------------------- */

@@ -13,6 +13,12 @@
  * cycle, the element limit, out of memory; err set). */
 bool rki_fbx_build_nodes(rki_fbx_ctx *ctx);
 
+/* Shared by both node builders (7x and legacy): links every node to its
+ * parent's children list (child_counts[f] children of node f, nodes in
+ * depth-first order, nodes[0] the root) and stores the list as
+ * scene->nodes. False (err set) when the arena is exhausted. */
+bool rki_fbx_finish_nodes(rki_fbx_ctx *ctx, rk_node *nodes, size_t count, const size_t *child_counts);
+
 /* Reads every BindPose (after rki_fbx_build_nodes): node->bind_node_to_world
  * for the nodes it lists (the first pose wins). False on a fatal error. */
 bool rki_fbx_read_bind_poses(rki_fbx_ctx *ctx);
