@@ -193,10 +193,10 @@ RK_TEST(sample_walk_on_avatar_points_every_bone_like_the_source)
 		rk_vec3 want = rk_vec3_scale(ds, hd / hs);
 		RK_CHECK(rk_vec3_length(rk_vec3_sub(dd, want)) < 1e-5 * hd);
 	}
-	/* the walk travels about 0.9 m per second in the source */
+	/* the walk travels about 1.1 m per second in the source */
 	RK_REQUIRE(posed_eval(&q1, back, bc, 1.0) && posed_eval(&q0, back, bc, 0.0));
 	double travel = world_pos(&q1, back, "Hips").z - world_pos(&q0, back, "Hips").z;
-	RK_CHECK_NEAR(travel, 0.9 * hd / hs, 0.01);
+	RK_CHECK_NEAR(travel, 1.1 * hd / hs, 0.01);
 	free(p0.mem), free(p1.mem), free(q0.mem), free(q1.mem);
 	rk_scene_free(back);
 	rk_scene_free(src);
@@ -334,7 +334,7 @@ RK_TEST(foot_ik_keeps_planted_feet_planted)
 	}
 	fprintf(stderr, "planted-foot drift on the avatar: %.2e m without foot IK, %.2e m with (at least %d planted samples per foot)\n",
 		drift[0], drift[1], planted);
-	RK_CHECK(planted >= 15);            /* each source foot is planted (60% of the 30 keys) */
+	RK_CHECK(planted >= 9);             /* each source ankle is still from heel strike to heel-off (35% of the 30 keys) */
 	RK_CHECK(drift[0] > 1e-3);          /* the proportions differ enough to slide without IK */
 	RK_CHECK(drift[1] < 1e-5);
 	rk_scene_free(src);

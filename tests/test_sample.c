@@ -475,7 +475,7 @@ RK_TEST(sample_clip_layout)
 			}
 		}
 		RK_CHECK(rot >= 40);
-		RK_CHECK(hips_t == (c == 1));
+		RK_CHECK(hips_t); /* Walk: root motion; Idle: the weight shift */
 		rk_pose_eval_job job = { 0 };
 		evaluator e;
 		RK_REQUIRE(ev_init(&e, s));
@@ -571,8 +571,10 @@ RK_TEST(sample_walk_cycle)
 	RK_CHECK(hz[N - 1] > hz[0]);
 
 	/* (a) stance feet do not slide: each of ankle and toes is on the ground
-	 * (within 3 mm of its lowest height) for one arc of at least 45% of the
-	 * cycle, during which it moves horizontally at < 5% of the root speed */
+	 * (within 3 mm of its lowest height) for one arc - the ankle from heel
+	 * strike to heel-off (at least 30% of the cycle), the toes until toe-off
+	 * (at least 45%) - during which it moves horizontally at < 5% of the
+	 * root speed */
 	for (int k = 0; k < 2; k++) {
 		for (int part = 0; part < 2; part++) {
 			const double *y = part ? ty[k] : fy[k], *sp = part ? tspeed[k] : fspeed[k];
@@ -588,7 +590,7 @@ RK_TEST(sample_walk_cycle)
 				contact++;
 				worst = fmax(worst, sp[i]);
 			}
-			RK_CHECK(contact >= (int)(0.45 * N));
+			RK_CHECK(contact >= (int)((part ? 0.45 : 0.30) * N));
 			RK_CHECK(contact <= (int)(0.75 * N));
 			RK_CHECK_INT(transitions, 2);
 			if (!(worst < 0.05 * v))
@@ -596,11 +598,15 @@ RK_TEST(sample_walk_cycle)
 			RK_CHECK(worst < 0.05 * v);
 		}
 	}
-	/* double support and single support alternate: never both feet in the air */
+	/* double support and single support alternate: never both feet in the
+	 * air (a foot is down while its heel or its toes are) */
+	double m[2][2] = { { 1e9, 1e9 }, { 1e9, 1e9 } };
+	for (int k = 0; k < 2; k++)
+		for (int j = 0; j < N; j++) { m[k][0] = fmin(m[k][0], fy[k][j]); m[k][1] = fmin(m[k][1], ty[k][j]); }
 	for (int i = 0; i < N; i++) {
-		double m0 = 1e9, m1 = 1e9;
-		for (int j = 0; j < N; j++) { m0 = fmin(m0, fy[0][j]); m1 = fmin(m1, fy[1][j]); }
-		RK_CHECK(fy[0][i] <= m0 + 0.003 || fy[1][i] <= m1 + 0.003);
+		bool down[2];
+		for (int k = 0; k < 2; k++) down[k] = fy[k][i] <= m[k][0] + 0.003 || ty[k][i] <= m[k][1] + 0.003;
+		RK_CHECK(down[0] || down[1]);
 	}
 
 	/* (b) hips bob with two periods per cycle */
@@ -634,7 +640,8 @@ RK_TEST(sample_idle_cycle)
 	rk_anim_clip *idle = rk_scene_find_clip(s, "Idle");
 	RK_REQUIRE(idle);
 	check_loop(rk_t_, s, idle, idle->time_end, 0.0);
-	/* breathing moves the chest and shoulders; feet and hips stay put */
+	/* breathing moves the chest and shoulders; the hips shift the weight
+	 * by about a centimetre; the feet stay put */
 	evaluator e;
 	RK_REQUIRE(ev_init(&e, s));
 	rk_node *chest = jnode(s, K, "Spine2"), *shoulder = jnode(s, K, "LeftShoulder"), *foot = jnode(s, K, "LeftFoot");
@@ -654,7 +661,7 @@ RK_TEST(sample_idle_cycle)
 	RK_CHECK(chest_max > 0.5 * PI / 180.0 && chest_max < 10.0 * PI / 180.0);
 	RK_CHECK(sh_max > 0.002 && sh_max < 0.05);
 	RK_CHECK(foot_max < 1e-9);
-	RK_CHECK(hips_max < 1e-9);
+	RK_CHECK(hips_max > 0.005 && hips_max < 0.03);
 	RK_CHECK(hand_drop > 0.3); /* arms hang down in the idle, not in T-pose */
 	ev_free(&e);
 	rk_scene_free(s);

@@ -52,22 +52,32 @@
  *   Clips (glTF-style sampler tracks, LINEAR, keys every 1/30 s, one
  *   rotation track per joint, quaternions kept in one hemisphere per track):
  *     "Idle"  0..3 s: breathing - spine, chest, shoulders, neck and head
- *             gently move once per 3 s; arms lowered ~70 degrees, fingers
- *             relaxed; hips and feet still. Key 90 equals key 0 (seamless loop).
+ *             gently move once per 3 s; a weight shift - the hips sway about
+ *             1.2 cm sideways once per loop, 3-4 mm below rest (knees about
+ *             12 degrees soft), the legs solved so the feet stay flat where
+ *             they stand; arms lowered ~78 degrees, fingers relaxed. A Hips
+ *             translation track carries the sway. Key 90 equals key 0
+ *             (seamless loop).
  *     "Walk"  0..1 s: one gait cycle (left heel strike at 0, right at 0.5 s).
  *             A Hips translation track moves the root along +Z at a constant
- *             0.9 m/s (90 cm per cycle in Armature units) with a 2 cm lateral
- *             sway; hips height bobs 1.3 cm twice per cycle (highest at each
- *             mid-stance). Each foot is planted flat for 60% of the cycle - the
- *             legs are solved by two-bone IK at every key so the stance ankle
- *             and toes do not move in world space - and swings 0.9 m forward
- *             with an 8 cm lift in the other 40% (its first and last tenth
- *             only lift / lower the foot, so nothing slides between keys
- *             either; toes up to 12 degrees up in mid-swing). Pelvis
- *             yaw/roll, counter-rotating chest, arms swinging opposite to
- *             the legs, elbows and fingers slightly bent. Key 30 equals
- *             key 0 except for the Hips forward translation (loops with root
- *             motion).
+ *             1.1 m/s (110 cm per cycle in Armature units) with a 2 cm lateral
+ *             sway; the hips ride 3 cm below rest and bob 3 cm peak to peak
+ *             twice per cycle (highest at each mid-stance). Each foot is on
+ *             the ground for 60% of the cycle: flat from heel strike to
+ *             heel-off (35%), then the heel rises to 30 degrees about the
+ *             ball of the foot (the ToeBase joint, which stays put, the toes
+ *             flat) until toe-off. The legs are solved by two-bone IK at every
+ *             key so what is on the ground does not move in world space. The
+ *             swing carries the foot 1.1 m forward with a 7 cm lift, the toes
+ *             coming up to 12 degrees; its first and last tenth only lift /
+ *             lower the foot and the foot is level before the last tenth, so
+ *             nothing slides between keys either. Pelvis yaw/roll,
+ *             counter-rotating chest, arms swinging opposite to the legs,
+ *             elbows and fingers slightly bent. Measured like captured walks
+ *             (tests/test_demo_walk.sh, docs/render.md): trunk within 3
+ *             degrees of vertical, knee flexion of the planted leg ~19
+ *             degrees (median). Key 30 equals key 0 except for the Hips
+ *             forward translation (loops with root motion).
  *   The avatar has no clips.
  *
  * RK_DEMO_AVATAR - what an Avaturn / Ready Player Me avatar looks like

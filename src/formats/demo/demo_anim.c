@@ -23,11 +23,16 @@
 #define RKI_SAMPLE_FPS 30
 
 /* Walk parameters (metres, seconds, degrees). */
-#define RKI_WALK_SPEED 0.9        /* root speed along +Z, m/s; cycle 1 s */
-#define RKI_WALK_STANCE 0.6       /* fraction of the cycle a foot is planted */
-#define RKI_WALK_LIFT 0.08        /* ankle lift at mid-swing */
-#define RKI_WALK_HIPS_DROP 0.065  /* mean hips height below rest */
-#define RKI_WALK_HIPS_BOB 0.013   /* hips height amplitude (2 periods per cycle) */
+#define RKI_WALK_SPEED 1.1        /* root speed along +Z, m/s; cycle 1 s */
+#define RKI_WALK_STANCE 0.6       /* fraction of the cycle a foot is on the ground */
+#define RKI_WALK_HEEL_OFF 0.35    /* phase of the stance at which the heel rises */
+#define RKI_WALK_HEEL_RISE 30.0   /* foot pitch at toe-off, degrees (heel up) */
+#define RKI_WALK_TOES_UP 12.0     /* toes raised in the swing, degrees */
+#define RKI_WALK_FOOT_SHIFT -0.08 /* feet behind the hips' centre of the stride */
+#define RKI_WALK_LIFT 0.07        /* ankle lift at mid-swing */
+#define RKI_WALK_HIPS_DROP 0.03   /* mean hips height below rest */
+#define RKI_WALK_HIPS_BOB 0.015   /* hips height amplitude (2 periods per cycle) */
+#define RKI_WALK_HIPS_TOP 0.25    /* phase of the highest hips (left mid-stance) */
 #define RKI_WALK_SWAY 0.02        /* lateral hips sway amplitude */
 
 typedef struct rki_pose_in {
@@ -79,35 +84,6 @@ static void rki_pose_relaxed_hands(rki_pose_in *in)
 	}
 }
 
-/* ---- Idle ------------------------------------------------------------------------ */
-
-#define RKI_IDLE_KEYS 90 /* 3 s */
-
-static void rki_idle_pose(const rki_sample_rig *rig, double phase, rki_pose_in *in)
-{
-	rki_pose_reset(in, rig);
-	double b = sin(2.0 * RK_PI * phase);               /* one breath per loop */
-	double look = sin(2.0 * RK_PI * phase + 0.6);
-	double sway = sin(4.0 * RK_PI * phase + 0.3);
-	in->delta[RKI_SJ_SPINE] = rk_quat_mul(rki_rz(0.4 * sway), rki_rx(-0.8 * b));
-	in->delta[RKI_SJ_SPINE1] = rki_rx(-1.0 * b);
-	in->delta[RKI_SJ_SPINE2] = rki_rx(-1.2 * b);
-	in->delta[RKI_SJ_NECK] = rk_quat_mul(rki_rz(-0.4 * sway), rki_rx(1.4 * b));
-	in->delta[RKI_SJ_HEAD] = rk_quat_mul(rki_ry(1.5 * look), rki_rx(1.4 * b));
-	for (uint32_t side = 0; side < 2; side++) {
-		uint32_t base = side ? RKI_SJ_ARM_R : RKI_SJ_ARM_L;
-		double s = side ? -1.0 : 1.0; /* left +1 */
-		in->delta[base + RKI_ARM_SHOULDER] = rki_rz(s * 2.0 * b);
-		in->delta[base + RKI_ARM_ARM] = rk_quat_mul(rki_rx(-3.0), rki_rz(-s * (70.0 + 2.0 * b)));
-		in->delta[base + RKI_ARM_FOREARM] = rki_ry(-s * (12.0 + 1.0 * b));
-	}
-	rki_pose_relaxed_hands(in);
-}
-
-/* ---- Walk ------------------------------------------------------------------------ */
-
-#define RKI_WALK_KEYS 30 /* 1 s */
-
 static double rki_smoother(double s) { return s * s * s * (s * (s * 6.0 - 15.0) + 10.0); }
 
 /* Two-bone IK of one leg (core/ik.h, hinge mode): thigh/shin deltas that
@@ -141,6 +117,66 @@ static void rki_leg_ik(const rki_sample_rig *rig, uint32_t base, rk_vec3 hip, rk
 	*d_shin = r.mid_model;
 }
 
+/* Places one leg: IK for the thigh and shin (absolute deltas) so the ankle
+ * lands at `ankle`, the hip joint carried by the hips (in->hips, d_hips);
+ * the foot and toe base get the absolute deltas d_foot / d_toe. */
+static void rki_leg_place(const rki_sample_rig *rig, rki_pose_in *in, uint32_t base, rk_quat d_hips, rk_vec3 ankle,
+	rk_quat d_foot, rk_quat d_toe)
+{
+	const rk_vec3 *rp = rig->rest_pos;
+	rk_vec3 hip = rk_vec3_add(in->hips, rk_quat_rotate(d_hips, rk_vec3_sub(rp[base + RKI_LEG_UPLEG], rp[RKI_SJ_HIPS])));
+	rki_leg_ik(rig, base, hip, ankle, &in->delta[base + RKI_LEG_UPLEG], &in->delta[base + RKI_LEG_LEG]);
+	in->delta[base + RKI_LEG_FOOT] = d_foot;
+	in->delta[base + RKI_LEG_TOEBASE] = d_toe;
+	for (uint32_t k = RKI_LEG_UPLEG; k <= RKI_LEG_TOEBASE; k++) in->absolute[base + k] = true;
+}
+
+/* ---- Idle ------------------------------------------------------------------------ */
+
+#define RKI_IDLE_KEYS 90    /* 3 s */
+#define RKI_IDLE_SWAY 0.012 /* lateral weight shift of the hips, metres */
+#define RKI_IDLE_SINK 0.003 /* hips below rest (soft knees), metres */
+
+static void rki_idle_pose(const rki_sample_rig *rig, double phase, rki_pose_in *in)
+{
+	rki_pose_reset(in, rig);
+	double b = sin(2.0 * RK_PI * phase);               /* one breath per loop */
+	double look = sin(2.0 * RK_PI * phase + 0.6);
+	double sway = sin(4.0 * RK_PI * phase + 0.3);
+	double sway_w = sin(2.0 * RK_PI * phase - 0.4); /* weight shift, +1 over the left foot */
+	in->delta[RKI_SJ_SPINE] = rk_quat_mul(rki_rz(0.4 * sway), rki_rx(-0.8 * b));
+	in->delta[RKI_SJ_SPINE1] = rki_rx(-1.0 * b);
+	in->delta[RKI_SJ_SPINE2] = rki_rx(-1.2 * b);
+	in->delta[RKI_SJ_NECK] = rk_quat_mul(rki_rz(-0.4 * sway), rki_rx(1.4 * b));
+	in->delta[RKI_SJ_HEAD] = rk_quat_mul(rki_ry(1.5 * look), rki_rx(1.4 * b));
+	for (uint32_t side = 0; side < 2; side++) {
+		uint32_t base = side ? RKI_SJ_ARM_R : RKI_SJ_ARM_L;
+		double s = side ? -1.0 : 1.0; /* left +1 */
+		in->delta[base + RKI_ARM_SHOULDER] = rki_rz(s * 2.0 * b);
+		in->delta[base + RKI_ARM_ARM] = rk_quat_mul(rki_rx(-3.0), rki_rz(-s * (78.0 + 2.0 * b)));
+		in->delta[base + RKI_ARM_FOREARM] = rki_ry(-s * (12.0 + 1.0 * b));
+	}
+	rki_pose_relaxed_hands(in);
+
+	/* Weight shift: the hips sway over one foot and the other once per
+	 * loop, a little below rest (soft knees); the legs are solved so the
+	 * feet stay flat where they stand. */
+	in->hips = rig->rest_pos[RKI_SJ_HIPS];
+	in->hips.x += RKI_IDLE_SWAY * sway_w;
+	in->hips.y -= RKI_IDLE_SINK + 0.25 * RKI_IDLE_SINK * (1.0 - sway_w * sway_w);
+	rk_quat d_hips = rki_rz(-1.5 * sway_w);
+	in->delta[RKI_SJ_HIPS] = d_hips;
+	in->delta[RKI_SJ_SPINE] = rk_quat_mul(rki_rz(1.0 * sway_w + 0.4 * sway), in->delta[RKI_SJ_SPINE]);
+	for (uint32_t side = 0; side < 2; side++) {
+		uint32_t base = side ? RKI_SJ_LEG_R : RKI_SJ_LEG_L;
+		rki_leg_place(rig, in, base, d_hips, rig->rest_pos[base + RKI_LEG_FOOT], RK_QUAT_IDENTITY, RK_QUAT_IDENTITY);
+	}
+}
+
+/* ---- Walk ------------------------------------------------------------------------ */
+
+#define RKI_WALK_KEYS 30 /* 1 s */
+
 /* Walk pose at cycle phase [0, 1) in the frame moving with the hips (the
  * forward travel is added by the caller). Left heel strike at phase 0. */
 static void rki_walk_pose(const rki_sample_rig *rig, double phase, rki_pose_in *in)
@@ -155,7 +191,7 @@ static void rki_walk_pose(const rki_sample_rig *rig, double phase, rki_pose_in *
 	double yaw = -6.0 * c1, roll = 3.0 * s_mid;
 	in->hips = rp[RKI_SJ_HIPS];
 	in->hips.x += RKI_WALK_SWAY * s_mid;
-	in->hips.y += -RKI_WALK_HIPS_DROP + RKI_WALK_HIPS_BOB * cos(4.0 * RK_PI * (phase - 0.3));
+	in->hips.y += -RKI_WALK_HIPS_DROP + RKI_WALK_HIPS_BOB * cos(4.0 * RK_PI * (phase - RKI_WALK_HIPS_TOP));
 	rk_quat d_hips = rk_quat_mul(rki_ry(yaw), rki_rz(roll));
 	in->delta[RKI_SJ_HIPS] = d_hips;
 
@@ -172,36 +208,51 @@ static void rki_walk_pose(const rki_sample_rig *rig, double phase, rki_pose_in *
 		uint32_t base = side ? RKI_SJ_ARM_R : RKI_SJ_ARM_L;
 		double s = side ? -1.0 : 1.0;
 		double swing = -s * 18.0 * c1; /* degrees, positive = forward */
-		in->delta[base + RKI_ARM_ARM] = rk_quat_mul(rki_rx(-swing), rki_rz(-s * 72.0));
+		in->delta[base + RKI_ARM_ARM] = rk_quat_mul(rki_rx(-swing), rki_rz(-s * 78.0));
 		in->delta[base + RKI_ARM_FOREARM] = rki_ry(-s * (20.0 + 8.0 * swing / 18.0));
 	}
 	rki_pose_relaxed_hands(in);
 
-	/* Legs: planted flat for the stance phase, swinging forward otherwise. */
-	double v = RKI_WALK_SPEED, reach = 0.5 * v * RKI_WALK_STANCE;
+	/* Legs. Each foot's flat ground position F moves back at the walking speed
+	 * in this frame (it is still in the world) and the ankle follows
+	 *   ankle = B + Rx(pitch) (F - B) + forward travel + lift,
+	 * B = F + (rest toe base - rest ankle): the foot turns about the ball of
+	 * the foot (the ToeBase joint), which stays put while the heel rises. The
+	 * stance is flat until heel-off, then the heel rises (the toes stay flat
+	 * on the ground) until toe-off; the swing carries the foot forward with
+	 * the toes coming up, and the foot lands flat. The first and last 10% of
+	 * the swing have no travel and the pitch is settled before the last 10%,
+	 * so nothing on the ground slides, even between keys. */
+	double v = RKI_WALK_SPEED, reach = 0.5 * v * RKI_WALK_STANCE + RKI_WALK_FOOT_SHIFT;
 	for (uint32_t side = 0; side < 2; side++) {
 		uint32_t base = side ? RKI_SJ_LEG_R : RKI_SJ_LEG_L;
 		double fp = phase - 0.5 * side;
 		if (fp < 0.0) fp += 1.0;
-		rk_vec3 ankle = rp[base + RKI_LEG_FOOT];
-		double pitch = 0.0;
-		ankle.z += reach - v * fp;       /* relative to the hips' forward travel */
-		if (fp >= RKI_WALK_STANCE) {
+		rk_vec3 flat = rp[base + RKI_LEG_FOOT];
+		flat.z += reach - v * fp;
+		rk_vec3 to_ball = rk_vec3_sub(rp[base + RKI_LEG_TOEBASE], rp[base + RKI_LEG_FOOT]);
+		double pitch = 0.0, toe_bend = 0.0, lift = 0.0, travel = 0.0;
+		if (fp < RKI_WALK_STANCE) {
+			double s = (fp - RKI_WALK_HEEL_OFF) / (RKI_WALK_STANCE - RKI_WALK_HEEL_OFF);
+			pitch = s > 0.0 ? RKI_WALK_HEEL_RISE * s * s : 0.0;
+			toe_bend = pitch;                       /* toes flat on the ground */
+		} else {
 			double s = (fp - RKI_WALK_STANCE) / (1.0 - RKI_WALK_STANCE);
-			/* the first and last 10% of the swing only lift / lower the foot
-			 * (no travel, no pitch), so even between keys nothing slides at
-			 * toe-off and heel strike; toes up through the rest (clearance) */
 			double sh = (s - 0.1) / 0.8;
 			sh = sh < 0.0 ? 0.0 : sh > 1.0 ? 1.0 : sh;
-			ankle.z += v * rki_smoother(sh);
-			ankle.y += RKI_WALK_LIFT * sin(RK_PI * s);
-			pitch = -12.0 * sin(RK_PI * sh) * sin(RK_PI * sh);
+			double up = s / 0.9 > 1.0 ? 1.0 : s / 0.9; /* pitch settled at 90% */
+			double toes_up = sin(RK_PI * up);
+			pitch = RKI_WALK_HEEL_RISE * (1.0 - rki_smoother(up < 0.4 ? up / 0.4 : 1.0)) - RKI_WALK_TOES_UP * toes_up * toes_up;
+			toe_bend = RKI_WALK_HEEL_RISE * (1.0 - rki_smoother(s < 0.3 ? s / 0.3 : 1.0));
+			travel = v * rki_smoother(sh);
+			lift = RKI_WALK_LIFT * sin(RK_PI * s);
 		}
-		rk_vec3 hip = rk_vec3_add(in->hips, rk_quat_rotate(d_hips, rk_vec3_sub(rp[base + RKI_LEG_UPLEG], rp[RKI_SJ_HIPS])));
-		rki_leg_ik(rig, base, hip, ankle, &in->delta[base + RKI_LEG_UPLEG], &in->delta[base + RKI_LEG_LEG]);
-		in->absolute[base + RKI_LEG_UPLEG] = in->absolute[base + RKI_LEG_LEG] = true;
-		in->delta[base + RKI_LEG_FOOT] = rki_rx(pitch);
-		in->absolute[base + RKI_LEG_FOOT] = true;
+		rk_quat d_foot = rki_rx(pitch);
+		rk_vec3 ball = rk_vec3_add(flat, to_ball);
+		rk_vec3 ankle = rk_vec3_sub(ball, rk_quat_rotate(d_foot, to_ball));
+		ankle.z += travel;
+		ankle.y += lift;
+		rki_leg_place(rig, in, base, d_hips, ankle, d_foot, rki_rx(pitch - toe_bend));
 	}
 }
 
@@ -218,13 +269,13 @@ static bool rki_sample_clip(rki_scene_ctx *sc, const rki_sample_rig *rig, rk_nod
 {
 	rki_arena *ar = sc->arena;
 	size_t key_count = (size_t)spec->keys + 1;
-	size_t track_count = RKI_SJ_COUNT + (spec->walk ? 1 : 0);
+	size_t track_count = RKI_SJ_COUNT + 1; /* Hips translation, then rotations */
 	double *times = (double *)rki_arena_array(ar, key_count, sizeof(double));
 	rk_anim_track *tracks = (rk_anim_track *)rki_arena_array(ar, track_count, sizeof(rk_anim_track));
 	rk_anim_layer *layer = (rk_anim_layer *)rki_arena_alloc(ar, sizeof(rk_anim_layer));
 	double *rot = (double *)rki_arena_array(ar, key_count * RKI_SJ_COUNT, 4 * sizeof(double));
-	double *trans = spec->walk ? (double *)rki_arena_array(ar, key_count, 3 * sizeof(double)) : NULL;
-	if (!times || !tracks || !layer || !rot || (spec->walk && !trans)) return false;
+	double *trans = (double *)rki_arena_array(ar, key_count, 3 * sizeof(double));
+	if (!times || !tracks || !layer || !rot || !trans) return false;
 
 	rki_pose_in in;
 	rk_vec3 pos[RKI_SJ_COUNT];
@@ -244,17 +295,15 @@ static bool rki_sample_clip(rki_scene_ctx *sc, const rki_sample_rig *rig, rk_nod
 			}
 			out[0] = q.x; out[1] = q.y; out[2] = q.z; out[3] = q.w;
 		}
-		if (spec->walk) {
-			/* Forward travel: whole cycles plus the phase, exact at every key. */
-			pos[RKI_SJ_HIPS].z += RKI_WALK_SPEED * times[k];
-			rk_vec3 t = rki_sample_local(rig, pos, wrot, RKI_SJ_HIPS).translation;
-			trans[k * 3 + 0] = t.x;
-			trans[k * 3 + 1] = t.y;
-			trans[k * 3 + 2] = t.z;
-		}
+		/* Walk forward travel: whole cycles plus the phase, exact at every key. */
+		if (spec->walk) pos[RKI_SJ_HIPS].z += RKI_WALK_SPEED * times[k];
+		rk_vec3 t = rki_sample_local(rig, pos, wrot, RKI_SJ_HIPS).translation;
+		trans[k * 3 + 0] = t.x;
+		trans[k * 3 + 1] = t.y;
+		trans[k * 3 + 2] = t.z;
 	}
 	size_t n = 0;
-	if (spec->walk) {
+	{
 		rk_anim_track *t = &tracks[n++];
 		t->node = &joint_nodes[RKI_SJ_HIPS];
 		t->target = RK_TARGET_TRANSLATION;
