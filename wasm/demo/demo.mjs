@@ -2,8 +2,9 @@
 //
 // 1. rigkit (WebAssembly) loads the avatar and the motion files, or makes
 //    its built-in sample characters (rk_demo_scene) when none are given.
-// 2. rk.retargetClip() puts the chosen Idle and Walk clips on the avatar
-//    (named "Idle" and "Walk"), target.writeGlb() writes one GLB.
+// 2. rk.retargetClip() puts the clips chosen for the Idle and Walk slots on
+//    the avatar, each named after its source clip (clip_names.mjs: a
+//    retargeted kick stays "kick"), target.writeGlb() writes one GLB.
 // 3. three.js loads that GLB (GLTFLoader.parse) and plays it with an
 //    AnimationMixer; the toggle cross-fades Idle <-> Walk (seed 004's
 //    failure 5: both clips share the avatar's rest and frame, so the blend
@@ -12,6 +13,7 @@ import * as THREE from 'three';
 import { GLTFLoader } from 'three/addons/loaders/GLTFLoader.js';
 import { OrbitControls } from 'three/addons/controls/OrbitControls.js';
 import { loadRigkit } from './rigkit.mjs';
+import { retargetedClipName } from './clip_names.mjs';
 
 const CROSSFADE_SECONDS = 0.4;
 const REST = '__rest__';
@@ -45,7 +47,10 @@ function resize() {
 window.addEventListener('resize', resize);
 resize();
 
-let character = null, mixer = null, actions = {}, current = null;
+// actions: clip name -> AnimationAction; slots: 'Walk' / 'Idle' -> the clip
+// name playing in that slot (absent: none); current: the slot playing.
+let character = null, mixer = null, actions = {}, slots = {}, current = null;
+const slotAction = (slot) => (slots[slot] !== undefined ? actions[slots[slot]] : undefined);
 const clock = new THREE.Clock();
 renderer.setAnimationLoop(() => {
 	const dt = clock.getDelta();
@@ -125,21 +130,26 @@ async function run() {
 		const options = { root: $('rootMode').value, footIk: $('footIk').checked };
 		const reports = [];
 		const jobs = [['Walk', $('walkClip').value], ['Idle', $('idleClip').value]];
+		const named = {}, taken = new Set();
 		let t2 = 0;
-		for (const [name, choice] of jobs) {
+		for (const [slot, choice] of jobs) {
 			if (!choice || choice === REST) continue;
 			const slash = choice.indexOf('/');
 			const m = motions[Number(choice.slice(0, slash))];
+			const clip = choice.slice(slash + 1);
+			const name = retargetedClipName(clip, m.bytes ? m.label : null, taken);
+			taken.add(name);
+			named[slot] = name;
 			const source = openMotion(m);
 			opened.push(source);
 			const a = performance.now();
-			reports.push(rk.retargetClip(source, choice.slice(slash + 1), target, { ...options, name }));
+			reports.push(rk.retargetClip(source, clip, target, { ...options, name }));
 			t2 += performance.now() - a;
 		}
 		const t3 = performance.now();
 		const glb = target.writeGlb();
 		const t4 = performance.now();
-		await show(glb);
+		await show(glb, named);
 		const lines = [
 			`avatar: ${h.mapped} humanoid bones mapped`,
 			...reports.map((r) => `${r.source_clip} -> ${r.clip}: ${r.mapped_bones} bones, ${r.frames} frames, `
@@ -161,7 +171,8 @@ async function run() {
 	}
 }
 
-function show(glb) {
+// Plays the GLB; named: slot ('Walk' / 'Idle') -> clip name in it.
+function show(glb, named) {
 	return new Promise((resolve, reject) => {
 		const ab = glb.buffer.slice(glb.byteOffset, glb.byteOffset + glb.byteLength);
 		new GLTFLoader().parse(ab, '', (gltf) => {
@@ -172,9 +183,10 @@ function show(glb) {
 			mixer = new THREE.AnimationMixer(character);
 			actions = {};
 			for (const clip of gltf.animations) actions[clip.name] = mixer.clipAction(clip);
+			slots = { ...named };
 			frame(character);
-			current = actions.Walk ? 'Walk' : actions.Idle ? 'Idle' : null;
-			if (current) actions[current].play();
+			current = slotAction('Walk') ? 'Walk' : slotAction('Idle') ? 'Idle' : null;
+			if (current) slotAction(current).play();
 			updateToggle();
 			resolve();
 		}, reject);
@@ -197,9 +209,9 @@ function frame(object) {
 
 // Idle <-> Walk. A missing Idle clip means the rest pose: the walk fades out.
 function toggle() {
-	if (!mixer || !actions.Walk) return;
+	if (!mixer || !slotAction('Walk')) return;
 	const next = current === 'Walk' ? 'Idle' : 'Walk';
-	const from = current && actions[current], to = actions[next];
+	const from = current && slotAction(current), to = slotAction(next);
 	if (to) {
 		to.reset().setEffectiveWeight(1).play();
 		if (from) from.crossFadeTo(to, CROSSFADE_SECONDS, false);
@@ -213,9 +225,10 @@ function toggle() {
 
 function updateToggle() {
 	const b = $('toggle');
-	b.disabled = !actions.Walk;
+	b.disabled = !slotAction('Walk');
 	b.textContent = current === 'Walk' ? 'Idle  (space)' : 'Walk  (space)';
-	$('clipname').textContent = current ? `playing: ${current}${current === 'Idle' && !actions.Idle ? ' (rest pose)' : ''}` : '';
+	const playing = current && slotAction(current) ? `${slots[current]} (${current} slot)` : `${current} slot: rest pose`;
+	$('clipname').textContent = current ? `playing: ${playing}` : '';
 }
 
 // ---- wiring ------------------------------------------------------------------
