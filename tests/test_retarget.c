@@ -395,9 +395,13 @@ RK_TEST(mixamo_kick_on_ready_player_me)
 	if (!c) fprintf(stderr, "%s\n", err.message);
 	RK_REQUIRE(c);
 	RK_CHECK(rep.max_direction_error < 1e-6);
+	/* without opts.name the new clip is named after the source clip (the
+	 * FBX stack, "mixamo.com"), also in the written GLB */
+	RK_CHECK_STR(c->name, "mixamo.com");
 	rk_scene *back = round_trip(dst);
 	RK_REQUIRE(back && back->clips.count >= 1);
 	const rk_anim_clip *bc = rk_scene_find_clip(back, c->name);
+	RK_CHECK(bc && !strcmp(bc->name, src->clips.data[0].name));
 	RK_REQUIRE(bc);
 	size_t nb = 17;   /* body bones: the avatar's fingers differ in count */
 	double worst = worst_direction(src, &src->clips.data[0], "mixamorig:", back, bc, "", 62, nb);
