@@ -37,7 +37,12 @@ echo "# 7. Where do the avatar's hips and feet go? (metres; compare with step 3)
 echo
 echo "# 8. The same walk with the hips' travel removed (seed 004's root-motion fix)."
 run retarget "$out/source.glb" "$out/avatar.glb" "$out/avatar_walk_in_place.glb" --clip Walk --root in-place
-echo "# 9. Preview without a GPU: the in-place walk from the side, a filmstrip of 6"
-echo "#    frames (open out/avatar_walk.png; out/source_walk.png is the source)."
-run render "$out/avatar_walk_in_place.glb" "$out/avatar_walk.png" --clip Walk --frames 6 --size 160x256 --yaw 90
-run render "$out/source.glb" "$out/source_walk.png" --clip Walk --frames 6 --size 160x256 --yaw 90
+echo "# 9. Preview without a GPU, textured (the files' own textures; --untextured"
+echo "#    turns them off). Filmstrips of 6 frames from a three-quarter view: the"
+echo "#    source's Walk (out/source_walk.png) and the avatar's in-place walk"
+echo "#    (out/avatar_walk.png); then both from the side, the source above the"
+echo "#    avatar (--with), each column framed on the pair: they should match."
+run render "$out/source.glb" "$out/source_walk.png" --clip Walk --frames 6 --size 160x256 --yaw 35 --pitch 8 --follow
+run render "$out/avatar_walk_in_place.glb" "$out/avatar_walk.png" --clip Walk --frames 6 --size 160x256 --yaw 35 --pitch 8
+run render "$out/source.glb" "$out/walk_side.png" --clip Walk --frames 6 --size 160x256 --yaw 90 \
+	--with "$out/avatar_walk.glb" --follow

@@ -4,7 +4,8 @@
 # input, 3 output failure), PNG files checked by an independent decoder
 # (python3's zlib plus the PNG filter rules, written here): signature, IHDR
 # size and colour type, background corners, a covered centre, contact sheet
-# size, transparent backgrounds, identical bytes for identical runs.
+# size, transparent backgrounds, identical bytes for identical runs; textures
+# on by default (--untextured), --with OTHER rows.
 set -u
 rigkit=$1
 shared=${2:-}
@@ -16,42 +17,15 @@ check() { # check NAME CONDITION-COMMAND...
 	if "$@"; then pass=$((pass + 1)); else fail=$((fail + 1)); echo "FAIL $name"; fi
 }
 
-# png_check NAME FILE PYTHON: decodes FILE (8-bit RGBA, non-interlaced) into
-# w, h and px(x, y) -> (r, g, b, a), then runs PYTHON (asserts).
+# png_check NAME FILE PYTHON: decodes FILE (8-bit RGBA, non-interlaced;
+# $tmp/png_rows.py below) into w, h and px(x, y) -> (r, g, b, a), then runs
+# PYTHON (asserts).
 png_check() {
-	if python3 - "$2" "$3" <<'EOF'; then pass=$((pass + 1)); else fail=$((fail + 1)); echo "FAIL $1"; fi
-import struct, sys, zlib
-data = open(sys.argv[1], 'rb').read()
-assert data[:8] == b'\x89PNG\r\n\x1a\n', 'PNG signature'
-pos, chunks = 8, []
-while pos < len(data):
-    n, kind = struct.unpack('>I4s', data[pos:pos + 8])
-    chunks.append((kind, data[pos + 8:pos + 8 + n]))
-    assert zlib.crc32(kind + data[pos + 8:pos + 8 + n]) == struct.unpack('>I', data[pos + 8 + n:pos + 12 + n])[0], 'CRC'
-    pos += 12 + n
-assert chunks[0][0] == b'IHDR' and chunks[-1][0] == b'IEND', 'chunk order'
-w, h, depth, ctype, comp, filt, interlace = struct.unpack('>IIBBBBB', chunks[0][1])
-assert (depth, ctype, comp, filt, interlace) == (8, 6, 0, 0, 0), (depth, ctype, interlace)
-raw = zlib.decompress(b''.join(c for k, c in chunks if k == b'IDAT'))
-stride = w * 4
-assert len(raw) == h * (stride + 1), 'IDAT size'
-rows, prev = [], bytearray(stride)
-for y in range(h):
-    f, line = raw[y * (stride + 1)], bytearray(raw[y * (stride + 1) + 1:(y + 1) * (stride + 1)])
-    for i in range(stride):
-        a = line[i - 4] if i >= 4 else 0
-        b = prev[i]
-        c = prev[i - 4] if i >= 4 else 0
-        if f == 1: line[i] = (line[i] + a) & 255
-        elif f == 2: line[i] = (line[i] + b) & 255
-        elif f == 3: line[i] = (line[i] + (a + b) // 2) & 255
-        elif f == 4:
-            p = a + b - c
-            pa, pb, pc = abs(p - a), abs(p - b), abs(p - c)
-            line[i] = (line[i] + (a if pa <= pb and pa <= pc else b if pb <= pc else c)) & 255
-        else: assert f == 0, 'filter type'
-    rows.append(line)
-    prev = line
+	if python3 - "$2" "$3" "$tmp" <<'EOF'; then pass=$((pass + 1)); else fail=$((fail + 1)); echo "FAIL $1"; fi
+import sys
+sys.path.insert(0, sys.argv[3])
+from png_rows import rows as decode
+w, h, rows = decode(sys.argv[1])
 def px(x, y):
     return tuple(rows[y][x * 4:x * 4 + 4])
 exec(sys.argv[2])
@@ -59,6 +33,45 @@ EOF
 }
 
 command -v python3 >/dev/null || { echo "SKIPPED: python3 is needed to check the PNG files"; exit 77; }
+# $tmp/png_rows.py: rows(path) -> (w, h, [row bytes, RGBA]), written here
+# with Python's zlib and the PNG filter rules (independent of rigkit):
+# signature, CRCs, chunk order, 8-bit RGBA non-interlaced, IDAT size.
+cat >"$tmp/png_rows.py" <<'PY'
+import struct, zlib
+def rows(path):
+    data = open(path, 'rb').read()
+    assert data[:8] == b'\x89PNG\r\n\x1a\n', 'PNG signature'
+    pos, chunks = 8, []
+    while pos < len(data):
+        n, kind = struct.unpack('>I4s', data[pos:pos + 8])
+        chunks.append((kind, data[pos + 8:pos + 8 + n]))
+        assert zlib.crc32(kind + data[pos + 8:pos + 8 + n]) == struct.unpack('>I', data[pos + 8 + n:pos + 12 + n])[0], 'CRC'
+        pos += 12 + n
+    assert chunks[0][0] == b'IHDR' and chunks[-1][0] == b'IEND', 'chunk order'
+    w, h, depth, ctype, comp, filt, interlace = struct.unpack('>IIBBBBB', chunks[0][1])
+    assert (depth, ctype, comp, filt, interlace) == (8, 6, 0, 0, 0), (depth, ctype, interlace)
+    raw = zlib.decompress(b''.join(c for k, c in chunks if k == b'IDAT'))
+    stride = w * 4
+    assert len(raw) == h * (stride + 1), 'IDAT size'
+    out, prev = [], bytearray(stride)
+    for y in range(h):
+        f, line = raw[y * (stride + 1)], bytearray(raw[y * (stride + 1) + 1:(y + 1) * (stride + 1)])
+        for i in range(stride):
+            a = line[i - 4] if i >= 4 else 0
+            b = prev[i]
+            c = prev[i - 4] if i >= 4 else 0
+            if f == 1: line[i] = (line[i] + a) & 255
+            elif f == 2: line[i] = (line[i] + b) & 255
+            elif f == 3: line[i] = (line[i] + (a + b) // 2) & 255
+            elif f == 4:
+                p = a + b - c
+                pa, pb, pc = abs(p - a), abs(p - b), abs(p - c)
+                line[i] = (line[i] + (a if pa <= pb and pa <= pc else b if pb <= pc else c)) & 255
+            else: assert f == 0, 'filter type'
+        out.append(bytes(line))
+        prev = line
+    return w, h, out
+PY
 "$rigkit" sample "$tmp/s" >/dev/null || { echo "FAIL: rigkit sample"; exit 1; }
 src=$tmp/s/source.glb
 avatar=$tmp/s/avatar.glb
@@ -147,6 +160,71 @@ expect sheet-follow 0 -- "$rigkit" render "$src" "$tmp/follow.png" --clip Walk -
 png_check sheet-follow-png "$tmp/follow.png" '
 assert (w, h) == (64, 32), (w, h)'
 
+# textures: drawn by default (the sample's checker), --untextured turns them
+# off, --texture (the old opt-in) changes nothing
+expect tex-default 0 -- "$rigkit" render "$src" "$tmp/tex_default.png" --size 64x96 --json
+expect_text tex-default-json "$tmp/out" '"textures": true'
+expect tex-flag 0 -- "$rigkit" render "$src" "$tmp/tex_flag.png" --size 64x96 --texture
+expect tex-off 0 -- "$rigkit" render "$src" "$tmp/tex_off.png" --size 64x96 --untextured --json
+expect_text tex-off-json "$tmp/out" '"textures": false'
+check texture-flag-is-the-default cmp -s "$tmp/tex_default.png" "$tmp/tex_flag.png"
+check untextured-differs bash -c "! cmp -s '$tmp/tex_default.png' '$tmp/tex_off.png'"
+# down the middle column the checker's dark squares are under half as
+# bright as the brightest pixel; the plain (Lambert-lit) body never is
+dark='
+bg = (40, 44, 52, 255)
+lum = [sum(px(32, y)[:3]) for y in range(h) if px(32, y) != bg]
+assert len(lum) > 20, len(lum)
+dark = sum(1 for v in lum if v < 0.55 * max(lum)) / len(lum)'
+png_check textured-shows-checker "$tmp/tex_default.png" "$dark
+assert dark > 0.25, dark"
+png_check untextured-is-plain "$tmp/tex_off.png" "$dark
+assert dark < 0.1, dark"
+expect texture-and-untextured 1 -- "$rigkit" render "$src" "$tmp/a.png" --texture --untextured
+
+# --with OTHER: a second row below, same times, one camera for the sheet.
+# IN with itself: both rows equal the IN-only sheet (the shared camera
+# frames the same bounds), byte for byte.
+expect sheet3 0 -- "$rigkit" render "$src" "$tmp/sheet3.png" --clip Walk --frames 3 --size 40x64 --yaw 90
+expect with-self 0 -- "$rigkit" render "$src" "$tmp/with_self.png" --clip Walk --frames 3 --size 40x64 --yaw 90 --with "$src"
+expect_text with-self-line "$tmp/out" "^wrote $tmp/with_self.png: 3 frames of 40 x 64 \(120 x 128\), clip Walk at 0\.\.0\.666667 s, [0-9]+ triangles; below: $src, clip Walk, [0-9]+ triangles$"
+if python3 - "$tmp/sheet3.png" "$tmp/with_self.png" "$tmp" <<'PY'; then pass=$((pass + 1)); else fail=$((fail + 1)); echo "FAIL with-self rows"; fi
+import sys
+sys.path.insert(0, sys.argv[3])
+from png_rows import rows
+w1, h1, one = rows(sys.argv[1])
+w2, h2, two = rows(sys.argv[2])
+assert (w2, h2) == (w1, 2 * h1), (w1, h1, w2, h2)
+assert two[:h1] == one, "top row = the IN-only sheet"
+assert two[h1:] == one, "bottom row = the same file again"
+PY
+# the avatar below the source (the retargeted walk): both rows covered, the
+# JSON names the second file and clip
+"$rigkit" retarget "$src" "$avatar" "$tmp/aw.glb" --clip Walk >/dev/null || echo "FAIL retarget for --with"
+expect with-avatar 0 -- "$rigkit" render "$src" "$tmp/with_avatar.png" --clip Walk --frames 2 --size 48x80 --yaw 90 --with "$tmp/aw.glb" --follow --json
+expect_text with-avatar-json "$tmp/out" '"with": \{'
+expect_text with-avatar-json-clip "$tmp/out" '"clip": "Walk"'
+png_check with-avatar-png "$tmp/with_avatar.png" '
+assert (w, h) == (96, 160), (w, h)
+bg = (40, 44, 52, 255)
+for r in range(2):
+    for k in range(2):
+        cell = [px(x, y) for y in range(r * 80, r * 80 + 80) for x in range(k * 48, k * 48 + 48)]
+        assert any(p != bg for p in cell), (r, k)
+assert px(0, 79) == bg and px(0, 80) == bg, "row edges"'
+expect with-static 0 -- "$rigkit" render "$src" "$tmp/with_static.png" --size 32x48 --with "$avatar"
+png_check with-static-png "$tmp/with_static.png" '
+assert (w, h) == (32, 96), (w, h)'
+expect with-missing 2 -- "$rigkit" render "$src" "$tmp/a.png" --with "$tmp/nope.glb"
+expect_text with-missing-msg "$tmp/err" "nope.glb: cannot open file"
+expect with-no-clip 2 -- "$rigkit" render "$src" "$tmp/a.png" --clip Walk --with "$avatar"
+expect_text with-no-clip-msg "$tmp/err" "no animation clip named 'Walk'"
+expect with-clip-alone 1 -- "$rigkit" render "$src" "$tmp/a.png" --with-clip Walk
+expect with-clip-unknown 2 -- "$rigkit" render "$src" "$tmp/a.png" --clip Walk --with "$tmp/aw.glb" --with-clip Dance
+expect with-too-tall 1 -- "$rigkit" render "$src" "$tmp/a.png" --size 16x9000 --with "$avatar"
+expect with-static-clip 1 -- "$rigkit" render "$src" "$tmp/a.png" --static --with "$avatar" --with-clip Walk
+check no-file-after-with-errors test ! -e "$tmp/a.png"
+
 # a shared asset, when present
 if [ -n "$shared" ] && [ -f "$shared/assets/Xbot.glb" ]; then
 	expect xbot 0 -- "$rigkit" render "$shared/assets/Xbot.glb" "$tmp/xbot.png" --size 128x128 --time 0.5
@@ -161,32 +239,12 @@ if [ -n "$shared" ] && [ -f "$shared/assets/Soldier.glb" ]; then
 	expect soldier-file-180 0 -- "$rigkit" render "$shared/assets/Soldier.glb" "$tmp/soldier_180.png" --size 64x64 --static --file-front --yaw 180
 	expect soldier-file-front 0 -- "$rigkit" render "$shared/assets/Soldier.glb" "$tmp/soldier_ff.png" --size 64x64 --static --file-front
 	# (its forward is 0.6 degrees off -Z, so compare silhouettes, not bytes)
-	if python3 - "$tmp/soldier.png" "$tmp/soldier_180.png" "$tmp/soldier_ff.png" <<'PY'; then pass=$((pass + 1)); else fail=$((fail + 1)); echo "FAIL soldier faces the camera"; fi
-import struct, sys, zlib
+	if python3 - "$tmp/soldier.png" "$tmp/soldier_180.png" "$tmp/soldier_ff.png" "$tmp" <<'PY'; then pass=$((pass + 1)); else fail=$((fail + 1)); echo "FAIL soldier faces the camera"; fi
+import sys
+sys.path.insert(0, sys.argv[4])
+from png_rows import rows
 def pixels(path):
-    data = open(path, 'rb').read()
-    pos, idat, w, h = 8, b'', 0, 0
-    while pos < len(data):
-        n, kind = struct.unpack('>I4s', data[pos:pos + 8])
-        if kind == b'IHDR': w, h = struct.unpack('>II', data[pos + 8:pos + 16])
-        if kind == b'IDAT': idat += data[pos + 8:pos + 8 + n]
-        pos += 12 + n
-    raw, stride, out, prev = zlib.decompress(idat), w * 4, [], bytearray(w * 4)
-    for y in range(h):
-        f, line = raw[y * (stride + 1)], bytearray(raw[y * (stride + 1) + 1:(y + 1) * (stride + 1)])
-        for i in range(stride):
-            a = line[i - 4] if i >= 4 else 0
-            b, c = prev[i], (prev[i - 4] if i >= 4 else 0)
-            if f == 1: line[i] = (line[i] + a) & 255
-            elif f == 2: line[i] = (line[i] + b) & 255
-            elif f == 3: line[i] = (line[i] + (a + b) // 2) & 255
-            elif f == 4:
-                p = a + b - c
-                pa, pb, pc = abs(p - a), abs(p - b), abs(p - c)
-                line[i] = (line[i] + (a if pa <= pb and pa <= pc else b if pb <= pc else c)) & 255
-        out.append(bytes(line))
-        prev = line
-    return b''.join(out)
+    return b''.join(rows(path)[2])
 def diff(x, y):
     return sum(abs(p - q) for p, q in zip(x, y)) / len(x)
 auto, turned, file_front = (pixels(p) for p in sys.argv[1:4])

@@ -12,9 +12,9 @@
 #define CLI_RENDER_MAX_FRAMES 64
 
 typedef struct cli_render_args {
-	const char *clip;
+	const char *clip, *with, *with_clip;
 	double time;
-	bool has_time, is_static, follow, file_front, unlit;
+	bool has_time, is_static, follow, file_front, unlit, texture, untextured;
 	long frames, ssaa;
 	cli_size size;
 	bool has_size;
@@ -69,6 +69,15 @@ static const cli_opt cli_render_rows[] = {
 		.help = "base colours without lighting" },
 	{ .name = "--ssaa", .kind = CLI_OPT_INT, .offset = offsetof(cli_render_args, ssaa), .min = 1, .max = 4,
 		.metavar = "N", .help = "N x N supersampling, N = 2..4 (default off)" },
+	{ .name = "--with", .kind = CLI_OPT_STRING, .offset = offsetof(cli_render_args, with), .metavar = "OTHER",
+		.help = "a second row below: OTHER (e.g. the retargeted avatar) at the\nsame times, its clip of the same name, "
+			"one camera framing\nboth rows (per column with --follow)" },
+	{ .name = "--with-clip", .kind = CLI_OPT_STRING, .offset = offsetof(cli_render_args, with_clip), .metavar = "NAME",
+		.help = "OTHER's clip (default: --clip's name, else its first clip)" },
+	{ .name = "--untextured", .kind = CLI_OPT_FLAG, .offset = offsetof(cli_render_args, untextured),
+		.help = "no base colour textures (they are drawn by default)" },
+	{ .name = "--texture", .kind = CLI_OPT_FLAG, .offset = offsetof(cli_render_args, texture),
+		.help = "base colour textures (embedded, or files beside IN): the\ndefault, accepted for older scripts" },
 };
 
 static const cli_opt cli_render_look_rows[] = {
@@ -88,8 +97,6 @@ static const cli_opt cli_render_look_rows[] = {
 		.help = "joints and bones on top" },
 	{ .name = "--wireframe", .kind = CLI_OPT_FLAG, .offset = offsetof(rk_render_opts, wireframe),
 		.help = "polygon edges on the surface" },
-	{ .name = "--texture", .kind = CLI_OPT_FLAG, .offset = offsetof(rk_render_opts, textures),
-		.help = "base colour textures (embedded, or files beside IN)" },
 	{ .name = "--background", .kind = CLI_OPT_CUSTOM, .offset = offsetof(rk_render_opts, background),
 		.seen = CLI_SEEN(rk_render_opts, has_background), .parse = cli_parse_colour,
 		.expects = "RRGGBB or RRGGBBAA in hex", .metavar = "HEX",
@@ -104,16 +111,17 @@ static const cli_opt_table cli_render_look_table = CLI_TABLE(NULL, cli_render_lo
 const cli_spec cli_render_spec = {
 	.name = "render",
 	.usage = "usage: rigkit render IN OUT.png [--clip NAME] [--time T | --frames N] [--size WxH]\n"
-		"                    [--yaw DEG] [--pitch DEG] [--skeleton] [--texture] [options]\n"
+		"                    [--yaw DEG] [--pitch DEG] [--skeleton] [--with OTHER] [options]\n"
 		"\n"
 		"Draws IN (FBX, glTF, GLB; '-' reads stdin) posed at a time of an animation\n"
 		"clip into a PNG, on the CPU (no GPU needed): every visible mesh skinned and\n"
 		"blend-shaped, z-buffered, lit by one directional light plus ambient, seen\n"
-		"from the front of the scene (its front axis) and framed to its posed bounds.\n"
+		"from the front of the scene (its front axis) and framed to its posed bounds,\n"
+		"with its base colour textures.\n"
 		"\n",
 	.footer = "Prints one line: the file written, the size, the clip and times, the\n"
-		"triangles drawn (--json: the same as one JSON document). Sheets wider than\n"
-		"16384 pixels are refused. OUT must be a .png file.\n",
+		"triangles drawn (--json: the same as one JSON document). Sheets wider or\n"
+		"taller than 16384 pixels are refused. OUT must be a .png file.\n",
 	.operands = "IN and OUT.png", .min_operands = 2, .max_operands = 2,
 	.tables = { &cli_render_table, &cli_render_look_table, &cli_load_table },
 };
@@ -152,6 +160,74 @@ static double cli_character_yaw(const rk_scene *s)
 	return atan2(x, z) * 180.0 / 3.14159265358979323846;
 }
 
+
+/* One row of the image: a file, its clip and the camera yaw that puts its
+ * humanoid's front at --yaw 0. */
+typedef struct cli_render_row {
+	const char *path;
+	rk_scene *scene;
+	const rk_anim_clip *clip;
+	double yaw;
+} cli_render_row;
+
+/* Loads row r's file and picks its clip: `name` if given, else (when the
+ * command animates: has_time or frames) the first clip with tracks. */
+static int cli_render_row_open(cli_ctx *ctx, cli_render_row *row, const rk_load_opts *lo, const char *name,
+	bool animated, long frames, bool file_front, double yaw)
+{
+	int rc = CLI_EXIT_OK;
+	row->scene = cli_load(ctx, row->path, lo, &rc);
+	if (!row->scene) return rc;
+	row->yaw = yaw + (file_front ? 0.0 : cli_character_yaw(row->scene));
+	if (name) {
+		row->clip = cli_find_clip(ctx, row->scene, row->path, name, &rc);
+		return row->clip ? CLI_EXIT_OK : rc;
+	}
+	if (animated) {
+		row->clip = cli_default_clip(row->scene);
+		if (!row->clip && frames) {
+			return cli_fail(ctx, RK_ERROR_INVALID_ARGUMENT, CLI_EXIT_INPUT, row->path,
+				"--frames needs an animation clip, and the file has none");
+		}
+	}
+	return CLI_EXIT_OK;
+}
+
+static void cli_bounds_union(rk_render_opts *o, bool first, rk_vec3 mn, rk_vec3 mx)
+{
+	if (first) {
+		o->camera.bounds_min = mn;
+		o->camera.bounds_max = mx;
+		return;
+	}
+	o->camera.bounds_min = (rk_vec3){ fmin(o->camera.bounds_min.x, mn.x), fmin(o->camera.bounds_min.y, mn.y),
+		fmin(o->camera.bounds_min.z, mn.z) };
+	o->camera.bounds_max = (rk_vec3){ fmax(o->camera.bounds_max.x, mx.x), fmax(o->camera.bounds_max.y, mx.y),
+		fmax(o->camera.bounds_max.z, mx.z) };
+}
+
+/* The union of the posed bounds of every row at times[k0 .. k1) into
+ * o->camera (has_bounds set). False with the error printed. */
+static bool cli_render_frame_bounds(cli_ctx *ctx, const cli_render_row *rows, int nrows, const double *times, long k0,
+	long k1, rk_render_opts *o)
+{
+	bool first = true;
+	rk_error err;
+	for (int r = 0; r < nrows; r++) {
+		for (long k = k0; k < k1; k++) {
+			rk_vec3 mn, mx;
+			if (!rk_render_bounds(rows[r].scene, rows[r].clip, times[k], o, &mn, &mx, &err)) {
+				cli_print_error(ctx, &err);
+				return false;
+			}
+			cli_bounds_union(o, first, mn, mx);
+			first = false;
+		}
+	}
+	o->camera.has_bounds = true;
+	return true;
+}
+
 int cli_cmd_render(cli_ctx *ctx, int argc, char **argv)
 {
 	cli_render_args a;
@@ -171,11 +247,15 @@ int cli_cmd_render(cli_ctx *ctx, int argc, char **argv)
 	}
 	if (a.unlit) o.shading = RK_SHADE_UNLIT;
 	if (a.ssaa) o.supersample = (uint32_t)a.ssaa;
+	if (a.texture && a.untextured) return cli_usage(ctx, "--texture and --untextured exclude each other");
+	o.textures = !a.untextured;
 	if (strcasecmp(cli_ext(out), "png") != 0) return cli_usage(ctx, "%s: the output must be a .png file", out);
 	if (frames && has_time) return cli_usage(ctx, "--time and --frames exclude each other");
-	if (is_static && (frames || has_time || clip_name))
-		return cli_usage(ctx, "--static excludes --clip, --time and --frames");
+	if (is_static && (frames || has_time || clip_name || a.with_clip))
+		return cli_usage(ctx, "--static excludes --clip, --with-clip, --time and --frames");
 	if (follow && !frames) return cli_usage(ctx, "--follow needs --frames");
+	if (a.with_clip && !a.with) return cli_usage(ctx, "--with-clip needs --with");
+	int nrows = a.with ? 2 : 1;
 	uint32_t w, h;
 	rk_error err;
 	if (!rk_render_size(&o, &w, &h, &err)) {
@@ -187,82 +267,81 @@ int cli_cmd_render(cli_ctx *ctx, int argc, char **argv)
 		return cli_usage(ctx, "%ld frames of %u pixels make a sheet wider than %d pixels (use a smaller --size)", count,
 			(unsigned)w, RK_RENDER_MAX_SIZE);
 	}
-
-	rk_scene *s = cli_load(ctx, in, &lo, &rc);
-	if (!s) return rc;
-	if (!file_front && !o.camera.look_at) o.camera.yaw_deg += cli_character_yaw(s);
-	const rk_anim_clip *clip = NULL;
-	if (clip_name) {
-		clip = cli_find_clip(ctx, s, in, clip_name, &rc);
-		if (!clip) {
-			rk_scene_free(s);
-			return rc;
-		}
-	} else if (has_time || frames) {
-		clip = cli_default_clip(s);
-		if (!clip && frames) {
-			rc = cli_fail(ctx, RK_ERROR_INVALID_ARGUMENT, CLI_EXIT_INPUT, in,
-				"--frames needs an animation clip, and the file has none");
-			rk_scene_free(s);
-			return rc;
-		}
+	if ((uint64_t)h * (uint64_t)nrows > RK_RENDER_MAX_SIZE) {
+		return cli_usage(ctx, "%d rows of %u pixels make a sheet taller than %d pixels (use a smaller --size)", nrows,
+			(unsigned)h, RK_RENDER_MAX_SIZE);
 	}
+
+	cli_render_row rows[2] = { { .path = in }, { .path = a.with } };
+	bool animated = has_time || frames;
+	double base_yaw = o.camera.yaw_deg;
+	for (int r = 0; r < nrows && rc == CLI_EXIT_OK; r++) {
+		const char *name = r == 0 ? clip_name : a.with_clip ? a.with_clip : clip_name;
+		rc = cli_render_row_open(ctx, &rows[r], &lo, name, animated || (r == 1 && rows[0].clip), frames, file_front,
+			base_yaw);
+	}
+	if (rc != CLI_EXIT_OK) {
+		for (int r = 0; r < nrows; r++) rk_scene_free(rows[r].scene);
+		return rc;
+	}
+	const rk_anim_clip *clip = rows[0].clip;
 	if (clip && !has_time) time = clip->time_begin;
 
 	double times[CLI_RENDER_MAX_FRAMES];
 	for (long k = 0; k < count; k++)
 		times[k] = frames ? clip->time_begin + (clip->time_end - clip->time_begin) * (double)k / (double)count : time;
 
-	if (frames > 1 && !follow) {
-		/* One camera for the whole sheet: the union of the posed bounds. */
-		for (long k = 0; k < count && rc == CLI_EXIT_OK; k++) {
-			rk_vec3 mn, mx;
-			if (!rk_render_bounds(s, clip, times[k], &o, &mn, &mx, &err)) {
-				cli_print_error(ctx, &err);
-				rc = CLI_EXIT_INPUT;
-				break;
-			}
-			if (k == 0) {
-				o.camera.bounds_min = mn;
-				o.camera.bounds_max = mx;
-			} else {
-				o.camera.bounds_min = (rk_vec3){ fmin(o.camera.bounds_min.x, mn.x), fmin(o.camera.bounds_min.y, mn.y),
-					fmin(o.camera.bounds_min.z, mn.z) };
-				o.camera.bounds_max = (rk_vec3){ fmax(o.camera.bounds_max.x, mx.x), fmax(o.camera.bounds_max.y, mx.y),
-					fmax(o.camera.bounds_max.z, mx.z) };
-			}
-		}
-		o.camera.has_bounds = true;
+	/* One camera for the sheet (the union of the posed bounds of every frame
+	 * and row); with --follow one per column; a single frame and row frames
+	 * itself. */
+	bool shared_camera = !follow && (count > 1 || nrows > 1);
+	if (shared_camera) {
+		o.camera.yaw_deg = rows[0].yaw;
+		if (!cli_render_frame_bounds(ctx, rows, nrows, times, 0, count, &o)) rc = CLI_EXIT_INPUT;
 	}
 
 	size_t stride = (size_t)w * 4u * (size_t)count;
-	unsigned char *px = rc == CLI_EXIT_OK ? (unsigned char *)malloc(stride * h) : NULL;
+	unsigned char *px = rc == CLI_EXIT_OK ? (unsigned char *)malloc(stride * h * (size_t)nrows) : NULL;
 	if (rc == CLI_EXIT_OK && !px) {
 		rc = cli_fail(ctx, RK_ERROR_OUT_OF_MEMORY, CLI_EXIT_INPUT, NULL, "render: out of memory for a %ld x %u image",
-			(long)w * count, (unsigned)h);
+			(long)w * count, (unsigned)h * (unsigned)nrows);
 	}
 	rk_render_stats st, total = { 0 };
 	o.stats = &st;
+	size_t triangles_row0 = 0;
 	for (long k = 0; k < count && rc == CLI_EXIT_OK; k++) {
-		if (!rk_render(s, clip, times[k], &o, px + (size_t)k * w * 4u, stride, &err)) {
-			cli_print_error(ctx, &err);
-			/* bad options were caught above; what is left is the input */
-			rc = err.code == RK_ERROR_INVALID_ARGUMENT ? CLI_EXIT_INPUT : cli_exit_code(&err);
-			break;
+		if (follow && nrows > 1) {
+			o.camera.yaw_deg = rows[0].yaw;
+			if (!cli_render_frame_bounds(ctx, rows, nrows, times, k, k + 1, &o)) {
+				rc = CLI_EXIT_INPUT;
+				break;
+			}
 		}
-		total.triangles += st.triangles;
-		total.triangles_rasterized += st.triangles_rasterized;
-		if (st.textures_failed && !total.textures_failed) {
-			total.textures_failed = st.textures_failed;
-			cli_warn(ctx, "%zu texture(s) could not be decoded, drawn untextured: %s", st.textures_failed,
-				st.texture_error);
+		for (int r = 0; r < nrows; r++) {
+			o.camera.yaw_deg = rows[r].yaw;
+			unsigned char *dst = px + (size_t)r * h * stride + (size_t)k * w * 4u;
+			if (!rk_render(rows[r].scene, rows[r].clip, times[k], &o, dst, stride, &err)) {
+				cli_print_error(ctx, &err);
+				/* bad options were caught above; what is left is the input */
+				rc = err.code == RK_ERROR_INVALID_ARGUMENT ? CLI_EXIT_INPUT : cli_exit_code(&err);
+				break;
+			}
+			total.triangles += st.triangles;
+			if (r == 0) triangles_row0 += st.triangles;
+			total.triangles_rasterized += st.triangles_rasterized;
+			if (st.textures_failed && !total.textures_failed) {
+				total.textures_failed = st.textures_failed;
+				cli_warn(ctx, "%s: %zu texture(s) could not be decoded, drawn untextured: %s", rows[r].path,
+					st.textures_failed, st.texture_error);
+			}
 		}
 	}
-	if (rc == CLI_EXIT_OK && !rk_png_write(out, px, w * (uint32_t)count, h, stride, &err)) {
+	if (rc == CLI_EXIT_OK && !rk_png_write(out, px, w * (uint32_t)count, h * (uint32_t)nrows, stride, &err)) {
 		cli_print_error(ctx, &err);
 		rc = err.code == RK_ERROR_OUTPUT ? CLI_EXIT_OUTPUT : CLI_EXIT_INPUT;
 	}
-	size_t triangles = frames ? total.triangles / (size_t)count : total.triangles;
+	size_t triangles = frames ? triangles_row0 / (size_t)count : triangles_row0;
+	size_t with_triangles = frames ? (total.triangles - triangles_row0) / (size_t)count : total.triangles - triangles_row0;
 	if (rc == CLI_EXIT_OK && ctx->json) {
 		cli_json j;
 		cli_json_document(&j, ctx);
@@ -270,7 +349,7 @@ int cli_cmd_render(cli_ctx *ctx, int argc, char **argv)
 		cli_json_string(&j, "input", in);
 		cli_json_string(&j, "output", out);
 		cli_json_int(&j, "width", (long long)w * count);
-		cli_json_int(&j, "height", h);
+		cli_json_int(&j, "height", (long long)h * nrows);
 		cli_json_int(&j, "frames", count);
 		cli_json_int(&j, "frame_width", w);
 		cli_json_string(&j, "clip", clip ? clip->name : NULL);
@@ -279,18 +358,33 @@ int cli_cmd_render(cli_ctx *ctx, int argc, char **argv)
 		cli_json_close_array(&j);
 		cli_json_int(&j, "triangles", (long long)triangles);
 		cli_json_int(&j, "textures_failed", (long long)total.textures_failed);
+		cli_json_bool(&j, "textures", o.textures);
+		if (nrows > 1) {
+			cli_json_object(&j, "with");
+			cli_json_string(&j, "input", a.with);
+			cli_json_string(&j, "clip", rows[1].clip ? rows[1].clip->name : NULL);
+			cli_json_int(&j, "triangles", (long long)with_triangles);
+			cli_json_close_object(&j);
+		}
 		cli_json_close_object(&j);
 		rc = cli_json_end(&j);
 	} else if (rc == CLI_EXIT_OK) {
 		printf("wrote %s: ", out);
-		if (frames) printf("%ld frames of %u x %u (%u x %u)", count, (unsigned)w, (unsigned)h, (unsigned)(w * count), (unsigned)h);
-		else printf("%u x %u", (unsigned)w, (unsigned)h);
+		if (frames) printf("%ld frames of %u x %u (%u x %u)", count, (unsigned)w, (unsigned)h, (unsigned)(w * count),
+			(unsigned)(h * (uint32_t)nrows));
+		else printf("%u x %u", (unsigned)w, (unsigned)(h * (uint32_t)nrows));
 		if (!clip) printf(", static scene");
 		else if (frames) printf(", clip %s at %.6g..%.6g s", clip->name, times[0], times[count - 1]);
 		else printf(", clip %s at %.6g s", clip->name, times[0]);
-		printf(", %zu triangles\n", triangles);
+		printf(", %zu triangles", triangles);
+		if (nrows > 1) {
+			printf("; below: %s", a.with);
+			if (rows[1].clip) printf(", clip %s", rows[1].clip->name);
+			printf(", %zu triangles", with_triangles);
+		}
+		printf("\n");
 	}
 	free(px);
-	rk_scene_free(s);
+	for (int r = 0; r < nrows; r++) rk_scene_free(rows[r].scene);
 	return rc;
 }
