@@ -571,10 +571,11 @@ RK_TEST(sample_walk_cycle)
 	RK_CHECK(hz[N - 1] > hz[0]);
 
 	/* (a) stance feet do not slide: each of ankle and toes is on the ground
-	 * (within 3 mm of its lowest height) for one arc - the ankle from heel
-	 * strike to heel-off (at least 30% of the cycle), the toes until toe-off
-	 * (at least 45%) - during which it moves horizontally at < 5% of the
-	 * root speed */
+	 * (within 1 mm of its lowest height for the ankle, whose heel starts to
+	 * rise about the ball of the foot at heel-off; 3 mm for the toes) for
+	 * one arc - the ankle from heel strike to heel-off (at least 30% of the
+	 * cycle), the toes until toe-off (at least 45%) - during which it moves
+	 * horizontally at < 5% of the root speed */
 	for (int k = 0; k < 2; k++) {
 		for (int part = 0; part < 2; part++) {
 			const double *y = part ? ty[k] : fy[k], *sp = part ? tspeed[k] : fspeed[k];
@@ -584,7 +585,8 @@ RK_TEST(sample_walk_cycle)
 			int contact = 0, transitions = 0;
 			double worst = 0;
 			for (int i = 0; i < N; i++) {
-				bool c = y[i] <= miny + 0.003, cp = y[(i + N - 1) % N] <= miny + 0.003;
+				double band = part ? 0.003 : 0.001;
+				bool c = y[i] <= miny + band, cp = y[(i + N - 1) % N] <= miny + band;
 				transitions += c != cp;
 				if (!c) continue;
 				contact++;

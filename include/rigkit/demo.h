@@ -64,18 +64,19 @@
  *             sway; the hips ride 3 cm below rest and bob 3 cm peak to peak
  *             twice per cycle (highest at each mid-stance). Each foot is on
  *             the ground for 60% of the cycle: flat from heel strike to
- *             heel-off (35%), then the heel rises to 30 degrees about the
+ *             heel-off (35%), then the heel rises to 40 degrees about the
  *             ball of the foot (the ToeBase joint, which stays put, the toes
  *             flat) until toe-off. The legs are solved by two-bone IK at every
  *             key so what is on the ground does not move in world space. The
- *             swing carries the foot 1.1 m forward with a 7 cm lift, the toes
- *             coming up to 12 degrees; its first and last tenth only lift /
- *             lower the foot and the foot is level before the last tenth, so
- *             nothing slides between keys either. Pelvis yaw/roll,
+ *             swing carries the foot 1.1 m forward, lifting the ankle up to
+ *             12 cm early in the swing (the knee folds to ~70 degrees), the
+ *             toes coming up to 12 degrees; its first 5% and last 10% have no
+ *             travel and the foot is level before the last tenth, so nothing
+ *             slides between keys either. Pelvis yaw/roll,
  *             counter-rotating chest, arms swinging opposite to the legs,
  *             elbows and fingers slightly bent. Measured like captured walks
  *             (tests/test_demo_walk.sh, docs/render.md): trunk within 3
- *             degrees of vertical, knee flexion of the planted leg ~19
+ *             degrees of vertical, knee flexion of the planted leg ~22
  *             degrees (median). Key 30 equals key 0 except for the Hips
  *             forward translation (loops with root motion).
  *   The avatar has no clips.

@@ -26,10 +26,11 @@
 #define RKI_WALK_SPEED 1.1        /* root speed along +Z, m/s; cycle 1 s */
 #define RKI_WALK_STANCE 0.6       /* fraction of the cycle a foot is on the ground */
 #define RKI_WALK_HEEL_OFF 0.35    /* phase of the stance at which the heel rises */
-#define RKI_WALK_HEEL_RISE 30.0   /* foot pitch at toe-off, degrees (heel up) */
+#define RKI_WALK_HEEL_RISE 40.0   /* foot pitch at toe-off, degrees (heel up) */
 #define RKI_WALK_TOES_UP 12.0     /* toes raised in the swing, degrees */
 #define RKI_WALK_FOOT_SHIFT -0.08 /* feet behind the hips' centre of the stride */
-#define RKI_WALK_LIFT 0.07        /* ankle lift at mid-swing */
+#define RKI_WALK_LIFT 0.12        /* highest ankle lift in the swing */
+#define RKI_WALK_LIFT_SHAPE 0.6   /* lift = sin(pi s^shape): highest at s = 0.5^(1/shape) of the swing */
 #define RKI_WALK_HIPS_DROP 0.03   /* mean hips height below rest */
 #define RKI_WALK_HIPS_BOB 0.015   /* hips height amplitude (2 periods per cycle) */
 #define RKI_WALK_HIPS_TOP 0.25    /* phase of the highest hips (left mid-stance) */
@@ -213,16 +214,19 @@ static void rki_walk_pose(const rki_sample_rig *rig, double phase, rki_pose_in *
 	}
 	rki_pose_relaxed_hands(in);
 
-	/* Legs. Each foot's flat ground position F moves back at the walking speed
-	 * in this frame (it is still in the world) and the ankle follows
-	 *   ankle = B + Rx(pitch) (F - B) + forward travel + lift,
-	 * B = F + (rest toe base - rest ankle): the foot turns about the ball of
-	 * the foot (the ToeBase joint), which stays put while the heel rises. The
-	 * stance is flat until heel-off, then the heel rises (the toes stay flat
-	 * on the ground) until toe-off; the swing carries the foot forward with
-	 * the toes coming up, and the foot lands flat. The first and last 10% of
-	 * the swing have no travel and the pitch is settled before the last 10%,
-	 * so nothing on the ground slides, even between keys. */
+	/* Legs. Each foot's flat ground position F moves back at the walking
+	 * speed in this frame (it is still in the world). In the stance the ankle
+	 * is F turned about the ball of the foot B = F + (rest toe base - rest
+	 * ankle), the ToeBase joint, which stays put while the heel rises:
+	 *   ankle = B - Rx(pitch) (B - F),
+	 * flat (pitch 0) until heel-off, then the heel rises to
+	 * RKI_WALK_HEEL_RISE at toe-off with the toes flat on the ground. In the
+	 * swing the ankle leaves from there: the heel-rise offset fades out as
+	 * the foot travels forward (one stride) and lifts (highest early, so the
+	 * shin trails and the knee folds), while the foot turns about the ankle:
+	 * level, toes up, level again at landing. The swing's first 5% and last
+	 * 10% have no travel and the pitch settles before the last 10%, so
+	 * nothing on the ground slides, even between keys. */
 	double v = RKI_WALK_SPEED, reach = 0.5 * v * RKI_WALK_STANCE + RKI_WALK_FOOT_SHIFT;
 	for (uint32_t side = 0; side < 2; side++) {
 		uint32_t base = side ? RKI_SJ_LEG_R : RKI_SJ_LEG_L;
@@ -231,28 +235,31 @@ static void rki_walk_pose(const rki_sample_rig *rig, double phase, rki_pose_in *
 		rk_vec3 flat = rp[base + RKI_LEG_FOOT];
 		flat.z += reach - v * fp;
 		rk_vec3 to_ball = rk_vec3_sub(rp[base + RKI_LEG_TOEBASE], rp[base + RKI_LEG_FOOT]);
-		double pitch = 0.0, toe_bend = 0.0, lift = 0.0, travel = 0.0;
+		double pitch, toe_bend, heel_offset_weight, lift = 0.0, travel = 0.0;
+		double heel_pitch = RKI_WALK_HEEL_RISE;   /* the pitch the ankle offset is taken at */
 		if (fp < RKI_WALK_STANCE) {
 			double s = (fp - RKI_WALK_HEEL_OFF) / (RKI_WALK_STANCE - RKI_WALK_HEEL_OFF);
 			pitch = s > 0.0 ? RKI_WALK_HEEL_RISE * s * s : 0.0;
 			toe_bend = pitch;                       /* toes flat on the ground */
+			heel_pitch = pitch;
+			heel_offset_weight = 1.0;
 		} else {
 			double s = (fp - RKI_WALK_STANCE) / (1.0 - RKI_WALK_STANCE);
-			double sh = (s - 0.1) / 0.8;
+			double sh = (s - 0.05) / 0.85;
 			sh = sh < 0.0 ? 0.0 : sh > 1.0 ? 1.0 : sh;
 			double up = s / 0.9 > 1.0 ? 1.0 : s / 0.9; /* pitch settled at 90% */
 			double toes_up = sin(RK_PI * up);
 			pitch = RKI_WALK_HEEL_RISE * (1.0 - rki_smoother(up < 0.4 ? up / 0.4 : 1.0)) - RKI_WALK_TOES_UP * toes_up * toes_up;
 			toe_bend = RKI_WALK_HEEL_RISE * (1.0 - rki_smoother(s < 0.3 ? s / 0.3 : 1.0));
 			travel = v * rki_smoother(sh);
-			lift = RKI_WALK_LIFT * sin(RK_PI * s);
+			heel_offset_weight = 1.0 - rki_smoother(sh);
+			lift = RKI_WALK_LIFT * sin(RK_PI * pow(s, RKI_WALK_LIFT_SHAPE)); /* highest early: the shin trails */
 		}
-		rk_quat d_foot = rki_rx(pitch);
-		rk_vec3 ball = rk_vec3_add(flat, to_ball);
-		rk_vec3 ankle = rk_vec3_sub(ball, rk_quat_rotate(d_foot, to_ball));
+		rk_vec3 heel_offset = rk_vec3_sub(to_ball, rk_quat_rotate(rki_rx(heel_pitch), to_ball));
+		rk_vec3 ankle = rk_vec3_add(flat, rk_vec3_scale(heel_offset, heel_offset_weight));
 		ankle.z += travel;
 		ankle.y += lift;
-		rki_leg_place(rig, in, base, d_hips, ankle, d_foot, rki_rx(pitch - toe_bend));
+		rki_leg_place(rig, in, base, d_hips, ankle, rki_rx(pitch), rki_rx(pitch - toe_bend));
 	}
 }
 
