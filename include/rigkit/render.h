@@ -229,7 +229,8 @@ typedef struct rk_render_opts {
 	rk_vec3 light_direction;        /* towards the light, world space; zero = from the camera's
 	                                   upper left (see SHADING) */
 	double ambient, diffuse;        /* both 0 = 0.3 and 0.7; otherwise as given (>= 0) */
-	bool textures;                  /* sample base colour textures (see SHADING) */
+	bool textures;                  /* sample base colour textures (see SHADING); default off here,
+	                                   on in `rigkit render` (--untextured turns it off) */
 	bool wireframe;                 /* polygon edges on the visible surface */
 	bool skeleton;                  /* joints and bones on top */
 	uint32_t line_width;            /* overlay lines, pixels; 0 = max(1, min(width, height) / 256),
