@@ -65,7 +65,7 @@ cli_batch_jobspec *cli_batch_specs_push(cli_batch_specs *s);  /* a zeroed new sp
 void cli_batch_specs_free(cli_batch_specs *s);
 
 /* ---- hashing: 64-bit FNV-1a ---- */
-#define CLI_BATCH_FNV_OFFSET 1469598103934665603ull
+#define CLI_BATCH_FNV_OFFSET 14695981039346656037ull  /* FNV-1a 64-bit offset basis; prime 1099511628211 */
 uint64_t cli_batch_fnv(uint64_t h, const void *data, size_t size);
 uint64_t cli_batch_fnv_str(uint64_t h, const char *s);    /* the bytes and a 0 byte */
 /* The FNV-1a of a file's bytes and its size. false with errno set when it

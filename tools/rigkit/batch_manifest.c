@@ -380,6 +380,7 @@ static void cli_batch_add_entry(cli_batch_jobspec *s, size_t *cap, const char *s
 		s->entries = d;
 	}
 	cli_batch_entry *e = &s->entries[s->entry_count++];
+	memset(e, 0, sizeof(*e));
 	e->source = cli_batch_strdup(source);
 	e->clip = clip ? cli_batch_strdup(clip) : NULL;
 	e->name = name ? cli_batch_strdup(name) : NULL;
@@ -566,7 +567,7 @@ int cli_batch_manifest_read(cli_ctx *ctx, const char *path, const cli_batch_job_
 		p = eol + 1;
 	}
 	if (!rc && !out->count) {
-		r.line = r.line ? r.line : 1;
+		r.line = 1;
 		rc = cli_batch_bad(&r, "no job in the manifest (one JSON object per line)");
 	}
 	if (!rc) rc = cli_batch_unique(&r, out, false);

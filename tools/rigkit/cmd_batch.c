@@ -764,6 +764,7 @@ static void cli_batch_spec_add_def(cli_batch *b, cli_batch_jobspec *s, size_t d,
 	const cli_batch_motion *m = &b->motions[def->motion];
 	const char *cname = m->scene->clips.data[def->index].name;
 	cli_batch_entry *e = &s->entries[s->entry_count++];
+	memset(e, 0, sizeof(*e));
 	e->source = cli_batch_strdup(m->file->path);
 	e->clip = cli_batch_strdup(cname ? cname : "");
 	e->name = cli_batch_strdup(def->name);
