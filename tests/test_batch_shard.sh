@@ -397,6 +397,25 @@ printf '{"id": "typo", "output": "out/t.glb", "target": "%s", "source": "%s", "c
 expect typo 2 -- "$rigkit" batch --manifest "$tmp/typo.jsonl"
 expect_text typo-msg "$tmp/err" "^rigkit: $in/source\\.glb: no animation clip named 'Wlak' \\(job typo\\)"
 
+# ---- "group": one group, one shard ------------------------------------------------------------
+python3 - "$tmp/grp" "$in" <<'EOF'
+import json, os, sys
+os.makedirs(sys.argv[1])
+with open(os.path.join(sys.argv[1], "jobs.jsonl"), "w") as f:
+    for g, src in (("walk-group", "source.glb"), ("strut-group", "strut.glb")):
+        for t in ("avatar.glb", "avatar_b.gltf", "walker.gltf"):
+            f.write(json.dumps({"id": g + "/" + t, "group": g, "output": "out/%s__%s.glb" % (g, t.split(".")[0]),
+                                "target": os.path.join(sys.argv[2], t), "source": os.path.join(sys.argv[2], src), "clip": "Walk"}) + "\n")
+EOF
+for k in 0 1 2 3; do "$rigkit" batch --manifest "$tmp/grp/jobs.jsonl" --shard "$k/4" --json -q >"$tmp/grp/r$k.json"; done
+py_check group-shards "$fnv_shards"'
+where = {}
+for k in range(4):
+    for o in json.load(open(sys.argv[1] + "/r%d.json" % k))["outputs"]:
+        assert o["status"] == "written", o
+        where.setdefault(o["id"].split("/")[0], set()).add(k)
+assert where == {g: {fnv(g) % 4} for g in ("walk-group", "strut-group")}, where' "$tmp/grp"
+
 # ---- --plan: the folder form's jobs as a manifest ----------------------------------------------------
 mkdir -p "$tmp/fm" "$tmp/fa"
 cp "$in/source.glb" "$in/walker.gltf" "$in/strut.glb" "$tmp/fm/"

@@ -41,7 +41,8 @@ typedef struct cli_batch_job_opts {
 
 /* One job: one output file. */
 typedef struct cli_batch_jobspec {
-	char *id;                        /* identity: hashed by --shard, key of reports and sidecars */
+	char *id;                        /* identity: key of reports and sidecars, hashed by --shard */
+	char *group;                     /* hashed by --shard instead of id when set ("group"), or NULL */
 	char *output;                    /* resolved path */
 	char *target;                    /* the avatar (resolved path) */
 	cli_batch_entry *entries;

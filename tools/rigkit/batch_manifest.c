@@ -81,6 +81,7 @@ void cli_batch_specs_free(cli_batch_specs *s)
 		}
 		free(x->entries);
 		free(x->id);
+		free(x->group);
 		free(x->output);
 		free(x->target);
 	}
@@ -422,7 +423,7 @@ static int cli_batch_read_options(cli_batch_reader *r, const cJSON *o, cli_batch
 /* One manifest line (an object) into s. */
 static int cli_batch_read_job(cli_batch_reader *r, const cJSON *job, cli_batch_jobspec *s)
 {
-	static const char *const keys[] = { "id", "output", "target", "source", "clip", "clips", "options", NULL };
+	static const char *const keys[] = { "id", "output", "target", "source", "clip", "clips", "options", "group", NULL };
 	int rc = cli_batch_keys(r, job, keys, "a job");
 	if (rc) return rc;
 	const char *output = cli_batch_string(r, job, "output", true, &rc);
@@ -430,7 +431,9 @@ static int cli_batch_read_job(cli_batch_reader *r, const cJSON *job, cli_batch_j
 	const char *id = rc ? NULL : cli_batch_string(r, job, "id", false, &rc);
 	const char *source = rc ? NULL : cli_batch_string(r, job, "source", false, &rc);
 	const char *clip = rc ? NULL : cli_batch_string(r, job, "clip", false, &rc);
+	const char *group = rc ? NULL : cli_batch_string(r, job, "group", false, &rc);
 	if (rc) return rc;
+	if (group) s->group = cli_batch_strdup(group);
 	if (!cli_batch_output_format(output)) {
 		char list[64];
 		cli_batch_output_formats(list, sizeof(list));
@@ -595,6 +598,7 @@ char *cli_batch_manifest_line(const cli_batch_jobspec *s, const char *base, size
 	rk_json_writer_init(w, RK_JSON_SHORTEST);
 	rk_json_object_begin(w, NULL);
 	rk_json_string(w, "id", s->id);
+	if (s->group) rk_json_string(w, "group", s->group);
 	cli_batch_json_path(w, "output", s->output, base);
 	cli_batch_json_path(w, "target", s->target, base);
 	rk_json_array_begin(w, "clips");

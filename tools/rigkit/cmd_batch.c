@@ -816,7 +816,7 @@ static void cli_batch_digest_ids(cli_batch *b)
 
 static bool cli_batch_in_shard(const cli_batch *b, const cli_batch_jobspec *s)
 {
-	return !b->sharded || cli_batch_shard_of(s->id, b->shards) == b->shard;
+	return !b->sharded || cli_batch_shard_of(s->group ? s->group : s->id, b->shards) == b->shard;
 }
 
 /* --plan: the manifest of the folder form's jobs (this shard's with --shard). */
