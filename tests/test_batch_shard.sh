@@ -184,6 +184,20 @@ d = json.load(open(sys.argv[1]))
 e = d["error"]
 assert d["exit_code"] == 2 and e["line"] == 2 and e["file"].endswith("bad.jsonl") and "\"clip\" must be a non-empty string" in e["message"], d' "$tmp/out"
 check bad-wrote-nothing test ! -e "$tmp/o"
+# every prefix of a good line is refused with FILE:1 (no job runs, nothing is written)
+line='{"id": "p", "output": "o/p.glb", "target": "a.glb", "clips": [{"source": "m.glb", "clip": "W", "name": "w"}], "options": {"root": "lock", "fps": 10}}'
+prefix_bad=0
+for ((n = 0; n < ${#line}; n += 3)); do
+	printf '%s' "${line:0:n}" >"$tmp/bad.jsonl"
+	"$rigkit" batch --manifest "$tmp/bad.jsonl" >/dev/null 2>"$tmp/err"
+	rc=$?
+	if [ "$rc" != 2 ] || ! grep -qE "^rigkit: $tmp/bad\.jsonl:1: " "$tmp/err"; then
+		prefix_bad=$((prefix_bad + 1))
+		[ "$prefix_bad" -le 3 ] && echo "  prefix $n: exit $rc: $(head -1 "$tmp/err")"
+	fi
+done
+check manifest-prefixes test "$prefix_bad" = 0
+check prefixes-wrote-nothing test ! -e "$tmp/o"
 expect manifest-missing 2 -- "$rigkit" batch --manifest "$tmp/nope.jsonl"
 expect_text manifest-missing-msg "$tmp/err" "^rigkit: $tmp/nope\\.jsonl: cannot read the manifest"
 
@@ -454,6 +468,17 @@ d = json.load(open(sys.argv[1]))
 ids = sorted(o["id"] for o in d["outputs"])
 want = sorted(json.loads(l)["id"] for l in open(sys.argv[2]))
 assert ids == want and all(fnv(i) % 4 == 1 for i in ids) and d["jobs_total"] == 10, (ids, want)' "$tmp/out" "$tmp/plan-clip/s1.jsonl"
+
+# the folder form resumes too: a second --resume run redoes nothing, a changed motion redoes its outputs
+expect folder-resume-1 0 -- "$rigkit" batch --motions "$tmp/fm" --avatars "$tmp/fa" --out "$tmp/fr" --per-clip --resume --json
+expect folder-resume-2 0 -- "$rigkit" batch --motions "$tmp/fm" --avatars "$tmp/fa" --out "$tmp/fr" --per-clip --resume --json
+py_check folder-resume-doc 'd = json.load(open(sys.argv[1])); s = d["summary"]
+assert s["jobs_up_to_date"] == 10 and s["outputs_written"] == 0, s' "$tmp/out"
+"$rigkit" retarget "$in/source.glb" "$in/source.glb" "$tmp/fm/strut.glb" --clip Walk --drop-target-clips --fps 12 >/dev/null
+expect folder-resume-3 0 -- "$rigkit" batch --motions "$tmp/fm" --avatars "$tmp/fa" --out "$tmp/fr" --per-clip --resume --json
+py_check folder-resume-changed 'd = json.load(open(sys.argv[1]))
+redone = sorted(o["id"] for o in d["outputs"] if o["status"] == "written")
+assert redone == ["avatar__strut.glb", "avatar_b__strut.glb"], redone' "$tmp/out"
 
 # ---- progress: a live line on a terminal, plain lines otherwise, none with -q ------------------------------
 expect quiet 0 -- "$rigkit" batch --manifest "$tmp/plan-avatar/jobs.jsonl" -q

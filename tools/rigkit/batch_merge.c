@@ -47,6 +47,27 @@ static double cli_merge_num(const cJSON *o, const char *key, double fallback)
 	return cJSON_IsNumber(v) ? v->valuedouble : fallback;
 }
 
+/* A count member: a whole number in [0, 2^53], else `fallback` (never a
+ * cast of an out-of-range double). */
+static size_t cli_merge_count(const cJSON *o, const char *key, size_t fallback)
+{
+	double v = cli_merge_num(o, key, -1.0);
+	if (!(v >= 0.0 && v <= 9007199254740992.0) || v != (double)(uint64_t)v) return fallback;
+	return (size_t)v;
+}
+
+static size_t cli_merge_shard_count(const cJSON *doc)
+{
+	const cJSON *s = cJSON_GetObjectItemCaseSensitive(doc, "shard");
+	return cJSON_IsObject(s) ? cli_merge_count(s, "count", 0) : 1;
+}
+
+static size_t cli_merge_shard_index(const cJSON *doc)
+{
+	const cJSON *s = cJSON_GetObjectItemCaseSensitive(doc, "shard");
+	return cJSON_IsObject(s) ? cli_merge_count(s, "index", (size_t)-1) : 0;
+}
+
 /* Reads one report; NULL after printing "rigkit: FILE: ..." */
 static cJSON *cli_merge_read(cli_ctx *ctx, const char *path)
 {
@@ -78,25 +99,20 @@ static cJSON *cli_merge_read(cli_ctx *ctx, const char *path)
 	free(buf);
 	if (!cJSON_IsObject(doc) || !cli_merge_str(doc, "jobs_digest") ||
 		!cJSON_IsArray(cJSON_GetObjectItemCaseSensitive(doc, "outputs")) ||
-		!cJSON_IsNumber(cJSON_GetObjectItemCaseSensitive(doc, "jobs_total"))) {
+		cli_merge_count(doc, "jobs_total", (size_t)-1) == (size_t)-1) {
 		cJSON_Delete(doc);
 		cli_fail(ctx, RK_ERROR_CORRUPT, CLI_EXIT_INPUT, path,
 			"not a rigkit batch report (no \"jobs_digest\", \"jobs_total\" or \"outputs\"; write one with --report)");
 		return NULL;
 	}
+	size_t shards = cli_merge_shard_count(doc), k = cli_merge_shard_index(doc);
+	if (shards < 1 || shards > CLI_BATCH_MAX_SHARDS || k >= shards) {
+		cJSON_Delete(doc);
+		cli_fail(ctx, RK_ERROR_CORRUPT, CLI_EXIT_INPUT, path, "\"shard\" must be {\"index\": K, \"count\": N} with 0 <= K < N <= %d",
+			CLI_BATCH_MAX_SHARDS);
+		return NULL;
+	}
 	return doc;
-}
-
-static size_t cli_merge_shard_count(const cJSON *doc)
-{
-	const cJSON *s = cJSON_GetObjectItemCaseSensitive(doc, "shard");
-	return cJSON_IsObject(s) ? (size_t)cli_merge_num(s, "count", 1.0) : 1;
-}
-
-static size_t cli_merge_shard_index(const cJSON *doc)
-{
-	const cJSON *s = cJSON_GetObjectItemCaseSensitive(doc, "shard");
-	return cJSON_IsObject(s) ? (size_t)cli_merge_num(s, "index", 0.0) : 0;
 }
 
 int cli_batch_merge(cli_ctx *ctx, const char *const *paths, size_t count, const char *out)
@@ -109,7 +125,7 @@ int cli_batch_merge(cli_ctx *ctx, const char *const *paths, size_t count, const 
 	size_t total = 0, shards = 1;
 	for (size_t i = 0; i < count && !rc; i++) {
 		const char *d = cli_merge_str(docs[i], "jobs_digest");
-		size_t t = (size_t)cli_merge_num(docs[i], "jobs_total", 0.0), n = cli_merge_shard_count(docs[i]);
+		size_t t = cli_merge_count(docs[i], "jobs_total", 0), n = cli_merge_shard_count(docs[i]);
 		if (!i) {
 			digest = d;
 			total = t;
@@ -169,12 +185,12 @@ int cli_batch_merge(cli_ctx *ctx, const char *const *paths, size_t count, const 
 		else failed++;
 		const cJSON *q = all[k].quality;
 		if (!strcmp(st, "written") || !strcmp(st, "partial") || !strcmp(st, "up_to_date")) {
-			clips += (size_t)cli_merge_num(q, "clips_ok", 0.0);
-			frames += (size_t)cli_merge_num(q, "frames", 0.0);
+			clips += cli_merge_count(q, "clips_ok", 0);
+			frames += cli_merge_count(q, "frames", 0);
 			double w = cli_merge_num(q, "max_direction_error_deg", 0.0);
 			if (w > worst) worst = w;
 			if (cJSON_GetObjectItemCaseSensitive(q, "mapped_bones_min")) {
-				size_t lo = (size_t)cli_merge_num(q, "mapped_bones_min", 0.0), hi = (size_t)cli_merge_num(q, "mapped_bones_max", 0.0);
+				size_t lo = cli_merge_count(q, "mapped_bones_min", 0), hi = cli_merge_count(q, "mapped_bones_max", 0);
 				if (!any_bones || lo < bones_min) bones_min = lo;
 				if (hi > bones_max) bones_max = hi;
 				any_bones = true;
@@ -215,7 +231,7 @@ int cli_batch_merge(cli_ctx *ctx, const char *const *paths, size_t count, const 
 		cli_json_int(&j, "shard", (long long)cli_merge_shard_index(docs[i]));
 		cli_json_int(&j, "jobs", (long long)cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(docs[i], "outputs")));
 		cli_json_number(&j, "wall_s", cli_merge_num(sum, "wall_s", 0.0));
-		cli_json_int(&j, "exit_code", (long long)cli_merge_num(sum, "exit_code", 0.0));
+		cli_json_int(&j, "exit_code", (long long)cli_merge_count(sum, "exit_code", 0));
 		cli_json_close_object(&j);
 	}
 	cli_json_close_array(&j);
@@ -266,7 +282,7 @@ int cli_batch_merge(cli_ctx *ctx, const char *const *paths, size_t count, const 
 			cli_json_string(&j, "file", cli_merge_str(f, "file"));
 			cli_json_string(&j, "stage", cli_merge_str(f, "stage"));
 			cli_json_string(&j, "error", cli_merge_str(f, "error"));
-			cli_json_int(&j, "exit_code", (long long)cli_merge_num(f, "exit_code", 0.0));
+			cli_json_int(&j, "exit_code", (long long)cli_merge_count(f, "exit_code", 0));
 			cli_json_close_object(&j);
 		}
 	}
@@ -295,8 +311,8 @@ int cli_batch_merge(cli_ctx *ctx, const char *const *paths, size_t count, const 
 		const char *st = cli_merge_str(q, "status");
 		bool has = st && strcmp(st, "not_run") && strcmp(st, "up_to_date") && cJSON_GetObjectItemCaseSensitive(q, "clips_ok");
 		if (has) {
-			cli_json_int(&j, "clips_ok", (long long)cli_merge_num(q, "clips_ok", 0.0));
-			cli_json_int(&j, "frames", (long long)cli_merge_num(q, "frames", 0.0));
+			cli_json_int(&j, "clips_ok", (long long)cli_merge_count(q, "clips_ok", 0));
+			cli_json_int(&j, "frames", (long long)cli_merge_count(q, "frames", 0));
 			cli_json_number(&j, "max_direction_error_deg", cli_merge_num(q, "max_direction_error_deg", 0.0));
 		}
 		cli_json_close_object(&j);

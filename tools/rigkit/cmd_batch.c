@@ -1241,6 +1241,7 @@ static void cli_batch_report_job(cli_batch *b, size_t j, bool ran)
 	if (job->up_to_date) {
 		b->jobs_up_to_date++;
 		p->skipped++;
+		if (b->ctx->verbose) cli_batch_progress_clear(p);
 		cli_note(b->ctx, "%s: up to date (digest %s)", job->spec->output, job->digest);
 		cli_batch_progress_show(p);
 		return;
