@@ -88,6 +88,10 @@ char *cli_batch_join(const char *dir, const char *path);
 char *cli_batch_absolute(const char *path);
 /* path (absolute, normalised) relative to the folder base (idem). */
 char *cli_batch_relative(const char *base, const char *path);
+/* mkdir -p dir; false with errno set (ENOTDIR: a file has that name). */
+bool cli_batch_make_dir(const char *dir);
+/* mkdir -p of the folder of path (nothing for a bare name). false with errno set. */
+bool cli_batch_make_parent(const char *path);
 /* The output format of a path by its extension (CLI_FORMAT_*, 0 = none),
  * among those batch writes (every cli_output_formats entry but OBJ). */
 int cli_batch_output_format(const char *path);

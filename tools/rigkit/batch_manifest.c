@@ -258,6 +258,44 @@ void cli_batch_output_formats(char *dst, size_t cap)
 		if (e->value != CLI_FORMAT_OBJ) n += (size_t)snprintf(dst + n, cap - n, "%s.%s", n ? ", " : "", e->name);
 }
 
+bool cli_batch_make_dir(const char *dir)
+{
+	char *p = cli_batch_strdup(dir);
+	for (char *s = p + 1; *s; s++) {
+		if (*s != '/') continue;
+		*s = '\0';
+		if (mkdir(p, 0777) != 0 && errno != EEXIST) {
+			free(p);
+			return false;
+		}
+		*s = '/';
+	}
+	int rc = mkdir(p, 0777);
+	int saved = errno;
+	free(p);
+	if (rc != 0 && saved != EEXIST) {
+		errno = saved;
+		return false;
+	}
+	struct stat st;
+	if (stat(dir, &st) != 0) return false;
+	if (!S_ISDIR(st.st_mode)) {
+		errno = ENOTDIR;
+		return false;
+	}
+	return true;
+}
+
+bool cli_batch_make_parent(const char *path)
+{
+	char *dir = cli_batch_dirname(path);
+	bool ok = !dir[0] || cli_batch_make_dir(dir);
+	int saved = errno;
+	free(dir);
+	errno = saved;
+	return ok;
+}
+
 /* ---- reading whole files ---------------------------------------------------- */
 
 char *cli_batch_read_text(const char *path, size_t max, size_t *size)

@@ -322,7 +322,10 @@ int cli_batch_merge(cli_ctx *ctx, const char *const *paths, size_t count, const 
 
 	int wrc = CLI_EXIT_OK;
 	rk_error err;
-	if (out && !cli_is_stdio(out) && !cli_batch_json_save(&j, out, &err)) wrc = cli_print_error(ctx, &err);
+	if (out && !cli_is_stdio(out) && !cli_batch_make_parent(out))
+		wrc = cli_fail(ctx, RK_ERROR_OUTPUT, CLI_EXIT_OUTPUT, out, "cannot create the folder (%s)", strerror(errno));
+	else if (out && !cli_is_stdio(out) && !cli_batch_json_save(&j, out, &err))
+		wrc = cli_print_error(ctx, &err);
 	if (ctx->json || (out && cli_is_stdio(out))) {
 		int jrc = cli_json_end(&j);
 		if (jrc > wrc) wrc = jrc;

@@ -194,34 +194,6 @@ static bool cli_batch_bases_unique(cli_ctx *ctx, const cli_batch_files *f, const
 	return true;
 }
 
-/* mkdir -p. false with errno set. */
-static bool cli_batch_make_dir(const char *dir)
-{
-	char *p = cli_batch_strdup(dir);
-	for (char *s = p + 1; *s; s++) {
-		if (*s != '/') continue;
-		*s = '\0';
-		if (mkdir(p, 0777) != 0 && errno != EEXIST) {
-			free(p);
-			return false;
-		}
-		*s = '/';
-	}
-	int rc = mkdir(p, 0777);
-	int saved = errno;
-	free(p);
-	if (rc != 0 && saved != EEXIST) {
-		errno = saved;
-		return false;
-	}
-	struct stat st;
-	if (stat(dir, &st) != 0) return false;
-	if (!S_ISDIR(st.st_mode)) {
-		errno = ENOTDIR;
-		return false;
-	}
-	return true;
-}
 
 /* Index of `path` among f's files, through `order` (f's indices sorted by
  * path); (size_t)-1 when absent. */
@@ -1701,6 +1673,9 @@ static int cli_batch_main(cli_batch *b)
 		return cli_fail(ctx, RK_ERROR_OUTPUT, CLI_EXIT_OUTPUT, b->out_dir, "cannot create the output directory (%s)",
 			strerror(errno));
 	}
+	if (b->report_path && !cli_batch_make_parent(b->report_path))
+		return cli_fail(ctx, RK_ERROR_OUTPUT, CLI_EXIT_OUTPUT, b->report_path, "cannot create the report's folder (%s)",
+			strerror(errno));
 	double t0 = cli_batch_now();
 	if (!b->manifest) {
 		/* the folder form: its jobs need the motions' clips */
