@@ -584,17 +584,17 @@ static void cli_batch_progress_show(cli_batch_progress *p)
 	size_t n = 0;
 	if (p->skipped) n += (size_t)snprintf(extra + n, sizeof(extra) - n, ", %zu up to date", p->skipped);
 	if (p->failed) snprintf(extra + n, sizeof(extra) - n, ", %zu failed", p->failed);
+	char speed[64] = "";   /* none until a job has run: up-to-date jobs take no time */
+	if (ran) snprintf(speed, sizeof(speed), ", %.1f jobs/s, ETA %s", rate, eta);
 	if (p->tty) {
 		if (!end && now - p->last < 0.1) return;
-		fprintf(stderr, "\rbatch: %zu/%zu jobs%s, %.1f jobs/s, ETA %s\033[K%s", p->done, p->total, extra, rate, eta,
-			end ? "\n" : "");
+		fprintf(stderr, "\rbatch: %zu/%zu jobs%s%s\033[K%s", p->done, p->total, extra, speed, end ? "\n" : "");
 		p->shown = !end;
 	} else {
 		size_t step = p->done * 10 / p->total;
 		if (step == p->step && now - p->last < 30.0) return;
 		p->step = step;
-		fprintf(stderr, "batch: %zu/%zu jobs (%zu%%)%s, %.1f jobs/s, ETA %s\n", p->done, p->total,
-			p->done * 100 / p->total, extra, rate, eta);
+		fprintf(stderr, "batch: %zu/%zu jobs (%zu%%)%s%s\n", p->done, p->total, p->done * 100 / p->total, extra, speed);
 	}
 	p->last = now;
 	fflush(stderr);
