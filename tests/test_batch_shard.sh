@@ -421,7 +421,11 @@ with open(os.path.join(sys.argv[1], "jobs.jsonl"), "w") as f:
             f.write(json.dumps({"id": g + "/" + t, "group": g, "output": "out/%s__%s.glb" % (g, t.split(".")[0]),
                                 "target": os.path.join(sys.argv[2], t), "source": os.path.join(sys.argv[2], src), "clip": "Walk"}) + "\n")
 EOF
+mkdir -p "$tmp/grp/out"
+: >"$tmp/grp/out/walk-group__avatar.glb.tmp123abc"   # left by a killed writer: removed by the next run, --resume or not
+: >"$tmp/grp/out/unrelated.glb.tmp123abc"            # no job's output: left alone
 for k in 0 1 2 3; do "$rigkit" batch --manifest "$tmp/grp/jobs.jsonl" --shard "$k/4" --json -q >"$tmp/grp/r$k.json"; done
+check group-temp-removed test ! -e "$tmp/grp/out/walk-group__avatar.glb.tmp123abc" -a -e "$tmp/grp/out/unrelated.glb.tmp123abc"
 py_check group-shards "$fnv_shards"'
 where = {}
 for k in range(4):

@@ -934,9 +934,9 @@ static bool cli_batch_job_digest(const cli_batch *b, cli_batch_job *job, const c
 	return true;
 }
 
-/* Removes stale temporary files of the shard's outputs, finds each job's
- * digest and marks the jobs whose sidecar records it as up to date. */
-static void cli_batch_resume(cli_batch *b)
+/* Removes the temporary files an interrupted run left for this run's
+ * outputs (no other process writes them: they are this shard's). */
+static void cli_batch_remove_temps(cli_batch *b)
 {
 	const char **outs = (const char **)cli_batch_alloc(b->job_count, sizeof(char *));
 	for (size_t j = 0; j < b->job_count; j++) outs[j] = b->jobs[j].spec->output;
@@ -944,7 +944,12 @@ static void cli_batch_resume(cli_batch *b)
 	size_t removed = cli_batch_remove_stale_temps(outs, b->job_count);
 	free((void *)outs);
 	if (removed) cli_note(b->ctx, "batch: removed %zu temporary file%s left by an interrupted run", removed, removed == 1 ? "" : "s");
+}
 
+/* Finds each job's digest and marks the jobs whose sidecar records it as
+ * up to date. */
+static void cli_batch_resume(cli_batch *b)
+{
 	size_t count = 0;
 	for (size_t j = 0; j < b->job_count; j++) count += 1 + b->jobs[j].spec->entry_count;
 	const char **paths = (const char **)cli_batch_alloc(count, sizeof(char *));
@@ -1690,6 +1695,7 @@ static int cli_batch_main(cli_batch *b)
 	}
 	if (b->plan) return b->stopped ? rc : cli_batch_write_plan(b, rc);
 	cli_batch_select_jobs(b);
+	cli_batch_remove_temps(b);
 	if (b->resume) cli_batch_resume(b);
 	if (b->manifest) {
 		cli_batch_manifest_motions(b);
