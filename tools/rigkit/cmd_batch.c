@@ -552,8 +552,9 @@ static bool cli_batch_pool_run(cli_batch *b, size_t count, size_t threads, cli_b
 /* ---- progress on stderr ------------------------------------------------------------ */
 
 /* Terminal (stderr is a TTY): one live line, redrawn at most 10 times a
- * second ("\r", erased before anything else is printed). Otherwise a plain
- * line at each tenth of the jobs and at least every 30 s. Nothing with -q. */
+ * second ("\r", erased before anything else is printed and at the end).
+ * Otherwise a plain line at each tenth of the jobs and at least every 30 s.
+ * Nothing with -q. */
 static void cli_batch_progress_clear(cli_batch_progress *p)
 {
 	if (!p->shown) return;
@@ -588,8 +589,8 @@ static void cli_batch_progress_show(cli_batch_progress *p)
 	if (ran) snprintf(speed, sizeof(speed), ", %.1f jobs/s, ETA %s", rate, eta);
 	if (p->tty) {
 		if (!end && now - p->last < 0.1) return;
-		fprintf(stderr, "\rbatch: %zu/%zu jobs%s%s\033[K%s", p->done, p->total, extra, speed, end ? "\n" : "");
-		p->shown = !end;
+		fprintf(stderr, "\rbatch: %zu/%zu jobs%s%s\033[K", p->done, p->total, extra, speed);
+		p->shown = true;   /* erased at the end of the run: the summary says the rest */
 	} else {
 		size_t step = p->done * 10 / p->total;
 		if (step == p->step && now - p->last < 30.0) return;
