@@ -166,3 +166,11 @@ for b in bench_mesh bench_runtime bench_skin; do
 	fi
 done
 retarget_section
+
+# Batch throughput and the clips/s per core that docs/batch.md sizes runner
+# fleets with (bench/bench_batch.sh; needs $shared/assets).
+echo
+echo "## Batch: rigkit batch throughput, clips/s per core"
+echo
+bash "$(dirname "$0")/../bench/bench_batch.sh" "$build/rigkit" "$shared" "${BENCH_BATCH_RUNS:-5}" ||
+	echo "(bench_batch.sh: not run; it needs $shared/assets)"

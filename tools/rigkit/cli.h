@@ -95,6 +95,12 @@ int cli_output_format(cli_ctx *ctx, const char *path, int format, unsigned allow
  * writer warnings go to cli_warn unless o->warning is set. 0 or an exit code
  * after reporting (3 for output failures, else 2). */
 int cli_write_gltf(cli_ctx *ctx, const rk_scene *s, const char *path, int format, rk_gltf_write_opts *o);
+/* Writes s to path (a file, not "-") in `format` (a cli_output_formats
+ * value) without printing: the writer dispatch of commands that write from
+ * worker threads (batch). A new output format gets its case here. false
+ * with err set (RK_ERROR_OUTPUT: the file could not be written). Safe from
+ * several threads for distinct paths. */
+bool cli_write_scene(const rk_scene *s, const char *path, int format, rk_error *err);
 /* As cli_write_gltf, OBJ. */
 int cli_write_obj(cli_ctx *ctx, const rk_scene *s, const char *path, const rk_obj_write_opts *o);
 /* The extension of a path without the dot ("" when none). */

@@ -1,17 +1,29 @@
 /* tools/rigkit/cmd_batch.c - `rigkit batch`: retarget many motion files onto
- * many avatars in one run, on a pool of worker threads (docs/batch.md).
+ * many avatars in one run, on a pool of worker threads, from folders or a
+ * manifest, optionally one shard of many (docs/batch.md).
  *
  * JOB MODEL
- *   Phase 1, one job per motion file: load it, map its humanoid, pick its
- *   clips. The loaded scenes are then only read, by every worker at once
- *   (scene.h: any number of threads may read one const scene).
- *   Phase 2, one job per avatar (one output holding every clip) or, with
- *   --per-clip, one per (avatar, clip), each loading its own copy of the
- *   avatar. A job owns its avatar scene, the only thing rk_retarget writes.
- *   Workers take jobs in a fixed order; the main thread prints the report in
- *   job order as jobs finish. What is written depends on the inputs and the
- *   options only, never on the thread count or timing: clip order and names
- *   come from the sorted file lists, and every output is built by one thread.
+ *   A job is one output file: a target (avatar), a list of clips (motion
+ *   file, clip, output name) and retarget options (cli_batch_jobspec,
+ *   batch.h). The folder form makes its jobs from the sorted file lists
+ *   (after loading the motions, which gives their clips); --manifest reads
+ *   them from a file; --plan writes the folder form's jobs as a manifest.
+ *   Either way the jobs then run the same way:
+ *   Phase 1, one task per motion file: load it, map its humanoid. The loaded
+ *   scenes are then only read, by every worker at once (scene.h: any number
+ *   of threads may read one const scene).
+ *   Phase 2, one task per job: load the avatar, rk_retarget every clip,
+ *   write. A job owns its avatar scene, the only thing rk_retarget writes.
+ *   Workers take jobs in a fixed order; the report is printed in job order
+ *   as jobs finish. What is written depends on the inputs and the options
+ *   only, never on the thread count, the shard count or timing.
+ *
+ * SHARDS AND RESUMING
+ *   --shard K/N keeps the jobs whose id hashes (FNV-1a) to K modulo N, so N
+ *   processes do every job exactly once and adding jobs moves no other job.
+ *   --resume skips a job whose output exists and whose sidecar
+ *   (OUT.rigkit.json, written after the output) records the same input
+ *   digest (FNV-1a of the input bytes, the options and the rigkit version).
  *
  * FAILURES
  *   A file that fails to load or is not a humanoid, or a clip that fails to
@@ -21,65 +33,21 @@
  *   other job runs and an output keeps the clips that worked. Exit code 2 for
  *   any input failure, 3 when an output could not be written, 1 for usage.
  */
-#include "cli.h"
+#include "batch.h"
 
 #include <dirent.h>
 #include <errno.h>
-#include <stdarg.h>
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <time.h>
+#include <unistd.h>
 
 #define CLI_BATCH_MAX_THREADS 1024
 #define CLI_BATCH_RAD_TO_DEG (180.0 / 3.14159265358979323846)
 
 /* ---- small helpers --------------------------------------------------------- */
-
-/* The CLI gives up on out-of-memory: report and leave at once (other
- * threads may be running, so no exit handlers). */
-static void cli_batch_out_of_memory(void)
-{
-	fputs("rigkit: batch: out of memory\n", stderr);
-	fflush(stdout);
-	_Exit(CLI_EXIT_INPUT);
-}
-
-static void *cli_batch_alloc(size_t count, size_t size)
-{
-	void *p = calloc(count ? count : 1, size ? size : 1);
-	if (!p) cli_batch_out_of_memory();
-	return p;
-}
-
-static char *cli_batch_strdup(const char *s)
-{
-	size_t n = strlen(s) + 1;
-	char *p = (char *)cli_batch_alloc(n, 1);
-	memcpy(p, s, n);
-	return p;
-}
-
-static char *cli_batch_format(const char *fmt, ...)
-#if defined(__GNUC__)
-	__attribute__((format(printf, 1, 2)))
-#endif
-	;
-
-static char *cli_batch_format(const char *fmt, ...)
-{
-	va_list ap;
-	va_start(ap, fmt);
-	int n = vsnprintf(NULL, 0, fmt, ap);
-	va_end(ap);
-	if (n < 0) n = 0;
-	char *p = (char *)cli_batch_alloc((size_t)n + 1, 1);
-	va_start(ap, fmt);
-	vsnprintf(p, (size_t)n + 1, fmt, ap);
-	va_end(ap);
-	return p;
-}
 
 static double cli_batch_now(void)
 {
@@ -226,33 +194,44 @@ static bool cli_batch_bases_unique(cli_ctx *ctx, const cli_batch_files *f, const
 	return true;
 }
 
-/* mkdir -p. false with errno set. */
-static bool cli_batch_make_dir(const char *dir)
+
+/* Index of `path` among f's files, through `order` (f's indices sorted by
+ * path); (size_t)-1 when absent. */
+static size_t cli_batch_find_file(const cli_batch_files *f, const size_t *order, const char *path)
 {
-	char *p = cli_batch_strdup(dir);
-	for (char *s = p + 1; *s; s++) {
-		if (*s != '/') continue;
-		*s = '\0';
-		if (mkdir(p, 0777) != 0 && errno != EEXIST) {
-			free(p);
-			return false;
-		}
-		*s = '/';
+	size_t lo = 0, hi = f->count;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		int c = strcmp(f->data[order[mid]].path, path);
+		if (!c) return order[mid];
+		if (c < 0) lo = mid + 1;
+		else hi = mid;
 	}
-	int rc = mkdir(p, 0777);
-	int saved = errno;
-	free(p);
-	if (rc != 0 && saved != EEXIST) {
-		errno = saved;
-		return false;
-	}
-	struct stat st;
-	if (stat(dir, &st) != 0) return false;
-	if (!S_ISDIR(st.st_mode)) {
-		errno = ENOTDIR;
-		return false;
-	}
-	return true;
+	return (size_t)-1;
+}
+
+typedef struct cli_batch_keyed {
+	const char *key;
+	size_t index;
+} cli_batch_keyed;
+
+static int cli_batch_keyed_cmp(const void *a, const void *b)
+{
+	const cli_batch_keyed *x = (const cli_batch_keyed *)a, *y = (const cli_batch_keyed *)b;
+	int c = strcmp(x->key, y->key);
+	return c ? c : (x->index > y->index) - (x->index < y->index);
+}
+
+/* f's indices sorted by path (malloc'd). */
+static size_t *cli_batch_path_order(const cli_batch_files *f)
+{
+	cli_batch_keyed *k = (cli_batch_keyed *)cli_batch_alloc(f->count, sizeof(*k));
+	for (size_t i = 0; i < f->count; i++) k[i] = (cli_batch_keyed){ f->data[i].path, i };
+	qsort(k, f->count, sizeof(*k), cli_batch_keyed_cmp);
+	size_t *order = (size_t *)cli_batch_alloc(f->count, sizeof(size_t));
+	for (size_t i = 0; i < f->count; i++) order[i] = k[i].index;
+	free(k);
+	return order;
 }
 
 /* ---- failures ---------------------------------------------------------------- */
@@ -262,6 +241,8 @@ typedef struct cli_batch_failure {
 	const char *stage;   /* "load", "humanoid", "clips", "retarget", "write" */
 	char *text;          /* the whole error line after "rigkit: " */
 	int exit_code;       /* CLI_EXIT_INPUT or CLI_EXIT_OUTPUT */
+	bool copy;           /* a motion's failure copied to a job: printed with the motion */
+	bool repeat;         /* the avatar's failure, already printed with an earlier job */
 } cli_batch_failure;
 
 typedef struct cli_batch_failures {
@@ -269,7 +250,8 @@ typedef struct cli_batch_failures {
 	size_t count, cap;
 } cli_batch_failures;
 
-static void cli_batch_fail_text(cli_batch_failures *f, const char *file, const char *stage, int exit_code, char *text)
+static cli_batch_failure *cli_batch_fail_text(cli_batch_failures *f, const char *file, const char *stage, int exit_code,
+	char *text)
 {
 	if (f->count == f->cap) {
 		size_t cap = f->cap ? f->cap * 2 : 4;
@@ -279,10 +261,12 @@ static void cli_batch_fail_text(cli_batch_failures *f, const char *file, const c
 		f->cap = cap;
 	}
 	cli_batch_failure *x = &f->data[f->count++];
+	memset(x, 0, sizeof(*x));
 	x->file = cli_batch_strdup(file);
 	x->stage = stage;
 	x->text = text;
 	x->exit_code = exit_code;
+	return x;
 }
 
 /* Records err; `context` (may be NULL) is put between the file and the error. */
@@ -327,7 +311,7 @@ typedef struct cli_batch_motion {
 	const cli_batch_file *file;
 	rk_scene *scene;                 /* NULL when it failed */
 	rk_humanoid humanoid;
-	size_t *picks;                   /* indices of the picked clips in scene->clips */
+	size_t *picks;                   /* folder form: indices of the picked clips in scene->clips */
 	size_t pick_count;
 	size_t animated;                 /* clips with tracks in the file */
 	bool ran;                        /* false: not started (a failure, no --keep-going) */
@@ -335,11 +319,19 @@ typedef struct cli_batch_motion {
 	cli_batch_failures failures;
 } cli_batch_motion;
 
+/* Folder form: the batch's clips, in output order, names unique. */
+typedef struct cli_batch_def {
+	size_t motion;
+	size_t index;                    /* in the motion's scene->clips */
+	char *name;                      /* output clip name, unique in the batch */
+	char *tag;                       /* --per-clip file name part: "<motion>" or "<motion>__<clip>" */
+} cli_batch_def;
+
+/* A clip of a job, resolved after phase 1. */
 typedef struct cli_batch_clip {
 	size_t motion;
 	const rk_anim_clip *clip;        /* in the motion's scene */
-	char *name;                      /* output clip name, unique in the batch */
-	char *tag;                       /* --per-clip file name part: "<motion>" or "<motion>__<clip>" */
+	char *name;                      /* in the output, unique in the job */
 } cli_batch_clip;
 
 typedef struct cli_batch_clip_result {
@@ -349,35 +341,59 @@ typedef struct cli_batch_clip_result {
 } cli_batch_clip_result;
 
 typedef struct cli_batch_job {
-	size_t avatar;
+	const cli_batch_jobspec *spec;      /* id, output, target, entries, options */
+	size_t avatar;                   /* into avatar_files */
 	size_t clip_begin, clip_count;   /* into the batch's clips */
-	char *out_path;
-	cli_batch_clip_result *results;   /* clip_count */
+	int format;                      /* CLI_FORMAT_* of the output */
+	bool has_digest;                 /* --resume: every input was read */
+	char digest[17];                 /* 16 hex digits */
+	bool up_to_date;                 /* --resume: skipped */
+	char *previous;                  /* up to date: the sidecar's report of the job (JSON), or NULL */
+	cli_batch_clip_result *results;  /* clip_count */
 	cli_batch_failures failures;
 	bool ran, written;
 	size_t ok_clips;
 	double seconds;
 } cli_batch_job;
 
+typedef struct cli_batch_progress {
+	bool on, tty, shown;             /* shown: a live line is on the terminal */
+	size_t total, done, skipped, failed;
+	size_t step;                     /* not a TTY: tenths printed */
+	double t0, last;
+} cli_batch_progress;
+
 typedef struct cli_batch {
 	/* options */
 	cli_ctx *ctx;
-	rk_retarget_opts ro;
-	bool per_clip, json, keep_going, drop_avatar_clips;
-	const char *out_dir;
-	size_t threads;
+	cli_batch_job_opts defaults;     /* the command line's retarget options */
+	bool per_clip, json, keep_going, resume, plan, sharded;
+	const char *out_dir;             /* folder form */
+	const char *manifest;            /* --manifest, or NULL */
+	const char *report_path;         /* --report, or NULL */
+	const char *output;              /* -o (--plan), or NULL */
+	size_t threads, shard, shards;
 	rk_load_opts lo;                 /* load options for every file */
 	const char *const *clip_names;
 	size_t clip_name_count;
-	/* inputs and work */
+	/* inputs */
 	cli_batch_files motion_files, avatar_files;
+	size_t *motion_order, *avatar_order;   /* indices sorted by path */
 	cli_batch_motion *motions;
+	cli_batch_def *defs;
+	size_t def_count;
+	cli_batch_specs specs;           /* every job (the shard's are in jobs) */
+	char jobs_digest[17];            /* of the sorted job ids: shards of one job list agree */
+	/* the shard's work */
 	cli_batch_clip *clips;
-	size_t clip_count;
+	size_t clip_count, clip_cap;
 	cli_batch_job *jobs;
 	size_t job_count;
-	/* counters, updated by the main thread as it reports */
-	size_t motions_failed, motions_not_run, jobs_failed, jobs_not_run, outputs_written, clips_done;
+	bool *avatar_reported;           /* an avatar's load failure was printed */
+	cli_batch_progress progress;
+	bool stopped;                    /* a motion failed without --keep-going */
+	/* counters, updated by the reporting thread */
+	size_t motions_failed, motions_not_run, jobs_failed, jobs_not_run, jobs_up_to_date, outputs_written, clips_done;
 } cli_batch;
 
 /* A set of strings (not owned): open addressing, FNV-1a. */
@@ -385,13 +401,6 @@ typedef struct cli_batch_set {
 	const char **slots;
 	size_t mask;
 } cli_batch_set;
-
-static size_t cli_batch_hash(const char *s)
-{
-	uint64_t h = 1469598103934665603ull;
-	for (; *s; s++) h = (h ^ (unsigned char)*s) * 1099511628211ull;
-	return (size_t)h;
-}
 
 static void cli_batch_set_init(cli_batch_set *set, size_t count)
 {
@@ -404,7 +413,7 @@ static void cli_batch_set_init(cli_batch_set *set, size_t count)
 /* true when s is in the set; else adds it when `add` */
 static bool cli_batch_set_has(cli_batch_set *set, const char *s, bool add)
 {
-	size_t i = cli_batch_hash(s) & set->mask;
+	size_t i = (size_t)cli_batch_fnv(CLI_BATCH_FNV_OFFSET, s, strlen(s)) & set->mask;
 	for (; set->slots[i]; i = (i + 1) & set->mask)
 		if (!strcmp(set->slots[i], s)) return true;
 	if (add) set->slots[i] = s;
@@ -540,6 +549,58 @@ static bool cli_batch_pool_run(cli_batch *b, size_t count, size_t threads, cli_b
 	return p.not_run;
 }
 
+/* ---- progress on stderr ------------------------------------------------------------ */
+
+/* Terminal (stderr is a TTY): one live line, redrawn at most 10 times a
+ * second ("\r", erased before anything else is printed and at the end).
+ * Otherwise a plain line at each tenth of the jobs and at least every 30 s.
+ * Nothing with -q. */
+static void cli_batch_progress_clear(cli_batch_progress *p)
+{
+	if (!p->shown) return;
+	fputs("\r\033[K", stderr);
+	p->shown = false;
+}
+
+static void cli_batch_duration(char *dst, size_t cap, double s)
+{
+	if (!(s < 1e9)) snprintf(dst, cap, "?");
+	else if (s >= 3600.0) snprintf(dst, cap, "%dh%02dm", (int)(s / 3600.0), (int)(s / 60.0) % 60);
+	else if (s >= 60.0) snprintf(dst, cap, "%dm%02ds", (int)(s / 60.0), (int)s % 60);
+	else snprintf(dst, cap, "%.0f s", s);
+}
+
+static void cli_batch_progress_show(cli_batch_progress *p)
+{
+	if (!p->on || !p->total) return;
+	double now = cli_batch_now(), elapsed = now - p->t0;
+	bool end = p->done == p->total;
+	size_t ran = p->done - p->skipped, todo = p->total - p->skipped;
+	double rate = elapsed > 0.0 ? (double)ran / elapsed : 0.0;
+	char eta[32];
+	if (end) snprintf(eta, sizeof(eta), "0 s");
+	else if (rate > 0.0) cli_batch_duration(eta, sizeof(eta), (double)(todo - ran) / rate);
+	else snprintf(eta, sizeof(eta), "?");
+	char extra[64] = "";
+	size_t n = 0;
+	if (p->skipped) n += (size_t)snprintf(extra + n, sizeof(extra) - n, ", %zu up to date", p->skipped);
+	if (p->failed) snprintf(extra + n, sizeof(extra) - n, ", %zu failed", p->failed);
+	char speed[64] = "";   /* none until a job has run: up-to-date jobs take no time */
+	if (ran) snprintf(speed, sizeof(speed), ", %.1f jobs/s, ETA %s", rate, eta);
+	if (p->tty) {
+		if (!end && now - p->last < 0.1) return;
+		fprintf(stderr, "\rbatch: %zu/%zu jobs%s%s\033[K", p->done, p->total, extra, speed);
+		p->shown = true;   /* erased at the end of the run: the summary says the rest */
+	} else {
+		size_t step = p->done * 10 / p->total;
+		if (step == p->step && now - p->last < 30.0) return;
+		p->step = step;
+		fprintf(stderr, "batch: %zu/%zu jobs (%zu%%)%s%s\n", p->done, p->total, p->done * 100 / p->total, extra, speed);
+	}
+	p->last = now;
+	fflush(stderr);
+}
+
 /* ---- phase 1: motions ------------------------------------------------------------ */
 
 static void cli_batch_load_motion(cli_batch *b, size_t i)
@@ -574,7 +635,8 @@ static void cli_batch_load_motion(cli_batch *b, size_t i)
 		}
 		if (pick) m->picks[m->pick_count++] = c;
 	}
-	if (!m->pick_count)
+	/* a manifest names its clips: a file without tracks fails in its jobs */
+	if (!m->pick_count && !b->manifest)
 		cli_batch_fail_text(&m->failures, path, "clips", CLI_EXIT_INPUT,
 			cli_batch_format(b->clip_name_count ? "%s: none of the clips named by --clip" : "%s: no animation clip with tracks",
 				path));
@@ -591,9 +653,11 @@ static bool cli_batch_motion_failed(const cli_batch *b, size_t i)
 	return b->motions[i].failures.count != 0;
 }
 
-static void cli_batch_print_failures(const cli_batch_failures *f)
+static void cli_batch_print_failures(cli_batch *b, const cli_batch_failures *f)
 {
-	for (size_t k = 0; k < f->count; k++) fprintf(stderr, "rigkit: %s\n", f->data[k].text);
+	cli_batch_progress_clear(&b->progress);
+	for (size_t k = 0; k < f->count; k++)
+		if (!f->data[k].copy && !f->data[k].repeat) fprintf(stderr, "rigkit: %s\n", f->data[k].text);
 }
 
 static void cli_batch_report_motion(cli_batch *b, size_t i, bool ran)
@@ -605,25 +669,39 @@ static void cli_batch_report_motion(cli_batch *b, size_t i, bool ran)
 	}
 	if (m->failures.count) {
 		b->motions_failed++;
-		cli_batch_print_failures(&m->failures);
+		cli_batch_print_failures(b, &m->failures);
 	}
 }
 
+/* Phase 1 over b->motion_files; sets b->stopped after a failure without --keep-going. */
+static void cli_batch_load_motions(cli_batch *b)
+{
+	b->motions = (cli_batch_motion *)cli_batch_alloc(b->motion_files.count, sizeof(cli_batch_motion));
+	for (size_t i = 0; i < b->motion_files.count; i++) b->motions[i].file = &b->motion_files.data[i];
+	b->motion_order = cli_batch_path_order(&b->motion_files);
+	cli_batch_pool_run(b, b->motion_files.count, b->threads, cli_batch_load_motion, cli_batch_motion_failed,
+		cli_batch_report_motion);
+	b->stopped = b->motions_failed && !b->keep_going;
+}
+
+/* ---- the folder form's jobs ---------------------------------------------------- */
+
 /* The batch's clip list from the loaded motions, names made unique. */
-static void cli_batch_collect_clips(cli_batch *b)
+static void cli_batch_collect_defs(cli_batch *b)
 {
 	size_t n = 0;
 	for (size_t i = 0; i < b->motion_files.count; i++) n += b->motions[i].pick_count;
-	b->clips = (cli_batch_clip *)cli_batch_alloc(n, sizeof(cli_batch_clip));
+	b->defs = (cli_batch_def *)cli_batch_alloc(n, sizeof(cli_batch_def));
 	for (size_t i = 0; i < b->motion_files.count; i++) {
 		const cli_batch_motion *m = &b->motions[i];
 		if (!m->scene) continue;
 		for (size_t k = 0; k < m->pick_count; k++) {
-			cli_batch_clip *c = &b->clips[b->clip_count++];
+			cli_batch_def *c = &b->defs[b->def_count++];
 			c->motion = i;
-			c->clip = &m->scene->clips.data[m->picks[k]];
-			const char *cname = c->clip->name ? c->clip->name : "";
-			bool single = m->animated == 1 && cli_batch_clip_has_tracks(c->clip);
+			c->index = m->picks[k];
+			const rk_anim_clip *clip = &m->scene->clips.data[c->index];
+			const char *cname = clip->name ? clip->name : "";
+			bool single = m->animated == 1 && cli_batch_clip_has_tracks(clip);
 			if (single) {
 				c->name = cli_batch_strdup(m->file->base);
 				c->tag = cli_batch_file_safe(m->file->base);
@@ -635,50 +713,348 @@ static void cli_batch_collect_clips(cli_batch *b)
 			}
 		}
 	}
-	char **names = (char **)cli_batch_alloc(b->clip_count, sizeof(char *));
-	for (size_t c = 0; c < b->clip_count; c++) names[c] = b->clips[c].name;
-	cli_batch_uniquify(names, b->clip_count);
-	for (size_t c = 0; c < b->clip_count; c++) {
-		b->clips[c].name = names[c];
-		names[c] = b->clips[c].tag;
+	char **names = (char **)cli_batch_alloc(b->def_count, sizeof(char *));
+	for (size_t c = 0; c < b->def_count; c++) names[c] = b->defs[c].name;
+	cli_batch_uniquify(names, b->def_count);
+	for (size_t c = 0; c < b->def_count; c++) {
+		b->defs[c].name = names[c];
+		names[c] = b->defs[c].tag;
 	}
-	cli_batch_uniquify(names, b->clip_count);
-	for (size_t c = 0; c < b->clip_count; c++) b->clips[c].tag = names[c];
+	cli_batch_uniquify(names, b->def_count);
+	for (size_t c = 0; c < b->def_count; c++) b->defs[c].tag = names[c];
 	free(names);
 }
 
-/* ---- phase 2: avatars ------------------------------------------------------------- */
+static void cli_batch_spec_add_def(cli_batch *b, cli_batch_jobspec *s, size_t d, size_t *cap)
+{
+	if (s->entry_count == *cap) {
+		*cap = *cap ? *cap * 2 : 4;
+		cli_batch_entry *e = (cli_batch_entry *)realloc(s->entries, *cap * sizeof(*e));
+		if (!e) cli_batch_out_of_memory();
+		s->entries = e;
+	}
+	const cli_batch_def *def = &b->defs[d];
+	const cli_batch_motion *m = &b->motions[def->motion];
+	const char *cname = m->scene->clips.data[def->index].name;
+	cli_batch_entry *e = &s->entries[s->entry_count++];
+	memset(e, 0, sizeof(*e));
+	e->source = cli_batch_strdup(m->file->path);
+	e->clip = cli_batch_strdup(cname ? cname : "");
+	e->name = cli_batch_strdup(def->name);
+	e->clip_index = def->index + 1;
+}
 
-static void cli_batch_make_jobs(cli_batch *b)
+/* One spec per avatar (all clips) or, --per-clip, per (avatar, clip); ids
+ * are the output file names (unique), outputs DIR/<id>. */
+static void cli_batch_folder_specs(cli_batch *b)
 {
 	size_t avatars = b->avatar_files.count;
-	b->job_count = b->per_clip ? avatars * b->clip_count : avatars;
-	if (!b->clip_count) b->job_count = 0;
-	b->jobs = (cli_batch_job *)cli_batch_alloc(b->job_count, sizeof(cli_batch_job));
-	char **outs = (char **)cli_batch_alloc(b->job_count, sizeof(char *));
-	for (size_t j = 0; j < b->job_count; j++) {
-		cli_batch_job *job = &b->jobs[j];
-		if (b->per_clip) {
-			job->avatar = j / b->clip_count;
-			job->clip_begin = j % b->clip_count;
-			job->clip_count = 1;
-			outs[j] = cli_batch_format("%s__%s", b->avatar_files.data[job->avatar].base, b->clips[job->clip_begin].tag);
-		} else {
-			job->avatar = j;
-			job->clip_begin = 0;
-			job->clip_count = b->clip_count;
-			outs[j] = cli_batch_strdup(b->avatar_files.data[j].base);
-		}
+	size_t count = !b->def_count ? 0 : b->per_clip ? avatars * b->def_count : avatars;
+	char **ids = (char **)cli_batch_alloc(count, sizeof(char *));
+	for (size_t j = 0; j < count; j++) {
+		if (b->per_clip)
+			ids[j] = cli_batch_format("%s__%s", b->avatar_files.data[j / b->def_count].base, b->defs[j % b->def_count].tag);
+		else
+			ids[j] = cli_batch_strdup(b->avatar_files.data[j].base);
 	}
-	cli_batch_uniquify(outs, b->job_count);   /* only --per-clip names can meet */
+	cli_batch_uniquify(ids, count);   /* only --per-clip names can meet */
 	size_t dlen = strlen(b->out_dir);
 	bool slash = dlen > 0 && b->out_dir[dlen - 1] == '/';
-	for (size_t j = 0; j < b->job_count; j++) {
-		b->jobs[j].out_path = cli_batch_format("%s%s%s.glb", b->out_dir, slash ? "" : "/", outs[j]);
-		free(outs[j]);
+	for (size_t j = 0; j < count; j++) {
+		cli_batch_jobspec *s = cli_batch_specs_push(&b->specs);
+		s->id = cli_batch_format("%s.glb", ids[j]);
+		s->output = cli_batch_format("%s%s%s", b->out_dir, slash ? "" : "/", s->id);
+		s->target = cli_batch_strdup(b->avatar_files.data[b->per_clip ? j / b->def_count : j].path);
+		s->opts = b->defaults;
+		size_t cap = 0;
+		if (b->per_clip) cli_batch_spec_add_def(b, s, j % b->def_count, &cap);
+		else
+			for (size_t d = 0; d < b->def_count; d++) cli_batch_spec_add_def(b, s, d, &cap);
+		free(ids[j]);
 	}
-	free(outs);
+	free(ids);
 }
+
+/* The digest of the sorted job ids (shards of one job list agree on it). */
+static void cli_batch_digest_ids(cli_batch *b)
+{
+	const char **ids = (const char **)cli_batch_alloc(b->specs.count, sizeof(char *));
+	for (size_t i = 0; i < b->specs.count; i++) ids[i] = b->specs.data[i].id;
+	qsort(ids, b->specs.count, sizeof(*ids), cli_batch_strcmp);
+	uint64_t h = CLI_BATCH_FNV_OFFSET;
+	for (size_t i = 0; i < b->specs.count; i++) h = cli_batch_fnv_str(h, ids[i]);
+	snprintf(b->jobs_digest, sizeof(b->jobs_digest), "%016llx", (unsigned long long)h);
+	free(ids);
+}
+
+static bool cli_batch_in_shard(const cli_batch *b, const cli_batch_jobspec *s)
+{
+	return !b->sharded || cli_batch_shard_of(s->group ? s->group : s->id, b->shards) == b->shard;
+}
+
+/* --plan: the manifest of the folder form's jobs (this shard's with --shard). */
+static int cli_batch_write_plan(cli_batch *b, int rc)
+{
+	char *base = NULL;
+	if (b->output && !cli_is_stdio(b->output)) {
+		char *dir = cli_batch_dirname(b->output);
+		base = cli_batch_absolute(dir[0] ? dir : ".");
+		free(dir);
+	} else {
+		base = cli_batch_absolute(".");
+	}
+	size_t n = 0, cap = 0, jobs = 0;
+	char *text = NULL;
+	for (size_t i = 0; i < b->specs.count; i++) {
+		if (!cli_batch_in_shard(b, &b->specs.data[i])) continue;
+		size_t len = 0;
+		char *line = cli_batch_manifest_line(&b->specs.data[i], base, &len);
+		if (n + len + 1 > cap) {
+			cap = (n + len + 1) * 2;
+			char *t = (char *)realloc(text, cap);
+			if (!t) cli_batch_out_of_memory();
+			text = t;
+		}
+		memcpy(text + n, line, len);
+		n += len;
+		text[n++] = '\n';
+		free(line);
+		jobs++;
+	}
+	free(base);
+	int wrc = CLI_EXIT_OK;
+	rk_error err;
+	char *dir = b->output ? cli_batch_dirname(b->output) : NULL;
+	if (!b->output || cli_is_stdio(b->output)) wrc = n ? cli_write_stdout(b->ctx, text, n) : CLI_EXIT_OK;
+	else if (dir[0] && !cli_batch_make_dir(dir))
+		wrc = cli_fail(b->ctx, RK_ERROR_OUTPUT, CLI_EXIT_OUTPUT, dir, "cannot create the folder (%s)", strerror(errno));
+	else if (!rk_file_write_atomic(b->output, text ? text : "", n, &err)) wrc = cli_print_error(b->ctx, &err);
+	free(dir);
+	free(text);
+	if (wrc) return wrc;
+	if (b->json) {
+		cli_json j;
+		cli_json_document(&j, b->ctx);
+		cli_json_object(&j, NULL);
+		cli_json_string(&j, "plan", b->output);
+		cli_json_int(&j, "jobs", (long long)jobs);
+		cli_json_int(&j, "jobs_total", (long long)b->specs.count);
+		cli_json_string(&j, "jobs_digest", b->jobs_digest);
+		cli_json_int(&j, "motions_failed", (long long)b->motions_failed);
+		cli_json_int(&j, "exit_code", rc);
+		cli_json_close_object(&j);
+		int jrc = cli_json_end(&j);
+		if (!rc) rc = jrc;
+	} else if (b->output && !cli_is_stdio(b->output) && !b->ctx->quiet) {
+		fprintf(stderr, "batch: plan: %zu job%s written to %s\n", jobs, jobs == 1 ? "" : "s", b->output);
+	}
+	return rc;
+}
+
+/* ---- the shard's jobs ----------------------------------------------------------- */
+
+/* Sorted, distinct copies of `count` strings (the array malloc'd, the strings not copied). */
+static const char **cli_batch_distinct(const char **v, size_t *count)
+{
+	qsort(v, *count, sizeof(*v), cli_batch_strcmp);
+	size_t n = 0;
+	for (size_t i = 0; i < *count; i++)
+		if (!n || strcmp(v[n - 1], v[i])) v[n++] = v[i];
+	*count = n;
+	return v;
+}
+
+/* b->jobs: the specs of this shard, in spec order. With a manifest, the
+ * avatar files are the shard's distinct targets (sorted by path). */
+static void cli_batch_select_jobs(cli_batch *b)
+{
+	size_t n = 0;
+	for (size_t i = 0; i < b->specs.count; i++) n += cli_batch_in_shard(b, &b->specs.data[i]);
+	b->jobs = (cli_batch_job *)cli_batch_alloc(n, sizeof(cli_batch_job));
+	for (size_t i = 0; i < b->specs.count; i++)
+		if (cli_batch_in_shard(b, &b->specs.data[i])) {
+			cli_batch_job *job = &b->jobs[b->job_count++];
+			job->spec = &b->specs.data[i];
+			job->format = b->manifest ? cli_batch_output_format(job->spec->output) : CLI_FORMAT_GLB;
+		}
+	if (b->manifest) {
+		size_t count = b->job_count;
+		const char **t = (const char **)cli_batch_alloc(count, sizeof(char *));
+		for (size_t j = 0; j < count; j++) t[j] = b->jobs[j].spec->target;
+		cli_batch_distinct(t, &count);
+		for (size_t k = 0; k < count; k++) cli_batch_files_add(&b->avatar_files, t[k]);
+		free((void *)t);
+	}
+	b->avatar_order = cli_batch_path_order(&b->avatar_files);
+	b->avatar_reported = (bool *)cli_batch_alloc(b->avatar_files.count, sizeof(bool));
+	for (size_t j = 0; j < b->job_count; j++)
+		b->jobs[j].avatar = cli_batch_find_file(&b->avatar_files, b->avatar_order, b->jobs[j].spec->target);
+}
+
+/* ---- --resume: digests and sidecars ------------------------------------------------- */
+
+typedef struct cli_batch_input {
+	const char *path;
+	bool ok;
+	uint64_t digest, size;
+} cli_batch_input;
+
+static int cli_batch_input_cmp(const void *key, const void *elem)
+{
+	return strcmp((const char *)key, ((const cli_batch_input *)elem)->path);
+}
+
+/* The digest of one job: the rigkit version, the load and retarget
+ * options, the output format and clip names, and the bytes of every input.
+ * false when an input cannot be read (the job then runs, and fails). */
+static bool cli_batch_job_digest(const cli_batch *b, cli_batch_job *job, const cli_batch_input *in, size_t count)
+{
+	const cli_batch_jobspec *s = job->spec;
+	char opts[256];
+	snprintf(opts, sizeof(opts), "axes %d %d %d unit %.17g root %d fps %.17g fingers %d foot_ik %d drop %d format %d",
+		(int)b->lo.target_axes.right, (int)b->lo.target_axes.up, (int)b->lo.target_axes.front, b->lo.target_unit_meters,
+		(int)s->opts.root, s->opts.fps, s->opts.skip_fingers, s->opts.foot_ik, s->opts.drop_avatar_clips, job->format);
+	uint64_t h = cli_batch_fnv_str(CLI_BATCH_FNV_OFFSET, "rigkit batch job digest 1");
+	h = cli_batch_fnv_str(h, rk_version());
+	h = cli_batch_fnv_str(h, opts);
+	const cli_batch_input *t = (const cli_batch_input *)bsearch(s->target, in, count, sizeof(*in), cli_batch_input_cmp);
+	if (!t || !t->ok) return false;
+	h = cli_batch_fnv(h, &t->digest, sizeof(t->digest));
+	h = cli_batch_fnv(h, &t->size, sizeof(t->size));
+	for (size_t e = 0; e < s->entry_count; e++) {
+		const cli_batch_entry *x = &s->entries[e];
+		const cli_batch_input *m = (const cli_batch_input *)bsearch(x->source, in, count, sizeof(*in), cli_batch_input_cmp);
+		if (!m || !m->ok) return false;
+		h = cli_batch_fnv(h, &m->digest, sizeof(m->digest));
+		h = cli_batch_fnv(h, &m->size, sizeof(m->size));
+		h = cli_batch_fnv_str(h, x->clip ? x->clip : "\001every clip");
+		h = cli_batch_fnv_str(h, x->name ? x->name : "\001default name");
+	}
+	snprintf(job->digest, sizeof(job->digest), "%016llx", (unsigned long long)h);
+	job->has_digest = true;
+	return true;
+}
+
+/* Removes the temporary files an interrupted run left for this run's
+ * outputs (no other process writes them: they are this shard's). */
+static void cli_batch_remove_temps(cli_batch *b)
+{
+	const char **outs = (const char **)cli_batch_alloc(b->job_count, sizeof(char *));
+	for (size_t j = 0; j < b->job_count; j++) outs[j] = b->jobs[j].spec->output;
+	qsort(outs, b->job_count, sizeof(*outs), cli_batch_strcmp);
+	size_t removed = cli_batch_remove_stale_temps(outs, b->job_count);
+	free((void *)outs);
+	if (removed) cli_note(b->ctx, "batch: removed %zu temporary file%s left by an interrupted run", removed, removed == 1 ? "" : "s");
+}
+
+/* Finds each job's digest and marks the jobs whose sidecar records it as
+ * up to date. */
+static void cli_batch_resume(cli_batch *b)
+{
+	size_t count = 0;
+	for (size_t j = 0; j < b->job_count; j++) count += 1 + b->jobs[j].spec->entry_count;
+	const char **paths = (const char **)cli_batch_alloc(count, sizeof(char *));
+	count = 0;
+	for (size_t j = 0; j < b->job_count; j++) {
+		const cli_batch_jobspec *s = b->jobs[j].spec;
+		paths[count++] = s->target;
+		for (size_t e = 0; e < s->entry_count; e++) paths[count++] = s->entries[e].source;
+	}
+	cli_batch_distinct(paths, &count);
+	cli_batch_input *in = (cli_batch_input *)cli_batch_alloc(count, sizeof(*in));
+	for (size_t i = 0; i < count; i++) {
+		in[i].path = paths[i];
+		in[i].ok = cli_batch_file_digest(paths[i], &in[i].digest, &in[i].size);
+	}
+	for (size_t j = 0; j < b->job_count; j++) {
+		cli_batch_job *job = &b->jobs[j];
+		if (!cli_batch_job_digest(b, job, in, count)) continue;
+		job->up_to_date = cli_batch_sidecar_matches(job->spec->output, job->digest, &job->previous);
+	}
+	free(in);
+	free((void *)paths);
+}
+
+/* ---- resolving the jobs' clips ---------------------------------------------------- */
+
+/* With a manifest: the motion files are the distinct sources of the jobs to run. */
+static void cli_batch_manifest_motions(cli_batch *b)
+{
+	size_t count = 0;
+	for (size_t j = 0; j < b->job_count; j++)
+		if (!b->jobs[j].up_to_date) count += b->jobs[j].spec->entry_count;
+	const char **v = (const char **)cli_batch_alloc(count, sizeof(char *));
+	count = 0;
+	for (size_t j = 0; j < b->job_count; j++)
+		if (!b->jobs[j].up_to_date)
+			for (size_t e = 0; e < b->jobs[j].spec->entry_count; e++) v[count++] = b->jobs[j].spec->entries[e].source;
+	cli_batch_distinct(v, &count);
+	for (size_t k = 0; k < count; k++) cli_batch_files_add(&b->motion_files, v[k]);
+	free((void *)v);
+}
+
+static void cli_batch_push_clip(cli_batch *b, size_t motion, const rk_anim_clip *clip, char *name)
+{
+	if (b->clip_count == b->clip_cap) {
+		size_t cap = b->clip_cap ? b->clip_cap * 2 : 64;
+		cli_batch_clip *c = (cli_batch_clip *)realloc(b->clips, cap * sizeof(*c));
+		if (!c) cli_batch_out_of_memory();
+		b->clips = c;
+		b->clip_cap = cap;
+	}
+	b->clips[b->clip_count++] = (cli_batch_clip){ motion, clip, name };
+}
+
+/* The clips of each job to run, from its entries and the loaded motions.
+ * A missing clip or a motion that failed is a failure of the job. */
+static void cli_batch_resolve(cli_batch *b)
+{
+	for (size_t j = 0; j < b->job_count; j++) {
+		cli_batch_job *job = &b->jobs[j];
+		job->clip_begin = b->clip_count;
+		if (job->up_to_date) continue;
+		const cli_batch_jobspec *s = job->spec;
+		for (size_t e = 0; e < s->entry_count; e++) {
+			const cli_batch_entry *x = &s->entries[e];
+			size_t mi = cli_batch_find_file(&b->motion_files, b->motion_order, x->source);
+			const cli_batch_motion *m = mi == (size_t)-1 ? NULL : &b->motions[mi];
+			if (!m || !m->scene) {
+				for (size_t k = 0; m && k < m->failures.count; k++) {
+					const cli_batch_failure *f = &m->failures.data[k];
+					cli_batch_fail_text(&job->failures, f->file, f->stage, f->exit_code, cli_batch_strdup(f->text))->copy = true;
+				}
+				continue;
+			}
+			const rk_scene *sc = m->scene;
+			size_t found = 0;
+			for (size_t c = 0; c < sc->clips.count; c++) {
+				if (x->clip_index && c + 1 != x->clip_index) continue;
+				const rk_anim_clip *clip = &sc->clips.data[c];
+				const char *cname = clip->name ? clip->name : "";
+				if (x->clip ? strcmp(cname, x->clip) != 0 : !cli_batch_clip_has_tracks(clip)) continue;
+				char *name;
+				if (x->name) name = cli_batch_strdup(x->name);
+				else if (m->animated == 1 && cli_batch_clip_has_tracks(clip)) name = cli_batch_strdup(m->file->base);
+				else name = cli_batch_format("%s/%s", m->file->base, cname);
+				cli_batch_push_clip(b, mi, clip, name);
+				found++;
+				if (x->clip) break;   /* a name takes the first clip of that name */
+			}
+			if (!found)
+				cli_batch_fail_text(&job->failures, x->source, "clips", CLI_EXIT_INPUT,
+					x->clip ? cli_batch_format("%s: no animation clip named '%s' (job %s)", x->source, x->clip, s->id)
+							: cli_batch_format("%s: no animation clip with tracks (job %s)", x->source, s->id));
+		}
+		job->clip_count = b->clip_count - job->clip_begin;
+		char **names = (char **)cli_batch_alloc(job->clip_count, sizeof(char *));
+		for (size_t c = 0; c < job->clip_count; c++) names[c] = b->clips[job->clip_begin + c].name;
+		cli_batch_uniquify(names, job->clip_count);
+		for (size_t c = 0; c < job->clip_count; c++) b->clips[job->clip_begin + c].name = names[c];
+		free(names);
+	}
+}
+
+/* ---- phase 2: jobs ------------------------------------------------------------------ */
 
 static bool cli_batch_scene_has_clip(const rk_scene *s, size_t count, const char *name)
 {
@@ -687,35 +1063,71 @@ static bool cli_batch_scene_has_clip(const rk_scene *s, size_t count, const char
 	return false;
 }
 
-static bool cli_batch_batch_has_clip(const cli_batch *b, const char *name)
+static bool cli_batch_job_has_clip(const cli_batch *b, const cli_batch_job *job, const char *name)
 {
-	for (size_t c = 0; c < b->clip_count; c++)
-		if (!strcmp(b->clips[c].name, name)) return true;
+	for (size_t c = 0; c < job->clip_count; c++)
+		if (!strcmp(b->clips[job->clip_begin + c].name, name)) return true;
 	return false;
+}
+
+static void cli_batch_json_job(cli_json *j, const cli_batch *b, const cli_batch_job *job, bool timings, const char *key);
+
+/* OUT.rigkit.json after OUT (--resume): the job's digest, its inputs and
+ * its report without timings, written atomically. A sidecar that cannot be
+ * written is a write failure of the job (the output stands; the next
+ * --resume redoes the job). */
+static void cli_batch_write_sidecar(const cli_batch *b, cli_batch_job *job)
+{
+	cli_json j;
+	cli_json_document(&j, b->ctx);
+	cli_json_object(&j, NULL);
+	cli_json_string(&j, "rigkit", rk_version());
+	cli_json_string(&j, "id", job->spec->id);
+	cli_json_string(&j, "digest", job->digest);
+	cli_json_array(&j, "inputs");
+	cli_json_string(&j, NULL, job->spec->target);
+	for (size_t e = 0; e < job->spec->entry_count; e++) cli_json_string(&j, NULL, job->spec->entries[e].source);
+	cli_json_close_array(&j);
+	cli_batch_json_job(&j, b, job, false, "report");
+	cli_json_close_object(&j);
+	char *path = cli_batch_sidecar_path(job->spec->output);
+	rk_error err;
+	if (!cli_batch_json_save(&j, path, &err)) cli_batch_fail_err(&job->failures, path, "write", NULL, &err);
+	rk_json_writer_free(&j.w);
+	free(path);
 }
 
 static void cli_batch_run_job(cli_batch *b, size_t j)
 {
 	cli_batch_job *job = &b->jobs[j];
-	const cli_batch_file *avatar = &b->avatar_files.data[job->avatar];
+	if (job->up_to_date) return;
+	const cli_batch_jobspec *spec = job->spec;
+	const char *avatar = spec->target;
 	double t0 = cli_batch_now();
 	job->ran = true;
 	job->results = (cli_batch_clip_result *)cli_batch_alloc(job->clip_count, sizeof(cli_batch_clip_result));
 	rk_error err;
-	rk_scene *s = rk_load_file(avatar->path, &b->lo, &err);
+	rk_scene *s = NULL;
+	if (job->failures.count && !b->keep_going) goto done;   /* a clip is missing: nothing incomplete */
+	s = rk_load_file(avatar, &b->lo, &err);
 	if (!s) {
-		cli_batch_fail_err(&job->failures, avatar->path, "load", NULL, &err);
+		cli_batch_fail_err(&job->failures, avatar, "load", NULL, &err);
 		goto done;
 	}
 	rk_humanoid ht;
 	if (!rk_humanoid_detect(s, &ht, &err)) {
-		cli_batch_fail_text(&job->failures, avatar->path, "humanoid", CLI_EXIT_INPUT,
-			cli_batch_format("%s: not a humanoid: %s", avatar->path, err.message));
+		cli_batch_fail_text(&job->failures, avatar, "humanoid", CLI_EXIT_INPUT,
+			cli_batch_format("%s: not a humanoid: %s", avatar, err.message));
 		goto done;
 	}
-	if (b->drop_avatar_clips) s->clips.count = 0;
+	if (spec->opts.drop_avatar_clips) s->clips.count = 0;
 	size_t own = s->clips.count;
-	rk_retarget_opts ro = b->ro;
+	rk_retarget_opts ro;
+	memset(&ro, 0, sizeof(ro));
+	ro.root = spec->opts.root;
+	ro.fps = spec->opts.fps;
+	ro.skip_fingers = spec->opts.skip_fingers;
+	ro.foot_ik = spec->opts.foot_ik;
 	ro.target_humanoid = &ht;
 	for (size_t k = 0; k < job->clip_count; k++) {
 		const cli_batch_clip *c = &b->clips[job->clip_begin + k];
@@ -725,7 +1137,7 @@ static void cli_batch_run_job(cli_batch *b, size_t j)
 		if (cli_batch_scene_has_clip(s, own, name)) {
 			for (unsigned n = 2; !r->renamed; n++) {
 				char *candidate = cli_batch_format("%s~%u", c->name, n);
-				if (!cli_batch_scene_has_clip(s, own, candidate) && !cli_batch_batch_has_clip(b, candidate))
+				if (!cli_batch_scene_has_clip(s, own, candidate) && !cli_batch_job_has_clip(b, job, candidate))
 					r->renamed = candidate;
 				else
 					free(candidate);
@@ -735,9 +1147,8 @@ static void cli_batch_run_job(cli_batch *b, size_t j)
 		ro.source_humanoid = &m->humanoid;
 		ro.name = name;
 		if (!rk_retarget(s, m->scene, c->clip, &ro, &r->report, &err)) {
-			char *ctx = cli_batch_format("%s <- %s clip '%s'", avatar->path, m->file->path,
-				c->clip->name ? c->clip->name : "");
-			cli_batch_fail_err(&job->failures, avatar->path, "retarget", ctx, &err);
+			char *ctx = cli_batch_format("%s <- %s clip '%s'", avatar, m->file->path, c->clip->name ? c->clip->name : "");
+			cli_batch_fail_err(&job->failures, avatar, "retarget", ctx, &err);
 			free(ctx);
 			continue;
 		}
@@ -745,21 +1156,21 @@ static void cli_batch_run_job(cli_batch *b, size_t j)
 		job->ok_clips++;
 	}
 	if (job->ok_clips && (b->keep_going || !job->failures.count)) {
-		rk_gltf_write_opts wo;
-		memset(&wo, 0, sizeof(wo));
-		if (rk_glb_write(s, job->out_path, &wo, &err)) job->written = true;
-		else cli_batch_fail_err(&job->failures, job->out_path, "write", NULL, &err);
+		char *dir = cli_batch_dirname(spec->output);
+		if (b->manifest && dir[0] && !cli_batch_make_dir(dir)) {
+			cli_batch_fail_text(&job->failures, spec->output, "write", CLI_EXIT_OUTPUT,
+				cli_batch_format("%s: cannot create the folder %s (%s)", spec->output, dir, strerror(errno)));
+		} else if (cli_write_scene(s, spec->output, job->format, &err)) {
+			job->written = true;
+			if (b->resume && job->has_digest) cli_batch_write_sidecar(b, job);
+		} else {
+			cli_batch_fail_err(&job->failures, spec->output, "write", NULL, &err);
+		}
+		free(dir);
 	}
 done:
 	rk_scene_free(s);
 	job->seconds = cli_batch_now() - t0;
-}
-
-/* With --per-clip every job of an avatar meets the same load or humanoid
- * failure: it is reported with the avatar's first job only. */
-static bool cli_batch_failure_repeats(const cli_batch *b, size_t j, const cli_batch_failure *f)
-{
-	return b->per_clip && j % b->clip_count != 0 && (!strcmp(f->stage, "load") || !strcmp(f->stage, "humanoid"));
 }
 
 static bool cli_batch_job_failed(const cli_batch *b, size_t j)
@@ -777,7 +1188,7 @@ static cli_batch_job_stats cli_batch_stats(const cli_batch *b, const cli_batch_j
 	cli_batch_job_stats st;
 	memset(&st, 0, sizeof(st));
 	size_t last_motion = (size_t)-1;
-	for (size_t k = 0; k < job->clip_count; k++) {
+	for (size_t k = 0; k < job->clip_count && job->results; k++) {
 		const cli_batch_clip_result *r = &job->results[k];
 		if (!r->ok) continue;
 		size_t bones = r->report.mapped_bones;
@@ -792,173 +1203,265 @@ static cli_batch_job_stats cli_batch_stats(const cli_batch *b, const cli_batch_j
 	return st;
 }
 
+static const char *cli_batch_status(const cli_batch_job *job)
+{
+	if (job->up_to_date) return "up_to_date";
+	if (!job->ran) return "not_run";
+	if (!job->written) return "failed";
+	return job->failures.count ? "partial" : "written";
+}
+
 static void cli_batch_report_job(cli_batch *b, size_t j, bool ran)
 {
 	cli_batch_job *job = &b->jobs[j];
-	if (!ran) {
-		b->jobs_not_run++;
+	cli_batch_progress *p = &b->progress;
+	p->done++;
+	if (job->up_to_date) {
+		b->jobs_up_to_date++;
+		p->skipped++;
+		if (b->ctx->verbose) cli_batch_progress_clear(p);
+		cli_note(b->ctx, "%s: up to date (digest %s)", job->spec->output, job->digest);
+		cli_batch_progress_show(p);
 		return;
 	}
-	if (job->failures.count) b->jobs_failed++;
+	if (!ran) {
+		b->jobs_not_run++;
+		cli_batch_progress_show(p);
+		return;
+	}
+	if (job->failures.count) {
+		b->jobs_failed++;
+		p->failed++;
+	}
 	if (job->written) {
 		b->outputs_written++;
 		b->clips_done += job->ok_clips;
 	}
-	for (size_t k = 0; k < job->failures.count; k++)
-		if (!cli_batch_failure_repeats(b, j, &job->failures.data[k]))
-			fprintf(stderr, "rigkit: %s\n", job->failures.data[k].text);
-	if (b->json || !job->written) return;
-	cli_batch_job_stats st = cli_batch_stats(b, job);
-	char bones[64];
-	if (st.bones_min == st.bones_max) snprintf(bones, sizeof(bones), "%zu", st.bones_max);
-	else snprintf(bones, sizeof(bones), "%zu-%zu", st.bones_min, st.bones_max);
-	char *clips;
-	if (b->per_clip) {
-		const cli_batch_clip_result *r = &job->results[0];
-		clips = cli_batch_format("'%s'", r->renamed ? r->renamed : b->clips[job->clip_begin].name);
-	} else if (job->ok_clips == job->clip_count) {
-		clips = cli_batch_format("%zu clip%s from %zu motion%s", job->ok_clips, job->ok_clips == 1 ? "" : "s",
-			st.motions, st.motions == 1 ? "" : "s");
-	} else {
-		clips = cli_batch_format("%zu of %zu clips from %zu motion%s", job->ok_clips, job->clip_count, st.motions,
-			st.motions == 1 ? "" : "s");
+	/* an avatar that does not load fails every job it has: printed once */
+	for (size_t k = 0; k < job->failures.count; k++) {
+		cli_batch_failure *f = &job->failures.data[k];
+		if (strcmp(f->stage, "load") && strcmp(f->stage, "humanoid")) continue;
+		if (f->copy || strcmp(f->file, job->spec->target)) continue;
+		f->repeat = b->avatar_reported[job->avatar];
+		b->avatar_reported[job->avatar] = true;
 	}
-	printf("%s: %s + %s, %s bones, %zu frames, max bone direction error %.2g deg, %.0f ms\n", job->out_path,
-		b->avatar_files.data[job->avatar].path, clips, bones, st.frames, st.worst * CLI_BATCH_RAD_TO_DEG,
-		job->seconds * 1000.0);
-	free(clips);
-	fflush(stdout);
+	cli_batch_print_failures(b, &job->failures);
+	if (!b->json && job->written) {
+		cli_batch_job_stats st = cli_batch_stats(b, job);
+		char bones[64];
+		if (st.bones_min == st.bones_max) snprintf(bones, sizeof(bones), "%zu", st.bones_max);
+		else snprintf(bones, sizeof(bones), "%zu-%zu", st.bones_min, st.bones_max);
+		char *clips;
+		if (b->per_clip || (b->manifest && job->clip_count == 1)) {
+			const cli_batch_clip_result *r = &job->results[0];
+			clips = cli_batch_format("'%s'", r->renamed ? r->renamed : b->clips[job->clip_begin].name);
+		} else if (job->ok_clips == job->clip_count) {
+			clips = cli_batch_format("%zu clip%s from %zu motion%s", job->ok_clips, job->ok_clips == 1 ? "" : "s",
+				st.motions, st.motions == 1 ? "" : "s");
+		} else {
+			clips = cli_batch_format("%zu of %zu clips from %zu motion%s", job->ok_clips, job->clip_count, st.motions,
+				st.motions == 1 ? "" : "s");
+		}
+		cli_batch_progress_clear(p);
+		printf("%s: %s + %s, %s bones, %zu frames, max bone direction error %.2g deg, %.0f ms\n", job->spec->output,
+			job->spec->target, clips, bones, st.frames, st.worst * CLI_BATCH_RAD_TO_DEG, job->seconds * 1000.0);
+		free(clips);
+		fflush(stdout);
+	}
+	cli_batch_progress_show(p);
 }
 
 /* ---- the JSON report ------------------------------------------------------------- */
 
-/* job: the job index, or (size_t)-1 for a motion's failures */
-static void cli_batch_json_failures(cli_json *j, const cli_batch *b, size_t job, const cli_batch_failures *f)
+static void cli_batch_json_failure(cli_json *j, const cli_batch_failure *f)
 {
-	for (size_t k = 0; k < f->count; k++) {
-		if (job != (size_t)-1 && cli_batch_failure_repeats(b, job, &f->data[k])) continue;
-		cli_json_object(j, NULL);
-		cli_json_string(j, "file", f->data[k].file);
-		cli_json_string(j, "stage", f->data[k].stage);
-		cli_json_string(j, "error", f->data[k].text);
-		cli_json_int(j, "exit_code", f->data[k].exit_code);
-		cli_json_close_object(j);
-	}
+	cli_json_object(j, NULL);
+	cli_json_string(j, "file", f->file);
+	cli_json_string(j, "stage", f->stage);
+	cli_json_string(j, "error", f->text);
+	cli_json_int(j, "exit_code", f->exit_code);
+	cli_json_close_object(j);
 }
 
-static int cli_batch_print_json(const cli_batch *b, double wall, int exit_code)
+/* One element of "outputs" (also a sidecar's "report"). */
+static void cli_batch_json_job(cli_json *j, const cli_batch *b, const cli_batch_job *job, bool timings, const char *key)
 {
-	cli_json j;
-	cli_json_document(&j, b->ctx);
-	cli_json_object(&j, NULL);
-	cli_json_string(&j, "out", b->out_dir);
-	cli_json_int(&j, "threads", (long long)b->threads);
-	cli_json_bool(&j, "per_clip", b->per_clip);
-	cli_json_string(&j, "root", cli_retarget_root_name(b->ro.root));
-	cli_json_number(&j, "fps", b->ro.fps);
-	cli_json_bool(&j, "skip_fingers", b->ro.skip_fingers);
-	cli_json_bool(&j, "foot_ik", b->ro.foot_ik);
-	cli_json_bool(&j, "keep_going", b->keep_going);
+	cli_json_object(j, key);
+	cli_json_string(j, "id", job->spec->id);
+	if (job->spec->line) cli_json_int(j, "line", (long long)job->spec->line);
+	else cli_json_null(j, "line");
+	cli_json_string(j, "avatar", job->spec->target);
+	cli_json_string(j, "output", job->spec->output);
+	cli_json_string(j, "status", cli_batch_status(job));
+	cli_json_bool(j, "ran", job->ran);
+	cli_json_bool(j, "ok", job->up_to_date || (job->ran && !job->failures.count));
+	cli_json_bool(j, "written", job->written);
+	if (job->has_digest) cli_json_string(j, "digest", job->digest);
+	if (job->up_to_date && job->previous) rk_json_raw(&j->w, "previous", job->previous, strlen(job->previous));
+	if (job->ran) {
+		cli_batch_job_stats st = cli_batch_stats(b, job);
+		cli_json_int(j, "clips_ok", (long long)job->ok_clips);
+		cli_json_int(j, "mapped_bones_min", (long long)st.bones_min);
+		cli_json_int(j, "mapped_bones_max", (long long)st.bones_max);
+		cli_json_int(j, "frames", (long long)st.frames);
+		cli_json_number(j, "max_direction_error_deg", st.worst * CLI_BATCH_RAD_TO_DEG);
+		if (timings) cli_json_number(j, "ms", job->seconds * 1000.0);
+	}
+	cli_json_array(j, "clips");
+	for (size_t c = 0; c < job->clip_count; c++) {
+		const cli_batch_clip *bc = &b->clips[job->clip_begin + c];
+		const cli_batch_clip_result *r = job->results ? &job->results[c] : NULL;
+		cli_json_object(j, NULL);
+		cli_json_string(j, "name", r && r->renamed ? r->renamed : bc->name);
+		cli_json_string(j, "motion", b->motions[bc->motion].file->path);
+		cli_json_string(j, "source_clip", bc->clip->name ? bc->clip->name : "");
+		cli_json_bool(j, "ok", r && r->ok);
+		if (r && r->ok) {
+			cli_json_int(j, "mapped_bones", (long long)r->report.mapped_bones);
+			cli_json_int(j, "frames", (long long)r->report.frames);
+			cli_json_int(j, "tracks", (long long)r->report.tracks);
+			cli_json_number(j, "source_hips_height", r->report.source_hips_height);
+			cli_json_number(j, "target_hips_height", r->report.target_hips_height);
+			cli_json_number(j, "max_direction_error_deg", r->report.max_direction_error * CLI_BATCH_RAD_TO_DEG);
+			if (job->spec->opts.foot_ik) cli_json_number(j, "max_foot_miss", r->report.max_foot_miss);
+		}
+		cli_json_close_object(j);
+	}
+	cli_json_close_array(j);
+	cli_json_array(j, "failures");
+	for (size_t k = 0; k < job->failures.count; k++) cli_batch_json_failure(j, &job->failures.data[k]);
+	cli_json_close_array(j);
+	cli_json_close_object(j);
+}
 
-	cli_json_array(&j, "motions");
+/* The report document (--json on stdout, --report FILE). */
+static void cli_batch_json_report(cli_json *j, const cli_batch *b, double wall, int exit_code)
+{
+	cli_json_object(j, NULL);
+	cli_json_string(j, "report", "rigkit batch");
+	cli_json_string(j, "version", rk_version());
+	cli_json_string(j, "manifest", b->manifest);
+	cli_json_string(j, "out", b->out_dir);
+	if (b->sharded) {
+		cli_json_object(j, "shard");
+		cli_json_int(j, "index", (long long)b->shard);
+		cli_json_int(j, "count", (long long)b->shards);
+		cli_json_close_object(j);
+	} else {
+		cli_json_null(j, "shard");
+	}
+	cli_json_int(j, "jobs_total", (long long)b->specs.count);
+	cli_json_string(j, "jobs_digest", b->jobs_digest);
+	cli_json_bool(j, "resume", b->resume);
+	cli_json_int(j, "threads", (long long)b->threads);
+	cli_json_bool(j, "per_clip", b->per_clip);
+	cli_json_string(j, "root", cli_retarget_root_name(b->defaults.root));
+	cli_json_number(j, "fps", b->defaults.fps);
+	cli_json_bool(j, "skip_fingers", b->defaults.skip_fingers);
+	cli_json_bool(j, "foot_ik", b->defaults.foot_ik);
+	cli_json_bool(j, "keep_going", b->keep_going);
+
+	cli_json_array(j, "motions");
 	for (size_t i = 0; i < b->motion_files.count; i++) {
 		const cli_batch_motion *m = &b->motions[i];
-		cli_json_object(&j, NULL);
-		cli_json_string(&j, "file", m->file->path);
-		cli_json_bool(&j, "ran", m->ran);
-		cli_json_bool(&j, "ok", m->scene != NULL);
-		cli_json_array(&j, "clips");
-		for (size_t c = 0; c < b->clip_count; c++) {
-			if (b->clips[c].motion != i) continue;
-			cli_json_object(&j, NULL);
-			cli_json_string(&j, "name", b->clips[c].name);
-			cli_json_string(&j, "source_clip", b->clips[c].clip->name ? b->clips[c].clip->name : "");
-			cli_json_number(&j, "duration", b->clips[c].clip->time_end - b->clips[c].clip->time_begin);
-			cli_json_close_object(&j);
-		}
-		cli_json_close_array(&j);
-		cli_json_number(&j, "load_ms", m->seconds * 1000.0);
-		cli_json_close_object(&j);
-	}
-	cli_json_close_array(&j);
-
-	cli_json_array(&j, "outputs");
-	for (size_t k = 0; k < b->job_count; k++) {
-		const cli_batch_job *job = &b->jobs[k];
-		cli_json_object(&j, NULL);
-		cli_json_string(&j, "avatar", b->avatar_files.data[job->avatar].path);
-		cli_json_string(&j, "output", job->out_path);
-		cli_json_bool(&j, "ran", job->ran);
-		cli_json_bool(&j, "ok", job->ran && !job->failures.count);
-		cli_json_bool(&j, "written", job->written);
-		if (job->ran) {
-			cli_batch_job_stats st = cli_batch_stats(b, job);
-			cli_json_int(&j, "clips_ok", (long long)job->ok_clips);
-			cli_json_int(&j, "mapped_bones_min", (long long)st.bones_min);
-			cli_json_int(&j, "mapped_bones_max", (long long)st.bones_max);
-			cli_json_int(&j, "frames", (long long)st.frames);
-			cli_json_number(&j, "max_direction_error_deg", st.worst * CLI_BATCH_RAD_TO_DEG);
-			cli_json_number(&j, "ms", job->seconds * 1000.0);
-		}
-		cli_json_array(&j, "clips");
-		for (size_t c = 0; c < job->clip_count; c++) {
-			const cli_batch_clip *bc = &b->clips[job->clip_begin + c];
-			const cli_batch_clip_result *r = job->results ? &job->results[c] : NULL;
-			cli_json_object(&j, NULL);
-			cli_json_string(&j, "name", r && r->renamed ? r->renamed : bc->name);
-			cli_json_string(&j, "motion", b->motions[bc->motion].file->path);
-			cli_json_string(&j, "source_clip", bc->clip->name ? bc->clip->name : "");
-			cli_json_bool(&j, "ok", r && r->ok);
-			if (r && r->ok) {
-				cli_json_int(&j, "mapped_bones", (long long)r->report.mapped_bones);
-				cli_json_int(&j, "frames", (long long)r->report.frames);
-				cli_json_int(&j, "tracks", (long long)r->report.tracks);
-				cli_json_number(&j, "source_hips_height", r->report.source_hips_height);
-				cli_json_number(&j, "target_hips_height", r->report.target_hips_height);
-				cli_json_number(&j, "max_direction_error_deg", r->report.max_direction_error * CLI_BATCH_RAD_TO_DEG);
-				if (b->ro.foot_ik) cli_json_number(&j, "max_foot_miss", r->report.max_foot_miss);
+		cli_json_object(j, NULL);
+		cli_json_string(j, "file", m->file->path);
+		cli_json_bool(j, "ran", m->ran);
+		cli_json_bool(j, "ok", m->scene != NULL);
+		if (!b->manifest) {
+			cli_json_array(j, "clips");
+			for (size_t c = 0; c < b->def_count; c++) {
+				if (b->defs[c].motion != i) continue;
+				const rk_anim_clip *clip = &m->scene->clips.data[b->defs[c].index];
+				cli_json_object(j, NULL);
+				cli_json_string(j, "name", b->defs[c].name);
+				cli_json_string(j, "source_clip", clip->name ? clip->name : "");
+				cli_json_number(j, "duration", clip->time_end - clip->time_begin);
+				cli_json_close_object(j);
 			}
-			cli_json_close_object(&j);
+			cli_json_close_array(j);
 		}
-		cli_json_close_array(&j);
-		cli_json_close_object(&j);
+		cli_json_number(j, "load_ms", m->seconds * 1000.0);
+		cli_json_close_object(j);
 	}
-	cli_json_close_array(&j);
+	cli_json_close_array(j);
 
-	cli_json_array(&j, "failures");
-	for (size_t i = 0; i < b->motion_files.count; i++) cli_batch_json_failures(&j, b, (size_t)-1, &b->motions[i].failures);
-	for (size_t k = 0; k < b->job_count; k++) cli_batch_json_failures(&j, b, k, &b->jobs[k].failures);
-	cli_json_close_array(&j);
+	cli_json_array(j, "outputs");
+	for (size_t k = 0; k < b->job_count; k++) cli_batch_json_job(j, b, &b->jobs[k], true, NULL);
+	cli_json_close_array(j);
 
-	cli_json_object(&j, "summary");
-	cli_json_int(&j, "motions", (long long)b->motion_files.count);
-	cli_json_int(&j, "motions_failed", (long long)b->motions_failed);
-	cli_json_int(&j, "motions_not_run", (long long)b->motions_not_run);
-	cli_json_int(&j, "clips", (long long)b->clip_count);
-	cli_json_int(&j, "avatars", (long long)b->avatar_files.count);
-	cli_json_int(&j, "jobs", (long long)b->job_count);
-	cli_json_int(&j, "jobs_failed", (long long)b->jobs_failed);
-	cli_json_int(&j, "jobs_not_run", (long long)b->jobs_not_run);
-	cli_json_int(&j, "outputs_written", (long long)b->outputs_written);
-	cli_json_int(&j, "clips_retargeted", (long long)b->clips_done);
-	cli_json_number(&j, "wall_s", wall);
-	cli_json_number(&j, "files_per_s", wall > 0.0 ? (double)b->outputs_written / wall : 0.0);
-	cli_json_number(&j, "clips_per_s", wall > 0.0 ? (double)b->clips_done / wall : 0.0);
-	cli_json_int(&j, "exit_code", exit_code);
-	cli_json_close_object(&j);
-	cli_json_close_object(&j);
-	return cli_json_end(&j);
+	/* every failure once: the motions', then the jobs' in job order */
+	cli_json_array(j, "failures");
+	for (size_t i = 0; i < b->motion_files.count; i++)
+		for (size_t k = 0; k < b->motions[i].failures.count; k++) cli_batch_json_failure(j, &b->motions[i].failures.data[k]);
+	for (size_t k = 0; k < b->job_count; k++)
+		for (size_t f = 0; f < b->jobs[k].failures.count; f++) {
+			const cli_batch_failure *x = &b->jobs[k].failures.data[f];
+			if (!x->copy && !x->repeat) cli_batch_json_failure(j, x);
+		}
+	cli_json_close_array(j);
+
+	cli_json_object(j, "summary");
+	cli_json_int(j, "motions", (long long)b->motion_files.count);
+	cli_json_int(j, "motions_failed", (long long)b->motions_failed);
+	cli_json_int(j, "motions_not_run", (long long)b->motions_not_run);
+	cli_json_int(j, "clips", (long long)(b->manifest ? b->clip_count : b->def_count));
+	cli_json_int(j, "avatars", (long long)b->avatar_files.count);
+	cli_json_int(j, "jobs", (long long)b->job_count);
+	cli_json_int(j, "jobs_failed", (long long)b->jobs_failed);
+	cli_json_int(j, "jobs_not_run", (long long)b->jobs_not_run);
+	cli_json_int(j, "jobs_up_to_date", (long long)b->jobs_up_to_date);
+	cli_json_int(j, "outputs_written", (long long)b->outputs_written);
+	cli_json_int(j, "clips_retargeted", (long long)b->clips_done);
+	cli_json_number(j, "wall_s", wall);
+	cli_json_number(j, "files_per_s", wall > 0.0 ? (double)b->outputs_written / wall : 0.0);
+	cli_json_number(j, "clips_per_s", wall > 0.0 ? (double)b->clips_done / wall : 0.0);
+	cli_json_int(j, "exit_code", exit_code);
+	cli_json_close_object(j);
+	cli_json_close_object(j);
+}
+
+/* --report FILE (atomically) and --json (stdout). Returns an exit code. */
+static int cli_batch_write_reports(cli_batch *b, double wall, int rc)
+{
+	int out = CLI_EXIT_OK;
+	if (b->report_path) {
+		cli_json j;
+		cli_json_document(&j, b->ctx);
+		cli_batch_json_report(&j, b, wall, rc);
+		rk_error err;
+		if (!cli_batch_json_save(&j, b->report_path, &err)) out = cli_print_error(b->ctx, &err);
+		rk_json_writer_free(&j.w);
+	}
+	if (b->json) {
+		cli_json j;
+		cli_json_document(&j, b->ctx);
+		cli_batch_json_report(&j, b, wall, rc > out ? rc : out);
+		int jrc = cli_json_end(&j);
+		if (jrc > out) out = jrc;
+	}
+	return out;
 }
 
 /* ---- the command ------------------------------------------------------------------ */
 
+typedef struct cli_batch_shard_arg {
+	size_t index, count;
+} cli_batch_shard_arg;
+
+static bool cli_batch_parse_shard_arg(const char *value, void *target)
+{
+	cli_batch_shard_arg *s = (cli_batch_shard_arg *)target;
+	return cli_batch_parse_shard(value, &s->index, &s->count);
+}
 
 typedef struct cli_batch_args {
-	cli_list motions, avatars;
-	bool has_motions, has_avatars;
-	const char *out;
+	cli_list motions, avatars, merge;
+	bool has_motions, has_avatars, has_merge, has_shard;
+	const char *out, *manifest, *report, *output;
 	long threads;
-	bool per_clip, keep_going, drop_avatar_clips;
+	cli_batch_shard_arg shard;
+	bool per_clip, keep_going, drop_avatar_clips, plan, resume;
 } cli_batch_args;
 
 static const cli_opt cli_batch_rows[] = {
@@ -970,6 +1473,25 @@ static const cli_opt cli_batch_rows[] = {
 		.help = "avatar files or directories (repeatable)" },
 	{ .name = "--out", .kind = CLI_OPT_STRING, .offset = offsetof(cli_batch_args, out), .metavar = "DIR",
 		.help = "output directory (created if missing)" },
+	{ .name = "--manifest", .kind = CLI_OPT_STRING, .offset = offsetof(cli_batch_args, manifest), .metavar = "FILE",
+		.help = "run the jobs of FILE (JSON Lines: one job per line,\npaths relative to FILE's folder) instead of "
+			"--motions,\n--avatars, --out" },
+	{ .name = "--plan", .kind = CLI_OPT_FLAG, .offset = offsetof(cli_batch_args, plan),
+		.help = "write the manifest of the folder form's jobs (to -o FILE\nor stdout) instead of running them" },
+	{ .name = "--output", .alias = "-o", .kind = CLI_OPT_STRING, .offset = offsetof(cli_batch_args, output),
+		.metavar = "FILE", .help = "where --plan writes the manifest and --merge-reports\nthe summary (default: stdout)" },
+	{ .name = "--shard", .kind = CLI_OPT_CUSTOM, .offset = offsetof(cli_batch_args, shard),
+		.seen = CLI_SEEN(cli_batch_args, has_shard), .parse = cli_batch_parse_shard_arg,
+		.expects = "K/N with 0 <= K < N <= 1000000", .metavar = "K/N",
+		.help = "run shard K of N (K from 0): the jobs whose id hashes\nto K; N processes together run every job once" },
+	{ .name = "--resume", .kind = CLI_OPT_FLAG, .offset = offsetof(cli_batch_args, resume),
+		.help = "skip jobs whose output and sidecar OUT.rigkit.json\nrecord the same input digest; write sidecars" },
+	{ .name = "--report", .kind = CLI_OPT_STRING, .offset = offsetof(cli_batch_args, report), .metavar = "FILE",
+		.help = "also write the --json report to FILE (atomically)" },
+	{ .name = "--merge-reports", .kind = CLI_OPT_PATHS, .offset = offsetof(cli_batch_args, merge),
+		.seen = CLI_SEEN(cli_batch_args, has_merge), .metavar = "REPORT",
+		.help = "merge the --report files of shards into one summary\n(counts, failures, timings, quality; "
+			"duplicate and\nmissing jobs); runs nothing" },
 	{ .name = "--threads", .kind = CLI_OPT_INT, .offset = offsetof(cli_batch_args, threads), .min = 1,
 		.max = CLI_BATCH_MAX_THREADS, .metavar = "N", .help = "worker threads, the main one included; more than\n64 run as 64 (default: the CPUs this process can use)" },
 	{ .name = "--per-clip", .kind = CLI_OPT_FLAG, .offset = offsetof(cli_batch_args, per_clip),
@@ -985,6 +1507,9 @@ static const cli_opt_table cli_batch_table = CLI_TABLE("options", cli_batch_rows
 const cli_spec cli_batch_spec = {
 	.name = "batch",
 	.usage = "usage: rigkit batch --motions PATH... --avatars PATH... --out DIR [options]\n"
+		"       rigkit batch --manifest FILE [--shard K/N] [--resume] [--report FILE] [options]\n"
+		"       rigkit batch --plan --motions PATH... --avatars PATH... --out DIR [-o FILE]\n"
+		"       rigkit batch --merge-reports REPORT... [-o FILE]\n"
 		"\n"
 		"Retargets the clips of every motion file onto every avatar (any humanoid to\n"
 		"any humanoid, as `rigkit retarget`) on a pool of worker threads. PATH is a\n"
@@ -994,53 +1519,93 @@ const cli_spec cli_batch_spec = {
 		"Writes DIR/<avatar>.glb per avatar: the avatar with every retargeted clip,\n"
 		"named <motion> (a file with one animated clip) or <motion>/<clip>, in the\n"
 		"order of the motion files, then of their clips (<avatar>, <motion>: file\n"
-		"names without the extension). The bytes written do not depend on --threads.\n"
+		"names without the extension). The bytes written do not depend on --threads\n"
+		"or --shard. A manifest lists the jobs one per line (docs/batch.md):\n"
+		"  {\"output\": \"out/a.glb\", \"target\": \"a.glb\", \"source\": \"walk.fbx\", \"clip\": \"Walk\"}\n"
 		"\n",
 	.footer = "Files that fail to load or are not humanoids are reported on stderr\n"
-		"('rigkit: FILE: error') and skipped. --json prints the report (also when\n"
-		"some input failed). Exit codes: 0 all done, 1 usage, 2 some input failed,\n"
-		"3 an output could not be written.\n",
+		"('rigkit: FILE: error') and skipped. Progress goes to stderr (a live line on\n"
+		"a terminal, else a line per tenth; none with -q). --json prints the report\n"
+		"(also when some input failed). Exit codes: 0 all done, 1 usage, 2 some input\n"
+		"failed, 3 an output could not be written.\n",
 	.operands = "no operand", .min_operands = 0, .max_operands = 0,
 	.tables = { &cli_batch_table, &cli_retarget_table, &cli_load_table },
 };
 
-/* Parses the arguments into b. 0 or CLI_EXIT_USAGE / CLI_EXIT_INPUT after
- * printing the error. */
-static int cli_batch_parse(cli_batch *b, int argc, char **argv)
+/* Parses the arguments into b (and a, for --merge-reports). 0 or
+ * CLI_EXIT_USAGE / CLI_EXIT_INPUT after printing the error. */
+static int cli_batch_parse(cli_batch *b, cli_batch_args *a, int argc, char **argv)
 {
 	cli_ctx *ctx = b->ctx;
-	cli_batch_args a;
-	memset(&a, 0, sizeof(a));
+	memset(a, 0, sizeof(*a));
 	cli_retarget_args ra;
 	memset(&ra, 0, sizeof(ra));
 	cli_operands ops;
-	int rc = cli_opts_parse(ctx, &cli_batch_spec, (void *const[]){ &a, &ra, &b->lo }, argc, argv, &ops);
+	int rc = cli_opts_parse(ctx, &cli_batch_spec, (void *const[]){ a, &ra, &b->lo }, argc, argv, &ops);
 	if (rc) return rc;
 	cli_retarget_args_apply(&ra);
-	b->ro = ra.ro;
+	b->defaults.root = ra.ro.root;
+	b->defaults.fps = ra.ro.fps;
+	b->defaults.skip_fingers = ra.ro.skip_fingers;
+	b->defaults.foot_ik = ra.ro.foot_ik;
+	b->defaults.drop_avatar_clips = a->drop_avatar_clips;
 	b->clip_names = ra.clips.items;
 	b->clip_name_count = ra.clips.count;
 	b->json = ctx->json;
-	b->per_clip = a.per_clip;
-	b->keep_going = a.keep_going;
-	b->drop_avatar_clips = a.drop_avatar_clips;
-	b->threads = (size_t)a.threads;
-	if (!a.has_motions || !a.has_avatars || !a.out)
-		return cli_usage(ctx, "--motions, --avatars and --out are required (see rigkit batch --help)");
-	if (!a.out[0]) return cli_usage(ctx, "--out needs a directory");
-	b->out_dir = a.out;
-	for (size_t i = 0; i < a.motions.count; i++)
-		if ((rc = cli_batch_expand(ctx, a.motions.items[i], &b->motion_files))) return rc;
-	for (size_t i = 0; i < a.avatars.count; i++)
-		if ((rc = cli_batch_expand(ctx, a.avatars.items[i], &b->avatar_files))) return rc;
-	if (!b->motion_files.count || !b->avatar_files.count)
-		return cli_usage(ctx, "no %s files found (directories give their *.fbx, *.glb, *.gltf)",
-			b->motion_files.count ? "avatar" : "motion");
-	/* one order whatever the order of the arguments: by name (then path) */
-	qsort(b->motion_files.data, b->motion_files.count, sizeof(cli_batch_file), cli_batch_file_cmp);
-	qsort(b->avatar_files.data, b->avatar_files.count, sizeof(cli_batch_file), cli_batch_file_cmp);
-	if (!cli_batch_bases_unique(ctx, &b->motion_files, "motion") || !cli_batch_bases_unique(ctx, &b->avatar_files, "avatar"))
-		return CLI_EXIT_USAGE;
+	b->per_clip = a->per_clip;
+	b->keep_going = a->keep_going;
+	b->resume = a->resume;
+	b->plan = a->plan;
+	b->manifest = a->manifest;
+	b->report_path = a->report;
+	b->output = a->output;
+	b->sharded = a->has_shard;
+	b->shard = a->shard.index;
+	b->shards = a->shard.count;
+	b->threads = (size_t)a->threads;
+	bool folder = a->has_motions || a->has_avatars || a->out;
+	if (a->has_merge) {
+		if (folder || a->manifest || a->plan || a->has_shard || a->resume || a->report || a->per_clip || ra.clips.count)
+			return cli_usage(ctx, "--merge-reports takes report files, -o FILE and --json only");
+		if (a->output && cli_is_stdio(a->output) && ctx->json)
+			return cli_usage(ctx, "--json and -o - would both write stdout");
+		return CLI_EXIT_OK;
+	}
+	if (a->output && !a->plan) return cli_usage(ctx, "-o is for --plan and --merge-reports (see rigkit batch --help)");
+	if (a->manifest) {
+		if (folder || a->per_clip || ra.clips.count)
+			return cli_usage(ctx, "--manifest replaces --motions, --avatars, --out, --per-clip and --clip");
+		if (a->plan) return cli_usage(ctx, "--plan writes a manifest from --motions, --avatars and --out");
+		if (!a->manifest[0]) return cli_usage(ctx, "--manifest needs a file");
+	} else {
+		if (!a->has_motions || !a->has_avatars || !a->out)
+			return cli_usage(ctx, "--motions, --avatars and --out are required (see rigkit batch --help)");
+		if (!a->out[0]) return cli_usage(ctx, "--out needs a directory");
+	}
+	if (a->plan) {
+		if (a->resume || a->report) return cli_usage(ctx, "--plan runs no job: no --resume or --report");
+		if (ctx->json && (!a->output || cli_is_stdio(a->output)))
+			return cli_usage(ctx, "--json and the manifest would both write stdout: give -o FILE");
+	}
+	if (a->report && !a->report[0]) return cli_usage(ctx, "--report needs a file");
+	if (a->manifest) {
+		/* jobs come from the manifest (read after the usage checks) */
+	} else {
+		b->out_dir = a->out;
+		for (size_t i = 0; i < a->motions.count; i++)
+			if ((rc = cli_batch_expand(ctx, a->motions.items[i], &b->motion_files))) return rc;
+		for (size_t i = 0; i < a->avatars.count; i++)
+			if ((rc = cli_batch_expand(ctx, a->avatars.items[i], &b->avatar_files))) return rc;
+		if (!b->motion_files.count || !b->avatar_files.count)
+			return cli_usage(ctx, "no %s files found (directories give their *.fbx, *.glb, *.gltf)",
+				b->motion_files.count ? "avatar" : "motion");
+		/* one order whatever the order of the arguments: by name (then path) */
+		qsort(b->motion_files.data, b->motion_files.count, sizeof(cli_batch_file), cli_batch_file_cmp);
+		qsort(b->avatar_files.data, b->avatar_files.count, sizeof(cli_batch_file), cli_batch_file_cmp);
+		if (!cli_batch_bases_unique(ctx, &b->motion_files, "motion") ||
+			!cli_batch_bases_unique(ctx, &b->avatar_files, "avatar"))
+			return CLI_EXIT_USAGE;
+	}
 	if (!b->threads) b->threads = rk_cpu_count();
 	/* the most threads rk_parallel_for runs (what the report counts) */
 	if (b->threads > RK_TASKS_MAX_HELPERS + 1) b->threads = RK_TASKS_MAX_HELPERS + 1;
@@ -1054,15 +1619,17 @@ static void cli_batch_free(cli_batch *b)
 		if (job->results)
 			for (size_t k = 0; k < job->clip_count; k++) free(job->results[k].renamed);
 		free(job->results);
-		free(job->out_path);
+		free(job->previous);
 		cli_batch_failures_free(&job->failures);
 	}
 	free(b->jobs);
-	for (size_t c = 0; c < b->clip_count; c++) {
-		free(b->clips[c].name);
-		free(b->clips[c].tag);
-	}
+	for (size_t c = 0; c < b->clip_count; c++) free(b->clips[c].name);
 	free(b->clips);
+	for (size_t c = 0; c < b->def_count; c++) {
+		free(b->defs[c].name);
+		free(b->defs[c].tag);
+	}
+	free(b->defs);
 	if (b->motions)
 		for (size_t i = 0; i < b->motion_files.count; i++) {
 			rk_scene_free(b->motions[i].scene);
@@ -1070,8 +1637,95 @@ static void cli_batch_free(cli_batch *b)
 			cli_batch_failures_free(&b->motions[i].failures);
 		}
 	free(b->motions);
+	free(b->motion_order);
+	free(b->avatar_order);
+	free(b->avatar_reported);
+	cli_batch_specs_free(&b->specs);
 	cli_batch_files_free(&b->motion_files);
 	cli_batch_files_free(&b->avatar_files);
+}
+
+static void cli_batch_print_summary(const cli_batch *b, double wall)
+{
+	if (b->manifest) {
+		printf("batch: %s: %zu job%s", b->manifest, b->specs.count, b->specs.count == 1 ? "" : "s");
+		if (b->sharded) printf(", shard %zu/%zu: %zu job%s", b->shard, b->shards, b->job_count, b->job_count == 1 ? "" : "s");
+		printf(", %zu written, %zu up to date, %zu failed", b->outputs_written, b->jobs_up_to_date, b->jobs_failed);
+		if (b->jobs_not_run) printf(", %zu not run", b->jobs_not_run);
+		if (b->stopped) printf(", stopped after a motion failed (see --keep-going)");
+	} else {
+		size_t loaded = b->motion_files.count - b->motions_failed - b->motions_not_run;
+		printf("batch: %zu of %zu motion%s (%zu clip%s) x %zu avatar%s: %zu job%s, %zu written, %zu failed", loaded,
+			b->motion_files.count, b->motion_files.count == 1 ? "" : "s", b->def_count, b->def_count == 1 ? "" : "s",
+			b->avatar_files.count, b->avatar_files.count == 1 ? "" : "s", b->job_count, b->job_count == 1 ? "" : "s",
+			b->outputs_written, b->jobs_failed);
+		if (b->jobs_up_to_date) printf(", %zu up to date", b->jobs_up_to_date);
+		if (b->jobs_not_run) printf(", %zu not run", b->jobs_not_run);
+		if (b->sharded) printf(" (shard %zu/%zu of %zu jobs)", b->shard, b->shards, b->specs.count);
+		if (b->stopped) printf(", stopped after a motion failed (see --keep-going)");
+	}
+	printf("; %.3f s wall, %.1f files/s, %.1f clips/s, %zu thread%s\n", wall,
+		wall > 0.0 ? (double)b->outputs_written / wall : 0.0, wall > 0.0 ? (double)b->clips_done / wall : 0.0,
+		b->threads, b->threads == 1 ? "" : "s");
+}
+
+static int cli_batch_main(cli_batch *b)
+{
+	cli_ctx *ctx = b->ctx;
+	int rc = CLI_EXIT_OK;
+	if (b->manifest) {
+		if ((rc = cli_batch_manifest_read(ctx, b->manifest, &b->defaults, &b->specs))) return rc;
+	} else if (!b->plan && !cli_batch_make_dir(b->out_dir)) {
+		return cli_fail(ctx, RK_ERROR_OUTPUT, CLI_EXIT_OUTPUT, b->out_dir, "cannot create the output directory (%s)",
+			strerror(errno));
+	}
+	if (b->report_path && !cli_batch_make_parent(b->report_path))
+		return cli_fail(ctx, RK_ERROR_OUTPUT, CLI_EXIT_OUTPUT, b->report_path, "cannot create the report's folder (%s)",
+			strerror(errno));
+	double t0 = cli_batch_now();
+	if (!b->manifest) {
+		/* the folder form: its jobs need the motions' clips */
+		cli_batch_load_motions(b);
+		cli_batch_collect_defs(b);
+		if (!b->stopped) cli_batch_folder_specs(b);
+	}
+	cli_batch_digest_ids(b);
+	for (size_t i = 0; i < b->motion_files.count; i++) {
+		int e = cli_batch_failures_exit(&b->motions[i].failures);
+		if (e > rc) rc = e;
+	}
+	if (b->plan) return b->stopped ? rc : cli_batch_write_plan(b, rc);
+	cli_batch_select_jobs(b);
+	cli_batch_remove_temps(b);
+	if (b->resume) cli_batch_resume(b);
+	if (b->manifest) {
+		cli_batch_manifest_motions(b);
+		cli_batch_load_motions(b);
+		for (size_t i = 0; i < b->motion_files.count; i++) {
+			int e = cli_batch_failures_exit(&b->motions[i].failures);
+			if (e > rc) rc = e;
+		}
+	}
+	b->progress.on = !ctx->quiet;
+	b->progress.tty = isatty(STDERR_FILENO) != 0;
+	b->progress.total = b->job_count;
+	b->progress.t0 = cli_batch_now();
+	if (b->stopped) {
+		b->jobs_not_run = b->job_count;
+		for (size_t j = 0; j < b->job_count; j++) b->jobs[j].clip_begin = 0;
+	} else {
+		cli_batch_resolve(b);
+		cli_batch_pool_run(b, b->job_count, b->threads, cli_batch_run_job, cli_batch_job_failed, cli_batch_report_job);
+	}
+	cli_batch_progress_clear(&b->progress);
+	double wall = cli_batch_now() - t0;
+	for (size_t j = 0; j < b->job_count; j++) {
+		int e = cli_batch_failures_exit(&b->jobs[j].failures);
+		if (e > rc) rc = e;
+	}
+	int orc = cli_batch_write_reports(b, wall, rc);
+	if (!b->json) cli_batch_print_summary(b, wall);
+	return orc > rc ? orc : rc;
 }
 
 int cli_cmd_batch(cli_ctx *ctx, int argc, char **argv)
@@ -1079,54 +1733,10 @@ int cli_cmd_batch(cli_ctx *ctx, int argc, char **argv)
 	cli_batch b;
 	memset(&b, 0, sizeof(b));
 	b.ctx = ctx;
-	int rc = cli_batch_parse(&b, argc, argv);
-	if (rc) {
-		cli_batch_free(&b);
-		return rc;
-	}
-	if (!cli_batch_make_dir(b.out_dir)) {
-		cli_fail(ctx, RK_ERROR_OUTPUT, CLI_EXIT_OUTPUT, b.out_dir, "cannot create the output directory (%s)",
-			strerror(errno));
-		cli_batch_free(&b);
-		return CLI_EXIT_OUTPUT;
-	}
-	double t0 = cli_batch_now();
-
-	b.motions = (cli_batch_motion *)cli_batch_alloc(b.motion_files.count, sizeof(cli_batch_motion));
-	for (size_t i = 0; i < b.motion_files.count; i++) b.motions[i].file = &b.motion_files.data[i];
-	cli_batch_pool_run(&b, b.motion_files.count, b.threads, cli_batch_load_motion, cli_batch_motion_failed,
-		cli_batch_report_motion);
-	bool stop = b.motions_failed && !b.keep_going;
-	cli_batch_collect_clips(&b);
-	if (!stop) {
-		cli_batch_make_jobs(&b);
-		cli_batch_pool_run(&b, b.job_count, b.threads, cli_batch_run_job, cli_batch_job_failed, cli_batch_report_job);
-	}
-	double wall = cli_batch_now() - t0;
-
-	for (size_t i = 0; i < b.motion_files.count; i++) {
-		int e = cli_batch_failures_exit(&b.motions[i].failures);
-		if (e > rc) rc = e;
-	}
-	for (size_t j = 0; j < b.job_count; j++) {
-		int e = cli_batch_failures_exit(&b.jobs[j].failures);
-		if (e > rc) rc = e;
-	}
-	if (b.json) {
-		int jrc = cli_batch_print_json(&b, wall, rc);
-		if (rc == CLI_EXIT_OK) rc = jrc;
-	} else {
-		size_t loaded = b.motion_files.count - b.motions_failed - b.motions_not_run;
-		printf("batch: %zu of %zu motion%s (%zu clip%s) x %zu avatar%s: %zu job%s, %zu written, %zu failed", loaded,
-			b.motion_files.count, b.motion_files.count == 1 ? "" : "s", b.clip_count, b.clip_count == 1 ? "" : "s",
-			b.avatar_files.count, b.avatar_files.count == 1 ? "" : "s", b.job_count, b.job_count == 1 ? "" : "s",
-			b.outputs_written, b.jobs_failed);
-		if (b.jobs_not_run) printf(", %zu not run", b.jobs_not_run);
-		if (stop) printf(", stopped after a motion failed (see --keep-going)");
-		printf("; %.3f s wall, %.1f files/s, %.1f clips/s, %zu thread%s\n", wall,
-			wall > 0.0 ? (double)b.outputs_written / wall : 0.0, wall > 0.0 ? (double)b.clips_done / wall : 0.0,
-			b.threads, b.threads == 1 ? "" : "s");
-	}
+	cli_batch_args a;
+	int rc = cli_batch_parse(&b, &a, argc, argv);
+	if (!rc && a.has_merge) rc = cli_batch_merge(ctx, a.merge.items, a.merge.count, a.output);
+	else if (!rc) rc = cli_batch_main(&b);
 	cli_batch_free(&b);
 	return rc;
 }

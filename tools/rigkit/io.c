@@ -151,6 +151,28 @@ int cli_write_gltf(cli_ctx *ctx, const rk_scene *s, const char *path, int format
 	return rc;
 }
 
+bool cli_write_scene(const rk_scene *s, const char *path, int format, rk_error *err)
+{
+	switch (format) {
+	case CLI_FORMAT_GLB:
+	case CLI_FORMAT_GLTF: {
+		rk_gltf_write_opts o;
+		memset(&o, 0, sizeof(o));
+		o.container = format == CLI_FORMAT_GLTF ? RK_GLTF_CONTAINER_JSON : RK_GLTF_CONTAINER_GLB;
+		return rk_gltf_write(s, path, &o, err);
+	}
+	case CLI_FORMAT_OBJ:
+		return rk_obj_write(s, path, NULL, err);
+	default:
+		memset(err, 0, sizeof(*err));
+		err->code = RK_ERROR_UNSUPPORTED;
+		err->description = rk_error_code_name(err->code);
+		snprintf(err->message, sizeof(err->message), "no writer for the output format of '%s'", path);
+		snprintf(err->file, sizeof(err->file), "%s", path);
+		return false;
+	}
+}
+
 int cli_write_obj(cli_ctx *ctx, const rk_scene *s, const char *path, const rk_obj_write_opts *o)
 {
 	rk_error err;
