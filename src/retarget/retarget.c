@@ -115,6 +115,8 @@ typedef struct rki_retarget {
 	rk_vec3 *rest_pos;                       /* target node rest world positions */
 	rk_vec3 *pos;                            /* target node world positions at the current frame */
 	rk_quat wbone[RK_HUMANOID_BONE_COUNT];   /* mapped bones' world rotations at the current frame */
+	uint8_t *rest_track;                     /* target node -> RKI_REST_* tracks holding its bind rest */
+	rk_quat *value;                          /* target node rotation track values at the current frame */
 	bool foot_ik;
 } rki_retarget;
 
@@ -180,6 +182,75 @@ static double rki_leg_ik(rki_retarget *r, int upper, int lower, int foot, rk_vec
 	r->wbone[upper] = rk_quat_normalize(rk_quat_mul(ws, cs));
 	r->wbone[lower] = rk_quat_normalize(rk_quat_mul(r->wbone[upper], rk_quat_mul(rk_quat_conjugate(ws), rk_quat_mul(wm, cm))));
 	return miss;
+}
+
+/* ---- constant tracks holding a bind rest (retarget.h, REST POSE) -------------- */
+
+enum { RKI_REST_ROTATION = 1, RKI_REST_TRANSLATION = 2 };
+
+/* The node's stored rotation track value (what plays without a track). */
+static rk_quat rki_stored_rotation_value(const rk_node *n)
+{
+	if (n->has_fbx_props) {
+		rk_rotation_order order = n->props.rotation_active ? n->props.rotation_order : RK_ROTATION_XYZ;
+		return rk_quat_from_euler_deg(n->props.rotation, order);
+	}
+	return n->local.rotation;
+}
+
+/* Frame k of the constant tracks: rotation values of unmapped nodes and
+ * translation values (solved with the node's rotation value this frame). */
+static bool rki_rest_track_values(rki_retarget *r, const rk_mat4 *rest_local, size_t k, size_t frames,
+	double *rot, double *trans, rk_error *err)
+{
+	size_t nr = 0, nt = 0;
+	for (size_t i = 1; i < r->target->nodes.count; i++) {
+		const rk_node *n = &r->target->nodes.data[i];
+		uint8_t what = r->rest_track[i];
+		if (!what) continue;
+		rk_quat q = r->bone_of_node[i] >= 0 ? r->value[i] : rki_stored_rotation_value(n);
+		if (what & RKI_REST_ROTATION) {
+			q = rki_track_rotation(n, r->rest_local[i]);
+			double *dst = rot + (nr++ * frames + k) * 4;
+			dst[0] = q.x, dst[1] = q.y, dst[2] = q.z, dst[3] = q.w;
+		}
+		if (what & RKI_REST_TRANSLATION) {
+			rk_vec3 tv;
+			if (!rki_track_translation(n, q, rk_mat4_get_translation(rest_local[i]), &tv) || !isfinite(tv.x) ||
+				!isfinite(tv.y) || !isfinite(tv.z)) {
+				rki_error_set(err, RK_ERROR_INVALID_ARGUMENT,
+					"target node \"%s\": its bind-pose translation cannot be solved (degenerate scale)",
+					n->name ? n->name : "");
+				return false;
+			}
+			double *dst = trans + (nt++ * frames + k) * 3;
+			dst[0] = tv.x, dst[1] = tv.y, dst[2] = tv.z;
+		}
+	}
+	return true;
+}
+
+/* The constant tracks themselves, from `out` on (rotations, then translations). */
+static void rki_rest_tracks(const rki_retarget *r, rk_anim_track *out, const double *times, size_t frames,
+	double *rot, double *trans)
+{
+	size_t nr = 0, nt = 0;
+	for (int pass = 0; pass < 2; pass++) {
+		for (size_t i = 1; i < r->target->nodes.count; i++) {
+			const rk_node *n = &r->target->nodes.data[i];
+			if (!(r->rest_track[i] & (pass ? RKI_REST_TRANSLATION : RKI_REST_ROTATION))) continue;
+			rk_anim_track *tr = out++;
+			memset(tr, 0, sizeof(*tr));
+			tr->node = (rk_node *)(uintptr_t)n;
+			tr->target = pass ? RK_TARGET_TRANSLATION : RK_TARGET_ROTATION_QUAT;
+			tr->property = n->has_fbx_props ? (pass ? "Lcl Translation" : "Lcl Rotation") : "";
+			tr->key_count = frames;
+			tr->times = times;
+			tr->components = pass ? 3 : 4;
+			tr->values = pass ? trans + nt++ * frames * 3 : rot + nr++ * frames * 4;
+			tr->interpolation = RK_INTERP_LINEAR;
+		}
+	}
 }
 
 static void rki_compute_alignment(rki_retarget *r)
@@ -286,10 +357,26 @@ rk_anim_clip *rk_retarget(rk_scene *target, const rk_scene *source, const rk_ani
 	if (!r.hs) return NULL;
 	r.ht = rki_humanoid_resolve(target, o.target_humanoid, &ht_store, "target", err);
 	if (!r.ht) return NULL;
-	if (!rki_char_frame_from_rest(source, r.hs, &r.fs, err) || !rki_char_frame_from_rest(target, r.ht, &r.ft, err))
-		return NULL;
-	rki_humanoid_pose_rest(source, r.hs, &r.fs, &r.rest_s);
-	rki_humanoid_pose_rest(target, r.ht, &r.ft, &r.rest_t);
+
+	size_t nodes = target->nodes.count;
+	rki_pose_buffer src_pose, dst_pose;
+	memset(&src_pose, 0, sizeof(src_pose));
+	memset(&dst_pose, 0, sizeof(dst_pose));
+	rki_rest_table rest_src, rest_dst;
+	memset(&rest_src, 0, sizeof(rest_src));
+	memset(&rest_dst, 0, sizeof(rest_dst));
+	rki_alloc tmp; /* every temporary, within opts.memory_limit */
+	rki_alloc_init(&tmp, &o.allocator, o.memory_limit, 0);
+	rk_anim_clip *result = NULL;
+	size_t rot_extra = 0, trans_extra = 0;   /* constant tracks holding a bind rest */
+	if (!rki_rest_table_init(&rest_src, source, o.rest, &tmp, err) ||
+		!rki_rest_table_init(&rest_dst, target, o.rest, &tmp, err))
+		goto done;
+	if (!rki_char_frame_from_rest(source, r.hs, rest_src.world, &r.fs, err) ||
+		!rki_char_frame_from_rest(target, r.ht, rest_dst.world, &r.ft, err))
+		goto done;
+	rki_humanoid_pose_from(r.hs, &r.fs, rest_src.world, &r.rest_s);
+	rki_humanoid_pose_from(r.ht, &r.ft, rest_dst.world, &r.rest_t);
 	rki_warn_unpaired_bones(o.warning, o.warning_user, r.hs, r.ht, "source", "target", "not retargeted");
 	size_t mapped = 0;
 	for (int b = 0; b < RK_HUMANOID_BONE_COUNT; b++) {
@@ -298,21 +385,16 @@ rk_anim_clip *rk_retarget(rk_scene *target, const rk_scene *source, const rk_ani
 	}
 	rki_compute_alignment(&r);
 
-	size_t nodes = target->nodes.count;
-	rki_pose_buffer src_pose, dst_pose;
-	memset(&src_pose, 0, sizeof(src_pose));
-	memset(&dst_pose, 0, sizeof(dst_pose));
-	rki_alloc tmp; /* every temporary, within opts.memory_limit */
-	rki_alloc_init(&tmp, &o.allocator, o.memory_limit, 0);
 	r.bone_of_node = (int *)rki_malloc(&tmp, nodes * sizeof(int));
 	r.rest_local = (rk_quat *)rki_malloc(&tmp, nodes * sizeof(rk_quat));
 	r.world = (rk_quat *)rki_malloc(&tmp, nodes * sizeof(rk_quat));
 	r.rest_world = (rk_quat *)rki_malloc(&tmp, nodes * sizeof(rk_quat));
 	r.rest_pos = (rk_vec3 *)rki_malloc(&tmp, nodes * sizeof(rk_vec3));
 	r.pos = (rk_vec3 *)rki_malloc(&tmp, nodes * sizeof(rk_vec3));
+	r.value = (rk_quat *)rki_malloc(&tmp, nodes * sizeof(rk_quat));
+	r.rest_track = (uint8_t *)rki_malloc(&tmp, nodes);
 	r.foot_ik = o.foot_ik;
-	rk_anim_clip *result = NULL;
-	if (!r.bone_of_node || !r.rest_local || !r.world || !r.rest_world || !r.rest_pos || !r.pos) {
+	if (!r.rest_track || !r.value || !r.bone_of_node || !r.rest_local || !r.world || !r.rest_world || !r.rest_pos || !r.pos) {
 		rki_error_set(err, tmp.limit_hit ? RK_ERROR_LIMIT : RK_ERROR_OUT_OF_MEMORY,
 			"cannot allocate retargeting state for %zu nodes (memory_limit %zu bytes)", nodes, o.memory_limit);
 		goto done;
@@ -321,25 +403,47 @@ rk_anim_clip *rk_retarget(rk_scene *target, const rk_scene *source, const rk_ani
 	for (size_t i = 0; i < nodes; i++) {
 		const rk_node *n = &target->nodes.data[i];
 		r.bone_of_node[i] = -1;
-		r.rest_local[i] = i == 0 ? rki_matrix_rotation(n->node_to_world) : rki_matrix_rotation(n->node_to_parent);
-		r.rest_world[i] = rki_matrix_rotation(n->node_to_world);
-		r.rest_pos[i] = rk_mat4_get_translation(n->node_to_world);
+		(void)n;
+		r.rest_local[i] = i == 0 ? rki_matrix_rotation(rest_dst.world[0]) : rki_matrix_rotation(rest_dst.local[i]);
+		r.rest_world[i] = rki_matrix_rotation(rest_dst.world[i]);
+		r.rest_pos[i] = rk_mat4_get_translation(rest_dst.world[i]);
 	}
 	for (int b = 0; b < RK_HUMANOID_BONE_COUNT; b++)
 		if (r.use[b]) r.bone_of_node[r.ht->bones[b]->index] = b;
+	/* a bind rest: which nodes need constant tracks to hold it */
+	const rk_node *hips = r.ht->bones[RK_HUMANOID_HIPS];
+	for (size_t i = 0; i < nodes; i++) {
+		r.rest_track[i] = 0;
+		if (i == 0 || rest_dst.report.used != RK_REST_BIND) continue;
+		const rk_node *n = &target->nodes.data[i];
+		if (r.bone_of_node[i] < 0 &&
+			rk_quat_angle_between(r.rest_local[i], rki_matrix_rotation(n->node_to_parent)) > 1e-9) {
+			r.rest_track[i] |= RKI_REST_ROTATION;
+			rot_extra++;
+		}
+		rk_vec3 d = rk_vec3_sub(rk_mat4_get_translation(rest_dst.local[i]), rk_mat4_get_translation(n->node_to_parent));
+		if (n != hips && rk_vec3_length(d) > 1e-9 * r.ft.unit) {
+			r.rest_track[i] |= RKI_REST_TRANSLATION;
+			trans_extra++;
+		}
+	}
 
 	/* Scene memory for the clip: times, one rotation track per used bone,
 	 * one translation track for the hips. */
 	rki_arena *ar = rki_scene_arena(target);
-	size_t track_count = mapped + 1;
+	size_t track_count = mapped + 1 + rot_extra + trans_extra;
 	double *times = ar ? (double *)rki_arena_array(ar, frames, sizeof(double)) : NULL;
 	rk_anim_track *tracks = ar ? (rk_anim_track *)rki_arena_array(ar, track_count, sizeof(rk_anim_track)) : NULL;
 	double *rot_values = ar ? (double *)rki_arena_array(ar, frames * mapped, 4 * sizeof(double)) : NULL;
 	double *hips_values = ar ? (double *)rki_arena_array(ar, frames, 3 * sizeof(double)) : NULL;
+	double *extra_rot = ar && rot_extra ? (double *)rki_arena_array(ar, frames * rot_extra, 4 * sizeof(double)) : NULL;
+	double *extra_trans = ar && trans_extra ? (double *)rki_arena_array(ar, frames * trans_extra, 3 * sizeof(double))
+		: NULL;
 	rk_anim_layer *layer = ar ? (rk_anim_layer *)rki_arena_alloc(ar, sizeof(rk_anim_layer)) : NULL;
 	const char *name_src = o.name ? o.name : clip->name ? clip->name : "";
 	char *name = ar ? rki_arena_strndup(ar, name_src, strlen(name_src)) : NULL;
-	if (!times || !tracks || !rot_values || !hips_values || !layer || !name) {
+	if (!times || !tracks || !rot_values || !hips_values || !layer || !name || (rot_extra && !extra_rot) ||
+		(trans_extra && !extra_trans)) {
 		rki_error_set(err, RK_ERROR_OUT_OF_MEMORY, "cannot allocate %zu frames of %zu tracks", frames, track_count);
 		goto done;
 	}
@@ -352,9 +456,8 @@ rk_anim_clip *rk_retarget(rk_scene *target, const rk_scene *source, const rk_ani
 		times[k] = t;
 	}
 
-	const rk_node *hips = r.ht->bones[RK_HUMANOID_HIPS];
 	rk_mat4 hips_parent_inv = rk_mat4_identity();
-	if (hips->parent && !rk_mat4_invert(hips->parent->node_to_world, &hips_parent_inv)) {
+	if (hips->parent && !rk_mat4_invert(rest_dst.world[hips->parent->index], &hips_parent_inv)) {
 		rki_error_set(err, RK_ERROR_INVALID_ARGUMENT, "target hips' parent has a singular world matrix");
 		goto done;
 	}
@@ -434,7 +537,11 @@ rk_anim_clip *rk_retarget(rk_scene *target, const rk_scene *source, const rk_ani
 			}
 			dst[0] = v.x, dst[1] = v.y, dst[2] = v.z, dst[3] = v.w;
 			if (b == RK_HUMANOID_HIPS) hips_rot_value = v;
+			r.value[i] = v;
 		}
+		if ((rot_extra || trans_extra) &&
+			!rki_rest_track_values(&r, rest_dst.local, k, frames, extra_rot, extra_trans, err))
+			goto done;
 		rk_vec3 local_pos = rk_mat4_transform_point(hips_parent_inv, world_pos);
 		rk_vec3 tv;
 		if (!rki_track_translation(hips, hips_rot_value, local_pos, &tv) || !isfinite(tv.x) || !isfinite(tv.y) ||
@@ -460,6 +567,7 @@ rk_anim_clip *rk_retarget(rk_scene *target, const rk_scene *source, const rk_ani
 		tr->values = rot_values + (size_t)slot_of_bone[b] * frames * 4;
 		tr->interpolation = RK_INTERP_LINEAR;
 	}
+	rki_rest_tracks(&r, tracks + mapped + 1, times, frames, extra_rot, extra_trans);
 	rk_anim_track *ht = &tracks[mapped];
 	memset(ht, 0, sizeof(*ht));
 	ht->node = (rk_node *)(uintptr_t)hips;
@@ -492,6 +600,9 @@ rk_anim_clip *rk_retarget(rk_scene *target, const rk_scene *source, const rk_ani
 		report->source_hips_height = r.fs.unit;
 		report->target_hips_height = r.ft.unit;
 		report->max_foot_miss = foot_miss;
+		report->source_rest = rest_src.report.used;
+		report->target_rest = rest_dst.report.used;
+		report->rest_tracks = rot_extra + trans_extra;
 		if (!rki_pose_buffer_init(&dst_pose, target, &tmp, err)) goto done;
 		for (size_t k = 0; k < frames; k++) {
 			rki_humanoid_pose ps, pd;
@@ -512,6 +623,15 @@ rk_anim_clip *rk_retarget(rk_scene *target, const rk_scene *source, const rk_ani
 	}
 
 done:
+	if (result && report) {
+		report->source_rest = rest_src.report.used;
+		report->target_rest = rest_dst.report.used;
+		report->rest_tracks = rot_extra + trans_extra;
+	}
+	rki_rest_table_free(&rest_src);
+	rki_rest_table_free(&rest_dst);
+	if (r.rest_track) rki_free(&tmp, r.rest_track, nodes);
+	if (r.value) rki_free(&tmp, r.value, nodes * sizeof(rk_quat));
 	rki_pose_buffer_free(&src_pose);
 	rki_pose_buffer_free(&dst_pose);
 	if (r.bone_of_node) rki_free(&tmp, r.bone_of_node, nodes * sizeof(int));

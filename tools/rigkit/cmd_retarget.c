@@ -8,10 +8,18 @@
 #include <stdlib.h>
 #include <string.h>
 
+typedef struct cli_humanoid_args {
+	const char *map;
+	int rest;
+	bool explain;
+} cli_humanoid_args;
+
 static const cli_opt cli_humanoid_rows[] = {
-	{ .name = "--map", .kind = CLI_OPT_STRING, .offset = 0, .metavar = "FILE",
+	{ .name = "--map", .kind = CLI_OPT_STRING, .offset = offsetof(cli_humanoid_args, map), .metavar = "FILE",
 		.help = "start from the detection, then apply FILE's lines\n('leftUpperArm = Bone.012'; 'bone =' unmaps; '#' "
 			"comments)" },
+	{ .name = "--explain", .kind = CLI_OPT_FLAG, .offset = offsetof(cli_humanoid_args, explain),
+		.help = "say why each bone was chosen (declared, name,\nhierarchy, map file) after its line" },
 };
 static const cli_opt_table cli_humanoid_table = CLI_TABLE("options", cli_humanoid_rows);
 
@@ -26,7 +34,9 @@ const cli_spec cli_humanoid_spec = {
 		"Exit code 2 when the result is not a valid humanoid (a required bone missing).\n"
 		"\n",
 	.operands = "FILE", .min_operands = 1, .max_operands = 1,
-	.tables = { &cli_humanoid_table, &cli_load_table },
+	.footer = "The '# rest' line tells which rest pose the skeleton is measured in (--rest;\n"
+		"docs/retarget.md) and its hips height above the feet in file units.\n",
+	.tables = { &cli_humanoid_table, &cli_rest_table, &cli_load_table },
 };
 
 typedef struct cli_retarget_cmd_args {
@@ -94,14 +104,48 @@ static int cli_humanoid_of(cli_ctx *ctx, const rk_scene *s, const char *map, rk_
 	return CLI_EXIT_OK;
 }
 
+/* The rest pose report of `rigkit humanoid` (text or JSON). */
+static void cli_rest_print(const rk_character_frame *cf, bool have_frame, rk_rest_mode asked)
+{
+	const rk_rest_report *r = &cf->rest;
+	printf("# rest: %s pose (--rest %s)", r->used == RK_REST_BIND ? "bind" : "stored", rk_rest_mode_name(asked));
+	if (r->joints_bound)
+		printf(", stored vs bind: up to %.3g deg, %.3g units%s%s%s", r->max_angle * 180.0 / 3.14159265358979323846,
+			r->max_distance, r->worst_node ? " at \"" : "", r->worst_node ? r->worst_node->name : "",
+			r->worst_node ? "\"" : "");
+	else
+		printf(", no skin binds the skeleton");
+	if (r->skin_conflicts) printf(", %zu joints bound differently by two skins", r->skin_conflicts);
+	if (have_frame) printf("; hips height %.6g", cf->hips_height);
+	printf("\n");
+}
+
+static void cli_rest_json(cli_json *j, const rk_character_frame *cf, bool have_frame, rk_rest_mode asked)
+{
+	const rk_rest_report *r = &cf->rest;
+	cli_json_object(j, "rest");
+	cli_json_string(j, "mode", rk_rest_mode_name(asked));
+	cli_json_string(j, "used", r->used == RK_REST_BIND ? "bind" : "stored");
+	cli_json_int(j, "skins_used", (long long)r->skins_used);
+	cli_json_int(j, "joints_bound", (long long)r->joints_bound);
+	cli_json_int(j, "nodes_changed", (long long)r->nodes_changed);
+	cli_json_int(j, "skin_conflicts", (long long)r->skin_conflicts);
+	cli_json_number(j, "max_angle_deg", r->max_angle * 180.0 / 3.14159265358979323846);
+	cli_json_number(j, "max_distance", r->max_distance);
+	cli_json_string(j, "worst_node", r->worst_node ? r->worst_node->name : NULL);
+	cli_json_close_object(j);
+	if (have_frame) cli_json_number(j, "hips_height", cf->hips_height);
+}
+
 int cli_cmd_humanoid(cli_ctx *ctx, int argc, char **argv)
 {
-	const char *map = NULL;
+	cli_humanoid_args a = { 0 };
+	int rest = 0;
 	rk_load_opts lo = { 0 };
 	cli_operands ops;
-	int rc = cli_opts_parse(ctx, &cli_humanoid_spec, (void *const[]){ (void *)&map, &lo }, argc, argv, &ops);
+	int rc = cli_opts_parse(ctx, &cli_humanoid_spec, (void *const[]){ &a, &rest, &lo }, argc, argv, &ops);
 	if (rc) return rc;
-	const char *path = ops.v[0];
+	const char *path = ops.v[0], *map = a.map;
 	bool json = ctx->json;
 	rk_error err;
 	rk_scene *s = cli_load(ctx, path, &lo, &rc);
@@ -115,6 +159,19 @@ int cli_cmd_humanoid(cli_ctx *ctx, int argc, char **argv)
 	}
 	size_t mapped = 0;
 	for (int b = 0; b < RK_HUMANOID_BONE_COUNT; b++) mapped += h.bones[b] != NULL;
+	/* the rest pose; with a valid humanoid also its character frame */
+	rk_character_frame cf;
+	memset(&cf, 0, sizeof(cf));
+	rk_rest_opts rop;
+	memset(&rop, 0, sizeof(rop));
+	rop.mode = (rk_rest_mode)rest;
+	rk_error ferr;
+	bool have_frame = valid && rk_character_frame_eval(s, &h, rop.mode, &cf, &ferr);
+	if (!have_frame && !rk_rest_pose_eval(s, &rop, NULL, NULL, &cf.rest, &ferr)) {
+		cli_print_error(ctx, &ferr);
+		rk_scene_free(s);
+		return CLI_EXIT_INPUT;
+	}
 	if (json) {
 		cli_json j;
 		cli_json_document(&j, ctx);
@@ -127,6 +184,7 @@ int cli_cmd_humanoid(cli_ctx *ctx, int argc, char **argv)
 		for (int b = 0; b < RK_HUMANOID_BONE_COUNT; b++)
 			if (h.bones[b]) cli_json_string(&j, rk_humanoid_bone_name((rk_humanoid_bone)b), h.bones[b]->name);
 		cli_json_close_object(&j);
+		cli_rest_json(&j, &cf, have_frame, rop.mode);
 		cli_json_close_object(&j);
 		if (cli_json_end(&j) != CLI_EXIT_OK) {
 			rk_scene_free(s);
@@ -134,6 +192,7 @@ int cli_cmd_humanoid(cli_ctx *ctx, int argc, char **argv)
 		}
 	} else {
 		printf("# %s: %zu humanoid bones mapped%s\n", path, mapped, valid ? "" : " (not a valid humanoid)");
+		cli_rest_print(&cf, have_frame, rop.mode);
 		for (int b = 0; b < RK_HUMANOID_BONE_COUNT; b++)
 			if (h.bones[b]) printf("%s = %s\n", rk_humanoid_bone_name((rk_humanoid_bone)b), h.bones[b]->name);
 		if (!valid) cli_fail(ctx, err.code, CLI_EXIT_INPUT, path, "%s", err.message);
