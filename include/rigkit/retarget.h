@@ -197,6 +197,17 @@ typedef struct rk_character_frame {
 bool rk_character_frame_eval(const rk_scene *scene, const rk_humanoid *h, rk_rest_mode rest, rk_character_frame *out,
 	rk_error *err);
 
+/* Adds to `scene` a clip named `name` (NULL = "rest"), one key at time 0,
+ * that poses the scene in its rest pose `rest` (rigkit/rest.h): a rotation
+ * and / or a translation track for each node whose rest local transform
+ * differs from the stored one; no tracks when the rest is the stored pose.
+ * How `rigkit render --static` shows an avatar saved in an animation pose in
+ * its bind pose. MODIFIES the scene as rk_retarget modifies its target
+ * (THREADS, MEMORY). report may be NULL. NULL with err on a NULL scene, a
+ * bad mode, or out of memory (temporaries: malloc). */
+rk_anim_clip *rk_rest_clip_add(rk_scene *scene, rk_rest_mode rest, const char *name, rk_rest_report *report,
+	rk_error *err);
+
 /* ---------------------------------------------------------------------------
  * Comparison
  * ------------------------------------------------------------------------- */

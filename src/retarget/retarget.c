@@ -642,3 +642,87 @@ done:
 	if (r.pos) rki_free(&tmp, r.pos, nodes * sizeof(rk_vec3));
 	return result;
 }
+
+/* ---- rk_rest_clip_add --------------------------------------------------------------- */
+
+rk_anim_clip *rk_rest_clip_add(rk_scene *scene, rk_rest_mode rest, const char *name, rk_rest_report *report,
+	rk_error *err)
+{
+	rki_error_clear(err);
+	if (report) memset(report, 0, sizeof(*report));
+	if (!scene || !scene->nodes.count) {
+		rki_error_set(err, RK_ERROR_INVALID_ARGUMENT, "rk_rest_clip_add needs a scene with nodes");
+		return NULL;
+	}
+	size_t nodes = scene->nodes.count;
+	rki_alloc tmp;
+	rki_alloc_init(&tmp, NULL, RKI_DEFAULT_MEMORY_LIMIT, 0);
+	rki_rest_table t;
+	if (!rki_rest_table_init(&t, scene, rest, &tmp, err)) return NULL;
+	if (report) *report = t.report;
+	rki_retarget r;
+	memset(&r, 0, sizeof(r));
+	r.target = scene;
+	r.bone_of_node = (int *)rki_malloc(&tmp, nodes * sizeof(int));
+	r.rest_local = (rk_quat *)rki_malloc(&tmp, nodes * sizeof(rk_quat));
+	r.rest_track = (uint8_t *)rki_malloc(&tmp, nodes);
+	rk_anim_clip *result = NULL;
+	if (!r.bone_of_node || !r.rest_local || !r.rest_track) {
+		rki_error_set(err, RK_ERROR_OUT_OF_MEMORY, "cannot allocate the rest clip's state for %zu nodes", nodes);
+		goto done;
+	}
+	size_t rot = 0, trans = 0;
+	for (size_t i = 0; i < nodes; i++) {
+		const rk_node *n = &scene->nodes.data[i];
+		r.bone_of_node[i] = -1;
+		r.rest_track[i] = 0;
+		r.rest_local[i] = rki_matrix_rotation(t.local[i]);
+		if (i == 0 || t.report.used != RK_REST_BIND) continue;
+		if (rk_quat_angle_between(r.rest_local[i], rki_matrix_rotation(n->node_to_parent)) > 1e-9) {
+			r.rest_track[i] |= RKI_REST_ROTATION;
+			rot++;
+		}
+		double scale = t.report.extent > 1.0 ? t.report.extent : 1.0;
+		if (rk_vec3_length(rk_vec3_sub(rk_mat4_get_translation(t.local[i]), rk_mat4_get_translation(n->node_to_parent))) >
+			1e-9 * scale) {
+			r.rest_track[i] |= RKI_REST_TRANSLATION;
+			trans++;
+		}
+	}
+	rki_arena *ar = rki_scene_arena(scene);
+	const char *nm = name ? name : "rest";
+	static const double zero = 0.0;
+	double *times = ar ? (double *)rki_arena_array(ar, 1, sizeof(double)) : NULL;
+	rk_anim_track *tracks = ar && rot + trans ? (rk_anim_track *)rki_arena_array(ar, rot + trans, sizeof(rk_anim_track))
+		: NULL;
+	double *rv = ar && rot ? (double *)rki_arena_array(ar, rot, 4 * sizeof(double)) : NULL;
+	double *tv = ar && trans ? (double *)rki_arena_array(ar, trans, 3 * sizeof(double)) : NULL;
+	rk_anim_layer *layer = ar ? (rk_anim_layer *)rki_arena_alloc(ar, sizeof(rk_anim_layer)) : NULL;
+	char *cname = ar ? rki_arena_strndup(ar, nm, strlen(nm)) : NULL;
+	if (!times || !layer || !cname || (rot + trans && !tracks) || (rot && !rv) || (trans && !tv)) {
+		rki_error_set(err, RK_ERROR_OUT_OF_MEMORY, "cannot allocate the rest clip");
+		goto done;
+	}
+	times[0] = zero;
+	if (!rki_rest_track_values(&r, t.local, 0, 1, rv, tv, err)) goto done;
+	if (rot + trans) rki_rest_tracks(&r, tracks, times, 1, rv, tv);
+	memset(layer, 0, sizeof(*layer));
+	layer->name = "rest";
+	layer->weight = 1.0;
+	layer->blend = RK_LAYER_OVERRIDE;
+	layer->track_count = rot + trans;
+	layer->tracks = tracks;
+	rk_anim_clip c;
+	memset(&c, 0, sizeof(c));
+	c.name = cname;
+	c.layer_count = 1;
+	c.layers = layer;
+	result = rki_scene_append_clip(scene, &c);
+	if (!result) rki_error_set(err, RK_ERROR_OUT_OF_MEMORY, "cannot add the rest clip to the scene");
+done:
+	if (r.bone_of_node) rki_free(&tmp, r.bone_of_node, nodes * sizeof(int));
+	if (r.rest_local) rki_free(&tmp, r.rest_local, nodes * sizeof(rk_quat));
+	if (r.rest_track) rki_free(&tmp, r.rest_track, nodes);
+	rki_rest_table_free(&t);
+	return result;
+}

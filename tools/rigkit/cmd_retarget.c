@@ -315,6 +315,9 @@ int cli_cmd_retarget(cli_ctx *ctx, int argc, char **argv)
 			cli_json_number(&j, "source_hips_height", r->source_hips_height);
 			cli_json_number(&j, "target_hips_height", r->target_hips_height);
 			cli_json_number(&j, "max_direction_error_deg", r->max_direction_error * 180.0 / 3.14159265358979323846);
+			cli_json_string(&j, "source_rest", rk_rest_mode_name(r->source_rest));
+			cli_json_string(&j, "target_rest", rk_rest_mode_name(r->target_rest));
+			cli_json_int(&j, "rest_tracks", (long long)r->rest_tracks);
 			if (ro.foot_ik) cli_json_number(&j, "max_foot_miss", r->max_foot_miss);
 			cli_json_close_object(&j);
 		}
@@ -327,10 +330,13 @@ int cli_cmd_retarget(cli_ctx *ctx, int argc, char **argv)
 		for (size_t c = 0; c < picked_count && !(report == stderr && ctx->quiet); c++) {
 			const rk_retarget_report *r = &reports[c];
 			fprintf(report, "%s: '%s' -> '%s': %zu bones, %zu frames, hips %.4g -> %.4g (file units), root %s, "
-				"max bone direction error %.2g deg\n",
+				"max bone direction error %.2g deg%s%s%s\n",
 				paths[2], src->clips.data[picked[c]].name, dst->clips.data[first_new + c].name, r->mapped_bones,
 				r->frames, r->source_hips_height, r->target_hips_height, cli_retarget_root_name(ro.root),
-				r->max_direction_error * 180.0 / 3.14159265358979323846);
+				r->max_direction_error * 180.0 / 3.14159265358979323846,
+				r->source_rest == RK_REST_BIND ? ", source in its bind pose" : "",
+				r->target_rest == RK_REST_BIND ? ", target in its bind pose" : "",
+				r->target_rest == RK_REST_BIND ? " (constant tracks hold it)" : "");
 		}
 	}
 out:
