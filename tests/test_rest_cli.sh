@@ -45,6 +45,14 @@ sys.exit(0 if len(common) > 20 and worst <= 1e-5 * h else 1)" "$tmp/pa.json" "$t
 	fi
 }
 
+mode_opts() { # mode_opts keep|lock|foot-ik: the retarget options in opts[]
+	case $1 in
+		keep) opts=() ;;
+		lock) opts=(--root lock) ;;
+		foot-ik) opts=(--foot-ik) ;;
+	esac
+}
+
 bind=$here/fixtures/humanoid_bind.glb
 crouch=$here/fixtures/humanoid_crouch.glb
 "$rigkit" sample "$tmp/s" >/dev/null || { echo "FAIL: rigkit sample"; exit 1; }
@@ -69,11 +77,7 @@ expect_text humanoid-bad-rest-msg "$tmp/err" 'auto, bind, stored'
 
 # ---- rigkit retarget: crouched vs bind target --------------------------------------------
 for mode in keep lock foot-ik; do
-	case $mode in
-		keep) opts=() ;;
-		lock) opts=(--root lock) ;;
-		foot-ik) opts=(--foot-ik) ;;
-	esac
+	mode_opts $mode
 	expect retarget-bind-$mode 0 -- "$rigkit" retarget "$src" "$bind" "$tmp/b-$mode.glb" --clip Walk "${opts[@]}" --json
 	cp "$tmp/out" "$tmp/rb.json"
 	expect retarget-crouch-$mode 0 -- "$rigkit" retarget "$src" "$crouch" "$tmp/c-$mode.glb" --clip Walk "${opts[@]}" --json
@@ -113,11 +117,7 @@ assert x["bones"] == d["bones"]
 assert abs(d["hips_height"] - x["hips_height"]) < 1e-6 * x["hips_height"], (d["hips_height"], x["hips_height"])'
 	hh=$(python3 -c "import json; print(json.load(open('$tmp/hx.json'))['hips_height'])")
 	for mode in keep lock foot-ik; do
-		case $mode in
-			keep) opts=() ;;
-			lock) opts=(--root lock) ;;
-			foot-ik) opts=(--foot-ik) ;;
-		esac
+		mode_opts $mode
 		expect xbot-retarget-$mode 0 -- "$rigkit" retarget "$soldier" "$xbot" "$tmp/xb-$mode.glb" --clip Walk "${opts[@]}"
 		expect xbot-run-retarget-$mode 0 -- "$rigkit" retarget "$soldier" "$tmp/xbot_run.glb" "$tmp/xr-$mode.glb" \
 			--clip Walk "${opts[@]}"

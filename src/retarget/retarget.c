@@ -253,6 +253,26 @@ static void rki_rest_tracks(const rki_retarget *r, rk_anim_track *out, const dou
 	}
 }
 
+/* A clip of one override layer `layer` (filled here) over [0, duration]. */
+static rk_anim_clip rki_one_layer_clip(rk_anim_layer *layer, const char *layer_name, rk_anim_track *tracks,
+	size_t track_count, const char *name, double duration)
+{
+	memset(layer, 0, sizeof(*layer));
+	layer->name = layer_name;
+	layer->weight = 1.0;
+	layer->blend = RK_LAYER_OVERRIDE;
+	layer->track_count = track_count;
+	layer->tracks = tracks;
+	rk_anim_clip c;
+	memset(&c, 0, sizeof(c));
+	c.name = name;
+	c.time_begin = 0.0;
+	c.time_end = duration;
+	c.layer_count = 1;
+	c.layers = layer;
+	return c;
+}
+
 static void rki_compute_alignment(rki_retarget *r)
 {
 	rk_humanoid both;
@@ -579,19 +599,7 @@ rk_anim_clip *rk_retarget(rk_scene *target, const rk_scene *source, const rk_ani
 	ht->values = hips_values;
 	ht->interpolation = RK_INTERP_LINEAR;
 
-	memset(layer, 0, sizeof(*layer));
-	layer->name = "retarget";
-	layer->weight = 1.0;
-	layer->blend = RK_LAYER_OVERRIDE;
-	layer->track_count = track_count;
-	layer->tracks = tracks;
-	rk_anim_clip c;
-	memset(&c, 0, sizeof(c));
-	c.name = name;
-	c.time_begin = 0.0;
-	c.time_end = duration;
-	c.layer_count = 1;
-	c.layers = layer;
+	rk_anim_clip c = rki_one_layer_clip(layer, "retarget", tracks, track_count, name, duration);
 	/* Report, measured on the result: the new clip evaluated on the target. */
 	if (report) {
 		report->mapped_bones = mapped;
@@ -706,17 +714,7 @@ rk_anim_clip *rk_rest_clip_add(rk_scene *scene, rk_rest_mode rest, const char *n
 	times[0] = zero;
 	if (!rki_rest_track_values(&r, t.local, 0, 1, rv, tv, err)) goto done;
 	if (rot + trans) rki_rest_tracks(&r, tracks, times, 1, rv, tv);
-	memset(layer, 0, sizeof(*layer));
-	layer->name = "rest";
-	layer->weight = 1.0;
-	layer->blend = RK_LAYER_OVERRIDE;
-	layer->track_count = rot + trans;
-	layer->tracks = tracks;
-	rk_anim_clip c;
-	memset(&c, 0, sizeof(c));
-	c.name = cname;
-	c.layer_count = 1;
-	c.layers = layer;
+	rk_anim_clip c = rki_one_layer_clip(layer, "rest", tracks, rot + trans, cname, 0.0);
 	result = rki_scene_append_clip(scene, &c);
 	if (!result) rki_error_set(err, RK_ERROR_OUT_OF_MEMORY, "cannot add the rest clip to the scene");
 done:
