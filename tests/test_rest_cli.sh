@@ -75,6 +75,21 @@ expect_text humanoid-crouch-text-hips "$tmp/out" 'hips height 0\.98$'
 expect humanoid-bad-rest 1 -- "$rigkit" humanoid "$crouch" --rest sideways
 expect_text humanoid-bad-rest-msg "$tmp/err" 'auto, bind, stored'
 
+# --explain: a reason and a line for every bone, the output still a map file
+expect humanoid-explain 0 -- "$rigkit" humanoid "$bind" --explain --json
+json_check humanoid-explain-json 'e = d["explain"]
+assert set(e) == set(d["bones"]), (set(e) ^ set(d["bones"]))
+assert e["hips"]["reason"] == "name" and e["spine"]["reason"] == "hierarchy", (e["hips"], e["spine"])
+assert e["leftUpperLeg"]["text"] == "name \"LeftUpLeg\" says leftUpperLeg; below hips \"Hips\"", e["leftUpperLeg"]'
+expect humanoid-explain-text 0 -- "$rigkit" humanoid "$bind" --explain
+expect_text humanoid-explain-line "$tmp/out" '^chest = Chest    # hierarchy: 2nd of the 2 joint\(s\) between hips "Hips" and neck "Neck"'
+cp "$tmp/out" "$tmp/map.txt"
+printf 'leftHand = LeftHand_End\n' >>"$tmp/map.txt"
+expect humanoid-explain-as-map 0 -- "$rigkit" humanoid "$bind" --map "$tmp/map.txt" --explain --json
+json_check humanoid-explain-map-json 'e = d["explain"]
+assert e["leftHand"]["reason"] == "map" and e["leftHand"]["text"].startswith("set by the map file"), e["leftHand"]
+assert e["hips"]["reason"] == "name"'
+
 # ---- rigkit retarget: crouched vs bind target --------------------------------------------
 for mode in keep lock foot-ik; do
 	mode_opts $mode

@@ -863,8 +863,12 @@ static void rki_hm_spine_chain(rki_hm_detect *d, const rk_node *hips, const rk_n
 	static const char *const nth[3] = { "1st", "2nd", "3rd" };
 	for (size_t i = 0; i < keep && i < 3; i++) {
 		d->out->bones[bones[i]] = chain[i];
-		rki_hm_explain(d, bones[i], RK_HUMANOID_REASON_HIERARCHY, "%s of the %zu joint(s) between hips \"%s\" and %s \"%s\"",
-			nth[i], keep, rki_hm_node_name(hips), d->out->bones[RK_HUMANOID_NECK] ? "neck" : "head", rki_hm_node_name(top));
+		bool dup;
+		int says = rki_hm_classify(chain[i]->name, &dup);
+		rki_hm_explain(d, bones[i], RK_HUMANOID_REASON_HIERARCHY,
+			"%s of the %zu joint(s) between hips \"%s\" and %s \"%s\" (name \"%s\" says %s)", nth[i], keep,
+			rki_hm_node_name(hips), d->out->bones[RK_HUMANOID_NECK] ? "neck" : "head", rki_hm_node_name(top),
+			rki_hm_node_name(chain[i]), says >= 0 ? rki_hm_names[says] : "nothing");
 	}
 }
 

@@ -25,12 +25,13 @@ static const cli_opt_table cli_humanoid_table = CLI_TABLE("options", cli_humanoi
 
 const cli_spec cli_humanoid_spec = {
 	.name = "humanoid",
-	.usage = "usage: rigkit humanoid FILE [--map FILE] [--json]\n"
+	.usage = "usage: rigkit humanoid FILE [--map FILE] [--explain] [--rest MODE] [--json]\n"
 		"\n"
 		"Prints which node of FILE ('-' reads stdin) plays which humanoid bone (VRM\n"
 		"1.0 bone names), as detected from the node names and the hierarchy, one\n"
 		"'bone = node' line per mapped bone: the format --map files use (here and in\n"
-		"`rigkit retarget`).\n"
+		"`rigkit retarget`). --explain adds a '# reason: why' comment to each line\n"
+		"(the output stays a valid map file).\n"
 		"Exit code 2 when the result is not a valid humanoid (a required bone missing).\n"
 		"\n",
 	.operands = "FILE", .min_operands = 1, .max_operands = 1,
@@ -91,14 +92,21 @@ static int cli_apply_map_file(cli_ctx *ctx, const char *path, const rk_scene *s,
 }
 
 /* Detection plus an optional map file; *valid tells whether the result is a
- * valid humanoid (err holds why not). */
+ * valid humanoid (err holds why not); why (may be NULL) gets the reasons,
+ * bones the map file changed marked RK_HUMANOID_REASON_MAP. */
 static int cli_humanoid_of(cli_ctx *ctx, const rk_scene *s, const char *map, rk_humanoid *h, bool *valid,
-	rk_error *err)
+	rk_humanoid_explanation *why, rk_error *err)
 {
-	rk_humanoid_detect(s, h, err);
+	rk_humanoid_detect_explained(s, h, why, err);
 	if (map) {
+		rk_humanoid detected = *h;
 		int rc = cli_apply_map_file(ctx, map, s, h);
 		if (rc) return rc;
+		for (int b = 0; why && b < RK_HUMANOID_BONE_COUNT; b++) {
+			if (h->bones[b] == detected.bones[b]) continue;
+			why->reason[b] = h->bones[b] ? RK_HUMANOID_REASON_MAP : RK_HUMANOID_REASON_NONE;
+			snprintf(why->text[b], sizeof(why->text[b]), "%s %s", h->bones[b] ? "set by the map file" : "unmapped by the map file", map);
+		}
 	}
 	*valid = rk_humanoid_validate(h, s, err);
 	return CLI_EXIT_OK;
@@ -152,7 +160,8 @@ int cli_cmd_humanoid(cli_ctx *ctx, int argc, char **argv)
 	if (!s) return rc;
 	rk_humanoid h;
 	bool valid = false;
-	rc = cli_humanoid_of(ctx, s, map, &h, &valid, &err);
+	static rk_humanoid_explanation why;
+	rc = cli_humanoid_of(ctx, s, map, &h, &valid, &why, &err);
 	if (rc) {
 		rk_scene_free(s);
 		return rc;
@@ -184,6 +193,17 @@ int cli_cmd_humanoid(cli_ctx *ctx, int argc, char **argv)
 		for (int b = 0; b < RK_HUMANOID_BONE_COUNT; b++)
 			if (h.bones[b]) cli_json_string(&j, rk_humanoid_bone_name((rk_humanoid_bone)b), h.bones[b]->name);
 		cli_json_close_object(&j);
+		if (a.explain) {
+			cli_json_object(&j, "explain");
+			for (int b = 0; b < RK_HUMANOID_BONE_COUNT; b++) {
+				if (!h.bones[b]) continue;
+				cli_json_object(&j, rk_humanoid_bone_name((rk_humanoid_bone)b));
+				cli_json_string(&j, "reason", rk_humanoid_reason_name(why.reason[b]));
+				cli_json_string(&j, "text", why.text[b]);
+				cli_json_close_object(&j);
+			}
+			cli_json_close_object(&j);
+		}
 		cli_rest_json(&j, &cf, have_frame, rop.mode);
 		cli_json_close_object(&j);
 		if (cli_json_end(&j) != CLI_EXIT_OK) {
@@ -193,8 +213,12 @@ int cli_cmd_humanoid(cli_ctx *ctx, int argc, char **argv)
 	} else {
 		printf("# %s: %zu humanoid bones mapped%s\n", path, mapped, valid ? "" : " (not a valid humanoid)");
 		cli_rest_print(&cf, have_frame, rop.mode);
-		for (int b = 0; b < RK_HUMANOID_BONE_COUNT; b++)
-			if (h.bones[b]) printf("%s = %s\n", rk_humanoid_bone_name((rk_humanoid_bone)b), h.bones[b]->name);
+		for (int b = 0; b < RK_HUMANOID_BONE_COUNT; b++) {
+			if (!h.bones[b]) continue;
+			printf("%s = %s", rk_humanoid_bone_name((rk_humanoid_bone)b), h.bones[b]->name);
+			if (a.explain) printf("    # %s: %s", rk_humanoid_reason_name(why.reason[b]), why.text[b]);
+			printf("\n");
+		}
 		if (!valid) cli_fail(ctx, err.code, CLI_EXIT_INPUT, path, "%s", err.message);
 	}
 	rk_scene_free(s);
@@ -234,13 +258,13 @@ int cli_cmd_retarget(cli_ctx *ctx, int argc, char **argv)
 	}
 	rk_humanoid hs, ht;
 	bool valid_s = false, valid_t = false;
-	if ((rc = cli_humanoid_of(ctx, src, source_map, &hs, &valid_s, &err)) != 0) goto out;
+	if ((rc = cli_humanoid_of(ctx, src, source_map, &hs, &valid_s, NULL, &err)) != 0) goto out;
 	if (!valid_s) {
 		rc = cli_fail(ctx, err.code, CLI_EXIT_INPUT, paths[0], "not a humanoid: %s (fix with --source-map, see rigkit humanoid)",
 			err.message);
 		goto out;
 	}
-	if ((rc = cli_humanoid_of(ctx, dst, target_map, &ht, &valid_t, &err)) != 0) goto out;
+	if ((rc = cli_humanoid_of(ctx, dst, target_map, &ht, &valid_t, NULL, &err)) != 0) goto out;
 	if (!valid_t) {
 		rc = cli_fail(ctx, err.code, CLI_EXIT_INPUT, paths[1], "not a humanoid: %s (fix with --target-map, see rigkit humanoid)",
 			err.message);
