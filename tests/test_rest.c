@@ -346,6 +346,81 @@ RK_TEST(skins_that_disagree)
 	rk_scene_free(bind);
 }
 
+/* FBX files of the conformance corpus stored deformed on purpose (their
+ * skins bound in another pose): the rest clip rk_rest_clip_add makes, played
+ * by the pose evaluator, puts every node where rk_rest_pose_eval says (FBX
+ * pre/post rotations, pivots and offsets solved for), and in that pose every
+ * skin is undeformed: node_to_world(j) * mesh_to_joint(j) is the same matrix
+ * for all joints j of a skin (the definition of a bind pose: each vertex
+ * lands where the mesh sat when it was bound, whatever its weights). */
+RK_TEST(rest_clip_undeforms_conformance_skins)
+{
+	static const char *const files[] = {
+		"maya_kenney_character_7700_binary.fbx", "max_transformed_skin_7500_binary.fbx",
+		"blender_279_sausage_7400_binary.fbx", "maya_dq_weights_7500_binary.fbx",
+		"motionbuilder_sausage_rrss_7700_binary.fbx", "synthetic_bind_to_root_7700_ascii.fbx",
+		"max7_skin_5000_binary.fbx", "maya_game_sausage_6100_binary_combined.fbx",
+	};
+	size_t tested = 0;
+	for (size_t f = 0; f < sizeof(files) / sizeof(files[0]); f++) {
+		char path[512];
+		snprintf(path, sizeof(path), "%s/conformance/data/%s", rk_test_shared_dir(), files[f]);
+		rk_error err;
+		rk_scene *s = rk_load_file(path, NULL, &err);
+		if (!s) continue;
+		rk_rest_report rep;
+		rk_mat4 *w = rest_world(s, RK_REST_AUTO, &rep);
+		RK_REQUIRE(w);
+		RK_CHECK_INT(rep.used, RK_REST_BIND);
+		const rk_anim_clip *clip = rk_rest_clip_add(s, RK_REST_AUTO, NULL, NULL, &err);
+		RK_REQUIRE(clip);
+		RK_CHECK_STR(clip->name, "rest");
+		size_t bytes = rk_pose_memory_size(s);
+		void *mem = malloc(bytes);
+		rk_pose pose;
+		RK_REQUIRE(mem && rk_pose_init(&pose, s, mem, bytes));
+		rk_pose_eval_job job = { .scene = s, .clip = clip, .time = 0.0, .pose = &pose };
+		RK_REQUIRE(rk_pose_eval_run(&job));
+		double scale = rep.extent > 0.0 ? rep.extent : 1.0, worst_node = 0.0, worst_skin = 0.0;
+		for (size_t i = 0; i < s->nodes.count; i++) {
+			double d = rk_mat4_max_diff(pose.node_to_world[i], w[i]);
+			if (d > worst_node) worst_node = d;
+		}
+		for (size_t k = 0; k < s->skins.count; k++) {
+			const rk_skin_deformer *sk = &s->skins.data[k];
+			bool have = false;
+			rk_mat4 first = rk_mat4_identity();
+			for (size_t j = 0; j < sk->joint_count; j++) {
+				if (!sk->joints[j].node) continue;
+				rk_mat4 m = rk_mat4_mul(pose.node_to_world[sk->joints[j].node->index], sk->joints[j].mesh_to_joint);
+				if (!have) first = m;
+				have = true;
+				double d = rk_mat4_max_diff(m, first);
+				if (d > worst_skin) worst_skin = d;
+			}
+		}
+		/* joints kept stored (rest.h: an inherit mode that cannot be solved) leave their skin deformed */
+		size_t joints = 0;
+		for (size_t i = 0; i < s->nodes.count; i++) {
+			bool in_skin = false;
+			for (size_t k = 0; k < s->skins.count && !in_skin; k++)
+				for (size_t j = 0; j < s->skins.data[k].joint_count; j++)
+					in_skin |= s->skins.data[k].joints[j].node == &s->nodes.data[i];
+			joints += in_skin;
+		}
+		printf("%s: %zu of %zu joints bound, stored off by %.3g deg; rest clip %zu tracks: nodes within %.3g, "
+			"skin matrices within %.3g of each other (extent %.3g)\n", files[f], rep.joints_bound, joints,
+			rep.max_angle * 180.0 / 3.14159265358979323846, clip->layers[0].track_count, worst_node, worst_skin, scale);
+		RK_CHECK(worst_node < 1e-6 * scale);
+		if (rep.joints_bound == joints) RK_CHECK(worst_skin < 1e-5 * (scale > 1.0 ? scale : 1.0));
+		free(mem);
+		free(w);
+		rk_scene_free(s);
+		tested++;
+	}
+	if (!tested) RK_SKIP("../shared/conformance/data not found");
+}
+
 RK_TEST(bad_arguments_and_limits)
 {
 	rk_scene *crouch = load("humanoid_crouch.glb");
@@ -400,5 +475,6 @@ RK_TEST_MAIN(
 	RK_TEST_ENTRY(crouched_file_as_retarget_source),
 	RK_TEST_ENTRY(compare_in_the_bind_rest),
 	RK_TEST_ENTRY(skins_that_disagree),
+	RK_TEST_ENTRY(rest_clip_undeforms_conformance_skins),
 	RK_TEST_ENTRY(bad_arguments_and_limits)
 )

@@ -116,7 +116,9 @@ json_check compare-static-stored-json 'assert d["max_direction_deg"] > 45, d["ma
 expect render-static 0 -- "$rigkit" render "$crouch" "$tmp/r.png" --static --size 64x64 --json
 json_check render-static-json 'assert d["rest"] == "bind" and d["clip"] is None, d'
 expect render-static-stored 0 -- "$rigkit" render "$crouch" "$tmp/r2.png" --static --rest stored --size 64x64
-expect_text render-static-stored-text "$tmp/out" 'static scene \(stored pose\)'
+expect_text render-static-stored-text "$tmp/out" 'static scene, 2 triangles$'
+expect render-static-text 0 -- "$rigkit" render "$crouch" "$tmp/r3.png" --static --size 64x64
+expect_text render-static-bind-text "$tmp/out" 'static scene \(bind pose\), 2 triangles$'
 if cmp -s "$tmp/r.png" "$tmp/r2.png"; then fail=$((fail + 1)); echo "FAIL render: bind and stored pictures are the same"; else pass=$((pass + 1)); fi
 
 # ---- a shared avatar stored in a frame of its own run ------------------------------------------

@@ -40,7 +40,10 @@
  *   bind matrix; another skin that binds it differently (beyond the
  *   tolerances) is counted in report.skin_conflicts and ignored for it.
  *   Joints whose mesh_to_joint is singular or not finite keep their stored
- *   transform.
+ *   transform, and so do FBX joints with an inherit mode other than normal
+ *   whose parent scale (the one that mode treats apart) is not 1: their
+ *   local transform is solved for normal inheritance. Worlds are composed
+ *   with every node's inherit mode, as the evaluator does.
  *
  * WHEN "AUTO" TAKES THE BIND POSE
  *   For every skin joint whose parent chain up to another skin joint is
@@ -84,7 +87,7 @@ typedef struct rk_rest_opts {
 	rk_rest_mode mode;               /* default RK_REST_AUTO */
 	double angle_tolerance;          /* radians; 0 = 1e-3 (0.057 degrees) */
 	double distance_tolerance;       /* fraction of the skeleton's extent; 0 = 1e-4 */
-	rk_allocator allocator;          /* one temporary block (3 matrices + 1 byte per node); zero = malloc/free */
+	rk_allocator allocator;          /* one temporary block (4 matrices + 25 bytes per node); zero = malloc/free */
 	size_t memory_limit;             /* bytes of temporaries; 0 = 4 GiB; exceeded: RK_ERROR_LIMIT */
 } rk_rest_opts;
 

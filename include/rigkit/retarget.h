@@ -26,10 +26,10 @@
  *   (opts.rest): the stored node transforms, or, for an avatar saved in
  *   an animation pose whose skins hold the real rest, the bind pose. With a
  *   bind rest, the target's clip also holds constant tracks that give every
- *   node whose bind-pose local rotation or translation differs from the
- *   stored one its bind-pose value (rotation: unmapped nodes; translation:
- *   nodes other than the hips), so the clip plays on the bind skeleton;
- *   scale differences are not carried (RESTRICTIONS of retarget.c).
+ *   node whose bind-pose local rotation, translation or scale differs from
+ *   the stored one its bind-pose value (rotation: unmapped nodes;
+ *   translation: nodes other than the hips; scale: any), so the clip plays
+ *   on the bind skeleton.
  *
  * CHARACTER FRAME
  *   Retargeting and comparison work in each skeleton's character frame,
@@ -198,8 +198,8 @@ bool rk_character_frame_eval(const rk_scene *scene, const rk_humanoid *h, rk_res
 	rk_error *err);
 
 /* Adds to `scene` a clip named `name` (NULL = "rest"), one key at time 0,
- * that poses the scene in its rest pose `rest` (rigkit/rest.h): a rotation
- * and / or a translation track for each node whose rest local transform
+ * that poses the scene in its rest pose `rest` (rigkit/rest.h): a rotation,
+ * translation and / or scale track for each node whose rest local transform
  * differs from the stored one; no tracks when the rest is the stored pose.
  * How `rigkit render --static` shows an avatar saved in an animation pose in
  * its bind pose. MODIFIES the scene as rk_retarget modifies its target

@@ -120,10 +120,11 @@ bool rk_rest_pose_eval(const rk_scene *scene, const rk_rest_opts *opts, rk_mat4 
 		return true;
 	}
 
-	/* temporaries: bind[i] (world_bind of node i), world[i], local[i], bound[i] */
+	/* temporaries: bind[i] (world_bind of node i), local[i], state[i] (the
+	 * rest world as children inherit it), bound[i] */
 	rki_alloc alloc;
 	rki_alloc_init(&alloc, &o.allocator, o.memory_limit, 0);
-	size_t per = 3 * sizeof(rk_mat4) + 1;
+	size_t per = 2 * sizeof(rk_mat4) + sizeof(rk_world_transform) + 1;
 	if (count > SIZE_MAX / per) {
 		rki_error_set(err, RK_ERROR_LIMIT, "rk_rest_pose_eval: %zu nodes", count);
 		return false;
@@ -135,8 +136,9 @@ bool rk_rest_pose_eval(const rk_scene *scene, const rk_rest_opts *opts, rk_mat4 
 			"rk_rest_pose_eval: cannot allocate %zu bytes for %zu nodes", bytes, count);
 		return false;
 	}
-	rk_mat4 *bind = (rk_mat4 *)mem, *world = bind + count, *local = world + count;
-	unsigned char *bound = (unsigned char *)(local + count);
+	rk_mat4 *bind = (rk_mat4 *)mem, *local = bind + count;
+	rk_world_transform *state = (rk_world_transform *)(local + count);
+	unsigned char *bound = (unsigned char *)(state + count);
 	memset(bound, 0, count);
 
 	/* 1. the first skin binding each joint gives its bind matrix */
@@ -185,16 +187,31 @@ bool rk_rest_pose_eval(const rk_scene *scene, const rk_rest_opts *opts, rk_mat4 
 	/* 4. rest worlds and locals, parents first; how far the stored pose is */
 	double worst_angle_node = -1.0, worst_dist_node = -1.0;
 	const rk_node *worst_a = NULL, *worst_d = NULL;
-	world[0] = nodes[0].node_to_world;
+	state[0] = (rk_world_transform){ nodes[0].node_to_world, nodes[0].unscaled_node_to_world, nodes[0].inherit_scale };
 	local[0] = nodes[0].node_to_parent;
 	for (size_t i = 1; i < count; i++) {
 		const rk_node *n = &nodes[i];
 		size_t p = n->parent && rki_rest_in_scene(scene, n->parent) && n->parent->index < i ? n->parent->index : 0;
-		rk_mat4 from_stored = rk_mat4_mul(world[p], n->node_to_parent);
+		/* as the evaluator composes (transform.h, INHERIT MODES); the parent's
+		 * own scale is its rest local scale */
+		const rk_node *pn = &nodes[p];
+		rk_vec3 pls = bound[p] ? rk_mat4_decompose(local[p]).scale : pn->has_fbx_props ? pn->props.scaling : pn->local.scale;
+		rk_inherit_mode mode = n->has_fbx_props ? n->props.inherit_mode : RK_INHERIT_NORMAL;
+		rk_world_transform from = rk_world_transform_compose(&state[p], pls, n->node_to_parent, mode);
+		rk_mat4 from_stored = from.node_to_world;
+		/* a bound joint's local is solved for normal inheritance; other modes
+		 * agree with it only where the scale they treat apart is 1 */
+		rk_vec3 sc = mode == RK_INHERIT_IGNORE_PARENT_SCALE ? pls : state[p].inherit_scale;
+		bool solvable = mode == RK_INHERIT_NORMAL || (fabs(sc.x - 1.0) < 1e-9 && fabs(sc.y - 1.0) < 1e-9 &&
+			fabs(sc.z - 1.0) < 1e-9);
 		rk_mat4 inv_parent;
-		if (bound[i] && rk_mat4_invert(world[p], &inv_parent)) {
-			world[i] = bind[i];
+		if (bound[i] && (!solvable || !rk_mat4_invert(state[p].node_to_world, &inv_parent))) {
+			bound[i] = 0;
+			rep.joints_bound--;
+		}
+		if (bound[i]) {
 			local[i] = rk_mat4_mul(inv_parent, bind[i]);
+			state[i] = rk_world_transform_compose(&state[p], pls, local[i], mode);
 			/* compared only below another bound joint (rest.h) */
 			bool below_bound = false;
 			for (const rk_node *a = n->parent; a && rki_rest_in_scene(scene, a) && !below_bound; a = a->parent)
@@ -211,7 +228,7 @@ bool rk_rest_pose_eval(const rk_scene *scene, const rk_rest_opts *opts, rk_mat4 
 				}
 			}
 		} else {
-			world[i] = from_stored;
+			state[i] = from;
 			local[i] = n->node_to_parent;
 		}
 	}
@@ -227,7 +244,7 @@ bool rk_rest_pose_eval(const rk_scene *scene, const rk_rest_opts *opts, rk_mat4 
 			double scale = rep.extent > 0.0 ? rep.extent : 1.0;
 			if (rk_mat4_max_diff(local[i], nodes[i].node_to_parent) > 1e-9 * (scale > 1.0 ? scale : 1.0)) rep.nodes_changed++;
 		}
-		if (node_to_world) node_to_world[i] = use_bind ? world[i] : nodes[i].node_to_world;
+		if (node_to_world) node_to_world[i] = use_bind ? state[i].node_to_world : nodes[i].node_to_world;
 		if (node_to_parent) node_to_parent[i] = use_bind ? local[i] : nodes[i].node_to_parent;
 	}
 	rki_free(&alloc, mem, bytes);

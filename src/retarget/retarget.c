@@ -186,7 +186,7 @@ static double rki_leg_ik(rki_retarget *r, int upper, int lower, int foot, rk_vec
 
 /* ---- constant tracks holding a bind rest (retarget.h, REST POSE) -------------- */
 
-enum { RKI_REST_ROTATION = 1, RKI_REST_TRANSLATION = 2 };
+enum { RKI_REST_ROTATION = 1, RKI_REST_TRANSLATION = 2, RKI_REST_SCALE = 4 };
 
 /* The node's stored rotation track value (what plays without a track). */
 static rk_quat rki_stored_rotation_value(const rk_node *n)
@@ -201,9 +201,9 @@ static rk_quat rki_stored_rotation_value(const rk_node *n)
 /* Frame k of the constant tracks: rotation values of unmapped nodes and
  * translation values (solved with the node's rotation value this frame). */
 static bool rki_rest_track_values(rki_retarget *r, const rk_mat4 *rest_local, size_t k, size_t frames,
-	double *rot, double *trans, rk_error *err)
+	double *rot, double *trans, double *scale, rk_error *err)
 {
-	size_t nr = 0, nt = 0;
+	size_t nr = 0, nt = 0, ns = 0;
 	for (size_t i = 1; i < r->target->nodes.count; i++) {
 		const rk_node *n = &r->target->nodes.data[i];
 		uint8_t what = r->rest_track[i];
@@ -226,31 +226,58 @@ static bool rki_rest_track_values(rki_retarget *r, const rk_mat4 *rest_local, si
 			double *dst = trans + (nt++ * frames + k) * 3;
 			dst[0] = tv.x, dst[1] = tv.y, dst[2] = tv.z;
 		}
+		if (what & RKI_REST_SCALE) {
+			rk_vec3 sv = rk_mat4_decompose(rest_local[i]).scale;
+			double *dst = scale + (ns++ * frames + k) * 3;
+			dst[0] = sv.x, dst[1] = sv.y, dst[2] = sv.z;
+		}
 	}
 	return true;
 }
 
-/* The constant tracks themselves, from `out` on (rotations, then translations). */
+/* The constant tracks themselves, from `out` on (rotations, translations,
+ * then scales). */
 static void rki_rest_tracks(const rki_retarget *r, rk_anim_track *out, const double *times, size_t frames,
-	double *rot, double *trans)
+	double *rot, double *trans, double *scale)
 {
-	size_t nr = 0, nt = 0;
-	for (int pass = 0; pass < 2; pass++) {
+	static const struct { uint8_t flag; rk_anim_target target; const char *fbx; uint32_t components; } kinds[3] = {
+		{ RKI_REST_ROTATION, RK_TARGET_ROTATION_QUAT, "Lcl Rotation", 4 },
+		{ RKI_REST_TRANSLATION, RK_TARGET_TRANSLATION, "Lcl Translation", 3 },
+		{ RKI_REST_SCALE, RK_TARGET_SCALE, "Lcl Scaling", 3 },
+	};
+	double *values[3] = { rot, trans, scale };
+	for (int pass = 0; pass < 3; pass++) {
+		size_t used = 0;
 		for (size_t i = 1; i < r->target->nodes.count; i++) {
 			const rk_node *n = &r->target->nodes.data[i];
-			if (!(r->rest_track[i] & (pass ? RKI_REST_TRANSLATION : RKI_REST_ROTATION))) continue;
+			if (!(r->rest_track[i] & kinds[pass].flag)) continue;
 			rk_anim_track *tr = out++;
 			memset(tr, 0, sizeof(*tr));
 			tr->node = (rk_node *)(uintptr_t)n;
-			tr->target = pass ? RK_TARGET_TRANSLATION : RK_TARGET_ROTATION_QUAT;
-			tr->property = n->has_fbx_props ? (pass ? "Lcl Translation" : "Lcl Rotation") : "";
+			tr->target = kinds[pass].target;
+			tr->property = n->has_fbx_props ? kinds[pass].fbx : "";
 			tr->key_count = frames;
 			tr->times = times;
-			tr->components = pass ? 3 : 4;
-			tr->values = pass ? trans + nt++ * frames * 3 : rot + nr++ * frames * 4;
+			tr->components = kinds[pass].components;
+			tr->values = values[pass] + used++ * frames * kinds[pass].components;
 			tr->interpolation = RK_INTERP_LINEAR;
 		}
 	}
+}
+
+/* Which constant tracks node i needs to hold its rest local transform
+ * `rest` (rotation `rest_rot`) instead of the stored one; mapped nodes get
+ * no rotation track (the retargeted one), the hips no translation track. */
+static uint8_t rki_rest_needs(const rk_node *n, rk_mat4 rest, rk_quat rest_rot, bool mapped, bool hips, double unit)
+{
+	uint8_t what = 0;
+	if (!mapped && rk_quat_angle_between(rest_rot, rki_matrix_rotation(n->node_to_parent)) > 1e-9)
+		what |= RKI_REST_ROTATION;
+	rk_vec3 d = rk_vec3_sub(rk_mat4_get_translation(rest), rk_mat4_get_translation(n->node_to_parent));
+	if (!hips && rk_vec3_length(d) > 1e-9 * unit) what |= RKI_REST_TRANSLATION;
+	rk_vec3 sr = rk_mat4_decompose(rest).scale, ss = rk_mat4_decompose(n->node_to_parent).scale;
+	if (fabs(sr.x - ss.x) + fabs(sr.y - ss.y) + fabs(sr.z - ss.z) > 1e-9) what |= RKI_REST_SCALE;
+	return what;
 }
 
 /* A clip of one override layer `layer` (filled here) over [0, duration]. */
@@ -388,7 +415,7 @@ rk_anim_clip *rk_retarget(rk_scene *target, const rk_scene *source, const rk_ani
 	rki_alloc tmp; /* every temporary, within opts.memory_limit */
 	rki_alloc_init(&tmp, &o.allocator, o.memory_limit, 0);
 	rk_anim_clip *result = NULL;
-	size_t rot_extra = 0, trans_extra = 0;   /* constant tracks holding a bind rest */
+	size_t rot_extra = 0, trans_extra = 0, scale_extra = 0;   /* constant tracks holding a bind rest */
 	if (!rki_rest_table_init(&rest_src, source, o.rest, &tmp, err) ||
 		!rki_rest_table_init(&rest_dst, target, o.rest, &tmp, err))
 		goto done;
@@ -436,22 +463,17 @@ rk_anim_clip *rk_retarget(rk_scene *target, const rk_scene *source, const rk_ani
 		r.rest_track[i] = 0;
 		if (i == 0 || rest_dst.report.used != RK_REST_BIND) continue;
 		const rk_node *n = &target->nodes.data[i];
-		if (r.bone_of_node[i] < 0 &&
-			rk_quat_angle_between(r.rest_local[i], rki_matrix_rotation(n->node_to_parent)) > 1e-9) {
-			r.rest_track[i] |= RKI_REST_ROTATION;
-			rot_extra++;
-		}
-		rk_vec3 d = rk_vec3_sub(rk_mat4_get_translation(rest_dst.local[i]), rk_mat4_get_translation(n->node_to_parent));
-		if (n != hips && rk_vec3_length(d) > 1e-9 * r.ft.unit) {
-			r.rest_track[i] |= RKI_REST_TRANSLATION;
-			trans_extra++;
-		}
+		r.rest_track[i] = rki_rest_needs(n, rest_dst.local[i], r.rest_local[i], r.bone_of_node[i] >= 0, n == hips,
+			r.ft.unit);
+		rot_extra += (r.rest_track[i] & RKI_REST_ROTATION) != 0;
+		trans_extra += (r.rest_track[i] & RKI_REST_TRANSLATION) != 0;
+		scale_extra += (r.rest_track[i] & RKI_REST_SCALE) != 0;
 	}
 
 	/* Scene memory for the clip: times, one rotation track per used bone,
 	 * one translation track for the hips. */
 	rki_arena *ar = rki_scene_arena(target);
-	size_t track_count = mapped + 1 + rot_extra + trans_extra;
+	size_t track_count = mapped + 1 + rot_extra + trans_extra + scale_extra;
 	double *times = ar ? (double *)rki_arena_array(ar, frames, sizeof(double)) : NULL;
 	rk_anim_track *tracks = ar ? (rk_anim_track *)rki_arena_array(ar, track_count, sizeof(rk_anim_track)) : NULL;
 	double *rot_values = ar ? (double *)rki_arena_array(ar, frames * mapped, 4 * sizeof(double)) : NULL;
@@ -459,11 +481,13 @@ rk_anim_clip *rk_retarget(rk_scene *target, const rk_scene *source, const rk_ani
 	double *extra_rot = ar && rot_extra ? (double *)rki_arena_array(ar, frames * rot_extra, 4 * sizeof(double)) : NULL;
 	double *extra_trans = ar && trans_extra ? (double *)rki_arena_array(ar, frames * trans_extra, 3 * sizeof(double))
 		: NULL;
+	double *extra_scale = ar && scale_extra ? (double *)rki_arena_array(ar, frames * scale_extra, 3 * sizeof(double))
+		: NULL;
 	rk_anim_layer *layer = ar ? (rk_anim_layer *)rki_arena_alloc(ar, sizeof(rk_anim_layer)) : NULL;
 	const char *name_src = o.name ? o.name : clip->name ? clip->name : "";
 	char *name = ar ? rki_arena_strndup(ar, name_src, strlen(name_src)) : NULL;
 	if (!times || !tracks || !rot_values || !hips_values || !layer || !name || (rot_extra && !extra_rot) ||
-		(trans_extra && !extra_trans)) {
+		(trans_extra && !extra_trans) || (scale_extra && !extra_scale)) {
 		rki_error_set(err, RK_ERROR_OUT_OF_MEMORY, "cannot allocate %zu frames of %zu tracks", frames, track_count);
 		goto done;
 	}
@@ -559,8 +583,8 @@ rk_anim_clip *rk_retarget(rk_scene *target, const rk_scene *source, const rk_ani
 			if (b == RK_HUMANOID_HIPS) hips_rot_value = v;
 			r.value[i] = v;
 		}
-		if ((rot_extra || trans_extra) &&
-			!rki_rest_track_values(&r, rest_dst.local, k, frames, extra_rot, extra_trans, err))
+		if ((rot_extra || trans_extra || scale_extra) &&
+			!rki_rest_track_values(&r, rest_dst.local, k, frames, extra_rot, extra_trans, extra_scale, err))
 			goto done;
 		rk_vec3 local_pos = rk_mat4_transform_point(hips_parent_inv, world_pos);
 		rk_vec3 tv;
@@ -587,7 +611,7 @@ rk_anim_clip *rk_retarget(rk_scene *target, const rk_scene *source, const rk_ani
 		tr->values = rot_values + (size_t)slot_of_bone[b] * frames * 4;
 		tr->interpolation = RK_INTERP_LINEAR;
 	}
-	rki_rest_tracks(&r, tracks + mapped + 1, times, frames, extra_rot, extra_trans);
+	rki_rest_tracks(&r, tracks + mapped + 1, times, frames, extra_rot, extra_trans, extra_scale);
 	rk_anim_track *ht = &tracks[mapped];
 	memset(ht, 0, sizeof(*ht));
 	ht->node = (rk_node *)(uintptr_t)hips;
@@ -610,7 +634,7 @@ rk_anim_clip *rk_retarget(rk_scene *target, const rk_scene *source, const rk_ani
 		report->max_foot_miss = foot_miss;
 		report->source_rest = rest_src.report.used;
 		report->target_rest = rest_dst.report.used;
-		report->rest_tracks = rot_extra + trans_extra;
+		report->rest_tracks = rot_extra + trans_extra + scale_extra;
 		if (!rki_pose_buffer_init(&dst_pose, target, &tmp, err)) goto done;
 		for (size_t k = 0; k < frames; k++) {
 			rki_humanoid_pose ps, pd;
@@ -634,7 +658,7 @@ done:
 	if (result && report) {
 		report->source_rest = rest_src.report.used;
 		report->target_rest = rest_dst.report.used;
-		report->rest_tracks = rot_extra + trans_extra;
+		report->rest_tracks = rot_extra + trans_extra + scale_extra;
 	}
 	rki_rest_table_free(&rest_src);
 	rki_rest_table_free(&rest_dst);
@@ -679,42 +703,38 @@ rk_anim_clip *rk_rest_clip_add(rk_scene *scene, rk_rest_mode rest, const char *n
 		rki_error_set(err, RK_ERROR_OUT_OF_MEMORY, "cannot allocate the rest clip's state for %zu nodes", nodes);
 		goto done;
 	}
-	size_t rot = 0, trans = 0;
+	size_t rot = 0, trans = 0, scl = 0;
 	for (size_t i = 0; i < nodes; i++) {
 		const rk_node *n = &scene->nodes.data[i];
 		r.bone_of_node[i] = -1;
 		r.rest_track[i] = 0;
 		r.rest_local[i] = rki_matrix_rotation(t.local[i]);
 		if (i == 0 || t.report.used != RK_REST_BIND) continue;
-		if (rk_quat_angle_between(r.rest_local[i], rki_matrix_rotation(n->node_to_parent)) > 1e-9) {
-			r.rest_track[i] |= RKI_REST_ROTATION;
-			rot++;
-		}
-		double scale = t.report.extent > 1.0 ? t.report.extent : 1.0;
-		if (rk_vec3_length(rk_vec3_sub(rk_mat4_get_translation(t.local[i]), rk_mat4_get_translation(n->node_to_parent))) >
-			1e-9 * scale) {
-			r.rest_track[i] |= RKI_REST_TRANSLATION;
-			trans++;
-		}
+		r.rest_track[i] = rki_rest_needs(n, t.local[i], r.rest_local[i], false, false,
+			t.report.extent > 1.0 ? t.report.extent : 1.0);
+		rot += (r.rest_track[i] & RKI_REST_ROTATION) != 0;
+		trans += (r.rest_track[i] & RKI_REST_TRANSLATION) != 0;
+		scl += (r.rest_track[i] & RKI_REST_SCALE) != 0;
 	}
 	rki_arena *ar = rki_scene_arena(scene);
 	const char *nm = name ? name : "rest";
 	static const double zero = 0.0;
 	double *times = ar ? (double *)rki_arena_array(ar, 1, sizeof(double)) : NULL;
-	rk_anim_track *tracks = ar && rot + trans ? (rk_anim_track *)rki_arena_array(ar, rot + trans, sizeof(rk_anim_track))
-		: NULL;
+	size_t count = rot + trans + scl;
+	rk_anim_track *tracks = ar && count ? (rk_anim_track *)rki_arena_array(ar, count, sizeof(rk_anim_track)) : NULL;
 	double *rv = ar && rot ? (double *)rki_arena_array(ar, rot, 4 * sizeof(double)) : NULL;
 	double *tv = ar && trans ? (double *)rki_arena_array(ar, trans, 3 * sizeof(double)) : NULL;
+	double *sv = ar && scl ? (double *)rki_arena_array(ar, scl, 3 * sizeof(double)) : NULL;
 	rk_anim_layer *layer = ar ? (rk_anim_layer *)rki_arena_alloc(ar, sizeof(rk_anim_layer)) : NULL;
 	char *cname = ar ? rki_arena_strndup(ar, nm, strlen(nm)) : NULL;
-	if (!times || !layer || !cname || (rot + trans && !tracks) || (rot && !rv) || (trans && !tv)) {
+	if (!times || !layer || !cname || (count && !tracks) || (rot && !rv) || (trans && !tv) || (scl && !sv)) {
 		rki_error_set(err, RK_ERROR_OUT_OF_MEMORY, "cannot allocate the rest clip");
 		goto done;
 	}
 	times[0] = zero;
-	if (!rki_rest_track_values(&r, t.local, 0, 1, rv, tv, err)) goto done;
-	if (rot + trans) rki_rest_tracks(&r, tracks, times, 1, rv, tv);
-	rk_anim_clip c = rki_one_layer_clip(layer, "rest", tracks, rot + trans, cname, 0.0);
+	if (!rki_rest_track_values(&r, t.local, 0, 1, rv, tv, sv, err)) goto done;
+	if (count) rki_rest_tracks(&r, tracks, times, 1, rv, tv, sv);
+	rk_anim_clip c = rki_one_layer_clip(layer, "rest", tracks, count, cname, 0.0);
 	result = rki_scene_append_clip(scene, &c);
 	if (!result) rki_error_set(err, RK_ERROR_OUT_OF_MEMORY, "cannot add the rest clip to the scene");
 done:

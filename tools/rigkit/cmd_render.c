@@ -304,7 +304,7 @@ int cli_cmd_render(cli_ctx *ctx, int argc, char **argv)
 		printf("wrote %s: ", out);
 		if (frames) printf("%ld frames of %u x %u (%u x %u)", count, (unsigned)w, (unsigned)h, (unsigned)(w * count), (unsigned)h);
 		else printf("%u x %u", (unsigned)w, (unsigned)h);
-		if (rest_clip) printf(", static scene (%s pose)", rest_report.used == RK_REST_BIND ? "bind" : "stored");
+		if (rest_clip) printf(", static scene%s", rest_report.used == RK_REST_BIND ? " (bind pose)" : "");
 		else if (frames) printf(", clip %s at %.6g..%.6g s", clip->name, times[0], times[count - 1]);
 		else printf(", clip %s at %.6g s", clip->name, times[0]);
 		printf(", %zu triangles\n", triangles);
