@@ -916,6 +916,8 @@ static int cli_batch_print_json(const cli_batch *b, double wall, int exit_code)
 				cli_json_number(&j, "source_hips_height", r->report.source_hips_height);
 				cli_json_number(&j, "target_hips_height", r->report.target_hips_height);
 				cli_json_number(&j, "max_direction_error_deg", r->report.max_direction_error * CLI_BATCH_RAD_TO_DEG);
+				cli_json_string(&j, "source_rest", rk_rest_mode_name(r->report.source_rest));
+				cli_json_string(&j, "target_rest", rk_rest_mode_name(r->report.target_rest));
 				if (b->ro.foot_ik) cli_json_number(&j, "max_foot_miss", r->report.max_foot_miss);
 			}
 			cli_json_close_object(&j);
