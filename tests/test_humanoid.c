@@ -76,7 +76,16 @@ typedef struct tb {
 	int parent[TB_MAX];
 	char kind[TB_MAX];
 	int count;
+	bool has_t[TB_MAX];          /* a translation (tb_at) */
+	double t[TB_MAX][3];
 } tb;
+
+/* Gives node i a translation. */
+static void tb_at(tb *b, int i, double x, double y, double z)
+{
+	b->has_t[i] = true;
+	b->t[i][0] = x, b->t[i][1] = y, b->t[i][2] = z;
+}
 
 #if defined(__GNUC__) || defined(__clang__)
 static int tb_add(tb *b, int parent, char kind, const char *fmt, ...) __attribute__((format(printf, 4, 5)));
@@ -115,6 +124,7 @@ static rk_scene *tb_load(const tb *b, rk_error *err)
 	tb_cat(&p, &left, "{\"asset\":{\"version\":\"2.0\"},\"nodes\":[");
 	for (int i = 0; i < b->count; i++) {
 		tb_cat(&p, &left, "%s{\"name\":\"%s\"", i ? "," : "", b->names[i]);
+		if (b->has_t[i]) tb_cat(&p, &left, ",\"translation\":[%.17g,%.17g,%.17g]", b->t[i][0], b->t[i][1], b->t[i][2]);
 		if (b->kind[i] == 'm') {
 			tb_cat(&p, &left, ",\"mesh\":0");
 			has_mesh = true;
@@ -1746,6 +1756,70 @@ RK_TEST(detect_lafan_mixamo_truebones_bvh)
 	detect_and_check(rk_t_, &b, biped, sizeof(biped) / sizeof(biped[0]), "Truebones Biped");
 }
 
+/* Side from the position: legs and arms named without any side marker
+ * ("Thigh", "Shin", "Foot", "Shoulder", "UpperArm", "LowerArm", "Hand" on
+ * both sides). A glTF character faces +Z, so its left is +X: the chain at
+ * +X is the left one. */
+RK_TEST(detect_side_from_position)
+{
+	static tb b;
+	memset(&b, 0, sizeof(b));
+	int hips = tb_add(&b, -1, 'j', "Hips");
+	tb_at(&b, hips, 0, 1, 0);
+	int spine = tb_add(&b, hips, 'j', "Spine");
+	tb_at(&b, spine, 0, 0.1, 0);
+	int chest = tb_add(&b, spine, 'j', "Chest");
+	tb_at(&b, chest, 0, 0.15, 0);
+	int neck = tb_add(&b, chest, 'j', "Neck");
+	tb_at(&b, neck, 0, 0.25, 0);
+	tb_at(&b, tb_add(&b, neck, 'j', "Head"), 0, 0.1, 0);
+	for (int side = 0; side < 2; side++) {
+		double x = side ? -1.0 : 1.0;
+		static const char *const leg[3] = { "Thigh", "Shin", "Foot" };
+		static const char *const arm[4] = { "Shoulder", "UpperArm", "LowerArm", "Hand" };
+		int p = hips;
+		for (int k = 0; k < 3; k++) {
+			p = tb_add(&b, p, 'j', "%s", leg[k]);
+			tb_at(&b, p, k == 0 ? 0.1 * x : 0.0, k == 0 ? -0.05 : -0.43, 0);
+		}
+		p = chest;
+		for (int k = 0; k < 4; k++) {
+			p = tb_add(&b, p, 'j', "%s", arm[k]);
+			tb_at(&b, p, (k == 0 ? 0.05 : 0.2) * x, k == 0 ? 0.2 : 0.0, 0);
+		}
+	}
+	rk_error err;
+	rk_scene *s = tb_load(&b, &err);
+	RK_REQUIRE(s);
+	rk_humanoid h;
+	static rk_humanoid_explanation why;
+	bool ok = rk_humanoid_detect_explained(s, &h, &why, &err);
+	if (!ok) fprintf(stderr, "side from position: %s\n", err.message);
+	RK_CHECK(ok);
+	static const rk_humanoid_bone bones[2][7] = {
+		{ RK_HUMANOID_LEFT_UPPER_LEG, RK_HUMANOID_LEFT_LOWER_LEG, RK_HUMANOID_LEFT_FOOT, RK_HUMANOID_LEFT_SHOULDER,
+			RK_HUMANOID_LEFT_UPPER_ARM, RK_HUMANOID_LEFT_LOWER_ARM, RK_HUMANOID_LEFT_HAND },
+		{ RK_HUMANOID_RIGHT_UPPER_LEG, RK_HUMANOID_RIGHT_LOWER_LEG, RK_HUMANOID_RIGHT_FOOT, RK_HUMANOID_RIGHT_SHOULDER,
+			RK_HUMANOID_RIGHT_UPPER_ARM, RK_HUMANOID_RIGHT_LOWER_ARM, RK_HUMANOID_RIGHT_HAND },
+	};
+	static const char *const names[7] = { "Thigh", "Shin", "Foot", "Shoulder", "UpperArm", "LowerArm", "Hand" };
+	for (int side = 0; side < 2; side++) {
+		for (int k = 0; k < 7; k++) {
+			const rk_node *n = h.bones[bones[side][k]];
+			double x = n ? rk_mat4_get_translation(n->node_to_world).x : 0.0;
+			if (!n || strcmp(n->name, names[k]) != 0 || (side ? x >= 0.0 : x <= 0.0)) {
+				fprintf(stderr, "side from position: %s is %s at x = %g\n", rk_humanoid_bone_name(bones[side][k]),
+					n ? n->name : "(unmapped)", x);
+				rk_t_->failed++;
+			}
+			RK_CHECK(strstr(why.text[bones[side][k]], side ? "right by its position" : "left by its position") != NULL);
+		}
+	}
+	RK_CHECK_STR(h.bones[RK_HUMANOID_LEFT_UPPER_LEG]->name, "Thigh");
+	RK_CHECK(rk_mat4_get_translation(h.bones[RK_HUMANOID_LEFT_HAND]->node_to_world).x > 0.3);
+	rk_scene_free(s);
+}
+
 /* The explanation of a declared humanoid and of the legs-meet hips. */
 RK_TEST(explain_reasons)
 {
@@ -2032,6 +2106,7 @@ RK_TEST_MAIN(
 	RK_TEST_ENTRY(detect_biovision_shoulder_is_upper_arm),
 	RK_TEST_ENTRY(detect_bandai_namco_bvh),
 	RK_TEST_ENTRY(detect_lafan_mixamo_truebones_bvh),
+	RK_TEST_ENTRY(detect_side_from_position),
 	RK_TEST_ENTRY(explain_reasons),
 	RK_TEST_ENTRY(set_validate_errors),
 	RK_TEST_ENTRY(map_file_lines),

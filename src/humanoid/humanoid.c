@@ -59,11 +59,13 @@
  *       shoulder    shoulder, clavicle, collar, collarbone
  *       upperArm    arm (Mixamo "LeftArm"), upperarm, uparm, shldr,
  *                   shldrbend (Daz)
- *       lowerArm    forearm, lowerarm, elbow, forearmbend (Daz)
+ *       lowerArm    forearm, lowerarm, elbow, forearmbend (Daz), lowarm
+ *                   (Biovision BVH "LeftLowArm")
  *       hand        hand, wrist
  *       upperLeg    upleg (Mixamo), upperleg, thigh, hip (with a side),
  *                   thighbend (Daz)
- *       lowerLeg    leg (Mixamo "LeftLeg"), lowerleg, calf, shin, knee
+ *       lowerLeg    leg (Mixamo "LeftLeg"), lowerleg, calf, shin, knee,
+ *                   lowleg (Biovision BVH "LeftLowLeg")
  *       foot        foot, ankle
  *       toes        toebase, toes, toe, toe0 (Biped), ball (Unreal)
  *       fingers     [hand][f]FINGER + 1/2/3 or 01/02/03 or a VRM segment word,
@@ -104,6 +106,25 @@
  *     ("Hips" before "Hips.001"), then the shallower, then the first in node
  *     order. A node is never used for two bones. Nodes carrying a mesh (and
  *     cameras, lights, the synthetic root) are never mapped.
+ *   - The hierarchy before names (rki_hm_fix_limbs): once eyes, jaw, legs
+ *     and arms are picked by name, each limb (hips -> upperLeg -> lowerLeg
+ *     -> foot -> toes; spine top -> shoulder -> upperArm -> lowerArm ->
+ *     hand) whose required slots are not all mapped, or not each below the
+ *     previous, is mapped by its chain: the path from the anchor to the
+ *     shallowest candidate of the limb's last named slot, slots given in
+ *     order by a best alignment (+10 a joint whose name says the slot, -5
+ *     one whose name says another bone, -1 per joint skipped between two
+ *     slots; every required slot filled, else the limb stays as it was).
+ *     "Calf_L" directly below the hips, then "Shin_L", is upperLeg, lowerLeg;
+ *     Biovision's "LeftShoulder" -> "LeftElbow" -> "LeftWrist" gives
+ *     upperArm = LeftShoulder. Fingers are picked after, below the hands.
+ *   - Side from the position: limb names without any side marker ("Thigh",
+ *     "Hand") become candidates, for an incomplete limb, of the side their
+ *     position relative to its anchor gives along the scene's right axis
+ *     (a character faces the front axis, so its left is the file's right
+ *     axis; +X when unknown).
+ *   - rk_humanoid_detect_explained tells for each bone why (declared, name,
+ *     hierarchy), with a line of text.
  *
  * rk_humanoid_detect RESTRICTIONS
  *   - One humanoid per scene: with two characters, the shallowest matching
@@ -120,8 +141,13 @@
  *   - A single side letter glued before a lower-case letter ("Lshin",
  *     "Rarm") is not a side. HumanIK's own extra joints (e.g.
  *     "LeftInHandIndex", "Spine3".."Spine9" beyond the structural chain) stay
- *     unmapped; BVH-specific names beyond the synonyms above are not
- *     recognised.
+ *     unmapped; BVH names beyond the synonyms above (and the chain rules)
+ *     are not recognised.
+ *   - The hierarchy rules look at limbs only; the spine chain is structural
+ *     already, and a head or neck named like something else is not found.
+ *   - Side from the position assumes the character faces the file's front
+ *     axis (a VRM 0.x avatar facing -Z with unsided names gets its sides
+ *     swapped); limb lengths are not used.
  *   - VRM 0.x thumb names are read with their VRM 1.0 meaning
  *     ("ThumbProximal" is thumbProximal; VRM 0.x meant the metacarpal).
  *   - When there is no neck, the chain to the head includes any unnamed
@@ -689,10 +715,24 @@ static int rki_hm_classify(const char *name, bool *duplicate)
 	return bone;
 }
 
+/* The left bone a name designates when it has no side marker although the
+ * bone needs one ("Thigh", "Shin", "UpperArm", "Hand"), or -1. */
+static int rki_hm_classify_unsided(const char *name)
+{
+	rki_hm_name nm;
+	if (!rki_hm_normalize(name, false, &nm) || nm.side != RKI_HM_SIDE_NONE || nm.rigify) return -1;
+	for (size_t i = 0; i < sizeof(rki_hm_synonyms) / sizeof(rki_hm_synonyms[0]); i++) {
+		const rki_hm_synonym *syn = &rki_hm_synonyms[i];
+		if (syn->sided && strcmp(syn->core, nm.core) == 0) return syn->bone;
+	}
+	return -1;
+}
+
 /* ---- detection ----------------------------------------------------------------------- */
 
 #define RKI_HM_MAX_CANDIDATES 8
 #define RKI_HM_MAX_CHAIN 64
+#define RKI_HM_MAX_UNSIDED 32
 
 typedef struct rki_hm_detect {
 	const rk_scene *scene;
@@ -701,6 +741,12 @@ typedef struct rki_hm_detect {
 	bool cand_duplicate[RK_HUMANOID_BONE_COUNT][RKI_HM_MAX_CANDIDATES];   /* "Hips.001" */
 	uint8_t cand_count[RK_HUMANOID_BONE_COUNT];
 	rk_humanoid_explanation *why;    /* NULL when not asked */
+	/* limb joints named without a side ("Thigh"): their side comes from
+	 * their position when a limb is incomplete (rki_hm_fix_limbs) */
+	const rk_node *unsided[RKI_HM_MAX_UNSIDED];
+	int8_t unsided_bone[RKI_HM_MAX_UNSIDED];   /* the left bone the name says */
+	bool unsided_used[RKI_HM_MAX_UNSIDED];     /* promoted to a candidate */
+	size_t unsided_count;
 } rki_hm_detect;
 
 #if defined(__GNUC__) || defined(__clang__)
@@ -946,6 +992,54 @@ static bool rki_hm_used_outside(const rk_humanoid *h, const rk_node *n, const in
 	return false;
 }
 
+/* n was promoted from the side-less names to a candidate for `bone`. */
+static bool rki_hm_promoted(const rki_hm_detect *d, const rk_node *n, int bone)
+{
+	for (size_t u = 0; u < d->unsided_count; u++) {
+		if (d->unsided[u] != n || !d->unsided_used[u]) continue;
+		int b = d->unsided_bone[u];
+		if (b == bone || rki_hm_mirror(b) == bone) return true;
+	}
+	return false;
+}
+
+static rk_vec3 rki_hm_axis_vector(rk_axis a)
+{
+	rk_vec3 v = { 0, 0, 0 };
+	if (a < RK_AXIS_POSITIVE_X || a > RK_AXIS_NEGATIVE_Z) return (rk_vec3){ 1, 0, 0 };
+	int k = (int)(a - RK_AXIS_POSITIVE_X);
+	double sign = (k % 2) ? -1.0 : 1.0;
+	if (k / 2 == 0) v.x = sign;
+	else if (k / 2 == 1) v.y = sign;
+	else v.z = sign;
+	return v;
+}
+
+/* Side-less names of this limb below the anchor become candidates of the
+ * side their position gives: a character faces the file's front axis, so
+ * its left is the file's right axis (+X when unknown: glTF, Mixamo, VRM 1.0
+ * and Blender characters). Returns how many were added. */
+static int rki_hm_promote_unsided(rki_hm_detect *d, const rki_hm_limb *limb, int side, const rk_node *anchor)
+{
+	rk_vec3 left = rki_hm_axis_vector(d->scene->settings.axes.right);
+	rk_vec3 at = rk_mat4_get_translation(anchor->node_to_world);
+	int added = 0;
+	for (size_t u = 0; u < d->unsided_count; u++) {
+		const rk_node *n = d->unsided[u];
+		int k = -1;
+		for (int s = 0; s < 4; s++)
+			if (limb->slots[s] == d->unsided_bone[u]) k = s;
+		if (k < 0 || d->unsided_used[u] || !rki_hm_below(n, anchor) || rki_hm_used(d->out, n)) continue;
+		double x = rk_vec3_dot(rk_vec3_sub(rk_mat4_get_translation(n->node_to_world), at), left);
+		if (x == 0.0 || (x < 0.0) != (side == 1)) continue;
+		int bone = side ? rki_hm_mirror(limb->slots[k]) : limb->slots[k];
+		rki_hm_add_candidate(d, bone, n, false);
+		d->unsided_used[u] = true;
+		added++;
+	}
+	return added;
+}
+
 /* Maps the limb by its chain: the path from the anchor down to the deepest
  * slot's named candidate, slots given to joints in order (an alignment that
  * scores name agreement, penalises names that say another bone and joints
@@ -980,7 +1074,7 @@ static void rki_hm_limb_resolve(rki_hm_detect *d, const rki_hm_limb *limb, int s
 			&dup) : -2;
 		cls[i] = b == -2 ? -2 : b < 0 ? -1 : 4;
 		for (int k = 0; k < 4; k++)
-			if (b == slots[k]) cls[i] = k;
+			if (b == slots[k] || (b == -1 && rki_hm_promoted(d, path[i], slots[k]))) cls[i] = k;
 	}
 	/* best[k][j]: slots 0..k-1 placed, the last at position j - 1 (j = 0: none yet) */
 	enum { RKI_NONE = -1000000 };
@@ -1022,7 +1116,11 @@ static void rki_hm_limb_resolve(rki_hm_detect *d, const rki_hm_limb *limb, int s
 		d->out->bones[slots[k]] = pos[k] >= 0 ? path[pos[k]] : NULL;
 		if (pos[k] < 0) continue;
 		const rk_node *n = path[pos[k]];
-		if (cls[pos[k]] == k) {
+		if (cls[pos[k]] == k && rki_hm_promoted(d, n, slots[k])) {
+			rki_hm_explain(d, slots[k], RK_HUMANOID_REASON_NAME,
+				"name \"%s\" says %s without a side; %s by its position (the %s side of \"%s\")", rki_hm_node_name(n),
+				rki_hm_names[limb->slots[k]] + 4, side ? "right" : "left", side ? "right" : "left", rki_hm_node_name(anchor));
+		} else if (cls[pos[k]] == k) {
 			rki_hm_explain(d, slots[k], RK_HUMANOID_REASON_NAME, "name \"%s\" says %s; in the %s chain below \"%s\"",
 				rki_hm_node_name(n), rki_hm_names[slots[k]], limb->what, rki_hm_node_name(anchor));
 		} else {
@@ -1051,6 +1149,7 @@ static void rki_hm_fix_limbs(rki_hm_detect *d)
 				anchor = p >= 0 ? d->out->bones[p] : NULL;
 			}
 			if (!anchor || rki_hm_limb_ok(d->out, slots, rki_hm_limbs[l].required, anchor)) continue;
+			rki_hm_promote_unsided(d, &rki_hm_limbs[l], side, anchor);
 			rki_hm_limb_resolve(d, &rki_hm_limbs[l], side, anchor);
 		}
 	}
@@ -1110,7 +1209,12 @@ static bool rki_hm_detect_run(const rk_scene *scene, rk_humanoid *out, rk_humano
 		if (!rki_hm_mappable(n)) continue;
 		bool duplicate;
 		int bone = rki_hm_classify(n->name, &duplicate);
-		if (bone >= 0) rki_hm_add_candidate(&d, bone, n, duplicate);
+		if (bone >= 0) {
+			rki_hm_add_candidate(&d, bone, n, duplicate);
+		} else if (d.unsided_count < RKI_HM_MAX_UNSIDED && (bone = rki_hm_classify_unsided(n->name)) >= 0) {
+			d.unsided[d.unsided_count] = n;
+			d.unsided_bone[d.unsided_count++] = (int8_t)bone;
+		}
 	}
 
 	/* hips: by name, else where the legs meet */
