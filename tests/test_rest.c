@@ -185,6 +185,45 @@ static double worst_played(const rk_scene *a, const rk_anim_clip *ca, const rk_s
 	return worst;
 }
 
+/* Units and axes: loaded in centimetres and Z-up, by either conversion
+ * mode, the crouched file's bind pose is still the bind file's (converted
+ * the same way) and its hips height 98 cm. */
+RK_TEST(bind_pose_under_load_conversions)
+{
+	static const rk_space_conversion modes[] = { RK_CONVERT_ADJUST_TRANSFORMS, RK_CONVERT_MODIFY_GEOMETRY };
+	for (size_t m = 0; m < 2; m++) {
+		for (int z_up = 0; z_up < 2; z_up++) {
+			rk_load_opts lo;
+			memset(&lo, 0, sizeof(lo));
+			lo.target_unit_meters = 0.01;
+			lo.space_conversion = modes[m];
+			if (z_up) lo.target_axes = RK_AXES_RIGHT_HANDED_Z_UP;
+			rk_error err;
+			rk_scene *bind = rk_load_file(FIXTURE_DIR "humanoid_bind.glb", &lo, &err);
+			rk_scene *crouch = rk_load_file(FIXTURE_DIR "humanoid_crouch.glb", &lo, &err);
+			RK_REQUIRE(bind && crouch);
+			rk_rest_report rb, rc;
+			rk_mat4 *wb = rest_world(bind, RK_REST_AUTO, &rb), *wc = rest_world(crouch, RK_REST_AUTO, &rc);
+			RK_REQUIRE(wb && wc);
+			RK_CHECK_INT(rb.used, RK_REST_STORED);
+			RK_CHECK_INT(rc.used, RK_REST_BIND);
+			size_t pairs;
+			double d = worst_position(crouch, wc, bind, wb, &pairs);
+			RK_CHECK(d < 1e-4);   /* centimetres */
+			rk_character_frame f;
+			RK_REQUIRE(rk_character_frame_eval(crouch, NULL, RK_REST_AUTO, &f, &err));
+			RK_CHECK_NEAR(f.hips_height, 98.0, 1e-4);
+			if (z_up) RK_CHECK_NEAR(f.up.z, 1.0, 1e-9);
+			printf("conversion %s%s: bind rest within %.3g cm of the bind file, hips %.6g cm\n",
+				m ? "modify-geometry" : "adjust-transforms", z_up ? " z-up" : "", d, f.hips_height);
+			free(wb);
+			free(wc);
+			rk_scene_free(bind);
+			rk_scene_free(crouch);
+		}
+	}
+}
+
 RK_TEST(retargets_onto_the_crouched_file_like_onto_the_bind_file)
 {
 	rk_error err;
@@ -471,6 +510,7 @@ RK_TEST(bad_arguments_and_limits)
 RK_TEST_MAIN(
 	RK_TEST_ENTRY(bind_pose_of_a_crouched_file_is_the_bind_files_pose),
 	RK_TEST_ENTRY(hips_height_and_character_frame),
+	RK_TEST_ENTRY(bind_pose_under_load_conversions),
 	RK_TEST_ENTRY(retargets_onto_the_crouched_file_like_onto_the_bind_file),
 	RK_TEST_ENTRY(crouched_file_as_retarget_source),
 	RK_TEST_ENTRY(compare_in_the_bind_rest),
