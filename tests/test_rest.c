@@ -460,6 +460,56 @@ RK_TEST(rest_clip_undeforms_conformance_skins)
 	if (!tested) RK_SKIP("../shared/conformance/data not found");
 }
 
+/* Hostile input: every truncation and a byte flip at every offset of the
+ * crouched GLB either fails to load or goes through the rest pose, the rest
+ * clip and the character frame without a crash (ASan/UBSan in CI), with the
+ * rest worlds finite wherever the stored ones are. */
+RK_TEST(corrupted_files_are_survived)
+{
+	size_t size;
+	unsigned char *data = rk_test_read_file(FIXTURE_DIR "humanoid_crouch.glb", &size);
+	RK_REQUIRE(data && size > 100);
+	unsigned char *copy = (unsigned char *)malloc(size);
+	RK_REQUIRE(copy);
+	size_t loaded = 0, bind = 0;
+	for (size_t k = 0; k < 2 * size; k++) {
+		size_t n = k < size ? k : size;
+		memcpy(copy, data, size);
+		if (k >= size) copy[k - size] ^= 0x5A;
+		rk_error err;
+		rk_scene *s = rk_load_memory(copy, n, NULL, &err);
+		if (!s) continue;
+		loaded++;
+		rk_mat4 *w = (rk_mat4 *)malloc((s->nodes.count ? s->nodes.count : 1) * sizeof(rk_mat4));
+		RK_REQUIRE(w);
+		rk_rest_report rep;
+		if (rk_rest_pose_eval(s, NULL, w, NULL, &rep, &err)) {
+			bind += rep.used == RK_REST_BIND;
+			for (size_t i = 0; i < s->nodes.count; i++) {
+				bool stored_finite = true, rest_finite = true;
+				for (int e = 0; e < 16; e++) {
+					stored_finite &= isfinite(s->nodes.data[i].node_to_world.m[e]) != 0;
+					rest_finite &= isfinite(w[i].m[e]) != 0;
+				}
+				if (stored_finite && rep.used == RK_REST_BIND && !rest_finite) {
+					fprintf(stderr, "variant %zu: node %zu has a non-finite rest world\n", k, i);
+					rk_t_->failed++;
+					break;
+				}
+			}
+		}
+		rk_character_frame f;
+		(void)rk_character_frame_eval(s, NULL, RK_REST_AUTO, &f, &err);
+		(void)rk_rest_clip_add(s, RK_REST_AUTO, NULL, NULL, &err);
+		free(w);
+		rk_scene_free(s);
+	}
+	printf("corrupted humanoid_crouch.glb: %zu of %zu variants loaded, %zu in their bind pose\n", loaded, 2 * size, bind);
+	RK_CHECK(loaded > 0);
+	free(copy);
+	free(data);
+}
+
 RK_TEST(bad_arguments_and_limits)
 {
 	rk_scene *crouch = load("humanoid_crouch.glb");
@@ -516,5 +566,6 @@ RK_TEST_MAIN(
 	RK_TEST_ENTRY(compare_in_the_bind_rest),
 	RK_TEST_ENTRY(skins_that_disagree),
 	RK_TEST_ENTRY(rest_clip_undeforms_conformance_skins),
+	RK_TEST_ENTRY(corrupted_files_are_survived),
 	RK_TEST_ENTRY(bad_arguments_and_limits)
 )
