@@ -117,10 +117,13 @@ static void cli_rest_print(const rk_character_frame *cf, bool have_frame, rk_res
 {
 	const rk_rest_report *r = &cf->rest;
 	printf("# rest: %s pose (--rest %s)", r->used == RK_REST_BIND ? "bind" : "stored", rk_rest_mode_name(asked));
-	if (r->joints_bound)
+	bool differs = r->max_angle > 1e-9 || r->max_distance > 1e-9 * (r->extent > 1.0 ? r->extent : 1.0);
+	if (r->joints_bound && differs)
 		printf(", stored vs bind: up to %.3g deg, %.3g units%s%s%s", r->max_angle * 180.0 / 3.14159265358979323846,
 			r->max_distance, r->worst_node ? " at \"" : "", r->worst_node ? r->worst_node->name : "",
 			r->worst_node ? "\"" : "");
+	else if (r->joints_bound)
+		printf(", stored = bind");
 	else
 		printf(", no skin binds the skeleton");
 	if (r->skin_conflicts) printf(", %zu joints bound differently by two skins", r->skin_conflicts);
