@@ -327,6 +327,8 @@ RK_TEST(compare_in_the_bind_rest)
 	RK_CHECK(r.max_direction_angle < 1e-6);
 	RK_CHECK(r.max_rotation_angle < 1e-6);
 	RK_CHECK(r.max_position_error < 1e-6);
+	RK_CHECK_INT(r.a_rest, RK_REST_STORED);
+	RK_CHECK_INT(r.b_rest, RK_REST_BIND);
 	/* stored: the crouch shows (the rest is the crouch itself, so rotations
 	 * relative to rest are 0, but the bones point elsewhere) */
 	o.rest = RK_REST_STORED;

@@ -110,7 +110,8 @@ expect retarget-bad-rest 1 -- "$rigkit" retarget "$src" "$crouch" "$tmp/x.glb" -
 
 # ---- compare, render ------------------------------------------------------------------------
 expect compare-static 0 -- "$rigkit" compare "$bind" "$crouch" --static-a --static-b --json
-json_check compare-static-json 'assert d["max_direction_deg"] < 1e-4 and d["max_position_hips"] < 1e-6, d'
+json_check compare-static-json 'assert d["max_direction_deg"] < 1e-4 and d["max_position_hips"] < 1e-6, d
+assert d["a_rest"] == "stored" and d["b_rest"] == "bind", (d["a_rest"], d["b_rest"])'
 expect compare-static-stored 0 -- "$rigkit" compare "$bind" "$crouch" --static-a --static-b --rest stored --json
 json_check compare-static-stored-json 'assert d["max_direction_deg"] > 45, d["max_direction_deg"]'
 expect render-static 0 -- "$rigkit" render "$crouch" "$tmp/r.png" --static --size 64x64 --json

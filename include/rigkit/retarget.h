@@ -242,6 +242,8 @@ typedef struct rk_compare_result {
 	size_t bones_compared;
 	rk_compare_bone bones[RK_HUMANOID_BONE_COUNT];
 	double max_direction_angle, max_rotation_angle, max_position_error;   /* over all bones */
+	rk_rest_mode a_rest, b_rest;     /* the rest each skeleton was taken in: RK_REST_BIND or
+	                                    RK_REST_STORED (rigkit/rest.h) */
 } rk_compare_result;
 
 /* Compares clip a_clip of scene a with b_clip of b (either clip may be NULL:

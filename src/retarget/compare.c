@@ -170,6 +170,8 @@ static bool rki_compare_run(const rk_scene *a, const rk_anim_clip *a_clip, const
 	}
 
 	out->frames = frames;
+	out->a_rest = ra->report.used;
+	out->b_rest = rb->report.used;
 	for (int k = 0; k < RK_HUMANOID_BONE_COUNT; k++) {
 		if (!both.bones[k]) continue;
 		const rki_compare_acc *c = &acc[k];

@@ -165,6 +165,8 @@ int cli_cmd_compare(cli_ctx *ctx, int argc, char **argv)
 		cli_json_number(&j, "duration", duration);
 		cli_json_int(&j, "frames", (long long)res.frames);
 		cli_json_int(&j, "bones_compared", (long long)res.bones_compared);
+		cli_json_string(&j, "a_rest", rk_rest_mode_name(res.a_rest));
+		cli_json_string(&j, "b_rest", rk_rest_mode_name(res.b_rest));
 		cli_json_number(&j, "max_direction_deg", res.max_direction_angle * CLI_DEG);
 		cli_json_number(&j, "max_rotation_deg", res.max_rotation_angle * CLI_DEG);
 		cli_json_number(&j, "max_position_hips", res.max_position_error);
