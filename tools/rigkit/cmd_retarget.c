@@ -208,6 +208,22 @@ int cli_cmd_humanoid(cli_ctx *ctx, int argc, char **argv)
 			cli_json_close_object(&j);
 		}
 		cli_rest_json(&j, &cf, have_frame, rop.mode);
+		/* where each mapped bone's joint is in that rest (world, file units) */
+		rk_mat4 *rw = (rk_mat4 *)malloc((s->nodes.count ? s->nodes.count : 1) * sizeof(rk_mat4));
+		if (rw && rk_rest_pose_eval(s, &rop, rw, NULL, NULL, &ferr)) {
+			cli_json_object(&j, "rest_joints");
+			for (int b = 0; b < RK_HUMANOID_BONE_COUNT; b++) {
+				if (!h.bones[b]) continue;
+				rk_vec3 p = rk_mat4_get_translation(rw[h.bones[b]->index]);
+				cli_json_array(&j, rk_humanoid_bone_name((rk_humanoid_bone)b));
+				cli_json_number(&j, NULL, p.x);
+				cli_json_number(&j, NULL, p.y);
+				cli_json_number(&j, NULL, p.z);
+				cli_json_close_array(&j);
+			}
+			cli_json_close_object(&j);
+		}
+		free(rw);
 		cli_json_close_object(&j);
 		if (cli_json_end(&j) != CLI_EXIT_OK) {
 			rk_scene_free(s);
