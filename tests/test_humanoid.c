@@ -1820,6 +1820,44 @@ RK_TEST(detect_side_from_position)
 	rk_scene_free(s);
 }
 
+/* Long limb chains: with 60 unnamed joints between LeftUpLeg and LeftFoot
+ * the hierarchy maps the first as the lower leg; with 70 (past the 64-joint
+ * chain limit) the limb is left as the names gave it and detection says
+ * which bone is missing, without reading past its buffers. */
+RK_TEST(detect_long_limb_chains)
+{
+	static const int helpers[2] = { 60, 70 };
+	for (int v = 0; v < 2; v++) {
+		static tb b;
+		int arms;
+		int hips = build_body(&b, &arms);
+		for (int side = 0; side < 2; side++) {
+			const char *s = side ? "Right" : "Left";
+			int p = tb_add(&b, hips, 'j', "%sUpLeg", s);
+			if (side) p = tb_add(&b, p, 'j', "RightLeg");
+			else
+				for (int k = 0; k < helpers[v]; k++) p = tb_add(&b, p, 'j', "helper%d", k);
+			tb_add(&b, p, 'j', "%sFoot", s);
+			int ua = tb_add(&b, arms, 'j', "%sArm", s);
+			int la = tb_add(&b, ua, 'j', "%sForeArm", s);
+			tb_add(&b, la, 'j', "%sHand", s);
+		}
+		rk_error err;
+		rk_scene *s = tb_load(&b, &err);
+		RK_REQUIRE(s);
+		rk_humanoid h;
+		bool ok = rk_humanoid_detect(s, &h, &err);
+		if (v == 0) {
+			RK_CHECK(ok);
+			RK_CHECK(h.bones[RK_HUMANOID_LEFT_LOWER_LEG] && strcmp(h.bones[RK_HUMANOID_LEFT_LOWER_LEG]->name, "helper0") == 0);
+		} else {
+			RK_CHECK(!ok);
+			RK_CHECK_STR(err.message, "no node found for humanoid bone leftLowerLeg");
+		}
+		rk_scene_free(s);
+	}
+}
+
 /* The explanation of a declared humanoid and of the legs-meet hips. */
 RK_TEST(explain_reasons)
 {
@@ -2107,6 +2145,7 @@ RK_TEST_MAIN(
 	RK_TEST_ENTRY(detect_bandai_namco_bvh),
 	RK_TEST_ENTRY(detect_lafan_mixamo_truebones_bvh),
 	RK_TEST_ENTRY(detect_side_from_position),
+	RK_TEST_ENTRY(detect_long_limb_chains),
 	RK_TEST_ENTRY(explain_reasons),
 	RK_TEST_ENTRY(set_validate_errors),
 	RK_TEST_ENTRY(map_file_lines),

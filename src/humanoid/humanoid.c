@@ -1062,12 +1062,13 @@ static void rki_hm_limb_resolve(rki_hm_detect *d, const rki_hm_limb *limb, int s
 	if (!end) return;
 	const rk_node *path[RKI_HM_MAX_CHAIN];
 	int cls[RKI_HM_MAX_CHAIN];   /* slot its name says, 4 = another bone, -1 = nothing */
-	size_t m = 0;
-	for (const rk_node *n = end; n && n != anchor; n = n->parent)
-		if (n->depth <= anchor->depth + RKI_HM_MAX_CHAIN) m++;
-	if (m > RKI_HM_MAX_CHAIN) return;
+	/* end is strictly below anchor (rki_hm_below), so the path has exactly
+	 * the depth difference in nodes */
+	if (end->depth <= anchor->depth || end->depth - anchor->depth > RKI_HM_MAX_CHAIN) return;
+	size_t m = end->depth - anchor->depth;
 	size_t i = m;
-	for (const rk_node *n = end; n && n != anchor; n = n->parent) path[--i] = n;
+	for (const rk_node *n = end; n && n != anchor && i > 0; n = n->parent) path[--i] = n;
+	if (i != 0) return;
 	for (i = 0; i < m; i++) {
 		bool dup;
 		int b = rki_hm_mappable(path[i]) && !rki_hm_used_outside(d->out, path[i], slots) ? rki_hm_classify(path[i]->name,
