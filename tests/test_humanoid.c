@@ -1488,6 +1488,14 @@ static int build_body(tb *b, int *arm_parent)
 	return hips;
 }
 
+/* Mixamo-named arm of side s ("Left"/"Right") below parent. */
+static void tb_mixamo_arm(tb *b, int parent, const char *s)
+{
+	int ua = tb_add(b, parent, 'j', "%sArm", s);
+	int la = tb_add(b, ua, 'j', "%sForeArm", s);
+	tb_add(b, la, 'j', "%sHand", s);
+}
+
 static const char *const k_body[][2] = {
 	{ "hips", "Hips" }, { "spine", "Spine" }, { "chest", "Chest" }, { "neck", "Neck" }, { "head", "Head" },
 };
@@ -1838,9 +1846,7 @@ RK_TEST(detect_long_limb_chains)
 			else
 				for (int k = 0; k < helpers[v]; k++) p = tb_add(&b, p, 'j', "helper%d", k);
 			tb_add(&b, p, 'j', "%sFoot", s);
-			int ua = tb_add(&b, arms, 'j', "%sArm", s);
-			int la = tb_add(&b, ua, 'j', "%sForeArm", s);
-			tb_add(&b, la, 'j', "%sHand", s);
+			tb_mixamo_arm(&b, arms, s);
 		}
 		rk_error err;
 		rk_scene *s = tb_load(&b, &err);
@@ -1874,9 +1880,7 @@ RK_TEST(explain_reasons)
 		int ul = tb_add(&b, root, 'j', "%sUpLeg", s);
 		int ll = tb_add(&b, ul, 'j', "%sLeg", s);
 		tb_add(&b, ll, 'j', "%sFoot", s);
-		int ua = tb_add(&b, arms, 'j', "%sArm", s);
-		int la = tb_add(&b, ua, 'j', "%sForeArm", s);
-		tb_add(&b, la, 'j', "%sHand", s);
+		tb_mixamo_arm(&b, arms, s);
 	}
 	rk_error err;
 	rk_scene *s = tb_load(&b, &err);
