@@ -53,6 +53,9 @@ mode_opts() { # mode_opts keep|lock|foot-ik: the retarget options in opts[]
 	esac
 }
 
+# the committed fixtures are what the generator writes
+expect fixtures-current 0 -- python3 "$gen" fixtures --check
+
 bind=$here/fixtures/humanoid_bind.glb
 crouch=$here/fixtures/humanoid_crouch.glb
 "$rigkit" sample "$tmp/s" >/dev/null || { echo "FAIL: rigkit sample"; exit 1; }
