@@ -10,7 +10,9 @@
  *        rk_humanoid_detect when it names a valid humanoid;
  *     2. detection from node names and the hierarchy (Mixamo with and
  *        without prefixes, Avaturn/RPM, VRM, Unreal, Unity, Blender/Rigify,
- *        3ds Max Biped, Daz Genesis, HumanIK, CMU BVH ...);
+ *        3ds Max Biped, Daz Genesis, HumanIK, the BVH schemes of CMU,
+ *        Biovision, Bandai Namco, LAFAN1, Truebones ...), where the
+ *        hierarchy wins over names that contradict it (docs/humanoid.md);
  *     3. corrections from a map file (rk_humanoid_map_apply), one
  *        'bone = node name' line each.
  *
@@ -113,6 +115,32 @@ typedef struct rk_humanoid {
  * with err naming the first missing required bone (out still holds what was
  * found). */
 bool rk_humanoid_detect(const rk_scene *scene, rk_humanoid *out, rk_error *err);
+
+/* Why detection chose each bone (rk_humanoid_detect_explained). */
+typedef enum rk_humanoid_reason {
+	RK_HUMANOID_REASON_NONE = 0,     /* not mapped */
+	RK_HUMANOID_REASON_DECLARED,     /* the file's declared humanoid (scene->hints) */
+	RK_HUMANOID_REASON_NAME,         /* its name, checked against the hierarchy */
+	RK_HUMANOID_REASON_HIERARCHY,    /* its place in the hierarchy: the spine chain between hips and
+	                                    neck, the joint where the legs meet, or a limb slot whose node's
+	                                    name says another bone or nothing (the hierarchy won) */
+	RK_HUMANOID_REASON_MAP           /* a map file line (callers that apply one set it) */
+} rk_humanoid_reason;
+
+#define RK_HUMANOID_EXPLAIN_TEXT 160
+
+typedef struct rk_humanoid_explanation {
+	rk_humanoid_reason reason[RK_HUMANOID_BONE_COUNT];
+	char text[RK_HUMANOID_BONE_COUNT][RK_HUMANOID_EXPLAIN_TEXT];  /* one line each, "" when unmapped */
+} rk_humanoid_explanation;
+
+/* "declared", "name", "hierarchy", "map", "" (none / invalid). */
+const char *rk_humanoid_reason_name(rk_humanoid_reason reason);
+
+/* rk_humanoid_detect, also telling in *why (may be NULL) for each bone why
+ * its node was chosen. */
+bool rk_humanoid_detect_explained(const rk_scene *scene, rk_humanoid *out, rk_humanoid_explanation *why,
+	rk_error *err);
 
 /* Maps `bone` to the node named `node_name` (exact match; NULL or "" clears
  * the bone). False with err when no node has that name. */

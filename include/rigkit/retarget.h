@@ -21,9 +21,19 @@
  * HUMANOID BONES
  *   rigkit/humanoid.h (bone set, detection, map files).
  *
+ * REST POSE
+ *   "Rest" below is the skeleton's rest pose of rigkit/rest.h
+ *   (opts.rest): the stored node transforms, or, for an avatar saved in
+ *   an animation pose whose skins hold the real rest, the bind pose. With a
+ *   bind rest, the target's clip also holds constant tracks that give every
+ *   node whose bind-pose local rotation, translation or scale differs from
+ *   the stored one its bind-pose value (rotation: unmapped nodes;
+ *   translation: nodes other than the hips; scale: any), so the clip plays
+ *   on the bind skeleton.
+ *
  * CHARACTER FRAME
  *   Retargeting and comparison work in each skeleton's character frame,
- *   found from its rest pose (the scene's static node_to_world, i.e. with
+ *   found from its rest pose (node_to_world of the rest, i.e. with
  *   the load's axis/unit conversion and every parent transform, such as a
  *   Z-up "Armature" node, included): origin on the floor under the hips,
  *   up = the scene's up axis (settings.axes.up) when the direction from the
@@ -89,6 +99,7 @@
 #define RIGKIT_RETARGET_H
 
 #include "rigkit/humanoid.h"
+#include "rigkit/rest.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -118,6 +129,12 @@ typedef struct rk_retarget_opts {
 	                                        where the source's is relative to its hips, in hips
 	                                        heights: feet planted in the source stay planted on a
 	                                        target with other leg proportions. Default false. */
+	rk_rest_mode rest;                   /* each skeleton's rest (rigkit/rest.h; both files): default
+	                                        RK_REST_AUTO = the skins' bind pose where it gives the
+	                                        skeleton another shape than the stored transforms. A
+	                                        target taken in its bind pose gets constant tracks that
+	                                        hold its bind-pose local transforms on the nodes where
+	                                        they differ from the stored ones (see REST POSE). */
 
 	/* Temporaries (pose buffers, per-node state), all freed before return;
 	 * same meaning as in rk_load_opts. The new clip itself lives in the
@@ -139,6 +156,10 @@ typedef struct rk_retarget_report {
 	double target_hips_height;
 	double max_foot_miss;            /* foot_ik: largest distance left between a foot joint and its
 	                                    goal (out of reach), in target hips heights; 0 otherwise */
+	rk_rest_mode source_rest;        /* the rest each skeleton was taken in: RK_REST_BIND or
+	                                    RK_REST_STORED (rigkit/rest.h) */
+	rk_rest_mode target_rest;
+	size_t rest_tracks;              /* of `tracks`: constant tracks holding the target's bind pose */
 	double max_direction_error;      /* radians: worst angle, over all frames and mapped bones
 	                                    with a mapped child, between the target's and the source's
 	                                    bone directions, measured on the result (0 up to rounding;
@@ -157,6 +178,37 @@ rk_anim_clip *rk_retarget(rk_scene *target, const rk_scene *source, const rk_ani
 	const rk_retarget_opts *opts, rk_retarget_report *report, rk_error *err);
 
 /* ---------------------------------------------------------------------------
+ * Character frame
+ * ------------------------------------------------------------------------- */
+
+typedef struct rk_character_frame {
+	rk_rest_report rest;             /* the rest pose it was measured in (rigkit/rest.h) */
+	double hips_height;              /* scene units: rest hips above the lowest foot joint along up
+	                                    (the character-frame unit, report.*_hips_height) */
+	rk_vec3 origin;                  /* world: on the floor under the rest hips */
+	rk_vec3 left, up, forward;       /* world unit vectors of the character's +X, +Y, +Z */
+} rk_character_frame;
+
+/* The character frame (CHARACTER FRAME above) of `scene`'s skeleton in the
+ * rest `rest` (RK_REST_AUTO: rest.h's choice), with humanoid `h` (NULL =
+ * rk_humanoid_detect). False with err when the humanoid is not valid, the
+ * rest pose is degenerate or memory runs out (temporaries: two matrices and
+ * a byte per node, malloc). */
+bool rk_character_frame_eval(const rk_scene *scene, const rk_humanoid *h, rk_rest_mode rest, rk_character_frame *out,
+	rk_error *err);
+
+/* Adds to `scene` a clip named `name` (NULL = "rest"), one key at time 0,
+ * that poses the scene in its rest pose `rest` (rigkit/rest.h): a rotation,
+ * translation and / or scale track for each node whose rest local transform
+ * differs from the stored one; no tracks when the rest is the stored pose.
+ * How `rigkit render --static` shows an avatar saved in an animation pose in
+ * its bind pose. MODIFIES the scene as rk_retarget modifies its target
+ * (THREADS, MEMORY). report may be NULL. NULL with err on a NULL scene, a
+ * bad mode, or out of memory (temporaries: malloc). */
+rk_anim_clip *rk_rest_clip_add(rk_scene *scene, rk_rest_mode rest, const char *name, rk_rest_report *report,
+	rk_error *err);
+
+/* ---------------------------------------------------------------------------
  * Comparison
  * ------------------------------------------------------------------------- */
 
@@ -165,6 +217,9 @@ typedef struct rk_compare_opts {
 	const rk_humanoid *b_humanoid;
 	double fps;                      /* sampling rate; 0 = 30 */
 	double duration;                 /* seconds compared from each clip's start; 0 = the shorter clip */
+	rk_rest_mode rest;               /* rest of both skeletons (rigkit/rest.h); default auto. A
+	                                    static side (clip NULL) in the bind rest is compared in
+	                                    that bind pose */
 	rk_allocator allocator;          /* temporaries (two pose buffers); zero = malloc/free */
 	size_t memory_limit;             /* bytes of temporaries; 0 = 4 GiB (1.5 GiB with 32-bit size_t);
 	                                    exceeded: RK_ERROR_LIMIT */
@@ -187,6 +242,8 @@ typedef struct rk_compare_result {
 	size_t bones_compared;
 	rk_compare_bone bones[RK_HUMANOID_BONE_COUNT];
 	double max_direction_angle, max_rotation_angle, max_position_error;   /* over all bones */
+	rk_rest_mode a_rest, b_rest;     /* the rest each skeleton was taken in: RK_REST_BIND or
+	                                    RK_REST_STORED (rigkit/rest.h) */
 } rk_compare_result;
 
 /* Compares clip a_clip of scene a with b_clip of b (either clip may be NULL:

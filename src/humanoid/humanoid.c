@@ -59,11 +59,13 @@
  *       shoulder    shoulder, clavicle, collar, collarbone
  *       upperArm    arm (Mixamo "LeftArm"), upperarm, uparm, shldr,
  *                   shldrbend (Daz)
- *       lowerArm    forearm, lowerarm, elbow, forearmbend (Daz)
+ *       lowerArm    forearm, lowerarm, elbow, forearmbend (Daz), lowarm
+ *                   (Biovision BVH "LeftLowArm")
  *       hand        hand, wrist
  *       upperLeg    upleg (Mixamo), upperleg, thigh, hip (with a side),
  *                   thighbend (Daz)
- *       lowerLeg    leg (Mixamo "LeftLeg"), lowerleg, calf, shin, knee
+ *       lowerLeg    leg (Mixamo "LeftLeg"), lowerleg, calf, shin, knee,
+ *                   lowleg (Biovision BVH "LeftLowLeg")
  *       foot        foot, ankle
  *       toes        toebase, toes, toe, toe0 (Biped), ball (Unreal)
  *       fingers     [hand][f]FINGER + 1/2/3 or 01/02/03 or a VRM segment word,
@@ -104,6 +106,25 @@
  *     ("Hips" before "Hips.001"), then the shallower, then the first in node
  *     order. A node is never used for two bones. Nodes carrying a mesh (and
  *     cameras, lights, the synthetic root) are never mapped.
+ *   - The hierarchy before names (rki_hm_fix_limbs): once eyes, jaw, legs
+ *     and arms are picked by name, each limb (hips -> upperLeg -> lowerLeg
+ *     -> foot -> toes; spine top -> shoulder -> upperArm -> lowerArm ->
+ *     hand) whose required slots are not all mapped, or not each below the
+ *     previous, is mapped by its chain: the path from the anchor to the
+ *     shallowest candidate of the limb's last named slot, slots given in
+ *     order by a best alignment (+10 a joint whose name says the slot, -5
+ *     one whose name says another bone, -1 per joint skipped between two
+ *     slots; every required slot filled, else the limb stays as it was).
+ *     "Calf_L" directly below the hips, then "Shin_L", is upperLeg, lowerLeg;
+ *     Biovision's "LeftShoulder" -> "LeftElbow" -> "LeftWrist" gives
+ *     upperArm = LeftShoulder. Fingers are picked after, below the hands.
+ *   - Side from the position: limb names without any side marker ("Thigh",
+ *     "Hand") become candidates, for an incomplete limb, of the side their
+ *     position relative to its anchor gives along the scene's right axis
+ *     (a character faces the front axis, so its left is the file's right
+ *     axis; +X when unknown).
+ *   - rk_humanoid_detect_explained tells for each bone why (declared, name,
+ *     hierarchy), with a line of text.
  *
  * rk_humanoid_detect RESTRICTIONS
  *   - One humanoid per scene: with two characters, the shallowest matching
@@ -120,8 +141,13 @@
  *   - A single side letter glued before a lower-case letter ("Lshin",
  *     "Rarm") is not a side. HumanIK's own extra joints (e.g.
  *     "LeftInHandIndex", "Spine3".."Spine9" beyond the structural chain) stay
- *     unmapped; BVH-specific names beyond the synonyms above are not
- *     recognised.
+ *     unmapped; BVH names beyond the synonyms above (and the chain rules)
+ *     are not recognised.
+ *   - The hierarchy rules look at limbs only; the spine chain is structural
+ *     already, and a head or neck named like something else is not found.
+ *   - Side from the position assumes the character faces the file's front
+ *     axis (a VRM 0.x avatar facing -Z with unsided names gets its sides
+ *     swapped); limb lengths are not used.
  *   - VRM 0.x thumb names are read with their VRM 1.0 meaning
  *     ("ThumbProximal" is thumbProximal; VRM 0.x meant the metacarpal).
  *   - When there is no neck, the chain to the head includes any unnamed
@@ -133,7 +159,9 @@
 
 #include "core/internal.h"
 
+#include <stdarg.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <string.h>
 
 /* ---- bone names and parents ------------------------------------------------- */
@@ -636,13 +664,14 @@ static const rki_hm_synonym rki_hm_synonyms[] = {
 	{ "shldrbend", RK_HUMANOID_LEFT_UPPER_ARM, true },
 	{ "forearm", RK_HUMANOID_LEFT_LOWER_ARM, true }, { "lowerarm", RK_HUMANOID_LEFT_LOWER_ARM, true },
 	{ "elbow", RK_HUMANOID_LEFT_LOWER_ARM, true }, { "forearmbend", RK_HUMANOID_LEFT_LOWER_ARM, true },
+	{ "lowarm", RK_HUMANOID_LEFT_LOWER_ARM, true },
 	{ "hand", RK_HUMANOID_LEFT_HAND, true }, { "wrist", RK_HUMANOID_LEFT_HAND, true },
 	{ "upleg", RK_HUMANOID_LEFT_UPPER_LEG, true }, { "upperleg", RK_HUMANOID_LEFT_UPPER_LEG, true },
 	{ "thigh", RK_HUMANOID_LEFT_UPPER_LEG, true }, { "hip", RK_HUMANOID_LEFT_UPPER_LEG, true },
 	{ "thighbend", RK_HUMANOID_LEFT_UPPER_LEG, true },
 	{ "leg", RK_HUMANOID_LEFT_LOWER_LEG, true }, { "lowerleg", RK_HUMANOID_LEFT_LOWER_LEG, true },
 	{ "calf", RK_HUMANOID_LEFT_LOWER_LEG, true }, { "shin", RK_HUMANOID_LEFT_LOWER_LEG, true },
-	{ "knee", RK_HUMANOID_LEFT_LOWER_LEG, true },
+	{ "knee", RK_HUMANOID_LEFT_LOWER_LEG, true }, { "lowleg", RK_HUMANOID_LEFT_LOWER_LEG, true },
 	{ "foot", RK_HUMANOID_LEFT_FOOT, true }, { "ankle", RK_HUMANOID_LEFT_FOOT, true },
 	{ "toebase", RK_HUMANOID_LEFT_TOES, true }, { "toes", RK_HUMANOID_LEFT_TOES, true },
 	{ "toe", RK_HUMANOID_LEFT_TOES, true }, { "toe0", RK_HUMANOID_LEFT_TOES, true },
@@ -686,10 +715,24 @@ static int rki_hm_classify(const char *name, bool *duplicate)
 	return bone;
 }
 
+/* The left bone a name designates when it has no side marker although the
+ * bone needs one ("Thigh", "Shin", "UpperArm", "Hand"), or -1. */
+static int rki_hm_classify_unsided(const char *name)
+{
+	rki_hm_name nm;
+	if (!rki_hm_normalize(name, false, &nm) || nm.side != RKI_HM_SIDE_NONE || nm.rigify) return -1;
+	for (size_t i = 0; i < sizeof(rki_hm_synonyms) / sizeof(rki_hm_synonyms[0]); i++) {
+		const rki_hm_synonym *syn = &rki_hm_synonyms[i];
+		if (syn->sided && strcmp(syn->core, nm.core) == 0) return syn->bone;
+	}
+	return -1;
+}
+
 /* ---- detection ----------------------------------------------------------------------- */
 
 #define RKI_HM_MAX_CANDIDATES 8
 #define RKI_HM_MAX_CHAIN 64
+#define RKI_HM_MAX_UNSIDED 32
 
 typedef struct rki_hm_detect {
 	const rk_scene *scene;
@@ -697,7 +740,35 @@ typedef struct rki_hm_detect {
 	const rk_node *cand[RK_HUMANOID_BONE_COUNT][RKI_HM_MAX_CANDIDATES];
 	bool cand_duplicate[RK_HUMANOID_BONE_COUNT][RKI_HM_MAX_CANDIDATES];   /* "Hips.001" */
 	uint8_t cand_count[RK_HUMANOID_BONE_COUNT];
+	rk_humanoid_explanation *why;    /* NULL when not asked */
+	/* limb joints named without a side ("Thigh"): their side comes from
+	 * their position when a limb is incomplete (rki_hm_fix_limbs) */
+	const rk_node *unsided[RKI_HM_MAX_UNSIDED];
+	int8_t unsided_bone[RKI_HM_MAX_UNSIDED];   /* the left bone the name says */
+	bool unsided_used[RKI_HM_MAX_UNSIDED];     /* promoted to a candidate */
+	size_t unsided_count;
 } rki_hm_detect;
+
+#if defined(__GNUC__) || defined(__clang__)
+static void rki_hm_explain(rki_hm_detect *d, int bone, rk_humanoid_reason reason, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+#endif
+
+/* Records why `bone` got its node (no-op when nobody asked). */
+static void rki_hm_explain(rki_hm_detect *d, int bone, rk_humanoid_reason reason, const char *fmt, ...)
+{
+	if (!d->why) return;
+	d->why->reason[bone] = reason;
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(d->why->text[bone], sizeof(d->why->text[bone]), fmt, ap);
+	va_end(ap);
+}
+
+static const char *rki_hm_node_name(const rk_node *n)
+{
+	return n && n->name ? n->name : "";
+}
 
 static bool rki_hm_mappable(const rk_node *n)
 {
@@ -835,7 +906,16 @@ static void rki_hm_spine_chain(rki_hm_detect *d, const rk_node *hips, const rk_n
 		if (branch + 1 < keep) keep = branch + 1;
 	}
 	static const int bones[3] = { RK_HUMANOID_SPINE, RK_HUMANOID_CHEST, RK_HUMANOID_UPPER_CHEST };
-	for (size_t i = 0; i < keep && i < 3; i++) d->out->bones[bones[i]] = chain[i];
+	static const char *const nth[3] = { "1st", "2nd", "3rd" };
+	for (size_t i = 0; i < keep && i < 3; i++) {
+		d->out->bones[bones[i]] = chain[i];
+		bool dup;
+		int says = rki_hm_classify(chain[i]->name, &dup);
+		rki_hm_explain(d, bones[i], RK_HUMANOID_REASON_HIERARCHY,
+			"%s of the %zu joint(s) between hips \"%s\" and %s \"%s\" (name \"%s\" says %s)", nth[i], keep,
+			rki_hm_node_name(hips), d->out->bones[RK_HUMANOID_NECK] ? "neck" : "head", rki_hm_node_name(top),
+			rki_hm_node_name(chain[i]), says >= 0 ? rki_hm_names[says] : "nothing");
+	}
 }
 
 /* A humanoid the file declares (scene->hints, scheme "humanoid"): true when
@@ -857,14 +937,266 @@ static bool rki_hm_declared(const rk_scene *scene, rk_humanoid *out)
 	return false;
 }
 
+/* ---- limbs: the hierarchy before names ----------------------------------------------- */
+
+/* A limb's slots from its root down, left side; `required` has bit k set for
+ * slot k. Legs hang from the hips, arms from the top of the spine chain. */
+typedef struct rki_hm_limb {
+	int slots[4];
+	unsigned required;
+	const char *what;
+} rki_hm_limb;
+
+static const rki_hm_limb rki_hm_limbs[2] = {
+	{ { RK_HUMANOID_LEFT_UPPER_LEG, RK_HUMANOID_LEFT_LOWER_LEG, RK_HUMANOID_LEFT_FOOT, RK_HUMANOID_LEFT_TOES }, 0x7u,
+		"leg" },
+	{ { RK_HUMANOID_LEFT_SHOULDER, RK_HUMANOID_LEFT_UPPER_ARM, RK_HUMANOID_LEFT_LOWER_ARM, RK_HUMANOID_LEFT_HAND }, 0xEu,
+		"arm" },
+};
+
+#define RKI_HM_LIMB_MATCH 10      /* a slot on a node whose name says that slot */
+#define RKI_HM_LIMB_CONTRADICT 5  /* a slot on a node whose name says another bone */
+#define RKI_HM_LIMB_GAP 1         /* each unassigned joint between two slots (helpers) */
+
+/* The limb's slots, mirrored for the right side. */
+static void rki_hm_limb_slots(const rki_hm_limb *limb, int side, int out[4])
+{
+	for (int k = 0; k < 4; k++) out[k] = side ? rki_hm_mirror(limb->slots[k]) : limb->slots[k];
+}
+
+/* Every required slot mapped, each mapped slot below the previous one (the
+ * anchor for the first). */
+static bool rki_hm_limb_ok(const rk_humanoid *h, const int slots[4], unsigned required, const rk_node *anchor)
+{
+	const rk_node *above = anchor;
+	for (int k = 0; k < 4; k++) {
+		const rk_node *n = h->bones[slots[k]];
+		if (!n) {
+			if (required & (1u << k)) return false;
+			continue;
+		}
+		if (above && !rki_hm_below(n, above)) return false;
+		above = n;
+	}
+	return true;
+}
+
+static bool rki_hm_used_outside(const rk_humanoid *h, const rk_node *n, const int slots[4])
+{
+	for (int b = 0; b < RK_HUMANOID_BONE_COUNT; b++) {
+		if (h->bones[b] != n) continue;
+		bool inside = false;
+		for (int k = 0; k < 4; k++) inside |= slots[k] == b;
+		if (!inside) return true;
+	}
+	return false;
+}
+
+/* n was promoted from the side-less names to a candidate for `bone`. */
+static bool rki_hm_promoted(const rki_hm_detect *d, const rk_node *n, int bone)
+{
+	for (size_t u = 0; u < d->unsided_count; u++) {
+		if (d->unsided[u] != n || !d->unsided_used[u]) continue;
+		int b = d->unsided_bone[u];
+		if (b == bone || rki_hm_mirror(b) == bone) return true;
+	}
+	return false;
+}
+
+static rk_vec3 rki_hm_axis_vector(rk_axis a)
+{
+	rk_vec3 v = { 0, 0, 0 };
+	if (a < RK_AXIS_POSITIVE_X || a > RK_AXIS_NEGATIVE_Z) return (rk_vec3){ 1, 0, 0 };
+	int k = (int)(a - RK_AXIS_POSITIVE_X);
+	double sign = (k % 2) ? -1.0 : 1.0;
+	if (k / 2 == 0) v.x = sign;
+	else if (k / 2 == 1) v.y = sign;
+	else v.z = sign;
+	return v;
+}
+
+/* Side-less names of this limb below the anchor become candidates of the
+ * side their position gives: a character faces the file's front axis, so
+ * its left is the file's right axis (+X when unknown: glTF, Mixamo, VRM 1.0
+ * and Blender characters). Returns how many were added. */
+static int rki_hm_promote_unsided(rki_hm_detect *d, const rki_hm_limb *limb, int side, const rk_node *anchor)
+{
+	rk_vec3 left = rki_hm_axis_vector(d->scene->settings.axes.right);
+	rk_vec3 at = rk_mat4_get_translation(anchor->node_to_world);
+	int added = 0;
+	for (size_t u = 0; u < d->unsided_count; u++) {
+		const rk_node *n = d->unsided[u];
+		int k = -1;
+		for (int s = 0; s < 4; s++)
+			if (limb->slots[s] == d->unsided_bone[u]) k = s;
+		if (k < 0 || d->unsided_used[u] || !rki_hm_below(n, anchor) || rki_hm_used(d->out, n)) continue;
+		double x = rk_vec3_dot(rk_vec3_sub(rk_mat4_get_translation(n->node_to_world), at), left);
+		if (x == 0.0 || (x < 0.0) != (side == 1)) continue;
+		int bone = side ? rki_hm_mirror(limb->slots[k]) : limb->slots[k];
+		rki_hm_add_candidate(d, bone, n, false);
+		d->unsided_used[u] = true;
+		added++;
+	}
+	return added;
+}
+
+/* Maps the limb by its chain: the path from the anchor down to the deepest
+ * slot's named candidate, slots given to joints in order (an alignment that
+ * scores name agreement, penalises names that say another bone and joints
+ * skipped between slots, and needs every required slot). Applied only when
+ * it maps every required slot. */
+static void rki_hm_limb_resolve(rki_hm_detect *d, const rki_hm_limb *limb, int side, const rk_node *anchor)
+{
+	int slots[4];
+	rki_hm_limb_slots(limb, side, slots);
+	/* the chain's end: the candidate of the last slot that has one, the shallowest */
+	const rk_node *end = NULL;
+	for (int k = 3; k >= 0 && !end; k--) {
+		int b = slots[k];
+		for (int i = 0; i < d->cand_count[b]; i++) {
+			const rk_node *n = d->cand[b][i];
+			if (!rki_hm_below(n, anchor) || rki_hm_used_outside(d->out, n, slots)) continue;
+			if (!end || n->depth < end->depth) end = n;
+		}
+	}
+	if (!end) return;
+	const rk_node *path[RKI_HM_MAX_CHAIN];
+	int cls[RKI_HM_MAX_CHAIN];   /* slot its name says, 4 = another bone, -1 = nothing */
+	/* end is strictly below anchor (rki_hm_below), so the path has exactly
+	 * the depth difference in nodes */
+	if (end->depth <= anchor->depth || end->depth - anchor->depth > RKI_HM_MAX_CHAIN) return;
+	size_t m = end->depth - anchor->depth;
+	size_t i = m;
+	for (const rk_node *n = end; n && n != anchor && i > 0; n = n->parent) path[--i] = n;
+	if (i != 0) return;
+	for (i = 0; i < m; i++) {
+		bool dup;
+		int b = rki_hm_mappable(path[i]) && !rki_hm_used_outside(d->out, path[i], slots) ? rki_hm_classify(path[i]->name,
+			&dup) : -2;
+		cls[i] = b == -2 ? -2 : b < 0 ? -1 : 4;
+		for (int k = 0; k < 4; k++)
+			if (b == slots[k] || (b == -1 && rki_hm_promoted(d, path[i], slots[k]))) cls[i] = k;
+	}
+	/* best[k][j]: slots 0..k-1 placed, the last at position j - 1 (j = 0: none yet) */
+	enum { RKI_NONE = -1000000 };
+	int best[5][RKI_HM_MAX_CHAIN + 1], from[5][RKI_HM_MAX_CHAIN + 1];
+	for (int k = 0; k <= 4; k++)
+		for (size_t j = 0; j <= m; j++) best[k][j] = RKI_NONE, from[k][j] = -1;
+	best[0][0] = 0;
+	for (int k = 0; k < 4; k++) {
+		for (size_t j = 0; j <= m; j++) {
+			if (best[k][j] == RKI_NONE) continue;
+			if (!(limb->required & (1u << k)) && best[k][j] > best[k + 1][j]) {
+				best[k + 1][j] = best[k][j];
+				from[k + 1][j] = (int)j;   /* skipped: same position */
+			}
+			for (size_t p = j; p < m; p++) {
+				if (cls[p] == -2) continue;   /* not mappable, or another limb's */
+				int v = best[k][j] + (cls[p] == k ? RKI_HM_LIMB_MATCH : cls[p] >= 0 ? -RKI_HM_LIMB_CONTRADICT : 0);
+				if (j > 0) v -= (int)(p - (j - 1) - 1) * RKI_HM_LIMB_GAP;
+				if (v > best[k + 1][p + 1]) {
+					best[k + 1][p + 1] = v;
+					from[k + 1][p + 1] = (int)j;
+				}
+			}
+		}
+	}
+	size_t bj = 0;
+	for (size_t j = 0; j <= m; j++)
+		if (best[4][j] > best[4][bj]) bj = j;
+	if (best[4][bj] == RKI_NONE) return;
+	int pos[4];
+	for (int k = 4, j = (int)bj; k > 0; k--) {
+		int f = from[k][j];
+		pos[k - 1] = f == j ? -1 : j - 1;
+		j = f;
+	}
+	for (int k = 0; k < 4; k++)
+		if ((limb->required & (1u << k)) && pos[k] < 0) return;
+	for (int k = 0; k < 4; k++) {
+		d->out->bones[slots[k]] = pos[k] >= 0 ? path[pos[k]] : NULL;
+		if (pos[k] < 0) continue;
+		const rk_node *n = path[pos[k]];
+		if (cls[pos[k]] == k && rki_hm_promoted(d, n, slots[k])) {
+			rki_hm_explain(d, slots[k], RK_HUMANOID_REASON_NAME,
+				"name \"%s\" says %s without a side; %s by its position (the %s side of \"%s\")", rki_hm_node_name(n),
+				rki_hm_names[limb->slots[k]] + 4, side ? "right" : "left", side ? "right" : "left", rki_hm_node_name(anchor));
+		} else if (cls[pos[k]] == k) {
+			rki_hm_explain(d, slots[k], RK_HUMANOID_REASON_NAME, "name \"%s\" says %s; in the %s chain below \"%s\"",
+				rki_hm_node_name(n), rki_hm_names[slots[k]], limb->what, rki_hm_node_name(anchor));
+		} else {
+			bool dup;
+			int b = rki_hm_classify(n->name, &dup);
+			rki_hm_explain(d, slots[k], RK_HUMANOID_REASON_HIERARCHY,
+				"joint %d of the %s chain below \"%s\" (name \"%s\" says %s; the hierarchy wins)", pos[k] + 1, limb->what,
+				rki_hm_node_name(anchor), rki_hm_node_name(n), b >= 0 ? rki_hm_names[b] : "nothing");
+		}
+	}
+}
+
+/* Each limb whose name matches are incomplete or out of order is mapped by
+ * its chain instead (rki_hm_limb_resolve). */
+static void rki_hm_fix_limbs(rki_hm_detect *d)
+{
+	for (int l = 0; l < 2; l++) {
+		for (int side = 0; side < 2; side++) {
+			int slots[4];
+			rki_hm_limb_slots(&rki_hm_limbs[l], side, slots);
+			const rk_node *anchor = NULL;
+			if (l == 0) {
+				anchor = d->out->bones[RK_HUMANOID_HIPS];
+			} else {
+				int p = rk_humanoid_parent(d->out, (rk_humanoid_bone)slots[0]);
+				anchor = p >= 0 ? d->out->bones[p] : NULL;
+			}
+			if (!anchor || rki_hm_limb_ok(d->out, slots, rki_hm_limbs[l].required, anchor)) continue;
+			rki_hm_promote_unsided(d, &rki_hm_limbs[l], side, anchor);
+			rki_hm_limb_resolve(d, &rki_hm_limbs[l], side, anchor);
+		}
+	}
+}
+
+static bool rki_hm_detect_run(const rk_scene *scene, rk_humanoid *out, rk_humanoid_explanation *why, rk_error *err);
+
 bool rk_humanoid_detect(const rk_scene *scene, rk_humanoid *out, rk_error *err)
 {
+	return rki_hm_detect_run(scene, out, NULL, err);
+}
+
+bool rk_humanoid_detect_explained(const rk_scene *scene, rk_humanoid *out, rk_humanoid_explanation *why,
+	rk_error *err)
+{
+	return rki_hm_detect_run(scene, out, why, err);
+}
+
+const char *rk_humanoid_reason_name(rk_humanoid_reason reason)
+{
+	switch (reason) {
+	case RK_HUMANOID_REASON_DECLARED: return "declared";
+	case RK_HUMANOID_REASON_NAME: return "name";
+	case RK_HUMANOID_REASON_HIERARCHY: return "hierarchy";
+	case RK_HUMANOID_REASON_MAP: return "map";
+	default: return "";
+	}
+}
+
+static bool rki_hm_detect_run(const rk_scene *scene, rk_humanoid *out, rk_humanoid_explanation *why, rk_error *err)
+{
 	if (out) memset(out, 0, sizeof(*out));
+	if (why) memset(why, 0, sizeof(*why));
 	if (!scene || !out) {
 		rki_error_set(err, RK_ERROR_INVALID_ARGUMENT, "rk_humanoid_detect: scene and out are required");
 		return false;
 	}
 	if (scene->hints.count && rki_hm_declared(scene, out)) {
+		for (size_t i = 0; why && i < scene->hints.count; i++) {
+			const rk_declared_hint *h = &scene->hints.data[i];
+			rk_humanoid_bone bone;
+			if (!h->scheme || strcmp(h->scheme, "humanoid") != 0 || !h->key || !rk_humanoid_bone_parse(h->key, &bone)) continue;
+			if (out->bones[bone] != h->node) continue;
+			why->reason[bone] = RK_HUMANOID_REASON_DECLARED;
+			snprintf(why->text[bone], sizeof(why->text[bone]), "declared by the file (%s)", h->origin ? h->origin : "hints");
+		}
 		rki_error_clear(err);
 		return true;
 	}
@@ -872,20 +1204,30 @@ bool rk_humanoid_detect(const rk_scene *scene, rk_humanoid *out, rk_error *err)
 	memset(&d, 0, sizeof(d));
 	d.scene = scene;
 	d.out = out;
+	d.why = why;
 	for (size_t i = 0; i < scene->nodes.count; i++) {
 		const rk_node *n = &scene->nodes.data[i];
 		if (!rki_hm_mappable(n)) continue;
 		bool duplicate;
 		int bone = rki_hm_classify(n->name, &duplicate);
-		if (bone >= 0) rki_hm_add_candidate(&d, bone, n, duplicate);
+		if (bone >= 0) {
+			rki_hm_add_candidate(&d, bone, n, duplicate);
+		} else if (d.unsided_count < RKI_HM_MAX_UNSIDED && (bone = rki_hm_classify_unsided(n->name)) >= 0) {
+			d.unsided[d.unsided_count] = n;
+			d.unsided_bone[d.unsided_count++] = (int8_t)bone;
+		}
 	}
 
 	/* hips: by name, else where the legs meet */
 	const rk_node *hips = rki_hm_pick(&d, RK_HUMANOID_HIPS, NULL);
 	if (!hips) {
-		const rk_node *a = rki_hm_common_ancestor(rki_hm_pick(&d, RK_HUMANOID_LEFT_UPPER_LEG, NULL),
-			rki_hm_pick(&d, RK_HUMANOID_RIGHT_UPPER_LEG, NULL));
-		if (a && rki_hm_mappable(a)) hips = a;
+		const rk_node *l = rki_hm_pick(&d, RK_HUMANOID_LEFT_UPPER_LEG, NULL), *r = rki_hm_pick(&d, RK_HUMANOID_RIGHT_UPPER_LEG, NULL);
+		const rk_node *a = rki_hm_common_ancestor(l, r);
+		if (a && rki_hm_mappable(a)) {
+			hips = a;
+			rki_hm_explain(&d, RK_HUMANOID_HIPS, RK_HUMANOID_REASON_HIERARCHY, "where the upper legs \"%s\" and \"%s\" meet",
+				rki_hm_node_name(l), rki_hm_node_name(r));
+		}
 	}
 	out->bones[RK_HUMANOID_HIPS] = hips;
 
@@ -899,8 +1241,27 @@ bool rk_humanoid_detect(const rk_scene *scene, rk_humanoid *out, rk_error *err)
 		for (int b = RK_HUMANOID_SPINE; b <= RK_HUMANOID_UPPER_CHEST; b++) out->bones[b] = rki_hm_pick_bone(&d, b);
 	}
 
-	/* everything else, parents first */
-	for (int b = RK_HUMANOID_LEFT_EYE; b < RK_HUMANOID_BONE_COUNT; b++) out->bones[b] = rki_hm_pick_bone(&d, b);
+	/* eyes, jaw, legs and arms by name, parents first; then the hierarchy
+	 * checks each limb; fingers last, below the hands so found */
+	for (int b = RK_HUMANOID_LEFT_EYE; b < RK_HUMANOID_LEFT_THUMB_METACARPAL; b++) out->bones[b] = rki_hm_pick_bone(&d, b);
+	rki_hm_fix_limbs(&d);
+	for (int b = RK_HUMANOID_LEFT_THUMB_METACARPAL; b < RK_HUMANOID_BONE_COUNT; b++) out->bones[b] = rki_hm_pick_bone(&d, b);
+
+	for (int b = 0; why && b < RK_HUMANOID_BONE_COUNT; b++) {
+		if (!out->bones[b]) {
+			why->reason[b] = RK_HUMANOID_REASON_NONE;
+			why->text[b][0] = '\0';
+			continue;
+		}
+		if (why->reason[b] != RK_HUMANOID_REASON_NONE) continue;
+		int p = rk_humanoid_parent(out, (rk_humanoid_bone)b);
+		if (p >= 0)
+			rki_hm_explain(&d, b, RK_HUMANOID_REASON_NAME, "name \"%s\" says %s; below %s \"%s\"",
+				rki_hm_node_name(out->bones[b]), rki_hm_names[b], rki_hm_names[p], rki_hm_node_name(out->bones[p]));
+		else
+			rki_hm_explain(&d, b, RK_HUMANOID_REASON_NAME, "name \"%s\" says %s", rki_hm_node_name(out->bones[b]),
+				rki_hm_names[b]);
+	}
 
 	for (int b = 0; b < RK_HUMANOID_BONE_COUNT; b++) {
 		if (!out->bones[b] && rk_humanoid_bone_required((rk_humanoid_bone)b)) {

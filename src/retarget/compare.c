@@ -74,6 +74,124 @@ typedef struct rki_compare_acc {
 	size_t dir_count;
 } rki_compare_acc;
 
+/* The comparison proper, once humanoids and rest poses are known. */
+static bool rki_compare_run(const rk_scene *a, const rk_anim_clip *a_clip, const rk_scene *b, const rk_anim_clip *b_clip,
+	const rk_humanoid *ha, const rk_humanoid *hb, const rki_rest_table *ra, const rki_rest_table *rb,
+	const rk_compare_opts *opts, rki_alloc *tmp, size_t frames, double duration, rk_compare_result *out, rk_error *err)
+{
+	const rk_compare_opts o = *opts;
+	double fps = o.fps;
+	rki_char_frame fa, fb;
+	if (!rki_char_frame_from_rest(a, ha, ra->world, &fa, err) || !rki_char_frame_from_rest(b, hb, rb->world, &fb, err))
+		return false;
+
+	rki_warn_unpaired_bones(o.warning, o.warning_user, ha, hb, "a", "b", "not compared");
+	/* Bones mapped in both, and the direction child each uses on both sides. */
+	rk_humanoid both;
+	memset(&both, 0, sizeof(both));
+	for (int k = 0; k < RK_HUMANOID_BONE_COUNT; k++)
+		both.bones[k] = ha->bones[k] && hb->bones[k] ? ha->bones[k] : NULL;
+	int child[RK_HUMANOID_BONE_COUNT];
+	for (int k = 0; k < RK_HUMANOID_BONE_COUNT; k++)
+		child[k] = both.bones[k] ? rki_humanoid_direction_child(&both, (rk_humanoid_bone)k) : -1;
+
+	/* rest rotations, inverted once */
+	rki_humanoid_pose rest_a, rest_b, pa, pb;
+	rki_humanoid_pose_from(ha, &fa, ra->world, &rest_a);
+	rki_humanoid_pose_from(hb, &fb, rb->world, &rest_b);
+	rk_quat inv_ra[RK_HUMANOID_BONE_COUNT], inv_rb[RK_HUMANOID_BONE_COUNT];
+	for (int k = 0; k < RK_HUMANOID_BONE_COUNT; k++) {
+		inv_ra[k] = rk_quat_conjugate(rest_a.rotation[k]);
+		inv_rb[k] = rk_quat_conjugate(rest_b.rotation[k]);
+	}
+
+	rki_pose_buffer bufa, bufb;
+	if (!rki_pose_buffer_init(&bufa, a, tmp, err)) return false;
+	if (!rki_pose_buffer_init(&bufb, b, tmp, err)) {
+		rki_pose_buffer_free(&bufa);
+		return false;
+	}
+	rki_compare_acc acc[RK_HUMANOID_BONE_COUNT];
+	memset(acc, 0, sizeof(acc));
+	bool ok = true;
+	for (size_t f = 0; f < frames && ok; f++) {
+		double t = f + 1 == frames ? duration : (double)f / fps;
+		if (t > duration) t = duration;
+		/* static sides are evaluated on the first frame only; in the bind
+		 * rest (rest.h) a static side is that rest pose */
+		if (a_clip || f == 0) {
+			const rk_mat4 *w = ra->world;
+			if (a_clip || ra->report.used != RK_REST_BIND) {
+				ok = rki_pose_buffer_eval(&bufa, a, a_clip, a_clip ? a_clip->time_begin + t : 0.0, err);
+				w = bufa.pose.node_to_world;
+			}
+			if (ok) rki_humanoid_pose_from(ha, &fa, w, &pa);
+		}
+		if (ok && (b_clip || f == 0)) {
+			const rk_mat4 *w = rb->world;
+			if (b_clip || rb->report.used != RK_REST_BIND) {
+				ok = rki_pose_buffer_eval(&bufb, b, b_clip, b_clip ? b_clip->time_begin + t : 0.0, err);
+				w = bufb.pose.node_to_world;
+			}
+			if (ok) rki_humanoid_pose_from(hb, &fb, w, &pb);
+		}
+		if (!ok) break;
+		rk_vec3 hips_a = pa.position[RK_HUMANOID_HIPS], hips_b = pb.position[RK_HUMANOID_HIPS];
+		for (int k = 0; k < RK_HUMANOID_BONE_COUNT; k++) {
+			if (!both.bones[k]) continue;
+			rki_compare_acc *c = &acc[k];
+			if (child[k] >= 0) {
+				rk_vec3 dir_a = rk_vec3_sub(pa.position[child[k]], pa.position[k]);
+				rk_vec3 dir_b = rk_vec3_sub(pb.position[child[k]], pb.position[k]);
+				double ang = rki_vec_angle(dir_a, dir_b);
+				if (ang >= 0.0) {
+					if (ang > c->dir_max) c->dir_max = ang;
+					c->dir_sum += ang;
+					c->dir_count++;
+				}
+			}
+			double rot = rki_quat_angle(rk_quat_mul(pa.rotation[k], inv_ra[k]), rk_quat_mul(pb.rotation[k], inv_rb[k]));
+			if (rot > c->rot_max || f == 0) {
+				c->rot_max = rot;
+				c->worst_time = t;
+			}
+			c->rot_sum += rot;
+			rk_vec3 rel_a = rk_vec3_sub(pa.position[k], hips_a), rel_b = rk_vec3_sub(pb.position[k], hips_b);
+			double pos = rk_vec3_length(rk_vec3_sub(rel_a, rel_b));
+			if (pos > c->pos_max) c->pos_max = pos;
+			c->pos_sum += pos;
+		}
+	}
+	rki_pose_buffer_free(&bufa);
+	rki_pose_buffer_free(&bufb);
+	if (!ok) {
+		memset(out, 0, sizeof(*out));
+		return false;
+	}
+
+	out->frames = frames;
+	out->a_rest = ra->report.used;
+	out->b_rest = rb->report.used;
+	for (int k = 0; k < RK_HUMANOID_BONE_COUNT; k++) {
+		if (!both.bones[k]) continue;
+		const rki_compare_acc *c = &acc[k];
+		rk_compare_bone *r = &out->bones[k];
+		r->compared = true;
+		r->max_direction_angle = c->dir_max;
+		r->mean_direction_angle = c->dir_count ? c->dir_sum / (double)c->dir_count : 0.0;
+		r->max_rotation_angle = c->rot_max;
+		r->mean_rotation_angle = c->rot_sum / (double)frames;
+		r->max_position_error = c->pos_max;
+		r->mean_position_error = c->pos_sum / (double)frames;
+		r->worst_time = c->worst_time;
+		out->bones_compared++;
+		if (r->max_direction_angle > out->max_direction_angle) out->max_direction_angle = r->max_direction_angle;
+		if (r->max_rotation_angle > out->max_rotation_angle) out->max_rotation_angle = r->max_rotation_angle;
+		if (r->max_position_error > out->max_position_error) out->max_position_error = r->max_position_error;
+	}
+	return true;
+}
+
 bool rk_clip_compare(const rk_scene *a, const rk_anim_clip *a_clip, const rk_scene *b, const rk_anim_clip *b_clip,
 	const rk_compare_opts *opts, rk_compare_result *out, rk_error *err)
 {
@@ -132,103 +250,16 @@ bool rk_clip_compare(const rk_scene *a, const rk_anim_clip *a_clip, const rk_sce
 	if (!ha) return false;
 	const rk_humanoid *hb = rki_humanoid_resolve(b, o.b_humanoid, &hb_store, "scene b", err);
 	if (!hb) return false;
-	rki_char_frame fa, fb;
-	if (!rki_char_frame_from_rest(a, ha, &fa, err) || !rki_char_frame_from_rest(b, hb, &fb, err)) return false;
-
-	rki_warn_unpaired_bones(o.warning, o.warning_user, ha, hb, "a", "b", "not compared");
-	/* Bones mapped in both, and the direction child each uses on both sides. */
-	rk_humanoid both;
-	memset(&both, 0, sizeof(both));
-	for (int k = 0; k < RK_HUMANOID_BONE_COUNT; k++)
-		both.bones[k] = ha->bones[k] && hb->bones[k] ? ha->bones[k] : NULL;
-	int child[RK_HUMANOID_BONE_COUNT];
-	for (int k = 0; k < RK_HUMANOID_BONE_COUNT; k++)
-		child[k] = both.bones[k] ? rki_humanoid_direction_child(&both, (rk_humanoid_bone)k) : -1;
-
-	/* rest rotations, inverted once */
-	rki_humanoid_pose rest_a, rest_b, pa, pb;
-	rki_humanoid_pose_rest(a, ha, &fa, &rest_a);
-	rki_humanoid_pose_rest(b, hb, &fb, &rest_b);
-	rk_quat inv_ra[RK_HUMANOID_BONE_COUNT], inv_rb[RK_HUMANOID_BONE_COUNT];
-	for (int k = 0; k < RK_HUMANOID_BONE_COUNT; k++) {
-		inv_ra[k] = rk_quat_conjugate(rest_a.rotation[k]);
-		inv_rb[k] = rk_quat_conjugate(rest_b.rotation[k]);
-	}
-
-	rki_alloc tmp; /* the two pose buffers, within opts.memory_limit */
+	rki_alloc tmp; /* the rest poses and two pose buffers, within opts.memory_limit */
 	rki_alloc_init(&tmp, &o.allocator, o.memory_limit, 0);
-	rki_pose_buffer bufa, bufb;
-	if (!rki_pose_buffer_init(&bufa, a, &tmp, err)) return false;
-	if (!rki_pose_buffer_init(&bufb, b, &tmp, err)) {
-		rki_pose_buffer_free(&bufa);
+	rki_rest_table resta, restb;
+	if (!rki_rest_table_init(&resta, a, o.rest, &tmp, err)) return false;
+	if (!rki_rest_table_init(&restb, b, o.rest, &tmp, err)) {
+		rki_rest_table_free(&resta);
 		return false;
 	}
-	rki_compare_acc acc[RK_HUMANOID_BONE_COUNT];
-	memset(acc, 0, sizeof(acc));
-	bool ok = true;
-	for (size_t f = 0; f < frames && ok; f++) {
-		double t = f + 1 == frames ? duration : (double)f / fps;
-		if (t > duration) t = duration;
-		/* static sides are evaluated on the first frame only */
-		if (a_clip || f == 0) {
-			ok = rki_pose_buffer_eval(&bufa, a, a_clip, a_clip ? a_clip->time_begin + t : 0.0, err);
-			if (ok) rki_humanoid_pose_from(ha, &fa, bufa.pose.node_to_world, &pa);
-		}
-		if (ok && (b_clip || f == 0)) {
-			ok = rki_pose_buffer_eval(&bufb, b, b_clip, b_clip ? b_clip->time_begin + t : 0.0, err);
-			if (ok) rki_humanoid_pose_from(hb, &fb, bufb.pose.node_to_world, &pb);
-		}
-		if (!ok) break;
-		rk_vec3 hips_a = pa.position[RK_HUMANOID_HIPS], hips_b = pb.position[RK_HUMANOID_HIPS];
-		for (int k = 0; k < RK_HUMANOID_BONE_COUNT; k++) {
-			if (!both.bones[k]) continue;
-			rki_compare_acc *c = &acc[k];
-			if (child[k] >= 0) {
-				rk_vec3 dir_a = rk_vec3_sub(pa.position[child[k]], pa.position[k]);
-				rk_vec3 dir_b = rk_vec3_sub(pb.position[child[k]], pb.position[k]);
-				double ang = rki_vec_angle(dir_a, dir_b);
-				if (ang >= 0.0) {
-					if (ang > c->dir_max) c->dir_max = ang;
-					c->dir_sum += ang;
-					c->dir_count++;
-				}
-			}
-			double rot = rki_quat_angle(rk_quat_mul(pa.rotation[k], inv_ra[k]), rk_quat_mul(pb.rotation[k], inv_rb[k]));
-			if (rot > c->rot_max || f == 0) {
-				c->rot_max = rot;
-				c->worst_time = t;
-			}
-			c->rot_sum += rot;
-			rk_vec3 rel_a = rk_vec3_sub(pa.position[k], hips_a), rel_b = rk_vec3_sub(pb.position[k], hips_b);
-			double pos = rk_vec3_length(rk_vec3_sub(rel_a, rel_b));
-			if (pos > c->pos_max) c->pos_max = pos;
-			c->pos_sum += pos;
-		}
-	}
-	rki_pose_buffer_free(&bufa);
-	rki_pose_buffer_free(&bufb);
-	if (!ok) {
-		memset(out, 0, sizeof(*out));
-		return false;
-	}
-
-	out->frames = frames;
-	for (int k = 0; k < RK_HUMANOID_BONE_COUNT; k++) {
-		if (!both.bones[k]) continue;
-		const rki_compare_acc *c = &acc[k];
-		rk_compare_bone *r = &out->bones[k];
-		r->compared = true;
-		r->max_direction_angle = c->dir_max;
-		r->mean_direction_angle = c->dir_count ? c->dir_sum / (double)c->dir_count : 0.0;
-		r->max_rotation_angle = c->rot_max;
-		r->mean_rotation_angle = c->rot_sum / (double)frames;
-		r->max_position_error = c->pos_max;
-		r->mean_position_error = c->pos_sum / (double)frames;
-		r->worst_time = c->worst_time;
-		out->bones_compared++;
-		if (r->max_direction_angle > out->max_direction_angle) out->max_direction_angle = r->max_direction_angle;
-		if (r->max_rotation_angle > out->max_rotation_angle) out->max_rotation_angle = r->max_rotation_angle;
-		if (r->max_position_error > out->max_position_error) out->max_position_error = r->max_position_error;
-	}
-	return true;
+	bool ok = rki_compare_run(a, a_clip, b, b_clip, ha, hb, &resta, &restb, &o, &tmp, frames, duration, out, err);
+	rki_rest_table_free(&resta);
+	rki_rest_table_free(&restb);
+	return ok;
 }

@@ -115,6 +115,8 @@ typedef struct rki_retarget {
 	rk_vec3 *rest_pos;                       /* target node rest world positions */
 	rk_vec3 *pos;                            /* target node world positions at the current frame */
 	rk_quat wbone[RK_HUMANOID_BONE_COUNT];   /* mapped bones' world rotations at the current frame */
+	uint8_t *rest_track;                     /* target node -> RKI_REST_* tracks holding its bind rest */
+	rk_quat *value;                          /* target node rotation track values at the current frame */
 	bool foot_ik;
 } rki_retarget;
 
@@ -180,6 +182,122 @@ static double rki_leg_ik(rki_retarget *r, int upper, int lower, int foot, rk_vec
 	r->wbone[upper] = rk_quat_normalize(rk_quat_mul(ws, cs));
 	r->wbone[lower] = rk_quat_normalize(rk_quat_mul(r->wbone[upper], rk_quat_mul(rk_quat_conjugate(ws), rk_quat_mul(wm, cm))));
 	return miss;
+}
+
+/* ---- constant tracks holding a bind rest (retarget.h, REST POSE) -------------- */
+
+enum { RKI_REST_ROTATION = 1, RKI_REST_TRANSLATION = 2, RKI_REST_SCALE = 4 };
+
+/* The node's stored rotation track value (what plays without a track). */
+static rk_quat rki_stored_rotation_value(const rk_node *n)
+{
+	if (n->has_fbx_props) {
+		rk_rotation_order order = n->props.rotation_active ? n->props.rotation_order : RK_ROTATION_XYZ;
+		return rk_quat_from_euler_deg(n->props.rotation, order);
+	}
+	return n->local.rotation;
+}
+
+/* Frame k of the constant tracks: rotation values of unmapped nodes and
+ * translation values (solved with the node's rotation value this frame). */
+static bool rki_rest_track_values(rki_retarget *r, const rk_mat4 *rest_local, size_t k, size_t frames,
+	double *rot, double *trans, double *scale, rk_error *err)
+{
+	size_t nr = 0, nt = 0, ns = 0;
+	for (size_t i = 1; i < r->target->nodes.count; i++) {
+		const rk_node *n = &r->target->nodes.data[i];
+		uint8_t what = r->rest_track[i];
+		if (!what) continue;
+		rk_quat q = r->bone_of_node[i] >= 0 ? r->value[i] : rki_stored_rotation_value(n);
+		if (what & RKI_REST_ROTATION) {
+			q = rki_track_rotation(n, r->rest_local[i]);
+			double *dst = rot + (nr++ * frames + k) * 4;
+			dst[0] = q.x, dst[1] = q.y, dst[2] = q.z, dst[3] = q.w;
+		}
+		if (what & RKI_REST_TRANSLATION) {
+			rk_vec3 tv;
+			if (!rki_track_translation(n, q, rk_mat4_get_translation(rest_local[i]), &tv) || !isfinite(tv.x) ||
+				!isfinite(tv.y) || !isfinite(tv.z)) {
+				rki_error_set(err, RK_ERROR_INVALID_ARGUMENT,
+					"target node \"%s\": its bind-pose translation cannot be solved (degenerate scale)",
+					n->name ? n->name : "");
+				return false;
+			}
+			double *dst = trans + (nt++ * frames + k) * 3;
+			dst[0] = tv.x, dst[1] = tv.y, dst[2] = tv.z;
+		}
+		if (what & RKI_REST_SCALE) {
+			rk_vec3 sv = rk_mat4_decompose(rest_local[i]).scale;
+			double *dst = scale + (ns++ * frames + k) * 3;
+			dst[0] = sv.x, dst[1] = sv.y, dst[2] = sv.z;
+		}
+	}
+	return true;
+}
+
+/* The constant tracks themselves, from `out` on (rotations, translations,
+ * then scales). */
+static void rki_rest_tracks(const rki_retarget *r, rk_anim_track *out, const double *times, size_t frames,
+	double *rot, double *trans, double *scale)
+{
+	static const struct { uint8_t flag; rk_anim_target target; const char *fbx; uint32_t components; } kinds[3] = {
+		{ RKI_REST_ROTATION, RK_TARGET_ROTATION_QUAT, "Lcl Rotation", 4 },
+		{ RKI_REST_TRANSLATION, RK_TARGET_TRANSLATION, "Lcl Translation", 3 },
+		{ RKI_REST_SCALE, RK_TARGET_SCALE, "Lcl Scaling", 3 },
+	};
+	double *values[3] = { rot, trans, scale };
+	for (int pass = 0; pass < 3; pass++) {
+		size_t used = 0;
+		for (size_t i = 1; i < r->target->nodes.count; i++) {
+			const rk_node *n = &r->target->nodes.data[i];
+			if (!(r->rest_track[i] & kinds[pass].flag)) continue;
+			rk_anim_track *tr = out++;
+			memset(tr, 0, sizeof(*tr));
+			tr->node = (rk_node *)(uintptr_t)n;
+			tr->target = kinds[pass].target;
+			tr->property = n->has_fbx_props ? kinds[pass].fbx : "";
+			tr->key_count = frames;
+			tr->times = times;
+			tr->components = kinds[pass].components;
+			tr->values = values[pass] + used++ * frames * kinds[pass].components;
+			tr->interpolation = RK_INTERP_LINEAR;
+		}
+	}
+}
+
+/* Which constant tracks node i needs to hold its rest local transform
+ * `rest` (rotation `rest_rot`) instead of the stored one; mapped nodes get
+ * no rotation track (the retargeted one), the hips no translation track. */
+static uint8_t rki_rest_needs(const rk_node *n, rk_mat4 rest, rk_quat rest_rot, bool mapped, bool hips, double unit)
+{
+	uint8_t what = 0;
+	if (!mapped && rk_quat_angle_between(rest_rot, rki_matrix_rotation(n->node_to_parent)) > 1e-9)
+		what |= RKI_REST_ROTATION;
+	rk_vec3 d = rk_vec3_sub(rk_mat4_get_translation(rest), rk_mat4_get_translation(n->node_to_parent));
+	if (!hips && rk_vec3_length(d) > 1e-9 * unit) what |= RKI_REST_TRANSLATION;
+	rk_vec3 sr = rk_mat4_decompose(rest).scale, ss = rk_mat4_decompose(n->node_to_parent).scale;
+	if (fabs(sr.x - ss.x) + fabs(sr.y - ss.y) + fabs(sr.z - ss.z) > 1e-9) what |= RKI_REST_SCALE;
+	return what;
+}
+
+/* A clip of one override layer `layer` (filled here) over [0, duration]. */
+static rk_anim_clip rki_one_layer_clip(rk_anim_layer *layer, const char *layer_name, rk_anim_track *tracks,
+	size_t track_count, const char *name, double duration)
+{
+	memset(layer, 0, sizeof(*layer));
+	layer->name = layer_name;
+	layer->weight = 1.0;
+	layer->blend = RK_LAYER_OVERRIDE;
+	layer->track_count = track_count;
+	layer->tracks = tracks;
+	rk_anim_clip c;
+	memset(&c, 0, sizeof(c));
+	c.name = name;
+	c.time_begin = 0.0;
+	c.time_end = duration;
+	c.layer_count = 1;
+	c.layers = layer;
+	return c;
 }
 
 static void rki_compute_alignment(rki_retarget *r)
@@ -286,10 +404,26 @@ rk_anim_clip *rk_retarget(rk_scene *target, const rk_scene *source, const rk_ani
 	if (!r.hs) return NULL;
 	r.ht = rki_humanoid_resolve(target, o.target_humanoid, &ht_store, "target", err);
 	if (!r.ht) return NULL;
-	if (!rki_char_frame_from_rest(source, r.hs, &r.fs, err) || !rki_char_frame_from_rest(target, r.ht, &r.ft, err))
-		return NULL;
-	rki_humanoid_pose_rest(source, r.hs, &r.fs, &r.rest_s);
-	rki_humanoid_pose_rest(target, r.ht, &r.ft, &r.rest_t);
+
+	size_t nodes = target->nodes.count;
+	rki_pose_buffer src_pose, dst_pose;
+	memset(&src_pose, 0, sizeof(src_pose));
+	memset(&dst_pose, 0, sizeof(dst_pose));
+	rki_rest_table rest_src, rest_dst;
+	memset(&rest_src, 0, sizeof(rest_src));
+	memset(&rest_dst, 0, sizeof(rest_dst));
+	rki_alloc tmp; /* every temporary, within opts.memory_limit */
+	rki_alloc_init(&tmp, &o.allocator, o.memory_limit, 0);
+	rk_anim_clip *result = NULL;
+	size_t rot_extra = 0, trans_extra = 0, scale_extra = 0;   /* constant tracks holding a bind rest */
+	if (!rki_rest_table_init(&rest_src, source, o.rest, &tmp, err) ||
+		!rki_rest_table_init(&rest_dst, target, o.rest, &tmp, err))
+		goto done;
+	if (!rki_char_frame_from_rest(source, r.hs, rest_src.world, &r.fs, err) ||
+		!rki_char_frame_from_rest(target, r.ht, rest_dst.world, &r.ft, err))
+		goto done;
+	rki_humanoid_pose_from(r.hs, &r.fs, rest_src.world, &r.rest_s);
+	rki_humanoid_pose_from(r.ht, &r.ft, rest_dst.world, &r.rest_t);
 	rki_warn_unpaired_bones(o.warning, o.warning_user, r.hs, r.ht, "source", "target", "not retargeted");
 	size_t mapped = 0;
 	for (int b = 0; b < RK_HUMANOID_BONE_COUNT; b++) {
@@ -298,21 +432,16 @@ rk_anim_clip *rk_retarget(rk_scene *target, const rk_scene *source, const rk_ani
 	}
 	rki_compute_alignment(&r);
 
-	size_t nodes = target->nodes.count;
-	rki_pose_buffer src_pose, dst_pose;
-	memset(&src_pose, 0, sizeof(src_pose));
-	memset(&dst_pose, 0, sizeof(dst_pose));
-	rki_alloc tmp; /* every temporary, within opts.memory_limit */
-	rki_alloc_init(&tmp, &o.allocator, o.memory_limit, 0);
 	r.bone_of_node = (int *)rki_malloc(&tmp, nodes * sizeof(int));
 	r.rest_local = (rk_quat *)rki_malloc(&tmp, nodes * sizeof(rk_quat));
 	r.world = (rk_quat *)rki_malloc(&tmp, nodes * sizeof(rk_quat));
 	r.rest_world = (rk_quat *)rki_malloc(&tmp, nodes * sizeof(rk_quat));
 	r.rest_pos = (rk_vec3 *)rki_malloc(&tmp, nodes * sizeof(rk_vec3));
 	r.pos = (rk_vec3 *)rki_malloc(&tmp, nodes * sizeof(rk_vec3));
+	r.value = (rk_quat *)rki_malloc(&tmp, nodes * sizeof(rk_quat));
+	r.rest_track = (uint8_t *)rki_malloc(&tmp, nodes);
 	r.foot_ik = o.foot_ik;
-	rk_anim_clip *result = NULL;
-	if (!r.bone_of_node || !r.rest_local || !r.world || !r.rest_world || !r.rest_pos || !r.pos) {
+	if (!r.rest_track || !r.value || !r.bone_of_node || !r.rest_local || !r.world || !r.rest_world || !r.rest_pos || !r.pos) {
 		rki_error_set(err, tmp.limit_hit ? RK_ERROR_LIMIT : RK_ERROR_OUT_OF_MEMORY,
 			"cannot allocate retargeting state for %zu nodes (memory_limit %zu bytes)", nodes, o.memory_limit);
 		goto done;
@@ -321,25 +450,44 @@ rk_anim_clip *rk_retarget(rk_scene *target, const rk_scene *source, const rk_ani
 	for (size_t i = 0; i < nodes; i++) {
 		const rk_node *n = &target->nodes.data[i];
 		r.bone_of_node[i] = -1;
-		r.rest_local[i] = i == 0 ? rki_matrix_rotation(n->node_to_world) : rki_matrix_rotation(n->node_to_parent);
-		r.rest_world[i] = rki_matrix_rotation(n->node_to_world);
-		r.rest_pos[i] = rk_mat4_get_translation(n->node_to_world);
+		(void)n;
+		r.rest_local[i] = i == 0 ? rki_matrix_rotation(rest_dst.world[0]) : rki_matrix_rotation(rest_dst.local[i]);
+		r.rest_world[i] = rki_matrix_rotation(rest_dst.world[i]);
+		r.rest_pos[i] = rk_mat4_get_translation(rest_dst.world[i]);
 	}
 	for (int b = 0; b < RK_HUMANOID_BONE_COUNT; b++)
 		if (r.use[b]) r.bone_of_node[r.ht->bones[b]->index] = b;
+	/* a bind rest: which nodes need constant tracks to hold it */
+	const rk_node *hips = r.ht->bones[RK_HUMANOID_HIPS];
+	for (size_t i = 0; i < nodes; i++) {
+		r.rest_track[i] = 0;
+		if (i == 0 || rest_dst.report.used != RK_REST_BIND) continue;
+		const rk_node *n = &target->nodes.data[i];
+		r.rest_track[i] = rki_rest_needs(n, rest_dst.local[i], r.rest_local[i], r.bone_of_node[i] >= 0, n == hips,
+			r.ft.unit);
+		rot_extra += (r.rest_track[i] & RKI_REST_ROTATION) != 0;
+		trans_extra += (r.rest_track[i] & RKI_REST_TRANSLATION) != 0;
+		scale_extra += (r.rest_track[i] & RKI_REST_SCALE) != 0;
+	}
 
 	/* Scene memory for the clip: times, one rotation track per used bone,
 	 * one translation track for the hips. */
 	rki_arena *ar = rki_scene_arena(target);
-	size_t track_count = mapped + 1;
+	size_t track_count = mapped + 1 + rot_extra + trans_extra + scale_extra;
 	double *times = ar ? (double *)rki_arena_array(ar, frames, sizeof(double)) : NULL;
 	rk_anim_track *tracks = ar ? (rk_anim_track *)rki_arena_array(ar, track_count, sizeof(rk_anim_track)) : NULL;
 	double *rot_values = ar ? (double *)rki_arena_array(ar, frames * mapped, 4 * sizeof(double)) : NULL;
 	double *hips_values = ar ? (double *)rki_arena_array(ar, frames, 3 * sizeof(double)) : NULL;
+	double *extra_rot = ar && rot_extra ? (double *)rki_arena_array(ar, frames * rot_extra, 4 * sizeof(double)) : NULL;
+	double *extra_trans = ar && trans_extra ? (double *)rki_arena_array(ar, frames * trans_extra, 3 * sizeof(double))
+		: NULL;
+	double *extra_scale = ar && scale_extra ? (double *)rki_arena_array(ar, frames * scale_extra, 3 * sizeof(double))
+		: NULL;
 	rk_anim_layer *layer = ar ? (rk_anim_layer *)rki_arena_alloc(ar, sizeof(rk_anim_layer)) : NULL;
 	const char *name_src = o.name ? o.name : clip->name ? clip->name : "";
 	char *name = ar ? rki_arena_strndup(ar, name_src, strlen(name_src)) : NULL;
-	if (!times || !tracks || !rot_values || !hips_values || !layer || !name) {
+	if (!times || !tracks || !rot_values || !hips_values || !layer || !name || (rot_extra && !extra_rot) ||
+		(trans_extra && !extra_trans) || (scale_extra && !extra_scale)) {
 		rki_error_set(err, RK_ERROR_OUT_OF_MEMORY, "cannot allocate %zu frames of %zu tracks", frames, track_count);
 		goto done;
 	}
@@ -352,9 +500,8 @@ rk_anim_clip *rk_retarget(rk_scene *target, const rk_scene *source, const rk_ani
 		times[k] = t;
 	}
 
-	const rk_node *hips = r.ht->bones[RK_HUMANOID_HIPS];
 	rk_mat4 hips_parent_inv = rk_mat4_identity();
-	if (hips->parent && !rk_mat4_invert(hips->parent->node_to_world, &hips_parent_inv)) {
+	if (hips->parent && !rk_mat4_invert(rest_dst.world[hips->parent->index], &hips_parent_inv)) {
 		rki_error_set(err, RK_ERROR_INVALID_ARGUMENT, "target hips' parent has a singular world matrix");
 		goto done;
 	}
@@ -434,7 +581,11 @@ rk_anim_clip *rk_retarget(rk_scene *target, const rk_scene *source, const rk_ani
 			}
 			dst[0] = v.x, dst[1] = v.y, dst[2] = v.z, dst[3] = v.w;
 			if (b == RK_HUMANOID_HIPS) hips_rot_value = v;
+			r.value[i] = v;
 		}
+		if ((rot_extra || trans_extra || scale_extra) &&
+			!rki_rest_track_values(&r, rest_dst.local, k, frames, extra_rot, extra_trans, extra_scale, err))
+			goto done;
 		rk_vec3 local_pos = rk_mat4_transform_point(hips_parent_inv, world_pos);
 		rk_vec3 tv;
 		if (!rki_track_translation(hips, hips_rot_value, local_pos, &tv) || !isfinite(tv.x) || !isfinite(tv.y) ||
@@ -460,6 +611,7 @@ rk_anim_clip *rk_retarget(rk_scene *target, const rk_scene *source, const rk_ani
 		tr->values = rot_values + (size_t)slot_of_bone[b] * frames * 4;
 		tr->interpolation = RK_INTERP_LINEAR;
 	}
+	rki_rest_tracks(&r, tracks + mapped + 1, times, frames, extra_rot, extra_trans, extra_scale);
 	rk_anim_track *ht = &tracks[mapped];
 	memset(ht, 0, sizeof(*ht));
 	ht->node = (rk_node *)(uintptr_t)hips;
@@ -471,19 +623,7 @@ rk_anim_clip *rk_retarget(rk_scene *target, const rk_scene *source, const rk_ani
 	ht->values = hips_values;
 	ht->interpolation = RK_INTERP_LINEAR;
 
-	memset(layer, 0, sizeof(*layer));
-	layer->name = "retarget";
-	layer->weight = 1.0;
-	layer->blend = RK_LAYER_OVERRIDE;
-	layer->track_count = track_count;
-	layer->tracks = tracks;
-	rk_anim_clip c;
-	memset(&c, 0, sizeof(c));
-	c.name = name;
-	c.time_begin = 0.0;
-	c.time_end = duration;
-	c.layer_count = 1;
-	c.layers = layer;
+	rk_anim_clip c = rki_one_layer_clip(layer, "retarget", tracks, track_count, name, duration);
 	/* Report, measured on the result: the new clip evaluated on the target. */
 	if (report) {
 		report->mapped_bones = mapped;
@@ -492,6 +632,9 @@ rk_anim_clip *rk_retarget(rk_scene *target, const rk_scene *source, const rk_ani
 		report->source_hips_height = r.fs.unit;
 		report->target_hips_height = r.ft.unit;
 		report->max_foot_miss = foot_miss;
+		report->source_rest = rest_src.report.used;
+		report->target_rest = rest_dst.report.used;
+		report->rest_tracks = rot_extra + trans_extra + scale_extra;
 		if (!rki_pose_buffer_init(&dst_pose, target, &tmp, err)) goto done;
 		for (size_t k = 0; k < frames; k++) {
 			rki_humanoid_pose ps, pd;
@@ -512,6 +655,15 @@ rk_anim_clip *rk_retarget(rk_scene *target, const rk_scene *source, const rk_ani
 	}
 
 done:
+	if (result && report) {
+		report->source_rest = rest_src.report.used;
+		report->target_rest = rest_dst.report.used;
+		report->rest_tracks = rot_extra + trans_extra + scale_extra;
+	}
+	rki_rest_table_free(&rest_src);
+	rki_rest_table_free(&rest_dst);
+	if (r.rest_track) rki_free(&tmp, r.rest_track, nodes);
+	if (r.value) rki_free(&tmp, r.value, nodes * sizeof(rk_quat));
 	rki_pose_buffer_free(&src_pose);
 	rki_pose_buffer_free(&dst_pose);
 	if (r.bone_of_node) rki_free(&tmp, r.bone_of_node, nodes * sizeof(int));
@@ -520,5 +672,75 @@ done:
 	if (r.rest_world) rki_free(&tmp, r.rest_world, nodes * sizeof(rk_quat));
 	if (r.rest_pos) rki_free(&tmp, r.rest_pos, nodes * sizeof(rk_vec3));
 	if (r.pos) rki_free(&tmp, r.pos, nodes * sizeof(rk_vec3));
+	return result;
+}
+
+/* ---- rk_rest_clip_add --------------------------------------------------------------- */
+
+rk_anim_clip *rk_rest_clip_add(rk_scene *scene, rk_rest_mode rest, const char *name, rk_rest_report *report,
+	rk_error *err)
+{
+	rki_error_clear(err);
+	if (report) memset(report, 0, sizeof(*report));
+	if (!scene || !scene->nodes.count) {
+		rki_error_set(err, RK_ERROR_INVALID_ARGUMENT, "rk_rest_clip_add needs a scene with nodes");
+		return NULL;
+	}
+	size_t nodes = scene->nodes.count;
+	rki_alloc tmp;
+	rki_alloc_init(&tmp, NULL, RKI_DEFAULT_MEMORY_LIMIT, 0);
+	rki_rest_table t;
+	if (!rki_rest_table_init(&t, scene, rest, &tmp, err)) return NULL;
+	if (report) *report = t.report;
+	rki_retarget r;
+	memset(&r, 0, sizeof(r));
+	r.target = scene;
+	r.bone_of_node = (int *)rki_malloc(&tmp, nodes * sizeof(int));
+	r.rest_local = (rk_quat *)rki_malloc(&tmp, nodes * sizeof(rk_quat));
+	r.rest_track = (uint8_t *)rki_malloc(&tmp, nodes);
+	rk_anim_clip *result = NULL;
+	if (!r.bone_of_node || !r.rest_local || !r.rest_track) {
+		rki_error_set(err, RK_ERROR_OUT_OF_MEMORY, "cannot allocate the rest clip's state for %zu nodes", nodes);
+		goto done;
+	}
+	size_t rot = 0, trans = 0, scl = 0;
+	for (size_t i = 0; i < nodes; i++) {
+		const rk_node *n = &scene->nodes.data[i];
+		r.bone_of_node[i] = -1;
+		r.rest_track[i] = 0;
+		r.rest_local[i] = rki_matrix_rotation(t.local[i]);
+		if (i == 0 || t.report.used != RK_REST_BIND) continue;
+		r.rest_track[i] = rki_rest_needs(n, t.local[i], r.rest_local[i], false, false,
+			t.report.extent > 1.0 ? t.report.extent : 1.0);
+		rot += (r.rest_track[i] & RKI_REST_ROTATION) != 0;
+		trans += (r.rest_track[i] & RKI_REST_TRANSLATION) != 0;
+		scl += (r.rest_track[i] & RKI_REST_SCALE) != 0;
+	}
+	rki_arena *ar = rki_scene_arena(scene);
+	const char *nm = name ? name : "rest";
+	static const double zero = 0.0;
+	double *times = ar ? (double *)rki_arena_array(ar, 1, sizeof(double)) : NULL;
+	size_t count = rot + trans + scl;
+	rk_anim_track *tracks = ar && count ? (rk_anim_track *)rki_arena_array(ar, count, sizeof(rk_anim_track)) : NULL;
+	double *rv = ar && rot ? (double *)rki_arena_array(ar, rot, 4 * sizeof(double)) : NULL;
+	double *tv = ar && trans ? (double *)rki_arena_array(ar, trans, 3 * sizeof(double)) : NULL;
+	double *sv = ar && scl ? (double *)rki_arena_array(ar, scl, 3 * sizeof(double)) : NULL;
+	rk_anim_layer *layer = ar ? (rk_anim_layer *)rki_arena_alloc(ar, sizeof(rk_anim_layer)) : NULL;
+	char *cname = ar ? rki_arena_strndup(ar, nm, strlen(nm)) : NULL;
+	if (!times || !layer || !cname || (count && !tracks) || (rot && !rv) || (trans && !tv) || (scl && !sv)) {
+		rki_error_set(err, RK_ERROR_OUT_OF_MEMORY, "cannot allocate the rest clip");
+		goto done;
+	}
+	times[0] = zero;
+	if (!rki_rest_track_values(&r, t.local, 0, 1, rv, tv, sv, err)) goto done;
+	if (count) rki_rest_tracks(&r, tracks, times, 1, rv, tv, sv);
+	rk_anim_clip c = rki_one_layer_clip(layer, "rest", tracks, count, cname, 0.0);
+	result = rki_scene_append_clip(scene, &c);
+	if (!result) rki_error_set(err, RK_ERROR_OUT_OF_MEMORY, "cannot add the rest clip to the scene");
+done:
+	if (r.bone_of_node) rki_free(&tmp, r.bone_of_node, nodes * sizeof(int));
+	if (r.rest_local) rki_free(&tmp, r.rest_local, nodes * sizeof(rk_quat));
+	if (r.rest_track) rki_free(&tmp, r.rest_track, nodes);
+	rki_rest_table_free(&t);
 	return result;
 }

@@ -28,7 +28,8 @@ rk_quat rki_matrix_rotation(rk_mat4 m)
 	return rk_quat_normalize(rk_mat4_decompose(r).rotation);
 }
 
-bool rki_char_frame_from_rest(const rk_scene *scene, const rk_humanoid *h, rki_char_frame *out, rk_error *err)
+bool rki_char_frame_from_rest(const rk_scene *scene, const rk_humanoid *h, const rk_mat4 *rest, rki_char_frame *out,
+	rk_error *err)
 {
 	const rk_node *hips = h->bones[RK_HUMANOID_HIPS], *head = h->bones[RK_HUMANOID_HEAD];
 	const rk_node *lul = h->bones[RK_HUMANOID_LEFT_UPPER_LEG], *rul = h->bones[RK_HUMANOID_RIGHT_UPPER_LEG];
@@ -40,15 +41,15 @@ bool rki_char_frame_from_rest(const rk_scene *scene, const rk_humanoid *h, rki_c
 	/* A mirrored world (a left-handed load conversion, a negative scale above
 	 * the skeleton) has no rotation-only character frame: refuse it rather
 	 * than produce a mirrored retarget. */
-	if (rk_mat4_determinant3(hips->node_to_world) < 0.0) {
+	if (rk_mat4_determinant3(rest[hips->index]) < 0.0) {
 		rki_error_set(err, RK_ERROR_INVALID_ARGUMENT,
 			"%s: the skeleton's world is mirrored (left-handed conversion or negative scale): load it without "
 			"a handedness change", scene->source_path);
 		return false;
 	}
-	rk_vec3 p_hips = rk_mat4_get_translation(hips->node_to_world);
-	rk_vec3 p_head = rk_mat4_get_translation(head->node_to_world);
-	rk_vec3 p_lul = rk_mat4_get_translation(lul->node_to_world), p_rul = rk_mat4_get_translation(rul->node_to_world);
+	rk_vec3 p_hips = rk_mat4_get_translation(rest[hips->index]);
+	rk_vec3 p_head = rk_mat4_get_translation(rest[head->index]);
+	rk_vec3 p_lul = rk_mat4_get_translation(rest[lul->index]), p_rul = rk_mat4_get_translation(rest[rul->index]);
 	rk_vec3 mid = rk_vec3_scale(rk_vec3_add(p_lul, p_rul), 0.5);
 	rk_vec3 up = rk_vec3_sub(p_head, mid);
 	double up_len = rk_vec3_length(up);
@@ -71,7 +72,7 @@ bool rki_char_frame_from_rest(const rk_scene *scene, const rk_humanoid *h, rki_c
 	rk_vec3 left = rk_vec3_sub(p_lul, p_rul);
 	left = rk_vec3_sub(left, rk_vec3_scale(up, rk_vec3_dot(left, up)));
 	if (rk_vec3_length(left) < 1e-3 * up_len) {
-		left = rk_vec3_sub(rk_mat4_get_translation(lua->node_to_world), rk_mat4_get_translation(rua->node_to_world));
+		left = rk_vec3_sub(rk_mat4_get_translation(rest[lua->index]), rk_mat4_get_translation(rest[rua->index]));
 		left = rk_vec3_sub(left, rk_vec3_scale(up, rk_vec3_dot(left, up)));
 	}
 	if (rk_vec3_length(left) < 1e-3 * up_len) {
@@ -89,7 +90,7 @@ bool rki_char_frame_from_rest(const rk_scene *scene, const rk_humanoid *h, rki_c
 	for (size_t k = 0; k < sizeof(feet) / sizeof(feet[0]); k++) {
 		const rk_node *n = h->bones[feet[k]];
 		if (!n) continue;
-		double d = rk_vec3_dot(rk_vec3_sub(rk_mat4_get_translation(n->node_to_world), p_hips), up);
+		double d = rk_vec3_dot(rk_vec3_sub(rk_mat4_get_translation(rest[n->index]), p_hips), up);
 		if (!any || d < low) low = d;
 		any = true;
 	}
@@ -131,21 +132,6 @@ void rki_humanoid_pose_from(const rk_humanoid *h, const rki_char_frame *f, const
 		}
 		out->position[b] = rki_char_point(f, rki_node_position(node_to_world, n));
 		out->rotation[b] = rk_quat_normalize(rk_quat_mul(f->rotation, rki_matrix_rotation(node_to_world[n->index])));
-	}
-}
-
-void rki_humanoid_pose_rest(const rk_scene *scene, const rk_humanoid *h, const rki_char_frame *f,
-	rki_humanoid_pose *out)
-{
-	for (int b = 0; b < RK_HUMANOID_BONE_COUNT; b++) {
-		const rk_node *n = h->bones[b];
-		if (!n || n->index >= scene->nodes.count) {
-			out->position[b] = (rk_vec3){ 0, 0, 0 };
-			out->rotation[b] = RK_QUAT_IDENTITY;
-			continue;
-		}
-		out->position[b] = rki_char_point(f, rk_mat4_get_translation(n->node_to_world));
-		out->rotation[b] = rk_quat_normalize(rk_quat_mul(f->rotation, rki_matrix_rotation(n->node_to_world)));
 	}
 }
 
@@ -281,4 +267,75 @@ bool rki_pose_buffer_eval(rki_pose_buffer *b, const rk_scene *scene, const rk_an
 	job.pose = &b->pose;
 	if (!rk_pose_eval_validate(&job, err)) return false;
 	return rk_pose_eval_run(&job);
+}
+
+bool rki_rest_table_init(rki_rest_table *t, const rk_scene *scene, rk_rest_mode mode, rki_alloc *alloc, rk_error *err)
+{
+	memset(t, 0, sizeof(*t));
+	size_t n = scene->nodes.count;
+	if (n > SIZE_MAX / (2 * sizeof(rk_mat4))) {
+		rki_error_set(err, RK_ERROR_LIMIT, "%zu nodes", n);
+		return false;
+	}
+	t->alloc = alloc;
+	t->count = n;
+	t->world = n ? (rk_mat4 *)rki_malloc(alloc, 2 * n * sizeof(rk_mat4)) : NULL;
+	if (!t->world) {
+		rki_error_set(err, alloc->limit_hit ? RK_ERROR_LIMIT : RK_ERROR_OUT_OF_MEMORY,
+			"cannot allocate the rest pose of %zu nodes", n);
+		t->count = 0;
+		return false;
+	}
+	t->local = t->world + n;
+	rk_rest_opts ro;
+	memset(&ro, 0, sizeof(ro));
+	ro.mode = mode;
+	ro.allocator = alloc->user;
+	/* the rest of the caller's budget (0 = unlimited there) */
+	if (alloc->memory_limit)
+		ro.memory_limit = alloc->memory_limit > alloc->bytes_in_use ? alloc->memory_limit - alloc->bytes_in_use : 1;
+	else
+		ro.memory_limit = SIZE_MAX;
+	if (!rk_rest_pose_eval(scene, &ro, t->world, t->local, &t->report, err)) {
+		rki_rest_table_free(t);
+		return false;
+	}
+	return true;
+}
+
+void rki_rest_table_free(rki_rest_table *t)
+{
+	if (t->world) rki_free(t->alloc, t->world, 2 * t->count * sizeof(rk_mat4));
+	memset(t, 0, sizeof(*t));
+}
+
+bool rk_character_frame_eval(const rk_scene *scene, const rk_humanoid *h, rk_rest_mode rest, rk_character_frame *out,
+	rk_error *err)
+{
+	if (out) memset(out, 0, sizeof(*out));
+	if (!scene || !out) {
+		rki_error_set(err, RK_ERROR_INVALID_ARGUMENT, "rk_character_frame_eval: scene and out are required");
+		return false;
+	}
+	rk_humanoid store;
+	const rk_humanoid *hm = rki_humanoid_resolve(scene, h, &store, "skeleton", err);
+	if (!hm) return false;
+	rki_alloc alloc;
+	rki_alloc_init(&alloc, NULL, RKI_DEFAULT_MEMORY_LIMIT, 0);
+	rki_rest_table t;
+	if (!rki_rest_table_init(&t, scene, rest, &alloc, err)) return false;
+	rki_char_frame f;
+	bool ok = rki_char_frame_from_rest(scene, hm, t.world, &f, err);
+	if (ok) {
+		rk_quat to_world = rk_quat_conjugate(f.rotation);
+		out->rest = t.report;
+		out->hips_height = f.unit;
+		out->origin = f.origin;
+		out->left = rk_quat_rotate(to_world, (rk_vec3){ 1, 0, 0 });
+		out->up = rk_quat_rotate(to_world, (rk_vec3){ 0, 1, 0 });
+		out->forward = rk_quat_rotate(to_world, (rk_vec3){ 0, 0, 1 });
+		rki_error_clear(err);
+	}
+	rki_rest_table_free(&t);
+	return ok;
 }

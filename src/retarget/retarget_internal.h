@@ -15,9 +15,11 @@ typedef struct rki_char_frame {
 	double unit;                     /* world units per character unit: rest hips height */
 } rki_char_frame;
 
-/* From the scene's static pose. False with err when the rest pose is
- * degenerate (head on the hips, legs and arms on one point, zero height). */
-bool rki_char_frame_from_rest(const rk_scene *scene, const rk_humanoid *h, rki_char_frame *out, rk_error *err);
+/* From the rest pose `rest` (node_to_world by node index: a rki_rest_table's
+ * world). False with err when the rest pose is degenerate (head on the
+ * hips, legs and arms on one point, zero height). */
+bool rki_char_frame_from_rest(const rk_scene *scene, const rk_humanoid *h, const rk_mat4 *rest, rki_char_frame *out,
+	rk_error *err);
 
 rk_vec3 rki_char_point(const rki_char_frame *f, rk_vec3 world);
 rk_vec3 rki_char_from_world_point(const rki_char_frame *f, rk_vec3 world_in_char_units);
@@ -36,9 +38,19 @@ typedef struct rki_humanoid_pose {
 
 void rki_humanoid_pose_from(const rk_humanoid *h, const rki_char_frame *f, const rk_mat4 *node_to_world,
 	rki_humanoid_pose *out);
-/* The same from the scene's static matrices. */
-void rki_humanoid_pose_rest(const rk_scene *scene, const rk_humanoid *h, const rki_char_frame *f,
-	rki_humanoid_pose *out);
+
+/* A scene's rest pose (rigkit/rest.h) in one block from `alloc`: world and
+ * local (node_to_parent) matrices by node index, and how it was chosen. */
+typedef struct rki_rest_table {
+	rk_mat4 *world, *local;
+	size_t count;
+	rk_rest_report report;
+	rki_alloc *alloc;
+} rki_rest_table;
+
+/* False with err (RK_ERROR_LIMIT / RK_ERROR_OUT_OF_MEMORY / a bad mode). */
+bool rki_rest_table_init(rki_rest_table *t, const rk_scene *scene, rk_rest_mode mode, rki_alloc *alloc, rk_error *err);
+void rki_rest_table_free(rki_rest_table *t);
 
 /* The mapped humanoid bone that gives `bone` its direction (upperArm ->
  * lowerArm, hand -> middleProximal, spine -> chest or the next mapped bone

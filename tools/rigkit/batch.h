@@ -37,6 +37,7 @@ typedef struct cli_batch_job_opts {
 	rk_retarget_root root;
 	double fps;                      /* 0 = the source's frame rate */
 	bool skip_fingers, foot_ik, drop_avatar_clips;
+	rk_rest_mode rest;               /* RK_REST_AUTO (0) = default */
 } cli_batch_job_opts;
 
 /* One job: one output file. */

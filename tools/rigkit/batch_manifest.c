@@ -428,7 +428,7 @@ static void cli_batch_add_entry(cli_batch_jobspec *s, size_t *cap, const char *s
 static int cli_batch_read_options(cli_batch_reader *r, const cJSON *o, cli_batch_job_opts *opts)
 {
 	if (!cJSON_IsObject(o)) return cli_batch_bad(r, "\"options\" must be an object");
-	static const char *const keys[] = { "root", "fps", "skip_fingers", "foot_ik", "drop_avatar_clips", NULL };
+	static const char *const keys[] = { "root", "fps", "skip_fingers", "foot_ik", "drop_avatar_clips", "rest", NULL };
 	int rc = cli_batch_keys(r, o, keys, "\"options\"");
 	if (rc) return rc;
 	for (const cJSON *k = o->child; k; k = k->next) {
@@ -443,6 +443,17 @@ static int cli_batch_read_options(cli_batch_reader *r, const cJSON *o, cli_batch
 					found = true;
 				}
 			if (!found) return cli_batch_bad(r, "\"options\": \"root\" must be \"keep\", \"in-place\" or \"lock\"");
+		} else if (!strcmp(k->string, "rest")) {
+			static const struct { const char *name; rk_rest_mode v; } rests[] = {
+				{ "auto", RK_REST_AUTO }, { "bind", RK_REST_BIND }, { "stored", RK_REST_STORED },
+			};
+			bool found = false;
+			for (size_t i = 0; i < sizeof(rests) / sizeof(rests[0]) && cJSON_IsString(k); i++)
+				if (!strcmp(k->valuestring, rests[i].name)) {
+					opts->rest = rests[i].v;
+					found = true;
+				}
+			if (!found) return cli_batch_bad(r, "\"options\": \"rest\" must be \"auto\", \"bind\" or \"stored\"");
 		} else if (!strcmp(k->string, "fps")) {
 			if (!cJSON_IsNumber(k) || !(k->valuedouble > 0.0 && k->valuedouble <= 1000.0))
 				return cli_batch_bad(r, "\"options\": \"fps\" must be a number in (0, 1000]");
@@ -655,6 +666,7 @@ char *cli_batch_manifest_line(const cli_batch_jobspec *s, const char *base, size
 	rk_json_bool(w, "skip_fingers", s->opts.skip_fingers);
 	rk_json_bool(w, "foot_ik", s->opts.foot_ik);
 	rk_json_bool(w, "drop_avatar_clips", s->opts.drop_avatar_clips);
+	if (s->opts.rest != RK_REST_AUTO) rk_json_string(w, "rest", rk_rest_mode_name(s->opts.rest));
 	rk_json_object_end(w);
 	rk_json_object_end(w);
 	size_t n = 0;

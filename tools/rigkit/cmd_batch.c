@@ -911,9 +911,9 @@ static bool cli_batch_job_digest(const cli_batch *b, cli_batch_job *job, const c
 {
 	const cli_batch_jobspec *s = job->spec;
 	char opts[256];
-	snprintf(opts, sizeof(opts), "axes %d %d %d unit %.17g root %d fps %.17g fingers %d foot_ik %d drop %d format %d",
+	snprintf(opts, sizeof(opts), "axes %d %d %d unit %.17g root %d fps %.17g fingers %d foot_ik %d drop %d rest %d format %d",
 		(int)b->lo.target_axes.right, (int)b->lo.target_axes.up, (int)b->lo.target_axes.front, b->lo.target_unit_meters,
-		(int)s->opts.root, s->opts.fps, s->opts.skip_fingers, s->opts.foot_ik, s->opts.drop_avatar_clips, job->format);
+		(int)s->opts.root, s->opts.fps, s->opts.skip_fingers, s->opts.foot_ik, s->opts.drop_avatar_clips, (int)s->opts.rest, job->format);
 	uint64_t h = cli_batch_fnv_str(CLI_BATCH_FNV_OFFSET, "rigkit batch job digest 1");
 	h = cli_batch_fnv_str(h, rk_version());
 	h = cli_batch_fnv_str(h, opts);
@@ -1128,6 +1128,7 @@ static void cli_batch_run_job(cli_batch *b, size_t j)
 	ro.fps = spec->opts.fps;
 	ro.skip_fingers = spec->opts.skip_fingers;
 	ro.foot_ik = spec->opts.foot_ik;
+	ro.rest = spec->opts.rest;
 	ro.target_humanoid = &ht;
 	for (size_t k = 0; k < job->clip_count; k++) {
 		const cli_batch_clip *c = &b->clips[job->clip_begin + k];
@@ -1323,6 +1324,8 @@ static void cli_batch_json_job(cli_json *j, const cli_batch *b, const cli_batch_
 			cli_json_number(j, "source_hips_height", r->report.source_hips_height);
 			cli_json_number(j, "target_hips_height", r->report.target_hips_height);
 			cli_json_number(j, "max_direction_error_deg", r->report.max_direction_error * CLI_BATCH_RAD_TO_DEG);
+			cli_json_string(j, "source_rest", rk_rest_mode_name(r->report.source_rest));
+			cli_json_string(j, "target_rest", rk_rest_mode_name(r->report.target_rest));
 			if (job->spec->opts.foot_ik) cli_json_number(j, "max_foot_miss", r->report.max_foot_miss);
 		}
 		cli_json_close_object(j);
@@ -1359,6 +1362,7 @@ static void cli_batch_json_report(cli_json *j, const cli_batch *b, double wall, 
 	cli_json_number(j, "fps", b->defaults.fps);
 	cli_json_bool(j, "skip_fingers", b->defaults.skip_fingers);
 	cli_json_bool(j, "foot_ik", b->defaults.foot_ik);
+	cli_json_string(j, "rest", rk_rest_mode_name(b->defaults.rest));
 	cli_json_bool(j, "keep_going", b->keep_going);
 
 	cli_json_array(j, "motions");
@@ -1548,6 +1552,7 @@ static int cli_batch_parse(cli_batch *b, cli_batch_args *a, int argc, char **arg
 	b->defaults.fps = ra.ro.fps;
 	b->defaults.skip_fingers = ra.ro.skip_fingers;
 	b->defaults.foot_ik = ra.ro.foot_ik;
+	b->defaults.rest = ra.ro.rest;
 	b->defaults.drop_avatar_clips = a->drop_avatar_clips;
 	b->clip_names = ra.clips.items;
 	b->clip_name_count = ra.clips.count;

@@ -58,7 +58,7 @@ const cli_spec cli_compare_spec = {
 		"Exit codes: 0 ok, 1 usage, 2 bad input (unreadable file, unknown clip, not a\n"
 		"humanoid).\n",
 	.operands = "files A B", .min_operands = 2, .max_operands = 2,
-	.tables = { &cli_compare_table, &cli_load_table },
+	.tables = { &cli_compare_table, &cli_rest_table, &cli_load_table },
 };
 
 #define CLI_DEG (180.0 / 3.14159265358979323846)
@@ -112,8 +112,9 @@ int cli_cmd_compare(cli_ctx *ctx, int argc, char **argv)
 	cli_compare_args a;
 	memset(&a, 0, sizeof(a));
 	rk_load_opts lo = { 0 };
+	int rest = 0;
 	cli_operands ops;
-	int rc = cli_opts_parse(ctx, &cli_compare_spec, (void *const[]){ &a, &lo }, argc, argv, &ops);
+	int rc = cli_opts_parse(ctx, &cli_compare_spec, (void *const[]){ &a, &rest, &lo }, argc, argv, &ops);
 	if (rc) return rc;
 	cli_compare_side side[2];
 	memset(side, 0, sizeof(side));
@@ -125,6 +126,7 @@ int cli_cmd_compare(cli_ctx *ctx, int argc, char **argv)
 			return cli_usage(ctx, "--static-%c and --clip-%c exclude each other", 'a' + k, 'a' + k);
 	}
 	rk_compare_opts opts = a.opts;
+	opts.rest = (rk_rest_mode)rest;
 	bool json = ctx->json, bones = a.bones;
 
 	rc = cli_compare_load(ctx, &side[0], &lo);
@@ -163,6 +165,8 @@ int cli_cmd_compare(cli_ctx *ctx, int argc, char **argv)
 		cli_json_number(&j, "duration", duration);
 		cli_json_int(&j, "frames", (long long)res.frames);
 		cli_json_int(&j, "bones_compared", (long long)res.bones_compared);
+		cli_json_string(&j, "a_rest", rk_rest_mode_name(res.a_rest));
+		cli_json_string(&j, "b_rest", rk_rest_mode_name(res.b_rest));
 		cli_json_number(&j, "max_direction_deg", res.max_direction_angle * CLI_DEG);
 		cli_json_number(&j, "max_rotation_deg", res.max_rotation_angle * CLI_DEG);
 		cli_json_number(&j, "max_position_hips", res.max_position_error);

@@ -53,7 +53,7 @@ static const cli_opt cli_render_rows[] = {
 		.seen = CLI_SEEN(cli_render_args, has_time), .expects = "seconds", .metavar = "T",
 		.help = "absolute file time in seconds (default: the clip's start)" },
 	{ .name = "--static", .kind = CLI_OPT_FLAG, .offset = offsetof(cli_render_args, is_static),
-		.help = "the scene as stored (no animation), even if it has clips" },
+		.help = "the scene at rest (no animation), even if it has clips:\nthe stored transforms, or the skins' bind pose where\nthat differs (--rest)" },
 	{ .name = "--frames", .kind = CLI_OPT_INT, .offset = offsetof(cli_render_args, frames), .min = 1,
 		.max = CLI_RENDER_MAX_FRAMES, .metavar = "N",
 		.help = "contact sheet: N times of the clip side by side in one PNG,\nt_k = start + k * duration / N (k = "
@@ -123,7 +123,7 @@ const cli_spec cli_render_spec = {
 		"triangles drawn (--json: the same as one JSON document). Sheets wider or\n"
 		"taller than 16384 pixels are refused. OUT must be a .png file.\n",
 	.operands = "IN and OUT.png", .min_operands = 2, .max_operands = 2,
-	.tables = { &cli_render_table, &cli_render_look_table, &cli_load_table },
+	.tables = { &cli_render_table, &cli_render_look_table, &cli_rest_table, &cli_load_table },
 };
 
 static rk_vec3 cli_axis_vector(rk_axis a, rk_vec3 def)
@@ -234,8 +234,9 @@ int cli_cmd_render(cli_ctx *ctx, int argc, char **argv)
 	memset(&a, 0, sizeof(a));
 	rk_render_opts o = { 0 };
 	rk_load_opts lo = { 0 };
+	int rest = 0;
 	cli_operands ops;
-	int rc = cli_opts_parse(ctx, &cli_render_spec, (void *const[]){ &a, &o, &lo }, argc, argv, &ops);
+	int rc = cli_opts_parse(ctx, &cli_render_spec, (void *const[]){ &a, &o, &rest, &lo }, argc, argv, &ops);
 	if (rc) return rc;
 	const char *in = ops.v[0], *out = ops.v[1], *clip_name = a.clip;
 	double time = a.time;
@@ -284,8 +285,31 @@ int cli_cmd_render(cli_ctx *ctx, int argc, char **argv)
 		for (int r = 0; r < nrows; r++) rk_scene_free(rows[r].scene);
 		return rc;
 	}
+	/* a row without a clip: the scene at rest, in the bind pose where that
+	 * differs (rest.h); rest_report is row 0's */
+	rk_rest_report rest_report;
+	memset(&rest_report, 0, sizeof(rest_report));
+	rest_report.used = RK_REST_STORED;
+	bool rest_clip = false;
+	for (int r = 0; r < nrows; r++) {
+		if (rows[r].clip) continue;
+		rk_rest_report rep;
+		rk_error rerr;
+		const rk_anim_clip *rc_clip = rk_rest_clip_add(rows[r].scene, (rk_rest_mode)rest, "rest", &rep, &rerr);
+		if (!rc_clip) {
+			cli_print_error(ctx, &rerr);
+			for (int q = 0; q < nrows; q++) rk_scene_free(rows[q].scene);
+			return CLI_EXIT_INPUT;
+		}
+		if (r == 0) {
+			rest_report = rep;
+			rest_clip = true;
+		}
+		if (rep.used == RK_REST_BIND) rows[r].clip = rc_clip;   /* else the stored pose: the static scene as before */
+	}
 	const rk_anim_clip *clip = rows[0].clip;
-	if (clip && !has_time) time = clip->time_begin;
+	if (rest_clip) time = 0.0;
+	else if (clip && !has_time) time = clip->time_begin;
 
 	double times[CLI_RENDER_MAX_FRAMES];
 	for (long k = 0; k < count; k++)
@@ -352,9 +376,10 @@ int cli_cmd_render(cli_ctx *ctx, int argc, char **argv)
 		cli_json_int(&j, "height", (long long)h * nrows);
 		cli_json_int(&j, "frames", count);
 		cli_json_int(&j, "frame_width", w);
-		cli_json_string(&j, "clip", clip ? clip->name : NULL);
+		cli_json_string(&j, "clip", clip && !rest_clip ? clip->name : NULL);
+		if (rest_clip) cli_json_string(&j, "rest", rest_report.used == RK_REST_BIND ? "bind" : "stored");
 		cli_json_array(&j, "times");
-		for (long k = 0; clip && k < count; k++) cli_json_number(&j, NULL, times[k]);
+		for (long k = 0; clip && !rest_clip && k < count; k++) cli_json_number(&j, NULL, times[k]);
 		cli_json_close_array(&j);
 		cli_json_int(&j, "triangles", (long long)triangles);
 		cli_json_int(&j, "textures_failed", (long long)total.textures_failed);
@@ -373,7 +398,7 @@ int cli_cmd_render(cli_ctx *ctx, int argc, char **argv)
 		if (frames) printf("%ld frames of %u x %u (%u x %u)", count, (unsigned)w, (unsigned)h, (unsigned)(w * count),
 			(unsigned)(h * (uint32_t)nrows));
 		else printf("%u x %u", (unsigned)w, (unsigned)(h * (uint32_t)nrows));
-		if (!clip) printf(", static scene");
+		if (rest_clip) printf(", static scene%s", rest_report.used == RK_REST_BIND ? " (bind pose)" : "");
 		else if (frames) printf(", clip %s at %.6g..%.6g s", clip->name, times[0], times[count - 1]);
 		else printf(", clip %s at %.6g s", clip->name, times[0]);
 		printf(", %zu triangles", triangles);

@@ -8,25 +8,36 @@
 #include <stdlib.h>
 #include <string.h>
 
+typedef struct cli_humanoid_args {
+	const char *map;
+	int rest;
+	bool explain;
+} cli_humanoid_args;
+
 static const cli_opt cli_humanoid_rows[] = {
-	{ .name = "--map", .kind = CLI_OPT_STRING, .offset = 0, .metavar = "FILE",
+	{ .name = "--map", .kind = CLI_OPT_STRING, .offset = offsetof(cli_humanoid_args, map), .metavar = "FILE",
 		.help = "start from the detection, then apply FILE's lines\n('leftUpperArm = Bone.012'; 'bone =' unmaps; '#' "
 			"comments)" },
+	{ .name = "--explain", .kind = CLI_OPT_FLAG, .offset = offsetof(cli_humanoid_args, explain),
+		.help = "say why each bone was chosen (declared, name,\nhierarchy, map file) after its line" },
 };
 static const cli_opt_table cli_humanoid_table = CLI_TABLE("options", cli_humanoid_rows);
 
 const cli_spec cli_humanoid_spec = {
 	.name = "humanoid",
-	.usage = "usage: rigkit humanoid FILE [--map FILE] [--json]\n"
+	.usage = "usage: rigkit humanoid FILE [--map FILE] [--explain] [--rest MODE] [--json]\n"
 		"\n"
 		"Prints which node of FILE ('-' reads stdin) plays which humanoid bone (VRM\n"
 		"1.0 bone names), as detected from the node names and the hierarchy, one\n"
 		"'bone = node' line per mapped bone: the format --map files use (here and in\n"
-		"`rigkit retarget`).\n"
+		"`rigkit retarget`). --explain adds a '# reason: why' comment to each line\n"
+		"(the output stays a valid map file).\n"
 		"Exit code 2 when the result is not a valid humanoid (a required bone missing).\n"
 		"\n",
 	.operands = "FILE", .min_operands = 1, .max_operands = 1,
-	.tables = { &cli_humanoid_table, &cli_load_table },
+	.footer = "The '# rest' line tells which rest pose the skeleton is measured in (--rest;\n"
+		"docs/retarget.md) and its hips height above the feet in file units.\n",
+	.tables = { &cli_humanoid_table, &cli_rest_table, &cli_load_table },
 };
 
 typedef struct cli_retarget_cmd_args {
@@ -81,40 +92,98 @@ static int cli_apply_map_file(cli_ctx *ctx, const char *path, const rk_scene *s,
 }
 
 /* Detection plus an optional map file; *valid tells whether the result is a
- * valid humanoid (err holds why not). */
+ * valid humanoid (err holds why not); why (may be NULL) gets the reasons,
+ * bones the map file changed marked RK_HUMANOID_REASON_MAP. */
 static int cli_humanoid_of(cli_ctx *ctx, const rk_scene *s, const char *map, rk_humanoid *h, bool *valid,
-	rk_error *err)
+	rk_humanoid_explanation *why, rk_error *err)
 {
-	rk_humanoid_detect(s, h, err);
+	rk_humanoid_detect_explained(s, h, why, err);
 	if (map) {
+		rk_humanoid detected = *h;
 		int rc = cli_apply_map_file(ctx, map, s, h);
 		if (rc) return rc;
+		for (int b = 0; why && b < RK_HUMANOID_BONE_COUNT; b++) {
+			if (h->bones[b] == detected.bones[b]) continue;
+			why->reason[b] = h->bones[b] ? RK_HUMANOID_REASON_MAP : RK_HUMANOID_REASON_NONE;
+			snprintf(why->text[b], sizeof(why->text[b]), "%s %s", h->bones[b] ? "set by the map file" : "unmapped by the map file", map);
+		}
 	}
 	*valid = rk_humanoid_validate(h, s, err);
 	return CLI_EXIT_OK;
 }
 
+/* The rest pose report of `rigkit humanoid` (text or JSON). */
+static void cli_rest_print(const rk_character_frame *cf, bool have_frame, rk_rest_mode asked)
+{
+	const rk_rest_report *r = &cf->rest;
+	printf("# rest: %s pose (--rest %s)", r->used == RK_REST_BIND ? "bind" : "stored", rk_rest_mode_name(asked));
+	bool differs = r->max_angle > 1e-9 || r->max_distance > 1e-9 * (r->extent > 1.0 ? r->extent : 1.0);
+	if (r->joints_bound && differs)
+		printf(", stored vs bind: up to %.3g deg, %.3g units%s%s%s", r->max_angle * 180.0 / 3.14159265358979323846,
+			r->max_distance, r->worst_node ? " at \"" : "", r->worst_node ? r->worst_node->name : "",
+			r->worst_node ? "\"" : "");
+	else if (r->joints_bound)
+		printf(", stored = bind");
+	else
+		printf(", no skin binds the skeleton");
+	if (r->skin_conflicts) printf(", %zu joints bound differently by two skins", r->skin_conflicts);
+	if (have_frame) printf("; hips height %.6g", cf->hips_height);
+	printf("\n");
+}
+
+static void cli_rest_json(cli_json *j, const rk_character_frame *cf, bool have_frame, rk_rest_mode asked)
+{
+	const rk_rest_report *r = &cf->rest;
+	cli_json_object(j, "rest");
+	cli_json_string(j, "mode", rk_rest_mode_name(asked));
+	cli_json_string(j, "used", r->used == RK_REST_BIND ? "bind" : "stored");
+	cli_json_int(j, "skins_used", (long long)r->skins_used);
+	cli_json_int(j, "joints_bound", (long long)r->joints_bound);
+	cli_json_int(j, "nodes_changed", (long long)r->nodes_changed);
+	cli_json_int(j, "skin_conflicts", (long long)r->skin_conflicts);
+	cli_json_number(j, "max_angle_deg", r->max_angle * 180.0 / 3.14159265358979323846);
+	cli_json_number(j, "max_distance", r->max_distance);
+	cli_json_string(j, "worst_node", r->worst_node ? r->worst_node->name : NULL);
+	cli_json_close_object(j);
+	if (have_frame) cli_json_number(j, "hips_height", cf->hips_height);
+}
+
 int cli_cmd_humanoid(cli_ctx *ctx, int argc, char **argv)
 {
-	const char *map = NULL;
+	cli_humanoid_args a = { 0 };
+	int rest = 0;
 	rk_load_opts lo = { 0 };
 	cli_operands ops;
-	int rc = cli_opts_parse(ctx, &cli_humanoid_spec, (void *const[]){ (void *)&map, &lo }, argc, argv, &ops);
+	int rc = cli_opts_parse(ctx, &cli_humanoid_spec, (void *const[]){ &a, &rest, &lo }, argc, argv, &ops);
 	if (rc) return rc;
-	const char *path = ops.v[0];
+	const char *path = ops.v[0], *map = a.map;
 	bool json = ctx->json;
 	rk_error err;
 	rk_scene *s = cli_load(ctx, path, &lo, &rc);
 	if (!s) return rc;
 	rk_humanoid h;
 	bool valid = false;
-	rc = cli_humanoid_of(ctx, s, map, &h, &valid, &err);
+	static rk_humanoid_explanation why;
+	rc = cli_humanoid_of(ctx, s, map, &h, &valid, &why, &err);
 	if (rc) {
 		rk_scene_free(s);
 		return rc;
 	}
 	size_t mapped = 0;
 	for (int b = 0; b < RK_HUMANOID_BONE_COUNT; b++) mapped += h.bones[b] != NULL;
+	/* the rest pose; with a valid humanoid also its character frame */
+	rk_character_frame cf;
+	memset(&cf, 0, sizeof(cf));
+	rk_rest_opts rop;
+	memset(&rop, 0, sizeof(rop));
+	rop.mode = (rk_rest_mode)rest;
+	rk_error ferr;
+	bool have_frame = valid && rk_character_frame_eval(s, &h, rop.mode, &cf, &ferr);
+	if (!have_frame && !rk_rest_pose_eval(s, &rop, NULL, NULL, &cf.rest, &ferr)) {
+		cli_print_error(ctx, &ferr);
+		rk_scene_free(s);
+		return CLI_EXIT_INPUT;
+	}
 	if (json) {
 		cli_json j;
 		cli_json_document(&j, ctx);
@@ -127,6 +196,34 @@ int cli_cmd_humanoid(cli_ctx *ctx, int argc, char **argv)
 		for (int b = 0; b < RK_HUMANOID_BONE_COUNT; b++)
 			if (h.bones[b]) cli_json_string(&j, rk_humanoid_bone_name((rk_humanoid_bone)b), h.bones[b]->name);
 		cli_json_close_object(&j);
+		if (a.explain) {
+			cli_json_object(&j, "explain");
+			for (int b = 0; b < RK_HUMANOID_BONE_COUNT; b++) {
+				if (!h.bones[b]) continue;
+				cli_json_object(&j, rk_humanoid_bone_name((rk_humanoid_bone)b));
+				cli_json_string(&j, "reason", rk_humanoid_reason_name(why.reason[b]));
+				cli_json_string(&j, "text", why.text[b]);
+				cli_json_close_object(&j);
+			}
+			cli_json_close_object(&j);
+		}
+		cli_rest_json(&j, &cf, have_frame, rop.mode);
+		/* where each mapped bone's joint is in that rest (world, file units) */
+		rk_mat4 *rw = (rk_mat4 *)malloc((s->nodes.count ? s->nodes.count : 1) * sizeof(rk_mat4));
+		if (rw && rk_rest_pose_eval(s, &rop, rw, NULL, NULL, &ferr)) {
+			cli_json_object(&j, "rest_joints");
+			for (int b = 0; b < RK_HUMANOID_BONE_COUNT; b++) {
+				if (!h.bones[b]) continue;
+				rk_vec3 p = rk_mat4_get_translation(rw[h.bones[b]->index]);
+				cli_json_array(&j, rk_humanoid_bone_name((rk_humanoid_bone)b));
+				cli_json_number(&j, NULL, p.x);
+				cli_json_number(&j, NULL, p.y);
+				cli_json_number(&j, NULL, p.z);
+				cli_json_close_array(&j);
+			}
+			cli_json_close_object(&j);
+		}
+		free(rw);
 		cli_json_close_object(&j);
 		if (cli_json_end(&j) != CLI_EXIT_OK) {
 			rk_scene_free(s);
@@ -134,8 +231,13 @@ int cli_cmd_humanoid(cli_ctx *ctx, int argc, char **argv)
 		}
 	} else {
 		printf("# %s: %zu humanoid bones mapped%s\n", path, mapped, valid ? "" : " (not a valid humanoid)");
-		for (int b = 0; b < RK_HUMANOID_BONE_COUNT; b++)
-			if (h.bones[b]) printf("%s = %s\n", rk_humanoid_bone_name((rk_humanoid_bone)b), h.bones[b]->name);
+		cli_rest_print(&cf, have_frame, rop.mode);
+		for (int b = 0; b < RK_HUMANOID_BONE_COUNT; b++) {
+			if (!h.bones[b]) continue;
+			printf("%s = %s", rk_humanoid_bone_name((rk_humanoid_bone)b), h.bones[b]->name);
+			if (a.explain) printf("    # %s: %s", rk_humanoid_reason_name(why.reason[b]), why.text[b]);
+			printf("\n");
+		}
 		if (!valid) cli_fail(ctx, err.code, CLI_EXIT_INPUT, path, "%s", err.message);
 	}
 	rk_scene_free(s);
@@ -175,13 +277,13 @@ int cli_cmd_retarget(cli_ctx *ctx, int argc, char **argv)
 	}
 	rk_humanoid hs, ht;
 	bool valid_s = false, valid_t = false;
-	if ((rc = cli_humanoid_of(ctx, src, source_map, &hs, &valid_s, &err)) != 0) goto out;
+	if ((rc = cli_humanoid_of(ctx, src, source_map, &hs, &valid_s, NULL, &err)) != 0) goto out;
 	if (!valid_s) {
 		rc = cli_fail(ctx, err.code, CLI_EXIT_INPUT, paths[0], "not a humanoid: %s (fix with --source-map, see rigkit humanoid)",
 			err.message);
 		goto out;
 	}
-	if ((rc = cli_humanoid_of(ctx, dst, target_map, &ht, &valid_t, &err)) != 0) goto out;
+	if ((rc = cli_humanoid_of(ctx, dst, target_map, &ht, &valid_t, NULL, &err)) != 0) goto out;
 	if (!valid_t) {
 		rc = cli_fail(ctx, err.code, CLI_EXIT_INPUT, paths[1], "not a humanoid: %s (fix with --target-map, see rigkit humanoid)",
 			err.message);
@@ -256,6 +358,9 @@ int cli_cmd_retarget(cli_ctx *ctx, int argc, char **argv)
 			cli_json_number(&j, "source_hips_height", r->source_hips_height);
 			cli_json_number(&j, "target_hips_height", r->target_hips_height);
 			cli_json_number(&j, "max_direction_error_deg", r->max_direction_error * 180.0 / 3.14159265358979323846);
+			cli_json_string(&j, "source_rest", rk_rest_mode_name(r->source_rest));
+			cli_json_string(&j, "target_rest", rk_rest_mode_name(r->target_rest));
+			cli_json_int(&j, "rest_tracks", (long long)r->rest_tracks);
 			if (ro.foot_ik) cli_json_number(&j, "max_foot_miss", r->max_foot_miss);
 			cli_json_close_object(&j);
 		}
@@ -268,10 +373,13 @@ int cli_cmd_retarget(cli_ctx *ctx, int argc, char **argv)
 		for (size_t c = 0; c < picked_count && !(report == stderr && ctx->quiet); c++) {
 			const rk_retarget_report *r = &reports[c];
 			fprintf(report, "%s: '%s' -> '%s': %zu bones, %zu frames, hips %.4g -> %.4g (file units), root %s, "
-				"max bone direction error %.2g deg\n",
+				"max bone direction error %.2g deg%s%s%s\n",
 				paths[2], src->clips.data[picked[c]].name, dst->clips.data[first_new + c].name, r->mapped_bones,
 				r->frames, r->source_hips_height, r->target_hips_height, cli_retarget_root_name(ro.root),
-				r->max_direction_error * 180.0 / 3.14159265358979323846);
+				r->max_direction_error * 180.0 / 3.14159265358979323846,
+				r->source_rest == RK_REST_BIND ? ", source in its bind pose" : "",
+				r->target_rest == RK_REST_BIND ? ", target in its bind pose" : "",
+				r->target_rest == RK_REST_BIND ? " (constant tracks hold it)" : "");
 		}
 	}
 out:

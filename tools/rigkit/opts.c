@@ -36,6 +36,21 @@ static const cli_opt cli_load_rows[] = {
 };
 const cli_opt_table cli_load_table = CLI_TABLE("load options", cli_load_rows);
 
+static const cli_enum_name cli_rest_names[] = {
+	{ "auto", RK_REST_AUTO },
+	{ "bind", RK_REST_BIND },
+	{ "stored", RK_REST_STORED },
+	{ NULL, 0 },
+};
+
+#define CLI_REST_HELP "the skeleton's rest pose: auto (default) = the skins'\nbind pose where it differs from the stored node\ntransforms, else those; bind; stored (docs/retarget.md)"
+
+static const cli_opt cli_rest_rows[] = {
+	{ .name = "--rest", .kind = CLI_OPT_ENUM, .offset = 0, .names = cli_rest_names, .metavar = "MODE",
+		.help = CLI_REST_HELP },
+};
+const cli_opt_table cli_rest_table = CLI_TABLE("rest pose", cli_rest_rows);
+
 static const cli_enum_name cli_root_names[] = {
 	{ "keep", RK_RETARGET_ROOT_KEEP },
 	{ "in-place", RK_RETARGET_ROOT_IN_PLACE },
@@ -59,12 +74,15 @@ static const cli_opt cli_retarget_rows[] = {
 	{ .name = "--foot-ik", .kind = CLI_OPT_FLAG, .offset = offsetof(cli_retarget_args, ro.foot_ik),
 		.help = "turn the legs so each foot sits where the source's does\nrelative to the hips (planted feet stay "
 			"planted)" },
+	{ .name = "--rest", .kind = CLI_OPT_ENUM, .offset = offsetof(cli_retarget_args, rest), .names = cli_rest_names,
+		.metavar = "MODE", .help = CLI_REST_HELP " (both files)" },
 };
 const cli_opt_table cli_retarget_table = CLI_TABLE("retarget options", cli_retarget_rows);
 
 void cli_retarget_args_apply(cli_retarget_args *a)
 {
 	a->ro.root = (rk_retarget_root)a->root;
+	a->ro.rest = (rk_rest_mode)a->rest;
 }
 
 const char *cli_retarget_root_name(rk_retarget_root r)

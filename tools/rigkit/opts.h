@@ -118,6 +118,7 @@ void cli_opts_help(FILE *out, const cli_spec *spec);
 
 /* Shared tables. */
 extern const cli_opt_table cli_load_table;      /* target: rk_load_opts */
+extern const cli_opt_table cli_rest_table;      /* --rest MODE; target: int (an rk_rest_mode) */
 extern const cli_opt_table cli_retarget_table;  /* target: cli_retarget_args */
 
 /* Target of cli_retarget_table. `root` is an rk_retarget_root; call
@@ -125,6 +126,7 @@ extern const cli_opt_table cli_retarget_table;  /* target: cli_retarget_args */
 typedef struct cli_retarget_args {
 	rk_retarget_opts ro;           /* fps, skip_fingers, foot_ik */
 	int root;
+	int rest;                      /* --rest (rk_rest_mode) */
 	cli_list clips;                /* --clip NAME... */
 } cli_retarget_args;
 
