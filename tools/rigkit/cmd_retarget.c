@@ -86,6 +86,7 @@ static int cli_humanoid_of(cli_ctx *ctx, const rk_scene *s, const char *map, rk_
 	rk_error *err)
 {
 	rk_humanoid_detect(s, h, err);
+	rk_humanoid_check_declared(s, cli_writer_warning, ctx);
 	if (map) {
 		int rc = cli_apply_map_file(ctx, map, s, h);
 		if (rc) return rc;

@@ -1,0 +1,288 @@
+/*
+ * tests/test_vrm.c - VRM 1.0, VRM 0.x and VRM Animation reading (the declared
+ * humanoid in scene->hints, kept extensions in scene->extensions), on the
+ * committed fixtures of tests/fixtures/make_vrm.py. The expected map is the
+ * script's own (vroid.map.json: VRM 1.0 bone -> node name, from its table of
+ * VRoid names), not rigkit's.
+ */
+#include "rk_test.h"
+
+#include <rigkit/export.h>
+#include <rigkit/humanoid.h>
+#include <rigkit/load.h>
+
+#include <cjson/cJSON.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define FIXTURE_DIR RK_SOURCE_DIR "/tests/fixtures/"
+
+static rk_scene *load_fixture(const char *name)
+{
+	char path[1024];
+	snprintf(path, sizeof(path), "%s%s", FIXTURE_DIR, name);
+	rk_error err;
+	rk_scene *s = rk_load_file(path, NULL, &err);
+	if (!s) fprintf(stderr, "%s: %s\n", path, err.message);
+	return s;
+}
+
+static cJSON *load_map(void)
+{
+	size_t size = 0;
+	unsigned char *text = rk_test_read_file(FIXTURE_DIR "vroid.map.json", &size);
+	if (!text) return NULL;
+	cJSON *j = cJSON_ParseWithLength((const char *)text, size);
+	free(text);
+	return j;
+}
+
+static size_t count_humanoid_hints(const rk_scene *s, const char *origin)
+{
+	size_t n = 0;
+	for (size_t i = 0; i < s->hints.count; i++)
+		if (strcmp(s->hints.data[i].scheme, "humanoid") == 0 && strcmp(s->hints.data[i].origin, origin) == 0) n++;
+	return n;
+}
+
+/* Every bone of the map is detected on the declared node and nothing else. */
+static void check_map(rk_test_state *rk_t_, const rk_scene *s, const cJSON *map)
+{
+	rk_humanoid h;
+	rk_error err;
+	RK_CHECK(rk_humanoid_detect(s, &h, &err));
+	size_t expected = 0, mapped = 0;
+	for (const cJSON *e = map->child; e; e = e->next) {
+		rk_humanoid_bone b;
+		RK_REQUIRE(rk_humanoid_bone_parse(e->string, &b));
+		RK_REQUIRE(h.bones[b] != NULL);
+		RK_CHECK_STR(h.bones[b]->name, e->valuestring);
+		expected++;
+	}
+	for (int b = 0; b < RK_HUMANOID_BONE_COUNT; b++) mapped += h.bones[b] != NULL;
+	RK_CHECK_INT(mapped, expected);
+	RK_CHECK_INT(expected, 54); /* 55 VRM bones without jaw */
+}
+
+/* Loads `fixture` into *out: 54 humanoid hints from `origin`, no warning,
+ * and the map of vroid.map.json detected. *out NULL when it did not load. */
+static void load_declared(rk_test_state *rk_t_, const char *fixture, const char *origin, rk_scene **out)
+{
+	cJSON *map = load_map();
+	rk_scene *s = load_fixture(fixture);
+	*out = s;
+	if (!map || !s) cJSON_Delete(map);
+	RK_REQUIRE(map && s);
+	RK_CHECK_INT(count_humanoid_hints(s, origin), 54);
+	RK_CHECK_INT(s->warnings.count, 0);
+	check_map(rk_t_, s, map);
+	cJSON_Delete(map);
+}
+
+RK_TEST(vrm1_declared_humanoid)
+{
+	rk_scene *s;
+	load_declared(rk_t_, "vroid_vrm1.vrm", "VRMC_vrm", &s);
+	RK_REQUIRE(s);
+	RK_CHECK_INT(rk_humanoid_check_declared(s, NULL, NULL), 0);
+	/* kept: VRMC_vrm and VRMC_springBone at the top, VRMC_node_constraint on the hair node */
+	RK_CHECK_INT(s->extensions.count, 3);
+	const rk_node *head = rk_scene_find_node(s, "J_Bip_C_Head"), *hair = rk_scene_find_node(s, "J_Sec_Hair1_01");
+	RK_REQUIRE(head && hair);
+	for (size_t i = 0; i < s->extensions.count; i++) {
+		const rk_extension *e = &s->extensions.data[i];
+		if (strcmp(e->name, "VRMC_node_constraint") == 0) {
+			RK_CHECK(e->owner == RK_EXT_OWNER_NODE && e->node == hair);
+			const rk_ext_value *c = &e->value.items[1]; /* constraint */
+			RK_CHECK_STR(c->key, "constraint");
+			RK_CHECK(c->items[0].items[0].kind == RK_EXT_NODE && c->items[0].items[0].ref == head);
+		} else if (strcmp(e->name, "VRMC_springBone") == 0) {
+			const rk_ext_value *col = &e->value.items[1]; /* colliders */
+			RK_CHECK_STR(col->key, "colliders");
+			RK_CHECK(col->items[0].items[0].kind == RK_EXT_NODE && col->items[0].items[0].ref == head);
+		} else {
+			RK_CHECK_STR(e->name, "VRMC_vrm");
+			RK_CHECK(e->owner == RK_EXT_OWNER_SCENE);
+		}
+	}
+	rk_scene_free(s);
+}
+
+/* VRM 0.x: the humanBones array with 0.x thumb names, translated to 1.0. */
+RK_TEST(vrm0_thumbs_translated)
+{
+	rk_scene *s;
+	load_declared(rk_t_, "vroid_vrm0.vrm", "VRM", &s);
+	RK_REQUIRE(s);
+	bool metacarpal = false;
+	for (size_t i = 0; i < s->hints.count; i++) {
+		const rk_declared_hint *h = &s->hints.data[i];
+		RK_CHECK(strcmp(h->key, "leftThumbIntermediate") != 0 && strcmp(h->key, "rightThumbIntermediate") != 0);
+		if (strcmp(h->key, "leftThumbMetacarpal") == 0) {
+			metacarpal = true;
+			RK_CHECK_STR(h->node->name, "J_Bip_L_Thumb1");
+		}
+	}
+	RK_CHECK(metacarpal);
+	rk_scene_free(s);
+}
+
+/* Names that would map nothing: the declared map alone gives every bone. */
+RK_TEST(declared_map_without_names)
+{
+	rk_scene *s = load_fixture("vroid_vrm1.vrm");
+	RK_REQUIRE(s);
+	/* rename every node: name detection then finds nothing */
+	char (*names)[32] = calloc(s->nodes.count, sizeof(*names));
+	RK_REQUIRE(names);
+	for (size_t i = 1; i < s->nodes.count; i++) snprintf(names[i], sizeof(names[i]), "n%zu", i);
+	const char **saved = calloc(s->nodes.count, sizeof(*saved));
+	RK_REQUIRE(saved);
+	for (size_t i = 1; i < s->nodes.count; i++) {
+		saved[i] = s->nodes.data[i].name;
+		s->nodes.data[i].name = names[i];
+	}
+	rk_humanoid h;
+	RK_CHECK(rk_humanoid_detect(s, &h, NULL));
+	size_t mapped = 0;
+	for (int b = 0; b < RK_HUMANOID_BONE_COUNT; b++) mapped += h.bones[b] != NULL;
+	RK_CHECK_INT(mapped, 54);
+	rk_scene copy = *s;
+	copy.hints.count = 0;
+	RK_CHECK(!rk_humanoid_detect(&copy, &h, NULL));
+	for (size_t i = 1; i < s->nodes.count; i++) s->nodes.data[i].name = saved[i];
+	free(saved);
+	free(names);
+	rk_scene_free(s);
+}
+
+/* VRM Animation: the humanoid of VRMC_vrm_animation and the clip. */
+RK_TEST(vrma_humanoid_and_clip)
+{
+	rk_scene *s;
+	load_declared(rk_t_, "vroid_walk.vrma", "VRMC_vrm_animation", &s);
+	RK_REQUIRE(s);
+	RK_REQUIRE(s->clips.count == 1);
+	RK_CHECK_STR(s->clips.data[0].name, "walk");
+	RK_CHECK_INT(s->clips.data[0].layers[0].track_count, 3);
+	RK_CHECK_NEAR(s->clips.data[0].time_end, 1.0, 1e-9);
+	rk_scene_free(s);
+}
+
+typedef struct warn_log {
+	size_t count;
+	char text[4096];
+} warn_log;
+
+static void log_warning(void *user, const rk_warning *w)
+{
+	warn_log *l = (warn_log *)user;
+	size_t n = strlen(l->text);
+	snprintf(l->text + n, sizeof(l->text) - n, "%s|%s\n", w->path, w->message);
+	l->count++;
+}
+
+static bool has_warning(const rk_scene *s, const char *path, const char *part)
+{
+	for (size_t i = 0; i < s->warnings.count; i++)
+		if (strcmp(s->warnings.data[i].path, path) == 0 && strstr(s->warnings.data[i].message, part)) return true;
+	return false;
+}
+
+/* Hostile VRMC_vrm: warnings with JSON pointers, the rest loads. */
+RK_TEST(vrm_bad_extension_warns)
+{
+	rk_scene *s = load_fixture("vroid_bad.vrm");
+	RK_REQUIRE(s);
+	const char *hb = "/extensions/VRMC_vrm/humanoid/humanBones/";
+	char p[256];
+	snprintf(p, sizeof(p), "%srightEye/node", hb);
+	RK_CHECK(has_warning(s, p, "below 56, got 100000"));
+	snprintf(p, sizeof(p), "%sleftEye/node", hb);
+	RK_CHECK(has_warning(s, p, "names no node"));
+	snprintf(p, sizeof(p), "%sleftToes", hb);
+	RK_CHECK(has_warning(s, p, "expected a humanoid bone object"));
+	snprintf(p, sizeof(p), "%sjaw/node", hb);
+	RK_CHECK(has_warning(s, p, "declared for both 'head' and 'jaw'"));
+	RK_CHECK(has_warning(s, "/extensions/VRMC_vrm/meta/thumbnailImage", "an image index"));
+	RK_CHECK(has_warning(s, "/extensions/VRMC_vrm/expressions/preset/happy/morphTargetBinds/0/node", "got -4"));
+	rk_humanoid h;
+	rk_error err;
+	RK_CHECK(rk_humanoid_detect(s, &h, &err));
+	RK_CHECK_STR(h.bones[RK_HUMANOID_LEFT_THUMB_PROXIMAL]->name, "J_Bip_L_Thumb1"); /* the declaration wins */
+	RK_CHECK(h.bones[RK_HUMANOID_LEFT_THUMB_METACARPAL] == NULL);
+	RK_CHECK(h.bones[RK_HUMANOID_JAW] == NULL && h.bones[RK_HUMANOID_LEFT_TOES] == NULL);
+	warn_log log = { 0, "" };
+	RK_CHECK_INT(rk_humanoid_check_declared(s, log_warning, &log), 3);
+	RK_CHECK(strstr(log.text, "'notABone'") != NULL);
+	RK_CHECK(strstr(log.text, "leftThumbProximal: VRMC_vrm declares 'J_Bip_L_Thumb1', the names suggest 'J_Bip_L_Thumb2'") != NULL);
+	RK_CHECK(strstr(log.text, "leftThumbDistal: VRMC_vrm declares 'J_Bip_L_Thumb2', the names suggest 'J_Bip_L_Thumb3'") != NULL);
+	rk_scene_free(s);
+}
+
+/* An invalid declared humanoid is ignored (names decide) and reported. */
+RK_TEST(vrm_invalid_declaration_falls_back)
+{
+	rk_scene *s = load_fixture("vroid_vrm1.vrm");
+	RK_REQUIRE(s);
+	rk_declared_hint *hints = (rk_declared_hint *)s->hints.data;
+	for (size_t i = 0; i < s->hints.count; i++)
+		if (strcmp(hints[i].key, "head") == 0) hints[i].node = rk_scene_find_node(s, "J_Bip_L_Foot");
+	rk_humanoid h;
+	RK_CHECK(rk_humanoid_detect(s, &h, NULL));
+	RK_CHECK_STR(h.bones[RK_HUMANOID_HEAD]->name, "J_Bip_C_Head");
+	warn_log log = { 0, "" };
+	RK_CHECK(rk_humanoid_check_declared(s, log_warning, &log) >= 1);
+	RK_CHECK(strstr(log.text, "is not valid") != NULL);
+	rk_scene_free(s);
+}
+
+/* Every prefix and many byte flips of each fixture: load fails cleanly or
+ * succeeds; never crashes (ASan / UBSan in `make sanitize`). */
+RK_TEST(vrm_truncated_and_flipped)
+{
+	static const char *const names[] = { "vroid_vrm1.vrm", "vroid_vrm0.vrm", "vroid_walk.vrma", "vroid_bad.vrm" };
+	for (size_t f = 0; f < 4; f++) {
+		char path[1024];
+		snprintf(path, sizeof(path), "%s%s", FIXTURE_DIR, names[f]);
+		size_t size = 0;
+		unsigned char *data = rk_test_read_file(path, &size);
+		RK_REQUIRE(data && size > 100);
+		rk_load_opts o = { 0 };
+		o.filename = names[f];
+		for (size_t n = 0; n < size; n += (n < 64 ? 1 : 37)) {
+			rk_scene *s = rk_load_memory(data, n, &o, NULL);
+			rk_scene_free(s);
+		}
+		unsigned char *copy = malloc(size);
+		RK_REQUIRE(copy);
+		for (size_t i = 20; i < size; i += 13) {
+			memcpy(copy, data, size);
+			copy[i] = (unsigned char)(copy[i] ^ (i & 1 ? 0x04 : 0x31));
+			rk_scene *s = rk_load_memory(copy, size, &o, NULL);
+			if (s) {
+				rk_humanoid h;
+				rk_humanoid_detect(s, &h, NULL);
+				rk_humanoid_check_declared(s, NULL, NULL);
+			}
+			rk_scene_free(s);
+		}
+		free(copy);
+		free(data);
+	}
+}
+
+RK_TEST(plain_gltf_declares_nothing)
+{
+	rk_scene *s = load_fixture("rig.glb");
+	RK_REQUIRE(s);
+	RK_CHECK_INT(s->hints.count, 0);
+	RK_CHECK_INT(s->extensions.count, 0);
+	RK_CHECK_INT(rk_humanoid_check_declared(s, NULL, NULL), 0);
+	rk_scene_free(s);
+}
+
+RK_TEST_MAIN(RK_TEST_ENTRY(vrm1_declared_humanoid), RK_TEST_ENTRY(vrm0_thumbs_translated),
+	RK_TEST_ENTRY(declared_map_without_names), RK_TEST_ENTRY(vrma_humanoid_and_clip),
+	RK_TEST_ENTRY(vrm_bad_extension_warns), RK_TEST_ENTRY(vrm_invalid_declaration_falls_back),
+	RK_TEST_ENTRY(vrm_truncated_and_flipped), RK_TEST_ENTRY(plain_gltf_declares_nothing))
