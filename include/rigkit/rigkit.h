@@ -35,6 +35,7 @@
 #include "rigkit/demo.h"
 #include "rigkit/retarget.h"
 #include "rigkit/humanoid.h"
+#include "rigkit/vrma.h"
 #include "rigkit/render.h"
 
 #endif

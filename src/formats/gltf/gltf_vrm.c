@@ -27,7 +27,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#define RKI_VRM_MAX_DEPTH 64
+#define RKI_VRM_MAX_DEPTH 48
 /* Path segments compared with the index rules (rules are shallower). */
 #define RKI_VRM_SEGS 8
 
