@@ -7,9 +7,13 @@
  */
 #include "rk_test.h"
 
+#include <rigkit/anim.h>
 #include <rigkit/export.h>
 #include <rigkit/humanoid.h>
 #include <rigkit/load.h>
+#include <rigkit/vrma.h>
+
+#include <math.h>
 
 #include <cjson/cJSON.h>
 #include <stdlib.h>
@@ -282,7 +286,183 @@ RK_TEST(plain_gltf_declares_nothing)
 	rk_scene_free(s);
 }
 
+
+/* ---- writing ------------------------------------------------------------------ */
+
+static const rk_extension *find_ext(const rk_scene *s, const char *name)
+{
+	for (size_t i = 0; i < s->extensions.count; i++)
+		if (strcmp(s->extensions.data[i].name, name) == 0) return &s->extensions.data[i];
+	return NULL;
+}
+
+static rk_scene *write_and_load(rk_test_state *rk_t_, const rk_scene *s, const rk_gltf_write_opts *o)
+{
+	void *data = NULL;
+	size_t size = 0;
+	rk_error err;
+	RK_CHECK(rk_gltf_write_memory(s, o, &data, &size, &err));
+	if (!data) return NULL;
+	rk_scene *back = rk_load_memory(data, size, NULL, &err);
+	RK_CHECK(back != NULL);
+	rk_gltf_memory_free(data);
+	return back;
+}
+
+/* The glTF writer re-emits the kept extensions: read back, every declared
+ * bone names the same node name, the spring collider and the node
+ * constraint name the same nodes; with no_extensions nothing is kept. */
+RK_TEST(vrm_write_keeps_extensions)
+{
+	static const char *const files[] = { "vroid_vrm1.vrm", "vroid_vrm0.vrm" };
+	for (size_t f = 0; f < 2; f++) {
+		rk_scene *s = load_fixture(files[f]);
+		RK_REQUIRE(s);
+		rk_scene *back = write_and_load(rk_t_, s, NULL);
+		RK_REQUIRE(back);
+		RK_CHECK_INT(back->warnings.count, 0);
+		RK_CHECK_INT(back->extensions.count, s->extensions.count);
+		RK_REQUIRE(back->hints.count == s->hints.count);
+		for (size_t i = 0; i < s->hints.count; i++) {
+			RK_CHECK_STR(back->hints.data[i].key, s->hints.data[i].key);
+			RK_CHECK_STR(back->hints.data[i].node->name, s->hints.data[i].node->name);
+			RK_CHECK_STR(back->hints.data[i].origin, s->hints.data[i].origin);
+		}
+		const rk_extension *c = find_ext(back, "VRMC_node_constraint");
+		if (f == 0) {
+			RK_REQUIRE(c);
+			RK_CHECK_STR(c->node->name, "J_Sec_Hair1_01");
+			RK_CHECK_STR(((const rk_node *)c->value.items[1].items[0].items[0].ref)->name, "J_Bip_C_Head");
+		}
+		rk_gltf_write_opts o = { 0 };
+		o.no_extensions = true;
+		rk_scene *plain = write_and_load(rk_t_, s, &o);
+		RK_REQUIRE(plain);
+		RK_CHECK_INT(plain->extensions.count, 0);
+		RK_CHECK_INT(plain->hints.count, 0);
+		rk_scene_free(plain);
+		rk_scene_free(back);
+		rk_scene_free(s);
+	}
+}
+
+static void count_warning(void *user, const rk_warning *w)
+{
+	if (strstr(w->message, "not written")) (*(size_t *)user)++;
+}
+
+/* A reference to an element the writer does not write (the synthetic root)
+ * is left out of its object with a warning. */
+RK_TEST(vrm_write_drops_unwritten_reference)
+{
+	rk_scene *s = load_fixture("vroid_vrm1.vrm");
+	RK_REQUIRE(s);
+	const rk_extension *e = find_ext(s, "VRMC_springBone");
+	RK_REQUIRE(e);
+	rk_ext_value *collider_node = (rk_ext_value *)&e->value.items[1].items[0].items[0];
+	RK_REQUIRE(collider_node->kind == RK_EXT_NODE);
+	collider_node->ref = s->root;
+	size_t dropped = 0;
+	rk_gltf_write_opts o = { 0 };
+	o.warning = count_warning;
+	o.warning_user = &dropped;
+	rk_scene *back = write_and_load(rk_t_, s, &o);
+	RK_REQUIRE(back);
+	RK_CHECK_INT(dropped, 1);
+	const rk_extension *b = find_ext(back, "VRMC_springBone");
+	RK_REQUIRE(b);
+	const rk_ext_value *collider = &b->value.items[1].items[0];
+	RK_CHECK_STR(collider->items[0].key, "shape"); /* "node" left out */
+	rk_scene_free(back);
+	rk_scene_free(s);
+}
+
+/* VRMA out of the VRMA fixture, read back: its humanoid, and at every time
+ * the world rotations and hips positions of the fixture's keys (hand-made by
+ * make_vrm.py: leftUpperArm about +Z by -1.2, -0.9, -1.2 rad; rightLowerLeg
+ * about +X by 0, 0.6, 0; hips (0, 0.95, 0) -> (0, 0.97, 0.2) -> (0, 0.95, 0.4);
+ * every rest rotation identity, so world = local). */
+RK_TEST(vrma_write_round_trip)
+{
+	rk_scene *s = load_fixture("vroid_walk.vrma");
+	RK_REQUIRE(s);
+	rk_vrma_write_stats st = { 0 };
+	rk_vrma_write_opts o = { 0 };
+	o.fps = 10.0;
+	o.stats = &st;
+	void *data = NULL;
+	size_t size = 0;
+	rk_error err;
+	RK_REQUIRE(rk_vrma_write_memory(s, &o, &data, &size, &err));
+	RK_CHECK_INT(st.bone_count, 54);
+	RK_CHECK_INT(st.frame_count, 11);
+	RK_CHECK_INT(st.size, size);
+	rk_scene *v = rk_load_memory(data, size, NULL, &err);
+	rk_vrma_memory_free(data);
+	RK_REQUIRE(v);
+	RK_CHECK_INT(count_humanoid_hints(v, "VRMC_vrm_animation"), 54);
+	rk_humanoid h;
+	RK_REQUIRE(rk_humanoid_detect(v, &h, &err));
+	RK_REQUIRE(v->clips.count == 1);
+	RK_CHECK_STR(v->clips.data[0].name, "walk");
+	size_t bytes = rk_pose_memory_size(v);
+	void *mem = malloc(bytes);
+	rk_pose pose;
+	RK_REQUIRE(mem && rk_pose_init(&pose, v, mem, bytes));
+	static const double times[3] = { 0.0, 0.5, 1.0 }, arm[3] = { -1.2, -0.9, -1.2 }, leg[3] = { 0.0, 0.6, 0.0 };
+	static const double hips_y[3] = { 0.95, 0.97, 0.95 }, hips_z[3] = { 0.0, 0.2, 0.4 };
+	for (int k = 0; k < 3; k++) {
+		rk_pose_eval_job job = { .scene = v, .clip = &v->clips.data[0], .time = times[k], .pose = &pose };
+		RK_REQUIRE(rk_pose_eval_validate(&job, &err));
+		rk_pose_eval_run(&job);
+		rk_quat ra = rk_mat4_decompose(pose.node_to_world[h.bones[RK_HUMANOID_LEFT_UPPER_ARM]->index]).rotation;
+		rk_quat rl = rk_mat4_decompose(pose.node_to_world[h.bones[RK_HUMANOID_RIGHT_LOWER_LEG]->index]).rotation;
+		RK_CHECK(rk_quat_angle_between(ra, rk_quat_axis_angle((rk_vec3){ 0, 0, 1 }, arm[k])) < 1e-6);
+		RK_CHECK(rk_quat_angle_between(rl, rk_quat_axis_angle((rk_vec3){ 1, 0, 0 }, leg[k])) < 1e-6);
+		rk_vec3 hp = rk_mat4_get_translation(pose.node_to_world[h.bones[RK_HUMANOID_HIPS]->index]);
+		RK_CHECK_NEAR(hp.x, 0.0, 1e-6);
+		RK_CHECK_NEAR(hp.y, hips_y[k], 1e-6);
+		RK_CHECK_NEAR(hp.z, hips_z[k], 1e-6);
+	}
+	free(mem);
+	rk_scene_free(v);
+	rk_scene_free(s);
+}
+
+/* Bad inputs are rejected with INVALID_ARGUMENT and write nothing. */
+RK_TEST(vrma_write_bad_inputs)
+{
+	rk_scene *walk = load_fixture("vroid_walk.vrma"), *avatar = load_fixture("vroid_vrm1.vrm"), *rig = load_fixture("rig.glb");
+	RK_REQUIRE(walk && avatar && rig);
+	void *data = (void *)1;
+	size_t size = 1;
+	rk_error err;
+	RK_CHECK(!rk_vrma_write_memory(NULL, NULL, &data, &size, &err) && err.code == RK_ERROR_INVALID_ARGUMENT);
+	RK_CHECK(data == NULL && size == 0);
+	RK_CHECK(!rk_vrma_write_memory(avatar, NULL, &data, &size, &err) && err.code == RK_ERROR_INVALID_ARGUMENT);
+	RK_CHECK(strstr(err.message, "no animation clip") != NULL);
+	RK_CHECK(!rk_vrma_write_memory(rig, NULL, &data, &size, &err) && err.code == RK_ERROR_INVALID_ARGUMENT);
+	rk_vrma_write_opts o = { 0 };
+	o.clip = &rig->clips.data[0];
+	RK_CHECK(!rk_vrma_write_memory(walk, &o, &data, &size, &err) && strstr(err.message, "not a clip of this scene"));
+	o.clip = NULL;
+	o.fps = -3.0;
+	RK_CHECK(!rk_vrma_write_memory(walk, &o, &data, &size, &err) && strstr(err.message, "fps"));
+	o.fps = 0.0;
+	rk_humanoid bad;
+	memset(&bad, 0, sizeof(bad));
+	o.humanoid = &bad;
+	RK_CHECK(!rk_vrma_write_memory(walk, &o, &data, &size, &err) && err.code == RK_ERROR_INVALID_ARGUMENT);
+	RK_CHECK(!rk_vrma_write(walk, NULL, NULL, &err) && err.code == RK_ERROR_INVALID_ARGUMENT);
+	RK_CHECK(!rk_vrma_write(walk, "/nonexistent-dir/x.vrma", NULL, &err) && err.code == RK_ERROR_OUTPUT);
+	rk_scene_free(walk);
+	rk_scene_free(avatar);
+	rk_scene_free(rig);
+}
+
 RK_TEST_MAIN(RK_TEST_ENTRY(vrm1_declared_humanoid), RK_TEST_ENTRY(vrm0_thumbs_translated),
 	RK_TEST_ENTRY(declared_map_without_names), RK_TEST_ENTRY(vrma_humanoid_and_clip),
 	RK_TEST_ENTRY(vrm_bad_extension_warns), RK_TEST_ENTRY(vrm_invalid_declaration_falls_back),
-	RK_TEST_ENTRY(vrm_truncated_and_flipped), RK_TEST_ENTRY(plain_gltf_declares_nothing))
+	RK_TEST_ENTRY(vrm_truncated_and_flipped), RK_TEST_ENTRY(plain_gltf_declares_nothing),
+	RK_TEST_ENTRY(vrm_write_keeps_extensions), RK_TEST_ENTRY(vrm_write_drops_unwritten_reference),
+	RK_TEST_ENTRY(vrma_write_round_trip), RK_TEST_ENTRY(vrma_write_bad_inputs))
