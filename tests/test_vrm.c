@@ -8,9 +8,11 @@
 #include "rk_test.h"
 
 #include <rigkit/anim.h>
+#include <rigkit/demo.h>
 #include <rigkit/export.h>
 #include <rigkit/humanoid.h>
 #include <rigkit/load.h>
+#include <rigkit/retarget.h>
 #include <rigkit/vrma.h>
 
 #include <math.h>
@@ -460,9 +462,94 @@ RK_TEST(vrma_write_bad_inputs)
 	rk_scene_free(rig);
 }
 
+/* World position of every node of s at time t (clip NULL: the static pose). */
+static void eval_positions(rk_test_state *rk_t_, const rk_scene *s, const rk_anim_clip *clip, double t, rk_vec3 *out)
+{
+	size_t bytes = rk_pose_memory_size(s);
+	void *mem = malloc(bytes);
+	rk_pose pose;
+	RK_REQUIRE(mem && rk_pose_init(&pose, s, mem, bytes));
+	rk_pose_eval_job job = { .scene = s, .clip = clip, .time = t, .pose = &pose };
+	RK_CHECK(rk_pose_eval_validate(&job, NULL) && rk_pose_eval_run(&job));
+	for (size_t i = 0; i < s->nodes.count; i++) out[i] = rk_mat4_get_translation(pose.node_to_world[i]);
+	free(mem);
+}
+
+static rk_vec3 bone_dir(const rk_humanoid *h, const rk_vec3 *pos, rk_humanoid_bone a, rk_humanoid_bone b)
+{
+	return rk_vec3_normalize(rk_vec3_sub(pos[h->bones[b]->index], pos[h->bones[a]->index]));
+}
+
+/* A non-VRM scene (the A-pose demo avatar with the demo Walk retargeted
+ * onto it) is written with VRM's T-pose as rest: at rest the arms, hands and fingers point along +-X, the
+ * thumbs 45 degrees forward, the legs down (hand-derived directions); and the
+ * animated bones still point where the source's do. */
+RK_TEST(vrma_tpose_rest)
+{
+	rk_error err;
+	rk_scene *mixamo = rk_demo_scene(RK_DEMO_MIXAMO_SOURCE, NULL, &err), *src = rk_demo_scene(RK_DEMO_AVATAR, NULL, &err);
+	RK_REQUIRE(mixamo && src);
+	const rk_anim_clip *walk = rk_retarget(src, mixamo, rk_scene_find_clip(mixamo, "Walk"), NULL, NULL, &err);
+	RK_REQUIRE(walk);
+	rk_vrma_write_opts o = { 0 };
+	o.clip = walk;
+	void *data = NULL;
+	size_t size = 0;
+	RK_REQUIRE(rk_vrma_write_memory(src, &o, &data, &size, &err));
+	rk_scene *v = rk_load_memory(data, size, NULL, &err);
+	rk_vrma_memory_free(data);
+	RK_REQUIRE(v);
+	rk_humanoid hs, hv;
+	RK_REQUIRE(rk_humanoid_detect(src, &hs, &err) && rk_humanoid_detect(v, &hv, &err));
+	rk_vec3 *pv = calloc(v->nodes.count, sizeof(rk_vec3)), *ps = calloc(src->nodes.count, sizeof(rk_vec3));
+	RK_REQUIRE(pv && ps);
+	eval_positions(rk_t_, v, NULL, 0.0, pv);
+	const double r = sqrt(0.5);
+	static const struct { rk_humanoid_bone a, b; double x, y, z; } rest[] = {
+		{ RK_HUMANOID_LEFT_UPPER_ARM, RK_HUMANOID_LEFT_LOWER_ARM, 1, 0, 0 },
+		{ RK_HUMANOID_RIGHT_LOWER_ARM, RK_HUMANOID_RIGHT_HAND, -1, 0, 0 },
+		{ RK_HUMANOID_LEFT_HAND, RK_HUMANOID_LEFT_MIDDLE_PROXIMAL, 1, 0, 0 },
+		{ RK_HUMANOID_RIGHT_INDEX_PROXIMAL, RK_HUMANOID_RIGHT_INDEX_INTERMEDIATE, -1, 0, 0 },
+		{ RK_HUMANOID_LEFT_LITTLE_INTERMEDIATE, RK_HUMANOID_LEFT_LITTLE_DISTAL, 1, 0, 0 },
+		{ RK_HUMANOID_LEFT_UPPER_LEG, RK_HUMANOID_LEFT_LOWER_LEG, 0, -1, 0 },
+		{ RK_HUMANOID_RIGHT_LOWER_LEG, RK_HUMANOID_RIGHT_FOOT, 0, -1, 0 },
+	};
+	for (size_t i = 0; i < sizeof(rest) / sizeof(rest[0]); i++) {
+		rk_vec3 d = bone_dir(&hv, pv, rest[i].a, rest[i].b);
+		RK_CHECK_NEAR(d.x, rest[i].x, 1e-6);
+		RK_CHECK_NEAR(d.y, rest[i].y, 1e-6);
+		RK_CHECK_NEAR(d.z, rest[i].z, 1e-6);
+	}
+	rk_vec3 thumb = bone_dir(&hv, pv, RK_HUMANOID_LEFT_THUMB_METACARPAL, RK_HUMANOID_LEFT_THUMB_PROXIMAL);
+	RK_CHECK_NEAR(thumb.x, r, 1e-6);
+	RK_CHECK_NEAR(thumb.y, 0.0, 1e-6);
+	RK_CHECK_NEAR(thumb.z, r, 1e-6);
+	/* animated: every humanoid bone pair points as in the source */
+	double worst = 0.0;
+	for (int k = 0; k <= 10; k++) {
+		double t = walk->time_begin + (walk->time_end - walk->time_begin) * k / 10.0;
+		eval_positions(rk_t_, src, walk, t, ps);
+		eval_positions(rk_t_, v, &v->clips.data[0], t - walk->time_begin, pv);
+		for (int b = 1; b < RK_HUMANOID_BONE_COUNT; b++) {
+			int p = rk_humanoid_parent(&hs, (rk_humanoid_bone)b);
+			if (!hs.bones[b] || p < 0) continue;
+			double c = rk_vec3_dot(bone_dir(&hs, ps, (rk_humanoid_bone)p, (rk_humanoid_bone)b),
+				bone_dir(&hv, pv, (rk_humanoid_bone)p, (rk_humanoid_bone)b));
+			double a = acos(c > 1.0 ? 1.0 : c);
+			if (a > worst) worst = a;
+		}
+	}
+	RK_CHECK(worst < 1e-5);
+	free(pv);
+	free(ps);
+	rk_scene_free(v);
+	rk_scene_free(src);
+	rk_scene_free(mixamo);
+}
+
 RK_TEST_MAIN(RK_TEST_ENTRY(vrm1_declared_humanoid), RK_TEST_ENTRY(vrm0_thumbs_translated),
 	RK_TEST_ENTRY(declared_map_without_names), RK_TEST_ENTRY(vrma_humanoid_and_clip),
 	RK_TEST_ENTRY(vrm_bad_extension_warns), RK_TEST_ENTRY(vrm_invalid_declaration_falls_back),
 	RK_TEST_ENTRY(vrm_truncated_and_flipped), RK_TEST_ENTRY(plain_gltf_declares_nothing),
 	RK_TEST_ENTRY(vrm_write_keeps_extensions), RK_TEST_ENTRY(vrm_write_drops_unwritten_reference),
-	RK_TEST_ENTRY(vrma_write_round_trip), RK_TEST_ENTRY(vrma_write_bad_inputs))
+	RK_TEST_ENTRY(vrma_write_round_trip), RK_TEST_ENTRY(vrma_write_bad_inputs), RK_TEST_ENTRY(vrma_tpose_rest))

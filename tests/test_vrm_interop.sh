@@ -108,6 +108,19 @@ for A in $AVATARS; do
 	(cd "$PKG" && node vrm_check.mjs play "$V" "$OUT/$A.walk.vrma" "$OUT/$A.walk.pose.json" "$M") || bad "$A: three-vrm-animation disagrees with rigkit"
 done
 
+# A non-VRM A-pose avatar's motion as VRMA: its rest is written as VRM's
+# T-pose, so on the T-pose VRoid fixture the arms and legs point as on the
+# avatar (the fixture's arm and leg bones lie exactly along the T-pose
+# directions). demo_vrm1.map.json names the avatar's nodes (not renamed).
+echo "== demo avatar (A-pose, not a VRM) -> vroid_vrm1"
+"$RIGKIT" retarget "$SRC" "$OUT/avatar.glb" "$OUT/avatar.walk.vrma" --clip "$SRC_CLIP" -q >/dev/null || bad "avatar: retarget to .vrma failed"
+"$RIGKIT" retarget "$SRC" "$OUT/avatar.glb" "$OUT/avatar.walk.glb" --clip "$SRC_CLIP" --drop-target-clips -q >/dev/null || bad "avatar: retarget to .glb failed"
+"$RIGKIT" pose "$OUT/avatar.walk.glb" --samples 25 --json > "$OUT/avatar.walk.pose.json" || bad "avatar: rigkit pose failed"
+LIMBS=leftUpperArm:leftLowerArm,leftLowerArm:leftHand,rightUpperArm:rightLowerArm,rightLowerArm:rightHand
+LIMBS=$LIMBS,leftUpperLeg:leftLowerLeg,leftLowerLeg:leftFoot,rightUpperLeg:rightLowerLeg,rightLowerLeg:rightFoot
+(cd "$PKG" && node vrm_check.mjs play "$OUT/vroid_vrm1.vrm" "$OUT/avatar.walk.vrma" "$OUT/avatar.walk.pose.json" "$OUT/demo_vrm1.map.json" "$LIMBS") \
+	|| bad "avatar.walk.vrma on vroid_vrm1: limbs do not point as on the avatar"
+
 # A real Mixamo motion (FBX) as VRMA onto the Xbot VRM.
 if [ -f "$OUT/xbot_vrm0.vrm" ] && [ -f "$SHARED_DIR/assets/ybot@kick.fbx" ]; then
 	echo "== ybot@kick.fbx -> xbot_vrm0"

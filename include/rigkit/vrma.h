@@ -11,14 +11,25 @@
  *               scene's node), each the child of the node of its nearest
  *               mapped humanoid ancestor (rk_humanoid_parent); hips is the
  *               scene root. No meshes, skins or materials.
- *   rest        each node's local TRS reproduces the bone's rest world
- *               rotation and position: the scene's static pose (cached
- *               node_to_world) in glTF space (metres, +Y up, the scene's
- *               axes and unit converted as the glTF writer does), with the
- *               scale taken out (unit scale everywhere). A scene that
- *               declares VRM 0.x ("VRM" in scene->extensions) faces -Z: it
- *               is turned 180 degrees about +Y so the animation faces +Z,
- *               as VRM 1.0 and VRMA do.
+ *   rest        VRM Animation's rest is VRM's T-pose (facing +Z, arms,
+ *               hands and fingers along +-X, thumbs 45 degrees between X
+ *               and Z, legs straight down). From the scene's static pose
+ *               (cached node_to_world) in glTF space (metres, +Y up, the
+ *               scene's axes and unit converted as the glTF writer does,
+ *               scale taken out; a scene declaring VRM 0.x, which faces
+ *               -Z, turned 180 degrees about +Y):
+ *                 RK_VRMA_REST_SCENE  that pose as it is;
+ *                 RK_VRMA_REST_TPOSE  that pose made the T-pose: for each
+ *                   bone the T-pose fixes (upper/lower arm, hand, finger and
+ *                   thumb segments but the distal ones, upper/lower leg),
+ *                   the shortest rotation turning its direction (to its
+ *                   humanoid child) into the T-pose direction, carried to
+ *                   its subtree (lengths and twists stay);
+ *                 RK_VRMA_REST_AUTO (default) SCENE when the scene declares
+ *                   VRM 1.0 / 0.x / VRMA (its stored pose is VRM's T-pose by
+ *                   definition, and players measure from it), else TPOSE.
+ *               Each node's local TRS reproduces that rest's world rotation
+ *               and position.
  *   animation   one glTF animation named as the clip: for every frame
  *               (times from 0 = clip start, every 1 / fps seconds, the
  *               clip end included), a LINEAR rotation track per bone (its
@@ -28,18 +39,20 @@
  *               frame.
  *   extension   VRMC_vrm_animation {specVersion "1.0", humanoid.humanBones
  *               {bone: {node}}}.
- *   So a player applies to its avatar, per bone, the world rotation the bone
- *   turned by from its rest (VRMC_vrm_animation's rule); played on the same
- *   character (as a VRM) the bones point where rigkit's evaluation points
- *   them (tests/test_vrm_interop.sh checks it with three-vrm-animation).
+ *   The keys hold the evaluated world rotations whatever the rest, so the
+ *   file's animated bones point where the scene's do. A player applies to
+ *   its avatar, per bone, the world rotation the bone turned by from the
+ *   file's rest (VRMC_vrm_animation's rule); a VRM avatar's own retarget,
+ *   written with its own rest, plays back exactly as rigkit evaluates it
+ *   (tests/test_vrm_interop.sh checks it with three-vrm-animation).
  *
  * RESTRICTIONS
- *   VRMA players assume the file's rest is a T-pose (VRM's rest): the rest
- *   written is the scene's own, so a character whose rest is not a T-pose
- *   (an A-pose avatar) gives motion relative to that pose; a warning says
- *   so when an upper arm's rest points more than 20 degrees from the
- *   horizontal. No expression or look-at tracks; scale animation is dropped;
- *   one clip per file.
+ *   RK_VRMA_REST_SCENE on a character whose rest is not a T-pose gives
+ *   motion relative to that pose (warned when an upper arm's rest points
+ *   more than 20 degrees from the horizontal). The T-pose fixes bone
+ *   directions, not palm roll or the spine, shoulders, feet and head. No
+ *   expression or look-at tracks; scale animation is dropped; one clip per
+ *   file.
  *
  * THREAD SAFETY
  *   Reads the scene only; any number of writes of one const scene may run
@@ -62,11 +75,18 @@ typedef struct rk_vrma_write_stats {
 	size_t size;                  /* bytes of the GLB */
 } rk_vrma_write_stats;
 
+typedef enum rk_vrma_rest {
+	RK_VRMA_REST_AUTO = 0,        /* SCENE for VRM / VRMA scenes, else TPOSE */
+	RK_VRMA_REST_SCENE,           /* the scene's static pose */
+	RK_VRMA_REST_TPOSE            /* the static pose turned into VRM's T-pose */
+} rk_vrma_rest;
+
 /* Zero-initialise; every zero field means its default. */
 typedef struct rk_vrma_write_opts {
 	const rk_humanoid *humanoid;  /* NULL = rk_humanoid_detect(scene) (the declared map when valid) */
 	const rk_anim_clip *clip;     /* a clip of the scene; NULL = the first clip with tracks */
 	double fps;                   /* frames per second; 0 = settings.frame_rate, 30 when that is 0 */
+	rk_vrma_rest rest;            /* the rest written (see WHAT IS WRITTEN); default AUTO */
 	const char *generator;        /* asset.generator; NULL = "rigkit <version>" */
 	rk_warning_fn *warning;       /* NULL = warnings only counted (stats.warning_count) */
 	void *warning_user;
@@ -76,7 +96,7 @@ typedef struct rk_vrma_write_opts {
 /* Writes `clip` of `scene` as VRM Animation to `path` atomically
  * (rk_file_write_atomic). Returns false with err set: RK_ERROR_INVALID_ARGUMENT
  * (NULL scene or path, no valid humanoid, no clip with tracks, a clip not of
- * this scene, bad fps), RK_ERROR_LIMIT (more than 1e6 frames),
+ * this scene, bad fps, unknown rest), RK_ERROR_LIMIT (more than 1e6 frames),
  * RK_ERROR_OUT_OF_MEMORY, RK_ERROR_OUTPUT (the file could not be written;
  * the destination is then untouched). */
 bool rk_vrma_write(const rk_scene *scene, const char *path, const rk_vrma_write_opts *opts, rk_error *err);

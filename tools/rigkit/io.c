@@ -191,7 +191,9 @@ int cli_write_vrma(cli_ctx *ctx, const rk_scene *s, const char *path, const rk_h
 	double fps)
 {
 	rk_error err;
+	rk_vrma_write_stats st = { 0 };
 	rk_vrma_write_opts o = { 0 };
+	o.stats = &st;
 	o.humanoid = h;
 	o.clip = clip;
 	o.fps = fps;
@@ -203,6 +205,8 @@ int cli_write_vrma(cli_ctx *ctx, const rk_scene *s, const char *path, const rk_h
 			cli_print_error(ctx, &err);
 			return err.code == RK_ERROR_OUTPUT ? CLI_EXIT_OUTPUT : CLI_EXIT_INPUT;
 		}
+		cli_note(ctx, "%s: VRM Animation, %zu humanoid bones, %zu frames, %.3g s, %zu bytes", path, st.bone_count,
+			st.frame_count, st.duration, st.size);
 		return CLI_EXIT_OK;
 	}
 	void *data = NULL;

@@ -35,6 +35,7 @@ typedef struct rki_vrma {
 	rk_humanoid_bone which[RK_HUMANOID_BONE_COUNT]; /* written index -> bone */
 	size_t frames;
 	double duration;
+	bool tpose;                       /* rest written: the VRM T-pose built from the scene's rest */
 } rki_vrma;
 
 static void rki_vrma_warn(rki_vrma *v, const char *fmt, ...) RKI_PRINTF(2, 3);
@@ -65,6 +66,18 @@ static bool rki_vrma_is_vrm0(const rk_scene *s)
 		if (s->extensions.data[i].owner == RK_EXT_OWNER_SCENE && s->extensions.data[i].name
 			&& strcmp(s->extensions.data[i].name, "VRM") == 0)
 			return true;
+	return false;
+}
+
+/* A VRM (or VRMA) scene: its stored rest is VRM's T-pose by definition. */
+static bool rki_vrma_declares_vrm(const rk_scene *s)
+{
+	for (size_t i = 0; i < s->extensions.count; i++) {
+		const char *n = s->extensions.data[i].name;
+		if (s->extensions.data[i].owner == RK_EXT_OWNER_SCENE && n
+			&& (!strcmp(n, "VRMC_vrm") || !strcmp(n, "VRM") || !strcmp(n, "VRMC_vrm_animation")))
+			return true;
+	}
 	return false;
 }
 
@@ -118,6 +131,13 @@ static bool rki_vrma_setup(rki_vrma *v)
 	c = rk_mat4_mul(rk_mat4_scaling((rk_vec3){ u, u, u }), c);
 	if (rki_vrma_is_vrm0(s)) c = rk_mat4_mul(rk_mat4_rotation(rk_quat_axis_angle((rk_vec3){ 0, 1, 0 }, RKI_VRMA_PI)), c);
 	v->space = c;
+	if (v->opts.rest == RK_VRMA_REST_AUTO) v->tpose = !rki_vrma_declares_vrm(s);
+	else if (v->opts.rest == RK_VRMA_REST_TPOSE) v->tpose = true;
+	else if (v->opts.rest == RK_VRMA_REST_SCENE) v->tpose = false;
+	else {
+		rki_error_set(v->err, RK_ERROR_INVALID_ARGUMENT, "VRMA writer: unknown rest mode %d", (int)v->opts.rest);
+		return false;
+	}
 
 	v->bones = 0;
 	for (int b = 0; b < RK_HUMANOID_BONE_COUNT; b++) {
@@ -145,6 +165,88 @@ static rk_quat rki_vrma_relative(rk_quat parent, rk_quat child)
 	return rk_quat_normalize(rk_quat_mul(rk_quat_conjugate(parent), child));
 }
 
+/* The shortest rotation taking unit a to unit b. */
+static rk_quat rki_vrma_arc(rk_vec3 a, rk_vec3 b)
+{
+	double d = rk_vec3_dot(a, b);
+	if (d < -1.0 + 1e-12) {
+		rk_vec3 axis = rk_vec3_cross(a, fabs(a.x) < 0.9 ? (rk_vec3){ 1, 0, 0 } : (rk_vec3){ 0, 1, 0 });
+		return rk_quat_axis_angle(rk_vec3_normalize(axis), RKI_VRMA_PI);
+	}
+	rk_vec3 c = rk_vec3_cross(a, b);
+	return rk_quat_normalize((rk_quat){ c.x, c.y, c.z, 1.0 + d });
+}
+
+/* VRM's T-pose direction of a bone (facing +Z, left = +X) and the bone its
+ * direction is measured to; false for bones the T-pose does not fix (they
+ * keep their parent's correction). */
+static bool rki_vrma_tpose_dir(const rk_humanoid *h, rk_humanoid_bone b, rk_vec3 *dir, rk_humanoid_bone *child)
+{
+	const double r = 0.70710678118654752;
+	rk_humanoid_bone c = RK_HUMANOID_BONE_COUNT;
+	double side = 0.0;
+	bool thumb = false;
+	if (b >= RK_HUMANOID_LEFT_UPPER_LEG && b <= RK_HUMANOID_RIGHT_TOES) {
+		int k = (b - RK_HUMANOID_LEFT_UPPER_LEG) % 4; /* upperLeg, lowerLeg, foot, toes */
+		if (k >= 2) return false;
+		*dir = (rk_vec3){ 0, -1, 0 };
+		*child = (rk_humanoid_bone)(b + 1);
+		return h->bones[b + 1] != NULL;
+	}
+	if (b >= RK_HUMANOID_LEFT_SHOULDER && b <= RK_HUMANOID_RIGHT_HAND) {
+		int k = (b - RK_HUMANOID_LEFT_SHOULDER) % 4; /* shoulder, upperArm, lowerArm, hand */
+		if (k == 0) return false;
+		side = b < RK_HUMANOID_RIGHT_SHOULDER ? 1.0 : -1.0;
+		if (k < 3) {
+			c = (rk_humanoid_bone)(b + 1);
+		} else {
+			rk_humanoid_bone base = side > 0 ? RK_HUMANOID_LEFT_THUMB_METACARPAL : RK_HUMANOID_RIGHT_THUMB_METACARPAL;
+			static const int order[4] = { 6, 3, 9, 12 }; /* middle, index, ring, little proximal */
+			for (int i = 0; i < 4 && c == RK_HUMANOID_BONE_COUNT; i++)
+				if (h->bones[base + order[i]]) c = (rk_humanoid_bone)(base + order[i]);
+		}
+	} else if (b >= RK_HUMANOID_LEFT_THUMB_METACARPAL && b <= RK_HUMANOID_RIGHT_LITTLE_DISTAL) {
+		side = b < RK_HUMANOID_RIGHT_THUMB_METACARPAL ? 1.0 : -1.0;
+		int k = (b - RK_HUMANOID_LEFT_THUMB_METACARPAL) % 15;
+		thumb = k < 3;
+		if (k % 3 == 2) return false; /* distal: no bone beyond it */
+		c = (rk_humanoid_bone)(b + 1);
+	} else {
+		return false;
+	}
+	if (c == RK_HUMANOID_BONE_COUNT || !h->bones[c]) return false;
+	*dir = thumb ? (rk_vec3){ side * r, 0, r } : (rk_vec3){ side, 0, 0 };
+	*child = c;
+	return true;
+}
+
+/* wr/wp (rest world rotations, positions) turned into VRM's T-pose: arms,
+ * hands and fingers along +-X, thumbs 45 degrees forward, legs down; each
+ * correction is the shortest rotation of the bone's direction, carried to
+ * its subtree, so bone lengths and twists stay. */
+static void rki_vrma_tpose(const rki_vrma *v, rk_quat *wr, rk_vec3 *wp)
+{
+	rk_quat q[RK_HUMANOID_BONE_COUNT];
+	rk_vec3 np[RK_HUMANOID_BONE_COUNT];
+	for (size_t i = 0; i < v->bones; i++) {
+		int p = v->parent[i];
+		rk_quat qp = p >= 0 ? q[p] : (rk_quat){ 0, 0, 0, 1 };
+		np[i] = p >= 0 ? rk_vec3_add(np[p], rk_quat_rotate(q[p], rk_vec3_sub(wp[i], wp[p]))) : wp[i];
+		q[i] = qp;
+		rk_vec3 dir;
+		rk_humanoid_bone child;
+		if (rki_vrma_tpose_dir(&v->humanoid, v->which[i], &dir, &child)) {
+			int k = v->bone_of[child];
+			rk_vec3 d = rk_quat_rotate(qp, rk_vec3_sub(wp[k], wp[i]));
+			if (rk_vec3_length(d) > 1e-12) q[i] = rk_quat_normalize(rk_quat_mul(rki_vrma_arc(rk_vec3_normalize(d), dir), qp));
+		}
+	}
+	for (size_t i = 0; i < v->bones; i++) {
+		wr[i] = rk_quat_normalize(rk_quat_mul(q[i], wr[i]));
+		wp[i] = np[i];
+	}
+}
+
 /* Rest local TRS (rest_r, rest_t per written bone) and the keys: rot[f * bones
  * + i], hips[f]. */
 static bool rki_vrma_sample(rki_vrma *v, rk_quat *rest_r, rk_vec3 *rest_t, rk_quat *rot, rk_vec3 *hips)
@@ -154,6 +256,7 @@ static bool rki_vrma_sample(rki_vrma *v, rk_quat *rest_r, rk_vec3 *rest_t, rk_qu
 	rk_quat wr[RK_HUMANOID_BONE_COUNT];
 	rk_vec3 wp[RK_HUMANOID_BONE_COUNT];
 	for (size_t i = 0; i < nb; i++) rki_vrma_rigid(v, &v->humanoid.bones[v->which[i]]->node_to_world, &wr[i], &wp[i]);
+	if (v->tpose) rki_vrma_tpose(v, wr, wp);
 	for (size_t i = 0; i < nb; i++) {
 		int p = v->parent[i];
 		if (p < 0) {
@@ -166,7 +269,7 @@ static bool rki_vrma_sample(rki_vrma *v, rk_quat *rest_r, rk_vec3 *rest_t, rk_qu
 		}
 	}
 	/* the T-pose VRMA players assume */
-	for (int side = 0; side < 2; side++) {
+	for (int side = 0; side < 2 && !v->tpose; side++) {
 		int ua = v->bone_of[side ? RK_HUMANOID_RIGHT_UPPER_ARM : RK_HUMANOID_LEFT_UPPER_ARM];
 		int la = v->bone_of[side ? RK_HUMANOID_RIGHT_LOWER_ARM : RK_HUMANOID_LEFT_LOWER_ARM];
 		if (ua < 0 || la < 0) continue;
@@ -174,8 +277,8 @@ static bool rki_vrma_sample(rki_vrma *v, rk_quat *rest_r, rk_vec3 *rest_t, rk_qu
 		double len = sqrt(d.x * d.x + d.y * d.y + d.z * d.z);
 		double deg = len > 0.0 ? asin(fabs(d.y) / len) * 180.0 / RKI_VRMA_PI : 0.0;
 		if (deg > 20.0) {
-			rki_vrma_warn(v, "VRMA: the rest pose is not a T-pose (the %s upper arm points %.0f degrees from the horizontal); "
-				"VRM Animation players assume a T-pose rest", side ? "right" : "left", deg);
+			rki_vrma_warn(v, "VRMA: the rest written is not a T-pose (the %s upper arm points %.0f degrees from the horizontal); "
+				"VRM Animation players assume VRM's T-pose", side ? "right" : "left", deg);
 			break;
 		}
 	}
