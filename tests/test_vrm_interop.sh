@@ -131,6 +131,12 @@ if [ -f "$OUT/xbot_vrm0.vrm" ] && [ -f "$SHARED_DIR/assets/ybot@kick.fbx" ]; the
 	(cd "$PKG" && node vrm_check.mjs play "$OUT/xbot_vrm0.vrm" "$OUT/kick.vrma" "$OUT/kick.pose.json" "$OUT/xbot_vrm0.map.json") || bad "kick: three-vrm-animation disagrees with rigkit"
 fi
 
+# A .vrma as the motion source: its declared humanoid (VRoid names) drives the avatar.
+"$RIGKIT" retarget "$FIX/vroid_walk.vrma" "$OUT/avatar.glb" "$OUT/vroid_walk_on_avatar.glb" --json > "$OUT/vroid_walk_on_avatar.json" 2>/dev/null \
+	&& python3 -c 'import json,sys; r=json.load(open(sys.argv[1]))["clips"][0]; sys.exit(0 if r["mapped_bones"] == 54 and r["max_direction_error_deg"] < 1e-3 else 1)' "$OUT/vroid_walk_on_avatar.json" \
+	&& echo "ok   vroid_walk.vrma retargets onto the demo avatar with its 54 declared bones" \
+	|| bad "vroid_walk.vrma as a retarget source ($OUT/vroid_walk_on_avatar.json)"
+
 # The committed VRMA fixture through rigkit: read, written again, still plays.
 "$RIGKIT" convert "$FIX/vroid_walk.vrma" "$OUT/vroid_walk.out.vrma" -q || bad "vroid_walk.vrma: rigkit convert to .vrma failed"
 rigkit_map "$FIX/vroid_walk.vrma" "$OUT/vroid_walk.rigkit.json" && json_same "$OUT/vroid_walk.rigkit.json" "$FIX/vroid.map.json" \
