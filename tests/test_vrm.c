@@ -547,9 +547,55 @@ RK_TEST(vrma_tpose_rest)
 	rk_scene_free(mixamo);
 }
 
+typedef struct counting { size_t live, blocks, calls; } counting;
+
+static void *count_alloc(void *user, size_t size)
+{
+	counting *c = (counting *)user;
+	void *p = malloc(size);
+	if (p) {
+		c->live += size;
+		c->blocks++;
+		c->calls++;
+	}
+	return p;
+}
+
+static void count_free(void *user, void *ptr, size_t size)
+{
+	counting *c = (counting *)user;
+	c->live -= size;
+	c->blocks--;
+	free(ptr);
+}
+
+/* The VRMA writer allocates from opts.allocator only (the output too, freed
+ * by rk_vrma_memory_free), and a memory_limit too small fails with LIMIT. */
+RK_TEST(vrma_write_allocator_and_limit)
+{
+	rk_scene *walk = load_fixture("vroid_walk.vrma");
+	RK_REQUIRE(walk);
+	counting c = { 0, 0, 0 };
+	rk_vrma_write_opts o = { 0 };
+	o.allocator = (rk_allocator){ count_alloc, count_free, &c };
+	void *data = NULL;
+	size_t size = 0;
+	rk_error err;
+	RK_REQUIRE(rk_vrma_write_memory(walk, &o, &data, &size, &err));
+	RK_CHECK(c.calls >= 4 && c.blocks == 1 && c.live > size);
+	rk_vrma_memory_free(data);
+	RK_CHECK_INT(c.live, 0);
+	RK_CHECK_INT(c.blocks, 0);
+	o.memory_limit = 4096;
+	RK_CHECK(!rk_vrma_write_memory(walk, &o, &data, &size, &err) && err.code == RK_ERROR_LIMIT && data == NULL);
+	RK_CHECK_INT(c.live, 0);
+	rk_scene_free(walk);
+}
+
 RK_TEST_MAIN(RK_TEST_ENTRY(vrm1_declared_humanoid), RK_TEST_ENTRY(vrm0_thumbs_translated),
 	RK_TEST_ENTRY(declared_map_without_names), RK_TEST_ENTRY(vrma_humanoid_and_clip),
 	RK_TEST_ENTRY(vrm_bad_extension_warns), RK_TEST_ENTRY(vrm_invalid_declaration_falls_back),
 	RK_TEST_ENTRY(vrm_truncated_and_flipped), RK_TEST_ENTRY(plain_gltf_declares_nothing),
 	RK_TEST_ENTRY(vrm_write_keeps_extensions), RK_TEST_ENTRY(vrm_write_drops_unwritten_reference),
-	RK_TEST_ENTRY(vrma_write_round_trip), RK_TEST_ENTRY(vrma_write_bad_inputs), RK_TEST_ENTRY(vrma_tpose_rest))
+	RK_TEST_ENTRY(vrma_write_round_trip), RK_TEST_ENTRY(vrma_write_bad_inputs), RK_TEST_ENTRY(vrma_tpose_rest),
+	RK_TEST_ENTRY(vrma_write_allocator_and_limit))

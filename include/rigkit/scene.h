@@ -529,7 +529,8 @@ typedef struct rk_warning_list { rk_warning *data; size_t count; } rk_warning_li
 
 /* The one warning callback of rigkit. Every options struct whose call can
  * meet a recoverable oddity (rk_load_opts, rk_demo_opts, rk_gltf_write_opts,
- * rk_render_opts, rk_retarget_opts, rk_compare_opts) has the same pair:
+ * rk_render_opts, rk_retarget_opts, rk_compare_opts, rk_vrma_write_opts) has
+ * the same pair (rk_humanoid_check_declared takes the pair as arguments):
  *     rk_warning_fn *warning;   NULL = no callback
  *     void *warning_user;       passed back as `user`
  * Calls come from the thread that made the rigkit call, before it returns;

@@ -88,24 +88,29 @@ typedef struct rk_vrma_write_opts {
 	double fps;                   /* frames per second; 0 = settings.frame_rate, 30 when that is 0 */
 	rk_vrma_rest rest;            /* the rest written (see WHAT IS WRITTEN); default AUTO */
 	const char *generator;        /* asset.generator; NULL = "rigkit <version>" */
+	rk_allocator allocator;       /* zero = malloc/free (the output too: see rk_vrma_memory_free) */
+	size_t memory_limit;          /* bytes of temporaries + output; 0 = 4 GiB (1.5 GiB with 32-bit size_t) */
 	rk_warning_fn *warning;       /* NULL = warnings only counted (stats.warning_count) */
 	void *warning_user;
 	rk_vrma_write_stats *stats;   /* NULL = not reported; filled on success */
 } rk_vrma_write_opts;
 
 /* Writes `clip` of `scene` as VRM Animation to `path` atomically
- * (rk_file_write_atomic). Returns false with err set: RK_ERROR_INVALID_ARGUMENT
+ * (rk_file_write_atomic). opts may be NULL (defaults). Returns false with err set: RK_ERROR_INVALID_ARGUMENT
  * (NULL scene or path, no valid humanoid, no clip with tracks, a clip not of
  * this scene, bad fps, unknown rest), RK_ERROR_LIMIT (more than 1e6 frames),
  * RK_ERROR_OUT_OF_MEMORY, RK_ERROR_OUTPUT (the file could not be written;
  * the destination is then untouched). */
 bool rk_vrma_write(const rk_scene *scene, const char *path, const rk_vrma_write_opts *opts, rk_error *err);
 
-/* The same GLB in memory: *out_data (malloc'd; free with rk_vrma_memory_free)
- * holds *out_size bytes. On failure *out_data = NULL, *out_size = 0. */
+/* The same GLB in memory: *out_data holds *out_size bytes, from
+ * opts->allocator; release it with rk_vrma_memory_free (it remembers the
+ * allocator). On failure *out_data = NULL, *out_size = 0. RK_ERROR_LIMIT
+ * also when memory_limit is exceeded. */
 bool rk_vrma_write_memory(const rk_scene *scene, const rk_vrma_write_opts *opts, void **out_data, size_t *out_size,
 	rk_error *err);
 
+/* Frees bytes returned by rk_vrma_write_memory(). NULL is fine. */
 void rk_vrma_memory_free(void *data);
 
 #ifdef __cplusplus

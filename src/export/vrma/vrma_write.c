@@ -5,8 +5,10 @@
  * evaluated world rotations at every frame (rk_pose_eval_job), in glTF space
  * with scale taken out, become local TRS / rotation keys relative to the
  * humanoid parent; then the JSON (rigkit/json.h) and the BIN chunk are put
- * into one GLB. Memory: the pose (rk_pose_memory_size), frames x bones
- * quaternions and the output; all malloc'd and freed before return.
+ * into one GLB. Memory, all from opts.allocator within opts.memory_limit:
+ * the pose (rk_pose_memory_size), frames x bones quaternions, the JSON text
+ * and the output (given to the caller with a header that remembers the
+ * allocator, for rk_vrma_memory_free); the rest is freed before return.
  */
 #include "core/internal.h"
 #include "rigkit/anim.h"
@@ -24,6 +26,7 @@
 typedef struct rki_vrma {
 	const rk_scene *scene;
 	rk_vrma_write_opts opts;
+	rki_alloc alloc;
 	rk_error *err;
 	size_t warnings;
 	rk_humanoid humanoid;
@@ -51,6 +54,24 @@ static void rki_vrma_warn(rki_vrma *v, const char *fmt, ...)
 	if (!v->opts.warning) return;
 	rk_warning w = { msg, UINT64_MAX, "", 1 };
 	v->opts.warning(v->opts.warning_user, &w);
+}
+
+/* Out of memory, or the memory limit (what the allocator saw). */
+static bool rki_vrma_oom(rki_vrma *v, const char *what)
+{
+	if (v->alloc.limit_hit) rki_error_set(v->err, RK_ERROR_LIMIT, "VRMA writer: %s over the memory limit", what);
+	else rki_error_set(v->err, RK_ERROR_OUT_OF_MEMORY, "VRMA writer: out of memory (%s)", what);
+	return false;
+}
+
+static void *rki_vrma_json_alloc(void *user, size_t size)
+{
+	return rki_malloc((rki_alloc *)user, size);
+}
+
+static void rki_vrma_json_free(void *user, void *ptr, size_t size)
+{
+	rki_free((rki_alloc *)user, ptr, size);
 }
 
 static bool rki_vrma_clip_tracks(const rk_anim_clip *c)
@@ -284,16 +305,13 @@ static bool rki_vrma_sample(rki_vrma *v, rk_quat *rest_r, rk_vec3 *rest_t, rk_qu
 	}
 
 	size_t bytes = rk_pose_memory_size(s);
-	void *mem = malloc(bytes ? bytes : 1);
-	if (!mem) {
-		rki_error_set(v->err, RK_ERROR_OUT_OF_MEMORY, "VRMA writer: out of memory (pose)");
-		return false;
-	}
+	if (!bytes) bytes = 1;
+	void *mem = rki_malloc(&v->alloc, bytes);
+	if (!mem) return rki_vrma_oom(v, "pose");
 	rk_pose pose;
 	if (!rk_pose_init(&pose, s, mem, bytes)) {
-		free(mem);
-		rki_error_set(v->err, RK_ERROR_OUT_OF_MEMORY, "VRMA writer: pose memory");
-		return false;
+		rki_free(&v->alloc, mem, bytes);
+		return rki_vrma_oom(v, "pose");
 	}
 	rk_pose_eval_job job;
 	memset(&job, 0, sizeof(job));
@@ -302,7 +320,7 @@ static bool rki_vrma_sample(rki_vrma *v, rk_quat *rest_r, rk_vec3 *rest_t, rk_qu
 	job.pose = &pose;
 	job.time = v->clip->time_begin;
 	if (!rk_pose_eval_validate(&job, v->err)) {
-		free(mem);
+		rki_free(&v->alloc, mem, bytes);
 		return false;
 	}
 	for (size_t f = 0; f < v->frames; f++) {
@@ -319,7 +337,7 @@ static bool rki_vrma_sample(rki_vrma *v, rk_quat *rest_r, rk_vec3 *rest_t, rk_qu
 			rot[f * nb + i] = q;
 		}
 	}
-	free(mem);
+	rki_free(&v->alloc, mem, bytes);
 	return true;
 }
 
@@ -454,6 +472,16 @@ static void rki_vrma_json(const rki_vrma *v, rk_json_writer *j, const rk_quat *r
 	rk_json_object_end(j);
 }
 
+/* Output block: a header remembering the allocator, then the GLB. */
+typedef struct rki_vrma_out_header {
+	rk_allocator allocator;
+	size_t total;
+	size_t magic;
+} rki_vrma_out_header;
+
+#define RKI_VRMA_OUT_MAGIC ((size_t)0x766d7261u)
+#define RKI_VRMA_OUT_HEADER ((sizeof(rki_vrma_out_header) + 15u) & ~(size_t)15u)
+
 /* The GLB: JSON chunk (space-padded) and BIN chunk (the keys). */
 static bool rki_vrma_build(rki_vrma *v, const rk_quat *rest_r, const rk_vec3 *rest_t, const rk_quat *rot, const rk_vec3 *hips,
 	void **out_data, size_t *out_size)
@@ -462,28 +490,30 @@ static bool rki_vrma_build(rki_vrma *v, const rk_quat *rest_r, const rk_vec3 *re
 	size_t bin_size = nf * 4 * (1 + 3 + 4 * nb); /* frames <= 1e6, bones <= 55: no overflow */
 	rk_json_writer j;
 	rk_json_writer_init(&j, RK_JSON_SHORTEST | RK_JSON_NONFINITE_ZERO);
+	j.allocator = (rk_allocator){ rki_vrma_json_alloc, rki_vrma_json_free, &v->alloc };
+	rk_allocator json_allocator = j.allocator;
 	rki_vrma_json(v, &j, rest_r, rest_t, bin_size);
 	size_t json_len = 0;
 	char *json = rk_json_writer_finish(&j, &json_len);
 	if (!json) {
-		rk_error_code code = rk_json_writer_error(&j);
 		rk_json_writer_free(&j);
-		rki_error_set(v->err, code == RK_ERROR_LIMIT ? RK_ERROR_LIMIT : RK_ERROR_OUT_OF_MEMORY, "VRMA writer: JSON failed");
-		return false;
+		return rki_vrma_oom(v, "JSON");
 	}
 	size_t json_pad = (4 - json_len % 4) % 4;
 	size_t total = 12 + 8 + json_len + json_pad + 8 + bin_size;
 	if (total > 0xFFFFFFFFu) {
-		rk_json_free_text(NULL, json, json_len);
+		rk_json_free_text(&json_allocator, json, json_len);
 		rki_error_set(v->err, RK_ERROR_LIMIT, "VRMA writer: %zu bytes, more than a GLB holds", total);
 		return false;
 	}
-	unsigned char *out = (unsigned char *)malloc(total);
-	if (!out) {
-		rk_json_free_text(NULL, json, json_len);
-		rki_error_set(v->err, RK_ERROR_OUT_OF_MEMORY, "VRMA writer: out of memory (%zu bytes)", total);
-		return false;
+	unsigned char *block = (unsigned char *)rki_malloc(&v->alloc, RKI_VRMA_OUT_HEADER + total);
+	if (!block) {
+		rk_json_free_text(&json_allocator, json, json_len);
+		return rki_vrma_oom(v, "output");
 	}
+	rki_vrma_out_header h = { v->opts.allocator, RKI_VRMA_OUT_HEADER + total, RKI_VRMA_OUT_MAGIC };
+	memcpy(block, &h, sizeof(h));
+	unsigned char *out = block + RKI_VRMA_OUT_HEADER;
 	memcpy(out, "glTF", 4);
 	rki_vrma_put_u32(out + 4, 2);
 	rki_vrma_put_u32(out + 8, (uint32_t)total);
@@ -491,7 +521,7 @@ static bool rki_vrma_build(rki_vrma *v, const rk_quat *rest_r, const rk_vec3 *re
 	rki_vrma_put_u32(out + 16, 0x4E4F534Au);
 	memcpy(out + 20, json, json_len);
 	memset(out + 20 + json_len, ' ', json_pad);
-	rk_json_free_text(NULL, json, json_len);
+	rk_json_free_text(&json_allocator, json, json_len);
 	unsigned char *b = out + 20 + json_len + json_pad;
 	rki_vrma_put_u32(b, (uint32_t)bin_size);
 	rki_vrma_put_u32(b + 4, 0x004E4942u);
@@ -532,18 +562,19 @@ bool rk_vrma_write_memory(const rk_scene *scene, const rk_vrma_write_opts *opts,
 	if (opts) v.opts = *opts;
 	if (!v.opts.generator) v.opts.generator = "rigkit " RK_VERSION_STRING;
 	v.err = err;
+	rki_alloc_init(&v.alloc, &v.opts.allocator, v.opts.memory_limit ? v.opts.memory_limit : RKI_DEFAULT_MEMORY_LIMIT, 0);
 	if (!rki_vrma_setup(&v)) return false;
 	size_t nb = v.bones, nf = v.frames;
-	rk_quat *rot = (rk_quat *)calloc(nf * nb + 1, sizeof(rk_quat));
-	rk_vec3 *hips = (rk_vec3 *)calloc(nf, sizeof(rk_vec3));
+	rk_quat *rot = (rk_quat *)rki_calloc(&v.alloc, nf * nb + 1, sizeof(rk_quat));
+	rk_vec3 *hips = (rk_vec3 *)rki_calloc(&v.alloc, nf, sizeof(rk_vec3));
 	rk_quat rest_r[RK_HUMANOID_BONE_COUNT];
 	rk_vec3 rest_t[RK_HUMANOID_BONE_COUNT];
 	bool ok = rot && hips;
-	if (!ok) rki_error_set(err, RK_ERROR_OUT_OF_MEMORY, "VRMA writer: out of memory (%zu frames)", nf);
+	if (!ok) rki_vrma_oom(&v, "keys");
 	ok = ok && rki_vrma_sample(&v, rest_r, rest_t, rot, hips);
 	ok = ok && rki_vrma_build(&v, rest_r, rest_t, rot, hips, out_data, out_size);
-	free(rot);
-	free(hips);
+	if (rot) rki_free(&v.alloc, rot, (nf * nb + 1) * sizeof(rk_quat));
+	if (hips) rki_free(&v.alloc, hips, nf * sizeof(rk_vec3));
 	if (ok && v.opts.stats) {
 		v.opts.stats->bone_count = nb;
 		v.opts.stats->frame_count = nf;
@@ -556,7 +587,15 @@ bool rk_vrma_write_memory(const rk_scene *scene, const rk_vrma_write_opts *opts,
 
 void rk_vrma_memory_free(void *data)
 {
-	free(data);
+	if (!data) return;
+	unsigned char *block = (unsigned char *)data - RKI_VRMA_OUT_HEADER;
+	rki_vrma_out_header h;
+	memcpy(&h, block, sizeof(h));
+	if (h.magic != RKI_VRMA_OUT_MAGIC) return;
+	rki_alloc a;
+	rki_alloc_init(&a, &h.allocator, 0, 0);
+	a.bytes_in_use = h.total;
+	rki_free(&a, block, h.total);
 }
 
 bool rk_vrma_write(const rk_scene *scene, const char *path, const rk_vrma_write_opts *opts, rk_error *err)
@@ -569,6 +608,6 @@ bool rk_vrma_write(const rk_scene *scene, const char *path, const rk_vrma_write_
 	size_t size = 0;
 	if (!rk_vrma_write_memory(scene, opts, &data, &size, err)) return false;
 	bool ok = rk_file_write_atomic(path, data, size, err);
-	free(data);
+	rk_vrma_memory_free(data);
 	return ok;
 }
