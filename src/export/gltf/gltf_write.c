@@ -593,8 +593,8 @@ static bool rki_gw_run(const rk_scene *scene, const rk_gltf_write_opts *opts, bo
 		w->stats.skin_count = w->skins.count;
 		w->stats.animation_count = w->animations.count;
 		w->stats.wrote_root_node = w->write_root;
-		w->stats.warning_count = w->warning_count;
 		ok = rki_gw_assemble(w, glb, out_data, out_size);
+		w->stats.warning_count = w->warning_count; /* the document's kept extensions may warn too */
 	}
 	if (w->opts.warning) /* repeated warnings once more, with their total count */
 		for (rki_gw_warning *x = w->warnings; x; x = x->next) {
