@@ -306,7 +306,13 @@ static bool rki_gw_build_json(rki_gw *w, rk_json_writer *j, bool embed_buffer)
 		rk_json_array_begin(j, "extensionsUsed");
 		if (w->uses_texture_transform) rk_json_string(j, NULL, "KHR_texture_transform");
 		if (w->uses_unlit) rk_json_string(j, NULL, "KHR_materials_unlit");
-		for (size_t i = 0; i < w->ext_used_count; i++) rk_json_string(j, NULL, w->ext_used[i]);
+		for (size_t i = 0; i < w->ext_used_count; i++) {
+			const char *name = w->ext_used[i];
+			if ((w->uses_texture_transform && !strcmp(name, "KHR_texture_transform"))
+				|| (w->uses_unlit && !strcmp(name, "KHR_materials_unlit")))
+				continue; /* listed above */
+			rk_json_string(j, NULL, name);
+		}
 		rk_json_array_end(j);
 	}
 	rk_json_uint(j, "scene", 0);

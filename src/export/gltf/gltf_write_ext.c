@@ -6,7 +6,8 @@
  * MESH, MATERIAL, TEXTURE, IMAGE) is written as this writer's index of the
  * element; a reference to an element the writer did not write (a texture
  * without image bytes, say) is left out of its object or array, with a
- * warning. Every name written is listed in extensionsUsed.
+ * warning. Every name written is listed in extensionsUsed, with the names of
+ * extensions nested in them ("extensions" objects inside a kept value).
  */
 #include "gltf_write_internal.h"
 
@@ -44,9 +45,22 @@ static int64_t rki_gw_ext_index(const rki_gw *w, const rk_ext_value *v)
 	}
 }
 
+/* Notes `name` for extensionsUsed. */
+static void rki_gw_ext_used(rki_gw *w, const char *name)
+{
+	size_t k = 0;
+	while (k < w->ext_used_count && strcmp(w->ext_used[k], name) != 0) k++;
+	if (k == w->ext_used_count && k < RKI_GW_EXT_USED_MAX) w->ext_used[w->ext_used_count++] = name;
+}
+
 static void rki_gw_ext_value(rki_gw *w, rk_json_writer *j, const char *ext, const char *key, const rk_ext_value *v,
 	size_t depth)
 {
+	/* extensions nested in a kept one (KHR_texture_transform on an MToon
+	 * texture, VRMC_springBone_extended_collider ...) are declared too */
+	if (v->kind == RK_EXT_OBJECT && key && strcmp(key, "extensions") == 0)
+		for (size_t i = 0; i < v->count && v->items; i++)
+			if (v->items[i].key && v->items[i].key[0]) rki_gw_ext_used(w, v->items[i].key);
 	switch (v->kind) {
 	case RK_EXT_NULL: rk_json_null(j, key); return;
 	case RK_EXT_BOOL: rk_json_bool(j, key, v->number != 0.0); return;
@@ -105,9 +119,7 @@ void rki_gw_ext_write(rki_gw *w, rk_json_writer *j, rk_ext_owner owner, const vo
 		const rk_extension *e = &w->scene->extensions.data[i];
 		if (!rki_gw_ext_owned(e, owner, element)) continue;
 		rki_gw_ext_value(w, j, e->name, e->name, &e->value, 0);
-		size_t k = 0;
-		while (k < w->ext_used_count && strcmp(w->ext_used[k], e->name) != 0) k++;
-		if (k == w->ext_used_count && k < RKI_GW_EXT_USED_MAX) w->ext_used[w->ext_used_count++] = e->name;
+		rki_gw_ext_used(w, e->name);
 	}
 }
 

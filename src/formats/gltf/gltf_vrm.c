@@ -132,7 +132,7 @@ static const void *rki_vrm_resolve(rki_vrm_conv *c, rk_ext_kind kind, double x, 
 	default: return NULL;
 	}
 	if (!(x >= 0.0 && x < (double)count && floor(x) == x)) {
-		if (!(kind == RK_EXT_NODE && x == -1.0)) /* VRM 0.x writes -1 for "no center" */
+		if (x != -1.0) /* UniVRM (0.x) writes -1 for "none" (center, meta.texture) */
 			rki_gltf_warn(g, loc, "VRM: expected %s index below %zu, got %g: kept as a number", what[kind], count, x);
 		return NULL;
 	}
