@@ -47,9 +47,9 @@
  *   (tests/test_vrm_interop.sh checks it with three-vrm-animation).
  *
  * RESTRICTIONS
- *   RK_VRMA_REST_SCENE on a character whose rest is not a T-pose gives
- *   motion relative to that pose (warned when an upper arm's rest points
- *   more than 20 degrees from the horizontal). The T-pose fixes bone
+ *   The stored pose written (SCENE, or AUTO on a VRM) on a character whose
+ *   rest is not a T-pose gives motion relative to that pose (warned when an
+ *   upper arm's rest points more than 20 degrees from the horizontal). The T-pose fixes bone
  *   directions, not palm roll or the spine, shoulders, feet and head. No
  *   expression or look-at tracks; scale animation is dropped; one clip per
  *   file.
