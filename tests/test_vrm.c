@@ -480,6 +480,56 @@ static rk_vec3 bone_dir(const rk_humanoid *h, const rk_vec3 *pos, rk_humanoid_bo
 	return rk_vec3_normalize(rk_vec3_sub(pos[h->bones[b]->index], pos[h->bones[a]->index]));
 }
 
+/* The VRMA of `clip` of `src`, read back, with both humanoids (*out NULL
+ * when something failed). */
+typedef struct vrma_case {
+	rk_scene *v;
+	rk_humanoid hs, hv;
+} vrma_case;
+
+static void vrma_case_make(rk_test_state *rk_t_, const rk_scene *src, const rk_anim_clip *clip, vrma_case *out)
+{
+	rk_error err;
+	rk_vrma_write_opts o = { 0 };
+	o.clip = clip;
+	void *data = NULL;
+	size_t size = 0;
+	out->v = NULL;
+	RK_REQUIRE(rk_vrma_write_memory(src, &o, &data, &size, &err));
+	rk_scene *v = rk_load_memory(data, size, NULL, &err);
+	rk_vrma_memory_free(data);
+	RK_REQUIRE(v);
+	out->v = v;
+	RK_CHECK(rk_humanoid_detect(src, &out->hs, &err) && rk_humanoid_detect(v, &out->hv, &err));
+}
+
+/* Largest angle, over 7 times of the clip, between each humanoid bone
+ * direction of the VRMA and the source's turned about +Y by yaw. */
+static double vrma_case_worst(rk_test_state *rk_t_, const rk_scene *src, const rk_anim_clip *clip, const vrma_case *c,
+	double yaw)
+{
+	rk_vec3 *pv = calloc(c->v->nodes.count, sizeof(rk_vec3)), *ps = calloc(src->nodes.count, sizeof(rk_vec3));
+	double worst = 0.0, cy = cos(yaw), sy = sin(yaw);
+	for (int k = 0; k <= 6 && pv && ps; k++) {
+		double t = clip->time_begin + (clip->time_end - clip->time_begin) * k / 6.0;
+		eval_positions(rk_t_, src, clip, t, ps);
+		eval_positions(rk_t_, c->v, &c->v->clips.data[0], t - clip->time_begin, pv);
+		for (int b = 1; b < RK_HUMANOID_BONE_COUNT; b++) {
+			int p = rk_humanoid_parent(&c->hs, (rk_humanoid_bone)b);
+			if (!c->hs.bones[b] || p < 0) continue;
+			rk_vec3 ds = bone_dir(&c->hs, ps, (rk_humanoid_bone)p, (rk_humanoid_bone)b);
+			rk_vec3 turned = { cy * ds.x + sy * ds.z, ds.y, -sy * ds.x + cy * ds.z }; /* R_y(yaw) ds */
+			double d = rk_vec3_dot(turned, bone_dir(&c->hv, pv, (rk_humanoid_bone)p, (rk_humanoid_bone)b));
+			double a = acos(d > 1.0 ? 1.0 : d);
+			if (a > worst) worst = a;
+		}
+	}
+	if (!pv || !ps) worst = 1e9;
+	free(pv);
+	free(ps);
+	return worst;
+}
+
 /* A non-VRM scene (the A-pose demo avatar with the demo Walk retargeted
  * onto it) is written with VRM's T-pose as rest: at rest the arms, hands and fingers point along +-X, the
  * thumbs 45 degrees forward, the legs down (hand-derived directions); and the
@@ -491,20 +541,12 @@ RK_TEST(vrma_tpose_rest)
 	RK_REQUIRE(mixamo && src);
 	const rk_anim_clip *walk = rk_retarget(src, mixamo, rk_scene_find_clip(mixamo, "Walk"), NULL, NULL, &err);
 	RK_REQUIRE(walk);
-	rk_vrma_write_opts o = { 0 };
-	o.clip = walk;
-	void *data = NULL;
-	size_t size = 0;
-	RK_REQUIRE(rk_vrma_write_memory(src, &o, &data, &size, &err));
-	rk_scene *v = rk_load_memory(data, size, NULL, &err);
-	rk_vrma_memory_free(data);
-	RK_REQUIRE(v);
-	rk_humanoid hs, hv;
-	RK_REQUIRE(rk_humanoid_detect(src, &hs, &err) && rk_humanoid_detect(v, &hv, &err));
-	rk_vec3 *pv = calloc(v->nodes.count, sizeof(rk_vec3)), *ps = calloc(src->nodes.count, sizeof(rk_vec3));
-	RK_REQUIRE(pv && ps);
-	eval_positions(rk_t_, v, NULL, 0.0, pv);
-	const double r = sqrt(0.5);
+	vrma_case c;
+	vrma_case_make(rk_t_, src, walk, &c);
+	RK_REQUIRE(c.v);
+	rk_vec3 *pv = calloc(c.v->nodes.count, sizeof(rk_vec3));
+	RK_REQUIRE(pv);
+	eval_positions(rk_t_, c.v, NULL, 0.0, pv);
 	static const struct { rk_humanoid_bone a, b; double x, y, z; } rest[] = {
 		{ RK_HUMANOID_LEFT_UPPER_ARM, RK_HUMANOID_LEFT_LOWER_ARM, 1, 0, 0 },
 		{ RK_HUMANOID_RIGHT_LOWER_ARM, RK_HUMANOID_RIGHT_HAND, -1, 0, 0 },
@@ -513,36 +555,18 @@ RK_TEST(vrma_tpose_rest)
 		{ RK_HUMANOID_LEFT_LITTLE_INTERMEDIATE, RK_HUMANOID_LEFT_LITTLE_DISTAL, 1, 0, 0 },
 		{ RK_HUMANOID_LEFT_UPPER_LEG, RK_HUMANOID_LEFT_LOWER_LEG, 0, -1, 0 },
 		{ RK_HUMANOID_RIGHT_LOWER_LEG, RK_HUMANOID_RIGHT_FOOT, 0, -1, 0 },
+		{ RK_HUMANOID_LEFT_THUMB_METACARPAL, RK_HUMANOID_LEFT_THUMB_PROXIMAL, 0.70710678118654752, 0, 0.70710678118654752 },
 	};
 	for (size_t i = 0; i < sizeof(rest) / sizeof(rest[0]); i++) {
-		rk_vec3 d = bone_dir(&hv, pv, rest[i].a, rest[i].b);
+		rk_vec3 d = bone_dir(&c.hv, pv, rest[i].a, rest[i].b);
 		RK_CHECK_NEAR(d.x, rest[i].x, 1e-6);
 		RK_CHECK_NEAR(d.y, rest[i].y, 1e-6);
 		RK_CHECK_NEAR(d.z, rest[i].z, 1e-6);
 	}
-	rk_vec3 thumb = bone_dir(&hv, pv, RK_HUMANOID_LEFT_THUMB_METACARPAL, RK_HUMANOID_LEFT_THUMB_PROXIMAL);
-	RK_CHECK_NEAR(thumb.x, r, 1e-6);
-	RK_CHECK_NEAR(thumb.y, 0.0, 1e-6);
-	RK_CHECK_NEAR(thumb.z, r, 1e-6);
 	/* animated: every humanoid bone pair points as in the source */
-	double worst = 0.0;
-	for (int k = 0; k <= 10; k++) {
-		double t = walk->time_begin + (walk->time_end - walk->time_begin) * k / 10.0;
-		eval_positions(rk_t_, src, walk, t, ps);
-		eval_positions(rk_t_, v, &v->clips.data[0], t - walk->time_begin, pv);
-		for (int b = 1; b < RK_HUMANOID_BONE_COUNT; b++) {
-			int p = rk_humanoid_parent(&hs, (rk_humanoid_bone)b);
-			if (!hs.bones[b] || p < 0) continue;
-			double c = rk_vec3_dot(bone_dir(&hs, ps, (rk_humanoid_bone)p, (rk_humanoid_bone)b),
-				bone_dir(&hv, pv, (rk_humanoid_bone)p, (rk_humanoid_bone)b));
-			double a = acos(c > 1.0 ? 1.0 : c);
-			if (a > worst) worst = a;
-		}
-	}
-	RK_CHECK(worst < 1e-5);
+	RK_CHECK(vrma_case_worst(rk_t_, src, walk, &c, 0.0) < 1e-5);
 	free(pv);
-	free(ps);
-	rk_scene_free(v);
+	rk_scene_free(c.v);
 	rk_scene_free(src);
 	rk_scene_free(mixamo);
 }
@@ -592,10 +616,46 @@ RK_TEST(vrma_write_allocator_and_limit)
 	rk_scene_free(walk);
 }
 
+/* A non-VRM character facing -Z (the shared Soldier.glb) is turned to face
+ * +Z: at rest its left leg is on +X and its left arm points along +X, and
+ * each animated bone points as the Soldier's turned about +Y by the yaw that
+ * takes its left (left minus right upper leg, horizontal) to +X (about half
+ * a turn: its legs are not exactly level). */
+RK_TEST(vrma_faces_plus_z)
+{
+	const char *shared = rk_test_shared_dir();
+	if (!shared) RK_SKIP("../shared not found");
+	char path[4096];
+	snprintf(path, sizeof(path), "%s/assets/Soldier.glb", shared);
+	rk_error err;
+	rk_scene *src = rk_load_file(path, NULL, &err);
+	RK_REQUIRE(src);
+	const rk_anim_clip *walk = rk_scene_find_clip(src, "Walk");
+	RK_REQUIRE(walk);
+	vrma_case c;
+	vrma_case_make(rk_t_, src, walk, &c);
+	RK_REQUIRE(c.v);
+	rk_vec3 *pv = calloc(c.v->nodes.count, sizeof(rk_vec3)), *ps = calloc(src->nodes.count, sizeof(rk_vec3));
+	RK_REQUIRE(pv && ps);
+	eval_positions(rk_t_, c.v, NULL, 0.0, pv);
+	RK_CHECK(pv[c.hv.bones[RK_HUMANOID_LEFT_UPPER_LEG]->index].x > pv[c.hv.bones[RK_HUMANOID_RIGHT_UPPER_LEG]->index].x);
+	RK_CHECK_NEAR(bone_dir(&c.hv, pv, RK_HUMANOID_LEFT_UPPER_ARM, RK_HUMANOID_LEFT_LOWER_ARM).x, 1.0, 1e-6);
+	/* the turn: the left leg minus the right, made horizontal, onto +X */
+	eval_positions(rk_t_, src, NULL, 0.0, ps);
+	rk_vec3 left = rk_vec3_sub(ps[c.hs.bones[RK_HUMANOID_LEFT_UPPER_LEG]->index], ps[c.hs.bones[RK_HUMANOID_RIGHT_UPPER_LEG]->index]);
+	double yaw = atan2(left.z, left.x);
+	RK_CHECK(fabs(fabs(yaw) - 3.14159265358979) < 0.05); /* about half a turn: Soldier faces -Z */
+	RK_CHECK(vrma_case_worst(rk_t_, src, walk, &c, yaw) < 1e-5);
+	free(pv);
+	free(ps);
+	rk_scene_free(c.v);
+	rk_scene_free(src);
+}
+
 RK_TEST_MAIN(RK_TEST_ENTRY(vrm1_declared_humanoid), RK_TEST_ENTRY(vrm0_thumbs_translated),
 	RK_TEST_ENTRY(declared_map_without_names), RK_TEST_ENTRY(vrma_humanoid_and_clip),
 	RK_TEST_ENTRY(vrm_bad_extension_warns), RK_TEST_ENTRY(vrm_invalid_declaration_falls_back),
 	RK_TEST_ENTRY(vrm_truncated_and_flipped), RK_TEST_ENTRY(plain_gltf_declares_nothing),
 	RK_TEST_ENTRY(vrm_write_keeps_extensions), RK_TEST_ENTRY(vrm_write_drops_unwritten_reference),
 	RK_TEST_ENTRY(vrma_write_round_trip), RK_TEST_ENTRY(vrma_write_bad_inputs), RK_TEST_ENTRY(vrma_tpose_rest),
-	RK_TEST_ENTRY(vrma_write_allocator_and_limit))
+	RK_TEST_ENTRY(vrma_write_allocator_and_limit), RK_TEST_ENTRY(vrma_faces_plus_z))

@@ -16,8 +16,11 @@
  *               and Z, legs straight down). From the scene's static pose
  *               (cached node_to_world) in glTF space (metres, +Y up, the
  *               scene's axes and unit converted as the glTF writer does,
- *               scale taken out; a scene declaring VRM 0.x, which faces
- *               -Z, turned 180 degrees about +Y):
+ *               scale taken out), turned about +Y to face +Z: VRM 1.0 and
+ *               VRMA scenes as they are (they face +Z), VRM 0.x ones half a
+ *               turn (they face -Z), any other scene by the turn that takes
+ *               its left (left minus right upper leg, else upper arm, made
+ *               horizontal) to +X:
  *                 RK_VRMA_REST_SCENE  that pose as it is;
  *                 RK_VRMA_REST_TPOSE  that pose made the T-pose: for each
  *                   bone the T-pose fixes (upper/lower arm, hand, finger and

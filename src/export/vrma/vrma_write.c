@@ -150,7 +150,27 @@ static bool rki_vrma_setup(rki_vrma *v)
 	double u = s->settings.unit_meters;
 	if (!(u > 0.0) || !isfinite(u)) u = 1.0;
 	c = rk_mat4_mul(rk_mat4_scaling((rk_vec3){ u, u, u }), c);
-	if (rki_vrma_is_vrm0(s)) c = rk_mat4_mul(rk_mat4_rotation(rk_quat_axis_angle((rk_vec3){ 0, 1, 0 }, RKI_VRMA_PI)), c);
+	/* facing: VRMA faces +Z (left = +X). VRM 1.0 / VRMA scenes do by
+	 * definition, VRM 0.x ones face -Z: half a turn. Other scenes: the
+	 * turn about +Y that takes the character's left (left minus right upper
+	 * leg, else upper arm, made horizontal) to +X. */
+	double yaw = 0.0;
+	if (rki_vrma_is_vrm0(s)) {
+		yaw = RKI_VRMA_PI;
+	} else if (!rki_vrma_declares_vrm(s)) {
+		static const rk_humanoid_bone pairs[2][2] = { { RK_HUMANOID_LEFT_UPPER_LEG, RK_HUMANOID_RIGHT_UPPER_LEG },
+			{ RK_HUMANOID_LEFT_UPPER_ARM, RK_HUMANOID_RIGHT_UPPER_ARM } };
+		for (int k = 0; k < 2; k++) {
+			const rk_node *l = v->humanoid.bones[pairs[k][0]], *r = v->humanoid.bones[pairs[k][1]];
+			if (!l || !r) continue;
+			rk_vec3 left = rk_vec3_sub(rk_mat4_transform_point(c, rk_mat4_get_translation(l->node_to_world)),
+				rk_mat4_transform_point(c, rk_mat4_get_translation(r->node_to_world)));
+			if (sqrt(left.x * left.x + left.z * left.z) < 1e-9) continue;
+			yaw = atan2(left.z, left.x); /* the turn about +Y by yaw takes (cos yaw, 0, sin yaw) to +X */
+			break;
+		}
+	}
+	if (yaw != 0.0) c = rk_mat4_mul(rk_mat4_rotation(rk_quat_axis_angle((rk_vec3){ 0, 1, 0 }, yaw)), c);
 	v->space = c;
 	if (v->opts.rest == RK_VRMA_REST_AUTO) v->tpose = !rki_vrma_declares_vrm(s);
 	else if (v->opts.rest == RK_VRMA_REST_TPOSE) v->tpose = true;
