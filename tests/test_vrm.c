@@ -33,15 +33,18 @@ static rk_scene *load_fixture(const char *name)
 	return s;
 }
 
-static cJSON *load_map(void)
+static cJSON *load_map_file(const char *name)
 {
+	char path[1024];
+	snprintf(path, sizeof(path), "%s%s", FIXTURE_DIR, name);
 	size_t size = 0;
-	unsigned char *text = rk_test_read_file(FIXTURE_DIR "vroid.map.json", &size);
+	unsigned char *text = rk_test_read_file(path, &size);
 	if (!text) return NULL;
 	cJSON *j = cJSON_ParseWithLength((const char *)text, size);
 	free(text);
 	return j;
 }
+
 
 static size_t count_humanoid_hints(const rk_scene *s, const char *origin)
 {
@@ -70,11 +73,25 @@ static void check_map(rk_test_state *rk_t_, const rk_scene *s, const cJSON *map)
 	RK_CHECK_INT(expected, 54); /* 55 VRM bones without jaw */
 }
 
+typedef struct warn_log {
+	size_t count;
+	char text[4096];
+} warn_log;
+
+static void log_warning(void *user, const rk_warning *w)
+{
+	warn_log *l = (warn_log *)user;
+	size_t n = strlen(l->text);
+	snprintf(l->text + n, sizeof(l->text) - n, "%s|%s\n", w->path, w->message);
+	l->count++;
+}
+
 /* Loads `fixture` into *out: 54 humanoid hints from `origin`, no warning,
  * and the map of vroid.map.json detected. *out NULL when it did not load. */
-static void load_declared(rk_test_state *rk_t_, const char *fixture, const char *origin, rk_scene **out)
+static void load_declared_map(rk_test_state *rk_t_, const char *fixture, const char *origin, const char *map_file,
+	rk_scene **out)
 {
-	cJSON *map = load_map();
+	cJSON *map = load_map_file(map_file);
 	rk_scene *s = load_fixture(fixture);
 	*out = s;
 	if (!map || !s) cJSON_Delete(map);
@@ -83,6 +100,35 @@ static void load_declared(rk_test_state *rk_t_, const char *fixture, const char 
 	RK_CHECK_INT(s->warnings.count, 0);
 	check_map(rk_t_, s, map);
 	cJSON_Delete(map);
+}
+
+static void load_declared(rk_test_state *rk_t_, const char *fixture, const char *origin, rk_scene **out)
+{
+	load_declared_map(rk_t_, fixture, origin, "vroid.map.json", out);
+}
+
+/* The issue's case: VRM 0.x with Unity-style 0.x names, where
+ * "LeftThumbProximal" is the metacarpal. Names alone map the thumbs one
+ * segment off and miss the metacarpals (52 bones); the declared map gives
+ * all 54, and the disagreement is reported once per hand. */
+RK_TEST(vrm0_unity_names_thumbs)
+{
+	rk_scene *s;
+	load_declared_map(rk_t_, "unity_vrm0.vrm", "VRM", "unity.map.json", &s);
+	RK_REQUIRE(s);
+	rk_scene names_only = *s;
+	names_only.hints.count = 0;
+	rk_humanoid h;
+	RK_CHECK(rk_humanoid_detect(&names_only, &h, NULL));
+	size_t mapped = 0;
+	for (int b = 0; b < RK_HUMANOID_BONE_COUNT; b++) mapped += h.bones[b] != NULL;
+	RK_CHECK_INT(mapped, 52);
+	RK_CHECK(h.bones[RK_HUMANOID_LEFT_THUMB_METACARPAL] == NULL);
+	RK_CHECK_STR(h.bones[RK_HUMANOID_LEFT_THUMB_PROXIMAL]->name, "LeftThumbProximal");
+	warn_log log = { 0, "" };
+	RK_CHECK_INT(rk_humanoid_check_declared(s, log_warning, &log), 2);
+	RK_CHECK(strstr(log.text, "leftThumbProximal: VRM declares 'LeftThumbIntermediate', the names suggest 'LeftThumbProximal'") != NULL);
+	rk_scene_free(s);
 }
 
 RK_TEST(vrm1_declared_humanoid)
@@ -175,19 +221,6 @@ RK_TEST(vrma_humanoid_and_clip)
 	rk_scene_free(s);
 }
 
-typedef struct warn_log {
-	size_t count;
-	char text[4096];
-} warn_log;
-
-static void log_warning(void *user, const rk_warning *w)
-{
-	warn_log *l = (warn_log *)user;
-	size_t n = strlen(l->text);
-	snprintf(l->text + n, sizeof(l->text) - n, "%s|%s\n", w->path, w->message);
-	l->count++;
-}
-
 static bool has_warning(const rk_scene *s, const char *path, const char *part)
 {
 	for (size_t i = 0; i < s->warnings.count; i++)
@@ -247,8 +280,8 @@ RK_TEST(vrm_invalid_declaration_falls_back)
  * succeeds; never crashes (ASan / UBSan in `make sanitize`). */
 RK_TEST(vrm_truncated_and_flipped)
 {
-	static const char *const names[] = { "vroid_vrm1.vrm", "vroid_vrm0.vrm", "vroid_walk.vrma", "vroid_bad.vrm" };
-	for (size_t f = 0; f < 4; f++) {
+	static const char *const names[] = { "vroid_vrm1.vrm", "vroid_vrm0.vrm", "vroid_walk.vrma", "vroid_bad.vrm", "unity_vrm0.vrm" };
+	for (size_t f = 0; f < 5; f++) {
 		char path[1024];
 		snprintf(path, sizeof(path), "%s%s", FIXTURE_DIR, names[f]);
 		size_t size = 0;
@@ -652,7 +685,7 @@ RK_TEST(vrma_faces_plus_z)
 	rk_scene_free(src);
 }
 
-RK_TEST_MAIN(RK_TEST_ENTRY(vrm1_declared_humanoid), RK_TEST_ENTRY(vrm0_thumbs_translated),
+RK_TEST_MAIN(RK_TEST_ENTRY(vrm1_declared_humanoid), RK_TEST_ENTRY(vrm0_thumbs_translated), RK_TEST_ENTRY(vrm0_unity_names_thumbs),
 	RK_TEST_ENTRY(declared_map_without_names), RK_TEST_ENTRY(vrma_humanoid_and_clip),
 	RK_TEST_ENTRY(vrm_bad_extension_warns), RK_TEST_ENTRY(vrm_invalid_declaration_falls_back),
 	RK_TEST_ENTRY(vrm_truncated_and_flipped), RK_TEST_ENTRY(plain_gltf_declares_nothing),

@@ -6,7 +6,8 @@
 #   bash tests/test_vrm_interop.sh RIGKIT_CLI SHARED_DIR BUILD_DIR
 #
 # Avatars: the committed fixtures (tests/fixtures/vroid_vrm{1,0}.vrm, VRoid
-# names), the built-in demo avatar (`rigkit sample`) made a VRM by
+# names; unity_vrm0.vrm, Unity-style 0.x names that mislead name matching on
+# the thumbs), the built-in demo avatar (`rigkit sample`) made a VRM by
 # tests/fixtures/make_vrm.py (1.0 with its nodes reversed so the writer
 # renumbers them, 0.x with every node renamed so names say nothing), and,
 # when ../shared is there, Xbot.glb (0.x, reversed) and readyplayer.me.glb
@@ -68,10 +69,11 @@ rigkit_map() { "$RIGKIT" humanoid "$1" --json 2>/dev/null | python3 -c 'import j
 # ---- the avatars -------------------------------------------------------------
 "$RIGKIT" sample "$OUT" -q >/dev/null || fail "rigkit sample failed"
 SRC="$OUT/source.glb"; SRC_CLIP=Walk
-cp "$FIX/vroid_vrm1.vrm" "$FIX/vroid_vrm0.vrm" "$OUT/"
+cp "$FIX/vroid_vrm1.vrm" "$FIX/vroid_vrm0.vrm" "$FIX/unity_vrm0.vrm" "$OUT/"
 cp "$FIX/vroid.map.json" "$OUT/vroid_vrm1.map.json"
 cp "$FIX/vroid.map.json" "$OUT/vroid_vrm0.map.json"
-AVATARS="vroid_vrm1 vroid_vrm0 demo_vrm1 demo_vrm0"
+cp "$FIX/unity.map.json" "$OUT/unity_vrm0.map.json"
+AVATARS="vroid_vrm1 vroid_vrm0 unity_vrm0 demo_vrm1 demo_vrm0"
 python3 "$MAKE_VRM" add "$OUT/avatar.glb" "$OUT/demo_vrm1.vrm" --vrm 1 --reverse-nodes --map "$OUT/demo_vrm1.map.json" || fail "make_vrm.py add failed"
 python3 "$MAKE_VRM" add "$OUT/avatar.glb" "$OUT/demo_vrm0.vrm" --vrm 0 --rename --map "$OUT/demo_vrm0.map.json" || fail "make_vrm.py add failed"
 if [ -n "$SHARED_DIR" ] && [ -f "$SHARED_DIR/assets/Xbot.glb" ] && [ -f "$SHARED_DIR/assets/readyplayer.me.glb" ]; then
