@@ -9,7 +9,9 @@
  * load has no error code or message, when an index is out of range, or when
  * allocator memory is still held after rk_scene_free(). The last input byte
  * also selects the ignore_geometry / ignore_animation / no_embedded_content
- * options, so those paths are fuzzed too. See fuzz/README.md.
+ * options, so those paths are fuzzed too. The declared hints and kept VRM
+ * extensions (scene->hints, scene->extensions) are walked as well. See
+ * fuzz/README.md.
  */
 #include "rigkit/scene.h"
 #include "rigkit/load.h"
@@ -104,8 +106,58 @@ static void fuzz_mesh(const rk_mesh *m)
 	fuzz_sink += s;
 }
 
+static bool fuzz_in(const void *p, const void *base, size_t count, size_t size)
+{
+	uintptr_t a = (uintptr_t)p, b = (uintptr_t)base;
+	return base && a >= b && a < b + count * size && (a - b) % size == 0;
+}
+
+/* A kept extension value: strings, keys and counts as promised, every
+ * reference an element of its scene list (scene.h, rk_ext_value). */
+static void fuzz_ext_value(const rk_scene *s, const rk_ext_value *v, bool in_object, size_t depth)
+{
+	if (depth > 64 || (in_object && !v->key)) abort();
+	switch (v->kind) {
+	case RK_EXT_STRING:
+		if (!v->string || v->string[v->length] != 0) abort();
+		break;
+	case RK_EXT_ARRAY:
+	case RK_EXT_OBJECT:
+		if (v->count && !v->items) abort();
+		for (size_t i = 0; i < v->count; i++) fuzz_ext_value(s, &v->items[i], v->kind == RK_EXT_OBJECT, depth + 1);
+		break;
+	case RK_EXT_NODE:
+		if (!fuzz_in(v->ref, s->nodes.data, s->nodes.count, sizeof(rk_node))) abort();
+		break;
+	case RK_EXT_MESH:
+		if (!fuzz_in(v->ref, s->meshes.data, s->meshes.count, sizeof(rk_mesh))) abort();
+		break;
+	case RK_EXT_MATERIAL:
+		if (!fuzz_in(v->ref, s->materials.data, s->materials.count, sizeof(rk_material))) abort();
+		break;
+	case RK_EXT_TEXTURE:
+	case RK_EXT_IMAGE:
+		if (!fuzz_in(v->ref, s->textures.data, s->textures.count, sizeof(rk_texture))) abort();
+		break;
+	default: fuzz_sink += v->number; break;
+	}
+}
+
 static void fuzz_scene(const rk_scene *s)
 {
+	for (size_t i = 0; i < s->hints.count; i++) {
+		const rk_declared_hint *h = &s->hints.data[i];
+		if (!h->scheme || !h->key || !h->origin || !fuzz_in(h->node, s->nodes.data, s->nodes.count, sizeof(rk_node))) abort();
+	}
+	for (size_t i = 0; i < s->extensions.count; i++) {
+		const rk_extension *e = &s->extensions.data[i];
+		if (!e->name || e->value.kind != RK_EXT_OBJECT) abort();
+		if (e->owner == RK_EXT_OWNER_NODE && !fuzz_in(e->node, s->nodes.data, s->nodes.count, sizeof(rk_node))) abort();
+		if (e->owner == RK_EXT_OWNER_MATERIAL
+			&& !fuzz_in(e->material, s->materials.data, s->materials.count, sizeof(rk_material)))
+			abort();
+		fuzz_ext_value(s, &e->value, false, 0);
+	}
 	if (s->nodes.count == 0 || s->root != &s->nodes.data[0] || s->root->parent) abort();
 	for (size_t i = 0; i < s->nodes.count; i++) {
 		const rk_node *n = &s->nodes.data[i];

@@ -29,10 +29,8 @@ skip() { echo "SKIPPED: $*"; exit 77; }
 fail() { echo "FAILED: $*"; exit 1; }
 
 [ -n "$BUILD_DIR" ] || fail "usage: $0 RIGKIT_CLI SHARED_DIR BUILD_DIR"
-command -v node >/dev/null 2>&1 || skip "node is not installed (needed for the glTF-Validator and three.js checks)"
-command -v npm >/dev/null 2>&1 || skip "npm is not installed (needed to install gltf-validator and three)"
-NODE_MAJOR=$(node -e 'process.stdout.write(String(process.versions.node.split(".")[0]))' 2>/dev/null || echo 0)
-[ "$NODE_MAJOR" -ge 18 ] 2>/dev/null || skip "node $(node --version 2>/dev/null) is too old (need 18 or newer)"
+. "$HERE/node_lib.sh"
+rk_node_require "the glTF-Validator and three.js checks"
 
 TEST_BIN="$BUILD_DIR/test_gltf_write"
 [ -x "$TEST_BIN" ] || fail "$TEST_BIN not built (build the tests first)"
@@ -46,16 +44,7 @@ mkdir -p "$PKG" || fail "cannot create $PKG"
 # packages from the importing file's folder).
 cp "$HERE/node/package.json" "$HERE/node/package-lock.json" "$HERE/node/validate.mjs" "$HERE/node/three_check.mjs" "$PKG/" \
 	|| fail "cannot copy tests/node files"
-if [ ! -d "$PKG/node_modules" ] || ! cmp -s "$PKG/package-lock.json" "$PKG/.installed-lock.json"; then
-	echo "installing node packages into $PKG (npm ci)"
-	if ! (cd "$PKG" && timeout 600 npm ci --no-audit --no-fund --prefer-offline --fetch-retries=1 --fetch-retry-maxtimeout=15000 --loglevel=error); then
-		if ! (cd "$PKG" && timeout 60 npm ping >/dev/null 2>&1); then
-			skip "npm registry unreachable: cannot install gltf-validator and three"
-		fi
-		fail "npm ci failed although the registry answers (see above)"
-	fi
-	cp "$PKG/package-lock.json" "$PKG/.installed-lock.json"
-fi
+rk_npm_ci "$PKG" "gltf-validator and three"
 
 rm -rf "$OUT"
 mkdir -p "$OUT" || fail "cannot create $OUT"

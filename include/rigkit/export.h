@@ -230,6 +230,9 @@ typedef struct rk_gltf_write_opts {
 	bool no_textures;             /* default false; true: no images/textures/samplers, materials keep factors */
 	bool no_external_images;      /* default false; true: never read resolved_path files */
 	bool fbx_vertex_colors;       /* default false: COLOR_0 only for glTF input */
+	bool no_extensions;           /* default false: write the scene's kept extensions
+	                                 (scene->extensions: VRM 1.0 / 0.x, VRM Animation) with
+	                                 their references renumbered (docs/vrm.md); true: leave them out */
 
 	/* Memory for the output and temporaries (the scene's own memory is separate). */
 	rk_allocator allocator;       /* zero = malloc/free */

@@ -5,9 +5,11 @@
  *   rk_humanoid maps the 55 bones of VRM 1.0's humanoid to scene nodes.
  *   Retargeting, comparison and the preview renderer read skeletons through
  *   it. Three sources fill it, in this order of authority:
- *     1. a map the file declares itself (scene->bone_hints, scheme
- *        "humanoid": VRM's humanoid extension will fill it), used by
- *        rk_humanoid_detect when it names a valid humanoid;
+ *     1. a map the file declares itself (scene->hints, scheme
+ *        "humanoid": the glTF reader fills it from VRM 1.0 VRMC_vrm, VRM
+ *        0.x VRM and VRMC_vrm_animation; docs/vrm.md), used by
+ *        rk_humanoid_detect when it names a valid humanoid
+ *        (rk_humanoid_check_declared reports where names disagree);
  *     2. detection from node names and the hierarchy (Mixamo with and
  *        without prefixes, Avaturn/RPM, VRM, Unreal, Unity, Blender/Rigify,
  *        3ds Max Biped, Daz Genesis, HumanIK, the BVH schemes of CMU,
@@ -141,6 +143,17 @@ const char *rk_humanoid_reason_name(rk_humanoid_reason reason);
  * its node was chosen. */
 bool rk_humanoid_detect_explained(const rk_scene *scene, rk_humanoid *out, rk_humanoid_explanation *why,
 	rk_error *err);
+
+/* Checks the humanoid the file declares (scene->hints, scheme "humanoid",
+ * e.g. VRM's humanoid extension) against name detection: one warning for
+ * each declared key that is not a VRM 1.0 bone name, one when the declared
+ * map is not a valid humanoid (rk_humanoid_detect then ignores it), and one
+ * for each bone that both name the declaration and name detection (the
+ * scene without its hints) find, but on different nodes. Warnings go to
+ * `warning` (may be NULL: only counted; message only, byte_offset
+ * UINT64_MAX, path ""). Returns how many there were; 0 when the scene
+ * declares no humanoid. Reads the scene only; thread safe. */
+size_t rk_humanoid_check_declared(const rk_scene *scene, rk_warning_fn *warning, void *user);
 
 /* Maps `bone` to the node named `node_name` (exact match; NULL or "" clears
  * the bone). False with err when no node has that name. */

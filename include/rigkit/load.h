@@ -88,6 +88,14 @@
  *       KHR_materials_unlit, KHR_texture_transform and KHR_mesh_quantization are
  *       understood; other entries of extensionsUsed become warnings; an entry of
  *       extensionsRequired that is not understood is RK_ERROR_UNSUPPORTED.
+ *     - VRM (docs/vrm.md): VRM 1.0 (VRMC_vrm), VRM 0.x (VRM) and VRM Animation
+ *       (VRMC_vrm_animation) humanoids become scene->hints (scheme "humanoid",
+ *       VRM 1.0 bone names; 0.x thumbs renamed to 1.0's), used by
+ *       rk_humanoid_detect. VRMC_vrm, VRMC_springBone, VRMC_vrm_animation, VRM
+ *       (top level), VRMC_node_constraint (nodes), VRMC_materials_mtoon and
+ *       VRMC_materials_hdr_emissiveMultiplier (materials) are kept in
+ *       scene->extensions with their indices resolved, for the glTF writer.
+ *       Anything wrong inside them is a warning with its JSON pointer.
  *
  *   MAPPING TO THE NEUTRAL SCENE (scene.h)
  *     nodes.data[0] is the synthetic root (RK_NODE_ROOT, name ""). Every glTF

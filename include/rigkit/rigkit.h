@@ -36,6 +36,7 @@
 #include "rigkit/retarget.h"
 #include "rigkit/humanoid.h"
 #include "rigkit/rest.h"
+#include "rigkit/vrma.h"
 #include "rigkit/render.h"
 
 #endif

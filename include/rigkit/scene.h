@@ -529,7 +529,8 @@ typedef struct rk_warning_list { rk_warning *data; size_t count; } rk_warning_li
 
 /* The one warning callback of rigkit. Every options struct whose call can
  * meet a recoverable oddity (rk_load_opts, rk_demo_opts, rk_gltf_write_opts,
- * rk_render_opts, rk_retarget_opts, rk_compare_opts) has the same pair:
+ * rk_render_opts, rk_retarget_opts, rk_compare_opts, rk_vrma_write_opts) has
+ * the same pair (rk_humanoid_check_declared takes the pair as arguments):
  *     rk_warning_fn *warning;   NULL = no callback
  *     void *warning_user;       passed back as `user`
  * Calls come from the thread that made the rigkit call, before it returns;
@@ -554,6 +555,57 @@ typedef struct rk_declared_hint {
 
 typedef struct rk_declared_hint_list { rk_declared_hint *data; size_t count; } rk_declared_hint_list;
 
+/* Extension data kept as the file wrote it, so a writer can emit it again
+ * (the VRM extensions; docs/vrm.md): a JSON value in which the numbers that are
+ * indices of glTF elements are resolved to the scene elements they name: the
+ * writer emits its own index for that element, so renumbering on output
+ * keeps the references right. Readers keep only extensions whose index
+ * fields they know (gltf: VRMC_vrm, VRMC_springBone, VRMC_node_constraint,
+ * VRMC_materials_mtoon, VRMC_materials_hdr_emissiveMultiplier,
+ * VRMC_vrm_animation and VRM 0.x's VRM); the rest of the scene never
+ * depends on them. */
+typedef enum rk_ext_kind {
+	RK_EXT_NULL = 0,
+	RK_EXT_BOOL,                     /* number 0 or 1 */
+	RK_EXT_NUMBER,
+	RK_EXT_STRING,
+	RK_EXT_ARRAY,                    /* items */
+	RK_EXT_OBJECT,                   /* items, each with its key, in file order */
+	RK_EXT_NODE,                     /* a node index: ref is the rk_node */
+	RK_EXT_MESH,                     /* a mesh index: ref is the rk_mesh */
+	RK_EXT_MATERIAL,                 /* a material index: ref is the rk_material */
+	RK_EXT_TEXTURE,                  /* a texture index: ref is the rk_texture */
+	RK_EXT_IMAGE                     /* an image index: ref is the first rk_texture showing that image */
+} rk_ext_kind;
+
+typedef struct rk_ext_value rk_ext_value;
+struct rk_ext_value {
+	rk_ext_kind kind;
+	const char *key;                 /* member name in an OBJECT (NUL-terminated UTF-8), NULL elsewhere */
+	const char *string;              /* STRING: UTF-8, `length` bytes (NUL-terminated, may hold NUL) */
+	size_t length;
+	double number;                   /* NUMBER; BOOL 0/1; NODE ... IMAGE: the index in the file */
+	size_t count;                    /* ARRAY / OBJECT */
+	const rk_ext_value *items;
+	const void *ref;                 /* NODE ... IMAGE: the element (never NULL) */
+};
+
+typedef enum rk_ext_owner {
+	RK_EXT_OWNER_SCENE = 0,          /* the top-level "extensions" of the file */
+	RK_EXT_OWNER_NODE,               /* "extensions" of `node` */
+	RK_EXT_OWNER_MATERIAL            /* "extensions" of `material` */
+} rk_ext_owner;
+
+typedef struct rk_extension {
+	const char *name;                /* "VRMC_vrm", "VRM" ... */
+	rk_ext_owner owner;
+	const rk_node *node;             /* OWNER_NODE, else NULL */
+	const rk_material *material;     /* OWNER_MATERIAL, else NULL */
+	rk_ext_value value;              /* the extension object */
+} rk_extension;
+
+typedef struct rk_extension_list { rk_extension *data; size_t count; } rk_extension_list;
+
 typedef struct rk_scene {
 	rk_scene_settings settings;
 	rk_node *root;                   /* == &nodes.data[0] */
@@ -565,6 +617,7 @@ typedef struct rk_scene {
 	rk_clip_list clips;
 	rk_warning_list warnings;
 	rk_declared_hint_list hints;     /* declared mappings (empty for most files) */
+	rk_extension_list extensions;    /* kept extension data (empty for most files) */
 	const char *source_path;         /* "" for memory loads */
 	size_t memory_used;              /* bytes held by the scene */
 	void *internal_;                 /* owned by rigkit */

@@ -84,9 +84,12 @@ bool cli_is_stdio(const char *path);
 int cli_write_stdout(cli_ctx *ctx, const void *data, size_t size);
 
 /* Output formats (--format NAME, else the extension of OUT). */
-enum { CLI_FORMAT_NONE = 0, CLI_FORMAT_GLB, CLI_FORMAT_GLTF, CLI_FORMAT_OBJ };
+enum { CLI_FORMAT_NONE = 0, CLI_FORMAT_GLB, CLI_FORMAT_GLTF, CLI_FORMAT_OBJ, CLI_FORMAT_VRMA };
 #define CLI_FORMATS_GLTF ((1u << CLI_FORMAT_GLB) | (1u << CLI_FORMAT_GLTF))
-extern const cli_enum_name cli_output_formats[]; /* glb, gltf, obj (for --format rows) */
+/* glb, gltf, obj, vrma and vrm (= glb: a VRM is a GLB; for --format rows) */
+extern const cli_enum_name cli_output_formats[];
+/* The name of a format value ("glb" ...). */
+const char *cli_output_format_name(int format);
 /* The format to write `path` in: `format` when given (--format), else by the
  * extension; "-" (stdout) needs --format and excludes --json. `allowed`:
  * 1 << CLI_FORMAT_* bits. 0 with *out set, or CLI_EXIT_USAGE after reporting. */
@@ -103,6 +106,11 @@ int cli_write_gltf(cli_ctx *ctx, const rk_scene *s, const char *path, int format
 bool cli_write_scene(const rk_scene *s, const char *path, int format, rk_error *err);
 /* As cli_write_gltf, OBJ. */
 int cli_write_obj(cli_ctx *ctx, const rk_scene *s, const char *path, const rk_obj_write_opts *o);
+/* VRM Animation (rigkit/vrma.h) of `clip` (NULL = the first with tracks)
+ * with humanoid `h` (NULL = detected) at `fps` (0 = default), to path or
+ * stdout; warnings to cli_warn. 0 or an exit code after reporting. */
+int cli_write_vrma(cli_ctx *ctx, const rk_scene *s, const char *path, const rk_humanoid *h, const rk_anim_clip *clip,
+	double fps);
 /* The extension of a path without the dot ("" when none). */
 const char *cli_ext(const char *path);
 /* Writer warning callback (rk_gltf_warning_fn): user is the cli_ctx. */

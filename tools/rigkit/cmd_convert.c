@@ -28,13 +28,13 @@ static const cli_opt cli_convert_rows[] = {
 		.range = CLI_MIN_OPEN, .metavar = "N", .help = "(glTF) bake FBX curves at N frames per second" },
 	{ .name = "--format", .kind = CLI_OPT_ENUM, .offset = offsetof(cli_convert_args, format),
 		.names = cli_output_formats, .metavar = "FMT",
-		.help = "glb, gltf or obj: the output format whatever OUT's extension;\nneeded when OUT is '-' (stdout)" },
+		.help = "glb, gltf, obj, vrma (or vrm = glb): the output format\nwhatever OUT's extension; needed when OUT is '-' (stdout)" },
 };
 static const cli_opt_table cli_convert_table = CLI_TABLE("options", cli_convert_rows);
 
 const cli_spec cli_convert_spec = {
 	.name = "convert",
-	.usage = "usage: rigkit convert IN OUT.{obj,glb,gltf} [OPTIONS]\n"
+	.usage = "usage: rigkit convert IN OUT.{obj,glb,gltf,vrm,vrma} [OPTIONS]\n"
 		"\n"
 		"Loads IN (FBX, glTF, GLB; '-' reads stdin) and writes OUT in the format its\n"
 		"extension names (or --format; OUT '-' writes stdout, e.g.\n"
@@ -45,6 +45,11 @@ const cli_spec cli_convert_spec = {
 		"top-4 skin influences, materials with embedded textures, skins, morph\n"
 		"targets, and every animation clip (FBX curves baked at the file frame\n"
 		"rate, or --fps, with redundant keys removed). Writer warnings go to stderr.\n"
+		"VRM input keeps its VRM extensions (humanoid, meta, expressions, spring\n"
+		"bones, MToon...; docs/vrm.md): OUT.vrm is GLB, still a VRM.\n"
+		"\n"
+		"VRMA output (VRM Animation): the humanoid bones and one clip (--clip, else\n"
+		"the first with tracks) sampled at the file frame rate or --fps.\n"
 		"\n"
 		"OBJ output: for every node that carries a mesh, in node order:\n"
 		"  o <node name>\n"
@@ -68,7 +73,7 @@ static int cli_convert_json(cli_ctx *ctx, const char *in, const char *out, int f
 	cli_json_object(&j, NULL);
 	cli_json_string(&j, "input", in);
 	cli_json_string(&j, "output", out);
-	cli_json_string(&j, "format", cli_output_formats[format - 1].name);
+	cli_json_string(&j, "format", cli_output_format_name(format));
 	cli_json_string(&j, "clip", clip ? clip->name : NULL);
 	if (clip) cli_json_number(&j, "time", time);
 	else cli_json_null(&j, "time");
@@ -103,9 +108,18 @@ int cli_cmd_convert(cli_ctx *ctx, int argc, char **argv)
 	if (rc) return rc;
 	const char *in = ops.v[0], *out = ops.v[1];
 	int format = 0;
-	if ((rc = cli_output_format(ctx, out, a.format, CLI_FORMATS_GLTF | (1u << CLI_FORMAT_OBJ), &format))) return rc;
+	if ((rc = cli_output_format(ctx, out, a.format, CLI_FORMATS_GLTF | (1u << CLI_FORMAT_OBJ) | (1u << CLI_FORMAT_VRMA),
+			 &format)))
+		return rc;
 	rk_scene *s = cli_load(ctx, in, &lo, &rc);
 	if (!s) return rc;
+	if (format == CLI_FORMAT_VRMA) {
+		const rk_anim_clip *clip = a.clip ? cli_find_clip(ctx, s, in, a.clip, &rc) : NULL;
+		if (!a.clip || clip) rc = cli_write_vrma(ctx, s, out, NULL, clip, a.fps);
+		if (rc == CLI_EXIT_OK && ctx->json) rc = cli_convert_json(ctx, in, out, format, clip, 0.0, NULL);
+		rk_scene_free(s);
+		return rc;
+	}
 	if (format != CLI_FORMAT_OBJ) {
 		rk_gltf_write_stats st = { 0 };
 		rk_gltf_write_opts o = { 0 };

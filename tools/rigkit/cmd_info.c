@@ -62,6 +62,19 @@ static size_t cli_clip_track_count(const rk_anim_clip *c)
 	return n;
 }
 
+/* Humanoid bones the file declares (scene->hints, scheme "humanoid") and
+ * where from (*origin, when origin is non-NULL). */
+static size_t cli_info_declared(const rk_scene *s, const char **origin)
+{
+	size_t n = 0;
+	for (size_t i = 0; i < s->hints.count; i++) {
+		if (strcmp(s->hints.data[i].scheme, "humanoid") != 0) continue;
+		if (origin && !n) *origin = s->hints.data[i].origin;
+		n++;
+	}
+	return n;
+}
+
 /* `--meshes` as JSON: the facts rk_mesh_expansion_describe prints. */
 static void cli_info_json_expansion(cli_json *j, const rk_mesh_expansion *x)
 {
@@ -196,6 +209,10 @@ static int cli_info_json(cli_ctx *ctx, const rk_scene *s, int tree, const rk_mes
 	cli_json_close_array(&j);
 	cli_json_int(&j, "materials", (long long)s->materials.count);
 	cli_json_int(&j, "textures", (long long)s->textures.count);
+	cli_json_int(&j, "declared_humanoid_bones", (long long)cli_info_declared(s, NULL));
+	cli_json_array(&j, "kept_extensions");
+	for (size_t i = 0; i < s->extensions.count; i++) cli_json_string(&j, NULL, s->extensions.data[i].name);
+	cli_json_close_array(&j);
 	cli_json_array(&j, "warnings");
 	for (size_t i = 0; i < s->warnings.count; i++) {
 		cli_json_object(&j, NULL);
@@ -256,6 +273,14 @@ static void cli_info_text(const rk_scene *s, int tree)
 	}
 	printf("materials:   %zu\n", s->materials.count);
 	printf("textures:    %zu\n", s->textures.count);
+	const char *origin = NULL;
+	size_t declared = cli_info_declared(s, &origin);
+	if (declared || s->extensions.count) {
+		printf("vrm:         %zu declared humanoid bones%s%s, %zu kept extensions:", declared, origin ? " from " : "",
+			origin ? origin : "", s->extensions.count);
+		for (size_t i = 0; i < s->extensions.count; i++) printf(" %s", s->extensions.data[i].name);
+		printf("\n");
+	}
 	printf("warnings:    %zu\n", s->warnings.count);
 	for (size_t i = 0; i < s->warnings.count; i++) {
 		if (s->warnings.data[i].count > 1)

@@ -59,12 +59,14 @@ static const cli_opt_table cli_retarget_cmd_table = CLI_TABLE("options", cli_ret
 
 const cli_spec cli_retarget_spec = {
 	.name = "retarget",
-	.usage = "usage: rigkit retarget SOURCE TARGET OUT.glb [options]\n"
+	.usage = "usage: rigkit retarget SOURCE TARGET OUT.{glb,gltf,vrm,vrma} [options]\n"
 		"\n"
 		"Plays SOURCE's clip(s) on TARGET's skeleton (any humanoid to any humanoid:\n"
 		"names, T/A rest poses, bone rolls, axes and units may all differ) and\n"
 		"writes TARGET with the new clips (and its own) as GLB or .gltf. SOURCE or\n"
-		"TARGET '-' reads stdin; OUT '-' writes GLB to stdout.\n"
+		"TARGET '-' reads stdin; OUT '-' writes GLB to stdout. A VRM TARGET stays a\n"
+		"VRM (OUT.vrm keeps its VRM extensions); OUT.vrma writes the first new\n"
+		"clip as VRM Animation (TARGET's humanoid bones only; docs/vrm.md).\n"
 		"\n",
 	.footer = "With --json: the report (per clip: bones, frames, tracks, hips heights,\n"
 		"max bone direction error) as one JSON document.\n",
@@ -98,6 +100,7 @@ static int cli_humanoid_of(cli_ctx *ctx, const rk_scene *s, const char *map, rk_
 	rk_humanoid_explanation *why, rk_error *err)
 {
 	rk_humanoid_detect_explained(s, h, why, err);
+	rk_humanoid_check_declared(s, cli_writer_warning, ctx);
 	if (map) {
 		rk_humanoid detected = *h;
 		int rc = cli_apply_map_file(ctx, map, s, h);
@@ -265,7 +268,7 @@ int cli_cmd_retarget(cli_ctx *ctx, int argc, char **argv)
 	if (name && clip_count > 1) return cli_usage(ctx, "--name needs exactly one --clip");
 	int format = 0;
 	if ((rc = cli_output_format(ctx, paths[2], cli_is_stdio(paths[2]) ? CLI_FORMAT_GLB : CLI_FORMAT_NONE,
-			 CLI_FORMATS_GLTF, &format)))
+			 CLI_FORMATS_GLTF | (1u << CLI_FORMAT_VRMA), &format)))
 		return rc;
 	rk_error err;
 	rk_scene *src = cli_load(ctx, paths[0], &lo, &rc);
@@ -335,9 +338,15 @@ int cli_cmd_retarget(cli_ctx *ctx, int argc, char **argv)
 		for (size_t c = 0; c < dst->clips.count; c++) dst->clips.data[c].index = (uint32_t)c;
 		first_new = 0;
 	}
-	rk_gltf_write_opts wo;
-	memset(&wo, 0, sizeof(wo));
-	if ((rc = cli_write_gltf(ctx, dst, paths[2], format, &wo)) != CLI_EXIT_OK) goto out;
+	if (format == CLI_FORMAT_VRMA) {
+		if (picked_count > 1) cli_warn(ctx, "%s: VRM Animation holds one clip: only '%s' is written", paths[2],
+			dst->clips.data[first_new].name);
+		if ((rc = cli_write_vrma(ctx, dst, paths[2], &ht, &dst->clips.data[first_new], 0.0)) != CLI_EXIT_OK) goto out;
+	} else {
+		rk_gltf_write_opts wo;
+		memset(&wo, 0, sizeof(wo));
+		if ((rc = cli_write_gltf(ctx, dst, paths[2], format, &wo)) != CLI_EXIT_OK) goto out;
+	}
 	if (json) {
 		cli_json j;
 		cli_json_document(&j, ctx);

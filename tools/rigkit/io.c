@@ -99,8 +99,16 @@ int cli_write_stdout(cli_ctx *ctx, const void *data, size_t size)
 }
 
 const cli_enum_name cli_output_formats[] = {
-	{ "glb", CLI_FORMAT_GLB }, { "gltf", CLI_FORMAT_GLTF }, { "obj", CLI_FORMAT_OBJ }, { NULL, 0 },
+	{ "glb", CLI_FORMAT_GLB }, { "gltf", CLI_FORMAT_GLTF }, { "obj", CLI_FORMAT_OBJ }, { "vrma", CLI_FORMAT_VRMA },
+	{ "vrm", CLI_FORMAT_GLB }, { NULL, 0 },
 };
+
+const char *cli_output_format_name(int format)
+{
+	for (const cli_enum_name *n = cli_output_formats; n->name; n++)
+		if (n->value == format) return n->name;
+	return "";
+}
 
 int cli_output_format(cli_ctx *ctx, const char *path, int format, unsigned allowed, int *out)
 {
@@ -128,6 +136,12 @@ int cli_output_format(cli_ctx *ctx, const char *path, int format, unsigned allow
 int cli_write_gltf(cli_ctx *ctx, const rk_scene *s, const char *path, int format, rk_gltf_write_opts *o)
 {
 	rk_error err;
+	if (!strcasecmp(cli_ext(path), "vrm")) {
+		bool vrm = false;
+		for (size_t i = 0; i < s->extensions.count; i++)
+			vrm |= !strcmp(s->extensions.data[i].name, "VRMC_vrm") || !strcmp(s->extensions.data[i].name, "VRM");
+		if (!vrm) cli_warn(ctx, "%s: the input declares no VRM (VRMC_vrm / VRM extension): written as a plain GLB", path);
+	}
 	o->container = format == CLI_FORMAT_GLTF ? RK_GLTF_CONTAINER_JSON : RK_GLTF_CONTAINER_GLB;
 	if (!o->warning) {
 		o->warning = cli_writer_warning;
@@ -194,3 +208,36 @@ int cli_write_obj(cli_ctx *ctx, const rk_scene *s, const char *path, const rk_ob
 	return rc;
 }
 
+
+int cli_write_vrma(cli_ctx *ctx, const rk_scene *s, const char *path, const rk_humanoid *h, const rk_anim_clip *clip,
+	double fps)
+{
+	rk_error err;
+	rk_vrma_write_stats st = { 0 };
+	rk_vrma_write_opts o = { 0 };
+	o.stats = &st;
+	o.humanoid = h;
+	o.clip = clip;
+	o.fps = fps;
+	o.warning = cli_writer_warning;
+	o.warning_user = ctx;
+	if (!h) rk_humanoid_check_declared(s, cli_writer_warning, ctx);
+	if (!cli_is_stdio(path)) {
+		if (!rk_vrma_write(s, path, &o, &err)) {
+			cli_print_error(ctx, &err);
+			return err.code == RK_ERROR_OUTPUT ? CLI_EXIT_OUTPUT : CLI_EXIT_INPUT;
+		}
+		cli_note(ctx, "%s: VRM Animation, %zu humanoid bones, %zu frames, %.3g s, %zu bytes", path, st.bone_count,
+			st.frame_count, st.duration, st.size);
+		return CLI_EXIT_OK;
+	}
+	void *data = NULL;
+	size_t size = 0;
+	if (!rk_vrma_write_memory(s, &o, &data, &size, &err)) {
+		cli_print_error(ctx, &err);
+		return CLI_EXIT_INPUT;
+	}
+	int rc = cli_write_stdout(ctx, data, size);
+	rk_vrma_memory_free(data);
+	return rc;
+}

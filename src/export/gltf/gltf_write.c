@@ -65,7 +65,7 @@ static bool rki_gw_write_textures(rki_gw *w)
 {
 	const rk_scene *s = w->scene;
 	size_t nt = s->textures.count;
-	for (size_t i = 0; i < nt; i++) w->texture_out[i] = -1;
+	for (size_t i = 0; i < nt; i++) w->texture_out[i] = w->texture_image[i] = -1;
 	if (w->opts.no_textures || nt == 0) return true;
 
 	/* Only textures some material uses. */
@@ -81,6 +81,7 @@ static bool rki_gw_write_textures(rki_gw *w)
 		for (int k = 0; k < 4; k++)
 			if (refs[k]->texture && refs[k]->texture->index < nt) used[refs[k]->texture->index] = true;
 	}
+	rki_gw_ext_mark_textures(w, used);
 	size_t image_count = 0, sampler_count = 0;
 	for (size_t i = 0; i < nt; i++) {
 		if (!used[i]) continue;
@@ -138,6 +139,7 @@ static bool rki_gw_write_textures(rki_gw *w)
 			if (file) rki_free(&w->alloc, file, file_size + 1);
 		}
 		image_of[i] = img;
+		w->texture_image[i] = img;
 		/* One sampler per distinct wrap pair (at most 9). */
 		uint32_t key = rki_gw_wrap(t->wrap_u) * 65536u + rki_gw_wrap(t->wrap_v);
 		size_t sampler_index = 0;
@@ -231,12 +233,16 @@ static bool rki_gw_write_materials(rki_gw *w)
 		if (mat->double_sided) {
 			rk_json_bool(j, "doubleSided", true);
 		}
-		if (mat->unlit) {
+		bool kept = rki_gw_ext_has(w, RK_EXT_OWNER_MATERIAL, mat);
+		if (mat->unlit || kept) {
 			rk_json_object_begin(j, "extensions");
-			rk_json_object_begin(j, "KHR_materials_unlit");
+			if (mat->unlit) {
+				rk_json_object_begin(j, "KHR_materials_unlit");
+				rk_json_object_end(j);
+				w->uses_unlit = true;
+			}
+			if (kept) rki_gw_ext_write(w, j, RK_EXT_OWNER_MATERIAL, mat);
 			rk_json_object_end(j);
-			rk_json_object_end(j);
-			w->uses_unlit = true;
 		}
 		rk_json_object_end(j);
 		w->materials.count++;
@@ -291,10 +297,22 @@ static bool rki_gw_build_json(rki_gw *w, rk_json_writer *j, bool embed_buffer)
 	rk_json_string(j, "generator", w->opts.generator);
 	rk_json_string(j, "version", "2.0");
 	rk_json_object_end(j);
-	if (w->uses_unlit || w->uses_texture_transform) {
+	if (rki_gw_ext_has(w, RK_EXT_OWNER_SCENE, NULL)) {
+		rk_json_object_begin(j, "extensions");
+		rki_gw_ext_write(w, j, RK_EXT_OWNER_SCENE, NULL);
+		rk_json_object_end(j);
+	}
+	if (w->uses_unlit || w->uses_texture_transform || w->ext_used_count) {
 		rk_json_array_begin(j, "extensionsUsed");
 		if (w->uses_texture_transform) rk_json_string(j, NULL, "KHR_texture_transform");
 		if (w->uses_unlit) rk_json_string(j, NULL, "KHR_materials_unlit");
+		for (size_t i = 0; i < w->ext_used_count; i++) {
+			const char *name = w->ext_used[i];
+			if ((w->uses_texture_transform && !strcmp(name, "KHR_texture_transform"))
+				|| (w->uses_unlit && !strcmp(name, "KHR_materials_unlit")))
+				continue; /* listed above */
+			rk_json_string(j, NULL, name);
+		}
 		rk_json_array_end(j);
 	}
 	rk_json_uint(j, "scene", 0);
@@ -552,6 +570,7 @@ static bool rki_gw_run(const rk_scene *scene, const rk_gltf_write_opts *opts, bo
 	w->node_mesh = (int32_t *)rki_gw_tmp_array(w, nn, sizeof(int32_t));
 	w->node_skin = (int32_t *)rki_gw_tmp_array(w, nn, sizeof(int32_t));
 	w->texture_out = (int32_t *)rki_gw_tmp_array(w, scene->textures.count, sizeof(int32_t));
+	w->texture_image = (int32_t *)rki_gw_tmp_array(w, scene->textures.count, sizeof(int32_t));
 	ok = !w->failed;
 	if (ok) {
 		for (size_t i = 0; i < nn; i++) w->node_mesh[i] = w->node_skin[i] = -1;
@@ -580,8 +599,8 @@ static bool rki_gw_run(const rk_scene *scene, const rk_gltf_write_opts *opts, bo
 		w->stats.skin_count = w->skins.count;
 		w->stats.animation_count = w->animations.count;
 		w->stats.wrote_root_node = w->write_root;
-		w->stats.warning_count = w->warning_count;
 		ok = rki_gw_assemble(w, glb, out_data, out_size);
+		w->stats.warning_count = w->warning_count; /* the document's kept extensions may warn too */
 	}
 	if (w->opts.warning) /* repeated warnings once more, with their total count */
 		for (rki_gw_warning *x = w->warnings; x; x = x->next) {

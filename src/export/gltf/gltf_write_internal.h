@@ -12,6 +12,8 @@
  *     |                       local TRS of a node (rki_gw_local_trs)
  *     |-- gltf_write_mesh.c   rki_gw_plan_meshes, rki_gw_write_meshes:
  *     |                       primitives, skins, morph targets
+ *     |-- gltf_write_ext.c    kept extensions (scene->extensions, VRM) with
+ *     |                       their references renumbered
  *     |-- gltf_write_anim.c   rki_gw_write_animations (copied samplers, baked
  *     |     |                 poses); calls gltf_write_node.c for baked TRS
  *     |     '-- gltf_write_node.c
@@ -100,6 +102,8 @@ typedef struct rki_gw_mesh_key {
 	int32_t out_skin;                  /* glTF skin index, -1 if none */
 } rki_gw_mesh_key;
 
+#define RKI_GW_EXT_USED_MAX 32
+
 typedef struct rki_gw {
 	const rk_scene *scene;
 	rk_gltf_write_opts opts;     /* resolved defaults */
@@ -131,12 +135,17 @@ typedef struct rki_gw {
 
 	/* per rk texture / material */
 	int32_t *texture_out;        /* glTF texture index, -1 = skipped */
+	int32_t *texture_image;      /* glTF image index of the texture, -1 = skipped */
 	bool uses_unlit, uses_texture_transform;
 
 	/* glTF meshes */
 	rki_gw_mesh_key *mesh_keys;
 	size_t mesh_key_count;
 	int32_t *node_key;           /* per rk node: index into mesh_keys or -1 */
+
+	/* kept extensions written (gltf_write_ext.c), for extensionsUsed */
+	const char *ext_used[RKI_GW_EXT_USED_MAX];
+	size_t ext_used_count;
 
 	rk_gltf_write_stats stats;
 } rki_gw;
@@ -206,6 +215,20 @@ bool rki_gw_trs_uses_local(const rk_node *n);
  * meshes and skins, fills node_mesh / node_skin. */
 bool rki_gw_plan_meshes(rki_gw *w, bool *need_common_root);
 bool rki_gw_write_meshes(rki_gw *w);
+/* ---- gltf_write_ext.c ---- */
+
+/* Whether the scene keeps an extension for `owner` / `element` (the node or
+ * material; NULL for the scene) that is written (opts.no_extensions off). */
+bool rki_gw_ext_has(const rki_gw *w, rk_ext_owner owner, const void *element);
+/* Writes those extensions as members "NAME": {...} of the open object j
+ * (the element's "extensions"), references as this writer's indices (after
+ * node_out, texture_out, texture_image and mesh_keys are known), and notes
+ * their names for extensionsUsed (ext_used). */
+void rki_gw_ext_write(rki_gw *w, rk_json_writer *j, rk_ext_owner owner, const void *element);
+/* used[t] = true for every texture a kept extension refers to (so its image
+ * is written even when no material slot uses it). */
+void rki_gw_ext_mark_textures(const rki_gw *w, bool *used);
+
 /* ---- gltf_write_anim.c ---- */
 
 /* Animations. */

@@ -126,6 +126,11 @@ bool rki_gw_write_nodes(rki_gw *w)
 				if (differs) rk_json_numbers(j, "weights", nd->blend_weights, m->blend_channels.count);
 			}
 		}
+		if (rki_gw_ext_has(w, RK_EXT_OWNER_NODE, nd)) {
+			rk_json_object_begin(j, "extensions");
+			rki_gw_ext_write(w, j, RK_EXT_OWNER_NODE, nd);
+			rk_json_object_end(j);
+		}
 		rk_json_object_end(j);
 		w->nodes.count++;
 	}

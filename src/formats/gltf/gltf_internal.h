@@ -14,6 +14,8 @@
  *   gltf_mesh.c      meshes, primitives, morph targets
  *   gltf_node.c      nodes, scenes, hierarchy order, skins
  *   gltf_anim.c      animations
+ *   gltf_vrm.c       VRM 1.0 / 0.x / VRM Animation extensions: kept extension
+ *                    data and the declared humanoid (scene->hints)
  *
  * ERRORS
  *   Every function that can fail returns bool; false means g->err holds the
@@ -437,5 +439,9 @@ typedef struct rki_gltf_skin_fixup {
  * the joint's node_to_world when the IBM has no inverse. */
 void rki_gltf_finish_skins(rk_scene *scene, const rki_gltf_skin_fixup *fixup);
 bool rki_gltf_load_animations(rki_gltf *g); /* gltf_anim.c: scene->clips */
+/* gltf_vrm.c, last: scene->extensions (kept VRM extensions, indices resolved)
+ * and scene->hints (the declared humanoid). Problems are warnings; false
+ * only when out of memory. */
+bool rki_gltf_load_vrm(rki_gltf *g);
 
 #endif

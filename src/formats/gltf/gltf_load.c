@@ -14,6 +14,9 @@ static const char *const rki_gltf_understood[] = {
 	"KHR_materials_unlit",
 	"KHR_texture_transform",
 	"KHR_mesh_quantization",
+	/* kept for writers and read for the declared humanoid (gltf_vrm.c) */
+	"VRMC_vrm", "VRMC_springBone", "VRMC_node_constraint", "VRMC_materials_mtoon",
+	"VRMC_materials_hdr_emissiveMultiplier", "VRMC_vrm_animation", "VRM",
 };
 
 static bool rki_gltf_is_ws(unsigned char c)
@@ -219,6 +222,7 @@ static bool rki_gltf_run(rki_gltf *g, const unsigned char *data, size_t size)
 	if (!rki_gltf_load_nodes(g)) return false;
 	if (!rki_gltf_load_skins(g)) return false;
 	if (!rki_gltf_load_animations(g)) return false;
+	if (!rki_gltf_load_vrm(g)) return false;
 
 	st->format = g->is_glb ? RK_FORMAT_GLB : RK_FORMAT_GLTF;
 	st->fbx_version = 0;

@@ -1,0 +1,153 @@
+// tests/vrm/vrm_check.mjs - VRM and VRM Animation files checked with
+// @pixiv/three-vrm and @pixiv/three-vrm-animation on three.js in node (no
+// WebGL: nothing is rendered, textures are empty), independently of rigkit.
+//
+//   node vrm_check.mjs summary FILE.vrm
+//       prints what three-vrm loaded as JSON: meta version and name, the
+//       humanoid (VRM 1.0 bone -> raw bone node name as in the file),
+//       expression names, spring joint node names, node constraint count,
+//       MToon material count. Exit 1 when three-vrm finds no VRM.
+//   node vrm_check.mjs play AVATAR.vrm ANIM.vrma EXPECTED.json MAP.json
+//       plays ANIM on AVATAR (createVRMAnimationClip + AnimationMixer, then
+//       vrm.humanoid.update()) at each time of EXPECTED (`rigkit pose --json`
+//       of the same retarget written as GLB: world positions by node name)
+//       and compares, for every humanoid bone with a mapped humanoid child,
+//       the direction bone -> child with rigkit's (MAP: bone -> node name):
+//       the largest angle must be below 1e-4 rad; and the hips position
+//       within 1e-4 of the hips height. Exit 1 when a check fails.
+//   node vrm_check.mjs play AVATAR.vrm ANIM.vrma EXPECTED.json MAP.json PAIRS
+//       the same for another character's motion: only the bone pairs PAIRS
+//       ("leftUpperArm:leftLowerArm,..."), no hips check (the proportions
+//       differ).
+import fs from 'node:fs';
+import * as THREE from 'three';
+import { GLTFLoader } from 'three/examples/jsm/loaders/GLTFLoader.js';
+import { VRMLoaderPlugin, VRMHumanBoneParentMap } from '@pixiv/three-vrm';
+import { VRMAnimationLoaderPlugin, createVRMAnimationClip } from '@pixiv/three-vrm-animation';
+
+const ANGLE_TOL = 1e-4;
+const HIPS_TOL = 1e-4;
+
+function parse(file, plugins) {
+	const bytes = fs.readFileSync(file);
+	const loader = new GLTFLoader();
+	loader.register(() => ({ name: 'rigkit_no_images', loadTexture: () => Promise.resolve(new THREE.Texture()) }));
+	for (const p of plugins) loader.register(p);
+	const ab = bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength);
+	return new Promise((resolve, reject) => loader.parse(ab, '', resolve, reject));
+}
+
+// The file's own node names (three.js sanitises names; the map has the file's).
+function fileNodeNames(file) {
+	const b = fs.readFileSync(file);
+	const n = b.readUInt32LE(12);
+	const doc = JSON.parse(b.subarray(20, 20 + n).toString('utf8'));
+	return { doc, names: (doc.nodes || []).map((x) => x.name ?? '') };
+}
+
+async function loadVrm(file) {
+	const gltf = await parse(file, [(parser) => new VRMLoaderPlugin(parser)]);
+	const vrm = gltf.userData.vrm;
+	if (!vrm) throw new Error(`${file}: three-vrm found no VRM`);
+	return { gltf, vrm };
+}
+
+async function summary(file) {
+	const { gltf, vrm } = await loadVrm(file);
+	const { names } = fileNodeNames(file);
+	const nodeName = new Map();
+	const nodes = await gltf.parser.getDependencies('node');
+	nodes.forEach((o, i) => nodeName.set(o, names[i]));
+	const humanoid = {};
+	for (const bone of Object.keys(VRMHumanBoneParentMap)) {
+		const raw = vrm.humanoid.getRawBoneNode(bone);
+		if (raw) humanoid[bone] = nodeName.get(raw) ?? `?${raw.name}`;
+	}
+	const expressions = vrm.expressionManager ? vrm.expressionManager.expressions.map((e) => e.expressionName).sort() : [];
+	const springs = vrm.springBoneManager ? [...vrm.springBoneManager.joints].map((j) => nodeName.get(j.bone)).sort() : [];
+	const constraints = vrm.nodeConstraintManager ? vrm.nodeConstraintManager.constraints.size : 0;
+	let mtoon = 0;
+	vrm.scene.traverse((o) => {
+		const mats = o.material ? (Array.isArray(o.material) ? o.material : [o.material]) : [];
+		for (const m of mats) if (m.isMToonMaterial) mtoon++;
+	});
+	const meta = vrm.meta || {};
+	process.stdout.write(JSON.stringify({
+		metaVersion: meta.metaVersion, name: meta.name ?? meta.title ?? null, humanoid, expressions, springs, constraints, mtoon,
+	}, null, 1) + '\n');
+}
+
+async function play(avatarFile, animFile, expectedFile, mapFile, only) {
+	const { vrm } = await loadVrm(avatarFile);
+	const anim = await parse(animFile, [(parser) => new VRMAnimationLoaderPlugin(parser)]);
+	const vrmAnimation = anim.userData.vrmAnimations && anim.userData.vrmAnimations[0];
+	if (!vrmAnimation) throw new Error(`${animFile}: three-vrm-animation found no VRM Animation`);
+	const clip = createVRMAnimationClip(vrmAnimation, vrm);
+	const expected = JSON.parse(fs.readFileSync(expectedFile, 'utf8'));
+	const map = JSON.parse(fs.readFileSync(mapFile, 'utf8'));
+	const mixer = new THREE.AnimationMixer(vrm.scene);
+	const action = mixer.clipAction(clip);
+	action.setLoop(THREE.LoopOnce, 1); // the clip end is sampled too: no wrap to its start
+	action.clampWhenFinished = true;
+	action.play();
+	const bones = Object.keys(map).filter((b) => vrm.humanoid.getRawBoneNode(b));
+	// humanoid child -> parent pairs among the mapped bones
+	const pairs = [];
+	for (const b of bones) {
+		let p = VRMHumanBoneParentMap[b];
+		while (p && !map[p]) p = VRMHumanBoneParentMap[p];
+		if (p) pairs.push([p, b]);
+	}
+	if (only) {
+		pairs.length = 0;
+		for (const pc of only.split(',')) pairs.push(pc.split(':'));
+	}
+	const t0 = expected.samples[0].time;
+	let hipsHeight = null, worst = 0, worstWhere = '', worstHips = 0, checked = 0;
+	const w = new THREE.Vector3();
+	const pos = (b) => vrm.humanoid.getRawBoneNode(b).getWorldPosition(w).clone();
+	for (const sample of expected.samples) {
+		mixer.setTime(sample.time - t0);
+		vrm.humanoid.update();
+		vrm.scene.updateMatrixWorld(true);
+		const exp = (b) => {
+			const e = sample.nodes[map[b]];
+			if (!e) throw new Error(`${expectedFile}: no node '${map[b]}' at t=${sample.time}`);
+			return new THREE.Vector3(...e.position);
+		};
+		if (hipsHeight === null) {
+			const feet = ['leftFoot', 'rightFoot'].filter((b) => map[b]).map((b) => exp(b).y);
+			hipsHeight = Math.max(exp('hips').y - Math.min(...feet), 1e-6);
+		}
+		for (const [p, c] of pairs) {
+			const a = pos(c).sub(pos(p)), e = exp(c).sub(exp(p));
+			if (a.length() < 1e-9 || e.length() < 1e-9) continue;
+			const ang = a.angleTo(e);
+			checked++;
+			if (ang > worst) {
+				worst = ang;
+				worstWhere = `${p}->${c} at t=${sample.time}`;
+			}
+		}
+		if (!only) worstHips = Math.max(worstHips, pos('hips').distanceTo(exp('hips')) / hipsHeight);
+	}
+	const ok = worst < ANGLE_TOL && worstHips < HIPS_TOL && checked > 0;
+	console.log(`${ok ? 'ok  ' : 'FAIL'} ${animFile} on ${avatarFile}: ${expected.samples.length} times x ${pairs.length} bones, `
+		+ `max direction error ${worst.toExponential(2)} rad (${worstWhere}), hips ${worstHips.toExponential(2)} hips heights`);
+	return ok;
+}
+
+const [cmd, ...rest] = process.argv.slice(2);
+try {
+	if (cmd === 'summary' && rest.length === 1) {
+		await summary(rest[0]);
+	} else if (cmd === 'play' && (rest.length === 4 || rest.length === 5)) {
+		if (!(await play(...rest))) process.exit(1);
+	} else {
+		console.error('usage: node vrm_check.mjs summary FILE.vrm | play AVATAR.vrm ANIM.vrma EXPECTED.json MAP.json');
+		process.exit(2);
+	}
+} catch (e) {
+	console.error(`FAIL: ${e.message}`);
+	process.exit(1);
+}
