@@ -435,6 +435,31 @@ static void rki_render_camera(rki_render *r, rk_vec3 bmin, rk_vec3 bmax)
 	st->near = r->near;
 }
 
+bool rk_render_camera_eval(const rk_scene *scene, const rk_anim_clip *clip, double time, const rk_render_opts *opts,
+	rk_render_stats *out, rk_error *err)
+{
+	rki_error_clear(err);
+	if (!out) return rki_render_fail(err, RK_ERROR_INVALID_ARGUMENT, "rk_render_camera_eval: NULL output");
+	memset(out, 0, sizeof(*out));
+	rki_render r;
+	memset(&r, 0, sizeof(r));
+	rki_render_opts_resolve(&r.o, opts);
+	if (!rk_render_size(&r.o, &r.width, &r.height, err) || !rki_render_check_opts(&r.o, err)) return false;
+	r.scene = scene;
+	rki_alloc a;
+	rki_alloc_init(&a, &r.o.allocator, r.o.memory_limit, 0);
+	rki_posed p;
+	bool ok = rki_render_pose(scene, clip, time, r.o.no_extrapolation, false, &a, &p, err);
+	if (ok) {
+		r.st.bounds_min = p.bmin;
+		r.st.bounds_max = p.bmax;
+		rki_render_camera(&r, p.bmin, p.bmax);
+		*out = r.st;
+	}
+	rki_posed_free(&a, &p);
+	return ok;
+}
+
 /* ---------------------------------------------------------------------------
  * Materials
  * ------------------------------------------------------------------------- */
