@@ -362,13 +362,30 @@ RK_TEST(test_leak_check_100_loads)
 	RK_CHECK_INT(run(cmd), 0);
 }
 
+/* Glyph pixels in the top 40 rows of a window capture: red ones (the
+ * error colour, red = 1) or white ones (the status line, red = 0). */
+static size_t count_text_pixels(const char *png, int red)
+{
+	int w, h, c;
+	unsigned char *px = stbi_load(png, &w, &h, &c, 4);
+	if (!px) return 0;
+	size_t n = 0;
+	for (int y = 0; y < h && y < 40; y++)
+		for (int x = 0; x < w; x++) {
+			const unsigned char *p = px + ((size_t)y * w + x) * 4;
+			if (red ? (p[0] > 200 && p[1] > 100 && p[1] < 160 && p[2] < 150) : (p[0] > 240 && p[1] > 240 && p[2] > 240)) n++;
+		}
+	stbi_image_free(px);
+	return n;
+}
+
 /* A file that fails to load: headless, an error exit naming the file and no
  * output; in the window, the loop keeps running (the error is on screen). */
 RK_TEST(test_bad_file)
 {
 	const char *why = view_unavailable();
 	if (why) RK_SKIP(why);
-	char bad[1024], src[1024], png[1024], log[1024], cmd[4096];
+	char bad[1024], src[1024], png[1024], log[1024], cmd[8192];
 	snprintf(src, sizeof(src), "%s/tests/fixtures/rig_7500.fbx", RK_SOURCE_DIR);
 	snprintf(bad, sizeof(bad), "%s/cut.fbx", tmp_dir());
 	RK_REQUIRE(write_prefix(src, bad, 3000));
@@ -381,9 +398,21 @@ RK_TEST(test_bad_file)
 	FILE *f = fopen(png, "rb");
 	RK_CHECK(f == NULL);
 	if (f) fclose(f);
-	snprintf(cmd, sizeof(cmd), "'%s' view '%s' '%s' --window-frames 20 --size 320x240 2>'%s'", RK_CLI_PATH, bad, src,
-		log);
+	/* the window: the error as on-screen text (red glyph pixels in the top
+	 * rows), then after 20 frames the loop closes normally */
+	snprintf(png, sizeof(png), "%s/window_error.png", tmp_dir());
+	snprintf(cmd, sizeof(cmd), "'%s' view '%s' '%s' --window-frames 20 --size 320x240 --capture '%s' 2>'%s'", RK_CLI_PATH,
+		bad, src, png, log);
 	RK_CHECK_INT(run(cmd), 0);
+	RK_CHECK(count_text_pixels(png, 1) > 150);
+	RK_CHECK(count_text_pixels(png, 0) < 20);
+	/* a file that loads: the status line in white */
+	snprintf(png, sizeof(png), "%s/window_ok.png", tmp_dir());
+	snprintf(cmd, sizeof(cmd), "'%s' view '%s' --window-frames 20 --size 320x240 --capture '%s' 2>'%s'", RK_CLI_PATH,
+		src, png, log);
+	RK_CHECK_INT(run(cmd), 0);
+	RK_CHECK(count_text_pixels(png, 0) > 150);
+	RK_CHECK(count_text_pixels(png, 1) < 20);
 }
 
 RK_TEST(test_pairs_were_compared)

@@ -18,7 +18,7 @@
 #define CLI_VIEW_MAX_FRAMES 64
 
 typedef struct cli_view_args {
-	const char *clip, *screenshot, *anim;
+	const char *clip, *screenshot, *anim, *capture;
 	double time;
 	bool has_time, is_static, file_front, unlit, texture, skeleton, in_place, leak_check;
 	long frames, repeat, bench, threads, window_frames;
@@ -86,6 +86,8 @@ static const cli_opt cli_view_rows[] = {
 		.metavar = "N", .help = "skinning threads (default 0: one per CPU)" },
 	{ .name = "--window-frames", .kind = CLI_OPT_INT, .offset = offsetof(cli_view_args, window_frames), .min = 1,
 		.max = 100000000, .metavar = "N", .help = "window: close after N frames (tests)" },
+	{ .name = "--capture", .kind = CLI_OPT_STRING, .offset = offsetof(cli_view_args, capture), .metavar = "OUT.png",
+		.help = "window, with --window-frames: write the last frame (text\noverlay included) as a PNG" },
 };
 
 static const cli_opt_table cli_view_table = CLI_TABLE("options", cli_view_rows);
@@ -593,6 +595,9 @@ static int cli_view_main(cli_ctx *ctx, cli_view_args *ap, rk_load_opts *lo, cons
 	if (a.is_static && (a.frames || a.has_time || a.clip))
 		return cli_usage(ctx, "--static excludes --clip, --time and --frames");
 	if (a.repeat && !a.leak_check) return cli_usage(ctx, "--repeat needs --leak-check");
+	if (a.capture && (!a.window_frames || modes)) return cli_usage(ctx, "--capture needs --window-frames (and a window)");
+	if (a.capture && strcasecmp(cli_ext(a.capture), "png") != 0)
+		return cli_usage(ctx, "%s: the capture must be a .png file", a.capture);
 	bool headless = modes > 0;
 	for (int i = 0; !headless && i < ops.count; i++)
 		if (cli_is_stdio(ops.v[i])) return cli_usage(ctx, "the window cannot read '-' (use --screenshot)");
@@ -643,7 +648,9 @@ static int cli_view_main(cli_ctx *ctx, cli_view_args *ap, rk_load_opts *lo, cons
 		wo.in_place = a.in_place;
 		wo.frames_limit = (double)a.window_frames;
 		wo.skin_threads = (size_t)a.threads;
-		rc = view_window_run(g, &wo);
+		wo.capture_png = a.capture;
+		rc = view_window_run(g, &wo, &err);
+		if (rc) rc = cli_print_error(ctx, &err);
 	}
 	view_gl_destroy(g);
 	rk_scene_free(j.motion);

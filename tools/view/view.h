@@ -153,12 +153,14 @@ typedef struct view_window_opts {
 	double (*yaw_of)(const rk_scene *s); /* optional: the yaw for a loaded scene */
 	bool unlit, textures, skeleton, in_place;
 	double frames_limit;            /* stop after this many frames (0 = until closed; tests) */
+	const char *capture_png;        /* with frames_limit: the last frame as a PNG (tests), else NULL */
 	size_t skin_threads;
 } view_window_opts;
 
 /* Runs the window until it is closed (Esc, q, window close) or
  * frames_limit frames were shown. Keys: see docs/view.md (also drawn on
- * screen with H). Returns 0. */
-int view_window_run(view_gl *g, const view_window_opts *opts);
+ * screen with H). Returns 0, or 3 when capture_png cannot be written (err
+ * set, may be NULL). */
+int view_window_run(view_gl *g, const view_window_opts *opts, rk_error *err);
 
 #endif

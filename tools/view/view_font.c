@@ -129,35 +129,29 @@ void view_text_draw(view_gl *g, uint32_t width, uint32_t height, int x, int y, i
 {
 	if (!g || !text || !*text || !width || !height) return;
 	if (scale < 1) scale = 1;
-	size_t len = strlen(text), lines = 1, cols = 0, col = 0;
-	for (size_t i = 0; i < len; i++) {
-		if (text[i] == '\n') {
-			lines++;
-			col = 0;
-		} else if (++col > cols) {
-			cols = col;
-		}
-	}
+	size_t len = strlen(text);
 	float *buf = (float *)malloc(sizeof(float) * 24 * (len + 1));
 	if (!buf) return;
 	float cw = (float)(VIEW_FONT_W * scale), ch = (float)(VIEW_FONT_H * scale + scale);
-	float *q = buf;
-	/* the backing box: u < 0 tells the shader */
-	q = view_quad(q, (float)x - 3.0f * (float)scale, (float)y - 2.0f * (float)scale,
-		(float)x + cw * (float)cols + 2.0f * (float)scale, (float)y + ch * (float)lines + (float)scale, -1, 0, -1, 0);
-	float px = (float)x, py = (float)y, aw = (float)(VIEW_FONT_COUNT * VIEW_FONT_W);
+	float right = (float)width - 8.0f;   /* lines wrap before the right edge */
+	float *q = buf + 24;                 /* quad 0 is the backing box, filled last */
+	float px = (float)x, py = (float)y, aw = (float)(VIEW_FONT_COUNT * VIEW_FONT_W), max_x = (float)x;
 	for (size_t i = 0; i < len; i++) {
 		unsigned char c = (unsigned char)text[i];
-		if (c == '\n') {
+		if (c == '\n' || (px + cw > right && px > (float)x)) {
 			px = (float)x;
 			py += ch;
-			continue;
+			if (c == '\n') continue;
 		}
 		if (c < VIEW_FONT_FIRST || c >= VIEW_FONT_FIRST + VIEW_FONT_COUNT) c = '?';
 		float u0 = (float)((c - VIEW_FONT_FIRST) * VIEW_FONT_W) / aw, u1 = u0 + (float)VIEW_FONT_W / aw;
 		if (c != ' ') q = view_quad(q, px, py, px + cw, py + (float)(VIEW_FONT_H * scale), u0, 0.0f, u1, 1.0f);
 		px += cw;
+		if (px > max_x) max_x = px;
 	}
+	/* the backing box: u < 0 tells the shader */
+	view_quad(buf, (float)x - 3.0f * (float)scale, (float)y - 2.0f * (float)scale, max_x + 2.0f * (float)scale,
+		py + ch + (float)scale, -1, 0, -1, 0);
 	GLsizei verts = (GLsizei)((q - buf) / 4);
 	glViewport(0, 0, (GLsizei)width, (GLsizei)height);
 	glDisable(GL_DEPTH_TEST);

@@ -92,7 +92,7 @@ static void view_load(view_state *s, size_t item, uint32_t w, uint32_t h)
 	if (!s->scene) {
 		char msg[RK_ERROR_TEXT_MAX];
 		rk_error_format(msg, sizeof(msg), &err);
-		snprintf(s->error, sizeof(s->error), "%s: %s", name, msg);
+		snprintf(s->error, sizeof(s->error), "%s%s%s", strstr(msg, name) ? "" : name, strstr(msg, name) ? "" : ": ", msg);
 		return;
 	}
 	view_model_opts mo = { 0 };
@@ -183,8 +183,27 @@ static const char view_help[] =
 	"r: root motion keep/in place   k: skeleton   u: unlit   f: reframe\n"
 	"n/p: next/previous file   h: this help   esc/q: quit";
 
-int view_window_run(view_gl *g, const view_window_opts *o)
+/* Reads the back buffer (before the swap) into a PNG. */
+static bool view_capture(const char *path, int w, int h, rk_error *err)
 {
+	unsigned char *px = (unsigned char *)malloc((size_t)w * (size_t)h * 4u);
+	unsigned char *flip = (unsigned char *)malloc((size_t)w * (size_t)h * 4u);
+	bool ok = px && flip;
+	if (ok) {
+		glPixelStorei(GL_PACK_ALIGNMENT, 1);
+		glReadBuffer(GL_BACK);
+		glReadPixels(0, 0, w, h, GL_RGBA, GL_UNSIGNED_BYTE, px);
+		for (int r = 0; r < h; r++) memcpy(flip + (size_t)r * w * 4u, px + (size_t)(h - 1 - r) * w * 4u, (size_t)w * 4u);
+		ok = rk_png_write(path, flip, (uint32_t)w, (uint32_t)h, 0, err);
+	}
+	free(px);
+	free(flip);
+	return ok;
+}
+
+int view_window_run(view_gl *g, const view_window_opts *o, rk_error *err)
+{
+	int rc = 0;
 	view_state st;
 	memset(&st, 0, sizeof(st));
 	view_state *s = &st;
@@ -263,9 +282,9 @@ int view_window_run(view_gl *g, const view_window_opts *o)
 				p.from_time = s->fade.from_time;
 				p.fade = rk_crossfade_weight(&s->fade);
 			}
-			rk_error err;
-			if (!view_model_pose(s->model, &p, &s->skin_ms, &err)) {
-				rk_error_format(s->error, sizeof(s->error), &err);
+			rk_error perr;
+			if (!view_model_pose(s->model, &p, &s->skin_ms, &perr)) {
+				rk_error_format(s->error, sizeof(s->error), &perr);
 				view_unload(s);
 			}
 		}
@@ -293,21 +312,24 @@ int view_window_run(view_gl *g, const view_window_opts *o)
 		const char *name = o->names ? o->names[s->item] : "";
 		int scale = h >= 900 ? 3 : 2;
 		if (s->model) {
-			snprintf(line, sizeof(line), "%s  clip %s  t %.2f s%s  frame %.2f ms  skinning %.2f ms  root %s%s", name,
+			snprintf(line, sizeof(line), "%s  clip %s  t %.2f s%s\nframe %.2f ms  skinning %.2f ms  root %s%s", name,
 				clip ? clip->name : "(static)", clip ? s->time - clip->time_begin : 0.0, s->paused ? " (paused)" : "",
 				s->frame_ms, s->skin_ms, s->in_place ? "in place" : "keep", s->fading ? "  (crossfade)" : "");
 			const float white[4] = { 1, 1, 1, 1 };
 			view_text_draw(g, (uint32_t)w, (uint32_t)h, 8, 8, scale, line, white);
-			if (s->help) view_text_draw(g, (uint32_t)w, (uint32_t)h, 8, 8 + 12 * scale, scale, view_help, white);
+			if (s->help) view_text_draw(g, (uint32_t)w, (uint32_t)h, 8, 8 + 24 * scale, scale, view_help, white);
 		} else {
 			const float red[4] = { 1.0f, 0.5f, 0.45f, 1 };
 			snprintf(line, sizeof(line), "%s\n(n/p: another file, esc: quit)", s->error[0] ? s->error : "no file");
 			view_text_draw(g, (uint32_t)w, (uint32_t)h, 8, 8, scale, line, red);
 		}
-		SDL_GL_SwapWindow(g->window);
 		frames += 1;
-		if (o->frames_limit > 0 && frames >= o->frames_limit) running = false;
+		if (o->frames_limit > 0 && frames >= o->frames_limit) {
+			running = false;
+			if (o->capture_png && !view_capture(o->capture_png, w, h, err)) rc = 3;
+		}
+		SDL_GL_SwapWindow(g->window);
 	}
 	view_unload(s);
-	return 0;
+	return rc;
 }
