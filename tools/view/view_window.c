@@ -310,7 +310,9 @@ int view_window_run(view_gl *g, const view_window_opts *o, rk_error *err)
 		s->frame_ms = view_clock_ms() - t0;
 		char line[2048];
 		const char *name = o->names ? o->names[s->item] : "";
-		int scale = h >= 900 ? 3 : 2;
+		const char *slash = strrchr(name, '/');
+		if (slash && s->model) name = slash + 1;
+		int scale = h >= 900 ? 3 : w >= 640 ? 2 : 1;
 		if (s->model) {
 			snprintf(line, sizeof(line), "%s  clip %s  t %.2f s%s\nframe %.2f ms  skinning %.2f ms  root %s%s", name,
 				clip ? clip->name : "(static)", clip ? s->time - clip->time_begin : 0.0, s->paused ? " (paused)" : "",
