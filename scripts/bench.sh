@@ -166,3 +166,11 @@ for b in bench_mesh bench_runtime bench_skin; do
 	fi
 done
 retarget_section
+
+# GPU viewer (`rigkit view --bench`): the interactive loop's frame time on
+# whatever GL driver is there (under xvfb-run when no display is set);
+# skipped when rigkit was built without the viewer.
+echo
+echo "## GPU viewer frame time (rigkit view --bench)"
+echo
+bash "$(dirname "$0")/../bench/bench_view.sh" "$build/rigkit" "$shared" 300 || echo "(rigkit view unavailable here)"
