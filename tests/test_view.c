@@ -68,11 +68,37 @@ static bool file_contains(const char *path, const char *needle)
 	return found;
 }
 
+/* RIGKIT_TEST_QUICK=1 (make sanitize): fewer files, times and views. */
+static bool quick(void)
+{
+	const char *q = getenv("RIGKIT_TEST_QUICK");
+	return q && q[0] && q[0] != '0';
+}
+
+#if defined(__SANITIZE_ADDRESS__)
+#define TEST_VIEW_ASAN 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define TEST_VIEW_ASAN 1
+#endif
+#endif
+
 /* NULL when the viewer works here, else why not (for RK_SKIP). */
 static const char *view_unavailable(void)
 {
 	static int state = 0;   /* 0 unknown, 1 ok, 2 not built, 3 no GL */
 	if (!state) {
+#ifdef TEST_VIEW_ASAN
+		/* Sanitizer build: the GL driver, Xlib and D-Bus (via SDL) keep
+		 * allocations for the process lifetime, in modules unloaded before
+		 * LeakSanitizer reports (so no suppression can name them). The
+		 * children keep every ASan/UBSan check but leak detection; rigkit's
+		 * own GL objects are checked by --leak-check below. */
+		static char asan[1024];
+		const char *cur = getenv("ASAN_OPTIONS");
+		snprintf(asan, sizeof(asan), "%s%sdetect_leaks=0", cur ? cur : "", cur && cur[0] ? ":" : "");
+		setenv("ASAN_OPTIONS", asan, 1);
+#endif
 		char cmd[2048];
 		snprintf(cmd, sizeof(cmd), "'%s' view '%s/tests/fixtures/rig.glb' --screenshot '%s/probe.png' >'%s/probe.log' 2>&1",
 			RK_CLI_PATH, RK_SOURCE_DIR, tmp_dir(), tmp_dir());
@@ -208,15 +234,16 @@ static void check_file(rk_test_state *rk_t_, const char *file, int max_clips)
 	RK_REQUIRE(s);
 	char args[512];
 	check_pair(rk_t_, file, "--size 320x320");
-	check_pair(rk_t_, file, "--size 256x320 --yaw 90");
+	if (!quick()) check_pair(rk_t_, file, "--size 256x320 --yaw 90");
 	int clips = 0;
+	if (quick()) max_clips = 1;
 	for (size_t i = 0; i < s->clips.count && clips < max_clips; i++) {
 		const rk_anim_clip *c = &s->clips.data[i];
 		if (!c->layer_count || !(c->time_end > c->time_begin)) continue;
 		clips++;
 		static const double at[3] = { 0.0, 0.37, 0.71 };
 		static const char *views[3] = { "", "--yaw 35 --pitch 20", "--yaw -120" };
-		for (int k = 0; k < 3; k++) {
+		for (int k = quick() ? 1 : 0; k < (quick() ? 2 : 3); k++) {
 			double t = c->time_begin + at[k] * (c->time_end - c->time_begin);
 			snprintf(args, sizeof(args), "--size 320x320 --clip '%s' --time %.6f %s", c->name, t, views[k]);
 			check_pair(rk_t_, file, args);
@@ -231,7 +258,7 @@ RK_TEST(test_fixtures_agree)
 	if (why) RK_SKIP(why);
 	static const char *fixtures[] = { "rig.glb", "rig.gltf", "rig_7400.fbx", "rig_7500.fbx", "rig_ascii.fbx" };
 	char path[1024];
-	for (size_t i = 0; i < sizeof(fixtures) / sizeof(fixtures[0]); i++) {
+	for (size_t i = 0; i < sizeof(fixtures) / sizeof(fixtures[0]); i += quick() ? 3 : 1) {
 		snprintf(path, sizeof(path), "%s/tests/fixtures/%s", RK_SOURCE_DIR, fixtures[i]);
 		check_file(rk_t_, path, 2);
 	}
@@ -262,7 +289,7 @@ RK_TEST(test_shared_avatars_agree)
 	if (!shared) RK_SKIP("../shared/assets not found");
 	static const char *avatars[] = { "Xbot.glb", "ybot.fbx", "Soldier.glb", "readyplayer.me.glb" };
 	char path[1024];
-	for (size_t i = 0; i < sizeof(avatars) / sizeof(avatars[0]); i++) {
+	for (size_t i = 0; i < sizeof(avatars) / sizeof(avatars[0]); i += quick() ? 2 : 1) {
 		snprintf(path, sizeof(path), "%s/assets/%s", shared, avatars[i]);
 		check_file(rk_t_, path, 2);
 	}
@@ -286,7 +313,7 @@ RK_TEST(test_anim_retargeted_agrees)
 		RK_CLI_PATH, shared, ybot, glb);
 	RK_REQUIRE(run(cmd) == 0);
 	static const double at[3] = { 0.2, 0.9, 1.6 };
-	for (int k = 0; k < 3; k++) {
+	for (int k = 0; k < (quick() ? 1 : 3); k++) {
 		char vargs[1024], rargs[256];
 		snprintf(vargs, sizeof(vargs), "--anim '%s/assets/ybot@kick.fbx' --size 320x320 --time %g --yaw %d", shared,
 			at[k], k * 50);
@@ -419,7 +446,7 @@ RK_TEST(test_pairs_were_compared)
 {
 	if (view_unavailable()) RK_SKIP("viewer unavailable");
 	fprintf(stderr, "  %d image pairs compared\n", pairs_compared);
-	RK_CHECK(pairs_compared >= 40);
+	RK_CHECK(pairs_compared >= (quick() ? 12 : 40));
 }
 
 RK_TEST_MAIN(RK_TEST_ENTRY(test_fixtures_agree), RK_TEST_ENTRY(test_demo_characters_agree),
