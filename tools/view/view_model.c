@@ -153,6 +153,16 @@ static GLuint view_texture(view_model *m, const rk_texture *t)
 		m->tex[i] = (GLuint)-1;
 		return 0;
 	}
+	GLint max_size = 0;
+	glGetIntegerv(GL_MAX_TEXTURE_SIZE, &max_size);
+	if (img.width > (uint32_t)max_size || img.height > (uint32_t)max_size) {
+		if (m->tex_failed++ == 0)
+			snprintf(m->tex_error, sizeof(m->tex_error), "texture \"%s\": %u x %u exceeds the GL limit %d",
+				t->name ? t->name : "", (unsigned)img.width, (unsigned)img.height, (int)max_size);
+		rk_image_free(&img);
+		m->tex[i] = (GLuint)-1;
+		return 0;
+	}
 	GLuint name = 0;
 	glGenTextures(1, &name);
 	glBindTexture(GL_TEXTURE_2D, name);
