@@ -442,6 +442,45 @@ RK_TEST(test_bad_file)
 	RK_CHECK(count_text_pixels(png, 1) < 20);
 }
 
+/* The interactive loop driven by scripted keys (--window-keys, one key
+ * every 10 frames): right arrow = next clip with a crossfade, r = root
+ * motion in place, k = skeleton, n = next file (the previous one unloaded);
+ * the final state comes back as JSON. */
+RK_TEST(test_window_keys)
+{
+	const char *why = view_unavailable();
+	if (why) RK_SKIP(why);
+	char cmd[8192], out[1024], log[1024], bad[1024], src[1024];
+	snprintf(cmd, sizeof(cmd), "'%s' sample '%s/demo' >/dev/null", RK_CLI_PATH, tmp_dir());
+	RK_REQUIRE(run(cmd) == 0);
+	snprintf(src, sizeof(src), "%s/tests/fixtures/rig.glb", RK_SOURCE_DIR);
+	snprintf(bad, sizeof(bad), "%s/window_bad.glb", tmp_dir());
+	RK_REQUIRE(write_prefix(src, bad, 700));
+	snprintf(out, sizeof(out), "%s/window.json", tmp_dir());
+	snprintf(log, sizeof(log), "%s/window.log", tmp_dir());
+	/* Idle -> Walk (crossfade), in place, skeleton on */
+	snprintf(cmd, sizeof(cmd), "'%s' view '%s/demo/source.glb' '%s' --window-frames 45 --window-keys '>rk' --size 320x240 "
+		"--json >'%s' 2>'%s'", RK_CLI_PATH, tmp_dir(), bad, out, log);
+	RK_CHECK_INT(run(cmd), 0);
+	RK_CHECK(file_contains(out, "\"clip\": \"Walk\""));
+	RK_CHECK(file_contains(out, "\"crossfades\": 1"));
+	RK_CHECK(file_contains(out, "\"root_motion\": \"in place\""));
+	RK_CHECK(file_contains(out, "\"skeleton\": true"));
+	RK_CHECK(file_contains(out, "\"loaded\": true"));
+	/* n: the truncated file, its error on screen; n again: back to the first */
+	snprintf(cmd, sizeof(cmd), "'%s' view '%s/demo/source.glb' '%s' --window-frames 30 --window-keys 'n' --size 320x240 "
+		"--json >'%s' 2>'%s'", RK_CLI_PATH, tmp_dir(), bad, out, log);
+	RK_CHECK_INT(run(cmd), 0);
+	RK_CHECK(file_contains(out, "\"loaded\": false"));
+	RK_CHECK(file_contains(out, "window_bad.glb"));
+	snprintf(cmd, sizeof(cmd), "'%s' view '%s/demo/source.glb' '%s' --window-frames 40 --window-keys 'nn>' --size 320x240 "
+		"--json >'%s' 2>'%s'", RK_CLI_PATH, tmp_dir(), bad, out, log);
+	RK_CHECK_INT(run(cmd), 0);
+	RK_CHECK(file_contains(out, "\"loaded\": true"));
+	RK_CHECK(file_contains(out, "\"clip\": \"Walk\""));
+	RK_CHECK(file_contains(out, "\"error\": null"));
+}
+
 RK_TEST(test_pairs_were_compared)
 {
 	if (view_unavailable()) RK_SKIP("viewer unavailable");
@@ -452,4 +491,5 @@ RK_TEST(test_pairs_were_compared)
 RK_TEST_MAIN(RK_TEST_ENTRY(test_fixtures_agree), RK_TEST_ENTRY(test_demo_characters_agree),
 	RK_TEST_ENTRY(test_shared_avatars_agree), RK_TEST_ENTRY(test_anim_retargeted_agrees),
 	RK_TEST_ENTRY(test_filmstrip_agrees),
-	RK_TEST_ENTRY(test_leak_check_100_loads), RK_TEST_ENTRY(test_bad_file), RK_TEST_ENTRY(test_pairs_were_compared))
+	RK_TEST_ENTRY(test_leak_check_100_loads), RK_TEST_ENTRY(test_bad_file), RK_TEST_ENTRY(test_window_keys),
+	RK_TEST_ENTRY(test_pairs_were_compared))

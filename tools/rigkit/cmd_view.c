@@ -18,7 +18,7 @@
 #define CLI_VIEW_MAX_FRAMES 64
 
 typedef struct cli_view_args {
-	const char *clip, *screenshot, *anim, *capture;
+	const char *clip, *screenshot, *anim, *capture, *keys;
 	double time;
 	bool has_time, is_static, file_front, unlit, texture, skeleton, in_place, leak_check;
 	long frames, repeat, bench, threads, window_frames;
@@ -86,6 +86,9 @@ static const cli_opt cli_view_rows[] = {
 		.metavar = "N", .help = "skinning threads (default 0: one per CPU)" },
 	{ .name = "--window-frames", .kind = CLI_OPT_INT, .offset = offsetof(cli_view_args, window_frames), .min = 1,
 		.max = 100000000, .metavar = "N", .help = "window: close after N frames (tests)" },
+	{ .name = "--window-keys", .kind = CLI_OPT_STRING, .offset = offsetof(cli_view_args, keys), .metavar = "KEYS",
+		.help = "window: press KEYS, one every 10 frames from frame 5 ('>' '<'\nthe arrows), then print the final "
+			"state (tests)" },
 	{ .name = "--capture", .kind = CLI_OPT_STRING, .offset = offsetof(cli_view_args, capture), .metavar = "OUT.png",
 		.help = "window, with --window-frames: write the last frame (text\noverlay included) as a PNG" },
 };
@@ -649,8 +652,31 @@ static int cli_view_main(cli_ctx *ctx, cli_view_args *ap, rk_load_opts *lo, cons
 		wo.frames_limit = (double)a.window_frames;
 		wo.skin_threads = (size_t)a.threads;
 		wo.capture_png = a.capture;
-		rc = view_window_run(g, &wo, &err);
-		if (rc) rc = cli_print_error(ctx, &err);
+		wo.keys = a.keys;
+		view_window_report rep;
+		rc = view_window_run(g, &wo, &rep, &err);
+		if (rc) {
+			rc = cli_print_error(ctx, &err);
+		} else if (ctx->json) {
+			cli_json jd;
+			cli_json_document(&jd, ctx);
+			cli_json_object(&jd, NULL);
+			cli_json_int(&jd, "frames", (long long)rep.frames);
+			cli_json_string(&jd, "file", j.files[rep.item]);
+			cli_json_bool(&jd, "loaded", rep.loaded);
+			cli_json_string(&jd, "clip", rep.clip[0] ? rep.clip : NULL);
+			cli_json_int(&jd, "crossfades", (long long)rep.crossfades);
+			cli_json_string(&jd, "root_motion", rep.in_place ? "in place" : "keep");
+			cli_json_bool(&jd, "skeleton", rep.skeleton);
+			cli_json_bool(&jd, "unlit", rep.unlit);
+			cli_json_string(&jd, "error", rep.error[0] ? rep.error : NULL);
+			cli_json_close_object(&jd);
+			rc = cli_json_end(&jd);
+		} else if (a.window_frames) {
+			printf("window: %zu frames, %s%s, clip %s, %zu crossfades, root %s%s%s\n", rep.frames, j.files[rep.item],
+				rep.loaded ? "" : " (not loaded)", rep.clip[0] ? rep.clip : "-", rep.crossfades,
+				rep.in_place ? "in place" : "keep", rep.error[0] ? ", error: " : "", rep.error);
+		}
 	}
 	view_gl_destroy(g);
 	rk_scene_free(j.motion);

@@ -154,13 +154,25 @@ typedef struct view_window_opts {
 	bool unlit, textures, skeleton, in_place;
 	double frames_limit;            /* stop after this many frames (0 = until closed; tests) */
 	const char *capture_png;        /* with frames_limit: the last frame as a PNG (tests), else NULL */
+	const char *keys;               /* scripted key presses (tests), one every 10 frames from frame
+	                                   5: letters as typed, '>' / '<' the right / left arrows */
 	size_t skin_threads;
 } view_window_opts;
+
+/* What the window ended with (view_window_run's report, for tests). */
+typedef struct view_window_report {
+	size_t frames;
+	size_t item;                    /* the file shown last */
+	char clip[256];                 /* its clip ("" static / none) */
+	size_t crossfades;              /* clip switches that faded */
+	bool in_place, skeleton, unlit, loaded;
+	char error[RK_ERROR_TEXT_MAX + 256]; /* the on-screen error, "" if none */
+} view_window_report;
 
 /* Runs the window until it is closed (Esc, q, window close) or
  * frames_limit frames were shown. Keys: see docs/view.md (also drawn on
  * screen with H). Returns 0, or 3 when capture_png cannot be written (err
- * set, may be NULL). */
-int view_window_run(view_gl *g, const view_window_opts *opts, rk_error *err);
+ * set, may be NULL). report (may be NULL) receives the final state. */
+int view_window_run(view_gl *g, const view_window_opts *opts, view_window_report *report, rk_error *err);
 
 #endif

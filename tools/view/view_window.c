@@ -32,6 +32,7 @@ typedef struct view_state {
 	int32_t cam;
 	rk_vec3 target, up;
 	double frame_ms, skin_ms;
+	size_t crossfades;
 } view_state;
 
 static double view_clock_ms(void)
@@ -134,6 +135,7 @@ static void view_switch_clip(view_state *s, int step)
 		s->from_clip = s->clip;
 		rk_crossfade_start(&s->fade, s->time, c->time_begin, VIEW_FADE_SECONDS);
 		s->fading = true;
+		s->crossfades++;
 	}
 	s->clip = next;
 	s->time = c->time_begin;
@@ -201,7 +203,21 @@ static bool view_capture(const char *path, int w, int h, rk_error *err)
 	return ok;
 }
 
-int view_window_run(view_gl *g, const view_window_opts *o, rk_error *err)
+/* Queues the scripted key of `frame` (view_window_opts.keys). */
+static void view_script_key(const char *keys, double frame)
+{
+	if (!keys || frame < 5.0 || fmod(frame - 5.0, 10.0) != 0.0) return;
+	size_t k = (size_t)((frame - 5.0) / 10.0);
+	if (k >= strlen(keys)) return;
+	SDL_Event ev;
+	memset(&ev, 0, sizeof(ev));
+	ev.type = SDL_KEYDOWN;
+	char c = keys[k];
+	ev.key.keysym.sym = c == '>' ? SDLK_RIGHT : c == '<' ? SDLK_LEFT : c == ' ' ? SDLK_SPACE : (SDL_Keycode)c;
+	SDL_PushEvent(&ev);
+}
+
+int view_window_run(view_gl *g, const view_window_opts *o, view_window_report *report, rk_error *err)
 {
 	int rc = 0;
 	view_state st;
@@ -222,6 +238,7 @@ int view_window_run(view_gl *g, const view_window_opts *o, rk_error *err)
 	bool running = true, dragging = false;
 	double frames = 0;
 	while (running) {
+		view_script_key(o->keys, frames);
 		SDL_Event ev;
 		while (SDL_PollEvent(&ev)) {
 			if (ev.type == SDL_QUIT) running = false;
@@ -331,6 +348,20 @@ int view_window_run(view_gl *g, const view_window_opts *o, rk_error *err)
 			if (o->capture_png && !view_capture(o->capture_png, w, h, err)) rc = 3;
 		}
 		SDL_GL_SwapWindow(g->window);
+	}
+	if (report) {
+		memset(report, 0, sizeof(*report));
+		report->frames = (size_t)frames;
+		report->item = s->item;
+		const rk_anim_clip *c = view_state_clip(s, s->clip);
+		snprintf(report->clip, sizeof(report->clip), "%s", c && c->name ? c->name : "");
+		report->crossfades = s->crossfades;
+		report->in_place = s->in_place;
+		report->skeleton = s->skeleton;
+		report->unlit = s->unlit;
+		report->loaded = s->model != NULL;
+		_Static_assert(sizeof(report->error) == sizeof(s->error), "error text sizes");
+		memcpy(report->error, s->error, sizeof(report->error));
 	}
 	view_unload(s);
 	return rc;
