@@ -442,6 +442,16 @@ RK_TEST(test_bad_file)
 	RK_CHECK(count_text_pixels(png, 1) < 20);
 }
 
+/* Runs the window over the demo source character and `bad` for `frames`
+ * frames pressing `keys`; the final state (JSON) goes to `out`. */
+static int run_window(const char *bad, int frames, const char *keys, const char *out)
+{
+	char cmd[8192];
+	snprintf(cmd, sizeof(cmd), "'%s' view '%s/demo/source.glb' '%s' --window-frames %d --window-keys '%s' "
+		"--size 320x240 --json >'%s' 2>'%s/window.log'", RK_CLI_PATH, tmp_dir(), bad, frames, keys, out, tmp_dir());
+	return run(cmd);
+}
+
 /* The interactive loop driven by scripted keys (--window-keys, one key
  * every 10 frames): right arrow = next clip with a crossfade, r = root
  * motion in place, k = skeleton, n = next file (the previous one unloaded);
@@ -450,32 +460,25 @@ RK_TEST(test_window_keys)
 {
 	const char *why = view_unavailable();
 	if (why) RK_SKIP(why);
-	char cmd[8192], out[1024], log[1024], bad[1024], src[1024];
+	char cmd[2048], out[1024], bad[1024], src[1024];
 	snprintf(cmd, sizeof(cmd), "'%s' sample '%s/demo' >/dev/null", RK_CLI_PATH, tmp_dir());
 	RK_REQUIRE(run(cmd) == 0);
 	snprintf(src, sizeof(src), "%s/tests/fixtures/rig.glb", RK_SOURCE_DIR);
 	snprintf(bad, sizeof(bad), "%s/window_bad.glb", tmp_dir());
 	RK_REQUIRE(write_prefix(src, bad, 700));
 	snprintf(out, sizeof(out), "%s/window.json", tmp_dir());
-	snprintf(log, sizeof(log), "%s/window.log", tmp_dir());
 	/* Idle -> Walk (crossfade), in place, skeleton on */
-	snprintf(cmd, sizeof(cmd), "'%s' view '%s/demo/source.glb' '%s' --window-frames 45 --window-keys '>rk' --size 320x240 "
-		"--json >'%s' 2>'%s'", RK_CLI_PATH, tmp_dir(), bad, out, log);
-	RK_CHECK_INT(run(cmd), 0);
+	RK_CHECK_INT(run_window(bad, 45, ">rk", out), 0);
 	RK_CHECK(file_contains(out, "\"clip\": \"Walk\""));
 	RK_CHECK(file_contains(out, "\"crossfades\": 1"));
 	RK_CHECK(file_contains(out, "\"root_motion\": \"in place\""));
 	RK_CHECK(file_contains(out, "\"skeleton\": true"));
 	RK_CHECK(file_contains(out, "\"loaded\": true"));
 	/* n: the truncated file, its error on screen; n again: back to the first */
-	snprintf(cmd, sizeof(cmd), "'%s' view '%s/demo/source.glb' '%s' --window-frames 30 --window-keys 'n' --size 320x240 "
-		"--json >'%s' 2>'%s'", RK_CLI_PATH, tmp_dir(), bad, out, log);
-	RK_CHECK_INT(run(cmd), 0);
+	RK_CHECK_INT(run_window(bad, 30, "n", out), 0);
 	RK_CHECK(file_contains(out, "\"loaded\": false"));
 	RK_CHECK(file_contains(out, "window_bad.glb"));
-	snprintf(cmd, sizeof(cmd), "'%s' view '%s/demo/source.glb' '%s' --window-frames 40 --window-keys 'nn>' --size 320x240 "
-		"--json >'%s' 2>'%s'", RK_CLI_PATH, tmp_dir(), bad, out, log);
-	RK_CHECK_INT(run(cmd), 0);
+	RK_CHECK_INT(run_window(bad, 40, "nn>", out), 0);
 	RK_CHECK(file_contains(out, "\"loaded\": true"));
 	RK_CHECK(file_contains(out, "\"clip\": \"Walk\""));
 	RK_CHECK(file_contains(out, "\"error\": null"));
