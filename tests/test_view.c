@@ -123,6 +123,18 @@ static const char *view_unavailable(void)
 	return NULL;
 }
 
+/* Writes the built-in sample characters (rigkit sample) to TMP/demo once. */
+static bool demo_written(void)
+{
+	static int done = 0;
+	if (!done) {
+		char cmd[2048];
+		snprintf(cmd, sizeof(cmd), "'%s' sample '%s/demo' >/dev/null", RK_CLI_PATH, tmp_dir());
+		done = run(cmd) == 0 ? 1 : 2;
+	}
+	return done == 1;
+}
+
 typedef struct cmp_result {
 	int width, height;
 	size_t union_px, agree_px, xor_px;
@@ -284,9 +296,8 @@ RK_TEST(test_demo_characters_agree)
 {
 	const char *why = view_unavailable();
 	if (why) RK_SKIP(why);
-	char cmd[2048], path[1024];
-	snprintf(cmd, sizeof(cmd), "'%s' sample '%s/demo' >/dev/null", RK_CLI_PATH, tmp_dir());
-	RK_REQUIRE(run(cmd) == 0);
+	char path[1024];
+	RK_REQUIRE(demo_written());
 	snprintf(path, sizeof(path), "%s/demo/source.glb", tmp_dir());
 	check_file(rk_t_, path, 2);
 	check_pair(rk_t_, path, "--size 320x320 --clip Walk --time 0.4 --texture");
@@ -344,9 +355,8 @@ RK_TEST(test_measure_detects_differences)
 {
 	const char *why = view_unavailable();
 	if (why) RK_SKIP(why);
-	char cmd[2048], path[1024];
-	snprintf(cmd, sizeof(cmd), "'%s' sample '%s/demo' >/dev/null", RK_CLI_PATH, tmp_dir());
-	RK_REQUIRE(run(cmd) == 0);
+	char path[1024];
+	RK_REQUIRE(demo_written());
 	snprintf(path, sizeof(path), "%s/demo/source.glb", tmp_dir());
 	static const char *const vr[3][2] = {
 		{ "--size 320x320 --clip Walk --time 0.40", "--size 320x320 --clip Walk --time 0.45" },
@@ -369,9 +379,7 @@ RK_TEST(test_filmstrip_agrees)
 	if (why) RK_SKIP(why);
 	char path[1024];
 	snprintf(path, sizeof(path), "%s/demo/source.glb", tmp_dir());
-	char cmd[2048];
-	snprintf(cmd, sizeof(cmd), "'%s' sample '%s/demo' >/dev/null", RK_CLI_PATH, tmp_dir());
-	RK_REQUIRE(run(cmd) == 0);
+	RK_REQUIRE(demo_written());
 	check_pair(rk_t_, path, "--clip Walk --frames 5 --size 128x192 --yaw 90");
 	snprintf(path, sizeof(path), "%s/tests/fixtures/rig_7500.fbx", RK_SOURCE_DIR);
 	check_pair(rk_t_, path, "--frames 3 --size 160x160");
@@ -402,8 +410,7 @@ RK_TEST(test_leak_check_100_loads)
 	snprintf(src, sizeof(src), "%s/tests/fixtures/rig.glb", RK_SOURCE_DIR);
 	snprintf(bad, sizeof(bad), "%s/truncated.glb", tmp_dir());
 	RK_REQUIRE(write_prefix(src, bad, 1000));
-	snprintf(cmd, sizeof(cmd), "'%s' sample '%s/demo' >/dev/null", RK_CLI_PATH, tmp_dir());
-	RK_REQUIRE(run(cmd) == 0);
+	RK_REQUIRE(demo_written());
 	snprintf(out, sizeof(out), "%s/leak.json", tmp_dir());
 	snprintf(err_log, sizeof(err_log), "%s/leak.log", tmp_dir());
 	snprintf(cmd, sizeof(cmd),
@@ -500,9 +507,8 @@ RK_TEST(test_window_keys)
 {
 	const char *why = view_unavailable();
 	if (why) RK_SKIP(why);
-	char cmd[2048], out[1024], bad[1024], src[1024];
-	snprintf(cmd, sizeof(cmd), "'%s' sample '%s/demo' >/dev/null", RK_CLI_PATH, tmp_dir());
-	RK_REQUIRE(run(cmd) == 0);
+	char out[1024], bad[1024], src[1024];
+	RK_REQUIRE(demo_written());
 	snprintf(src, sizeof(src), "%s/tests/fixtures/rig.glb", RK_SOURCE_DIR);
 	snprintf(bad, sizeof(bad), "%s/window_bad.glb", tmp_dir());
 	RK_REQUIRE(write_prefix(src, bad, 700));
