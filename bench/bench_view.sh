@@ -2,7 +2,7 @@
 # bench/bench_view.sh RIGKIT SHARED [FRAMES] - frame time of `rigkit view`'s
 # interactive loop measured offscreen (`rigkit view FILE --bench N`): per
 # frame the runtime samples the clip, the palette is built, every skinned
-# mesh is skinned on the CPU (rk_skin_run_threads) straight into its mapped
+# mesh is skinned on the CPU (rk_skin_run_range on the model's threads) straight into its mapped
 # GL vertex buffer, every part is drawn and glFinish waits for the GPU.
 # Files: Xbot.glb and ybot.fbx of SHARED/assets plus the built-in sample
 # character; 512 x 512, lit; skinning on 1 thread and on every CPU. Runs

@@ -83,7 +83,7 @@ static const cli_opt cli_view_rows[] = {
 		.help = "headless: play N frames (1/60 s apart) offscreen and print the\nmedian frame time (sample + skin + "
 			"upload + draw + finish)" },
 	{ .name = "--threads", .kind = CLI_OPT_INT, .offset = offsetof(cli_view_args, threads), .min = 0, .max = 64,
-		.metavar = "N", .help = "skinning threads (default 0: one per CPU)" },
+		.metavar = "N", .help = "skinning threads kept per model, this one included\n(default 0: one per CPU; 1: none started)" },
 	{ .name = "--window-frames", .kind = CLI_OPT_INT, .offset = offsetof(cli_view_args, window_frames), .min = 1,
 		.max = 100000000, .metavar = "N", .help = "window: close after N frames (tests)" },
 	{ .name = "--window-keys", .kind = CLI_OPT_STRING, .offset = offsetof(cli_view_args, keys), .metavar = "KEYS",

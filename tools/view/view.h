@@ -66,7 +66,8 @@ void view_gl_count_objects(view_gl *g, uint32_t probe, view_gl_counts *out);
 
 typedef struct view_model_opts {
 	bool textures;                  /* upload base colour textures (rk_image_decode) */
-	size_t skin_threads;            /* rk_skin_run_threads' threads; 0 = one per CPU */
+	size_t skin_threads;            /* skinning threads, the caller included, kept for the model's
+	                                   lifetime (rk_skin_run_range); 0 = one per CPU, 1 = none */
 } view_model_opts;
 
 /* Uploads `scene` (kept by pointer: it must outlive the model). NULL with

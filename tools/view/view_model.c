@@ -7,7 +7,8 @@
  *                 drawn with base vertex -first_vertex)
  *   uv   static   float x2 per vertex (from the expansion's interleaved vertex)
  *   dyn  dynamic  float x3 position + float x3 normal per vertex (24 bytes):
- *                 skinned meshes: written by rk_skin_run_threads() straight
+ *                 skinned meshes: written by rk_skin_run_range() on the
+ *                 model's skinning threads (kept for its lifetime) straight
  *                 into the mapped buffer every frame (world space: palette =
  *                 model(joint) * inverse bind); unskinned: uploaded once in
  *                 mesh space and placed by the node's posed world matrix.
@@ -17,6 +18,7 @@
 #include "view_internal.h"
 
 #include <math.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -46,6 +48,28 @@ typedef struct view_mesh {
 	rk_skin_job job;                /* inputs set at load; outputs per frame */
 } view_mesh;
 
+/* Skinning threads kept for the model's lifetime: each frame the caller
+ * and `helpers` threads skin disjoint rk_skin_split() ranges of one job
+ * with rk_skin_run_range() (skin.h recommends it over creating threads per
+ * call: no thread is created per frame). */
+#define VIEW_MAX_SKIN_THREADS 16
+
+typedef struct view_pool {
+	pthread_t threads[VIEW_MAX_SKIN_THREADS];
+	size_t helpers;                 /* threads started */
+	pthread_mutex_t mu;
+	pthread_cond_t go, done;
+	uint64_t generation;            /* bumped per job */
+	size_t pending;                 /* helpers still working on it */
+	bool quit;
+	const rk_skin_job *job;
+} view_pool;
+
+typedef struct view_worker {
+	view_pool *pool;
+	size_t index;                   /* range index, 1..helpers (0 = the caller) */
+} view_worker;
+
 struct view_model {
 	view_gl *g;
 	const rk_scene *scene;
@@ -74,7 +98,98 @@ struct view_model {
 	size_t bone_count, dot_count;
 	float *bone_xyz;                /* (2 * bone_count + dot_count) * 3 */
 	double skin_ms;
+	view_pool pool;
+	bool pool_ready;
+	view_worker workers[VIEW_MAX_SKIN_THREADS];
 };
+
+static void *view_pool_main(void *arg)
+{
+	view_worker *w = (view_worker *)arg;
+	view_pool *p = w->pool;
+	uint64_t seen = 0;
+	pthread_mutex_lock(&p->mu);
+	for (;;) {
+		while (!p->quit && p->generation == seen) pthread_cond_wait(&p->go, &p->mu);
+		if (p->quit) break;
+		seen = p->generation;
+		const rk_skin_job *job = p->job;
+		size_t parts = p->helpers + 1;
+		pthread_mutex_unlock(&p->mu);
+		size_t b, e;
+		rk_skin_split(job->vertex_count, parts, w->index, &b, &e);
+		rk_skin_run_range(job, b, e);
+		pthread_mutex_lock(&p->mu);
+		if (--p->pending == 0) pthread_cond_signal(&p->done);
+	}
+	pthread_mutex_unlock(&p->mu);
+	return NULL;
+}
+
+/* Starts up to threads - 1 helpers (threads 0 = one per CPU). */
+static void view_pool_start(view_model *m, size_t threads)
+{
+	view_pool *p = &m->pool;
+	if (threads == 0) threads = rk_cpu_count();
+	if (threads > VIEW_MAX_SKIN_THREADS) threads = VIEW_MAX_SKIN_THREADS;
+	if (threads < 2) return;
+	if (pthread_mutex_init(&p->mu, NULL) != 0) return;
+	if (pthread_cond_init(&p->go, NULL) != 0) {
+		pthread_mutex_destroy(&p->mu);
+		return;
+	}
+	if (pthread_cond_init(&p->done, NULL) != 0) {
+		pthread_cond_destroy(&p->go);
+		pthread_mutex_destroy(&p->mu);
+		return;
+	}
+	m->pool_ready = true;
+	pthread_mutex_lock(&p->mu);
+	for (size_t k = 0; k + 1 < threads; k++) {
+		m->workers[k].pool = p;
+		m->workers[k].index = k + 1;
+		if (pthread_create(&p->threads[k], NULL, view_pool_main, &m->workers[k]) != 0) break;
+		p->helpers++;
+	}
+	pthread_mutex_unlock(&p->mu);
+}
+
+static void view_pool_stop(view_model *m)
+{
+	view_pool *p = &m->pool;
+	if (!m->pool_ready) return;
+	pthread_mutex_lock(&p->mu);
+	p->quit = true;
+	pthread_cond_broadcast(&p->go);
+	pthread_mutex_unlock(&p->mu);
+	for (size_t k = 0; k < p->helpers; k++) pthread_join(p->threads[k], NULL);
+	pthread_cond_destroy(&p->done);
+	pthread_cond_destroy(&p->go);
+	pthread_mutex_destroy(&p->mu);
+	m->pool_ready = false;
+}
+
+/* Skins the whole job: split over the pool for large meshes. */
+static bool view_pool_skin(view_model *m, const rk_skin_job *job)
+{
+	view_pool *p = &m->pool;
+	if (!rk_skin_validate(job, NULL)) return false;
+	if (!m->pool_ready || p->helpers == 0 || job->vertex_count < 2 * RK_SKIN_MIN_THREAD_VERTICES)
+		return rk_skin_run(job);
+	pthread_mutex_lock(&p->mu);
+	p->job = job;
+	p->pending = p->helpers;
+	p->generation++;
+	pthread_cond_broadcast(&p->go);
+	pthread_mutex_unlock(&p->mu);
+	size_t b, e;
+	rk_skin_split(job->vertex_count, p->helpers + 1, 0, &b, &e);
+	rk_skin_run_range(job, b, e);
+	pthread_mutex_lock(&p->mu);
+	while (p->pending) pthread_cond_wait(&p->done, &p->mu);
+	pthread_mutex_unlock(&p->mu);
+	return true;
+}
 
 static bool view_set_err(rk_error *err, rk_error_code code, const char *msg)
 {
@@ -420,6 +535,7 @@ view_model *view_model_create(view_gl *g, const rk_scene *scene, const view_mode
 		for (uint32_t p = d->first_part; p < d->first_part + d->part_count; p++) m->parts[p].count = m->x->parts[p].index_count;
 	}
 	if (!view_bones_setup(m, err)) goto fail;
+	view_pool_start(m, m->o.skin_threads);
 	view_pose rest = { 0 };
 	if (!view_model_pose(m, &rest, NULL, err)) goto fail;
 	return m;
@@ -431,6 +547,7 @@ fail:
 void view_model_destroy(view_model *m)
 {
 	if (!m) return;
+	view_pool_stop(m);
 	for (size_t i = 0; m->meshes && i < m->mesh_count; i++) {
 		view_mesh *vm = &m->meshes[i];
 		GLuint bufs[3] = { vm->dyn, vm->uv, vm->ebo };
@@ -578,7 +695,7 @@ bool view_model_pose(view_model *m, const view_pose *pose, double *skin_ms, rk_e
 		}
 		vm->job.out_positions = dst;
 		vm->job.out_normals = dst + 3;
-		bool ok = rk_skin_run_threads(&vm->job, m->o.skin_threads);
+		bool ok = view_pool_skin(m, &vm->job);
 		glUnmapBuffer(GL_ARRAY_BUFFER);
 		glBindBuffer(GL_ARRAY_BUFFER, 0);
 		if (!ok) {
