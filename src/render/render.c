@@ -441,22 +441,29 @@ bool rk_render_camera_eval(const rk_scene *scene, const rk_anim_clip *clip, doub
 	rki_error_clear(err);
 	if (!out) return rki_render_fail(err, RK_ERROR_INVALID_ARGUMENT, "rk_render_camera_eval: NULL output");
 	memset(out, 0, sizeof(*out));
-	rki_render r;
-	memset(&r, 0, sizeof(r));
-	rki_render_opts_resolve(&r.o, opts);
-	if (!rk_render_size(&r.o, &r.width, &r.height, err) || !rki_render_check_opts(&r.o, err)) return false;
-	r.scene = scene;
+	rk_render_opts o;
+	rki_render_opts_resolve(&o, opts);
+	uint32_t w, h;
+	if (!rk_render_size(&o, &w, &h, err) || !rki_render_check_opts(&o, err)) return false;
+	/* the context holds ~20 KiB of tables: on the heap, as in rk_render */
 	rki_alloc a;
-	rki_alloc_init(&a, &r.o.allocator, r.o.memory_limit, 0);
+	rki_alloc_init(&a, &o.allocator, o.memory_limit, 0);
+	rki_render *r = (rki_render *)rki_calloc(&a, 1, sizeof(rki_render));
+	if (!r) return rki_render_oom(&a, err, "the render context");
+	r->scene = scene;
+	r->o = o;
+	r->width = w;
+	r->height = h;
 	rki_posed p;
-	bool ok = rki_render_pose(scene, clip, time, r.o.no_extrapolation, false, &a, &p, err);
+	bool ok = rki_render_pose(scene, clip, time, o.no_extrapolation, false, &a, &p, err);
 	if (ok) {
-		r.st.bounds_min = p.bmin;
-		r.st.bounds_max = p.bmax;
-		rki_render_camera(&r, p.bmin, p.bmax);
-		*out = r.st;
+		r->st.bounds_min = p.bmin;
+		r->st.bounds_max = p.bmax;
+		rki_render_camera(r, p.bmin, p.bmax);
+		*out = r->st;
 	}
 	rki_posed_free(&a, &p);
+	rki_free(&a, r, sizeof(rki_render));
 	return ok;
 }
 
