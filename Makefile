@@ -29,8 +29,9 @@ TEST_LABELS := unit cli interop build slow
 
 all: build
 
+# `view` (SDL2, libepoxy, Xvfb, Mesa) so `rigkit view` is built and tested too.
 deps:
-	@bash scripts/install-deps.sh build
+	@bash scripts/install-deps.sh build view
 
 build: deps
 	@cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_INSTALL_PREFIX=$(PREFIX) >/dev/null
@@ -49,7 +50,7 @@ demo: build
 	@bash scripts/demo.sh $(RIGKIT)
 
 sanitize:
-	@bash scripts/install-deps.sh build sanitize
+	@bash scripts/install-deps.sh build view sanitize
 	@CC=clang cmake -S . -B $(SAN_BUILD) -DCMAKE_BUILD_TYPE=Debug -DRIGKIT_SANITIZE=ON \
 		-DRIGKIT_BUILD_BENCH=OFF -DCMAKE_C_FLAGS_DEBUG="-O1 -g" >/dev/null
 	@cmake --build $(SAN_BUILD) -j$(JOBS)
@@ -68,7 +69,7 @@ scalar: deps
 	ctest --test-dir $(SCALAR_BUILD) --output-on-failure -j$(JOBS) -L '^unit$$' -LE '^slow$$'
 
 bench:
-	@bash scripts/install-deps.sh build bench
+	@bash scripts/install-deps.sh build view bench
 	@cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=Release >/dev/null
 	@cmake --build $(BUILD) -j$(JOBS) >/dev/null
 	@bash scripts/bench.sh $(BUILD) | tee $(BUILD)/benchmarks.md

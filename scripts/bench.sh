@@ -174,3 +174,10 @@ echo "## Batch: rigkit batch throughput, clips/s per core"
 echo
 bash "$(dirname "$0")/../bench/bench_batch.sh" "$build/rigkit" "$shared" "${BENCH_BATCH_RUNS:-5}" ||
 	echo "(bench_batch.sh: not run; it needs $shared/assets)"
+# GPU viewer (`rigkit view --bench`): the interactive loop's frame time on
+# whatever GL driver is there (under xvfb-run when no display is set);
+# skipped when rigkit was built without the viewer.
+echo
+echo "## GPU viewer frame time (rigkit view --bench)"
+echo
+bash "$(dirname "$0")/../bench/bench_view.sh" "$build/rigkit" "$shared" 300 || echo "(rigkit view unavailable here)"

@@ -6,7 +6,9 @@
 # Groups: build (library, CLI, tests), sanitize (clang + sanitizer runtimes),
 # bench (Assimp as the speed peer), fuzz (clang + libFuzzer), wasm
 # (emscripten; dpkg-dev unpacks the Debian sources scripts/build-wasm.sh compiles),
-# format (clang-format for .clang-format: `git clang-format` on changed code).
+# format (clang-format for .clang-format: `git clang-format` on changed code),
+# view (`rigkit view`: SDL2 + libepoxy to build it; Xvfb, xauth and Mesa's
+# software OpenGL driver to test it headless, docs/view.md).
 set -euo pipefail
 
 pkgs_for() {
@@ -17,6 +19,7 @@ pkgs_for() {
 	fuzz) echo "clang libclang-rt-14-dev" ;;
 	wasm) echo "emscripten dpkg-dev" ;;
 	format) echo "clang-format" ;;
+	view) echo "libsdl2-dev libepoxy-dev xvfb xauth libgl1-mesa-dri" ;;
 	*) echo "install-deps.sh: unknown group '$1'" >&2; exit 1 ;;
 	esac
 }

@@ -47,6 +47,11 @@ inject export-to-fmt src/export/gltf/gltf_write.c '#include "formats/gltf/gltf.h
 inject cli-internal tools/rigkit/main.c '#include "core/internal.h"'
 inject cli-symbol tools/rigkit/main.c 'int rk_cli_helper(void) { return 0; }'
 inject umbrella src/anim/anim_eval.c '#include "rigkit/rigkit.h"'
+# the GPU viewer (tools/view) is a top layer too: public headers only, no rk_ symbols
+if [ -d "$src/tools/view" ]; then
+	inject view-internal tools/view/view_model.c '#include "mesh/mesh_internal.h"'
+	inject view-symbol tools/view/view_gl.c 'int rk_view_helper(void) { return 0; }'
+fi
 
 # The compiler refuses it too: the fmt_gltf layer's staged include folder
 # has no rigkit/anim.h.

@@ -1179,7 +1179,69 @@ RK_TEST(test_shared_assets)
 	}
 }
 
+/* rk_render_camera_eval is the camera rk_render reports using (the same
+ * bits), for auto framing from several directions, orthographic, explicit
+ * look_at and shared bounds; and it rejects what rk_render rejects. */
+RK_TEST(test_camera_eval_matches_render)
+{
+	rk_error err;
+	rk_scene *s = rk_demo_scene(RK_DEMO_MIXAMO_SOURCE, NULL, &err);
+	RK_REQUIRE(s);
+	const rk_anim_clip *walk = rk_scene_find_clip(s, "Walk");
+	RK_REQUIRE(walk);
+	for (int k = 0; k < 5; k++) {
+		rk_render_opts o = { 0 };
+		o.width = 96;
+		o.height = 64;
+		o.camera.yaw_deg = 70.0 * k;
+		o.camera.pitch_deg = k == 2 ? 30.0 : 0.0;
+		o.camera.orthographic = k == 3;
+		if (k == 4) {
+			o.camera.look_at = true;
+			o.camera.eye = (rk_vec3){ 2, 1.5, 3 };
+			o.camera.target = (rk_vec3){ 0, 1, 0 };
+		}
+		if (k == 1) {
+			o.camera.has_bounds = true;
+			o.camera.bounds_min = (rk_vec3){ -1, 0, -0.5 };
+			o.camera.bounds_max = (rk_vec3){ 1, 1.8, 1.5 };
+		}
+		rk_render_stats st, cam;
+		o.stats = &st;
+		unsigned char *px = (unsigned char *)malloc((size_t)o.width * o.height * 4);
+		RK_REQUIRE(px);
+		RK_REQUIRE(rk_render(s, walk, 0.3, &o, px, 0, &err));
+		free(px);
+		RK_REQUIRE(rk_render_camera_eval(s, walk, 0.3, &o, &cam, &err));
+		RK_CHECK(memcmp(&cam.eye, &st.eye, sizeof(rk_vec3)) == 0);
+		RK_CHECK(memcmp(&cam.target, &st.target, sizeof(rk_vec3)) == 0);
+		RK_CHECK(memcmp(&cam.forward, &st.forward, sizeof(rk_vec3)) == 0);
+		RK_CHECK(memcmp(&cam.right, &st.right, sizeof(rk_vec3)) == 0);
+		RK_CHECK(memcmp(&cam.up, &st.up, sizeof(rk_vec3)) == 0);
+		RK_CHECK(memcmp(&cam.bounds_min, &st.bounds_min, sizeof(rk_vec3)) == 0);
+		RK_CHECK(memcmp(&cam.bounds_max, &st.bounds_max, sizeof(rk_vec3)) == 0);
+		RK_CHECK(cam.orthographic == st.orthographic);
+		RK_CHECK(cam.fov_deg == st.fov_deg);
+		RK_CHECK(cam.ortho_height == st.ortho_height);
+		RK_CHECK(cam.near == st.near);
+		RK_CHECK_INT(cam.triangles, 0);   /* nothing drawn, nothing counted */
+	}
+	rk_render_stats cam;
+	rk_render_opts bad = { 0 };
+	bad.camera.fov_deg = 200;
+	RK_CHECK(!rk_render_camera_eval(s, walk, 0.0, &bad, &cam, &err));
+	RK_CHECK_INT(err.code, RK_ERROR_INVALID_ARGUMENT);
+	bad.camera.fov_deg = 0;
+	bad.width = 10;
+	RK_CHECK(!rk_render_camera_eval(s, walk, 0.0, &bad, &cam, &err));
+	RK_CHECK(!rk_render_camera_eval(s, walk, NAN, NULL, &cam, &err));
+	RK_CHECK(!rk_render_camera_eval(NULL, NULL, 0.0, NULL, &cam, &err));
+	RK_CHECK(!rk_render_camera_eval(s, NULL, 0.0, NULL, NULL, &err));
+	rk_scene_free(s);
+}
+
 RK_TEST_MAIN(
+	RK_TEST_ENTRY(test_camera_eval_matches_render),
 	RK_TEST_ENTRY(test_coverage_top_left_rule),
 	RK_TEST_ENTRY(test_coverage_perspective),
 	RK_TEST_ENTRY(test_supersample_edge),

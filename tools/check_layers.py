@@ -16,9 +16,10 @@ Rules checked, one message per violation (exit 1 when there is any):
      its owner layer and that layer's DEPS;
   R4 every src/ folder with .c files belongs to a layer; every public header
      but rigkit.h has an owner;
-  R5 tools/rigkit and wasm/ use public headers only (rigkit/...) plus their
-     own folder's headers, and define no rk_/RK_ symbols (those are the
-     library's: src/ only).
+  R5 tools/rigkit, tools/view (the GPU viewer) and wasm/ use public headers
+     only (rigkit/...) plus their own folder's headers (tools/rigkit also
+     "view/..." headers of tools/view), and define no rk_/RK_ symbols (those
+     are the library's: src/ only).
 """
 import os
 import re
@@ -155,7 +156,8 @@ def check(root):
                 problems.append(f'include/rigkit/{fn}:{line}: #include "{inc}": R3 a header of '
                                 f'{"/".join(sorted(owners))} may use only {", ".join(sorted(ok_layers))}')
 
-    for top in ('tools/rigkit', 'wasm'):
+    extra = {'tools/rigkit': {'view': os.path.join(root, 'tools', 'view')}}
+    for top in ('tools/rigkit', 'tools/view', 'wasm'):
         base = os.path.join(root, top)
         if not os.path.isdir(base):
             continue
@@ -170,7 +172,11 @@ def check(root):
                 line = text.count('\n', 0, m.start()) + 1
                 if inc.startswith('rigkit/'):
                     continue
-                if m.group(1) == '"' and ('/' in inc or not os.path.exists(os.path.join(base, inc))):
+                head, _, tail = inc.partition('/')
+                other = extra.get(top, {}).get(head)
+                if m.group(1) == '"' and other and '/' not in tail and os.path.exists(os.path.join(other, tail)):
+                    pass
+                elif m.group(1) == '"' and ('/' in inc or not os.path.exists(os.path.join(base, inc))):
                     problems.append(f'{path}:{line}: #include "{inc}": R5 public headers (rigkit/...) only')
                 if m.group(1) == '<' and inc.split('/')[0] in dir_to_layer or inc.split('/')[0] in ('formats', 'export'):
                     problems.append(f'{path}:{line}: #include <{inc}>: R5 public headers (rigkit/...) only')

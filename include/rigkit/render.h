@@ -267,6 +267,18 @@ size_t rk_render_size(const rk_render_opts *opts, uint32_t *width, uint32_t *hei
 bool rk_render_bounds(const rk_scene *scene, const rk_anim_clip *clip, double time, const rk_render_opts *opts,
 	rk_vec3 *out_min, rk_vec3 *out_max, rk_error *err);
 
+/* The camera rk_render() would use for these arguments, without drawing:
+ * fills the camera fields of *out (eye, target, forward, right, up,
+ * orthographic, fov_deg, ortho_height, near) and bounds_min/max (the posed
+ * bounds, see CAMERA); every other field is zeroed. With it another
+ * renderer (a GPU viewer) sees exactly what rk_render() sees: project a
+ * world point p with the formulas under CAMERA. Only width/height (the
+ * aspect ratio), camera and no_extrapolation/allocator/memory_limit of opts
+ * matter (NULL = defaults). Returns false with err set for the errors of
+ * rk_render (bad size or camera options, scene/clip/time). Thread safe. */
+bool rk_render_camera_eval(const rk_scene *scene, const rk_anim_clip *clip, double time, const rk_render_opts *opts,
+	rk_render_stats *out, rk_error *err);
+
 /* Renders `scene` posed at `time` (seconds, absolute file time; anim.h) of
  * `clip` (NULL = the static scene, cached matrices) into `rgba`: height
  * rows of width * 4 bytes (R, G, B, A; rows top to bottom), row r starting

@@ -435,6 +435,38 @@ static void rki_render_camera(rki_render *r, rk_vec3 bmin, rk_vec3 bmax)
 	st->near = r->near;
 }
 
+bool rk_render_camera_eval(const rk_scene *scene, const rk_anim_clip *clip, double time, const rk_render_opts *opts,
+	rk_render_stats *out, rk_error *err)
+{
+	rki_error_clear(err);
+	if (!out) return rki_render_fail(err, RK_ERROR_INVALID_ARGUMENT, "rk_render_camera_eval: NULL output");
+	memset(out, 0, sizeof(*out));
+	rk_render_opts o;
+	rki_render_opts_resolve(&o, opts);
+	uint32_t w, h;
+	if (!rk_render_size(&o, &w, &h, err) || !rki_render_check_opts(&o, err)) return false;
+	/* the context holds ~20 KiB of tables: on the heap, as in rk_render */
+	rki_alloc a;
+	rki_alloc_init(&a, &o.allocator, o.memory_limit, 0);
+	rki_render *r = (rki_render *)rki_calloc(&a, 1, sizeof(rki_render));
+	if (!r) return rki_render_oom(&a, err, "the render context");
+	r->scene = scene;
+	r->o = o;
+	r->width = w;
+	r->height = h;
+	rki_posed p;
+	bool ok = rki_render_pose(scene, clip, time, o.no_extrapolation, false, &a, &p, err);
+	if (ok) {
+		r->st.bounds_min = p.bmin;
+		r->st.bounds_max = p.bmax;
+		rki_render_camera(r, p.bmin, p.bmax);
+		*out = r->st;
+	}
+	rki_posed_free(&a, &p);
+	rki_free(&a, r, sizeof(rki_render));
+	return ok;
+}
+
 /* ---------------------------------------------------------------------------
  * Materials
  * ------------------------------------------------------------------------- */

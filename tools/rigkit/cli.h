@@ -121,6 +121,14 @@ const rk_anim_clip *cli_default_clip(const rk_scene *s);
 /* The clip named `name` (reports "FILE: no animation clip named ..." and
  * returns NULL with *rc set when absent). */
 const rk_anim_clip *cli_find_clip(cli_ctx *ctx, const rk_scene *s, const char *file, const char *name, int *rc);
+/* Yaw (degrees, render.h's camera convention) that puts the camera in front
+ * of a humanoid (rigkit render and rigkit view share it): its forward is
+ * left x up, left = from the right upper leg to the left one at rest. 0 when
+ * the scene is no humanoid or is mirrored. (cmd_render.c) */
+double cli_character_yaw(const rk_scene *s);
+/* --background values: "RRGGBB" or "RRGGBBAA" hex (optional '#') into the
+ * uint8_t[4] at target (alpha 255 when not given). (cmd_render.c) */
+bool cli_parse_colour(const char *s, void *target);
 /* Parses "x,y,z" into v. */
 int cli_parse_vec3(const char *s, rk_vec3 *v);
 
@@ -169,7 +177,9 @@ int cli_cmd_retarget(cli_ctx *ctx, int argc, char **argv);
 int cli_cmd_compare(cli_ctx *ctx, int argc, char **argv);
 int cli_cmd_batch(cli_ctx *ctx, int argc, char **argv);
 int cli_cmd_render(cli_ctx *ctx, int argc, char **argv);
+int cli_cmd_view(cli_ctx *ctx, int argc, char **argv);
 extern const cli_spec cli_info_spec, cli_transform_spec, cli_convert_spec, cli_pose_spec, cli_sample_spec,
-	cli_humanoid_spec, cli_retarget_spec, cli_compare_spec, cli_batch_spec, cli_render_spec;
+	cli_humanoid_spec, cli_retarget_spec, cli_compare_spec, cli_batch_spec, cli_render_spec,
+	cli_view_spec;
 
 #endif

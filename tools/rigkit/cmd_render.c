@@ -29,7 +29,7 @@ static int cli_hex(char c)
 }
 
 /* --background: target is rk_render_opts.background (has_background is set after parsing). */
-static bool cli_parse_colour(const char *s, void *target)
+bool cli_parse_colour(const char *s, void *target)
 {
 	uint8_t *out = (uint8_t *)target;
 	if (s[0] == '#') s++;
@@ -142,7 +142,7 @@ static rk_vec3 cli_axis_vector(rk_axis a, rk_vec3 def)
 /* Yaw (degrees, render.h's convention) that puts the camera in front of a
  * humanoid: its forward is left x up, left = from the right upper leg to the
  * left one at rest. 0 when the scene is no humanoid or is mirrored. */
-static double cli_character_yaw(const rk_scene *s)
+double cli_character_yaw(const rk_scene *s)
 {
 	rk_humanoid h;
 	if (!rk_humanoid_detect(s, &h, NULL)) return 0.0;

@@ -16,6 +16,7 @@ static const cli_command cli_commands[] = {
 	{ "compare", "compare two clips on two humanoids bone by bone, in numbers", &cli_compare_spec, cli_cmd_compare },
 	{ "batch", "retarget many motions onto many avatars in parallel", &cli_batch_spec, cli_cmd_batch },
 	{ "render", "draw a posed scene into a PNG (no GPU)", &cli_render_spec, cli_cmd_render },
+	{ "view", "show a scene in a window on the GPU (OpenGL), or a GPU screenshot", &cli_view_spec, cli_cmd_view },
 };
 
 static void cli_print_help(FILE *out)
