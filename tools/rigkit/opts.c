@@ -33,6 +33,9 @@ static const cli_opt cli_load_rows[] = {
 	{ .name = "--unit-meters", .kind = CLI_OPT_DOUBLE, .offset = offsetof(rk_load_opts, target_unit_meters),
 		.min = 0.0, .max = INFINITY, .range = CLI_MIN_OPEN, .expects = "a positive number", .metavar = "U",
 		.help = "convert to U metres per unit" },
+	{ .name = "--source-unit-meters", .kind = CLI_OPT_DOUBLE, .offset = offsetof(rk_load_opts, source_unit_meters),
+		.min = 0.0, .max = INFINITY, .range = CLI_MIN_OPEN, .expects = "a positive number", .metavar = "U",
+		.help = "metres per unit of inputs that do not say (BVH;\ndefault 0.01: centimetres)" },
 };
 const cli_opt_table cli_load_table = CLI_TABLE("load options", cli_load_rows);
 
