@@ -2,11 +2,16 @@
  * positions, rotation orders, units, leniency, and bad input: every error
  * names the file and line, every prefix and byte flip fails cleanly,
  * allocation failures leak nothing, and a claimed frame count the bytes do
- * not hold is refused before anything is allocated. The same fixtures are
- * checked against three.js BVHLoader by tests/test_bvh_threejs.sh. */
+ * not hold is refused before anything is allocated. The writer
+ * (src/export/bvh): round trips through the reader, options, End Sites,
+ * continuous angles, bad arguments. The same fixtures and written files are
+ * checked against three.js BVHLoader (tests/test_bvh_threejs.sh) and
+ * Blender (tests/test_bvh_blender.sh). */
 #include "rk_test.h"
 
 #include <rigkit/anim.h>
+#include <rigkit/demo.h>
+#include <rigkit/export.h>
 #include <rigkit/load.h>
 
 #include <stdlib.h>
@@ -21,8 +26,8 @@ static rk_scene *load_text(const char *text, const char *name, const rk_load_opt
 	return rk_load_memory(text, strlen(text), &o, err);
 }
 
-/* World position of node `name` at time t of the first clip (static scene when t < 0). */
-static bool world_at(const rk_scene *s, const char *name, double t, rk_vec3 *out)
+/* World position of node `name` at time t of `clip` (static scene when t < 0). */
+static bool world_at_clip(const rk_scene *s, const rk_anim_clip *clip, const char *name, double t, rk_vec3 *out)
 {
 	const rk_node *n = rk_scene_find_node(s, name);
 	if (!n) return false;
@@ -31,13 +36,18 @@ static bool world_at(const rk_scene *s, const char *name, double t, rk_vec3 *out
 	rk_pose pose;
 	bool ok = mem && rk_pose_init(&pose, s, mem, bytes);
 	if (ok) {
-		rk_pose_eval_job job = { .scene = s, .clip = t >= 0.0 && s->clips.count ? &s->clips.data[0] : NULL,
-			.time = t < 0.0 ? 0.0 : t, .pose = &pose };
+		rk_pose_eval_job job = { .scene = s, .clip = t >= 0.0 ? clip : NULL, .time = t < 0.0 ? 0.0 : t, .pose = &pose };
 		ok = rk_pose_eval_run(&job);
 		if (ok) *out = rk_mat4_get_translation(pose.node_to_world[n->index]);
 	}
 	free(mem);
 	return ok;
+}
+
+/* As world_at_clip, the scene's first clip. */
+static bool world_at(const rk_scene *s, const char *name, double t, rk_vec3 *out)
+{
+	return world_at_clip(s, s->clips.count ? &s->clips.data[0] : NULL, name, t, out);
 }
 
 #define CHECK_POS(s, name, t, ex, ey, ez) do { rk_vec3 p_ = { 0, 0, 0 }; \
@@ -450,6 +460,155 @@ RK_TEST(nesting_bounded)
 	free(text);
 }
 
+/* ---- writer ------------------------------------------------------------------- */
+
+/* Largest distance between same-named nodes of a (clip a_clip at its begin +
+ * f / fps) and b (its first clip at f / fps), over b's nodes that a has,
+ * frames 0..frames-1. */
+static double max_joint_distance(const rk_scene *a, const rk_anim_clip *a_clip, const rk_scene *b, double fps, size_t frames,
+	size_t *compared)
+{
+	double a_begin = a_clip ? a_clip->time_begin : 0.0;
+	double worst = 0.0;
+	*compared = 0;
+	for (size_t f = 0; f < frames; f++)
+		for (size_t i = 1; i < b->nodes.count; i++) {
+			const char *name = b->nodes.data[i].name;
+			if (!rk_scene_find_node(a, name)) continue;
+			rk_vec3 pa, pb;
+			if (!world_at_clip(a, a_clip, name, a_begin + (double)f / fps, &pa) || !world_at(b, name, (double)f / fps, &pb)) return INFINITY;
+			double d = rk_vec3_length(rk_vec3_sub(pa, pb));
+			if (d > worst) worst = d;
+			(*compared)++;
+		}
+	return worst;
+}
+
+RK_TEST(writer_round_trip)
+{
+	rk_error err;
+	rk_scene *s = load_text(two_joints, "two.bvh", NULL, &err);
+	RK_REQUIRE(s);
+	char *text = NULL;
+	size_t size = 0;
+	rk_bvh_write_stats st;
+	rk_bvh_write_opts o = { .stats = &st };
+	RK_REQUIRE(rk_bvh_write_memory(s, &o, &text, &size, &err));
+	RK_CHECK(strlen(text) == size);
+	RK_CHECK_INT(st.joint_count, 2);
+	RK_CHECK_INT(st.end_site_count, 1);
+	RK_CHECK_INT(st.frame_count, 2);
+	RK_CHECK_INT(st.channel_count, 9);
+	RK_CHECK_NEAR(st.frame_time, 0.04, 1e-15);
+	/* the root's OFFSET moves into its position channels; B keeps its order */
+	RK_CHECK(strstr(text, "ROOT A\n{\n\tOFFSET 0.000000 0.000000 0.000000\n\tCHANNELS 6 Xposition Yposition Zposition Zrotation Xrotation Yrotation\n") != NULL);
+	RK_CHECK(strstr(text, "\t\tCHANNELS 3 Xrotation Yrotation Zrotation\n\t\tEnd Site\n") != NULL);
+	RK_CHECK(strstr(text, "Frames: 2\nFrame Time: 0.04\n11.000000 22.000000 33.000000 90.000000 0.000000 0.000000 90.000000 0.000000 0.000000\n") != NULL);
+	rk_scene *b = load_text(text, "back.bvh", NULL, &err);
+	RK_REQUIRE(b);
+	size_t n = 0;
+	RK_CHECK(max_joint_distance(s, &s->clips.data[0], b, 25.0, 2, &n) < 1e-9);
+	RK_CHECK_INT(n, 6);
+	rk_bvh_memory_free(text);
+	rk_scene_free(b);
+
+	/* another order for every joint */
+	o = (rk_bvh_write_opts){ .rotation_order = "xzy" };
+	RK_REQUIRE(rk_bvh_write_memory(s, &o, &text, &size, &err));
+	RK_CHECK(strstr(text, "CHANNELS 6 Xposition Yposition Zposition Xrotation Zrotation Yrotation") != NULL);
+	b = load_text(text, "back.bvh", NULL, &err);
+	RK_REQUIRE(b);
+	RK_CHECK(max_joint_distance(s, &s->clips.data[0], b, 25.0, 2, &n) < 1e-5);
+	rk_bvh_memory_free(text);
+	rk_scene_free(b);
+	rk_scene_free(s);
+}
+
+/* A yaw turning past 180 degrees stays continuous (200, 300, not -160, -60). */
+RK_TEST(writer_continuous_angles)
+{
+	static const char *const text =
+		"HIERARCHY\nROOT R\n{\nOFFSET 0 0 0\nCHANNELS 6 Xposition Yposition Zposition Zrotation Xrotation Yrotation\n"
+		"End Site\n{\nOFFSET 0 0 1\n}\n}\nMOTION\nFrames: 4\nFrame Time: 0.5\n"
+		"0 0 0 0 0 0\n0 0 0 0 0 100\n0 0 0 0 0 200\n0 0 0 0 0 300\n";
+	rk_error err;
+	rk_scene *s = load_text(text, "turn.bvh", NULL, &err);
+	RK_REQUIRE(s);
+	char *out = NULL;
+	size_t size = 0;
+	RK_REQUIRE(rk_bvh_write_memory(s, NULL, &out, &size, &err));
+	const char *motion = strstr(out, "Frame Time: 0.5\n");
+	RK_REQUIRE(motion);
+	double v[4][6];
+	const char *p = motion + strlen("Frame Time: 0.5\n");
+	for (int f = 0; f < 4; f++)
+		for (int k = 0; k < 6; k++) {
+			char *end;
+			v[f][k] = strtod(p, &end);
+			p = end;
+		}
+	RK_CHECK_NEAR(v[2][5], 200.0, 1e-6);
+	RK_CHECK_NEAR(v[3][5], 300.0, 1e-6);
+	RK_CHECK_NEAR(v[3][3], 0.0, 1e-6);
+	RK_CHECK_NEAR(v[3][4], 0.0, 1e-6);
+	rk_bvh_memory_free(out);
+	rk_scene_free(s);
+}
+
+/* The sample Mixamo-style character (metres, 0.01 Armature rotated to Z up)
+ * as BVH (centimetres): every joint where rigkit evaluates the source. */
+RK_TEST(writer_demo_character)
+{
+	rk_error err;
+	rk_demo_opts dopts = { .no_mesh = true, .z_up_armature = true };
+	rk_scene *src = rk_demo_scene(RK_DEMO_MIXAMO_SOURCE, &dopts, &err);
+	RK_REQUIRE(src);
+	const rk_anim_clip *walk = rk_scene_find_clip(src, "Walk");
+	RK_REQUIRE(walk);
+	rk_bvh_write_stats st;
+	rk_bvh_write_opts o = { .clip = walk, .stats = &st };
+	char *text = NULL;
+	size_t size = 0;
+	RK_REQUIRE(rk_bvh_write_memory(src, &o, &text, &size, &err));
+	RK_CHECK_INT(st.end_site_count, 3);   /* HeadTop_End and the two Toe_End */
+	RK_CHECK_INT(st.frame_count, 31);
+	RK_CHECK(strstr(text, "ROOT mixamorig:Hips\n") != NULL);
+	RK_CHECK(strstr(text, "HeadTop_End") == NULL);
+	rk_load_opts lo = { .target_unit_meters = 1.0 };
+	rk_scene *b = load_text(text, "walk.bvh", &lo, &err);
+	RK_REQUIRE(b);
+	size_t n = 0;
+	double d = max_joint_distance(src, walk, b, 30.0, st.frame_count, &n);
+	RK_CHECK(n > 60 * 31);
+	RK_CHECK(d < 1.8e-6);   /* 1e-6 of the 1.8 m character */
+	if (!(d < 1.8e-6)) fprintf(stderr, "demo walk: worst %g m over %zu positions\n", d, n);
+	rk_bvh_memory_free(text);
+	rk_scene_free(b);
+
+	/* a root that is not in the scene, a bad order */
+	rk_node stranger;
+	memset(&stranger, 0, sizeof(stranger));
+	o = (rk_bvh_write_opts){ .root = &stranger };
+	RK_CHECK(!rk_bvh_write_memory(src, &o, &text, &size, &err));
+	RK_CHECK_INT(err.code, RK_ERROR_INVALID_ARGUMENT);
+	RK_CHECK(text == NULL && size == 0);
+	o = (rk_bvh_write_opts){ .rotation_order = "XXY" };
+	RK_CHECK(!rk_bvh_write_memory(src, &o, &text, &size, &err));
+	RK_CHECK(strstr(err.message, "XXY") != NULL);
+	/* opts.root: one arm only */
+	o = (rk_bvh_write_opts){ .root = rk_scene_find_node(src, "mixamorig:LeftArm"), .stats = &st };
+	RK_REQUIRE(o.root);
+	RK_REQUIRE(rk_bvh_write_memory(src, &o, &text, &size, &err));
+	RK_CHECK(strstr(text, "ROOT mixamorig:LeftArm\n") != NULL);
+	RK_CHECK(strstr(text, "RightArm") == NULL);
+	RK_CHECK_INT(st.joint_count, 23);
+	rk_bvh_memory_free(text);
+	/* atomic: an unwritable destination fails and leaves nothing */
+	RK_CHECK(!rk_bvh_write(src, "/nonexistent-rigkit-dir/walk.bvh", NULL, &err));
+	RK_CHECK_INT(err.code, RK_ERROR_OUTPUT);
+	rk_scene_free(src);
+}
+
 RK_TEST_MAIN(
 	RK_TEST_ENTRY(hand_derived_positions),
 	RK_TEST_ENTRY(channel_order_matters),
@@ -462,4 +621,7 @@ RK_TEST_MAIN(
 	RK_TEST_ENTRY(line_endings),
 	RK_TEST_ENTRY(every_prefix_and_flip),
 	RK_TEST_ENTRY(allocation_failures),
-	RK_TEST_ENTRY(nesting_bounded))
+	RK_TEST_ENTRY(nesting_bounded),
+	RK_TEST_ENTRY(writer_round_trip),
+	RK_TEST_ENTRY(writer_continuous_angles),
+	RK_TEST_ENTRY(writer_demo_character))

@@ -2,8 +2,8 @@
 #include "internal.h"
 
 #include <errno.h>
-#include <locale.h>
 #include <fcntl.h>
+#include <locale.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>

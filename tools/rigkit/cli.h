@@ -84,9 +84,9 @@ bool cli_is_stdio(const char *path);
 int cli_write_stdout(cli_ctx *ctx, const void *data, size_t size);
 
 /* Output formats (--format NAME, else the extension of OUT). */
-enum { CLI_FORMAT_NONE = 0, CLI_FORMAT_GLB, CLI_FORMAT_GLTF, CLI_FORMAT_OBJ };
+enum { CLI_FORMAT_NONE = 0, CLI_FORMAT_GLB, CLI_FORMAT_GLTF, CLI_FORMAT_OBJ, CLI_FORMAT_BVH };
 #define CLI_FORMATS_GLTF ((1u << CLI_FORMAT_GLB) | (1u << CLI_FORMAT_GLTF))
-extern const cli_enum_name cli_output_formats[]; /* glb, gltf, obj (for --format rows) */
+extern const cli_enum_name cli_output_formats[]; /* glb, gltf, obj, bvh (for --format rows) */
 /* The format to write `path` in: `format` when given (--format), else by the
  * extension; "-" (stdout) needs --format and excludes --json. `allowed`:
  * 1 << CLI_FORMAT_* bits. 0 with *out set, or CLI_EXIT_USAGE after reporting. */
@@ -97,6 +97,8 @@ int cli_output_format(cli_ctx *ctx, const char *path, int format, unsigned allow
 int cli_write_gltf(cli_ctx *ctx, const rk_scene *s, const char *path, int format, rk_gltf_write_opts *o);
 /* As cli_write_gltf, OBJ. */
 int cli_write_obj(cli_ctx *ctx, const rk_scene *s, const char *path, const rk_obj_write_opts *o);
+/* As cli_write_gltf, BVH (writer warnings to cli_warn unless o->warning is set). */
+int cli_write_bvh(cli_ctx *ctx, const rk_scene *s, const char *path, rk_bvh_write_opts *o);
 /* The extension of a path without the dot ("" when none). */
 const char *cli_ext(const char *path);
 /* Writer warning callback (rk_gltf_warning_fn): user is the cli_ctx. */
