@@ -3,7 +3,7 @@
  * writer consumes.
  *
  * OVERVIEW
- *   rk_load_file() reads FBX or glTF/GLB (by content, not extension) into an
+ *   rk_load_file() reads FBX, glTF/GLB or BVH (by content, not extension) into an
  *   rk_scene: plain, documented, read-only data in one arena, released with
  *   one rk_scene_free(). References between elements are real pointers; every
  *   element also knows its `index` in its scene list, so runtime code can
