@@ -197,18 +197,50 @@ RK_TEST(lenient_layout)
 	rk_scene_free(s);
 }
 
-RK_TEST(absolute_positions_warned)
+RK_TEST(absolute_positions)
 {
 	static const char *const text =
 		"HIERARCHY\nROOT A\n{\nOFFSET 0 0 0\nCHANNELS 3 Xposition Yposition Zposition\nJOINT B\n{\nOFFSET 0 10 0\n"
 		"CHANNELS 6 Xposition Yposition Zposition Zrotation Xrotation Yrotation\nEnd Site\n{\nOFFSET 0 1 0\n}\n}\n}\n"
 		"MOTION\nFrames: 1\nFrame Time: 0.1\n0 0 0 0 10 0 0 0 0\n";
 	rk_error err;
+	/* AUTO: B repeats its OFFSET, nothing looks additive: absolute (Blender) */
 	rk_scene *s = load_text(text, "abs.bvh", NULL, &err);
 	RK_REQUIRE(s);
 	RK_CHECK_INT(s->warnings.count, 1);
-	if (s->warnings.count) RK_CHECK(strstr(s->warnings.data[0].message, "absolute") != NULL);
-	CHECK_POS(s, "B", 0.0, 0, 20, 0);  /* OFFSET + channel, as three.js */
+	if (s->warnings.count) RK_CHECK(strstr(s->warnings.data[0].message, "read as absolute") != NULL);
+	CHECK_POS(s, "B", 0.0, 0, 10, 0);
+	CHECK_POS(s, "B_End", 0.0, 0, 11, 0);
+	rk_scene_free(s);
+	/* forced: OFFSET + channel, as three.js */
+	rk_load_opts o = { .bvh_positions = RK_BVH_POSITIONS_ADD_OFFSET };
+	s = load_text(text, "abs.bvh", &o, &err);
+	RK_REQUIRE(s);
+	RK_CHECK_INT(s->warnings.count, 0);
+	CHECK_POS(s, "B", 0.0, 0, 20, 0);
+	rk_scene_free(s);
+	/* forced absolute: the root's missing axes are 0 (Blender) */
+	static const char *const root_y =
+		"HIERARCHY\nROOT A\n{\nOFFSET 1 2 3\nCHANNELS 1 Yposition\nEnd Site\n{\nOFFSET 0 1 0\n}\n}\n"
+		"MOTION\nFrames: 1\nFrame Time: 0.1\n7\n";
+	o.bvh_positions = RK_BVH_POSITIONS_ABSOLUTE;
+	s = load_text(root_y, "y.bvh", &o, &err);
+	RK_REQUIRE(s);
+	CHECK_POS(s, "A", 0.0, 0, 7, 0);
+	rk_scene_free(s);
+	/* AUTO with more additive joints than absolute ones stays additive, warned */
+	static const char *const mixed =
+		"HIERARCHY\nROOT A\n{\nOFFSET 0 0 0\nCHANNELS 0\n"
+		"JOINT B\n{\nOFFSET 0 10 0\nCHANNELS 1 Yposition\nEnd Site\n{\nOFFSET 0 1 0\n}\n}\n"
+		"JOINT C\n{\nOFFSET 5 0 0\nCHANNELS 1 Xposition\nEnd Site\n{\nOFFSET 0 1 0\n}\n}\n"
+		"JOINT D\n{\nOFFSET 0 0 4\nCHANNELS 1 Zposition\nEnd Site\n{\nOFFSET 0 1 0\n}\n}\n}\n"
+		"MOTION\nFrames: 1\nFrame Time: 0.1\n10 0 0\n";
+	s = load_text(mixed, "mixed.bvh", NULL, &err);
+	RK_REQUIRE(s);
+	RK_CHECK_INT(s->warnings.count, 1);
+	if (s->warnings.count) RK_CHECK(strstr(s->warnings.data[0].message, "added to the OFFSET") != NULL);
+	CHECK_POS(s, "B", 0.0, 0, 20, 0);
+	CHECK_POS(s, "C", 0.0, 5, 0, 0);
 	rk_scene_free(s);
 }
 
@@ -282,6 +314,9 @@ RK_TEST(bad_input_errors)
 	}
 }
 
+static double max_joint_distance(const rk_scene *a, const rk_anim_clip *a_clip, const rk_scene *b, double fps, size_t frames,
+	size_t *compared);
+
 /* ---- memory ----------------------------------------------------------------- */
 
 /* A frame count the file cannot hold is refused before the values are
@@ -341,6 +376,32 @@ RK_TEST(fixtures_load)
 		rk_scene_free(s);
 		free(d);
 	}
+}
+
+/* The walk as Blender writes BVH (absolute position channels on every
+ * joint, the root's OFFSET at rest) reads as the same motion. */
+RK_TEST(blender_style_file)
+{
+	size_t na, nb;
+	unsigned char *a = read_fixture("mixamo_walk.bvh", &na), *b = read_fixture("mixamo_walk_absolute.bvh", &nb);
+	RK_REQUIRE(a && b);
+	rk_error err;
+	rk_scene *sa = rk_load_memory(a, na, NULL, &err), *sb = rk_load_memory(b, nb, NULL, &err);
+	RK_REQUIRE(sa && sb);
+	RK_CHECK_INT(sb->warnings.count, 1);
+	size_t n = 0;
+	double d = max_joint_distance(sa, &sa->clips.data[0], sb, 30.0, 31, &n);
+	RK_CHECK(n == 27 * 31);
+	RK_CHECK(d < 1e-9);
+	rk_scene_free(sb);
+	rk_load_opts o = { .bvh_positions = RK_BVH_POSITIONS_ADD_OFFSET };
+	sb = rk_load_memory(b, nb, &o, &err);
+	RK_REQUIRE(sb);
+	RK_CHECK(max_joint_distance(sa, &sa->clips.data[0], sb, 30.0, 1, &n) > 50.0);  /* offsets counted twice */
+	rk_scene_free(sa);
+	rk_scene_free(sb);
+	free(a);
+	free(b);
 }
 
 /* CRLF, LF and CR line ends read the same. */
@@ -614,10 +675,11 @@ RK_TEST_MAIN(
 	RK_TEST_ENTRY(channel_order_matters),
 	RK_TEST_ENTRY(units_and_options),
 	RK_TEST_ENTRY(lenient_layout),
-	RK_TEST_ENTRY(absolute_positions_warned),
+	RK_TEST_ENTRY(absolute_positions),
 	RK_TEST_ENTRY(bad_input_errors),
 	RK_TEST_ENTRY(claimed_frames_bounded),
 	RK_TEST_ENTRY(fixtures_load),
+	RK_TEST_ENTRY(blender_style_file),
 	RK_TEST_ENTRY(line_endings),
 	RK_TEST_ENTRY(every_prefix_and_flip),
 	RK_TEST_ENTRY(allocation_failures),

@@ -4,7 +4,8 @@
 #
 #   bash tests/test_bvh_threejs.sh RIGKIT_CLI SHARED_DIR BUILD_DIR
 #
-#  1. reader: every tests/fixtures/bvh/*.bvh and SHARED_DIR/assets/example.bvh,
+#  1. reader: every tests/fixtures/bvh/*.bvh (but the Blender-style
+#     *_absolute.bvh, which three.js misreads) and SHARED_DIR/assets/example.bvh,
 #     joint world positions of `rigkit pose` vs three.js at every frame
 #     (tests/node/bvh_check.mjs, 1e-6 of the skeleton height);
 #  2. writer: `rigkit convert X X.bvh` of every fixture and of the shared
@@ -68,7 +69,9 @@ run() { "$RIGKIT" "$@" -q || fail "rigkit $* failed"; }
 
 for f in "$FIX"/*.bvh; do
 	n=$(basename "$f" .bvh)
-	READ+=("read $n" "$f" self)
+	# *_absolute.bvh hold Blender-style absolute positions, which three.js
+	# reads as offsets (docs/bvh.md): only their rigkit-written BVH is compared.
+	case $n in *_absolute) ;; *) READ+=("read $n" "$f" self) ;; esac
 	run convert "$f" "$OUT/$n.bvh"
 	WRITE+=("write $n" "$OUT/$n.bvh" "source=$f@$n" "reread $n" "$OUT/$n.bvh" self)
 done

@@ -203,9 +203,12 @@
  *     degrees) when it has rotation channels: one LINEAR curve per channel,
  *     a key per frame at f * Frame Time (shared times), rotation values as
  *     stored, translation values OFFSET + channel value (as three.js
- *     BVHLoader reads them; Blender reads position channels as absolute:
- *     joints whose position channels repeat their OFFSET are warned about);
- *     unlisted axes keep the default (OFFSET / 0). anim.h therefore gives
+ *     BVHLoader reads them), or the channel value alone (as Blender reads
+ *     and writes them) per rk_load_opts.bvh_positions: AUTO adds the OFFSET
+ *     unless more non-root joints repeat their OFFSET in the first frame
+ *     (the absolute style) than hold 0 there (warned when any does);
+ *     unlisted axes keep the default (OFFSET, or 0 when absolute; 0 for
+ *     rotations). anim.h therefore gives
  *     the file's pose exactly at every frame; between frames each Euler
  *     angle is interpolated linearly (three.js slerps quaternions).
  *     Settings: right-handed, +Y up, +Z front; unit_meters =

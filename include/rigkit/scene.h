@@ -591,6 +591,13 @@ typedef enum rk_space_conversion {
 	RK_CONVERT_MODIFY_GEOMETRY
 } rk_space_conversion;
 
+/* How the BVH reader reads position channels (load.h, BVH IMPORTER). */
+typedef enum rk_bvh_positions {
+	RK_BVH_POSITIONS_AUTO = 0,       /* OFFSET + value, unless the file shows it means absolute positions */
+	RK_BVH_POSITIONS_ADD_OFFSET,     /* translation = OFFSET + value (three.js BVHLoader) */
+	RK_BVH_POSITIONS_ABSOLUTE        /* translation = value, missing axes 0 (Blender's importer and exporter) */
+} rk_bvh_positions;
+
 /* Load options. Zero-initialise; every zero field means its default. */
 typedef struct rk_load_opts {
 	rk_allocator allocator;          /* zero = malloc/free */
@@ -604,6 +611,7 @@ typedef struct rk_load_opts {
 	double target_unit_meters;       /* 0 = keep the file's unit */
 	double source_unit_meters;       /* metres per unit of files that do not state their unit (BVH);
 	                                    0 = 0.01 (centimetres) */
+	rk_bvh_positions bvh_positions;  /* BVH position channels; 0 = AUTO */
 	rk_space_conversion space_conversion;
 
 	bool ignore_animation;           /* skip clips */

@@ -3,6 +3,7 @@
 importer (bvh_positions.py), at every frame.
 
   compare_bvh.py RIGKIT BLENDER WORKDIR FILE.bvh [FILE.bvh ...]
+  compare_bvh.py RIGKIT --against REF FILE.bvh TOLERANCE
 
 For each file: Blender imports it (bvh_positions.py, world bone heads per
 frame), `RIGKIT pose FILE --joints --json --time f*T` evaluates it (T = the
@@ -13,6 +14,11 @@ of the joints over all frames): Blender's importer and pose evaluation
 tens of operations per bone chain; measured worst: 7e-6 on a retargeted
 kick's toes, 2e-7 to 7e-7 on the fixtures. (rigkit and three.js, both in
 doubles, agree to 1e-15.) Exit 1 when a file fails.
+
+--against: rigkit's reading of FILE.bvh (written by another tool from REF,
+e.g. Blender's exporter) vs rigkit's evaluation of REF (its first clip, in
+centimetres, Y up) at every frame, joints matched by name, within TOLERANCE
+of the height.
 """
 import json
 import os
@@ -32,7 +38,41 @@ def frame_time(path):
     raise ValueError("%s: no Frame Time" % path)
 
 
+def pose(rigkit, path, times, extra=()):
+    argv = [rigkit, "pose", path, "--joints", "--json"] + list(extra)
+    for t in times:
+        argv += ["--time", repr(t)]
+    return json.loads(subprocess.run(argv, stdout=subprocess.PIPE, check=True, text=True).stdout)["samples"]
+
+
+def against(rigkit, ref, path, rel_tol):
+    ft = frame_time(path)
+    with open(path) as fh:
+        words = fh.read().split()
+    frames = int(words[words.index("Frames:") + 1])
+    times = [f * ft for f in range(frames)]
+    got = pose(rigkit, path, times)
+    want = pose(rigkit, ref, times, ["--unit-meters", "0.01", "--axes", "right_handed_y_up"])
+    ys = [v["position"][1] for s in want for v in s["nodes"].values()]
+    height = max(ys) - min(ys)
+    worst, at, n = 0.0, "", 0
+    for f, (g, w) in enumerate(zip(got, want)):
+        for name, v in g["nodes"].items():
+            if name not in w["nodes"]:
+                continue
+            e = sum((a - b) ** 2 for a, b in zip(v["position"], w["nodes"][name]["position"])) ** 0.5
+            n += 1
+            if e > worst:
+                worst, at = e, "frame %d joint %s" % (f, name)
+    ok = n > 0 and worst <= rel_tol * height
+    print("%s vs %s: %s: %d positions, worst %.2e = %.2e heights (tolerance %g) at %s" % (
+        os.path.basename(path), os.path.basename(ref), "ok" if ok else "FAIL", n, worst, worst / height, rel_tol, at))
+    return 0 if ok else 1
+
+
 def main():
+    if len(sys.argv) == 6 and sys.argv[2] == "--against":
+        return against(sys.argv[1], sys.argv[3], sys.argv[4], float(sys.argv[5]))
     rigkit, blender, work = sys.argv[1:4]
     failures = 0
     for path in sys.argv[4:]:

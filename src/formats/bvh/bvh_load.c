@@ -456,27 +456,54 @@ static bool rki_bvh_nodes(rki_bvh *b)
 	return true;
 }
 
-/* Warns about non-root position channels that repeat their OFFSET in the
- * first frame: such files mean absolute positions (Blender's reading),
- * while rigkit, like three.js, adds the OFFSET. */
-static void rki_bvh_check_absolute(rki_bvh *b, uint32_t i)
+/* Whether position channels are absolute local positions rather than
+ * added to the OFFSET (see rk_bvh_positions). AUTO: non-root joints with
+ * position channels and a non-zero OFFSET vote in the first frame: values
+ * equal to the OFFSET (within 1e-4 of it) are what Blender's and
+ * MotionBuilder's exporters write (absolute), values of 0 what additive
+ * files hold; absolute wins only with more votes. Both outcomes with
+ * absolute votes are warned about. */
+static bool rki_bvh_absolute(rki_bvh *b)
 {
-	const rki_bvh_joint *j = rki_bvh_j(b, i);
-	if (j->parent == RKI_BVH_NONE || !b->frames) return;
-	bool any = false, equal = true;
-	for (int c = 0; c < j->channel_count; c++) {
-		int k = j->channels[c];
-		if (k > RKI_BVH_ZPOS) continue;
-		double off = j->offset[k], v = b->values[(j->first_value + (size_t)c) * b->frames];
-		any = any || off != 0.0;
-		equal = equal && fabs(v - off) <= 1e-6 * fabs(off) + 1e-12;
+	if (b->sc.opts.bvh_positions == RK_BVH_POSITIONS_ABSOLUTE) return true;
+	if (b->sc.opts.bvh_positions != RK_BVH_POSITIONS_AUTO || !b->frames) return false;
+	size_t absolute = 0, additive = 0;
+	uint32_t example = RKI_BVH_NONE;
+	for (uint32_t i = 0; i < b->joint_count; i++) {
+		const rki_bvh_joint *j = rki_bvh_j(b, i);
+		if (j->parent == RKI_BVH_NONE) continue;
+		bool any = false, nonzero = false, equal = true, zero = true;
+		for (int c = 0; c < j->channel_count; c++) {
+			int k = j->channels[c];
+			if (k > RKI_BVH_ZPOS) continue;
+			double off = j->offset[k], v = b->values[(j->first_value + (size_t)c) * b->frames];
+			double tol = 1e-4 * fmax(fabs(off), 1.0);
+			any = true;
+			nonzero = nonzero || fabs(off) > tol;
+			equal = equal && fabs(v - off) <= tol;
+			zero = zero && fabs(v) <= tol;
+		}
+		if (!any || !nonzero) continue;
+		if (equal) {
+			absolute++;
+			if (example == RKI_BVH_NONE) example = i;
+		} else if (zero) {
+			additive++;
+		}
 	}
-	if (any && equal) {
-		char label[96];
-		rki_bvh_label(b, i, label, sizeof(label));
-		rki_scene_warn(&b->sc, j->byte, "", "joint %s: its position channels equal its OFFSET in the first frame, as if they were absolute; "
-			"rigkit (like three.js) adds the OFFSET to them (Blender does not)", label);
+	if (!absolute) return false;
+	char label[96];
+	rki_bvh_label(b, example, label, sizeof(label));
+	if (absolute > additive) {
+		rki_scene_warn(&b->sc, rki_bvh_j(b, example)->byte, "",
+			"position channels read as absolute local positions (%zu joints, e.g. %s, repeat their OFFSET in the first frame, "
+			"as Blender writes them; three.js would add the OFFSET): set bvh_positions to choose", absolute, label);
+		return true;
 	}
+	rki_scene_warn(&b->sc, rki_bvh_j(b, example)->byte, "",
+		"position channels added to the OFFSET although %zu joints (e.g. %s) repeat their OFFSET in the first frame, "
+		"as if absolute (%zu look additive): set bvh_positions to choose", absolute, label, additive);
+	return false;
 }
 
 static const char *rki_bvh_clip_name(rki_bvh *b)
@@ -512,6 +539,7 @@ static bool rki_bvh_clip(rki_bvh *b)
 	rk_anim_curve *curves = (rk_anim_curve *)rki_arena_array(ar, b->value_count, sizeof(rk_anim_curve));
 	if (!clip || !layer || !tracks || !curves) return rki_bvh_oom(b);
 
+	bool absolute = rki_bvh_absolute(b);
 	size_t t = 0;
 	for (uint32_t i = 0; i < b->joint_count; i++) {
 		const rki_bvh_joint *j = rki_bvh_j(b, i);
@@ -528,11 +556,11 @@ static bool rki_bvh_clip(rki_bvh *b)
 				(*tr)->node = node;
 				(*tr)->target = k <= RKI_BVH_ZPOS ? RK_TARGET_TRANSLATION : RK_TARGET_ROTATION_EULER;
 				(*tr)->property = k <= RKI_BVH_ZPOS ? "Lcl Translation" : "Lcl Rotation";
-				for (int a = 0; a < 3; a++) (*tr)->default_value[a] = k <= RKI_BVH_ZPOS ? j->offset[a] : 0.0;
+				for (int a = 0; a < 3; a++) (*tr)->default_value[a] = k <= RKI_BVH_ZPOS && !absolute ? j->offset[a] : 0.0;
 			}
 			int axis = k <= RKI_BVH_ZPOS ? k : k - RKI_BVH_XROT;
-			/* translation = OFFSET + channel value (as three.js reads it) */
-			if (k <= RKI_BVH_ZPOS)
+			/* translation = OFFSET + channel value (as three.js reads it), or the value */
+			if (k <= RKI_BVH_ZPOS && !absolute)
 				for (size_t f = 0; f < nf; f++) v[f] += j->offset[axis];
 			double lo = v[0], hi = v[0];
 			for (size_t f = 1; f < nf; f++) {
@@ -577,9 +605,7 @@ static bool rki_bvh_run(rki_bvh *b, const unsigned char *data, size_t size)
 	if (b->has_motion && !b->sc.opts.ignore_animation) {
 		if (!rki_bvh_motion_header(b) || !rki_bvh_frames(b)) return false;
 	}
-	if (!rki_bvh_nodes(b)) return false;
-	for (uint32_t i = 0; i < b->joint_count; i++) rki_bvh_check_absolute(b, i);
-	if (!rki_bvh_clip(b)) return false;
+	if (!rki_bvh_nodes(b) || !rki_bvh_clip(b)) return false;
 
 	rk_scene_settings *st = &b->sc.scene->settings;
 	double unit = b->sc.opts.source_unit_meters > 0.0 ? b->sc.opts.source_unit_meters : 0.01;
