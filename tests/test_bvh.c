@@ -664,6 +664,17 @@ RK_TEST(writer_demo_character)
 	RK_CHECK(strstr(text, "RightArm") == NULL);
 	RK_CHECK_INT(st.joint_count, 23);
 	rk_bvh_memory_free(text);
+	/* a scene without joints: its transform nodes are the skeleton */
+	static const char *const gltf = "{\"asset\":{\"version\":\"2.0\"},\"scene\":0,\"scenes\":[{\"nodes\":[0]}],"
+		"\"nodes\":[{\"name\":\"Arm\",\"children\":[1]},{\"name\":\"Hand\",\"translation\":[0,0.5,0]}]}";
+	rk_scene *g = rk_load_memory(gltf, strlen(gltf), NULL, &err);
+	RK_REQUIRE(g);
+	RK_REQUIRE(rk_bvh_write_memory(g, NULL, &text, &size, &err));
+	RK_CHECK(strstr(text, "ROOT Arm\n") != NULL);
+	RK_CHECK(strstr(text, "\tJOINT Hand\n\t{\n\t\tOFFSET 0.000000 50.000000 0.000000\n") != NULL);  /* metres -> cm */
+	RK_CHECK(strstr(text, "Frames: 1\n") != NULL);
+	rk_bvh_memory_free(text);
+	rk_scene_free(g);
 	/* atomic: an unwritable destination fails and leaves nothing */
 	RK_CHECK(!rk_bvh_write(src, "/nonexistent-rigkit-dir/walk.bvh", NULL, &err));
 	RK_CHECK_INT(err.code, RK_ERROR_OUTPUT);

@@ -304,7 +304,8 @@ bool rk_obj_write(const rk_scene *scene, const char *path, const rk_obj_write_op
  *   tools exchange (three.js BVHLoader and Blender read it back).
  *
  *   SKELETON: the nodes of kind RK_NODE_JOINT (skin joints, FBX LimbNodes,
- *     BVH joints), each under its nearest joint ancestor; with opts.root,
+ *     BVH joints; in a scene without any, the RK_NODE_NULL transform nodes),
+ *     each under its nearest joint ancestor; with opts.root,
  *     that node and the joints below it. Without opts.root the ROOT is the
  *     top joint with the most joints below it (others are left out, warned).
  *     Nodes between joints are not written: their transforms are in the
@@ -375,7 +376,7 @@ typedef struct rk_bvh_write_opts {
 /* Builds the BVH text: *out_text (NUL-terminated, *out_size bytes without
  * the NUL; free with rk_bvh_memory_free()). opts may be NULL. False with err
  * on bad arguments (NULL scene, a root not in the scene, a rotation order
- * that is not three distinct letters of XYZ, no joint to write:
+ * that is not three distinct letters of XYZ, no joint or transform node:
  * RK_ERROR_INVALID_ARGUMENT), a joint transform that is not finite
  * (RK_ERROR_INVALID_ARGUMENT), a pose evaluation error or out of memory. */
 bool rk_bvh_write_memory(const rk_scene *scene, const rk_bvh_write_opts *opts, char **out_text, size_t *out_size,

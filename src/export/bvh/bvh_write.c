@@ -48,6 +48,7 @@ typedef struct rki_bw {
 	rk_pose pose;
 	rk_quat *world_rot;        /* W per joint (this frame) */
 	rk_vec3 *world_pos;        /* P per joint (this frame) */
+	rk_node_kind joint_kind;   /* what counts as a joint: JOINT, or NULL in scenes without joints */
 	size_t warnings;
 } rki_bw;
 
@@ -106,18 +107,22 @@ static size_t rki_bw_subtree_end(const rk_scene *s, const rk_node *n)
 static const rk_node *rki_bw_pick_root(rki_bw *w)
 {
 	const rk_scene *s = w->scene;
+	w->joint_kind = RK_NODE_JOINT;
+	bool any = false;
+	for (size_t i = 0; i < s->nodes.count && !any; i++) any = s->nodes.data[i].kind == RK_NODE_JOINT;
+	if (!any) w->joint_kind = RK_NODE_NULL;  /* transform-only nodes play the skeleton */
 	if (w->o.root) return w->o.root;
 	const rk_node *best = NULL;
 	size_t best_joints = 0, total = 0;
-	for (size_t i = 0; i < s->nodes.count; i++) total += s->nodes.data[i].kind == RK_NODE_JOINT;
+	for (size_t i = 0; i < s->nodes.count; i++) total += s->nodes.data[i].kind == w->joint_kind;
 	for (size_t i = 0; i < s->nodes.count; i++) {
 		const rk_node *n = &s->nodes.data[i];
-		if (n->kind != RK_NODE_JOINT) continue;
+		if (n->kind != w->joint_kind) continue;
 		bool top = true;
-		for (const rk_node *a = n->parent; a && top; a = a->parent) top = a->kind != RK_NODE_JOINT;
+		for (const rk_node *a = n->parent; a && top; a = a->parent) top = a->kind != w->joint_kind;
 		if (!top) continue;
 		size_t end = rki_bw_subtree_end(s, n), joints = 0;
-		for (size_t k = i; k < end; k++) joints += s->nodes.data[k].kind == RK_NODE_JOINT;
+		for (size_t k = i; k < end; k++) joints += s->nodes.data[k].kind == w->joint_kind;
 		if (joints > best_joints) {
 			best = n;
 			best_joints = joints;
@@ -138,7 +143,7 @@ static bool rki_bw_skeleton(rki_bw *w)
 {
 	const rk_scene *s = w->scene;
 	const rk_node *root = rki_bw_pick_root(w);
-	if (!root) return rki_bw_fail(w, RK_ERROR_INVALID_ARGUMENT, "rk_bvh_write: the scene has no skeleton (no joint nodes)");
+	if (!root) return rki_bw_fail(w, RK_ERROR_INVALID_ARGUMENT, "rk_bvh_write: the scene has no skeleton (no joint or transform nodes)");
 	size_t first = root->index, end = rki_bw_subtree_end(s, root);
 	int32_t *map = (int32_t *)rki_malloc(&w->alloc, (end - first) * sizeof(int32_t));
 	w->joints = (rki_bw_joint *)rki_calloc(&w->alloc, end - first, sizeof(rki_bw_joint));
@@ -153,7 +158,7 @@ static bool rki_bw_skeleton(rki_bw *w)
 	for (size_t i = first; i < end; i++) {
 		const rk_node *n = &s->nodes.data[i];
 		map[i - first] = -1;
-		if (n != root && n->kind != RK_NODE_JOINT) continue;
+		if (n != root && n->kind != w->joint_kind) continue;
 		int32_t parent = -1;
 		for (const rk_node *a = n->parent; n != root && a; a = a->parent)
 			if (a->index >= first && map[a->index - first] >= 0) {
