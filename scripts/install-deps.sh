@@ -6,7 +6,11 @@
 # Groups: build (library, CLI, tests), sanitize (clang + sanitizer runtimes),
 # bench (Assimp as the speed peer), fuzz (clang + libFuzzer), wasm
 # (emscripten; dpkg-dev unpacks the Debian sources scripts/build-wasm.sh compiles),
-# format (clang-format for .clang-format: `git clang-format` on changed code).
+# format (clang-format for .clang-format: `git clang-format` on changed code),
+# oracles (Blender, whose BVH importer tests/test_bvh_blender.sh checks
+# against; the test skips without it. node/npm for the three.js checks are
+# not listed: machines often have them from elsewhere, and those tests skip
+# without them too).
 set -euo pipefail
 
 pkgs_for() {
@@ -17,6 +21,7 @@ pkgs_for() {
 	fuzz) echo "clang libclang-rt-14-dev" ;;
 	wasm) echo "emscripten dpkg-dev" ;;
 	format) echo "clang-format" ;;
+	oracles) echo "blender" ;;
 	*) echo "install-deps.sh: unknown group '$1'" >&2; exit 1 ;;
 	esac
 }
