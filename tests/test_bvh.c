@@ -117,6 +117,28 @@ RK_TEST(hand_derived_positions)
 	rk_scene_free(s);
 }
 
+/* A ROOT with OFFSET 0 and position channels (CMU style) rests where its
+ * first frame puts it; with a non-zero OFFSET (above) it rests at the OFFSET. */
+RK_TEST(root_rest_at_first_frame)
+{
+	static const char *const text =
+		"HIERARCHY\nROOT Hips\n{\nOFFSET 0 0 0\nCHANNELS 6 Xposition Yposition Zposition Zrotation Xrotation Yrotation\n"
+		"JOINT Leg\n{\nOFFSET 0 -90 0\nCHANNELS 3 Zrotation Xrotation Yrotation\nEnd Site\n{\nOFFSET 0 -5 0\n}\n}\n}\n"
+		"MOTION\nFrames: 2\nFrame Time: 0.1\n3 95 4 10 0 0 0 0 0\n3 96 14 0 0 0 0 0 0\n";
+	rk_error err;
+	rk_scene *s = load_text(text, "cmu.bvh", NULL, &err);
+	RK_REQUIRE(s);
+	CHECK_POS(s, "Hips", -1, 3, 95, 4);      /* static: frame 0's position, rotation 0 */
+	CHECK_POS(s, "Leg_End", -1, 3, 0, 4);
+	CHECK_POS(s, "Hips", 0.1, 3, 96, 14);    /* the motion itself is unchanged */
+	rk_load_opts o = { .ignore_animation = true };
+	rk_scene *t = load_text(text, "cmu.bvh", &o, &err);
+	RK_REQUIRE(t);
+	CHECK_POS(t, "Hips", -1, 3, 95, 4);      /* the same rest without the clip */
+	rk_scene_free(t);
+	rk_scene_free(s);
+}
+
 /* The channel order decides the matrix order: Z 90 then Y 90 on a child at +X. */
 RK_TEST(channel_order_matters)
 {
@@ -683,6 +705,7 @@ RK_TEST(writer_demo_character)
 
 RK_TEST_MAIN(
 	RK_TEST_ENTRY(hand_derived_positions),
+	RK_TEST_ENTRY(root_rest_at_first_frame),
 	RK_TEST_ENTRY(channel_order_matters),
 	RK_TEST_ENTRY(units_and_options),
 	RK_TEST_ENTRY(lenient_layout),

@@ -191,7 +191,9 @@
  *     "<parent>_End" (three.js BVHLoader makes them bones named "ENDSITE";
  *     Blender turns them into the parent bone's tail), attribute_type
  *     "End Site". Each node has_fbx_props: translation = OFFSET, rotation 0
- *     (the BVH rest pose), rotation_active, rotation_order from the
+ *     (the BVH rest pose; a ROOT whose OFFSET is 0 on every axis it has a
+ *     position channel for rests at its first frame's position instead, as
+ *     its channels place it in the world), rotation_active, rotation_order from the
  *     channel order (matrices in listed order, so the last listed axis is
  *     applied first: "Zrotation Xrotation Yrotation" = R = Rz Rx Ry =
  *     RK_ROTATION_YXZ; axes a joint does not list are 0 and appended in X,

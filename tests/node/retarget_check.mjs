@@ -54,11 +54,16 @@ if (args.length === 0 || args.length % 6 !== 0) {
 	process.exit(2);
 }
 
-// A BVH source as a glTF-like { scene, animations }.
+// A BVH source as a glTF-like { scene, animations }. The rest pose is
+// rigkit's (docs/bvh.md): a root with OFFSET 0 rests at its first frame's
+// position (BVHLoader leaves it at the origin, the feet below the floor).
 function parseBvh(file, clipName) {
 	const loaded = new BVHLoader().parse(fs.readFileSync(file, 'utf8'));
 	const scene = new THREE.Group();
-	scene.add(loaded.skeleton.bones[0]);
+	const root = loaded.skeleton.bones[0];
+	const track = loaded.clip.tracks.find((t) => t.name === `${root.name}.position`);
+	if (track && root.position.lengthSq() === 0) root.position.fromArray(track.values, 0);
+	scene.add(root);
 	loaded.clip.name = clipName;
 	return Promise.resolve({ scene, animations: [loaded.clip] });
 }

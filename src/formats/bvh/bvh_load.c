@@ -322,8 +322,10 @@ static bool rki_bvh_frames(rki_bvh *b)
 	char got[64];
 	size_t nf = b->frames, nc = b->value_count;
 	if (!nf) return true;
-	b->times = (double *)rki_arena_array(b->sc.arena, nf, sizeof(double));
-	b->values = (double *)rki_arena_array(b->sc.arena, nf * nc, sizeof(double));
+	/* without a clip the values only serve the rest pose: temporary memory */
+	rki_arena *ar = b->sc.opts.ignore_animation ? &b->sc.tmp : b->sc.arena;
+	b->times = (double *)rki_arena_array(ar, nf, sizeof(double));
+	b->values = (double *)rki_arena_array(ar, nf * nc, sizeof(double));
 	if (!b->times || !b->values) return rki_bvh_oom(b);
 	for (size_t f = 0; f < nf; f++) {
 		b->times[f] = (double)f * b->frame_time;
@@ -403,7 +405,30 @@ static const char *rki_bvh_node_name(rki_bvh *b, uint32_t i, const rk_node *node
 	return s;
 }
 
-static bool rki_bvh_nodes(rki_bvh *b)
+/* The static translation of joint i: its OFFSET, except for a ROOT whose
+ * OFFSET is 0 on every axis it has a position channel for (CMU and most
+ * mocap files: the channels, not the OFFSET, put it in the world): there
+ * the first frame's position, so the rest pose stands where the motion
+ * starts instead of with the hips at the origin and the feet below it. */
+static rk_vec3 rki_bvh_rest_translation(rki_bvh *b, uint32_t i, bool absolute)
+{
+	const rki_bvh_joint *j = rki_bvh_j(b, i);
+	double t[3] = { j->offset[0], j->offset[1], j->offset[2] };
+	bool pos = false, zero = true;
+	for (int c = 0; c < j->channel_count; c++)
+		if (j->channels[c] <= RKI_BVH_ZPOS) {
+			pos = true;
+			zero = zero && j->offset[j->channels[c]] == 0.0;
+		}
+	if (j->parent == RKI_BVH_NONE && pos && zero && b->frames) {
+		if (absolute) t[0] = t[1] = t[2] = 0.0;
+		for (int c = 0; c < j->channel_count; c++)
+			if (j->channels[c] <= RKI_BVH_ZPOS) t[j->channels[c]] = b->values[(j->first_value + (size_t)c) * b->frames];
+	}
+	return (rk_vec3){ t[0], t[1], t[2] };
+}
+
+static bool rki_bvh_nodes(rki_bvh *b, bool absolute)
 {
 	size_t count = b->joint_count + 1;
 	rk_node *nodes = (rk_node *)rki_arena_array(b->sc.arena, count, sizeof(rk_node));
@@ -440,7 +465,7 @@ static bool rki_bvh_nodes(rki_bvh *b)
 		p->children.data[p->children.count++] = n;
 		n->has_fbx_props = true;
 		n->props = rk_transform_props_default();
-		n->props.translation = (rk_vec3){ j->offset[0], j->offset[1], j->offset[2] };
+		n->props.translation = rki_bvh_rest_translation(b, i, absolute);
 		n->props.rotation_active = true;
 		n->props.rotation_order = rki_bvh_order(j);
 		n->adjust = rk_adjust_transform_identity();
@@ -518,7 +543,7 @@ static const char *rki_bvh_clip_name(rki_bvh *b)
 	return rki_arena_strndup(b->sc.arena, base, len);
 }
 
-static bool rki_bvh_clip(rki_bvh *b)
+static bool rki_bvh_clip(rki_bvh *b, bool absolute)
 {
 	size_t nf = b->frames;
 	if (!nf || b->sc.opts.ignore_animation) return true;
@@ -539,7 +564,6 @@ static bool rki_bvh_clip(rki_bvh *b)
 	rk_anim_curve *curves = (rk_anim_curve *)rki_arena_array(ar, b->value_count, sizeof(rk_anim_curve));
 	if (!clip || !layer || !tracks || !curves) return rki_bvh_oom(b);
 
-	bool absolute = rki_bvh_absolute(b);
 	size_t t = 0;
 	for (uint32_t i = 0; i < b->joint_count; i++) {
 		const rki_bvh_joint *j = rki_bvh_j(b, i);
@@ -602,10 +626,9 @@ static bool rki_bvh_run(rki_bvh *b, const unsigned char *data, size_t size)
 	}
 	rki_bvh_lex_init(&b->lx, data, size);
 	if (!rki_bvh_hierarchy(b)) return false;
-	if (b->has_motion && !b->sc.opts.ignore_animation) {
-		if (!rki_bvh_motion_header(b) || !rki_bvh_frames(b)) return false;
-	}
-	if (!rki_bvh_nodes(b) || !rki_bvh_clip(b)) return false;
+	if (b->has_motion && (!rki_bvh_motion_header(b) || !rki_bvh_frames(b))) return false;
+	bool absolute = rki_bvh_absolute(b);
+	if (!rki_bvh_nodes(b, absolute) || !rki_bvh_clip(b, absolute)) return false;
 
 	rk_scene_settings *st = &b->sc.scene->settings;
 	double unit = b->sc.opts.source_unit_meters > 0.0 ? b->sc.opts.source_unit_meters : 0.01;
