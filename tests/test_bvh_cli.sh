@@ -4,6 +4,8 @@
 # .bvh (file, stdout with --format bvh, --json counts, --rotation-order,
 # --clip), an unknown output extension is a usage error (never silently
 # GLB), `retarget ... OUT.bvh` (needs --clip when the source has several),
+# one walk under the Mixamo, CMU and Bandai Namco naming schemes retargets
+# to the same result,
 # and bad BVH files fail with exit 2 naming the file and the line.
 set -u
 rigkit=$1
@@ -44,6 +46,23 @@ expect retarget 0 -- "$rigkit" retarget "$tmp/s/source.glb" "$tmp/s/avatar.glb" 
 expect_text retarget-file "$tmp/r.bvh" '^Frames: 31$'
 expect retarget-from-bvh 0 -- "$rigkit" retarget "$fix/mixamo_walk.bvh" "$tmp/s/avatar.glb" "$tmp/r.glb"
 expect_text retarget-from-bvh-report "$tmp/out" "'mixamo_walk' -> 'mixamo_walk': 22 bones, 31 frames"
+
+# One walk under three naming schemes (Mixamo, CMU, Bandai Namco: other
+# joints, the travel on joint_Root above the hips) retargets identically.
+if command -v python3 >/dev/null; then
+	for sc in mixamo cmu bandai; do
+		expect "retarget-$sc" 0 -- "$rigkit" retarget "$fix/${sc}_walk.bvh" "$tmp/s/avatar.glb" "$tmp/$sc.glb" --name walk
+		"$rigkit" pose "$tmp/$sc.glb" --clip walk --joints --json --samples 31 >"$tmp/$sc.json" 2>/dev/null
+	done
+	if python3 - "$tmp/mixamo.json" "$tmp/cmu.json" "$tmp/bandai.json" <<'PY'
+import json, sys
+docs = [json.load(open(p))["samples"] for p in sys.argv[1:]]
+worst = max(sum((a - b) ** 2 for a, b in zip(v["position"], o[f]["nodes"][n]["position"])) ** 0.5
+            for o in docs[1:] for f, s in enumerate(docs[0]) for n, v in s["nodes"].items())
+sys.exit(0 if worst < 1e-9 else 1)
+PY
+	then pass=$((pass + 1)); else fail=$((fail + 1)); echo "FAIL schemes: the three walks retarget differently"; fi
+fi
 
 printf 'HIERARCHY\nROOT A\n{\n\tOFFSET 0 0 0\n\tCHANNELS 2 Xrotation\n}\n' >"$tmp/bad.bvh"
 expect bad-channels 2 -- "$rigkit" info "$tmp/bad.bvh"
