@@ -38,6 +38,7 @@ build: deps
 	@cmake --build $(BUILD) -j$(JOBS)
 
 test: build
+	@bash scripts/install-deps.sh oracles
 	ctest --test-dir $(BUILD) --output-on-failure -j$(JOBS)
 
 $(TEST_LABELS:%=test-%): test-%: build
@@ -50,7 +51,7 @@ demo: build
 	@bash scripts/demo.sh $(RIGKIT)
 
 sanitize:
-	@bash scripts/install-deps.sh build view sanitize
+	@bash scripts/install-deps.sh build view oracles sanitize
 	@CC=clang cmake -S . -B $(SAN_BUILD) -DCMAKE_BUILD_TYPE=Debug -DRIGKIT_SANITIZE=ON \
 		-DRIGKIT_BUILD_BENCH=OFF -DCMAKE_C_FLAGS_DEBUG="-O1 -g" >/dev/null
 	@cmake --build $(SAN_BUILD) -j$(JOBS)

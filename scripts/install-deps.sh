@@ -9,6 +9,11 @@
 # format (clang-format for .clang-format: `git clang-format` on changed code),
 # view (`rigkit view`: SDL2 + libepoxy to build it; Xvfb, xauth and Mesa's
 # software OpenGL driver to test it headless, docs/view.md).
+# oracles (Blender, whose BVH and FBX importers tests/test_bvh_blender.sh
+# and tests/test_rest_blender.sh check against; `make test` installs it, the
+# tests skip without it. node/npm for the three.js checks are
+# not listed: machines often have them from elsewhere, and those tests skip
+# without them too).
 set -euo pipefail
 
 pkgs_for() {
@@ -20,6 +25,7 @@ pkgs_for() {
 	wasm) echo "emscripten dpkg-dev" ;;
 	format) echo "clang-format" ;;
 	view) echo "libsdl2-dev libepoxy-dev xvfb xauth libgl1-mesa-dri" ;;
+	oracles) echo "blender" ;;
 	*) echo "install-deps.sh: unknown group '$1'" >&2; exit 1 ;;
 	esac
 }

@@ -111,4 +111,33 @@ static inline unsigned char *rk_test_read_file(const char *path, size_t *size)
 	return d;
 }
 
+/* A counting allocator for rk_allocator (user = &rk_test_alloc): fails
+ * every allocation from number fail_after on (0-based; SIZE_MAX = never)
+ * and tracks live and peak bytes, so tests prove that failures leak nothing
+ * and that hostile counts allocate nothing big. */
+typedef struct rk_test_alloc {
+	size_t allocs, frees, live, peak, fail_after;
+} rk_test_alloc;
+
+static inline void *rk_test_alloc_fn(void *user, size_t size)
+{
+	rk_test_alloc *c = (rk_test_alloc *)user;
+	if (c->allocs >= c->fail_after) return NULL;
+	void *p = malloc(size);
+	if (p) {
+		c->allocs++;
+		c->live += size;
+		if (c->live > c->peak) c->peak = c->live;
+	}
+	return p;
+}
+
+static inline void rk_test_free_fn(void *user, void *ptr, size_t size)
+{
+	rk_test_alloc *c = (rk_test_alloc *)user;
+	c->frees++;
+	c->live -= size;
+	free(ptr);
+}
+
 #endif

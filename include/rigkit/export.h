@@ -1,6 +1,7 @@
 /*
  * rigkit/export.h - writers: glTF 2.0 (GLB, or .gltf JSON with an embedded
- * buffer) and Wavefront OBJ of evaluated meshes. Writers consume exactly
+ * buffer), Wavefront OBJ of evaluated meshes and BVH motion capture of a
+ * skeleton and one clip. Writers consume exactly
  * the rk_scene the readers produce, whatever format it came from; an FBX
  * writer will join them here.
  *
@@ -298,6 +299,96 @@ void rk_obj_memory_free(char *text);
 /* As rk_obj_write_memory, then written atomically to `path`
  * (rk_file_write_atomic: on failure the destination is untouched). */
 bool rk_obj_write(const rk_scene *scene, const char *path, const rk_obj_write_opts *opts, rk_error *err);
+
+/* ---------------------------------------------------------------------------
+ * BVH WRITER (docs/bvh.md)
+ *
+ *   One skeleton and one clip as Biovision Hierarchy text, the format mocap
+ *   tools exchange (three.js BVHLoader and Blender read it back).
+ *
+ *   SKELETON: the nodes of kind RK_NODE_JOINT (skin joints, FBX LimbNodes,
+ *     BVH joints; in a scene without any, the RK_NODE_NULL transform nodes),
+ *     each under its nearest joint ancestor; with opts.root,
+ *     that node and the joints below it. Without opts.root the ROOT is the
+ *     top joint with the most joints below it (others are left out, warned).
+ *     Nodes between joints are not written: their transforms are in the
+ *     world matrices the writer starts from. Names: whitespace, control
+ *     bytes and braces become '_', an empty name "joint<index>".
+ *   SPACE: BVH units of opts.unit_meters metres (default centimetres), right-
+ *     handed, +Y up, +Z front: C = scaling(settings.unit_meters / unit) *
+ *     rk_axes_conversion(settings.axes, RK_AXES_RIGHT_HANDED_Y_UP) (unknown
+ *     axes count as Y-up, unit_meters <= 0 as 1) applied to every world
+ *     matrix, as the glTF writer does.
+ *   REST AND ROTATIONS: the BVH rest pose (every rotation zero) is the
+ *     scene's static pose: OFFSET = the joint's static world position minus
+ *     its parent's (world axes; the ROOT's OFFSET is 0 and its position
+ *     channels hold its world position). At frame f a joint's BVH world
+ *     rotation is W = A * (Q(f) * inverse(Q(rest))) * A^T, Q = the joint's
+ *     world rotation (node_to_world without scale), A = the rotation part of
+ *     C; its channels are inverse(W_parent) * W as Euler angles, kept
+ *     continuous from frame to frame (the equivalent angle triple and the
+ *     multiple of 360 degrees closest to the previous frame's). So every
+ *     joint's world position is reproduced exactly (up to the printed
+ *     digits), whatever the source's joint orientations, scales or inherit
+ *     modes.
+ *   CHANNELS: ROOT "Xposition Yposition Zposition" + 3 rotations; other
+ *     joints 3 rotations, plus the 3 positions in front when their local
+ *     translation inverse(W_parent) * (P - P_parent) moves away from the
+ *     OFFSET by more than 5e-7 of the skeleton's size during the clip (values
+ *     = translation - OFFSET, the three.js / rigkit reading). Rotation order:
+ *     opts.rotation_order, else a BVH source's own order per joint (scenes
+ *     read from BVH), else ZXY ("Zrotation Xrotation Yrotation").
+ *   END SITES: a leaf joint whose attribute_type is "End Site" (BVH input)
+ *     or whose name ends in "_End" / "_end" (Mixamo's HeadTop_End) and whose
+ *     translation does not move becomes an End Site with its OFFSET (its
+ *     name is lost: BVH End Sites have none); any other leaf joint is a
+ *     JOINT followed by a zero End Site.
+ *   FRAMES: fps = opts.fps, else settings.frame_rate, else 30; frames at
+ *     time_begin + f / fps for f = 0 .. round((time_end - time_begin) * fps),
+ *     evaluated with rk_pose_eval_job (anim.h). Without a clip (none given,
+ *     none in the scene) one frame of the static pose. Numbers are printed
+ *     with 6 decimals (%.17g from 1e15 on), "Frame Time" with 9 significant
+ *     digits; a value that is not finite fails the write. Lines end in LF,
+ *     indentation is tabs.
+ *   The text is built in memory and written with rk_file_write_atomic().
+ *   Thread safety: the scene is only read.
+ * ------------------------------------------------------------------------- */
+
+typedef struct rk_bvh_write_stats {
+	size_t joint_count;              /* ROOT and JOINT entries */
+	size_t end_site_count;
+	size_t frame_count;
+	size_t channel_count;            /* values per frame */
+	size_t translated_joint_count;   /* non-root joints written with 6 channels */
+	double frame_time;               /* seconds */
+	size_t warning_count;
+} rk_bvh_write_stats;
+
+typedef struct rk_bvh_write_opts {
+	const rk_anim_clip *clip;        /* NULL = the scene's first clip with tracks, else its first, else none */
+	double fps;                      /* frames per second; 0 = settings.frame_rate, 30 when that is 0 */
+	double unit_meters;              /* metres per BVH unit; 0 = 0.01 (centimetres) */
+	const char *rotation_order;      /* rotation channels for every joint, e.g. "ZXY" (Zrotation Xrotation
+	                                    Yrotation); NULL = see CHANNELS above */
+	const rk_node *root;             /* the ROOT; NULL = see SKELETON */
+	rk_warning_fn *warning;          /* NULL = warnings only counted (stats) */
+	void *warning_user;
+	rk_bvh_write_stats *stats;       /* NULL = not reported; filled on success */
+} rk_bvh_write_opts;
+
+/* Builds the BVH text: *out_text (NUL-terminated, *out_size bytes without
+ * the NUL; free with rk_bvh_memory_free()). opts may be NULL. False with err
+ * on bad arguments (NULL scene, a root not in the scene, a rotation order
+ * that is not three distinct letters of XYZ, no joint or transform node:
+ * RK_ERROR_INVALID_ARGUMENT), a joint transform that is not finite
+ * (RK_ERROR_INVALID_ARGUMENT), a pose evaluation error or out of memory. */
+bool rk_bvh_write_memory(const rk_scene *scene, const rk_bvh_write_opts *opts, char **out_text, size_t *out_size,
+	rk_error *err);
+void rk_bvh_memory_free(char *text);
+
+/* As rk_bvh_write_memory, then written atomically to `path`
+ * (rk_file_write_atomic: on failure the destination is untouched). */
+bool rk_bvh_write(const rk_scene *scene, const char *path, const rk_bvh_write_opts *opts, rk_error *err);
 
 #ifdef __cplusplus
 }

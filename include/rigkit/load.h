@@ -175,6 +175,76 @@
  *     Skin weights of a (skin, mesh) pair are allocated for every influence
  *     being non-zero (vertices x 4 per JOINTS/WEIGHTS set); only the used
  *     prefix is written.
+ *
+ * ---------------------------------------------------------------------------
+ * BVH IMPORTER (docs/bvh.md)
+ *
+ *   FEATURES
+ *     - HIERARCHY: one or more ROOT blocks, JOINT and End Site, OFFSET and
+ *       CHANNELS in either order, any subset of the six channels in any
+ *       order per joint (0 to 6: position channels anywhere, not only on the
+ *       root), keywords in any case, names that run to the end of the line
+ *       (spaces kept), an optional name after "End Site", braces on their own
+ *       line or against a word. Line ends LF, CR LF or CR; tabs; a UTF-8 BOM.
+ *     - MOTION: "Frames:" and "Frame Time:" (the colon may stand apart), then
+ *       one line of values per frame (blank lines skipped); text after the
+ *       last frame is ignored with a warning; a file without MOTION loads
+ *       with a warning and no clip.
+ *
+ *   MAPPING TO THE NEUTRAL SCENE (scene.h)
+ *     nodes.data[0] is the synthetic root; every ROOT, JOINT and End Site is
+ *     one RK_NODE_JOINT in file (depth-first) order, ROOTs children of the
+ *     synthetic root. source_id = 1-based position in the file. End Sites
+ *     are leaf joints named by the name after "End Site", else
+ *     "<parent>_End" (three.js BVHLoader makes them bones named "ENDSITE";
+ *     Blender turns them into the parent bone's tail), attribute_type
+ *     "End Site". Each node has_fbx_props: translation = OFFSET, rotation 0
+ *     (the BVH rest pose; a ROOT whose OFFSET is 0 on every axis it has a
+ *     position channel for rests at its first frame's position instead, as
+ *     its channels place it in the world), rotation_active, rotation_order from the
+ *     channel order (matrices in listed order, so the last listed axis is
+ *     applied first: "Zrotation Xrotation Yrotation" = R = Rz Rx Ry =
+ *     RK_ROTATION_YXZ; axes a joint does not list are 0 and appended in X,
+ *     Y, Z order).
+ *     One clip named after the file (base name without extension; "motion"
+ *     from memory without rk_load_opts.filename), one layer, per joint a
+ *     "Lcl Translation" track (RK_TARGET_TRANSLATION) when it has position
+ *     channels and a "Lcl Rotation" track (RK_TARGET_ROTATION_EULER,
+ *     degrees) when it has rotation channels: one LINEAR curve per channel,
+ *     a key per frame at f * Frame Time (shared times), rotation values as
+ *     stored, translation values OFFSET + channel value (as three.js
+ *     BVHLoader reads them), or the channel value alone (as Blender reads
+ *     and writes them) per rk_load_opts.bvh_positions: AUTO adds the OFFSET
+ *     unless more non-root joints repeat their OFFSET in the first frame
+ *     (the absolute style) than hold 0 there (warned when any does);
+ *     unlisted axes keep the default (OFFSET, or 0 when absolute; 0 for
+ *     rotations). anim.h therefore gives
+ *     the file's pose exactly at every frame; between frames each Euler
+ *     angle is interpolated linearly (three.js slerps quaternions).
+ *     Settings: right-handed, +Y up, +Z front; unit_meters =
+ *     rk_load_opts.source_unit_meters, 0.01 (centimetres) by default
+ *     (BVH is unitless); frame_rate = 1 / Frame Time; ascii true.
+ *
+ *   RESTRICTIONS
+ *     - Channels other than X/Y/Z position and rotation (scale, custom) are
+ *       errors, as are repeated channels in one joint and more than 6.
+ *     - A frame must be one line with exactly one value per channel.
+ *     - Numbers: decimal, optional sign, fraction and exponent; "nan",
+ *       "inf", "1.#IND", hex and decimal commas are errors, as are values
+ *       that overflow a double.
+ *     - Frame Time must lie in [1e-9, 1e6] seconds (a file of 0 or 1 frame
+ *       with another value gets 1/30 s and a warning).
+ *
+ *   SAFETY, LIMITS AND MEMORY
+ *     Errors name the file, the line and byte offset, and what was expected
+ *     (truncated input is RK_ERROR_TRUNCATED, malformed RK_ERROR_CORRUPT).
+ *     Nesting is limited by max_depth (iteratively parsed, no recursion),
+ *     joints and values by max_elements. Before the values are allocated,
+ *     Frames x channels is checked against the bytes that remain (each
+ *     value needs at least two bytes), so "Frames: 10000000" in a small
+ *     file fails with RK_ERROR_TRUNCATED having allocated nothing for it;
+ *     a hierarchy without channels keeps no frames at all. Values cost 8
+ *     bytes in the scene per at least 2 bytes of input.
  */
 #ifndef RIGKIT_LOAD_H
 #define RIGKIT_LOAD_H

@@ -3,7 +3,7 @@
  * writer consumes.
  *
  * OVERVIEW
- *   rk_load_file() reads FBX or glTF/GLB (by content, not extension) into an
+ *   rk_load_file() reads FBX, glTF/GLB or BVH (by content, not extension) into an
  *   rk_scene: plain, documented, read-only data in one arena, released with
  *   one rk_scene_free(). References between elements are real pointers; every
  *   element also knows its `index` in its scene list, so runtime code can
@@ -106,7 +106,8 @@ typedef enum rk_file_format {
 	RK_FORMAT_FBX,
 	RK_FORMAT_GLTF,   /* JSON .gltf */
 	RK_FORMAT_GLB,    /* binary glTF */
-	RK_FORMAT_OBJ
+	RK_FORMAT_OBJ,
+	RK_FORMAT_BVH     /* Biovision Hierarchy motion capture text */
 } rk_file_format;
 
 typedef struct rk_scene_settings {
@@ -168,7 +169,8 @@ struct rk_node {
 	rk_skin_deformer *skin;                /* skin deforming this node's mesh, NULL if none */
 	rk_material_ref_list materials; /* FBX per-node material slots; empty means use mesh->materials */
 	const double *blend_weights;  /* static blend channel weights 0..1, mesh->blend_channels.count of them (NULL if none) */
-	const char *attribute_type;   /* FBX NodeAttribute type ("LimbNode", "Null", "Camera"...), "" otherwise */
+	const char *attribute_type;   /* FBX NodeAttribute type ("LimbNode", "Null", "Camera"...), BVH "End Site"
+	                                 for End Sites, "" otherwise */
 	const char *default_uv_set;   /* FBX "currentUVSet": UV set shown by default, "" if unset */
 	bool visible;
 	/* Bind pose (FBX Pose "BindPose", first one listing the node): the node's
@@ -642,6 +644,13 @@ typedef enum rk_space_conversion {
 	RK_CONVERT_MODIFY_GEOMETRY
 } rk_space_conversion;
 
+/* How the BVH reader reads position channels (load.h, BVH IMPORTER). */
+typedef enum rk_bvh_positions {
+	RK_BVH_POSITIONS_AUTO = 0,       /* OFFSET + value, unless the file shows it means absolute positions */
+	RK_BVH_POSITIONS_ADD_OFFSET,     /* translation = OFFSET + value (three.js BVHLoader) */
+	RK_BVH_POSITIONS_ABSOLUTE        /* translation = value, missing axes 0 (Blender's importer and exporter) */
+} rk_bvh_positions;
+
 /* Load options. Zero-initialise; every zero field means its default. */
 typedef struct rk_load_opts {
 	rk_allocator allocator;          /* zero = malloc/free */
@@ -653,6 +662,9 @@ typedef struct rk_load_opts {
 
 	rk_axes target_axes;             /* all UNKNOWN = keep the file's axes */
 	double target_unit_meters;       /* 0 = keep the file's unit */
+	double source_unit_meters;       /* metres per unit of files that do not state their unit (BVH);
+	                                    0 = 0.01 (centimetres) */
+	rk_bvh_positions bvh_positions;  /* BVH position channels; 0 = AUTO */
 	rk_space_conversion space_conversion;
 
 	bool ignore_animation;           /* skip clips */
@@ -675,7 +687,7 @@ typedef struct rk_load_opts {
 /* Frees everything the scene owns. NULL is fine. */
 void rk_scene_free(rk_scene *scene);
 
-/* Short name of a format ("fbx", "gltf", "glb", "obj", "unknown"). */
+/* Short name of a format ("fbx", "gltf", "glb", "obj", "bvh", "unknown"). */
 const char *rk_format_name(rk_file_format format);
 
 /* Lookup by exact name (first in node order), NULL if absent. */

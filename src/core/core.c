@@ -3,6 +3,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <locale.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -341,6 +342,31 @@ size_t rk_error_format(char *dst, size_t cap, const rk_error *err)
 	else
 		n = ln ? snprintf(dst, cap, "%s (at %s)", msg, loc) : snprintf(dst, cap, "%s", msg);
 	return n < 0 ? 0 : (size_t)n;
+}
+
+bool rki_strtod_dot(const unsigned char *s, size_t len, double *out)
+{
+	char buf[RKI_STRTOD_MAX + 16];
+	if (len == 0 || len > RKI_STRTOD_MAX) return false;
+	const char *dp = localeconv()->decimal_point;
+	size_t dpl = dp ? strlen(dp) : 0;
+	if (dpl == 0 || dpl > 8) {
+		dp = ".";
+		dpl = 1;
+	}
+	size_t n = 0;
+	for (size_t i = 0; i < len; i++) {
+		if (s[i] == '.') {
+			memcpy(buf + n, dp, dpl);
+			n += dpl;
+		} else {
+			buf[n++] = (char)s[i];
+		}
+	}
+	buf[n] = '\0';
+	char *endp = NULL;
+	*out = strtod(buf, &endp);
+	return endp == buf + n;
 }
 
 const void *rki_memmem(const void *hay, size_t hay_len, const void *needle, size_t needle_len)

@@ -131,6 +131,15 @@ void rki_strlcpy(char *dst, const char *src, size_t cap);
 /* First occurrence of needle in hay (like GNU memmem), NULL if absent. */
 const void *rki_memmem(const void *hay, size_t hay_len, const void *needle, size_t needle_len);
 
+/* Longest text rki_strtod_dot() converts. */
+#define RKI_STRTOD_MAX 200u
+/* strtod() of the len bytes at s (not NUL-terminated), reading '.' as the
+ * decimal point whatever the C locale says (a bounded copy with the
+ * locale's point in its place). False when len is 0 or over RKI_STRTOD_MAX
+ * or when strtod does not consume all of it. Text readers validate the
+ * syntax they accept first (strtod also takes "inf", hex, ...). */
+bool rki_strtod_dot(const unsigned char *s, size_t len, double *out);
+
 /* ---- files ------------------------------------------------------------------ */
 
 /* Reads a whole file into memory from `alloc` (free with rki_free(alloc, p, *size + 1)).

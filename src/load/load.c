@@ -1,6 +1,7 @@
 /* src/load/load.c - the only code that names every reader: format
  * detection, dispatch and the file read. A new reader adds its header
  * (src/formats/<fmt>/<fmt>.h) and one row to rki_readers below. */
+#include "formats/bvh/bvh.h"
 #include "formats/fbx/fbx.h"
 #include "formats/gltf/gltf.h"
 #include "rigkit/load.h"
@@ -23,6 +24,7 @@ static bool rki_probe_fbx(const void *data, size_t size, bool *refined)
 static const rki_reader rki_readers[] = {
 	{ RK_FORMAT_FBX, rki_probe_fbx, rki_fbx_load },
 	{ RK_FORMAT_GLTF, rki_gltf_probe, rki_gltf_load },
+	{ RK_FORMAT_BVH, rki_bvh_probe, rki_bvh_load },
 };
 
 static const rki_reader *rki_reader_for(const void *data, size_t size, rk_file_format *format)
@@ -54,7 +56,7 @@ static rk_scene *rki_load_dispatch(const void *data, size_t size, const rk_load_
 	const rki_reader *r = rki_reader_for(data, size, &f);
 	if (!r) {
 		rki_error_set(err, RK_ERROR_UNKNOWN_FORMAT,
-			"not a format rigkit reads (expected binary/ASCII FBX, glTF JSON or GLB)");
+			"not a format rigkit reads (expected binary/ASCII FBX, glTF JSON, GLB or BVH)");
 		rki_error_at_byte(err, 0);
 		rki_error_file(err, filename);
 		return NULL;

@@ -363,6 +363,7 @@ const char *rk_format_name(rk_file_format format)
 	case RK_FORMAT_GLTF: return "gltf";
 	case RK_FORMAT_GLB: return "glb";
 	case RK_FORMAT_OBJ: return "obj";
+	case RK_FORMAT_BVH: return "bvh";
 	default: return "unknown";
 	}
 }

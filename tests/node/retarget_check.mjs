@@ -4,6 +4,10 @@
 //
 //   node retarget_check.mjs LABEL SOURCE.glb SOURCE_CLIP TARGET.glb RESULT.glb RESULT_CLIP [LABEL ...]
 //
+// SOURCE may also be a .bvh file, read with three.js BVHLoader (its one
+// clip takes the name SOURCE_CLIP). RIGKIT_ANGLE_TOL (radians) overrides
+// the bone direction tolerance.
+//
 // Groups of six arguments, one per case: SOURCE.glb holds the clip that was
 // retargeted (an FBX source converted with `rigkit convert` first: three.js
 // does not load FBX reliably), TARGET.glb is the original target character
@@ -37,8 +41,9 @@ import fs from 'node:fs';
 import path from 'node:path';
 import * as THREE from 'three';
 import { GLTFLoader } from 'three/examples/jsm/loaders/GLTFLoader.js';
+import { BVHLoader } from 'three/examples/jsm/loaders/BVHLoader.js';
 
-const ANGLE_TOL = 1e-3;   // radians
+const ANGLE_TOL = Number(process.env.RIGKIT_ANGLE_TOL) || 1e-3;   // radians
 const HIPS_TOL = 1e-3;    // target hips heights
 const REST_TOL = 1e-5;    // target hips heights
 const MIN_KEYS = 20;
@@ -47,6 +52,20 @@ const args = process.argv.slice(2);
 if (args.length === 0 || args.length % 6 !== 0) {
 	console.error('usage: node retarget_check.mjs LABEL SOURCE.glb SOURCE_CLIP TARGET.glb RESULT.glb RESULT_CLIP [...]');
 	process.exit(2);
+}
+
+// A BVH source as a glTF-like { scene, animations }. The rest pose is
+// rigkit's (docs/bvh.md): a root with OFFSET 0 rests at its first frame's
+// position (BVHLoader leaves it at the origin, the feet below the floor).
+function parseBvh(file, clipName) {
+	const loaded = new BVHLoader().parse(fs.readFileSync(file, 'utf8'));
+	const scene = new THREE.Group();
+	const root = loaded.skeleton.bones[0];
+	const track = loaded.clip.tracks.find((t) => t.name === `${root.name}.position`);
+	if (track && root.position.lengthSq() === 0) root.position.fromArray(track.values, 0);
+	scene.add(root);
+	loaded.clip.name = clipName;
+	return Promise.resolve({ scene, animations: [loaded.clip] });
 }
 
 function parseGlb(file) {
@@ -149,7 +168,8 @@ for (let i = 0; i < args.length; i += 6) {
 	const [label, srcFile, srcClipName, tgtFile, resFile, resClipName] = args.slice(i, i + 6);
 	const report = [];
 	try {
-		const [src, tgt, res] = await Promise.all([parseGlb(srcFile), parseGlb(tgtFile), parseGlb(resFile)]);
+		const srcLoad = srcFile.toLowerCase().endsWith('.bvh') ? parseBvh(srcFile, srcClipName) : parseGlb(srcFile);
+		const [src, tgt, res] = await Promise.all([srcLoad, parseGlb(tgtFile), parseGlb(resFile)]);
 		for (const g of [src, tgt, res]) g.scene.updateMatrixWorld(true);
 		const sMap = boneMap(src), tMap = boneMap(tgt), rMap = boneMap(res);
 		const fs_ = charFrame(`${label} source ${path.basename(srcFile)}`, sMap);

@@ -84,9 +84,9 @@ bool cli_is_stdio(const char *path);
 int cli_write_stdout(cli_ctx *ctx, const void *data, size_t size);
 
 /* Output formats (--format NAME, else the extension of OUT). */
-enum { CLI_FORMAT_NONE = 0, CLI_FORMAT_GLB, CLI_FORMAT_GLTF, CLI_FORMAT_OBJ, CLI_FORMAT_VRMA };
+enum { CLI_FORMAT_NONE = 0, CLI_FORMAT_GLB, CLI_FORMAT_GLTF, CLI_FORMAT_OBJ, CLI_FORMAT_VRMA, CLI_FORMAT_BVH };
 #define CLI_FORMATS_GLTF ((1u << CLI_FORMAT_GLB) | (1u << CLI_FORMAT_GLTF))
-/* glb, gltf, obj, vrma and vrm (= glb: a VRM is a GLB; for --format rows) */
+/* glb, gltf, obj, bvh, vrma and vrm (= glb: a VRM is a GLB; for --format rows) */
 extern const cli_enum_name cli_output_formats[];
 /* The name of a format value ("glb" ...). */
 const char *cli_output_format_name(int format);
@@ -111,6 +111,8 @@ int cli_write_obj(cli_ctx *ctx, const rk_scene *s, const char *path, const rk_ob
  * stdout; warnings to cli_warn. 0 or an exit code after reporting. */
 int cli_write_vrma(cli_ctx *ctx, const rk_scene *s, const char *path, const rk_humanoid *h, const rk_anim_clip *clip,
 	double fps);
+/* As cli_write_gltf, BVH (writer warnings to cli_warn unless o->warning is set). */
+int cli_write_bvh(cli_ctx *ctx, const rk_scene *s, const char *path, rk_bvh_write_opts *o);
 /* The extension of a path without the dot ("" when none). */
 const char *cli_ext(const char *path);
 /* Writer warning callback (rk_gltf_warning_fn): user is the cli_ctx. */

@@ -118,7 +118,7 @@ static bool cli_batch_scene_extension(const char *name)
 {
 	const char *dot = strrchr(name, '.');
 	if (!dot || dot == name) return false;
-	static const char *const exts[] = { ".fbx", ".glb", ".gltf" };
+	static const char *const exts[] = { ".fbx", ".glb", ".gltf", ".vrm", ".vrma", ".bvh" };
 	for (size_t e = 0; e < sizeof(exts) / sizeof(exts[0]); e++) {
 		const char *x = exts[e];
 		size_t n = strlen(x);
@@ -1517,8 +1517,9 @@ const cli_spec cli_batch_spec = {
 		"\n"
 		"Retargets the clips of every motion file onto every avatar (any humanoid to\n"
 		"any humanoid, as `rigkit retarget`) on a pool of worker threads. PATH is a\n"
-		"file or a directory (its *.fbx, *.glb and *.gltf files, sorted by name, not\n"
-		"recursive). Each motion file is loaded once and shared by all workers.\n"
+		"file or a directory (its *.fbx, *.glb, *.gltf, *.vrm, *.vrma and *.bvh files,\n"
+		"sorted by name, not recursive). Each motion file is loaded once and shared\n"
+		"by all workers.\n"
 		"\n"
 		"Writes DIR/<avatar>.glb per avatar: the avatar with every retargeted clip,\n"
 		"named <motion> (a file with one animated clip) or <motion>/<clip>, in the\n"
@@ -1602,7 +1603,7 @@ static int cli_batch_parse(cli_batch *b, cli_batch_args *a, int argc, char **arg
 		for (size_t i = 0; i < a->avatars.count; i++)
 			if ((rc = cli_batch_expand(ctx, a->avatars.items[i], &b->avatar_files))) return rc;
 		if (!b->motion_files.count || !b->avatar_files.count)
-			return cli_usage(ctx, "no %s files found (directories give their *.fbx, *.glb, *.gltf)",
+			return cli_usage(ctx, "no %s files found (directories give their *.fbx, *.glb, *.gltf, *.vrm, *.vrma, *.bvh)",
 				b->motion_files.count ? "avatar" : "motion");
 		/* one order whatever the order of the arguments: by name (then path) */
 		qsort(b->motion_files.data, b->motion_files.count, sizeof(cli_batch_file), cli_batch_file_cmp);

@@ -1,4 +1,4 @@
-/* tools/rigkit/cmd_convert.c - `rigkit convert IN OUT`: evaluated OBJ output (and more formats as they land). */
+/* tools/rigkit/cmd_convert.c - `rigkit convert IN OUT`: GLB/glTF, evaluated OBJ and BVH (skeleton + one clip) output. */
 #include "cli.h"
 
 #include <rigkit/anim.h>
@@ -14,27 +14,30 @@ typedef struct cli_convert_args {
 	bool has_time, no_extrapolation;
 	double fps;
 	int format;
+	const char *rotation_order;
 } cli_convert_args;
 
 static const cli_opt cli_convert_rows[] = {
 	{ .name = "--clip", .kind = CLI_OPT_STRING, .offset = offsetof(cli_convert_args, clip), .metavar = "NAME",
-		.help = "evaluate animation clip (FBX stack) NAME ..." },
+		.help = "(OBJ) evaluate animation clip (FBX stack) NAME ...;\n(BVH) the clip to write" },
 	{ .name = "--time", .kind = CLI_OPT_DOUBLE, .offset = offsetof(cli_convert_args, time),
 		.seen = CLI_SEEN(cli_convert_args, has_time), .expects = "seconds", .metavar = "SECONDS",
 		.help = "... at this absolute file time (default: clip start;\nwithout --clip: the first clip with tracks)" },
 	{ .name = "--no-extrapolation", .kind = CLI_OPT_FLAG, .offset = offsetof(cli_convert_args, no_extrapolation),
 		.help = "hold each curve's first/last value outside its keys" },
 	{ .name = "--fps", .kind = CLI_OPT_DOUBLE, .offset = offsetof(cli_convert_args, fps), .min = 0.0, .max = 1000.0,
-		.range = CLI_MIN_OPEN, .metavar = "N", .help = "(glTF) bake FBX curves at N frames per second" },
+		.range = CLI_MIN_OPEN, .metavar = "N", .help = "(glTF) bake FBX curves at N frames per second;\n(BVH) frames per second" },
+	{ .name = "--rotation-order", .kind = CLI_OPT_STRING, .offset = offsetof(cli_convert_args, rotation_order),
+		.metavar = "XYZ", .help = "(BVH) rotation channels of every joint, e.g. ZXY\n(default: a BVH input's own, else ZXY)" },
 	{ .name = "--format", .kind = CLI_OPT_ENUM, .offset = offsetof(cli_convert_args, format),
 		.names = cli_output_formats, .metavar = "FMT",
-		.help = "glb, gltf, obj, vrma (or vrm = glb): the output format\nwhatever OUT's extension; needed when OUT is '-' (stdout)" },
+		.help = "glb, gltf, obj, bvh, vrma (or vrm = glb): the output format\nwhatever OUT's extension; needed when OUT is '-' (stdout)" },
 };
 static const cli_opt_table cli_convert_table = CLI_TABLE("options", cli_convert_rows);
 
 const cli_spec cli_convert_spec = {
 	.name = "convert",
-	.usage = "usage: rigkit convert IN OUT.{obj,glb,gltf,vrm,vrma} [OPTIONS]\n"
+	.usage = "usage: rigkit convert IN OUT.{obj,glb,gltf,vrm,vrma,bvh} [OPTIONS]\n"
 		"\n"
 		"Loads IN (FBX, glTF, GLB; '-' reads stdin) and writes OUT in the format its\n"
 		"extension names (or --format; OUT '-' writes stdout, e.g.\n"
@@ -58,15 +61,20 @@ const cli_spec cli_convert_spec = {
 		"  node's current UV set, else the first), vn (when the mesh has normals),\n"
 		"  and one 'f p/t/n ...' per polygon with corners in file order (not\n"
 		"  triangulated). Whitespace in names is written as FBXASC + 3-digit byte.\n"
+		"\n"
+		"BVH output: the skeleton (joint nodes under one ROOT) and one clip (--clip,\n"
+		"else the first with tracks) sampled at its frame rate (or --fps), in\n"
+		"centimetres, Y up; position channels on the ROOT and on joints whose\n"
+		"translation moves; leaf joints named *_End become End Sites (docs/bvh.md).\n"
 		"\n",
-	.footer = "Without --clip/--time the static scene (values stored in the file) is written.\n"
-		"With --json: {input, output, format, clip, time, gltf: writer counts} on stdout.\n",
+	.footer = "OBJ: without --clip/--time the static scene (values stored in the file) is written.\n"
+		"With --json: {input, output, format, clip, time, gltf / bvh: writer counts} on stdout.\n",
 	.operands = "IN and OUT", .min_operands = 2, .max_operands = 2,
 	.tables = { &cli_convert_table, &cli_load_table },
 };
 
 static int cli_convert_json(cli_ctx *ctx, const char *in, const char *out, int format, const rk_anim_clip *clip,
-	double time, const rk_gltf_write_stats *st)
+	double time, const rk_gltf_write_stats *st, const rk_bvh_write_stats *bst)
 {
 	cli_json j;
 	cli_json_document(&j, ctx);
@@ -95,6 +103,17 @@ static int cli_convert_json(cli_ctx *ctx, const char *in, const char *out, int f
 		cli_json_int(&j, "bin_bytes", (long long)st->bin_size);
 		cli_json_close_object(&j);
 	}
+	if (bst) {
+		cli_json_object(&j, "bvh");
+		cli_json_int(&j, "joints", (long long)bst->joint_count);
+		cli_json_int(&j, "end_sites", (long long)bst->end_site_count);
+		cli_json_int(&j, "frames", (long long)bst->frame_count);
+		cli_json_number(&j, "frame_time", bst->frame_time);
+		cli_json_int(&j, "channels", (long long)bst->channel_count);
+		cli_json_int(&j, "translated_joints", (long long)bst->translated_joint_count);
+		cli_json_int(&j, "warnings", (long long)bst->warning_count);
+		cli_json_close_object(&j);
+	}
 	cli_json_close_object(&j);
 	return cli_json_end(&j);
 }
@@ -108,15 +127,32 @@ int cli_cmd_convert(cli_ctx *ctx, int argc, char **argv)
 	if (rc) return rc;
 	const char *in = ops.v[0], *out = ops.v[1];
 	int format = 0;
-	if ((rc = cli_output_format(ctx, out, a.format, CLI_FORMATS_GLTF | (1u << CLI_FORMAT_OBJ) | (1u << CLI_FORMAT_VRMA),
-			 &format)))
+	if ((rc = cli_output_format(ctx, out, a.format,
+			 CLI_FORMATS_GLTF | (1u << CLI_FORMAT_OBJ) | (1u << CLI_FORMAT_VRMA) | (1u << CLI_FORMAT_BVH), &format)))
 		return rc;
 	rk_scene *s = cli_load(ctx, in, &lo, &rc);
 	if (!s) return rc;
 	if (format == CLI_FORMAT_VRMA) {
 		const rk_anim_clip *clip = a.clip ? cli_find_clip(ctx, s, in, a.clip, &rc) : NULL;
 		if (!a.clip || clip) rc = cli_write_vrma(ctx, s, out, NULL, clip, a.fps);
-		if (rc == CLI_EXIT_OK && ctx->json) rc = cli_convert_json(ctx, in, out, format, clip, 0.0, NULL);
+		if (rc == CLI_EXIT_OK && ctx->json) rc = cli_convert_json(ctx, in, out, format, clip, 0.0, NULL, NULL);
+		rk_scene_free(s);
+		return rc;
+	}
+	if (format == CLI_FORMAT_BVH) {
+		rk_bvh_write_stats st = { 0 };
+		rk_bvh_write_opts o = { .fps = a.fps, .rotation_order = a.rotation_order, .stats = &st };
+		if (a.clip && !(o.clip = cli_find_clip(ctx, s, in, a.clip, &rc))) {
+			rk_scene_free(s);
+			return rc;
+		}
+		if (!o.clip) o.clip = cli_default_clip(s);
+		rc = cli_write_bvh(ctx, s, out, &o);
+		if (rc == CLI_EXIT_OK) {
+			cli_note(ctx, "%s: %zu joints, %zu end sites, %zu frames at %g fps, %zu channels", out, st.joint_count,
+				st.end_site_count, st.frame_count, 1.0 / st.frame_time, st.channel_count);
+			if (ctx->json) rc = cli_convert_json(ctx, in, out, format, o.clip, o.clip ? o.clip->time_begin : 0.0, NULL, &st);
+		}
 		rk_scene_free(s);
 		return rc;
 	}
@@ -129,7 +165,7 @@ int cli_cmd_convert(cli_ctx *ctx, int argc, char **argv)
 		if (rc == CLI_EXIT_OK) {
 			cli_note(ctx, "%s: %zu nodes, %zu meshes, %zu triangles, %zu animations, %zu + %zu bytes", out, st.node_count,
 				st.mesh_count, st.triangle_count, st.animation_count, st.json_size, st.bin_size);
-			if (ctx->json) rc = cli_convert_json(ctx, in, out, format, NULL, 0.0, &st);
+			if (ctx->json) rc = cli_convert_json(ctx, in, out, format, NULL, 0.0, &st, NULL);
 		}
 		rk_scene_free(s);
 		return rc;
@@ -168,7 +204,7 @@ int cli_cmd_convert(cli_ctx *ctx, int argc, char **argv)
 		rk_obj_write_opts oo = { .pose = &pose };
 		rc = cli_write_obj(ctx, s, out, &oo);
 	}
-	if (rc == CLI_EXIT_OK && ctx->json) rc = cli_convert_json(ctx, in, out, format, clip, time, NULL);
+	if (rc == CLI_EXIT_OK && ctx->json) rc = cli_convert_json(ctx, in, out, format, clip, time, NULL, NULL);
 	free(pose_mem);
 	rk_scene_free(s);
 	return rc;

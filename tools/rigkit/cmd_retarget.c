@@ -59,14 +59,15 @@ static const cli_opt_table cli_retarget_cmd_table = CLI_TABLE("options", cli_ret
 
 const cli_spec cli_retarget_spec = {
 	.name = "retarget",
-	.usage = "usage: rigkit retarget SOURCE TARGET OUT.{glb,gltf,vrm,vrma} [options]\n"
+	.usage = "usage: rigkit retarget SOURCE TARGET OUT.{glb,gltf,vrm,vrma,bvh} [options]\n"
 		"\n"
 		"Plays SOURCE's clip(s) on TARGET's skeleton (any humanoid to any humanoid:\n"
 		"names, T/A rest poses, bone rolls, axes and units may all differ) and\n"
-		"writes TARGET with the new clips (and its own) as GLB or .gltf. SOURCE or\n"
-		"TARGET '-' reads stdin; OUT '-' writes GLB to stdout. A VRM TARGET stays a\n"
-		"VRM (OUT.vrm keeps its VRM extensions); OUT.vrma writes the first new\n"
-		"clip as VRM Animation (TARGET's humanoid bones only; docs/vrm.md).\n"
+		"writes TARGET with the new clips (and its own) as GLB or .gltf, or its\n"
+		"skeleton with the one new clip as BVH. SOURCE or TARGET '-' reads stdin;\n"
+		"OUT '-' writes GLB to stdout. A VRM TARGET stays a VRM (OUT.vrm keeps its\n"
+		"VRM extensions); OUT.vrma writes the first new clip as VRM Animation\n"
+		"(TARGET's humanoid bones only; docs/vrm.md).\n"
 		"\n",
 	.footer = "With --json: the report (per clip: bones, frames, tracks, hips heights,\n"
 		"max bone direction error) as one JSON document.\n",
@@ -268,7 +269,7 @@ int cli_cmd_retarget(cli_ctx *ctx, int argc, char **argv)
 	if (name && clip_count > 1) return cli_usage(ctx, "--name needs exactly one --clip");
 	int format = 0;
 	if ((rc = cli_output_format(ctx, paths[2], cli_is_stdio(paths[2]) ? CLI_FORMAT_GLB : CLI_FORMAT_NONE,
-			 CLI_FORMATS_GLTF | (1u << CLI_FORMAT_VRMA), &format)))
+			 CLI_FORMATS_GLTF | (1u << CLI_FORMAT_VRMA) | (1u << CLI_FORMAT_BVH), &format)))
 		return rc;
 	rk_error err;
 	rk_scene *src = cli_load(ctx, paths[0], &lo, &rc);
@@ -320,6 +321,10 @@ int cli_cmd_retarget(cli_ctx *ctx, int argc, char **argv)
 		rc = cli_fail(ctx, RK_ERROR_INVALID_ARGUMENT, CLI_EXIT_INPUT, paths[0], "no animation clip to retarget");
 		goto out;
 	}
+	if (format == CLI_FORMAT_BVH && picked_count > 1) {
+		rc = cli_usage(ctx, "%s: a BVH file holds one clip and %s has %zu: pick one with --clip", paths[2], paths[0], picked_count);
+		goto out;
+	}
 	size_t first_new = dst->clips.count;
 	rk_retarget_report reports[CLI_RETARGET_MAX_CLIPS];
 	for (size_t c = 0; c < picked_count; c++) {
@@ -342,6 +347,9 @@ int cli_cmd_retarget(cli_ctx *ctx, int argc, char **argv)
 		if (picked_count > 1) cli_warn(ctx, "%s: VRM Animation holds one clip: only '%s' is written", paths[2],
 			dst->clips.data[first_new].name);
 		if ((rc = cli_write_vrma(ctx, dst, paths[2], &ht, &dst->clips.data[first_new], 0.0)) != CLI_EXIT_OK) goto out;
+	} else if (format == CLI_FORMAT_BVH) {
+		rk_bvh_write_opts bo = { .clip = &dst->clips.data[first_new], .fps = ro.fps > 0.0 ? ro.fps : src->settings.frame_rate };
+		if ((rc = cli_write_bvh(ctx, dst, paths[2], &bo)) != CLI_EXIT_OK) goto out;
 	} else {
 		rk_gltf_write_opts wo;
 		memset(&wo, 0, sizeof(wo));

@@ -99,8 +99,8 @@ int cli_write_stdout(cli_ctx *ctx, const void *data, size_t size)
 }
 
 const cli_enum_name cli_output_formats[] = {
-	{ "glb", CLI_FORMAT_GLB }, { "gltf", CLI_FORMAT_GLTF }, { "obj", CLI_FORMAT_OBJ }, { "vrma", CLI_FORMAT_VRMA },
-	{ "vrm", CLI_FORMAT_GLB }, { NULL, 0 },
+	{ "glb", CLI_FORMAT_GLB }, { "gltf", CLI_FORMAT_GLTF }, { "obj", CLI_FORMAT_OBJ }, { "bvh", CLI_FORMAT_BVH },
+	{ "vrma", CLI_FORMAT_VRMA }, { "vrm", CLI_FORMAT_GLB }, { NULL, 0 },
 };
 
 const char *cli_output_format_name(int format)
@@ -122,7 +122,7 @@ int cli_output_format(cli_ctx *ctx, const char *path, int format, unsigned allow
 			return cli_usage(ctx, "writing to stdout ('-') needs --format (see rigkit %s --help)", ctx->cmd);
 	}
 	if (!format || !(allowed & (1u << format))) {
-		char list[64] = "";
+		char list[128] = "";
 		size_t n = 0;
 		for (const cli_enum_name *e = cli_output_formats; e->name; e++)
 			if (allowed & (1u << e->value))
@@ -177,6 +177,10 @@ bool cli_write_scene(const rk_scene *s, const char *path, int format, rk_error *
 	}
 	case CLI_FORMAT_OBJ:
 		return rk_obj_write(s, path, NULL, err);
+	case CLI_FORMAT_BVH:
+		return rk_bvh_write(s, path, NULL, err);
+	case CLI_FORMAT_VRMA:
+		return rk_vrma_write(s, path, NULL, err);
 	default:
 		memset(err, 0, sizeof(*err));
 		err->code = RK_ERROR_UNSUPPORTED;
@@ -187,11 +191,16 @@ bool cli_write_scene(const rk_scene *s, const char *path, int format, rk_error *
 	}
 }
 
-int cli_write_obj(cli_ctx *ctx, const rk_scene *s, const char *path, const rk_obj_write_opts *o)
+/* Text writers: to `path` atomically, or built in memory for stdout. */
+typedef bool cli_text_file_fn(const rk_scene *s, const char *path, const void *o, rk_error *err);
+typedef bool cli_text_memory_fn(const rk_scene *s, const void *o, char **text, size_t *size, rk_error *err);
+
+static int cli_write_text(cli_ctx *ctx, const rk_scene *s, const char *path, const void *o, cli_text_file_fn *to_file,
+	cli_text_memory_fn *to_memory, void (*release)(char *))
 {
 	rk_error err;
 	if (!cli_is_stdio(path)) {
-		if (!rk_obj_write(s, path, o, &err)) {
+		if (!to_file(s, path, o, &err)) {
 			cli_print_error(ctx, &err);
 			return err.code == RK_ERROR_OUTPUT ? CLI_EXIT_OUTPUT : CLI_EXIT_INPUT;
 		}
@@ -199,12 +208,12 @@ int cli_write_obj(cli_ctx *ctx, const rk_scene *s, const char *path, const rk_ob
 	}
 	char *text = NULL;
 	size_t size = 0;
-	if (!rk_obj_write_memory(s, o, &text, &size, &err)) {
+	if (!to_memory(s, o, &text, &size, &err)) {
 		cli_print_error(ctx, &err);
 		return CLI_EXIT_INPUT;
 	}
 	int rc = cli_write_stdout(ctx, text, size);
-	rk_obj_memory_free(text);
+	release(text);
 	return rc;
 }
 
@@ -240,4 +249,38 @@ int cli_write_vrma(cli_ctx *ctx, const rk_scene *s, const char *path, const rk_h
 	int rc = cli_write_stdout(ctx, data, size);
 	rk_vrma_memory_free(data);
 	return rc;
+}
+
+static bool cli_obj_file(const rk_scene *s, const char *path, const void *o, rk_error *err)
+{
+	return rk_obj_write(s, path, (const rk_obj_write_opts *)o, err);
+}
+
+static bool cli_obj_memory(const rk_scene *s, const void *o, char **text, size_t *size, rk_error *err)
+{
+	return rk_obj_write_memory(s, (const rk_obj_write_opts *)o, text, size, err);
+}
+
+int cli_write_obj(cli_ctx *ctx, const rk_scene *s, const char *path, const rk_obj_write_opts *o)
+{
+	return cli_write_text(ctx, s, path, o, cli_obj_file, cli_obj_memory, rk_obj_memory_free);
+}
+
+static bool cli_bvh_file(const rk_scene *s, const char *path, const void *o, rk_error *err)
+{
+	return rk_bvh_write(s, path, (const rk_bvh_write_opts *)o, err);
+}
+
+static bool cli_bvh_memory(const rk_scene *s, const void *o, char **text, size_t *size, rk_error *err)
+{
+	return rk_bvh_write_memory(s, (const rk_bvh_write_opts *)o, text, size, err);
+}
+
+int cli_write_bvh(cli_ctx *ctx, const rk_scene *s, const char *path, rk_bvh_write_opts *o)
+{
+	if (!o->warning) {
+		o->warning = cli_writer_warning;
+		o->warning_user = ctx;
+	}
+	return cli_write_text(ctx, s, path, o, cli_bvh_file, cli_bvh_memory, rk_bvh_memory_free);
 }

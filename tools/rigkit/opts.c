@@ -26,6 +26,13 @@ static bool cli_parse_axes(const char *value, void *target)
 	return rk_axes_parse(value, (rk_axes *)target);
 }
 
+static const cli_enum_name cli_bvh_position_names[] = {
+	{ "auto", RK_BVH_POSITIONS_AUTO },
+	{ "offset", RK_BVH_POSITIONS_ADD_OFFSET },
+	{ "absolute", RK_BVH_POSITIONS_ABSOLUTE },
+	{ NULL, 0 },
+};
+
 static const cli_opt cli_load_rows[] = {
 	{ .name = "--axes", .kind = CLI_OPT_CUSTOM, .offset = offsetof(rk_load_opts, target_axes), .parse = cli_parse_axes,
 		.expects = "right_handed_y_up, left_handed_y_up, right_handed_z_up or left_handed_z_up", .metavar = "AXES",
@@ -33,6 +40,12 @@ static const cli_opt cli_load_rows[] = {
 	{ .name = "--unit-meters", .kind = CLI_OPT_DOUBLE, .offset = offsetof(rk_load_opts, target_unit_meters),
 		.min = 0.0, .max = INFINITY, .range = CLI_MIN_OPEN, .expects = "a positive number", .metavar = "U",
 		.help = "convert to U metres per unit" },
+	{ .name = "--source-unit-meters", .kind = CLI_OPT_DOUBLE, .offset = offsetof(rk_load_opts, source_unit_meters),
+		.min = 0.0, .max = INFINITY, .range = CLI_MIN_OPEN, .expects = "a positive number", .metavar = "U",
+		.help = "metres per unit of inputs that do not say (BVH;\ndefault 0.01: centimetres)" },
+	{ .name = "--bvh-positions", .kind = CLI_OPT_ENUM, .offset = offsetof(rk_load_opts, bvh_positions),
+		.names = cli_bvh_position_names, .metavar = "MODE",
+		.help = "BVH position channels: auto (default), offset (added to\nthe OFFSET, as three.js) or absolute (as Blender)" },
 };
 const cli_opt_table cli_load_table = CLI_TABLE("load options", cli_load_rows);
 

@@ -5,7 +5,6 @@
  */
 #include "formats/fbx/fbx_dom_private.h"
 
-#include <locale.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -60,30 +59,11 @@ static const double rki_fbx_pow10[23] = {
 	1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22
 };
 
-/* strtod() on a NUL-terminated bounded copy, with the locale's decimal point. */
+/* strtod() of the token, '.' as the decimal point (rki_strtod_dot). */
 static rki_fbx_num_result rki_fbx_strtod(const unsigned char *s, size_t len, double *out)
 {
-	char buf[RKI_FBX_MAX_NUMBER_LEN + 16];
 	if (len > RKI_FBX_MAX_NUMBER_LEN) return RKI_FBX_NUM_TOO_LONG;
-	const char *dp = localeconv()->decimal_point;
-	size_t dpl = dp ? strlen(dp) : 0;
-	if (dpl == 0 || dpl > 8) {
-		dp = ".";
-		dpl = 1;
-	}
-	size_t n = 0;
-	for (size_t i = 0; i < len; i++) {
-		if (s[i] == '.') {
-			memcpy(buf + n, dp, dpl);
-			n += dpl;
-		} else {
-			buf[n++] = (char)s[i];
-		}
-	}
-	buf[n] = '\0';
-	char *endp = NULL;
-	*out = strtod(buf, &endp);
-	return endp == buf + n ? RKI_FBX_NUM_OK : RKI_FBX_NUM_INVALID;
+	return rki_strtod_dot(s, len, out) ? RKI_FBX_NUM_OK : RKI_FBX_NUM_INVALID;
 }
 
 /* Scans a number token at *ppos (sign, digits, '.', exponent; or MSVC "1.#INF").
