@@ -231,6 +231,10 @@ typedef struct rk_gltf_write_opts {
 	bool no_external_images;      /* default false; true: never read resolved_path files */
 	bool fbx_vertex_colors;       /* default false: COLOR_0 only for glTF input */
 
+	/* Output file */
+	bool force;                   /* default false: a symbolic link or special file at the output
+	                                 path is refused (rk_file_write_opts.force); true: replaced */
+
 	/* Memory for the output and temporaries (the scene's own memory is separate). */
 	rk_allocator allocator;       /* zero = malloc/free */
 	size_t memory_limit;          /* bytes; 0 = 4 GiB (1.5 GiB with 32-bit size_t) */
@@ -283,6 +287,8 @@ void rk_gltf_memory_free(void *data);
 
 typedef struct rk_obj_write_opts {
 	const rk_pose *pose;             /* evaluated pose of the scene; NULL = the static scene */
+	bool force;                      /* default false: a symbolic link or special file at the
+	                                    output path is refused (rk_file_write_opts.force) */
 } rk_obj_write_opts;
 
 /* Builds the OBJ text in memory: *out_text (NUL-terminated, *out_size bytes

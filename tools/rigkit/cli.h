@@ -32,6 +32,7 @@ typedef struct cli_ctx {
 	bool quiet;                   /* -q: no stderr output except errors */
 	bool verbose;                 /* -v: more detail on stderr */
 	bool help;                    /* --help (handled by main) */
+	bool force;                   /* --force: replace a symbolic link or special file at an output path */
 	bool stdin_read;              /* "-" was read already */
 	bool document_written;        /* a JSON document went to stdout */
 	bool failed;                  /* `error` holds the first error reported */

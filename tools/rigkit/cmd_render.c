@@ -258,7 +258,7 @@ int cli_cmd_render(cli_ctx *ctx, int argc, char **argv)
 				st.texture_error);
 		}
 	}
-	if (rc == CLI_EXIT_OK && !rk_png_write(out, px, w * (uint32_t)count, h, stride, &err)) {
+	if (rc == CLI_EXIT_OK && !rk_png_write_file(out, px, w * (uint32_t)count, h, stride, &(rk_file_write_opts){ .force = ctx->force }, &err)) {
 		cli_print_error(ctx, &err);
 		rc = err.code == RK_ERROR_OUTPUT ? CLI_EXIT_OUTPUT : CLI_EXIT_INPUT;
 	}

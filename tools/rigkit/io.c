@@ -133,6 +133,7 @@ int cli_write_gltf(cli_ctx *ctx, const rk_scene *s, const char *path, int format
 		o->warning = cli_writer_warning;
 		o->warning_user = ctx;
 	}
+	o->force = o->force || ctx->force;
 	if (!cli_is_stdio(path)) {
 		if (!rk_gltf_write(s, path, o, &err)) {
 			cli_print_error(ctx, &err);
@@ -154,6 +155,9 @@ int cli_write_gltf(cli_ctx *ctx, const rk_scene *s, const char *path, int format
 int cli_write_obj(cli_ctx *ctx, const rk_scene *s, const char *path, const rk_obj_write_opts *o)
 {
 	rk_error err;
+	rk_obj_write_opts fo = *o;
+	fo.force = fo.force || ctx->force;
+	o = &fo;
 	if (!cli_is_stdio(path)) {
 		if (!rk_obj_write(s, path, o, &err)) {
 			cli_print_error(ctx, &err);
