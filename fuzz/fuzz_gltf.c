@@ -18,32 +18,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "fuzz_counter.h"
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
-
-typedef struct fuzz_counter {
-	size_t live_bytes;
-	size_t live_blocks;
-} fuzz_counter;
-
-static void *fuzz_alloc(void *user, size_t size)
-{
-	fuzz_counter *c = (fuzz_counter *)user;
-	void *p = malloc(size);
-	if (p) {
-		c->live_bytes += size;
-		c->live_blocks++;
-	}
-	return p;
-}
-
-static void fuzz_free(void *user, void *ptr, size_t size)
-{
-	fuzz_counter *c = (fuzz_counter *)user;
-	if (size > c->live_bytes || c->live_blocks == 0) abort();
-	c->live_bytes -= size;
-	c->live_blocks--;
-	free(ptr);
-}
 
 static volatile double fuzz_sink;
 

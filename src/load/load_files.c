@@ -82,27 +82,29 @@ static rki_file_status rki_files_say(rki_file_result *out, rki_file_status st, c
 }
 
 /* Resolves one reference ('/' separators, decoded) to the path to open
- * (fs: real path). OK, MISSING or REFUSED (out->why). */
-static rki_file_status rki_files_resolve(const rki_files *f, const char *ref, char *path, rki_file_result *out)
+ * (fs: real path). OK, MISSING or REFUSED (out->why, naming `shown`: the
+ * reference as written). */
+static rki_file_status rki_files_resolve(const rki_files *f, const char *ref, const char *shown, char *path,
+	rki_file_result *out)
 {
 	char joined[RKI_FILES_PATH_MAX * 2], norm[RKI_FILES_PATH_MAX];
-	if (!ref[0]) return rki_files_say(out, RKI_FILE_MISSING, ref, "empty file reference%.0s");
+	if (!ref[0]) return rki_files_say(out, RKI_FILE_MISSING, shown, "empty file reference%.0s");
 	if (rki_files_is_drive(ref))
-		return rki_files_say(out, RKI_FILE_REFUSED, ref, "\"%.120s\" is a drive path outside the input's folder: not opened");
+		return rki_files_say(out, RKI_FILE_REFUSED, shown, "\"%.120s\" is a drive path outside the input's folder: not opened");
 	bool abs = ref[0] == '/';
 	if (!abs && !f->has_base)
-		return rki_files_say(out, RKI_FILE_MISSING, ref,
+		return rki_files_say(out, RKI_FILE_MISSING, shown,
 			"\"%.120s\" is relative, but the input has no folder to resolve it against (no file name)");
 	if (abs) snprintf(joined, sizeof(joined), "%s", ref);
 	else if (!f->roots[0][0]) snprintf(joined, sizeof(joined), "%s", ref);
 	else snprintf(joined, sizeof(joined), "%s/%s", f->roots[0], ref);
 	if (!rki_files_norm(joined, norm, sizeof(norm)))
-		return rki_files_say(out, RKI_FILE_REFUSED, ref, "\"%.120s\" leaves the folder of the input: not opened");
+		return rki_files_say(out, RKI_FILE_REFUSED, shown, "\"%.120s\" leaves the folder of the input: not opened");
 	if (!rki_files_within_any(f, norm)) {
 		if (abs)
-			return rki_files_say(out, RKI_FILE_REFUSED, ref,
+			return rki_files_say(out, RKI_FILE_REFUSED, shown,
 				"\"%.120s\" is an absolute path outside the input's folder and allow_paths: not opened");
-		return rki_files_say(out, RKI_FILE_REFUSED, ref, "\"%.120s\" leaves the folder of the input: not opened");
+		return rki_files_say(out, RKI_FILE_REFUSED, shown, "\"%.120s\" leaves the folder of the input: not opened");
 	}
 	if (!f->fs) {
 		memcpy(path, norm, strlen(norm) + 1);
@@ -111,19 +113,19 @@ static rki_file_status rki_files_resolve(const rki_files *f, const char *ref, ch
 	char real[PATH_MAX];
 	if (!realpath(norm, real)) {
 		out->status = RKI_FILE_MISSING;
-		snprintf(out->why, sizeof(out->why), "\"%.120s\": %s", ref, strerror(errno));
+		snprintf(out->why, sizeof(out->why), "\"%.120s\": %s", shown, strerror(errno));
 		return out->status;
 	}
 	if (!rki_files_within_any(f, real))
-		return rki_files_say(out, RKI_FILE_REFUSED, ref,
+		return rki_files_say(out, RKI_FILE_REFUSED, shown,
 			"\"%.120s\" is a symbolic link to a file outside the input's folder: not opened");
 	memcpy(path, real, strlen(real) + 1);
 	return RKI_FILE_OK;
 }
 
 /* Opens (and reads when asked) the resolved `path`. */
-static rki_file_status rki_files_fetch(const rki_files *f, const rki_file_ask *ask, const char *ref, const char *path,
-	rki_file_result *out, rk_error *err)
+static rki_file_status rki_files_fetch(const rki_files *f, const rki_file_ask *ask, const char *ref, const char *shown,
+	const char *path, rki_file_result *out, rk_error *err)
 {
 	size_t limit = f->opts->file_size_limit;
 	if (!f->fs) {
@@ -131,7 +133,7 @@ static rki_file_status rki_files_fetch(const rki_files *f, const rki_file_ask *a
 		const void *data = NULL;
 		size_t size = 0;
 		if (!f->opts->open_file(f->opts->file_user, &req, &data, &size) || (!data && size))
-			return rki_files_say(out, RKI_FILE_MISSING, ref, "\"%.120s\": not served by the open_file callback");
+			return rki_files_say(out, RKI_FILE_MISSING, shown, "\"%.120s\": not served by the open_file callback");
 		unsigned char *copy = size <= limit ? (unsigned char *)rki_arena_alloc_uninit(ask->arena, size + 1) : NULL;
 		if (copy) {
 			if (size) memcpy(copy, data, size);
@@ -154,8 +156,8 @@ static rki_file_status rki_files_fetch(const rki_files *f, const rki_file_ask *a
 	int fd = rki_open_regular(path, &size, &kind);
 	if (fd < 0) {
 		out->status = kind ? RKI_FILE_SPECIAL : RKI_FILE_MISSING;
-		if (kind) snprintf(out->why, sizeof(out->why), "\"%.120s\" is %s, not a regular file: not opened", ref, kind);
-		else snprintf(out->why, sizeof(out->why), "\"%.120s\": %s", ref, strerror(errno));
+		if (kind) snprintf(out->why, sizeof(out->why), "\"%.120s\" is %s, not a regular file: not opened", shown, kind);
+		else snprintf(out->why, sizeof(out->why), "\"%.120s\": %s", shown, strerror(errno));
 		return out->status;
 	}
 	out->path = rki_arena_strndup(ask->arena, path, strlen(path));
@@ -255,14 +257,14 @@ static void rki_files_keep(rki_file_result *best, const rki_file_result *r)
 }
 
 /* Resolves and fetches one reference. */
-static rki_file_status rki_files_try(const rki_files *f, const rki_file_ask *ask, const char *ref, rki_file_result *out,
-	rk_error *err)
+static rki_file_status rki_files_try(const rki_files *f, const rki_file_ask *ask, const char *ref, const char *shown,
+	rki_file_result *out, rk_error *err)
 {
 	char path[PATH_MAX > RKI_FILES_PATH_MAX ? PATH_MAX : RKI_FILES_PATH_MAX];
 	rki_file_result r = { 0 };
 	r.status = RKI_FILE_MISSING;
-	if (rki_files_resolve(f, ref, path, &r) == RKI_FILE_OK) {
-		rki_files_fetch(f, ask, ref, path, &r, err);
+	if (rki_files_resolve(f, ref, shown, path, &r) == RKI_FILE_OK) {
+		rki_files_fetch(f, ask, ref, shown, path, &r, err);
 		if (r.status == RKI_FILE_OK || r.status == RKI_FILE_FAILED) {
 			out->status = r.status;
 			out->path = r.path;
@@ -278,7 +280,7 @@ static rki_file_status rki_files_try(const rki_files *f, const rki_file_ask *ask
 /* FBX: the trailing parts of `ref` (at most RKI_FILES_NAME_PARTS, after the
  * last ".." and without a drive), longest first, inside the input's folder. */
 static rki_file_status rki_files_by_name(const rki_files *f, const rki_file_ask *ask, const char *ref,
-	rki_file_result *out, rk_error *err)
+	const char *shown, rki_file_result *out, rk_error *err)
 {
 	const char *parts[RKI_FILES_NAME_PARTS];
 	size_t lens[RKI_FILES_NAME_PARTS], count = 0;
@@ -308,7 +310,7 @@ static rki_file_status rki_files_by_name(const rki_files *f, const rki_file_ask 
 			n += (size_t)snprintf(cand + n, sizeof(cand) - n, "%s%.*s", k > first ? "/" : "", (int)lens[k], parts[k]);
 		if (n >= sizeof(cand)) continue;
 		if (first == 0 && ref[0] != '/' && !rki_files_is_drive(ref) && !strcmp(cand, ref)) continue; /* tried as written */
-		rki_file_status st = rki_files_try(f, ask, cand, out, err);
+		rki_file_status st = rki_files_try(f, ask, cand, shown, out, err);
 		if (st == RKI_FILE_OK || st == RKI_FILE_FAILED) return st;
 	}
 	return out->status;
@@ -321,7 +323,7 @@ static rki_file_status rki_files_open(const rki_file_access *fa, const rki_file_
 	memset(out, 0, sizeof(*out));
 	out->status = RKI_FILE_MISSING;
 	out->reference = "";
-	char *refs[2] = { NULL, NULL };
+	char *refs[2] = { NULL, NULL }, *shown[2] = { NULL, NULL };
 	for (size_t i = 0; i < 2; i++) {
 		const char *r = ask->refs[i];
 		size_t len = ask->ref_lens[i];
@@ -332,8 +334,9 @@ static rki_file_status rki_files_open(const rki_file_access *fa, const rki_file_
 			continue;
 		}
 		char *dst = (char *)rki_arena_alloc(ask->arena, len + 1);
+		char *as_written = (char *)rki_arena_alloc(ask->arena, len + 1);
 		unsigned char esc[RKI_FILES_PATH_MAX];
-		if (!dst) {
+		if (!dst || !as_written) {
 			rki_error_set(err, RK_ERROR_OUT_OF_MEMORY, "out of memory");
 			return out->status = RKI_FILE_FAILED;
 		}
@@ -342,6 +345,9 @@ static rki_file_status rki_files_open(const rki_file_access *fa, const rki_file_
 			rki_file_status st = rki_files_uri(f, r, len, dst, esc, &r1, err);
 			if (st == RKI_FILE_FAILED) return out->status = st;
 			if (i == 0) out->reference = dst;
+			/* warnings name the URI as written when it has escapes, else as decoded */
+			if (memchr(r, '%', len)) memcpy(as_written, r, len);
+			else memcpy(as_written, dst, strlen(dst));
 			for (char *c = dst; *c; c++)
 				if (*c == '\\') *c = '/';
 			if (st != RKI_FILE_OK) {
@@ -351,18 +357,20 @@ static rki_file_status rki_files_open(const rki_file_access *fa, const rki_file_
 		} else {
 			memcpy(dst, r, len);
 			dst[len] = '\0';
+			memcpy(as_written, r, len);
 			for (char *c = dst; *c; c++)
 				if (*c == '\\') *c = '/';
 			if (i == 0) out->reference = dst;
 		}
 		refs[i] = dst;
-		rki_file_status st = rki_files_try(f, ask, dst, out, err);
+		shown[i] = as_written;
+		rki_file_status st = rki_files_try(f, ask, dst, as_written, out, err);
 		if (st == RKI_FILE_OK || st == RKI_FILE_FAILED) return st;
 	}
 	if (ask->by_name && f->has_base) {
 		for (size_t i = 0; i < 2; i++) {
 			if (!refs[i]) continue;
-			rki_file_status st = rki_files_by_name(f, ask, refs[i], out, err);
+			rki_file_status st = rki_files_by_name(f, ask, refs[i], shown[i], out, err);
 			if (st == RKI_FILE_OK || st == RKI_FILE_FAILED) return st;
 		}
 	}
