@@ -20,6 +20,7 @@
 
 #include <libdeflate.h>
 #include <stdio.h>
+#include <sys/resource.h>
 #include <jpeglib.h>
 #include <webp/encode.h>
 
@@ -368,6 +369,19 @@ RK_TEST(test_limits_before_decoding)
 	RK_CHECK_INT(err.code, RK_ERROR_LIMIT);
 	o.max_pixels = 0;
 
+	/* an iTXt chunk claiming 721 MB (found by fuzz_image): skipped unread,
+	 * never allocated (libpng only warns when a chunk exceeds its limit) */
+	static const unsigned char itxt[] = { 0x89, 0x50, 0x4e, 0x47, 0xd, 0xa, 0x1a, 0xa, 0x0, 0x0, 0x0, 0xd, 0x49, 0x48,
+		0x44, 0x52, 0x0, 0x0, 0x0, 0x3, 0x0, 0x0, 0x0, 0x2, 0x8, 0x6, 0x0, 0x0, 0x0, 0x9d, 0x74, 0x66, 0x1a, 0x2b, 0x0,
+		0x0, 0x25, 0x69, 0x54, 0x58, 0x74, 0x15, 0x84, 0x49, 0x44, 0x41, 0x54, 0x78, 0x0, 0x0, 0x2, 0x0, 0x3, 0xb1, 0xbb,
+		0x51, 0x42, 0x60, 0x82 };
+	struct rusage ru0, ru1;
+	getrusage(RUSAGE_SELF, &ru0);
+	RK_CHECK(!rk_image_decode_memory(itxt, sizeof(itxt), "itxt.png", &o, &img, &err));
+	RK_CHECK(strstr(err.message, "itxt.png") != NULL);
+	getrusage(RUSAGE_SELF, &ru1);
+	RK_CHECK(ru1.ru_maxrss - ru0.ru_maxrss < 100 * 1024); /* peak RSS (KiB) grew by less than 100 MB */
+
 	/* JPEG SOF claiming 65000 x 65000 */
 	unsigned char *jpg = NULL;
 	size_t n = jpeg_make(&jpg, 16, 16, JCS_RGB, false);
@@ -393,7 +407,7 @@ RK_TEST(test_truncated_and_flipped)
 	counting cnt = { 0 };
 	rk_image_opts o = { .allocator = { count_alloc, count_free, &cnt } };
 	png_buf b;
-	unsigned char raw[1 + 8 * 4 * 8];
+	unsigned char raw[8 * 33];
 	for (size_t i = 0; i < sizeof(raw); i++) raw[i] = (unsigned char)(i * 37);
 	for (size_t y = 0; y < 8; y++) raw[y * 33] = (unsigned char)(y % 5); /* every filter type */
 	png_make(&b, 8, 8, 8, 6, raw, 8 * 33, NULL, 0, NULL, 0);

@@ -331,7 +331,7 @@ struct rk_texture {
 	uint32_t index;
 	const char *name;
 	const char *filename;            /* as written in the file ("" if embedded only) */
-	const char *resolved_path;       /* existing file found relative to the input, or NULL */
+	const char *resolved_path;       /* regular file found inside the allowed folders (real path), or NULL */
 	const unsigned char *content;    /* embedded bytes (FBX Video Content, GLB bufferView, data: URI), NULL if none */
 	size_t content_size;
 	const char *mime_type;           /* "image/png", "image/jpeg" or "" when unknown */

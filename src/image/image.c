@@ -18,9 +18,20 @@
 #include <stdio.h>
 #include <string.h>
 
+/* The WebAssembly module (scripts/build-wasm.sh) decodes no images (it
+ * neither renders nor decodes textures): the decoders are left out there and
+ * every image is RK_ERROR_UNSUPPORTED (docs/wasm.md). */
+#if defined(__EMSCRIPTEN__)
+#define RKI_IMAGE_NO_DECODERS 1
+#endif
+
+#ifndef RKI_IMAGE_NO_DECODERS
 #include <jpeglib.h>
 #include <png.h>
 #include <webp/decode.h>
+#else
+#define JMSG_LENGTH_MAX 200
+#endif
 
 #define RKI_IMAGE_DEFAULT_MAX_PIXELS ((uint64_t)1 << 26)
 #define RKI_IMAGE_DEFAULT_MAX_FILE ((size_t)256 << 20)
@@ -84,6 +95,7 @@ static bool rki_image_alloc(rki_image_job *j, uint64_t w, uint64_t h)
 	return true;
 }
 
+#ifndef RKI_IMAGE_NO_DECODERS
 /* ---- PNG (libpng) ------------------------------------------------------------------ */
 
 static void rki_png_error(png_structp png, png_const_charp msg)
@@ -114,6 +126,13 @@ static bool rki_png_run(rki_image_job *j, png_structp png, png_infop info)
 	png_set_user_limits(png, 0x7fffffffu, 0x7fffffffu);
 	png_set_chunk_malloc_max(png, RKI_PNG_CHUNK_MAX);
 	png_set_chunk_cache_max(png, RKI_PNG_CHUNK_CACHE);
+	/* Ancillary chunks rigkit does not use are skipped unread (found by
+	 * fuzz_image: an iTXt chunk claiming 700 MB was allocated, since libpng
+	 * only warns - a "benign error" - when a chunk exceeds chunk_malloc_max). */
+	static const png_byte skipped[] = "tEXt\0zTXt\0iTXt\0iCCP\0sPLT\0eXIf\0pCAL\0sCAL\0hIST\0bKGD\0cHRM\0gAMA\0sRGB\0"
+		"sBIT\0pHYs\0oFFs\0tIME\0sTER\0";
+	png_set_keep_unknown_chunks(png, PNG_HANDLE_CHUNK_NEVER, NULL, 0); /* unknown ones too */
+	png_set_keep_unknown_chunks(png, PNG_HANDLE_CHUNK_NEVER, skipped, (int)(sizeof(skipped) / 5));
 	png_read_info(png, info);
 	png_uint_32 w = 0, h = 0;
 	int depth = 0, color = 0, interlace = 0;
@@ -269,6 +288,17 @@ static bool rki_webp_decode(rki_image_job *j)
 		return rki_image_fail(j, RK_ERROR_CORRUPT, "image %s: WebP: %s", "the pixel data could not be decoded");
 	return true;
 }
+
+#else
+static bool rki_image_none(rki_image_job *j)
+{
+	(void)rki_image_alloc;
+	return rki_image_fail(j, RK_ERROR_UNSUPPORTED, "image %s: %s", "this build decodes no images (WebAssembly)");
+}
+#define rki_png_decode rki_image_none
+#define rki_jpeg_decode rki_image_none
+#define rki_webp_decode rki_image_none
+#endif
 
 /* ---- formats --------------------------------------------------------------------------- */
 

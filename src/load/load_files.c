@@ -345,9 +345,9 @@ static rki_file_status rki_files_open(const rki_file_access *fa, const rki_file_
 			rki_file_status st = rki_files_uri(f, r, len, dst, esc, &r1, err);
 			if (st == RKI_FILE_FAILED) return out->status = st;
 			if (i == 0) out->reference = dst;
-			/* warnings name the URI as written when it has escapes, else as decoded */
-			if (memchr(r, '%', len)) memcpy(as_written, r, len);
-			else memcpy(as_written, dst, strlen(dst));
+			/* past rki_files_uri the escapes are harmless: warnings name the
+			 * decoded URI (the escape refusals above name it as written) */
+			memcpy(as_written, dst, strlen(dst));
 			for (char *c = dst; *c; c++)
 				if (*c == '\\') *c = '/';
 			if (st != RKI_FILE_OK) {
