@@ -2,7 +2,8 @@
 # scripts/fuzz.sh TARGET SECONDS [SHARED] - build the fuzzers (make fuzz), make a
 # seed corpus for TARGET from ../shared (never committed) and run it.
 # Targets: fbx_binary, fbx_ascii, fbx_dom, gltf, retarget, image_png, image_jpeg,
-# image_webp (fuzz_image with the committed seeds of one decoder).
+# image_webp (fuzz_image with the committed seeds of one decoder; Debian's
+# uninstrumented decoders: scripts/fuzz-image.sh builds instrumented ones).
 set -euo pipefail
 target=$1
 secs=${2:-600}

@@ -270,6 +270,23 @@ RK_TEST(test_jpeg_and_webp)
 	RK_CHECK(img.size == sizeof(rgba) && memcmp(img.pixels, rgba, sizeof(rgba)) == 0);
 	rk_image_free(&img);
 	WebPFree(webp);
+
+	/* WebP lossy (VP8), with alpha: a flat colour within a small tolerance */
+	unsigned char flat[16 * 16 * 4];
+	for (int i = 0; i < 16 * 16; i++) {
+		flat[i * 4 + 0] = 200;
+		flat[i * 4 + 1] = 100;
+		flat[i * 4 + 2] = 50;
+		flat[i * 4 + 3] = 128;
+	}
+	wn = WebPEncodeRGBA(flat, 16, 16, 64, 90.0f, &webp);
+	RK_REQUIRE(wn > 0);
+	seed("lossy.webp", webp, wn);
+	RK_REQUIRE(rk_image_decode_memory(webp, wn, "lossy.webp", NULL, &img, &err));
+	RK_CHECK_INT(img.source_channels, 4);
+	RK_CHECK(px_is(&img, 8, 8, 200, 100, 50, 128, 8));
+	rk_image_free(&img);
+	WebPFree(webp);
 }
 
 /* ---- refused formats and hostile data --------------------------------------------------------- */
