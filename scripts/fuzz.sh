@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # scripts/fuzz.sh TARGET SECONDS [SHARED] - build the fuzzers (make fuzz), make a
 # seed corpus for TARGET from ../shared (never committed) and run it.
-# Targets: fbx_binary, fbx_ascii, fbx_dom, gltf, retarget.
+# Targets: fbx_binary, fbx_ascii, fbx_dom, gltf, retarget, image_png, image_jpeg,
+# image_webp (fuzz_image with the committed seeds of one decoder; Debian's
+# uninstrumented decoders: scripts/fuzz-image.sh builds instrumented ones).
 set -euo pipefail
 target=$1
 secs=${2:-600}
@@ -27,6 +29,9 @@ retarget)
 	mv "$corpus"/samples/*.glb "$corpus/" 2>/dev/null || true
 	rm -rf "$corpus/samples"
 	cp "$shared"/assets/ybot@kick.fbx "$corpus/" ;;
+image_png|image_jpeg|image_webp)
+	cp fuzz/seeds-"${target/_/-}"/* "$corpus/"
+	exec build-fuzz/fuzz_image -max_total_time="$secs" -timeout=10 -rss_limit_mb=2048 -print_final_stats=1 "$corpus" ;;
 *) echo "unknown target $target" >&2; exit 1 ;;
 esac
 exec build-fuzz/fuzz_"$target" -max_total_time="$secs" -timeout=10 -rss_limit_mb=2048 -print_final_stats=1 "$corpus"

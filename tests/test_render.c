@@ -13,7 +13,7 @@
  *     its top/left edges or inside, each once (the fragment count shows no
  *     sample of the shared diagonal is drawn twice);
  *   - Lambert's cosine law with sRGB decoded by its formula;
- *   - a hand-built 2x2 BMP texture: each quarter of a quad shows one texel;
+ *   - a hand-built 2x2 PNG texture: each quarter of a quad shows one texel;
  *   - the sample character (rigkit/demo.h): its T-pose silhouette spans
  *     the projected joint positions, its walk changes the image over time,
  *     a load-time axis conversion (even a mirroring one) does not change
@@ -30,6 +30,7 @@
 #include <rigkit/rigkit.h>
 #include <rigkit/demo.h>
 
+#include <libdeflate.h>
 #include <stdarg.h>
 #include <stdint.h>
 #include <sys/stat.h>
@@ -189,7 +190,7 @@ static rk_scene *load_quads(const tquad *q, size_t count, const unsigned char *i
 	if (image) {
 		char *img64 = base64(image, image_size);
 		tcat(&j,
-			",\"images\":[{\"uri\":\"data:image/bmp;base64,%s\"}],\"textures\":[{\"source\":0,\"sampler\":0}],"
+			",\"images\":[{\"uri\":\"data:image/png;base64,%s\"}],\"textures\":[{\"source\":0,\"sampler\":0}],"
 			"\"samplers\":[{\"magFilter\":9728,\"minFilter\":9728,\"wrapS\":33071,\"wrapT\":33071}]",
 			img64);
 		free(img64);
@@ -448,31 +449,37 @@ RK_TEST(test_lambert_cosine)
 	rk_scene_free(s);
 }
 
-/* 24-bit BMP, 2 x 2: top row red, green; bottom row blue, white. */
-static size_t make_bmp(unsigned char *buf)
+static void put_be32(unsigned char *p, uint32_t v)
 {
-	static const unsigned char rgb[2][2][3] = { { { 255, 0, 0 }, { 0, 255, 0 } }, { { 0, 0, 255 }, { 255, 255, 255 } } };
-	size_t row = 8, size = 54 + row * 2;
-	memset(buf, 0, size);
-	buf[0] = 'B';
-	buf[1] = 'M';
-	buf[2] = (unsigned char)size;
-	buf[10] = 54;
-	buf[14] = 40;
-	buf[18] = 2;
-	buf[22] = 2;
-	buf[26] = 1;
-	buf[28] = 24;
-	buf[34] = (unsigned char)(row * 2);
-	for (int y = 0; y < 2; y++) {
-		unsigned char *r = buf + 54 + row * (size_t)(1 - y); /* bottom-up */
-		for (int x = 0; x < 2; x++) {
-			r[x * 3 + 0] = rgb[y][x][2];
-			r[x * 3 + 1] = rgb[y][x][1];
-			r[x * 3 + 2] = rgb[y][x][0];
-		}
-	}
-	return size;
+	p[0] = (unsigned char)(v >> 24);
+	p[1] = (unsigned char)(v >> 16);
+	p[2] = (unsigned char)(v >> 8);
+	p[3] = (unsigned char)v;
+}
+
+/* One PNG chunk at buf + at (length, type, body, CRC over type + body). */
+static size_t png_chunk(unsigned char *buf, size_t at, const char *type, const unsigned char *body, size_t len)
+{
+	put_be32(buf + at, (uint32_t)len);
+	memcpy(buf + at + 4, type, 4);
+	if (len) memcpy(buf + at + 8, body, len);
+	put_be32(buf + at + 8 + len, libdeflate_crc32(0, buf + at + 4, len + 4));
+	return at + 12 + len;
+}
+
+/* 8-bit RGB PNG, 2 x 2, built by hand: top row red, green; bottom row blue, white. */
+static size_t make_png(unsigned char *buf)
+{
+	static const unsigned char rows[2 * 7] = { 0, 255, 0, 0, 0, 255, 0, 0, 0, 0, 255, 255, 255, 255 };
+	static const unsigned char ihdr[13] = { 0, 0, 0, 2, 0, 0, 0, 2, 8, 2, 0, 0, 0 };
+	unsigned char z[128];
+	struct libdeflate_compressor *c = libdeflate_alloc_compressor(6);
+	size_t zn = libdeflate_zlib_compress(c, rows, sizeof(rows), z, sizeof(z));
+	libdeflate_free_compressor(c);
+	memcpy(buf, "\x89PNG\r\n\x1a\n", 8);
+	size_t n = png_chunk(buf, 8, "IHDR", ihdr, sizeof(ihdr));
+	n = png_chunk(buf, n, "IDAT", z, zn);
+	return png_chunk(buf, n, "IEND", NULL, 0);
 }
 
 /* glTF UV (0, 0) is the image's top-left: each quarter of the quad shows
@@ -482,12 +489,12 @@ static size_t make_bmp(unsigned char *buf)
 RK_TEST(test_texture)
 {
 	rk_error err;
-	unsigned char bmp[128];
-	size_t n = make_bmp(bmp);
+	unsigned char png[256];
+	size_t n = make_png(png);
 	float lo = 16.5f / 32.0f - 1.0f, hi = 48.5f / 32.0f - 1.0f;
 	tquad q = quad_xy(lo, -hi, hi, -lo, 0.0f, 1, 1, 1);
 	q.textured = true;
-	rk_scene *s = load_quads(&q, 1, bmp, n, NULL, &err);
+	rk_scene *s = load_quads(&q, 1, png, n, NULL, &err);
 	RK_REQUIRE(s);
 	rk_render_opts o = front_camera(64, 64, 10.0, 0.1);
 	o.camera.orthographic = true;

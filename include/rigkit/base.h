@@ -119,11 +119,24 @@ typedef struct rk_allocator {
  * Output files
  * ------------------------------------------------------------------------- */
 
-/* Writes `size` bytes to `path` atomically: the data goes to a temporary file
- * in the same folder, is flushed to disk, then renamed over `path`, so readers
- * see either the old file or the whole new one. On failure the temporary file
- * is removed, `path` is untouched, and err gets RK_ERROR_OUTPUT.
- * Thread safety: safe for distinct paths. */
+/* Options of rk_file_write (zero = defaults). */
+typedef struct rk_file_write_opts {
+	bool force;   /* default false: a symbolic link, FIFO, device node or socket at `path` is
+	                 refused (RK_ERROR_OUTPUT naming it); true: it is replaced by the new
+	                 regular file (a link is replaced, never followed). A folder is always refused. */
+} rk_file_write_opts;
+
+/* Writes `size` bytes to `path` atomically, so readers see either the old
+ * file or the whole new one: the data goes to an unnamed O_TMPFILE file in
+ * the same folder, is flushed to disk, and is linked in when complete (a
+ * process killed meanwhile leaves nothing behind); where the file system has
+ * no O_TMPFILE, to a temporary file with a short name (".rk" + 7
+ * characters: outputs whose names are up to NAME_MAX bytes work) renamed over
+ * `path`. On failure the temporary file is removed, `path` is untouched, and
+ * err gets RK_ERROR_OUTPUT. opts may be NULL. New files get mode 0644 (minus
+ * the umask with O_TMPFILE). Thread safety: safe for distinct paths. */
+bool rk_file_write(const char *path, const void *data, size_t size, const rk_file_write_opts *opts, rk_error *err);
+/* rk_file_write with default options. */
 bool rk_file_write_atomic(const char *path, const void *data, size_t size, rk_error *err);
 
 #ifdef __cplusplus

@@ -235,6 +235,10 @@ typedef struct rk_gltf_write_opts {
 	                                 (scene->extensions: VRM 1.0 / 0.x, VRM Animation) with
 	                                 their references renumbered (docs/vrm.md); true: leave them out */
 
+	/* Output file */
+	bool force;                   /* default false: a symbolic link or special file at the output
+	                                 path is refused (rk_file_write_opts.force); true: replaced */
+
 	/* Memory for the output and temporaries (the scene's own memory is separate). */
 	rk_allocator allocator;       /* zero = malloc/free */
 	size_t memory_limit;          /* bytes; 0 = 4 GiB (1.5 GiB with 32-bit size_t) */
@@ -287,6 +291,8 @@ void rk_gltf_memory_free(void *data);
 
 typedef struct rk_obj_write_opts {
 	const rk_pose *pose;             /* evaluated pose of the scene; NULL = the static scene */
+	bool force;                      /* default false: a symbolic link or special file at the
+	                                    output path is refused (rk_file_write_opts.force) */
 } rk_obj_write_opts;
 
 /* Builds the OBJ text in memory: *out_text (NUL-terminated, *out_size bytes
@@ -374,6 +380,8 @@ typedef struct rk_bvh_write_opts {
 	rk_warning_fn *warning;          /* NULL = warnings only counted (stats) */
 	void *warning_user;
 	rk_bvh_write_stats *stats;       /* NULL = not reported; filled on success */
+	bool force;                      /* default false: a symbolic link or special file at the
+	                                    output path is refused (rk_file_write_opts.force) */
 } rk_bvh_write_opts;
 
 /* Builds the BVH text: *out_text (NUL-terminated, *out_size bytes without

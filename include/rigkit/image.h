@@ -5,17 +5,26 @@
  *   Loaders never decode images: an rk_texture keeps the embedded bytes
  *   (`content`) or the path of a file found beside the input
  *   (`resolved_path`). rk_image_decode() turns either into 8-bit RGBA
- *   pixels when the caller asks (PNG, JPEG, TGA, BMP, PSD, GIF, HDR->LDR,
- *   PIC, PNM: what stb_image reads), ready for a GPU upload.
+ *   pixels when the caller asks, ready for a GPU upload: PNG (libpng: every
+ *   colour type and bit depth, palettes, tRNS, interlacing; 16-bit samples
+ *   keep their high byte; no gamma or colour-space conversion), JPEG
+ *   (libjpeg-turbo: baseline, progressive, grey, Adobe CMYK/YCCK) and WebP
+ *   (libwebp: lossy, lossless, alpha). Every other format (BMP, GIF, PSD,
+ *   TGA, HDR, PIC, PNM, KTX2, DDS, TIFF, ...) is RK_ERROR_UNSUPPORTED,
+ *   decided from the signature before any decoder runs (docs/security.md).
  *
  * OWNERSHIP, ERRORS, THREADS
  *   The pixels are allocated with opts->allocator (zero = malloc) and
  *   released with rk_image_free(). Failures return false with err naming
  *   the texture and what was wrong; nothing is allocated then. The image
- *   size is checked before decoding against opts->max_pixels (default
- *   2^26 = 8192 x 8192), so a hostile header cannot request a huge buffer.
- *   Thread safe: no shared state (rigkit carries a private copy of
- *   stb_image, built without failure strings and never told to flip).
+ *   size is read from the header and checked against opts->max_pixels
+ *   (default 2^26 = 8192 x 8192) before the pixel buffer is allocated or
+ *   any pixel decoded, so a hostile header cannot request a huge buffer.
+ *   The decoders' own working memory is bounded: libpng keeps ancillary
+ *   chunks to 8 MiB each and 1000 in all, libjpeg to 1 GiB and 500 scans.
+ *   Decoder errors (libpng's longjmp, libjpeg's error_exit) return here
+ *   without leaks; nothing is printed. Thread safe: no shared state (each
+ *   call owns its decoder state and jump buffer).
  */
 #ifndef RIGKIT_IMAGE_H
 #define RIGKIT_IMAGE_H

@@ -23,6 +23,20 @@
  *   checked against the bytes that remain before anything is allocated, and
  *   all memory counts against rk_load_opts.memory_limit.
  *
+ * EXTERNAL FILES (docs/security.md)
+ *   Readers never open files themselves: every buffer or texture an input
+ *   refers to goes through one access policy (src/load/load_files.h). A
+ *   reference resolves only inside the input file's folder tree, plus the
+ *   folders of rk_load_opts.allow_paths: ".." that leaves it, absolute
+ *   paths, URI schemes other than data:, %-escapes that decode to a
+ *   separator or spell a "."/".." part, and symbolic links whose target
+ *   lies outside are refused with a warning naming the reference, and the
+ *   rest of the file loads (a refused glTF buffer reads as zeros, a refused
+ *   texture has no resolved_path). Only regular files are opened (FIFOs,
+ *   devices, folders never: a buffer naming one is RK_ERROR_IO, a texture a
+ *   warning), never more than file_size_limit bytes.
+ *   rk_load_opts.open_file serves external files from memory instead.
+ *
  * THREAD SAFETY
  *   Loads on different threads are independent (no global state). A loaded
  *   scene is read-only data that many threads may read at once.
@@ -44,6 +58,14 @@
  *     blended with BlendWeights, rigid); BlendShape/Channel/Shape with
  *     in-betweens; Materials (Lambert/Phong), Textures and Video content;
  *     GlobalSettings axes, units and frame rate; animation in fbx_anim.c.
+ *     Texture files: RelativeFilename, then FileName, inside the input's
+ *     folder tree (EXTERNAL FILES); when neither resolves as written
+ *     (absolute, another machine's "B:\\Users\\...\\wood.jpg", or leaving
+ *     the folder), their trailing path parts are tried inside the input's
+ *     folder, longest first: at most the last 4 parts, the file name last,
+ *     parts before the last ".." dropped ("tex/wood.jpg", then "wood.jpg").
+ *     No folder is scanned (Blender's importer may search subfolders
+ *     recursively; three.js takes the file name relative to its path).
  *
  *   RESTRICTIONS
  *     NURBS, patches, lines and geometry caches are not loaded (warned).
@@ -58,7 +80,7 @@
  *       .gltf JSON. Buffers from the GLB BIN chunk, data: URIs (base64 or
  *       %-encoded) and external files: percent-decoded URIs resolved relative to
  *       the folder of the input file (rk_load_file's path or
- *       rk_load_opts.filename).
+ *       rk_load_opts.filename), under the access policy (EXTERNAL FILES).
  *     - The scene named by "scene", else scenes[0]. Root nodes that are not in
  *       that scene (in another scene or in none) are added under the root as
  *       well, with a warning, so every node index of the file has an rk_node.
@@ -132,9 +154,12 @@
  *   RESTRICTIONS
  *     - glTF 1.0 and GLB version 1 are RK_ERROR_UNSUPPORTED.
  *     - External URIs need a file name: loaded from memory without
- *       rk_load_opts.filename, a buffer with an external URI is RK_ERROR_IO
- *       (images just get no resolved_path). URI schemes other than data: and
- *       absolute paths are RK_ERROR_UNSUPPORTED; relative paths may use "..".
+ *       rk_load_opts.filename (and without open_file), a buffer with an
+ *       external URI is RK_ERROR_IO (images just get no resolved_path). URI
+ *       schemes other than data:, absolute paths and ".." leaving the
+ *       input's folder are refused with a warning (EXTERNAL FILES); ".."
+ *       that stays inside is fine. A missing buffer file, or one that is a
+ *       FIFO, device or folder, is RK_ERROR_IO naming it.
  *     - Cameras and lights carry no data in rk_scene (only the node kind);
  *       occlusion textures, normal/occlusion scale, texture filters,
  *       KHR_animation_pointer and morph target TANGENT deltas are ignored.

@@ -302,6 +302,10 @@ bool rk_render(const rk_scene *scene, const rk_anim_clip *clip, double time, con
  * Thread safe for distinct paths. */
 bool rk_png_write(const char *path, const unsigned char *rgba, uint32_t width, uint32_t height, size_t stride,
 	rk_error *err);
+/* As rk_png_write, with rk_file_write options (opts->force: replace a
+ * symbolic link or special file at `path`; NULL = defaults). */
+bool rk_png_write_file(const char *path, const unsigned char *rgba, uint32_t width, uint32_t height, size_t stride,
+	const rk_file_write_opts *opts, rk_error *err);
 
 #ifdef __cplusplus
 }

@@ -333,7 +333,7 @@ struct rk_texture {
 	uint32_t index;
 	const char *name;
 	const char *filename;            /* as written in the file ("" if embedded only) */
-	const char *resolved_path;       /* existing file found relative to the input, or NULL */
+	const char *resolved_path;       /* regular file found inside the allowed folders (real path), or NULL */
 	const unsigned char *content;    /* embedded bytes (FBX Video Content, GLB bufferView, data: URI), NULL if none */
 	size_t content_size;
 	const char *mime_type;           /* "image/png", "image/jpeg" or "" when unknown */
@@ -652,6 +652,30 @@ typedef enum rk_bvh_positions {
 } rk_bvh_positions;
 
 /* Load options. Zero-initialise; every zero field means its default. */
+/* A list of strings the caller owns (folders of rk_load_opts.allow_paths). */
+typedef struct rk_string_list {
+	const char **items;
+	size_t count;
+} rk_string_list;
+
+/* One external file a reader asks for (rk_load_opts.open_file). */
+typedef struct rk_file_request {
+	const char *reference;           /* as written in the input (URI %-decoded, '\\' turned into '/') */
+	const char *path;                /* the normalised path that passed the access policy: the input's
+	                                    folder (as named by rk_load_file's path / opts.filename) joined
+	                                    with the reference, or an absolute path inside allow_paths */
+	size_t max_size;                 /* more bytes than this are refused (file_size_limit) */
+} rk_file_request;
+
+/* Serves an external file (buffer, texture) from anywhere the caller likes
+ * (memory, an object store). Returns true with *data / *size set; the bytes
+ * must stay valid until close_file (when given) is called with them, which
+ * the loader does right after copying them. false = there is no such file
+ * (the reader then treats the reference as missing). Called on the loading
+ * thread only, never after the load returns. */
+typedef bool rk_file_open_fn(void *user, const rk_file_request *request, const void **data, size_t *size);
+typedef void rk_file_close_fn(void *user, const void *data, size_t size);
+
 typedef struct rk_load_opts {
 	rk_allocator allocator;          /* zero = malloc/free */
 	size_t memory_limit;             /* bytes for scene + temporaries; 0 = 4 GiB (1.5 GiB with 32-bit size_t) */
@@ -682,6 +706,25 @@ typedef struct rk_load_opts {
 	 * as it is recorded (see rk_warning_fn). NULL = only scene->warnings. */
 	rk_warning_fn *warning;
 	void *warning_user;
+
+	/* ---- External files: the access policy (docs/security.md) ----------
+	 * Buffers and textures a file refers to are opened only inside the
+	 * input file's folder tree: a reference with ".." that leaves it, an
+	 * absolute path, a URI scheme other than data:, a %-escape that decodes
+	 * to '/' or '\\', or a symbolic link whose target lies outside is
+	 * refused with a warning naming the reference (a refused buffer reads
+	 * as zeros, a refused texture has no resolved_path). FBX textures with
+	 * absolute or foreign paths are looked up by their trailing path parts
+	 * inside the folder (see load.h, FBX IMPORTER). Only regular files are
+	 * opened (never FIFOs, devices or folders), never more than
+	 * file_size_limit bytes. */
+	rk_string_list allow_paths;      /* more folders (trees) references may resolve into; each must exist.
+	                                    Empty = only the input's folder. */
+	rk_file_open_fn *open_file;      /* NULL = the file system. Set: every external file comes from it
+	                                    (after the same path checks, without symlink resolution) and
+	                                    textures get their bytes as content at load time. */
+	rk_file_close_fn *close_file;    /* NULL = nothing to release */
+	void *file_user;                 /* passed to open_file / close_file */
 } rk_load_opts;
 
 /* Frees everything the scene owns. NULL is fine. */

@@ -96,6 +96,8 @@ typedef struct rk_vrma_write_opts {
 	rk_warning_fn *warning;       /* NULL = warnings only counted (stats.warning_count) */
 	void *warning_user;
 	rk_vrma_write_stats *stats;   /* NULL = not reported; filled on success */
+	bool force;                   /* default false: a symbolic link or special file at the output
+	                                 path is refused (rk_file_write_opts.force) */
 } rk_vrma_write_opts;
 
 /* Writes `clip` of `scene` as VRM Animation to `path` atomically

@@ -1,4 +1,4 @@
-/* src/core/core.c - allocation, arenas, errors and file I/O shared by all modules. */
+/* src/core/core.c - allocation, arenas and errors shared by all modules (file I/O: file_io.c). */
 #include "internal.h"
 
 #include <errno.h>
@@ -369,6 +369,34 @@ bool rki_strtod_dot(const unsigned char *s, size_t len, double *out)
 	return endp == buf + n;
 }
 
+static int rki_hex(int c)
+{
+	if (c >= '0' && c <= '9') return c - '0';
+	if (c >= 'a' && c <= 'f') return c - 'a' + 10;
+	if (c >= 'A' && c <= 'F') return c - 'A' + 10;
+	return -1;
+}
+
+size_t rki_percent_decode(unsigned char *dst, unsigned char *escaped, const char *s, size_t len, bool allow_nul)
+{
+	size_t n = 0;
+	for (size_t i = 0; i < len; i++) {
+		unsigned char c = (unsigned char)s[i];
+		bool esc = c == '%';
+		if (esc) {
+			if (len - i < 3) return SIZE_MAX;
+			int hi = rki_hex(s[i + 1]), lo = rki_hex(s[i + 2]);
+			if (hi < 0 || lo < 0) return SIZE_MAX;
+			c = (unsigned char)(hi * 16 + lo);
+			if (c == 0 && !allow_nul) return SIZE_MAX;
+			i += 2;
+		}
+		if (escaped) escaped[n] = esc;
+		dst[n++] = c;
+	}
+	return n;
+}
+
 const void *rki_memmem(const void *hay, size_t hay_len, const void *needle, size_t needle_len)
 {
 	const unsigned char *h = (const unsigned char *)hay, *n = (const unsigned char *)needle;
@@ -381,115 +409,4 @@ const void *rki_memmem(const void *hay, size_t hay_len, const void *needle, size
 		if (memcmp(p, n, needle_len) == 0) return p;
 	}
 	return NULL;
-}
-
-/* ---- files ------------------------------------------------------------------ */
-
-void *rki_read_file(rki_alloc *alloc, const char *path, size_t max_size, size_t *size, rk_error *err)
-{
-	*size = 0;
-	FILE *f = fopen(path, "rb");
-	if (!f) {
-		rki_error_set(err, RK_ERROR_IO, "cannot open file: %s", strerror(errno));
-		rki_error_file(err, path);
-		return NULL;
-	}
-	struct stat st;
-	if (fstat(fileno(f), &st) != 0 || !S_ISREG(st.st_mode) || st.st_size < 0) {
-		fclose(f);
-		rki_error_set(err, RK_ERROR_IO, "not a regular file");
-		rki_error_file(err, path);
-		return NULL;
-	}
-	uint64_t fsize = (uint64_t)st.st_size;
-	if ((max_size && fsize > max_size) || fsize >= SIZE_MAX) {
-		fclose(f);
-		rki_error_set(err, RK_ERROR_LIMIT, "file is %llu bytes, over the %zu byte limit",
-			(unsigned long long)fsize, max_size);
-		rki_error_file(err, path);
-		return NULL;
-	}
-	unsigned char *data = (unsigned char *)rki_malloc(alloc, (size_t)fsize + 1);
-	if (!data) {
-		fclose(f);
-		rki_error_set(err, alloc->limit_hit ? RK_ERROR_LIMIT : RK_ERROR_OUT_OF_MEMORY,
-			"cannot allocate %llu bytes for the file", (unsigned long long)fsize + 1);
-		rki_error_file(err, path);
-		return NULL;
-	}
-	size_t got = fsize ? fread(data, 1, (size_t)fsize, f) : 0;
-	fclose(f);
-	if (got != fsize) {
-		rki_free(alloc, data, (size_t)fsize + 1);
-		rki_error_set(err, RK_ERROR_IO, "short read (%zu of %llu bytes)", got, (unsigned long long)fsize);
-		rki_error_file(err, path);
-		return NULL;
-	}
-	data[fsize] = 0;
-	*size = (size_t)fsize;
-	return data;
-}
-
-bool rki_write_file_atomic(const char *path, const void *data, size_t size, rk_error *err)
-{
-	size_t plen = strlen(path);
-	char tmp[4096];
-	if (plen + 16 >= sizeof(tmp)) {
-		rki_error_set(err, RK_ERROR_OUTPUT, "output path too long");
-		rki_error_file(err, path);
-		return false;
-	}
-	/* Temporary file in the same directory so rename() stays on one filesystem. */
-	snprintf(tmp, sizeof(tmp), "%s.tmpXXXXXX", path);
-	int fd = mkstemp(tmp);
-	if (fd < 0) {
-		rki_error_set(err, RK_ERROR_OUTPUT, "cannot create temporary file: %s", strerror(errno));
-		rki_error_file(err, path);
-		return false;
-	}
-	const unsigned char *p = (const unsigned char *)data;
-	size_t left = size;
-	while (left > 0) {
-		ssize_t w = write(fd, p, left);
-		if (w < 0) {
-			if (errno == EINTR) continue;
-			int e = errno;
-			close(fd);
-			unlink(tmp);
-			rki_error_set(err, RK_ERROR_OUTPUT, "write failed: %s", strerror(e));
-			rki_error_file(err, path);
-			return false;
-		}
-		p += w;
-		left -= (size_t)w;
-	}
-	/* mkstemp creates 0600; outputs are ordinary readable files. (Reading the
-	 * umask would mean changing process state, which a library must not.) */
-	(void)fchmod(fd, 0644);
-	if (fsync(fd) != 0 && errno != EINVAL) {
-		int e = errno;
-		close(fd);
-		unlink(tmp);
-		rki_error_set(err, RK_ERROR_OUTPUT, "fsync failed: %s", strerror(e));
-		rki_error_file(err, path);
-		return false;
-	}
-	if (close(fd) != 0 || rename(tmp, path) != 0) {
-		int e = errno;
-		unlink(tmp);
-		rki_error_set(err, RK_ERROR_OUTPUT, "cannot replace output: %s", strerror(e));
-		rki_error_file(err, path);
-		return false;
-	}
-	return true;
-}
-
-bool rk_file_write_atomic(const char *path, const void *data, size_t size, rk_error *err)
-{
-	if (!path || (!data && size)) {
-		rki_error_set(err, RK_ERROR_INVALID_ARGUMENT, "rk_file_write_atomic: NULL path or data");
-		return false;
-	}
-	rki_error_clear(err);
-	return rki_write_file_atomic(path, data, size, err);
 }

@@ -128,6 +128,12 @@ void rki_error_at_path(rk_error *err, uint32_t kind, const char *path);
 /* Bounded strncpy that always NUL-terminates. */
 void rki_strlcpy(char *dst, const char *src, size_t cap);
 
+/* Percent-decodes s[0..len) into dst (capacity >= len); escaped (NULL or
+ * capacity >= len) gets 1 for each output byte that came from a %XX escape.
+ * Returns the decoded length or SIZE_MAX on a bad escape; NUL bytes are
+ * refused when !allow_nul. */
+size_t rki_percent_decode(unsigned char *dst, unsigned char *escaped, const char *s, size_t len, bool allow_nul);
+
 /* First occurrence of needle in hay (like GNU memmem), NULL if absent. */
 const void *rki_memmem(const void *hay, size_t hay_len, const void *needle, size_t needle_len);
 
@@ -140,15 +146,32 @@ const void *rki_memmem(const void *hay, size_t hay_len, const void *needle, size
  * syntax they accept first (strtod also takes "inf", hex, ...). */
 bool rki_strtod_dot(const unsigned char *s, size_t len, double *out);
 
-/* ---- files ------------------------------------------------------------------ */
+/* ---- files (file_io.c) ------------------------------------------------------ */
 
-/* Reads a whole file into memory from `alloc` (free with rki_free(alloc, p, *size + 1)).
- * The buffer has one extra NUL byte after the data. max_size 0 = unlimited. */
+/* "a FIFO", "a character device", "a folder" ... for a struct stat st_mode. */
+const char *rki_file_kind(unsigned mode);
+
+/* Opens `path` for reading only when it is a regular file: stat() first (a
+ * FIFO or device is never opened), then open(O_NONBLOCK) and fstat() again.
+ * Returns the descriptor with *size = its length, or -1: errno set, and
+ * *kind = rki_file_kind() when the path exists but is not a regular file. */
+int rki_open_regular(const char *path, uint64_t *size, const char **kind);
+/* Reads exactly `size` bytes (retrying short reads); false on error or EOF first. */
+bool rki_read_fd(int fd, void *dst, size_t size, size_t *got);
+
+/* Reads a whole regular file into memory from `alloc` (free with
+ * rki_free(alloc, p, *size + 1)). The buffer has one extra NUL byte after the
+ * data. max_size 0 = unlimited. FIFOs, devices and folders are RK_ERROR_IO
+ * naming what they are, without blocking or reading them. */
 void *rki_read_file(rki_alloc *alloc, const char *path, size_t max_size, size_t *size, rk_error *err);
 
-/* Writes `size` bytes to `path` atomically: a temporary file in the same
- * folder, fsync'd, then renamed over `path`. On failure nothing is left
- * behind and err is RK_ERROR_OUTPUT. */
+/* Writes `size` bytes to `path` atomically (see file_io.c: O_TMPFILE +
+ * linkat, else a short-named temporary file + rename). On failure nothing is
+ * left behind and err is RK_ERROR_OUTPUT. A symbolic link, FIFO, device or
+ * socket at `path` is refused unless `force` (then it is replaced, never
+ * followed or written into); a folder always. */
+bool rki_write_file(const char *path, const void *data, size_t size, bool force, rk_error *err);
+/* rki_write_file without force. */
 bool rki_write_file_atomic(const char *path, const void *data, size_t size, rk_error *err);
 
 #endif

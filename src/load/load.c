@@ -4,6 +4,7 @@
 #include "formats/bvh/bvh.h"
 #include "formats/fbx/fbx.h"
 #include "formats/gltf/gltf.h"
+#include "load/load_files.h"
 #include "rigkit/load.h"
 
 #include <string.h>
@@ -11,7 +12,9 @@
 typedef struct rki_reader {
 	rk_file_format format;   /* what a match reports (GLB refines GLTF) */
 	bool (*probe)(const void *data, size_t size, bool *refined);
-	rk_scene *(*load)(const void *data, size_t size, const rk_load_opts *opts, const char *filename, rk_error *err);
+	/* files: the access policy for external files (load_files.h), never NULL */
+	rk_scene *(*load)(const void *data, size_t size, const rk_load_opts *opts, const char *filename,
+		const rki_file_access *files, rk_error *err);
 } rki_reader;
 
 static bool rki_probe_fbx(const void *data, size_t size, bool *refined)
@@ -50,7 +53,7 @@ rk_file_format rk_format_detect(const void *data, size_t size)
 }
 
 static rk_scene *rki_load_dispatch(const void *data, size_t size, const rk_load_opts *opts, const char *filename,
-	rk_error *err)
+	rki_alloc *alloc, rk_error *err)
 {
 	rk_file_format f;
 	const rki_reader *r = rki_reader_for(data, size, &f);
@@ -61,7 +64,16 @@ static rk_scene *rki_load_dispatch(const void *data, size_t size, const rk_load_
 		rki_error_file(err, filename);
 		return NULL;
 	}
-	return r->load(data, size, opts, filename, err);
+	rk_load_opts resolved;
+	rki_load_opts_resolve(&resolved, opts);
+	rki_files files;
+	if (!rki_files_init(&files, alloc, &resolved, filename, err)) {
+		rki_error_file(err, filename);
+		return NULL;
+	}
+	rk_scene *s = r->load(data, size, opts, filename, &files.access, err);
+	rki_files_free(&files);
+	return s;
 }
 
 rk_scene *rk_load_memory(const void *data, size_t size, const rk_load_opts *opts, rk_error *err)
@@ -72,7 +84,11 @@ rk_scene *rk_load_memory(const void *data, size_t size, const rk_load_opts *opts
 		rki_error_set(err, RK_ERROR_INVALID_ARGUMENT, "rk_load_memory: NULL data");
 		return NULL;
 	}
-	return rki_load_dispatch(data ? data : "", size, opts, fn, err);
+	rk_load_opts o;
+	rki_load_opts_resolve(&o, opts);
+	rki_alloc a;
+	rki_alloc_init(&a, &o.allocator, 0, 0);
+	return rki_load_dispatch(data ? data : "", size, opts, fn, &a, err);
 }
 
 rk_scene *rk_load_file(const char *path, const rk_load_opts *opts, rk_error *err)
@@ -91,7 +107,7 @@ rk_scene *rk_load_file(const char *path, const rk_load_opts *opts, rk_error *err
 	if (!data) return NULL;
 	rk_load_opts o2 = opts ? *opts : (rk_load_opts){ 0 };
 	o2.filename = path;
-	rk_scene *s = rki_load_dispatch(data, size, &o2, path, err);
+	rk_scene *s = rki_load_dispatch(data, size, &o2, path, &a, err);
 	rki_free(&a, data, size + 1);
 	return s;
 }

@@ -1,6 +1,6 @@
 /* src/render/render_png.c - rk_png_write (rigkit/render.h): RGBA8 -> PNG
  * bytes in memory (rki_png_encode, src/core/png_write.c), then
- * rk_file_write_atomic. Equal pixels give equal bytes. */
+ * rk_file_write. Equal pixels give equal bytes. */
 #include "core/internal.h"
 #include "core/png.h"
 #include "rigkit/render.h"
@@ -10,6 +10,12 @@
 
 bool rk_png_write(const char *path, const unsigned char *rgba, uint32_t width, uint32_t height, size_t stride,
 	rk_error *err)
+{
+	return rk_png_write_file(path, rgba, width, height, stride, NULL, err);
+}
+
+bool rk_png_write_file(const char *path, const unsigned char *rgba, uint32_t width, uint32_t height, size_t stride,
+	const rk_file_write_opts *opts, rk_error *err)
 {
 	rki_error_clear(err);
 	if (!path || !rgba) {
@@ -38,7 +44,7 @@ bool rk_png_write(const char *path, const unsigned char *rgba, uint32_t width, u
 		}
 		return false;
 	}
-	bool written = rk_file_write_atomic(path, png, png_size, err);
+	bool written = rk_file_write(path, png, png_size, opts, err);
 	free(png);
 	return written;
 }

@@ -70,6 +70,16 @@ void rki_scene_oom(rki_scene_ctx *ctx)
 	rki_error_file(ctx->err, file);
 }
 
+rki_file_status rki_scene_open_file(rki_scene_ctx *sc, const rki_file_ask *ask, rki_file_result *out)
+{
+	if (sc->files) return sc->files->open(sc->files, ask, out, sc->err);
+	memset(out, 0, sizeof(*out));
+	out->reference = "";
+	out->status = RKI_FILE_MISSING;
+	snprintf(out->why, sizeof(out->why), "external files are not available to this reader");
+	return out->status;
+}
+
 void rki_scene_warn(rki_scene_ctx *ctx, uint64_t byte_offset, const char *path, const char *fmt, ...)
 {
 	char msg[RK_ERROR_TEXT_MAX];

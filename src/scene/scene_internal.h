@@ -21,6 +21,43 @@ typedef struct rki_warning_node {
 	rk_warning warning;
 } rki_warning_node;
 
+/* ---- external files ------------------------------------------------------
+ * Readers open nothing themselves: every buffer or texture a file refers to
+ * goes through the access policy that src/load builds from rk_load_opts
+ * (load_files.c) and hands to the reader (rki_scene_ctx.files). */
+typedef enum rki_file_status {
+	RKI_FILE_OK,        /* found (and read when asked) */
+	RKI_FILE_MISSING,   /* no such file, or no folder to resolve a relative reference against */
+	RKI_FILE_REFUSED,   /* outside the allowed folders, an absolute path, a URI scheme, an encoded separator */
+	RKI_FILE_SPECIAL,   /* exists but is a FIFO, device, folder or socket: not opened */
+	RKI_FILE_FAILED     /* read error, over file_size_limit, out of memory, a malformed URI: err is set */
+} rki_file_status;
+
+typedef struct rki_file_ask {
+	const char *refs[2];     /* the references as written, tried in order (NULL / "" skipped) */
+	size_t ref_lens[2];      /* their lengths (not NUL-terminated: JSON strings) */
+	bool uri;                /* refs are URIs (glTF): scheme check and %-decoding first */
+	bool by_name;            /* FBX textures: when no reference resolves as written, look up its
+	                            trailing path parts (at most 4, file name last) inside the input's folder */
+	bool read;               /* read the bytes (always done with an rk_load_opts.open_file callback) */
+	rki_arena *arena;        /* where path, reference and data go */
+} rki_file_ask;
+
+typedef struct rki_file_result {
+	rki_file_status status;
+	const char *reference;   /* refs[0] as decoded (URI) with '\\' as '/', in the arena ("" if none) */
+	const char *path;        /* OK with the file system: the real path opened (arena); else NULL */
+	const unsigned char *data; /* OK and read: the bytes (arena, plus a NUL), else NULL */
+	size_t size;
+	char why[RK_ERROR_TEXT_MAX]; /* not OK: what was refused and why, naming the reference */
+} rki_file_result;
+
+typedef struct rki_file_access rki_file_access;
+struct rki_file_access {
+	void *impl;
+	rki_file_status (*open)(const rki_file_access *fa, const rki_file_ask *ask, rki_file_result *out, rk_error *err);
+};
+
 typedef struct rki_scene_ctx {
 	rk_scene *scene;
 	rki_alloc *alloc;        /* limits and accounting, shared by both arenas */
@@ -30,7 +67,11 @@ typedef struct rki_scene_ctx {
 	rki_warning_node *warnings, *warnings_tail;
 	size_t warning_count;
 	rk_error *err;
+	const rki_file_access *files; /* external files (set by the reader from its caller); NULL = none */
 } rki_scene_ctx;
+
+/* Runs sc->files->open; with no access policy every reference is MISSING. */
+rki_file_status rki_scene_open_file(rki_scene_ctx *sc, const rki_file_ask *ask, rki_file_result *out);
 
 /* Resolves option defaults (see rk_load_opts). */
 void rki_load_opts_resolve(rk_load_opts *out, const rk_load_opts *in);

@@ -32,6 +32,7 @@ typedef struct cli_ctx {
 	bool quiet;                   /* -q: no stderr output except errors */
 	bool verbose;                 /* -v: more detail on stderr */
 	bool help;                    /* --help (handled by main) */
+	bool force;                   /* --force: replace a symbolic link or special file at an output path */
 	bool stdin_read;              /* "-" was read already */
 	bool document_written;        /* a JSON document went to stdout */
 	bool failed;                  /* `error` holds the first error reported */
@@ -101,9 +102,10 @@ int cli_write_gltf(cli_ctx *ctx, const rk_scene *s, const char *path, int format
 /* Writes s to path (a file, not "-") in `format` (a cli_output_formats
  * value) without printing: the writer dispatch of commands that write from
  * worker threads (batch). A new output format gets its case here. false
- * with err set (RK_ERROR_OUTPUT: the file could not be written). Safe from
+ * with err set (RK_ERROR_OUTPUT: the file could not be written); force as
+ * --force. Safe from
  * several threads for distinct paths. */
-bool cli_write_scene(const rk_scene *s, const char *path, int format, rk_error *err);
+bool cli_write_scene(const rk_scene *s, const char *path, int format, bool force, rk_error *err);
 /* As cli_write_gltf, OBJ. */
 int cli_write_obj(cli_ctx *ctx, const rk_scene *s, const char *path, const rk_obj_write_opts *o);
 /* VRM Animation (rigkit/vrma.h) of `clip` (NULL = the first with tracks)

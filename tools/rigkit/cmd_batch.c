@@ -1161,7 +1161,7 @@ static void cli_batch_run_job(cli_batch *b, size_t j)
 		if (b->manifest && dir[0] && !cli_batch_make_dir(dir)) {
 			cli_batch_fail_text(&job->failures, spec->output, "write", CLI_EXIT_OUTPUT,
 				cli_batch_format("%s: cannot create the folder %s (%s)", spec->output, dir, strerror(errno)));
-		} else if (cli_write_scene(s, spec->output, job->format, &err)) {
+		} else if (cli_write_scene(s, spec->output, job->format, b->ctx->force, &err)) {
 			job->written = true;
 			if (b->resume && job->has_digest) cli_batch_write_sidecar(b, job);
 		} else {

@@ -360,7 +360,8 @@ int cli_cmd_render(cli_ctx *ctx, int argc, char **argv)
 			}
 		}
 	}
-	if (rc == CLI_EXIT_OK && !rk_png_write(out, px, w * (uint32_t)count, h * (uint32_t)nrows, stride, &err)) {
+	if (rc == CLI_EXIT_OK &&
+		!rk_png_write_file(out, px, w * (uint32_t)count, h * (uint32_t)nrows, stride, &(rk_file_write_opts){ .force = ctx->force }, &err)) {
 		cli_print_error(ctx, &err);
 		rc = err.code == RK_ERROR_OUTPUT ? CLI_EXIT_OUTPUT : CLI_EXIT_INPUT;
 	}

@@ -81,6 +81,7 @@ static int cli_demo_write(cli_ctx *ctx, const char *dir, const char *file, rk_de
 	rk_gltf_write_stats stats = { 0 };
 	rk_gltf_write_opts wo = { 0 };
 	wo.stats = &stats;
+	wo.force = ctx->force;
 	bool ok = rk_glb_write(scene, f->path, &wo, &err);
 	for (size_t i = 0; i < scene->nodes.count; i++) f->joints += scene->nodes.data[i].kind == RK_NODE_JOINT;
 	f->vertices = stats.vertex_count;

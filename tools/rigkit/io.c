@@ -147,6 +147,7 @@ int cli_write_gltf(cli_ctx *ctx, const rk_scene *s, const char *path, int format
 		o->warning = cli_writer_warning;
 		o->warning_user = ctx;
 	}
+	o->force = o->force || ctx->force;
 	if (!cli_is_stdio(path)) {
 		if (!rk_gltf_write(s, path, o, &err)) {
 			cli_print_error(ctx, &err);
@@ -165,7 +166,7 @@ int cli_write_gltf(cli_ctx *ctx, const rk_scene *s, const char *path, int format
 	return rc;
 }
 
-bool cli_write_scene(const rk_scene *s, const char *path, int format, rk_error *err)
+bool cli_write_scene(const rk_scene *s, const char *path, int format, bool force, rk_error *err)
 {
 	switch (format) {
 	case CLI_FORMAT_GLB:
@@ -173,14 +174,15 @@ bool cli_write_scene(const rk_scene *s, const char *path, int format, rk_error *
 		rk_gltf_write_opts o;
 		memset(&o, 0, sizeof(o));
 		o.container = format == CLI_FORMAT_GLTF ? RK_GLTF_CONTAINER_JSON : RK_GLTF_CONTAINER_GLB;
+		o.force = force;
 		return rk_gltf_write(s, path, &o, err);
 	}
 	case CLI_FORMAT_OBJ:
-		return rk_obj_write(s, path, NULL, err);
+		return rk_obj_write(s, path, &(rk_obj_write_opts){ .force = force }, err);
 	case CLI_FORMAT_BVH:
-		return rk_bvh_write(s, path, NULL, err);
+		return rk_bvh_write(s, path, &(rk_bvh_write_opts){ .force = force }, err);
 	case CLI_FORMAT_VRMA:
-		return rk_vrma_write(s, path, NULL, err);
+		return rk_vrma_write(s, path, &(rk_vrma_write_opts){ .force = force }, err);
 	default:
 		memset(err, 0, sizeof(*err));
 		err->code = RK_ERROR_UNSUPPORTED;
@@ -217,7 +219,6 @@ static int cli_write_text(cli_ctx *ctx, const rk_scene *s, const char *path, con
 	return rc;
 }
 
-
 int cli_write_vrma(cli_ctx *ctx, const rk_scene *s, const char *path, const rk_humanoid *h, const rk_anim_clip *clip,
 	double fps)
 {
@@ -230,6 +231,7 @@ int cli_write_vrma(cli_ctx *ctx, const rk_scene *s, const char *path, const rk_h
 	o.fps = fps;
 	o.warning = cli_writer_warning;
 	o.warning_user = ctx;
+	o.force = ctx->force;
 	if (!h) rk_humanoid_check_declared(s, cli_writer_warning, ctx);
 	if (!cli_is_stdio(path)) {
 		if (!rk_vrma_write(s, path, &o, &err)) {
@@ -263,7 +265,11 @@ static bool cli_obj_memory(const rk_scene *s, const void *o, char **text, size_t
 
 int cli_write_obj(cli_ctx *ctx, const rk_scene *s, const char *path, const rk_obj_write_opts *o)
 {
-	return cli_write_text(ctx, s, path, o, cli_obj_file, cli_obj_memory, rk_obj_memory_free);
+	rk_obj_write_opts fo;
+	if (o) fo = *o;
+	else memset(&fo, 0, sizeof(fo));
+	fo.force = fo.force || ctx->force;
+	return cli_write_text(ctx, s, path, &fo, cli_obj_file, cli_obj_memory, rk_obj_memory_free);
 }
 
 static bool cli_bvh_file(const rk_scene *s, const char *path, const void *o, rk_error *err)
@@ -282,5 +288,6 @@ int cli_write_bvh(cli_ctx *ctx, const rk_scene *s, const char *path, rk_bvh_writ
 		o->warning = cli_writer_warning;
 		o->warning_user = ctx;
 	}
+	o->force = o->force || ctx->force;
 	return cli_write_text(ctx, s, path, o, cli_bvh_file, cli_bvh_memory, rk_bvh_memory_free);
 }

@@ -16,6 +16,8 @@ static const cli_opt cli_common_rows[] = {
 		.help = "more detail on stderr (files loaded, sizes, times)" },
 	{ .name = "--help", .alias = "-h", .kind = CLI_OPT_FLAG, .offset = offsetof(cli_ctx, help),
 		.help = "this text" },
+	{ .name = "--force", .kind = CLI_OPT_FLAG, .offset = offsetof(cli_ctx, force),
+		.help = "commands that write: replace a symbolic link, FIFO or\ndevice at an output path (default: refused)" },
 };
 static const cli_opt_table cli_common_table = CLI_TABLE("common options", cli_common_rows);
 
@@ -46,6 +48,10 @@ static const cli_opt cli_load_rows[] = {
 	{ .name = "--bvh-positions", .kind = CLI_OPT_ENUM, .offset = offsetof(rk_load_opts, bvh_positions),
 		.names = cli_bvh_position_names, .metavar = "MODE",
 		.help = "BVH position channels: auto (default), offset (added to\nthe OFFSET, as three.js) or absolute (as Blender)" },
+	{ .name = "--allow-path", .kind = CLI_OPT_LIST, .offset = offsetof(rk_load_opts, allow_paths), .item = CLI_OPT_STRING,
+		.metavar = "DIR",
+		.help = "also read buffers and textures an input refers to from\nthe folder tree DIR (repeatable; default: only the\n"
+			"input's own folder; docs/security.md)" },
 };
 const cli_opt_table cli_load_table = CLI_TABLE("load options", cli_load_rows);
 

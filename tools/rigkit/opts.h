@@ -14,7 +14,7 @@
  * target is the command's cli_ctx; those are found before anything else is
  * checked, so even a usage error honours --json.
  *
- * Shared tables: cli_load_table (--axes, --unit-meters into rk_load_opts)
+ * Shared tables: cli_load_table (--axes, --unit-meters, --allow-path into rk_load_opts)
  * for every command that loads scenes, cli_retarget_table (--clip, --fps,
  * --root, --skip-fingers, --foot-ik into cli_retarget_args) for `retarget`
  * and `batch`.
@@ -52,11 +52,9 @@ typedef struct cli_enum_name {
 	int value;
 } cli_enum_name;
 
-/* A list of values (argv strings, not copied). */
-typedef struct cli_list {
-	const char **items;
-	size_t count;
-} cli_list;
+/* A list of values (argv strings, not copied): the library's string list, so
+ * a list row can fill rk_load_opts.allow_paths directly. */
+typedef rk_string_list cli_list;
 
 typedef struct cli_size {
 	long width, height;

@@ -541,7 +541,8 @@ bool rk_bvh_write(const rk_scene *scene, const char *path, const rk_bvh_write_op
 	char *text = NULL;
 	size_t size = 0;
 	if (!rk_bvh_write_memory(scene, opts, &text, &size, err)) return false;
-	bool ok = rk_file_write_atomic(path, text, size, err);
+	rk_file_write_opts fo = { .force = opts && opts->force };
+	bool ok = rk_file_write(path, text, size, &fo, err);
 	rk_bvh_memory_free(text);
 	return ok;
 }

@@ -640,7 +640,8 @@ static bool rki_gw_write_file(const rk_scene *scene, const char *path, const rk_
 		rki_error_file(err, path);
 		return false;
 	}
-	bool ok = rk_file_write_atomic(path, data, size, err);
+	rk_file_write_opts fo = { .force = opts && opts->force };
+	bool ok = rk_file_write(path, data, size, &fo, err);
 	rk_gltf_memory_free(data);
 	return ok;
 }

@@ -215,7 +215,8 @@ bool rk_obj_write(const rk_scene *scene, const char *path, const rk_obj_write_op
 		return false;
 	}
 	if (!rk_obj_write_memory(scene, opts, &text, &size, err)) return false;
-	bool ok = rk_file_write_atomic(path, text, size, err);
+	rk_file_write_opts fo = { .force = opts && opts->force };
+	bool ok = rk_file_write(path, text, size, &fo, err);
 	free(text);
 	return ok;
 }

@@ -627,7 +627,8 @@ bool rk_vrma_write(const rk_scene *scene, const char *path, const rk_vrma_write_
 	void *data = NULL;
 	size_t size = 0;
 	if (!rk_vrma_write_memory(scene, opts, &data, &size, err)) return false;
-	bool ok = rk_file_write_atomic(path, data, size, err);
+	rk_file_write_opts fo = { .force = opts && opts->force };
+	bool ok = rk_file_write(path, data, size, &fo, err);
 	rk_vrma_memory_free(data);
 	return ok;
 }

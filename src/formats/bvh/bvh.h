@@ -12,7 +12,8 @@ bool rki_bvh_probe(const void *data, size_t size, bool *refined);
 
 /* Reads a BVH file: one node per ROOT / JOINT / End Site, one clip from
  * MOTION. NULL with err (file, line, byte offset, what was expected) on
- * failure. */
-rk_scene *rki_bvh_load(const void *data, size_t size, const rk_load_opts *opts, const char *filename, rk_error *err);
+ * failure. BVH refers to no other file: `files` is not used. */
+rk_scene *rki_bvh_load(const void *data, size_t size, const rk_load_opts *opts, const char *filename,
+	const rki_file_access *files, rk_error *err);
 
 #endif

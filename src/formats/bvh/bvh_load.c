@@ -650,8 +650,10 @@ bool rki_bvh_probe(const void *data, size_t size, bool *refined)
 	return rki_bvh_is(rki_bvh_next(&lx), "HIERARCHY");
 }
 
-rk_scene *rki_bvh_load(const void *data, size_t size, const rk_load_opts *opts, const char *filename, rk_error *err)
+rk_scene *rki_bvh_load(const void *data, size_t size, const rk_load_opts *opts, const char *filename,
+	const rki_file_access *files, rk_error *err)
 {
+	(void)files;
 	rk_error local;
 	if (!err) err = &local;
 	rki_error_clear(err);

@@ -11,6 +11,7 @@ bool rki_fbx_probe(const void *data, size_t size);
 
 /* Reads binary (3000-7700) or ASCII FBX. NULL with err (file, byte offset,
  * node path) on failure. `opts` is not resolved yet (zero = default). */
-rk_scene *rki_fbx_load(const void *data, size_t size, const rk_load_opts *opts, const char *filename, rk_error *err);
+rk_scene *rki_fbx_load(const void *data, size_t size, const rk_load_opts *opts, const char *filename,
+	const rki_file_access *files, rk_error *err);
 
 #endif

@@ -261,10 +261,12 @@ static const char *const rki_fbx_mesh_arrays[] = {
 	"Materials", "Indexes", "Weights", "BlendWeights", "FullWeights", "Transform", "TransformLink"
 };
 
-rk_scene *rki_fbx_load(const void *data, size_t size, const rk_load_opts *opts, const char *filename, rk_error *err)
+rk_scene *rki_fbx_load(const void *data, size_t size, const rk_load_opts *opts, const char *filename,
+	const rki_file_access *files, rk_error *err)
 {
 	rki_scene_ctx sc;
 	if (!rki_scene_begin(&sc, opts, filename, err)) return NULL;
+	sc.files = files;
 	rki_fbx_ctx ctx;
 	memset(&ctx, 0, sizeof(ctx));
 	ctx.sc = &sc;

@@ -12,40 +12,30 @@
 
 /* ---- materials and textures ------------------------------------------------------------ */
 
-static const char *rki_fbx_texture_path(rki_fbx_ctx *ctx, const char *rel, const char *abs)
+/* Finds the texture's file through the access policy (src/load/load_files.h):
+ * RelativeFilename, then FileName, inside the input's folder tree; then their
+ * trailing path parts (the file name last) inside the input's folder, which
+ * is how absolute and foreign-OS paths ("B:\\Users\\...\\wood.jpg") of real
+ * files are found. A reference leaving the folder, or naming a FIFO or
+ * device, is a warning naming it. With rk_load_opts.open_file the bytes
+ * come from the callback and become the texture's content. */
+static bool rki_fbx_texture_file(rki_fbx_ctx *ctx, rki_fbx_object *o, rk_texture *t, const char *rel, const char *abs)
 {
-	/* Try the path relative to the FBX file, then as written. */
-	const char *cands[2] = { rel, abs };
-	const char *fn = ctx->filename ? ctx->filename : "";
-	const char *slash = strrchr(fn, '/');
-	size_t dir_len = slash ? (size_t)(slash - fn + 1) : 0;
-	for (int i = 0; i < 2; i++) {
-		const char *c = cands[i];
-		if (!c || !c[0]) continue;
-		char buf[4096];
-		char norm[2048];
-		rki_strlcpy(norm, c, sizeof(norm));
-		for (char *p = norm; *p; p++)
-			if (*p == '\\') *p = '/';
-		if (norm[0] == '/' || (norm[0] && norm[1] == ':')) snprintf(buf, sizeof(buf), "%s", norm);
-		else snprintf(buf, sizeof(buf), "%.*s%s", (int)dir_len, fn, norm);
-		FILE *f = fopen(buf, "rb");
-		if (f) {
-			fclose(f);
-			return rki_arena_strndup(ctx->sc->arena, buf, strlen(buf));
+	rki_file_ask ask = { .refs = { rel, abs }, .ref_lens = { strlen(rel), strlen(abs) }, .by_name = true,
+		.arena = ctx->sc->arena };
+	rki_file_result res;
+	rki_file_status st = rki_scene_open_file(ctx->sc, &ask, &res);
+	if (st == RKI_FILE_FAILED) return false;
+	if (st == RKI_FILE_OK) {
+		t->resolved_path = res.path;
+		if (res.data && !t->content && !ctx->sc->opts.no_embedded_content) {
+			t->content = res.data;
+			t->content_size = res.size;
 		}
-		/* also just the base name beside the file */
-		const char *base = strrchr(norm, '/');
-		if (base) {
-			snprintf(buf, sizeof(buf), "%.*s%s", (int)dir_len, fn, base + 1);
-			f = fopen(buf, "rb");
-			if (f) {
-				fclose(f);
-				return rki_arena_strndup(ctx->sc->arena, buf, strlen(buf));
-			}
-		}
+	} else if (st != RKI_FILE_MISSING) {
+		rki_fbx_warn(ctx, o->node, "texture \"%.60s\": %s", t->name ? t->name : "", res.why);
 	}
-	return NULL;
+	return true;
 }
 
 static const char *rki_mime_of(const unsigned char *p, size_t n)
@@ -91,8 +81,8 @@ bool rki_fbx_build_texture(rki_fbx_ctx *ctx, rki_fbx_object *o, rk_texture *t)
 		}
 		break;
 	}
+	if (!rki_fbx_texture_file(ctx, o, t, rel, fn)) return false;
 	if (t->content) t->mime_type = rki_mime_of(t->content, t->content_size);
-	t->resolved_path = rki_fbx_texture_path(ctx, rel, fn);
 	if (!t->mime_type[0] && t->filename[0]) {
 		const char *dot = strrchr(t->filename, '.');
 		if (dot && (!strcmp(dot, ".png") || !strcmp(dot, ".PNG"))) t->mime_type = "image/png";

@@ -11,6 +11,7 @@ bool rki_gltf_probe(const void *data, size_t size, bool *is_glb);
 
 /* Reads glTF JSON (data: URIs only; see rk_load_opts for external files) or
  * GLB. NULL with err (file, byte offset, JSON pointer) on failure. */
-rk_scene *rki_gltf_load(const void *data, size_t size, const rk_load_opts *opts, const char *filename, rk_error *err);
+rk_scene *rki_gltf_load(const void *data, size_t size, const rk_load_opts *opts, const char *filename,
+	const rki_file_access *files, rk_error *err);
 
 #endif

@@ -78,34 +78,6 @@ bool rki_gltf_is_data_uri(const char *uri, size_t len)
 	return len >= 5 && memcmp(uri, "data:", 5) == 0;
 }
 
-static int rki_hex(int c)
-{
-	if (c >= '0' && c <= '9') return c - '0';
-	if (c >= 'a' && c <= 'f') return c - 'a' + 10;
-	if (c >= 'A' && c <= 'F') return c - 'A' + 10;
-	return -1;
-}
-
-/* Percent-decodes s[0..len) into dst (capacity >= len). Returns the decoded
- * length or SIZE_MAX on a bad escape. NUL bytes are refused when !allow_nul. */
-static size_t rki_percent_decode(unsigned char *dst, const char *s, size_t len, bool allow_nul)
-{
-	size_t n = 0;
-	for (size_t i = 0; i < len; i++) {
-		unsigned char c = (unsigned char)s[i];
-		if (c == '%') {
-			if (len - i < 3) return SIZE_MAX;
-			int hi = rki_hex(s[i + 1]), lo = rki_hex(s[i + 2]);
-			if (hi < 0 || lo < 0) return SIZE_MAX;
-			c = (unsigned char)(hi * 16 + lo);
-			if (c == 0 && !allow_nul) return SIZE_MAX;
-			i += 2;
-		}
-		dst[n++] = c;
-	}
-	return n;
-}
-
 static int rki_base64_value(unsigned char c)
 {
 	if (c >= 'A' && c <= 'Z') return c - 'A';
@@ -138,7 +110,7 @@ bool rki_gltf_decode_data_uri(rki_gltf *g, rki_arena *ar, const char *uri, size_
 	if (!base64) {
 		unsigned char *dst = (unsigned char *)rki_arena_alloc_uninit(ar, len + 1);
 		if (!dst) return rki_gltf_oom(g);
-		size_t n = rki_percent_decode(dst, body, len, true);
+		size_t n = rki_percent_decode(dst, NULL, body, len, true);
 		if (n == SIZE_MAX) return rki_gltf_fail(g, RK_ERROR_CORRUPT, path, "data: URI has a bad %%-escape (expected %%XX with hex digits)");
 		*out = dst;
 		*size = n;
@@ -172,41 +144,16 @@ bool rki_gltf_decode_data_uri(rki_gltf *g, rki_arena *ar, const char *uri, size_
 	return true;
 }
 
-bool rki_gltf_uri_path(rki_gltf *g, const char *uri, size_t len, const rki_gltf_loc *path, char **out, char **decoded)
+bool rki_gltf_open_uri(rki_gltf *g, const rki_json *uri, const rki_gltf_loc *path, bool read, rki_arena *arena,
+	rki_file_result *res)
 {
-	*out = NULL;
-	if (decoded) *decoded = NULL;
-	if (len == 0) return rki_gltf_fail(g, RK_ERROR_CORRUPT, path, "empty URI");
-	if (memchr(uri, 0, len)) return rki_gltf_fail(g, RK_ERROR_CORRUPT, path, "URI contains a NUL character");
-	/* scheme ":" before any '/', '?' or '#' (RFC 3986) */
-	for (size_t i = 0; i < len && uri[i] != '/' && uri[i] != '?' && uri[i] != '#'; i++) {
-		if (uri[i] == ':') {
-			return rki_gltf_fail(g, RK_ERROR_UNSUPPORTED, path,
-				"URI scheme \"%.*s:\" is not supported (expected a data: URI or a path relative to the glTF file)",
-				(int)(i < 32 ? i : 32), uri);
-		}
-	}
-	if (uri[0] == '/' || uri[0] == '\\')
-		return rki_gltf_fail(g, RK_ERROR_UNSUPPORTED, path, "absolute path URIs are not supported (expected a path relative to the glTF file)");
-	unsigned char *dec = (unsigned char *)rki_arena_alloc(&g->sc.tmp, len + 1);
-	if (!dec) return rki_gltf_oom(g);
-	size_t n = rki_percent_decode(dec, uri, len, false);
-	if (n == SIZE_MAX || n == 0)
-		return rki_gltf_fail(g, RK_ERROR_CORRUPT, path, "bad %%-escape in URI (expected %%XX with hex digits, not %%00)");
-	dec[n] = '\0';
-	if (decoded) *decoded = (char *)dec;
-	if (!g->filename[0]) return true;
-	const char *slash = strrchr(g->filename, '/');
-	size_t dir_len = slash ? (size_t)(slash - g->filename) + 1 : 0;
-	size_t total;
-	if (!rki_add_size(dir_len, n, &total) || !rki_add_size(total, 1, &total)) return rki_gltf_oom(g);
-	char *full = (char *)rki_arena_alloc(&g->sc.tmp, total);
-	if (!full) return rki_gltf_oom(g);
-	memcpy(full, g->filename, dir_len);
-	memcpy(full + dir_len, dec, n);
-	full[dir_len + n] = '\0';
-	*out = full;
-	return true;
+	rki_file_ask ask = { .refs = { uri->u.text }, .ref_lens = { uri->len }, .uri = true, .read = read, .arena = arena };
+	if (rki_scene_open_file(&g->sc, &ask, res) != RKI_FILE_FAILED) return true;
+	/* the policy named the file; add where it is referenced */
+	char p[RKI_GLTF_PATH_MAX];
+	rki_gltf_loc_format(p, sizeof(p), path);
+	rki_error_at_path(g->err, RK_LOCATION_JSON, p);
+	return false;
 }
 
 /* ---- buffers and bufferViews ----------------------------------------------------- */
@@ -225,27 +172,18 @@ static bool rki_gltf_load_buffer(rki_gltf *g, size_t i)
 		if (!rki_gltf_decode_data_uri(g, &g->sc.tmp, uri->u.text, uri->len, upath, &data, &have, NULL)) return false;
 		b->data = data;
 	} else if (uri) {
-		char *file, *decoded;
-		if (!rki_gltf_uri_path(g, uri->u.text, uri->len, upath, &file, &decoded)) return false;
-		if (!file)
-			return rki_gltf_fail(g, RK_ERROR_IO, upath,
-				"buffer refers to the external file \"%.80s\", but the glTF was loaded from memory without rk_load_opts.filename to resolve it against",
-				decoded);
-		rki_gltf_file *f = (rki_gltf_file *)rki_arena_alloc(&g->sc.tmp, sizeof(*f));
-		if (!f) return rki_gltf_oom(g);
-		void *data = rki_read_file(g->sc.alloc, file, g->sc.opts.file_size_limit, &have, g->err);
-		if (!data) {
-			/* rki_read_file named the external file; add where it is referenced. */
-			char path[RKI_GLTF_PATH_MAX];
-			rki_gltf_loc_format(path, sizeof(path), upath);
-			rki_error_at_path(g->err, RK_LOCATION_JSON, path);
-			return false;
+		rki_file_result res;
+		if (!rki_gltf_open_uri(g, uri, upath, true, &g->sc.tmp, &res)) return false;
+		if (res.status == RKI_FILE_REFUSED) {
+			/* the rest of the file still loads: accessors on it read zeros */
+			rki_gltf_warn(g, upath, "buffer %zu: %s (its accessors read as zeros)", i, res.why);
+			b->data = NULL;
+			b->size = byte_length;
+			return true;
 		}
-		f->data = data;
-		f->alloc_size = have + 1;
-		f->next = g->files;
-		g->files = f;
-		b->data = (const unsigned char *)data;
+		if (res.status != RKI_FILE_OK) return rki_gltf_fail(g, RK_ERROR_IO, upath, "buffer %zu: %s", i, res.why);
+		b->data = res.data;
+		have = res.size;
 	} else if (g->is_glb && g->has_bin && i == 0) {
 		b->data = g->bin;
 		have = g->bin_size;
@@ -300,15 +238,6 @@ bool rki_gltf_load_buffers(rki_gltf *g)
 	for (size_t i = 0; i < g->buffer_views.count; i++)
 		if (!rki_gltf_load_view(g, i)) return false;
 	return true;
-}
-
-void rki_gltf_free_files(rki_gltf *g)
-{
-	for (rki_gltf_file *f = g->files; f; f = f->next) {
-		rki_free(g->sc.alloc, f->data, f->alloc_size);
-		f->data = NULL;
-	}
-	g->files = NULL;
 }
 
 /* ---- accessors ------------------------------------------------------------------------ */
@@ -370,6 +299,9 @@ static bool rki_gltf_sparse_part(rki_gltf *g, const rki_json *obj, const rki_glt
 	if (!rki_add_size(offset, bytes, &end) || end > v->length)
 		return rki_gltf_fail_key(g, RK_ERROR_CORRUPT, base, "byteOffset",
 			"byteOffset %zu + %zu bytes of sparse data exceeds the byteLength %zu of bufferView %zu", offset, bytes, v->length, view);
+	if (!v->data)
+		return rki_gltf_fail_key(g, RK_ERROR_IO, base, "bufferView",
+			"sparse data in bufferView %zu, whose buffer was not read (see the warnings)", view);
 	*out = v->data + offset;
 	return true;
 }
@@ -485,7 +417,7 @@ bool rki_gltf_accessor_open(rki_gltf *g, size_t index, bool vertex_attribute, rk
 				return rki_gltf_fail_key(g, RK_ERROR_CORRUPT, base, "count",
 					"byteOffset %zu + stride %zu * (count %zu - 1) + element size %zu exceeds the byteLength %zu of bufferView %zu",
 					offset, a->stride, count, a->elem_size, v->length, view);
-			a->data = v->data + offset;
+			a->data = v->data ? v->data + offset : NULL;
 		}
 	}
 	const rki_json *sparse;

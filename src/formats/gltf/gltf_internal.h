@@ -213,11 +213,6 @@ typedef struct rki_gltf_view {
 } rki_gltf_view;
 
 /* An external file held until the end of the load. */
-typedef struct rki_gltf_file {
-	struct rki_gltf_file *next;
-	void *data;
-	size_t alloc_size;
-} rki_gltf_file;
 
 /* A resolved, bounds-checked accessor. */
 typedef struct rki_gltf_accessor {
@@ -274,7 +269,6 @@ typedef struct rki_gltf {
 
 	rki_gltf_buffer *buffer_data;/* per buffer */
 	rki_gltf_view *views;        /* per bufferView */
-	rki_gltf_file *files;        /* external buffers to free */
 	unsigned char *stride_warned;/* per bufferView: non-vertex byteStride warned */
 	rki_warning_node *stride_warning;/* that warning, see rki_gltf_warn_repeat() */
 
@@ -375,20 +369,19 @@ void *rki_gltf_scratch(rki_gltf *g, int slot, size_t count, size_t size);
 bool rki_gltf_parse_glb(rki_gltf *g, const unsigned char *data, size_t size, const unsigned char **json, size_t *json_size);
 /* Resolves every buffer and bufferView. */
 bool rki_gltf_load_buffers(rki_gltf *g);
-/* Frees external buffer files (safe to call twice). */
-void rki_gltf_free_files(rki_gltf *g);
 
 bool rki_gltf_is_data_uri(const char *uri, size_t len);
 /* Decodes a data: URI (base64 or percent-encoded) into `ar`. *mime gets the
  * media type in the scene arena ("" if none) when mime is non-NULL. */
 bool rki_gltf_decode_data_uri(rki_gltf *g, rki_arena *ar, const char *uri, size_t len, const rki_gltf_loc *loc,
 	unsigned char **out, size_t *size, const char **mime);
-/* Turns a relative URI into a file path: percent-decoded, relative to the
- * input file's folder, in the temporary arena. *out is NULL (and true is
- * returned) when the input has no file name. Schemes and absolute paths are
- * RK_ERROR_UNSUPPORTED; bad escapes RK_ERROR_CORRUPT. `decoded` (optional)
- * receives the percent-decoded URI alone. */
-bool rki_gltf_uri_path(rki_gltf *g, const char *uri, size_t len, const rki_gltf_loc *loc, char **out, char **decoded);
+/* Opens the external file a URI names, through the access policy (rk_load_opts,
+ * src/load/load_files.h): read = read its bytes into `arena`. False on an error
+ * (malformed URI, read error, limit: err set and located at `path`); true
+ * otherwise with res->status telling whether it was found, refused (res->why)
+ * or missing. res->reference is the decoded URI. */
+bool rki_gltf_open_uri(rki_gltf *g, const rki_json *uri, const rki_gltf_loc *path, bool read, rki_arena *arena,
+	rki_file_result *res);
 
 /* Resolves accessor `index`: checks type, component type, count, bufferView
  * bounds (offset + stride * (count - 1) + element size <= byteLength) and

@@ -233,7 +233,8 @@ static bool rki_gltf_run(rki_gltf *g, const unsigned char *data, size_t size)
 	return true;
 }
 
-rk_scene *rki_gltf_load(const void *data, size_t size, const rk_load_opts *opts, const char *filename, rk_error *err)
+rk_scene *rki_gltf_load(const void *data, size_t size, const rk_load_opts *opts, const char *filename,
+	const rki_file_access *files, rk_error *err)
 {
 	rk_error local;
 	if (!err) err = &local;
@@ -243,12 +244,12 @@ rk_scene *rki_gltf_load(const void *data, size_t size, const rk_load_opts *opts,
 	g.err = err;
 	g.filename = filename ? filename : "";
 	if (!rki_scene_begin(&g.sc, opts, g.filename, err)) return NULL;
+	g.sc.files = files;
 	for (size_t i = 0; i < sizeof(g.scratch) / sizeof(g.scratch[0]); i++) rki_buf_init(&g.scratch[i], g.sc.alloc);
 	bool ok = rki_gltf_run(&g, (const unsigned char *)data, size);
 	if (ok && g.sc.alloc->failed && !rki_gltf_failed(&g)) ok = rki_gltf_oom(&g);
 	g.json = NULL;  /* the tree is in the temporary arena */
 	for (size_t i = 0; i < sizeof(g.scratch) / sizeof(g.scratch[0]); i++) rki_buf_free(&g.scratch[i]);
-	rki_gltf_free_files(&g);
 	if (!ok) {
 		rki_scene_abort(&g.sc);
 		return NULL;

@@ -5,7 +5,6 @@
 
 #include <stdio.h>
 #include <string.h>
-#include <sys/stat.h>
 
 /* What an image resolves to, shared by the textures that use it. */
 typedef struct rki_gltf_image {
@@ -56,14 +55,14 @@ static bool rki_gltf_resolve_image(rki_gltf *g, size_t i, rki_gltf_image *img)
 	if (view != RKI_GLTF_NONE) {
 		if (uri) rki_gltf_warn(g, base, "image has both uri and bufferView: the bufferView is used");
 		const rki_gltf_view *v = &g->views[view];
-		if (!g->sc.opts.no_embedded_content && v->length > 0) {
+		if (!g->sc.opts.no_embedded_content && v->length > 0 && v->data) {
 			unsigned char *copy = (unsigned char *)rki_arena_alloc_uninit(g->sc.arena, v->length);
 			if (!copy) return rki_gltf_oom(g);
 			memcpy(copy, v->data, v->length);
 			img->content = copy;
 			img->content_size = v->length;
 		}
-		img->mime_type = mime ? rki_gltf_json_strdup(g, g->sc.arena, mime) : rki_gltf_sniff_mime(v->data, v->length);
+		img->mime_type = mime ? rki_gltf_json_strdup(g, g->sc.arena, mime) : (v->data ? rki_gltf_sniff_mime(v->data, v->length) : "");
 		return img->mime_type != NULL;
 	}
 	if (!uri) {
@@ -83,16 +82,20 @@ static bool rki_gltf_resolve_image(rki_gltf *g, size_t i, rki_gltf_image *img)
 		img->mime_type = mime ? rki_gltf_json_strdup(g, g->sc.arena, mime) : uri_mime;
 		return img->mime_type != NULL;
 	}
-	char *file, *decoded;
-	if (!rki_gltf_uri_path(g, uri->u.text, uri->len, upath, &file, &decoded)) return false;
-	img->filename = rki_gltf_strdup(g, decoded);
-	if (!img->filename) return false;
-	img->mime_type = mime ? rki_gltf_json_strdup(g, g->sc.arena, mime) : rki_gltf_mime_from_name(decoded);
+	rki_file_result res;
+	if (!rki_gltf_open_uri(g, uri, upath, false, g->sc.arena, &res)) return false;
+	img->filename = res.reference;
+	img->mime_type = mime ? rki_gltf_json_strdup(g, g->sc.arena, mime) : rki_gltf_mime_from_name(res.reference);
 	if (!img->mime_type) return false;
-	struct stat st;
-	if (file && stat(file, &st) == 0 && S_ISREG(st.st_mode)) {
-		img->resolved_path = rki_gltf_strdup(g, file);
-		if (!img->resolved_path) return false;
+	if (res.status == RKI_FILE_OK) {
+		img->resolved_path = res.path;
+		/* served by rk_load_opts.open_file: the bytes come with the scene */
+		if (res.data && !g->sc.opts.no_embedded_content) {
+			img->content = res.data;
+			img->content_size = res.size;
+		}
+	} else if (res.status != RKI_FILE_MISSING) {
+		rki_gltf_warn(g, upath, "image %zu: %s", i, res.why);
 	}
 	return true;
 }
