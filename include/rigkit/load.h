@@ -49,6 +49,9 @@
  *     NURBS, patches, lines and geometry caches are not loaded (warned).
  *     ByEdge mappings are ignored (warned).
  *     Out-of-range vertex indices are clamped to vertex 0 with a warning.
+ *     A connection repeating an earlier one (same child, parent and
+ *     property) is dropped, with one warning giving the count: repeated
+ *     links never multiply nodes, clusters or animation tracks.
  *
  * ---------------------------------------------------------------------------
  * GLTF IMPORTER
