@@ -5,9 +5,13 @@
  * from the committed fixtures (tests/fixtures) or written inline; the
  * expectations are counts from the clean file and the documented rules.
  */
+#include "rk_bombs.h"
 #include "rk_test.h"
 
 #include <rigkit/rigkit.h>
+#include <rigkit/demo.h>
+#include <rigkit/export.h>
+#include <rigkit/retarget.h>
 
 #include <math.h>
 #include <stdint.h>
@@ -115,5 +119,179 @@ RK_TEST(fbx_duplicate_connections_counted_once)
 	free(dup);
 }
 
+/* ---- the memory budget ------------------------------------------------------ */
+
+/* Loading `data` with `o` fails with RK_ERROR_LIMIT naming o->filename
+ * and, when `budget` is not NULL, a message containing it. */
+static void check_load_limit(rk_test_state *rk_t_, const void *data, size_t size, const rk_load_opts *o, const char *budget)
+{
+	rk_error err;
+	rk_scene *s = rk_load_memory(data, size, o, &err);
+	RK_CHECK(s == NULL);
+	RK_CHECK_INT(err.code, RK_ERROR_LIMIT);
+	RK_CHECK_STR(err.file, o->filename);
+	if (budget) RK_CHECK(strstr(err.message, budget) != NULL);
+	rk_scene_free(s);
+}
+
+/* 10 arrays of 6 M doubles (480 MB decoded) in a file of well under 1 MB:
+ * over the default budget max(256 MiB, 64 x size). */
+RK_TEST(memory_budget_refuses_fbx_deflate_bomb)
+{
+	size_t size;
+	unsigned char *bomb = rk_bomb_fbx_deflate(10, 3u << 21, &size);
+	RK_REQUIRE(bomb);
+	RK_CHECK(size < 1000000);
+	rk_error err;
+	rk_load_opts o = { 0 };
+	o.filename = "deflate_bomb.fbx";
+	check_load_limit(rk_t_, bomb, size, &o, "memory budget of 268435456 bytes");
+	free(bomb);
+	/* the same shape, small enough: loads (2 x 6 MB of vertices) */
+	bomb = rk_bomb_fbx_deflate(2, 3u << 18, &size);
+	RK_REQUIRE(bomb);
+	rk_scene *s = rk_load_memory(bomb, size, &o, &err);
+	RK_CHECK(s != NULL);
+	if (!s) fprintf(stderr, "  %s\n", err.message);
+	rk_scene_free(s);
+	/* an explicit budget is the caller's: 4 MiB is too little for it */
+	o.memory_limit = (size_t)4 << 20;
+	check_load_limit(rk_t_, bomb, size, &o, "memory budget of 4194304 bytes");
+	free(bomb);
+}
+
+/* One million empty nodes in a 3 MB GLB. */
+RK_TEST(memory_budget_refuses_glb_of_a_million_nodes)
+{
+	size_t size;
+	unsigned char *bomb = rk_bomb_glb_nodes(1000000, &size);
+	RK_REQUIRE(bomb);
+	RK_CHECK(size < 4000000);
+	rk_error err;
+	rk_load_opts o = { 0 };
+	o.filename = "million_nodes.glb";
+	check_load_limit(rk_t_, bomb, size, &o, "memory budget of 268435456 bytes");
+	free(bomb);
+	bomb = rk_bomb_glb_nodes(1000, &size);
+	RK_REQUIRE(bomb);
+	rk_scene *s = rk_load_memory(bomb, size, &o, &err);
+	RK_REQUIRE(s);
+	RK_CHECK_INT(s->nodes.count, 1001);  /* + the synthetic root */
+	rk_scene_free(s);
+	free(bomb);
+}
+
+/* ---- clip length ------------------------------------------------------------ */
+
+/* The fixture text with its AnimStack's LocalStop/ReferenceStop moved to
+ * `seconds` (the keys stay at 0..2 s). */
+static char *fixture_with_stop(double seconds, size_t *len)
+{
+	size_t size;
+	char *text = (char *)rk_test_read_file(FIXTURE_DIR "rig_ascii.fbx", &size);
+	if (!text) return NULL;
+	tbuf b = { 0 };
+	char stop[64];
+	snprintf(stop, sizeof(stop), "\"\",%.0f\n", seconds * 46186158000.0);
+	const char *p = text, *end = text + size;
+	while (p < end) {
+		const char *e = p;
+		while (e < end && *e != '\n') e++;
+		size_t n = (size_t)(e - p) + (e < end ? 1 : 0);
+		char line[512];
+		size_t ln = n < sizeof(line) - 1 ? n : sizeof(line) - 1;
+		memcpy(line, p, ln);
+		line[ln] = 0;
+		const char *q = strstr(line, "\"\",");
+		if (q && (strstr(line, "\"LocalStop\"") || strstr(line, "\"ReferenceStop\""))) {
+			tbuf_put(&b, line, (size_t)(q - line));
+			tbuf_put(&b, stop, strlen(stop));
+		} else {
+			tbuf_put(&b, p, n);
+		}
+		p += n;
+	}
+	free(text);
+	*len = b.len;
+	return b.data;
+}
+
+RK_TEST(baking_refuses_a_clip_longer_than_max_frames)
+{
+	size_t len;
+	char *text = fixture_with_stop(4000.0, &len);
+	RK_REQUIRE(text);
+	rk_error err;
+	rk_load_opts lo = { 0 };
+	lo.filename = "rig_4000s.fbx";
+	rk_scene *s = rk_load_memory(text, len, &lo, &err);
+	RK_REQUIRE(s);
+	RK_REQUIRE(s->clips.count == 1);
+	RK_CHECK_NEAR(s->clips.data[0].time_end, 4000.0, 1e-6);
+	void *out = NULL;
+	size_t out_size = 0;
+	/* 4000 s at the file's 30 fps: 120001 samples > 100000 */
+	RK_CHECK(!rk_gltf_write_memory(s, NULL, &out, &out_size, &err));
+	RK_CHECK_INT(err.code, RK_ERROR_LIMIT);
+	RK_CHECK_STR(err.file, "rig_4000s.fbx");
+	RK_CHECK(strstr(err.message, "\"Wave\"") && strstr(err.message, "120001") && strstr(err.message, "max_frames 100000"));
+	RK_CHECK(out == NULL);
+	/* at 1 fps: 4001 samples, refused at max_frames 4000, written at 4001 */
+	rk_gltf_write_opts wo = { 0 };
+	wo.bake_fps = 1.0;
+	wo.max_frames = 4000;
+	RK_CHECK(!rk_gltf_write_memory(s, &wo, &out, &out_size, &err));
+	RK_CHECK_INT(err.code, RK_ERROR_LIMIT);
+	wo.max_frames = 4001;
+	RK_CHECK(rk_gltf_write_memory(s, &wo, &out, &out_size, &err));
+	rk_gltf_memory_free(out);
+	rk_scene_free(s);
+	free(text);
+}
+
+RK_TEST(retarget_refuses_a_clip_longer_than_max_frames)
+{
+	rk_error err;
+	rk_scene *demo = rk_demo_scene(RK_DEMO_MIXAMO_SOURCE, NULL, &err);
+	RK_REQUIRE(demo);
+	void *glb = NULL;
+	size_t glb_size = 0;
+	RK_REQUIRE(rk_gltf_write_memory(demo, NULL, &glb, &glb_size, &err));
+	rk_scene_free(demo);
+	rk_load_opts lo = { 0 };
+	lo.filename = "walk_long.glb";
+	rk_scene *src = rk_load_memory(glb, glb_size, &lo, &err);
+	rk_gltf_memory_free(glb);
+	rk_scene *dst = rk_demo_scene(RK_DEMO_AVATAR, NULL, &err);
+	RK_REQUIRE(src && dst);
+	rk_anim_clip *walk = rk_scene_find_clip(src, "Walk");
+	RK_REQUIRE(walk);
+	/* a file claiming a 29,000 s clip: 870,001 frames at 30 fps */
+	walk->time_end = walk->time_begin + 29000.0;
+	rk_retarget_opts ro = { 0 };
+	ro.fps = 30.0;
+	size_t clips_before = dst->clips.count;
+	RK_CHECK(rk_retarget(dst, src, walk, &ro, NULL, &err) == NULL);
+	RK_CHECK_INT(err.code, RK_ERROR_LIMIT);
+	RK_CHECK_STR(err.file, "walk_long.glb");
+	RK_CHECK(strstr(err.message, "\"Walk\"") && strstr(err.message, "870001") && strstr(err.message, "max_frames 100000"));
+	RK_CHECK_INT(dst->clips.count, clips_before);
+	/* 100 s: 3001 frames; refused at 3000, done at 3001 */
+	walk->time_end = walk->time_begin + 100.0;
+	ro.max_frames = 3000;
+	RK_CHECK(rk_retarget(dst, src, walk, &ro, NULL, &err) == NULL);
+	RK_CHECK_INT(err.code, RK_ERROR_LIMIT);
+	ro.max_frames = 3001;
+	rk_retarget_report rep;
+	RK_CHECK(rk_retarget(dst, src, walk, &ro, &rep, &err) != NULL);
+	RK_CHECK_INT(rep.frames, 3001);
+	rk_scene_free(src);
+	rk_scene_free(dst);
+}
+
 RK_TEST_MAIN(
-	RK_TEST_ENTRY(fbx_duplicate_connections_counted_once))
+	RK_TEST_ENTRY(fbx_duplicate_connections_counted_once),
+	RK_TEST_ENTRY(memory_budget_refuses_fbx_deflate_bomb),
+	RK_TEST_ENTRY(memory_budget_refuses_glb_of_a_million_nodes),
+	RK_TEST_ENTRY(baking_refuses_a_clip_longer_than_max_frames),
+	RK_TEST_ENTRY(retarget_refuses_a_clip_longer_than_max_frames))

@@ -118,6 +118,9 @@ typedef struct rk_retarget_opts {
 	                                        where the source's is relative to its hips, in hips
 	                                        heights: feet planted in the source stay planted on a
 	                                        target with other leg proportions. Default false. */
+	size_t max_frames;                   /* most keys per track; 0 = RK_DEFAULT_MAX_FRAMES (base.h).
+	                                        A clip needing more (duration x fps + 1) is RK_ERROR_LIMIT
+	                                        naming the source file and the clip. */
 
 	/* Temporaries (pose buffers, per-node state), all freed before return;
 	 * same meaning as in rk_load_opts. The new clip itself lives in the

@@ -81,7 +81,7 @@ rk_scene *rk_load_file(const char *path, const rk_load_opts *opts, rk_error *err
 		return NULL;
 	}
 	rk_load_opts o;
-	rki_load_opts_resolve(&o, opts);
+	rki_load_opts_resolve(&o, opts, 0);
 	rki_alloc a;
 	rki_alloc_init(&a, &o.allocator, 0, 0);
 	size_t size = 0;

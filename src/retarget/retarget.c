@@ -30,7 +30,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define RKI_RETARGET_MAX_FRAMES 1000000u
 
 static bool rki_is_finger(int b)
 {
@@ -270,9 +269,11 @@ rk_anim_clip *rk_retarget(rk_scene *target, const rk_scene *source, const rk_ani
 		return NULL;
 	}
 	double nf = floor(duration * fps + 0.5) + 1.0;
-	if (nf > RKI_RETARGET_MAX_FRAMES) {
-		rki_error_set(err, RK_ERROR_LIMIT, "%.0f frames (%g s at %g fps) exceed %u", nf, duration, fps,
-			RKI_RETARGET_MAX_FRAMES);
+	if (nf > (double)o.max_frames) {
+		rki_error_set(err, RK_ERROR_LIMIT,
+			"clip \"%.80s\" would take %.0f frames (%g s at %g fps), more than max_frames %zu (--max-frames N allows more)",
+			clip->name ? clip->name : "", nf, duration, fps, o.max_frames);
+		rki_error_file(err, source->source_path);
 		return NULL;
 	}
 	size_t frames = (size_t)nf;

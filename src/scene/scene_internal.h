@@ -27,16 +27,32 @@ typedef struct rki_scene_ctx {
 	rki_arena *arena;        /* scene memory (lives with the scene) */
 	rki_arena tmp;           /* temporaries, freed by finish/abort */
 	rk_load_opts opts;       /* resolved defaults */
+	bool budget_auto;        /* opts.memory_limit was 0: the budget follows the input (rki_load_memory_budget) */
 	rki_warning_node *warnings, *warnings_tail;
 	size_t warning_count;
 	rk_error *err;
 } rki_scene_ctx;
 
-/* Resolves option defaults (see rk_load_opts). */
-void rki_load_opts_resolve(rk_load_opts *out, const rk_load_opts *in);
+/* Resolves option defaults (see rk_load_opts); input_bytes sizes the
+ * default memory budget (rki_load_memory_budget). */
+void rki_load_opts_resolve(rk_load_opts *out, const rk_load_opts *in, size_t input_bytes);
 
-/* Allocates an empty scene. False on allocation failure (err filled). */
-bool rki_scene_begin(rki_scene_ctx *ctx, const rk_load_opts *opts, const char *filename, rk_error *err);
+/* The default memory budget of a load whose inputs hold `input_bytes`:
+ * max(RKI_LOAD_BUDGET_MIN, RKI_LOAD_BUDGET_PER_BYTE x input_bytes), at most
+ * RKI_DEFAULT_MEMORY_LIMIT. */
+#define RKI_LOAD_BUDGET_MIN ((size_t)256 << 20)
+#define RKI_LOAD_BUDGET_PER_BYTE 64u
+size_t rki_load_memory_budget(size_t input_bytes);
+
+/* Allocates an empty scene for an input of input_bytes. False on
+ * allocation failure (err filled). */
+bool rki_scene_begin(rki_scene_ctx *ctx, const rk_load_opts *opts, const char *filename, size_t input_bytes,
+	rk_error *err);
+
+/* Another input of `bytes` joins the load (a glTF buffer in an external
+ * file): a default budget grows by RKI_LOAD_BUDGET_PER_BYTE x bytes (up to
+ * RKI_DEFAULT_MEMORY_LIMIT); an explicit memory_limit stays. */
+void rki_scene_budget_input(rki_scene_ctx *ctx, size_t bytes);
 /* Computes matrices, applies conversions, attaches warnings. Returns the
  * scene or NULL (then the scene is already freed). */
 rk_scene *rki_scene_finish(rki_scene_ctx *ctx);

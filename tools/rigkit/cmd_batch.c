@@ -747,6 +747,7 @@ static void cli_batch_run_job(cli_batch *b, size_t j)
 	if (job->ok_clips && (b->keep_going || !job->failures.count)) {
 		rk_gltf_write_opts wo;
 		memset(&wo, 0, sizeof(wo));
+		wo.max_frames = b->ro.max_frames;
 		if (rk_glb_write(s, job->out_path, &wo, &err)) job->written = true;
 		else cli_batch_fail_err(&job->failures, job->out_path, "write", NULL, &err);
 	}

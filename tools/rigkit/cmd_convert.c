@@ -14,6 +14,7 @@ typedef struct cli_convert_args {
 	bool has_time, no_extrapolation;
 	double fps;
 	int format;
+	long max_frames;
 } cli_convert_args;
 
 static const cli_opt cli_convert_rows[] = {
@@ -26,6 +27,9 @@ static const cli_opt cli_convert_rows[] = {
 		.help = "hold each curve's first/last value outside its keys" },
 	{ .name = "--fps", .kind = CLI_OPT_DOUBLE, .offset = offsetof(cli_convert_args, fps), .min = 0.0, .max = 1000.0,
 		.range = CLI_MIN_OPEN, .metavar = "N", .help = "(glTF) bake FBX curves at N frames per second" },
+	{ .name = "--max-frames", .kind = CLI_OPT_INT, .offset = offsetof(cli_convert_args, max_frames), .min = 1.0,
+		.max = 1e9, .metavar = "N",
+		.help = "(glTF) most baked samples per clip (default 100000);\na longer clip is an error naming the file and clip" },
 	{ .name = "--format", .kind = CLI_OPT_ENUM, .offset = offsetof(cli_convert_args, format),
 		.names = cli_output_formats, .metavar = "FMT",
 		.help = "glb, gltf or obj: the output format whatever OUT's extension;\nneeded when OUT is '-' (stdout)" },
@@ -110,6 +114,7 @@ int cli_cmd_convert(cli_ctx *ctx, int argc, char **argv)
 		rk_gltf_write_stats st = { 0 };
 		rk_gltf_write_opts o = { 0 };
 		o.bake_fps = a.fps;
+		o.max_frames = a.max_frames > 0 ? (size_t)a.max_frames : 0;
 		o.stats = &st;
 		rc = cli_write_gltf(ctx, s, out, format, &o);
 		if (rc == CLI_EXIT_OK) {

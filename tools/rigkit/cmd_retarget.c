@@ -235,6 +235,7 @@ int cli_cmd_retarget(cli_ctx *ctx, int argc, char **argv)
 	}
 	rk_gltf_write_opts wo;
 	memset(&wo, 0, sizeof(wo));
+	wo.max_frames = ra.ro.max_frames;
 	if ((rc = cli_write_gltf(ctx, dst, paths[2], format, &wo)) != CLI_EXIT_OK) goto out;
 	if (json) {
 		cli_json j;

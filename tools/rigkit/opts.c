@@ -26,6 +26,24 @@ static bool cli_parse_axes(const char *value, void *target)
 	return rk_axes_parse(value, (rk_axes *)target);
 }
 
+/* "N", "NK", "NM", "NG" (binary units), at least 1 MiB. */
+static bool cli_parse_bytes(const char *value, void *target)
+{
+	char *end;
+	if (value[0] < '0' || value[0] > '9') return false;
+	double v = strtod(value, &end);
+	double unit = 1.0;
+	if (*end == 'K' || *end == 'k') unit = 1024.0;
+	else if (*end == 'M' || *end == 'm') unit = 1024.0 * 1024.0;
+	else if (*end == 'G' || *end == 'g') unit = 1024.0 * 1024.0 * 1024.0;
+	if (unit != 1.0) end++;
+	if (*end || !isfinite(v)) return false;
+	double bytes = v * unit;
+	if (!(bytes >= 1024.0 * 1024.0) || bytes > (double)SIZE_MAX / 2) return false;
+	*(size_t *)target = (size_t)bytes;
+	return true;
+}
+
 static const cli_opt cli_load_rows[] = {
 	{ .name = "--axes", .kind = CLI_OPT_CUSTOM, .offset = offsetof(rk_load_opts, target_axes), .parse = cli_parse_axes,
 		.expects = "right_handed_y_up, left_handed_y_up, right_handed_z_up or left_handed_z_up", .metavar = "AXES",
@@ -33,6 +51,10 @@ static const cli_opt cli_load_rows[] = {
 	{ .name = "--unit-meters", .kind = CLI_OPT_DOUBLE, .offset = offsetof(rk_load_opts, target_unit_meters),
 		.min = 0.0, .max = INFINITY, .range = CLI_MIN_OPEN, .expects = "a positive number", .metavar = "U",
 		.help = "convert to U metres per unit" },
+	{ .name = "--max-memory", .kind = CLI_OPT_CUSTOM, .offset = offsetof(rk_load_opts, memory_limit),
+		.parse = cli_parse_bytes, .expects = "bytes >= 1M (suffix K, M or G)", .metavar = "BYTES",
+		.help = "memory budget of each load (default: max(256M, 64 x the\ninput size), at most 4G); "
+			"more is an error naming the file" },
 };
 const cli_opt_table cli_load_table = CLI_TABLE("load options", cli_load_rows);
 
@@ -59,12 +81,16 @@ static const cli_opt cli_retarget_rows[] = {
 	{ .name = "--foot-ik", .kind = CLI_OPT_FLAG, .offset = offsetof(cli_retarget_args, ro.foot_ik),
 		.help = "turn the legs so each foot sits where the source's does\nrelative to the hips (planted feet stay "
 			"planted)" },
+	{ .name = "--max-frames", .kind = CLI_OPT_INT, .offset = offsetof(cli_retarget_args, max_frames), .min = 1.0,
+		.max = 1e9, .metavar = "N",
+		.help = "most keys per track (default 100000); a longer clip\nis an error naming the file and clip" },
 };
 const cli_opt_table cli_retarget_table = CLI_TABLE("retarget options", cli_retarget_rows);
 
 void cli_retarget_args_apply(cli_retarget_args *a)
 {
 	a->ro.root = (rk_retarget_root)a->root;
+	if (a->max_frames > 0) a->ro.max_frames = (size_t)a->max_frames;
 }
 
 const char *cli_retarget_root_name(rk_retarget_root r)

@@ -126,6 +126,7 @@ typedef struct cli_retarget_args {
 	rk_retarget_opts ro;           /* fps, skip_fingers, foot_ik */
 	int root;
 	cli_list clips;                /* --clip NAME... */
+	long max_frames;               /* --max-frames N: ro.max_frames (and the GLB writer's) */
 } cli_retarget_args;
 
 #define CLI_RETARGET_MAX_CLIPS 256

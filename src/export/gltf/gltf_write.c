@@ -525,6 +525,7 @@ static bool rki_gw_run(const rk_scene *scene, const rk_gltf_write_opts *opts, bo
 	w->scene = scene;
 	if (opts) w->opts = *opts;
 	if (!w->opts.memory_limit) w->opts.memory_limit = RKI_GW_DEFAULT_MEMORY_LIMIT;
+	if (!w->opts.max_frames) w->opts.max_frames = RK_DEFAULT_MAX_FRAMES;
 	if (!w->opts.root_name) w->opts.root_name = "RootNode";
 	if (!w->opts.generator) w->opts.generator = "rigkit " RK_VERSION_STRING;
 	if (!(w->opts.translation_tolerance > 0.0)) w->opts.translation_tolerance = 1e-5;
@@ -618,7 +619,7 @@ static bool rki_gw_write_file(const rk_scene *scene, const char *path, const rk_
 	void *data = NULL;
 	size_t size = 0;
 	if (!rki_gw_run(scene, opts, glb, &data, &size, err)) {
-		rki_error_file(err, path);
+		if (err && !err->file[0]) rki_error_file(err, path);  /* else the error is about an input */
 		return false;
 	}
 	bool ok = rk_file_write_atomic(path, data, size, err);

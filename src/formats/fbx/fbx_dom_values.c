@@ -116,7 +116,11 @@ static bool rki_fbx_decode_pending(const rki_fbx_node *n, size_t i, rki_arena *i
 	void *out = rki_fbx_array_alloc_size(pr->type, bytes, &alloc) ? rki_arena_alloc_uninit(dst_arena, alloc) : NULL;
 	if (!out) {
 		bool limit = dst_arena->alloc && dst_arena->alloc->limit_hit;
-		return rki_fbx_acc_fail(n, pr->offset, err, limit ? RK_ERROR_LIMIT : RK_ERROR_OUT_OF_MEMORY,
+		if (limit)
+			return rki_fbx_acc_fail(n, pr->offset, err, RK_ERROR_LIMIT,
+				"decoding an array of %zu elements (%llu bytes) exceeds the memory budget of %zu bytes", count,
+				(unsigned long long)bytes, dst_arena->alloc->memory_limit);
+		return rki_fbx_acc_fail(n, pr->offset, err, RK_ERROR_OUT_OF_MEMORY,
 			"cannot allocate %llu bytes to decode an array of %zu elements", (unsigned long long)bytes, count);
 	}
 	struct libdeflate_decompressor *inflater = NULL;
@@ -206,8 +210,13 @@ static void *rki_fbx_acc_alloc(const rki_fbx_node *n, const rki_fbx_seq *s, rki_
 		memset((unsigned char *)out + bytes, 0, pad);
 	} else {
 		bool limit = ar->alloc && ar->alloc->limit_hit;
-		rki_fbx_acc_fail(n, s->offset, err, limit ? RK_ERROR_LIMIT : RK_ERROR_OUT_OF_MEMORY,
-			"cannot allocate %zu array elements of %zu bytes", s->count, esize);
+		if (limit)
+			rki_fbx_acc_fail(n, s->offset, err, RK_ERROR_LIMIT,
+				"%zu array elements of %zu bytes exceed the memory budget of %zu bytes", s->count, esize,
+				ar->alloc->memory_limit);
+		else
+			rki_fbx_acc_fail(n, s->offset, err, RK_ERROR_OUT_OF_MEMORY, "cannot allocate %zu array elements of %zu bytes",
+				s->count, esize);
 	}
 	return out;
 }

@@ -264,7 +264,7 @@ static const char *const rki_fbx_mesh_arrays[] = {
 rk_scene *rki_fbx_load(const void *data, size_t size, const rk_load_opts *opts, const char *filename, rk_error *err)
 {
 	rki_scene_ctx sc;
-	if (!rki_scene_begin(&sc, opts, filename, err)) return NULL;
+	if (!rki_scene_begin(&sc, opts, filename, size, err)) return NULL;
 	rki_fbx_ctx ctx;
 	memset(&ctx, 0, sizeof(ctx));
 	ctx.sc = &sc;

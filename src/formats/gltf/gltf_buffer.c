@@ -233,6 +233,7 @@ static bool rki_gltf_load_buffer(rki_gltf *g, size_t i)
 				decoded);
 		rki_gltf_file *f = (rki_gltf_file *)rki_arena_alloc(&g->sc.tmp, sizeof(*f));
 		if (!f) return rki_gltf_oom(g);
+		rki_scene_budget_input(&g->sc, byte_length);  /* an input too: the default budget follows it */
 		void *data = rki_read_file(g->sc.alloc, file, g->sc.opts.file_size_limit, &have, g->err);
 		if (!data) {
 			/* rki_read_file named the external file; add where it is referenced. */
