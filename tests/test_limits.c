@@ -289,9 +289,163 @@ RK_TEST(retarget_refuses_a_clip_longer_than_max_frames)
 	rk_scene_free(dst);
 }
 
+/* ---- non-finite numbers ----------------------------------------------------- */
+
+/* The whole fixture file, NUL-terminated. */
+static char *read_fixture(const char *name, size_t *size)
+{
+	char path[512];
+	snprintf(path, sizeof(path), "%s%s", FIXTURE_DIR, name);
+	unsigned char *d = rk_test_read_file(path, size);
+	if (!d) return NULL;
+	char *t = (char *)realloc(d, *size + 1);
+	if (!t) { free(d); return NULL; }
+	t[*size] = 0;
+	return t;
+}
+
+/* text with the first `old` replaced by `rep` (malloc'd), NULL if absent. */
+static char *replace_once(const char *text, const char *old, const char *rep, size_t *len)
+{
+	const char *at = strstr(text, old);
+	if (!at) return NULL;
+	tbuf b = { 0 };
+	if (!tbuf_put(&b, text, (size_t)(at - text)) || !tbuf_put(&b, rep, strlen(rep))
+		|| !tbuf_put(&b, at + strlen(old), strlen(at + strlen(old)))) {
+		free(b.data);
+		return NULL;
+	}
+	*len = b.len;
+	return b.data;
+}
+
+RK_TEST(fbx_non_finite_arrays_are_errors)
+{
+	size_t size, len;
+	char *t0 = read_fixture("rig_ascii.fbx", &size);
+	RK_REQUIRE(t0);
+	static const struct { const char *old, *rep, *node; } cases[] = {
+		{ "a: -10,100,-10,10,100,-10", "a: -10,1e400,-10,10,100,-10", "Vertices" },
+		{ "a: -10,100,-10,10,100,-10", "a: -10,100,-10,10,-1e999,-10", "Vertices" },
+		{ "a: 0,-1,0,0,-1,0,0,-1,0", "a: 0,-1,0,0,-1,0,0,1e500,0", "Normals" },
+	};
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		char *t = replace_once(t0, cases[i].old, cases[i].rep, &len);
+		RK_REQUIRE(t);
+		rk_error err;
+		rk_load_opts o = { 0 };
+		o.filename = "rig_nonfinite.fbx";
+		rk_scene *s = rk_load_memory(t, len, &o, &err);
+		RK_CHECK(s == NULL);
+		RK_CHECK_INT(err.code, RK_ERROR_CORRUPT);
+		RK_CHECK_STR(err.file, "rig_nonfinite.fbx");
+		RK_CHECK(strstr(err.message, "not a finite number") != NULL);
+		RK_CHECK(strstr(err.path, cases[i].node) != NULL);
+		RK_CHECK(err.location & RK_LOCATION_BYTE);
+		rk_scene_free(s);
+		free(t);
+	}
+	free(t0);
+}
+
+/* Transform properties: the FBX SDK loads them; rigkit uses the default
+ * (0 for translations, 1 for scaling) and warns, so no NaN reaches a pose. */
+RK_TEST(fbx_non_finite_properties_default_with_warning)
+{
+	size_t size, len;
+	char *t0 = read_fixture("rig_ascii.fbx", &size);
+	RK_REQUIRE(t0);
+	char *t = replace_once(t0, "\"A\",0,100,0", "\"A\",0,1e400,0", &len);
+	RK_REQUIRE(t);
+	rk_error err;
+	rk_load_opts o = { 0 };
+	o.filename = "rig_inf_translation.fbx";
+	rk_scene *s = rk_load_memory(t, len, &o, &err);
+	RK_REQUIRE(s);
+	const rk_warning *w = find_warning(s, "Lcl Translation");
+	RK_CHECK(w != NULL && strstr(w->message, "\"Hips\"") && strstr(w->message, "not finite"));
+	const rk_node *hips = rk_scene_find_node(s, "Hips");
+	RK_REQUIRE(hips);
+	RK_CHECK(hips->props.translation.x == 0 && hips->props.translation.y == 0 && hips->props.translation.z == 0);
+	for (size_t i = 0; i < s->nodes.count; i++)
+		for (int k = 0; k < 16; k++) RK_CHECK(isfinite(s->nodes.data[i].node_to_world.m[k]));
+	rk_scene_free(s);
+	free(t);
+	/* finite values whose product overflows (1e200 x 1e200 down the
+	 * hierarchy): caught by the last check of the load, naming the node */
+	char *t1 = replace_once(t0, "\"A\",0,100,0", "\"A\",1e200,100,0", &len);
+	RK_REQUIRE(t1);
+	char *t2 = replace_once(t1, "\"A\",0,20,0", "\"A\",1e200,20,0\n\t\t\tP: \"Lcl Scaling\", \"Lcl Scaling\", \"\", \"A\",1e200,1e200,1e200", &len);
+	RK_REQUIRE(t2);
+	o.filename = "rig_overflow.fbx";
+	s = rk_load_memory(t2, len, &o, &err);
+	RK_CHECK(s == NULL);
+	RK_CHECK_INT(err.code, RK_ERROR_CORRUPT);
+	RK_CHECK_STR(err.file, "rig_overflow.fbx");
+	RK_CHECK(strstr(err.message, "not finite") != NULL);
+	rk_scene_free(s);
+	free(t1);
+	free(t2);
+	free(t0);
+}
+
+/* GLB float accessors with a NaN or infinity: an error at /accessors/N. */
+RK_TEST(gltf_non_finite_accessors_and_numbers_are_errors)
+{
+	size_t size;
+	unsigned char *glb = rk_test_read_file(FIXTURE_DIR "rig.glb", &size);
+	RK_REQUIRE(glb && size > 20);
+	uint32_t jl = (uint32_t)glb[12] | (uint32_t)glb[13] << 8 | (uint32_t)glb[14] << 16 | (uint32_t)glb[15] << 24;
+	size_t bin = 20 + (size_t)jl + 8;
+	RK_REQUIRE(bin + 600 < size);
+	/* POSITION (accessor 0, bufferView 0 at 0), NORMAL (1, at 288), TEXCOORD_0 (2, at 576) */
+	static const struct { size_t at; uint32_t bits; const char *pointer; } cases[] = {
+		{ 0, 0x7fc00000u, "/accessors/0" }, { 4, 0x7f800000u, "/accessors/0" },
+		{ 288 + 8, 0xff800000u, "/accessors/1" }, { 576, 0x7fa00001u, "/accessors/2" },
+	};
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		unsigned char *d = (unsigned char *)malloc(size);
+		RK_REQUIRE(d);
+		memcpy(d, glb, size);
+		for (int k = 0; k < 4; k++) d[bin + cases[i].at + (size_t)k] = (unsigned char)(cases[i].bits >> (8 * k));
+		rk_error err;
+		rk_load_opts o = { 0 };
+		o.filename = "rig_nan.glb";
+		rk_scene *s = rk_load_memory(d, size, &o, &err);
+		RK_CHECK(s == NULL);
+		RK_CHECK_INT(err.code, RK_ERROR_CORRUPT);
+		RK_CHECK_STR(err.file, "rig_nan.glb");
+		RK_CHECK_STR(err.path, cases[i].pointer);
+		RK_CHECK(strstr(err.message, "not a finite number") != NULL);
+		rk_scene_free(s);
+		free(d);
+	}
+	free(glb);
+	/* JSON numbers out of double range (1e400) in node TRS */
+	size_t tsize, len;
+	char *text = read_fixture("rig.gltf", &tsize);
+	RK_REQUIRE(text);
+	char *t = replace_once(text, "\"translation\": [\n    0,\n    1,", "\"translation\": [\n    0,\n    1e400,", &len);
+	RK_REQUIRE(t);
+	rk_error err;
+	rk_load_opts o = { 0 };
+	o.filename = "rig_inf.gltf";
+	rk_scene *s = rk_load_memory(t, len, &o, &err);
+	RK_CHECK(s == NULL);
+	RK_CHECK_INT(err.code, RK_ERROR_CORRUPT);
+	RK_CHECK_STR(err.file, "rig_inf.gltf");
+	RK_CHECK(strstr(err.path, "/nodes/") && strstr(err.path, "translation"));
+	rk_scene_free(s);
+	free(t);
+	free(text);
+}
+
 RK_TEST_MAIN(
 	RK_TEST_ENTRY(fbx_duplicate_connections_counted_once),
 	RK_TEST_ENTRY(memory_budget_refuses_fbx_deflate_bomb),
 	RK_TEST_ENTRY(memory_budget_refuses_glb_of_a_million_nodes),
 	RK_TEST_ENTRY(baking_refuses_a_clip_longer_than_max_frames),
-	RK_TEST_ENTRY(retarget_refuses_a_clip_longer_than_max_frames))
+	RK_TEST_ENTRY(retarget_refuses_a_clip_longer_than_max_frames),
+	RK_TEST_ENTRY(fbx_non_finite_arrays_are_errors),
+	RK_TEST_ENTRY(fbx_non_finite_properties_default_with_warning),
+	RK_TEST_ENTRY(gltf_non_finite_accessors_and_numbers_are_errors))

@@ -253,6 +253,10 @@ rk_scene *rki_scene_finish(rki_scene_ctx *ctx)
 		return NULL;
 	}
 	rki_scene_update_matrices(s);
+	if (!rki_scene_check_finite(ctx)) {
+		rki_scene_abort(ctx);
+		return NULL;
+	}
 	if (ctx->warning_count) {
 		rk_warning *w = (rk_warning *)rki_arena_array(ctx->arena, ctx->warning_count, sizeof(rk_warning));
 		if (w) {

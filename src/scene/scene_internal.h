@@ -57,6 +57,10 @@ void rki_scene_budget_input(rki_scene_ctx *ctx, size_t bytes);
  * scene or NULL (then the scene is already freed). */
 rk_scene *rki_scene_finish(rki_scene_ctx *ctx);
 void rki_scene_abort(rki_scene_ctx *ctx);
+/* False with err (RK_ERROR_CORRUPT naming the file and element) when the
+ * finished scene holds a NaN or infinity in its static data or keys
+ * (scene_finite.c; rki_scene_finish calls it). */
+bool rki_scene_check_finite(rki_scene_ctx *ctx);
 
 /* Adds a warning (deduplicated by message: repeats bump the count). */
 void rki_scene_warn(rki_scene_ctx *ctx, uint64_t byte_offset, const char *path, const char *fmt, ...) RKI_PRINTF(4, 5);
