@@ -285,6 +285,25 @@ RK_TEST(retarget_refuses_a_clip_longer_than_max_frames)
 	rk_retarget_report rep;
 	RK_CHECK(rk_retarget(dst, src, walk, &ro, &rep, &err) != NULL);
 	RK_CHECK_INT(rep.frames, 3001);
+	/* a broken source (its hips translation keys made NaN after loading,
+	 * which no file can do any more): the error is about the source */
+	walk->time_end = walk->time_begin + 1.0;
+	ro.max_frames = 0;
+	rk_node *hips = NULL;
+	for (size_t l = 0; l < walk->layer_count; l++)
+		for (size_t k = 0; k < walk->layers[l].track_count; k++) {
+			const rk_anim_track *t = &walk->layers[l].tracks[k];
+			if (t->target == RK_TARGET_TRANSLATION && t->values && t->key_count) {
+				double *v = (double *)(uintptr_t)t->values;
+				for (size_t q = 0; q < t->key_count * t->components; q++) v[q] = NAN;
+				hips = t->node;
+			}
+		}
+	RK_REQUIRE(hips);
+	RK_CHECK(rk_retarget(dst, src, walk, &ro, NULL, &err) == NULL);
+	RK_CHECK_STR(err.file, "walk_long.glb");
+	RK_CHECK(strstr(err.message, "source") != NULL);
+	RK_CHECK(strstr(err.message, "target") == NULL);
 	rk_scene_free(src);
 	rk_scene_free(dst);
 }

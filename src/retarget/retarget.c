@@ -283,12 +283,17 @@ rk_anim_clip *rk_retarget(rk_scene *target, const rk_scene *source, const rk_ani
 	r.source = source;
 	r.target = target;
 	rk_humanoid hs_store, ht_store;
+	/* every error below names the file it is about (err->file) */
 	r.hs = rki_humanoid_resolve(source, o.source_humanoid, &hs_store, "source", err);
-	if (!r.hs) return NULL;
-	r.ht = rki_humanoid_resolve(target, o.target_humanoid, &ht_store, "target", err);
-	if (!r.ht) return NULL;
-	if (!rki_char_frame_from_rest(source, r.hs, &r.fs, err) || !rki_char_frame_from_rest(target, r.ht, &r.ft, err))
+	if (!r.hs || !rki_char_frame_from_rest(source, r.hs, &r.fs, err)) {
+		rki_error_file(err, source->source_path);
 		return NULL;
+	}
+	r.ht = rki_humanoid_resolve(target, o.target_humanoid, &ht_store, "target", err);
+	if (!r.ht || !rki_char_frame_from_rest(target, r.ht, &r.ft, err)) {
+		rki_error_file(err, target->source_path);
+		return NULL;
+	}
 	rki_humanoid_pose_rest(source, r.hs, &r.fs, &r.rest_s);
 	rki_humanoid_pose_rest(target, r.ht, &r.ft, &r.rest_t);
 	rki_warn_unpaired_bones(o.warning, o.warning_user, r.hs, r.ht, "source", "target", "not retargeted");
@@ -357,13 +362,17 @@ rk_anim_clip *rk_retarget(rk_scene *target, const rk_scene *source, const rk_ani
 	rk_mat4 hips_parent_inv = rk_mat4_identity();
 	if (hips->parent && !rk_mat4_invert(hips->parent->node_to_world, &hips_parent_inv)) {
 		rki_error_set(err, RK_ERROR_INVALID_ARGUMENT, "target hips' parent has a singular world matrix");
+		rki_error_file(err, target->source_path);
 		goto done;
 	}
 	rk_vec3 first_delta = { 0, 0, 0 };
 	rk_quat hips_rot_value = RK_QUAT_IDENTITY;
 	double foot_miss = 0.0;
 	for (size_t k = 0; k < frames; k++) {
-		if (!rki_pose_buffer_eval(&src_pose, source, clip, clip->time_begin + times[k], err)) goto done;
+		if (!rki_pose_buffer_eval(&src_pose, source, clip, clip->time_begin + times[k], err)) {
+			rki_error_file(err, source->source_path);
+			goto done;
+		}
 		rki_humanoid_pose ps;
 		rki_humanoid_pose_from(r.hs, &r.fs, src_pose.pose.node_to_world, &ps);
 		rk_quat to_world = rk_quat_conjugate(r.ft.rotation);
@@ -431,16 +440,26 @@ rk_anim_clip *rk_retarget(rk_scene *target, const rk_scene *source, const rk_ani
 			if (!isfinite(v.x) || !isfinite(v.y) || !isfinite(v.z) || !isfinite(v.w)) {
 				rki_error_set(err, RK_ERROR_INVALID_ARGUMENT, "%s: the pose at %g s gives a non-finite rotation for %s",
 					source->source_path, times[k], rk_humanoid_bone_name((rk_humanoid_bone)b));
+				rki_error_file(err, source->source_path);
 				goto done;
 			}
 			dst[0] = v.x, dst[1] = v.y, dst[2] = v.z, dst[3] = v.w;
 			if (b == RK_HUMANOID_HIPS) hips_rot_value = v;
+		}
+		if (!isfinite(world_pos.x) || !isfinite(world_pos.y) || !isfinite(world_pos.z)) {
+			/* the source's pose is broken, not the target */
+			rki_error_set(err, RK_ERROR_INVALID_ARGUMENT,
+				"source clip \"%.80s\" at %g s gives a non-finite hips position (its node transforms do not evaluate)",
+				clip->name ? clip->name : "", clip->time_begin + times[k]);
+			rki_error_file(err, source->source_path);
+			goto done;
 		}
 		rk_vec3 local_pos = rk_mat4_transform_point(hips_parent_inv, world_pos);
 		rk_vec3 tv;
 		if (!rki_track_translation(hips, hips_rot_value, local_pos, &tv) || !isfinite(tv.x) || !isfinite(tv.y) ||
 			!isfinite(tv.z)) {
 			rki_error_set(err, RK_ERROR_INVALID_ARGUMENT, "target hips' translation cannot be solved (degenerate scale)");
+			rki_error_file(err, target->source_path);
 			goto done;
 		}
 		hips_values[k * 3 + 0] = tv.x;

@@ -38,7 +38,18 @@ typedef struct cli_ctx {
 	rk_error error;
 	void *owned[CLI_CTX_MAX_OWNED]; /* option lists, freed by cli_ctx_free */
 	size_t owned_count;
+	char text_ring[8][512];       /* cli_text results */
+	unsigned text_next;
 } cli_ctx;
+
+/* Terminal output of names and messages from files: `s` with control bytes
+ * (below 0x20 and 0x7f; so no escape sequence reaches the terminal) and
+ * bytes that are not well-formed UTF-8 written as \xHH. cli_escape writes
+ * into dst (always NUL-terminated, truncated to cap); cli_text returns one
+ * of ctx's 8 ring buffers (valid until 8 more calls). JSON output needs
+ * neither: rk_json_writer escapes and replaces bad bytes itself. */
+size_t cli_escape(char *dst, size_t cap, const char *s);
+const char *cli_text(cli_ctx *ctx, const char *s);
 
 typedef struct cli_command {
 	const char *name;

@@ -145,7 +145,7 @@ int cli_cmd_pose(cli_ctx *ctx, int argc, char **argv)
 				cli_json_mat4(&j, "node_to_world", m);
 				cli_json_close_object(&j);
 			} else {
-				printf("  %-40s %12.6f %12.6f %12.6f\n", n->name, p.x, p.y, p.z);
+				printf("  %-40s %12.6f %12.6f %12.6f\n", cli_text(ctx, n->name), p.x, p.y, p.z);
 			}
 		}
 		if (json) {

@@ -286,8 +286,8 @@ int cli_cmd_render(cli_ctx *ctx, int argc, char **argv)
 		if (frames) printf("%ld frames of %u x %u (%u x %u)", count, (unsigned)w, (unsigned)h, (unsigned)(w * count), (unsigned)h);
 		else printf("%u x %u", (unsigned)w, (unsigned)h);
 		if (!clip) printf(", static scene");
-		else if (frames) printf(", clip %s at %.6g..%.6g s", clip->name, times[0], times[count - 1]);
-		else printf(", clip %s at %.6g s", clip->name, times[0]);
+		else if (frames) printf(", clip %s at %.6g..%.6g s", cli_text(ctx, clip->name), times[0], times[count - 1]);
+		else printf(", clip %s at %.6g s", cli_text(ctx, clip->name), times[0]);
 		printf(", %zu triangles\n", triangles);
 	}
 	free(px);

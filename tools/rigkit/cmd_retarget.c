@@ -135,7 +135,7 @@ int cli_cmd_humanoid(cli_ctx *ctx, int argc, char **argv)
 	} else {
 		printf("# %s: %zu humanoid bones mapped%s\n", path, mapped, valid ? "" : " (not a valid humanoid)");
 		for (int b = 0; b < RK_HUMANOID_BONE_COUNT; b++)
-			if (h.bones[b]) printf("%s = %s\n", rk_humanoid_bone_name((rk_humanoid_bone)b), h.bones[b]->name);
+			if (h.bones[b]) printf("%s = %s\n", rk_humanoid_bone_name((rk_humanoid_bone)b), cli_text(ctx, h.bones[b]->name));
 		if (!valid) cli_fail(ctx, err.code, CLI_EXIT_INPUT, path, "%s", err.message);
 	}
 	rk_scene_free(s);
