@@ -459,6 +459,80 @@ RK_TEST(gltf_non_finite_accessors_and_numbers_are_errors)
 	free(text);
 }
 
+/* ---- invalid option values ----------------------------------------------- */
+
+RK_TEST(invalid_load_options_name_the_field)
+{
+	size_t size;
+	char *text = read_fixture("rig_ascii.fbx", &size);
+	RK_REQUIRE(text);
+	static const struct { rk_axes axes; double unit; int conv; const char *field; } cases[] = {
+		{ { (rk_axis)99, RK_AXIS_POSITIVE_Y, RK_AXIS_POSITIVE_Z }, 0, 0, "target_axes" },
+		{ { RK_AXIS_POSITIVE_X, RK_AXIS_UNKNOWN, RK_AXIS_UNKNOWN }, 0, 0, "target_axes" },
+		{ { RK_AXIS_POSITIVE_X, RK_AXIS_NEGATIVE_X, RK_AXIS_POSITIVE_Z }, 0, 0, "target_axes" },
+		{ { 0, 0, 0 }, NAN, 0, "target_unit_meters" },
+		{ { 0, 0, 0 }, INFINITY, 0, "target_unit_meters" },
+		{ { 0, 0, 0 }, -1.0, 0, "target_unit_meters" },
+		{ { 0, 0, 0 }, 0, 7, "space_conversion" },
+	};
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		rk_load_opts o = { 0 };
+		o.target_axes = cases[i].axes;
+		o.target_unit_meters = cases[i].unit;
+		o.space_conversion = (rk_space_conversion)cases[i].conv;
+		o.filename = "rig.fbx";
+		rk_error err;
+		rk_scene *s = rk_load_memory(text, size, &o, &err);
+		RK_CHECK(s == NULL);
+		RK_CHECK_INT(err.code, RK_ERROR_INVALID_ARGUMENT);
+		RK_CHECK(strstr(err.message, "rk_load_opts.") && strstr(err.message, cases[i].field));
+		rk_scene_free(s);
+		o.filename = NULL;
+		s = rk_load_file(FIXTURE_DIR "rig_ascii.fbx", &o, &err);
+		RK_CHECK(s == NULL);
+		RK_CHECK_INT(err.code, RK_ERROR_INVALID_ARGUMENT);
+		RK_CHECK(strstr(err.message, cases[i].field) != NULL);
+		rk_scene_free(s);
+	}
+	/* the documented values load */
+	rk_load_opts o = { 0 };
+	o.target_axes = RK_AXES_RIGHT_HANDED_Z_UP;
+	o.target_unit_meters = 1.0;
+	o.space_conversion = RK_CONVERT_MODIFY_GEOMETRY;
+	rk_error err;
+	rk_scene *s = rk_load_memory(text, size, &o, &err);
+	RK_CHECK(s != NULL);
+	rk_scene_free(s);
+	free(text);
+}
+
+RK_TEST(invalid_gltf_write_options_name_the_field)
+{
+	rk_error err;
+	rk_scene *s = rk_load_file(FIXTURE_DIR "rig_ascii.fbx", NULL, &err);
+	RK_REQUIRE(s);
+	static const struct { int container; double fps, ttol, rtol; const char *field; } cases[] = {
+		{ 99, 0, 0, 0, "container" }, { -1, 0, 0, 0, "container" },
+		{ 0, -30, 0, 0, "bake_fps" }, { 0, NAN, 0, 0, "bake_fps" }, { 0, INFINITY, 0, 0, "bake_fps" },
+		{ 0, 0, NAN, 0, "translation_tolerance" }, { 0, 0, -1e-3, 0, "translation_tolerance" },
+		{ 0, 0, 0, INFINITY, "rotation_tolerance" },
+	};
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		rk_gltf_write_opts wo = { 0 };
+		wo.container = (rk_gltf_container)cases[i].container;
+		wo.bake_fps = cases[i].fps;
+		wo.translation_tolerance = cases[i].ttol;
+		wo.rotation_tolerance = cases[i].rtol;
+		void *out = NULL;
+		size_t n = 0;
+		RK_CHECK(!rk_gltf_write_memory(s, &wo, &out, &n, &err));
+		RK_CHECK_INT(err.code, RK_ERROR_INVALID_ARGUMENT);
+		RK_CHECK(strstr(err.message, "rk_gltf_write_opts.") && strstr(err.message, cases[i].field));
+		RK_CHECK(out == NULL);
+	}
+	rk_scene_free(s);
+}
+
 RK_TEST_MAIN(
 	RK_TEST_ENTRY(fbx_duplicate_connections_counted_once),
 	RK_TEST_ENTRY(memory_budget_refuses_fbx_deflate_bomb),
@@ -467,4 +541,6 @@ RK_TEST_MAIN(
 	RK_TEST_ENTRY(retarget_refuses_a_clip_longer_than_max_frames),
 	RK_TEST_ENTRY(fbx_non_finite_arrays_are_errors),
 	RK_TEST_ENTRY(fbx_non_finite_properties_default_with_warning),
-	RK_TEST_ENTRY(gltf_non_finite_accessors_and_numbers_are_errors))
+	RK_TEST_ENTRY(gltf_non_finite_accessors_and_numbers_are_errors),
+	RK_TEST_ENTRY(invalid_load_options_name_the_field),
+	RK_TEST_ENTRY(invalid_gltf_write_options_name_the_field))

@@ -80,6 +80,10 @@ rk_scene *rk_load_file(const char *path, const rk_load_opts *opts, rk_error *err
 		rki_error_set(err, RK_ERROR_INVALID_ARGUMENT, "rk_load_file: NULL path");
 		return NULL;
 	}
+	if (!rki_load_opts_validate(opts, err)) {
+		rki_error_file(err, path);
+		return NULL;
+	}
 	rk_load_opts o;
 	rki_load_opts_resolve(&o, opts, 0);
 	rki_alloc a;

@@ -34,10 +34,31 @@ void rki_load_opts_resolve(rk_load_opts *out, const rk_load_opts *in, size_t inp
 	if (!out->max_elements) out->max_elements = RKI_DEFAULT_MAX_ELEMENTS;
 }
 
+bool rki_load_opts_validate(const rk_load_opts *o, rk_error *err)
+{
+	if (!o) return true;
+	const char *bad = NULL;
+	const rk_axes a = o->target_axes;
+	bool keep_axes = !a.right && !a.up && !a.front;
+	if (!keep_axes && !rk_axes_valid(a))
+		bad = "target_axes (expected all RK_AXIS_UNKNOWN = keep, or three distinct known axes)";
+	else if (!(o->target_unit_meters == 0.0 || (o->target_unit_meters > 0.0 && isfinite(o->target_unit_meters))))
+		bad = "target_unit_meters (expected 0 = keep or a finite number of metres > 0)";
+	else if ((unsigned)o->space_conversion > (unsigned)RK_CONVERT_MODIFY_GEOMETRY)
+		bad = "space_conversion (expected RK_CONVERT_ADJUST_TRANSFORMS or RK_CONVERT_MODIFY_GEOMETRY)";
+	if (!bad) return true;
+	rki_error_set(err, RK_ERROR_INVALID_ARGUMENT, "rk_load_opts.%s", bad);
+	return false;
+}
+
 bool rki_scene_begin(rki_scene_ctx *ctx, const rk_load_opts *opts, const char *filename, size_t input_bytes,
 	rk_error *err)
 {
 	memset(ctx, 0, sizeof(*ctx));
+	if (!rki_load_opts_validate(opts, err)) {
+		rki_error_file(err, filename);
+		return false;
+	}
 	rki_load_opts_resolve(&ctx->opts, opts, input_bytes);
 	ctx->budget_auto = !opts || !opts->memory_limit;
 	ctx->err = err;

@@ -44,6 +44,11 @@ void rki_load_opts_resolve(rk_load_opts *out, const rk_load_opts *in, size_t inp
 #define RKI_LOAD_BUDGET_PER_BYTE 64u
 size_t rki_load_memory_budget(size_t input_bytes);
 
+/* False with RK_ERROR_INVALID_ARGUMENT naming the field when an option holds
+ * a value outside the documented ones (unknown axes, a unit that is NaN,
+ * infinite or <= 0, an unknown space_conversion). NULL is valid. */
+bool rki_load_opts_validate(const rk_load_opts *o, rk_error *err);
+
 /* Allocates an empty scene for an input of input_bytes. False on
  * allocation failure (err filled). */
 bool rki_scene_begin(rki_scene_ctx *ctx, const rk_load_opts *opts, const char *filename, size_t input_bytes,
