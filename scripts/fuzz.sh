@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # scripts/fuzz.sh TARGET SECONDS [SHARED] - build the fuzzers (make fuzz), make a
 # seed corpus for TARGET from ../shared (never committed) and run it.
-# Targets: fbx_binary, fbx_ascii, fbx_dom, gltf, retarget.
+# Targets: fbx_binary, fbx_ascii, fbx_dom, gltf, retarget, triangulate.
 set -euo pipefail
 target=$1
 secs=${2:-600}
@@ -27,6 +27,10 @@ retarget)
 	mv "$corpus"/samples/*.glb "$corpus/" 2>/dev/null || true
 	rm -rf "$corpus/samples"
 	cp "$shared"/assets/ybot@kick.fbx "$corpus/" ;;
+triangulate)
+	# random bytes are polygons: start from two small ones
+	printf '\000\000\000\000\000\000\000\100\000\000\000\000\000\100\000\100\000\000\000\000\000\100\000\000\000' >"$corpus/square"
+	head -c 6001 /dev/urandom >"$corpus/random1000" ;;
 *) echo "unknown target $target" >&2; exit 1 ;;
 esac
 exec build-fuzz/fuzz_"$target" -max_total_time="$secs" -timeout=10 -rss_limit_mb=2048 -print_final_stats=1 "$corpus"

@@ -459,6 +459,46 @@ RK_TEST(gltf_non_finite_accessors_and_numbers_are_errors)
 	free(text);
 }
 
+/* A finite scene whose evaluated positions overflow (Lcl and Geometric
+ * scaling of 1e154 each, so 1e308, times vertices at y = 150): the OBJ
+ * writer refuses rather than print inf. */
+RK_TEST(obj_writer_never_writes_non_finite_numbers)
+{
+	size_t size, len;
+	char *t0 = read_fixture("rig_ascii.fbx", &size);
+	RK_REQUIRE(t0);
+	char *t = replace_once(t0, "\t\t\tP: \"currentUVSet\", \"KString\", \"\", \"U\", \"map1\"\n",
+		"\t\t\tP: \"currentUVSet\", \"KString\", \"\", \"U\", \"map1\"\n\t\t\tP: \"Lcl Scaling\", \"Lcl Scaling\", \"\", \"A\",1e154,1e154,1e154\n\t\t\tP: \"GeometricScaling\", \"Vector3D\", \"Vector\", \"\",1e154,1e154,1e154\n", &len);
+	RK_REQUIRE(t);
+	/* unskinned (skinned vertices follow the joints, not the node) */
+	char *t1 = replace_once(t, "\tC: \"OO\",5000,3000\n", "", &len);
+	RK_REQUIRE(t1);
+	free(t);
+	t = t1;
+	rk_error err;
+	rk_load_opts o = { 0 };
+	o.filename = "rig_huge_scale.fbx";
+	rk_scene *s = rk_load_memory(t, len, &o, &err);
+	RK_REQUIRE(s);
+	char *text = NULL;
+	size_t n = 0;
+	RK_CHECK(!rk_obj_write_memory(s, NULL, &text, &n, &err));
+	RK_CHECK(text == NULL);
+	RK_CHECK_INT(err.code, RK_ERROR_CORRUPT);
+	RK_CHECK_STR(err.file, "rig_huge_scale.fbx");
+	RK_CHECK(strstr(err.message, "non-finite") != NULL);
+	rk_scene_free(s);
+	free(t);
+	/* the clean fixture writes */
+	s = rk_load_memory(t0, size, &o, &err);
+	RK_REQUIRE(s);
+	RK_CHECK(rk_obj_write_memory(s, NULL, &text, &n, &err));
+	RK_CHECK(text && !strstr(text, "nan") && !strstr(text, "inf"));
+	rk_obj_memory_free(text);
+	rk_scene_free(s);
+	free(t0);
+}
+
 /* ---- invalid option values ----------------------------------------------- */
 
 RK_TEST(invalid_load_options_name_the_field)
@@ -542,5 +582,6 @@ RK_TEST_MAIN(
 	RK_TEST_ENTRY(fbx_non_finite_arrays_are_errors),
 	RK_TEST_ENTRY(fbx_non_finite_properties_default_with_warning),
 	RK_TEST_ENTRY(gltf_non_finite_accessors_and_numbers_are_errors),
+	RK_TEST_ENTRY(obj_writer_never_writes_non_finite_numbers),
 	RK_TEST_ENTRY(invalid_load_options_name_the_field),
 	RK_TEST_ENTRY(invalid_gltf_write_options_name_the_field))

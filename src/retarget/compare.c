@@ -128,12 +128,18 @@ bool rk_clip_compare(const rk_scene *a, const rk_anim_clip *a_clip, const rk_sce
 	size_t frames = (size_t)nf;
 
 	rk_humanoid ha_store, hb_store;
+	/* errors about one side name its file (err->file) */
 	const rk_humanoid *ha = rki_humanoid_resolve(a, o.a_humanoid, &ha_store, "scene a", err);
-	if (!ha) return false;
-	const rk_humanoid *hb = rki_humanoid_resolve(b, o.b_humanoid, &hb_store, "scene b", err);
-	if (!hb) return false;
 	rki_char_frame fa, fb;
-	if (!rki_char_frame_from_rest(a, ha, &fa, err) || !rki_char_frame_from_rest(b, hb, &fb, err)) return false;
+	if (!ha || !rki_char_frame_from_rest(a, ha, &fa, err)) {
+		rki_error_file(err, a->source_path);
+		return false;
+	}
+	const rk_humanoid *hb = rki_humanoid_resolve(b, o.b_humanoid, &hb_store, "scene b", err);
+	if (!hb || !rki_char_frame_from_rest(b, hb, &fb, err)) {
+		rki_error_file(err, b->source_path);
+		return false;
+	}
 
 	rki_warn_unpaired_bones(o.warning, o.warning_user, ha, hb, "a", "b", "not compared");
 	/* Bones mapped in both, and the direction child each uses on both sides. */

@@ -591,9 +591,17 @@ static bool cli_batch_motion_failed(const cli_batch *b, size_t i)
 	return b->motions[i].failures.count != 0;
 }
 
+/* "rigkit: TEXT" on stderr, TEXT escaped (cli_escape: names from files). */
+static void cli_batch_print_line(const char *text)
+{
+	char safe[2048];
+	cli_escape(safe, sizeof(safe), text);
+	fprintf(stderr, "rigkit: %s\n", safe);
+}
+
 static void cli_batch_print_failures(const cli_batch_failures *f)
 {
-	for (size_t k = 0; k < f->count; k++) fprintf(stderr, "rigkit: %s\n", f->data[k].text);
+	for (size_t k = 0; k < f->count; k++) cli_batch_print_line(f->data[k].text);
 }
 
 static void cli_batch_report_motion(cli_batch *b, size_t i, bool ran)
@@ -807,7 +815,7 @@ static void cli_batch_report_job(cli_batch *b, size_t j, bool ran)
 	}
 	for (size_t k = 0; k < job->failures.count; k++)
 		if (!cli_batch_failure_repeats(b, j, &job->failures.data[k]))
-			fprintf(stderr, "rigkit: %s\n", job->failures.data[k].text);
+			cli_batch_print_line(job->failures.data[k].text);
 	if (b->json || !job->written) return;
 	cli_batch_job_stats st = cli_batch_stats(b, job);
 	char bones[64];
