@@ -390,6 +390,17 @@ RK_TEST(fbx_non_finite_properties_default_with_warning)
 		for (int k = 0; k < 16; k++) RK_CHECK(isfinite(s->nodes.data[i].node_to_world.m[k]));
 	rk_scene_free(s);
 	free(t);
+	/* material colours: the default with a warning, never a NaN in a glTF */
+	char *tm = replace_once(t0, "0.8,0.6,0.4", "0.8,1e400,0.4", &len);
+	RK_REQUIRE(tm);
+	o.filename = "rig_inf_colour.fbx";
+	s = rk_load_memory(tm, len, &o, &err);
+	RK_REQUIRE(s);
+	RK_CHECK(find_warning(s, "base colour is not finite") != NULL);
+	RK_REQUIRE(s->materials.count >= 1);
+	RK_CHECK(s->materials.data[0].base_color.x == 1.0 && s->materials.data[0].base_color.y == 1.0);
+	rk_scene_free(s);
+	free(tm);
 	/* finite values whose product overflows (1e200 x 1e200 down the
 	 * hierarchy): caught by the last check of the load, naming the node */
 	char *t1 = replace_once(t0, "\"A\",0,100,0", "\"A\",1e200,100,0", &len);

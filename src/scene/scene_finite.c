@@ -9,7 +9,8 @@
  * node transforms (props, local TRS, matrices), mesh positions, normals,
  * UVs, tangents, colours, blend shape offsets, skin matrices and weights,
  * animation keys. A failure is RK_ERROR_CORRUPT naming the file and the
- * element.
+ * element. Material factors and texture transforms are the exception: a
+ * non-finite one becomes its default with a warning.
  */
 #include "scene_internal.h"
 
@@ -155,6 +156,40 @@ static bool rki_check_clip(rki_scene_ctx *ctx, const rk_anim_clip *c)
 	return true;
 }
 
+/* Material factors are looks, not geometry: a non-finite one becomes its
+ * default with a warning (the FBX SDK loads such files), so it never
+ * reaches a glTF material. */
+static void rki_fix_texture_ref(rki_scene_ctx *ctx, rk_material *m, rk_texture_ref *r, const char *slot)
+{
+	if (rki_fin(&r->offset.x, 2) && rki_fin(&r->scale.x, 2) && isfinite(r->rotation)) return;
+	r->offset = (rk_vec2){ 0, 0 };
+	r->scale = (rk_vec2){ 1, 1 };
+	r->rotation = 0.0;
+	rki_scene_warn(ctx, UINT64_MAX, "", "material \"%.80s\": %s texture transform is not finite: identity used",
+		m->name ? m->name : "", slot);
+}
+
+static void rki_fix_material(rki_scene_ctx *ctx, rk_material *m)
+{
+	const char *name = m->name ? m->name : "";
+	struct { double *v; size_t n; double def; const char *what; } f[] = {
+		{ &m->base_color.x, 4, 1.0, "base colour" }, { &m->metallic, 1, 1.0, "metallic" },
+		{ &m->roughness, 1, 1.0, "roughness" }, { &m->emissive.x, 3, 0.0, "emissive colour" },
+		{ &m->specular.x, 3, 0.0, "specular colour" }, { &m->shininess, 1, 0.0, "shininess" },
+		{ &m->alpha_cutoff, 1, 0.5, "alpha cutoff" },
+	};
+	for (size_t i = 0; i < sizeof(f) / sizeof(f[0]); i++) {
+		if (rki_fin(f[i].v, f[i].n)) continue;
+		for (size_t k = 0; k < f[i].n; k++) f[i].v[k] = f[i].def;
+		rki_scene_warn(ctx, UINT64_MAX, "", "material \"%.80s\": %s is not finite: the default %g used", name, f[i].what,
+			f[i].def);
+	}
+	rki_fix_texture_ref(ctx, m, &m->base_color_texture, "base colour");
+	rki_fix_texture_ref(ctx, m, &m->metallic_roughness_texture, "metallic-roughness");
+	rki_fix_texture_ref(ctx, m, &m->normal_texture, "normal");
+	rki_fix_texture_ref(ctx, m, &m->emissive_texture, "emissive");
+}
+
 bool rki_scene_check_finite(rki_scene_ctx *ctx)
 {
 	const rk_scene *s = ctx->scene;
@@ -166,5 +201,6 @@ bool rki_scene_check_finite(rki_scene_ctx *ctx)
 		if (!rki_check_skin(ctx, &s->skins.data[i])) return false;
 	for (size_t i = 0; i < s->clips.count; i++)
 		if (!rki_check_clip(ctx, &s->clips.data[i])) return false;
+	for (size_t i = 0; i < s->materials.count; i++) rki_fix_material(ctx, &s->materials.data[i]);
 	return true;
 }
