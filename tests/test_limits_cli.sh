@@ -111,5 +111,25 @@ expect bomb-default 2 -- "$rigkit" info --json "$tmp/bomb.fbx"
 python3 -c 'import json,sys; e=json.load(open(sys.argv[1]))["error"]; assert e["code"]=="limit" and e["file"].endswith("bomb.fbx") and "memory budget of 268435456" in e["message"], e' "$tmp/out" \
 	&& pass=$((pass + 1)) || { fail=$((fail + 1)); echo "FAIL bomb-json-error"; cat "$tmp/out"; }
 
+# non-finite numbers in binary FBX (made by the fixture generator from edited ASCII)
+python3 - "$here/fixtures" "$tmp" <<'PY' || { echo "FAIL: cannot make the binary inputs"; exit 1; }
+import sys
+sys.path.insert(0, sys.argv[1])
+import make_fbx_binary as m
+text = open(sys.argv[1] + '/rig_ascii.fbx', encoding='ascii').read()
+def write(name, t):
+    open(sys.argv[2] + '/' + name, 'wb').write(m.encode_file(m.parse_ascii(t), 7400))
+write('inf_vertices.fbx', text.replace('a: -10,100,-10,10,100,-10', 'a: -10,1e400,-10,10,100,-10', 1))
+write('inf_translation.fbx', text.replace('"A",0,100,0', '"A",0,-1e400,0', 1))
+PY
+expect bin-inf-vertices 2 -- "$rigkit" info "$tmp/inf_vertices.fbx"
+expect_text bin-inf-vertices-msg "$tmp/err" 'inf_vertices\.fbx: Vertices element 1 \(inf\) is not a finite number \(at byte [0-9]+, node Objects/Geometry/Vertices\)'
+expect bin-inf-info 0 -- "$rigkit" info --no-tree "$tmp/inf_translation.fbx"
+expect_text bin-inf-translation-warn "$tmp/out" '"Hips": Lcl Translation .* is not finite: using the default \(0, 0, 0\)'
+expect bin-inf-translation 0 -- "$rigkit" pose "$tmp/inf_translation.fbx"
+if grep -qiE 'nan|inf' "$tmp/out"; then fail=$((fail + 1)); echo "FAIL bin-inf-pose: nan/inf printed"; else pass=$((pass + 1)); fi
+expect bin-inf-obj 0 -- "$rigkit" convert -q "$tmp/inf_translation.fbx" "$tmp/inf.obj"
+if grep -qiE 'nan|inf' "$tmp/inf.obj"; then fail=$((fail + 1)); echo "FAIL bin-inf-obj: nan/inf written"; else pass=$((pass + 1)); fi
+
 echo "$pass passed, $fail failed"
 [ "$fail" -eq 0 ]
