@@ -76,6 +76,8 @@ expect_text json-fffd "$tmp/out.json" .   # (humanoid prints an error document: 
 "$rigkit" info --json "$bad" >"$tmp/info.json" 2>/dev/null
 python3 -c 'import json,sys; d=json.load(open(sys.argv[1],encoding="utf-8")); n=[x["name"] for x in d["nodes"]]; assert "Hi\ufffd\x01\x1b[31mps\ufffd" in n, n' "$tmp/info.json" \
 	&& pass=$((pass + 1)) || { fail=$((fail + 1)); echo "FAIL json-name: bad bytes not U+FFFD"; }
+python3 -c 'import json,sys; d=json.load(open(sys.argv[1],encoding="utf-8")); h=[x.get("name_hex") for x in d["nodes"] if x.get("name_hex")]; assert h == ["4869ff011b5b33316d7073c3"], h; assert all("name_hex" not in x for x in d["nodes"] if x["name"] == "Spine")' "$tmp/info.json" \
+	&& pass=$((pass + 1)) || { fail=$((fail + 1)); echo "FAIL json-name-hex: raw bytes not given as name_hex"; }
 expect convert-glb 0 -- "$rigkit" convert -q "$bad" "$tmp/bad.glb"
 "$rigkit" info --json "$tmp/bad.glb" >"$tmp/glb.json" 2>/dev/null
 json_ok json-glb-roundtrip "$tmp/glb.json"

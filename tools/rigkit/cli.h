@@ -49,6 +49,8 @@ typedef struct cli_ctx {
  * of ctx's 8 ring buffers (valid until 8 more calls). JSON output needs
  * neither: rk_json_writer escapes and replaces bad bytes itself. */
 size_t cli_escape(char *dst, size_t cap, const char *s);
+/* True when s (NULL = "") is well-formed UTF-8. */
+bool cli_is_utf8(const char *s);
 const char *cli_text(cli_ctx *ctx, const char *s);
 
 typedef struct cli_command {
@@ -143,6 +145,9 @@ void cli_json_array(cli_json *j, const char *key);
 void cli_json_close_object(cli_json *j);
 void cli_json_close_array(cli_json *j);
 void cli_json_string(cli_json *j, const char *key, const char *value); /* NULL value = null */
+/* As cli_json_string, plus KEY_hex (the raw bytes in hex) when name is not
+ * well-formed UTF-8 (the string itself then shows U+FFFD for bad bytes). */
+void cli_json_name(cli_json *j, const char *key, const char *name);
 void cli_json_number(cli_json *j, const char *key, double value);
 void cli_json_int(cli_json *j, const char *key, long long value);
 void cli_json_bool(cli_json *j, const char *key, bool value);

@@ -139,7 +139,7 @@ static int cli_info_json(cli_ctx *ctx, const rk_scene *s, int tree, const rk_mes
 			const rk_node *n = &s->nodes.data[i];
 			cli_json_object(&j, NULL);
 			cli_json_int(&j, "index", n->index);
-			cli_json_string(&j, "name", n->name);
+			cli_json_name(&j, "name", n->name);
 			cli_json_string(&j, "kind", cli_kind_name(n->kind));
 			if (n->parent) cli_json_int(&j, "parent", n->parent->index);
 			else cli_json_null(&j, "parent");
@@ -157,7 +157,7 @@ static int cli_info_json(cli_ctx *ctx, const rk_scene *s, int tree, const rk_mes
 	for (size_t i = 0; i < s->meshes.count; i++) {
 		const rk_mesh *m = &s->meshes.data[i];
 		cli_json_object(&j, NULL);
-		cli_json_string(&j, "name", m->name);
+		cli_json_name(&j, "name", m->name);
 		cli_json_int(&j, "vertices", (long long)m->vertex_count);
 		cli_json_int(&j, "faces", (long long)m->face_count);
 		cli_json_int(&j, "corners", (long long)m->index_count);
@@ -176,7 +176,7 @@ static int cli_info_json(cli_ctx *ctx, const rk_scene *s, int tree, const rk_mes
 	for (size_t i = 0; i < s->skins.count; i++) {
 		const rk_skin_deformer *k = &s->skins.data[i];
 		cli_json_object(&j, NULL);
-		cli_json_string(&j, "name", k->name);
+		cli_json_name(&j, "name", k->name);
 		cli_json_int(&j, "joints", (long long)k->joint_count);
 		cli_json_int(&j, "max_weights_per_vertex", (long long)k->max_weights_per_vertex);
 		cli_json_close_object(&j);
@@ -186,7 +186,7 @@ static int cli_info_json(cli_ctx *ctx, const rk_scene *s, int tree, const rk_mes
 	for (size_t i = 0; i < s->clips.count; i++) {
 		const rk_anim_clip *c = &s->clips.data[i];
 		cli_json_object(&j, NULL);
-		cli_json_string(&j, "name", c->name);
+		cli_json_name(&j, "name", c->name);
 		cli_json_number(&j, "time_begin", c->time_begin);
 		cli_json_number(&j, "time_end", c->time_end);
 		cli_json_int(&j, "layers", (long long)c->layer_count);

@@ -78,6 +78,16 @@ static size_t cli_utf8_run(const unsigned char *s)
 	return len;
 }
 
+bool cli_is_utf8(const char *s)
+{
+	for (const unsigned char *p = (const unsigned char *)(s ? s : ""); *p;) {
+		size_t run = *p >= 0x80 ? cli_utf8_run(p) : 1;
+		if (!run) return false;
+		p += run;
+	}
+	return true;
+}
+
 size_t cli_escape(char *dst, size_t cap, const char *s)
 {
 	static const char hex[] = "0123456789abcdef";
