@@ -21,13 +21,6 @@
 #include <string.h>
 #include <time.h>
 
-static double bench_cpu_now(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
-
 int main(int argc, char **argv)
 {
 	int runs = 15;

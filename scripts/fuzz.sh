@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # scripts/fuzz.sh TARGET SECONDS [SHARED] - build the fuzzers (make fuzz), make a
 # seed corpus for TARGET from ../shared (never committed) and run it.
-# Targets: fbx_binary, fbx_ascii, fbx_dom, gltf, retarget, image_png, image_jpeg,
+# Targets: fbx_binary, fbx_ascii, fbx_dom, gltf, retarget, triangulate, image_png, image_jpeg,
 # image_webp (fuzz_image with the committed seeds of one decoder; Debian's
 # uninstrumented decoders: scripts/fuzz-image.sh builds instrumented ones).
 set -euo pipefail
@@ -32,6 +32,10 @@ retarget)
 image_png|image_jpeg|image_webp)
 	cp fuzz/seeds-"${target/_/-}"/* "$corpus/"
 	exec build-fuzz/fuzz_image -max_total_time="$secs" -timeout=10 -rss_limit_mb=2048 -print_final_stats=1 "$corpus" ;;
+triangulate)
+	# random bytes are polygons: start from two small ones
+	printf '\000\000\000\000\000\000\000\100\000\000\000\000\000\100\000\100\000\000\000\000\000\100\000\000\000' >"$corpus/square"
+	head -c 6001 /dev/urandom >"$corpus/random1000" ;;
 *) echo "unknown target $target" >&2; exit 1 ;;
 esac
 exec build-fuzz/fuzz_"$target" -max_total_time="$secs" -timeout=10 -rss_limit_mb=2048 -print_final_stats=1 "$corpus"

@@ -8,6 +8,7 @@
  * documented normal weighting evaluated by hand for small fans, and for the
  * shared assets counts recomputed from the scene's faces.
  */
+#include "rk_polygons.h"
 #include "rk_test.h"
 
 #include <rigkit/rigkit.h>
@@ -291,6 +292,31 @@ RK_TEST(triangulate_repeated_vertex)
 	RK_CHECK_NEAR(sum, 4.0, 1e-12);
 }
 
+/* A star-shaped polygon of `want` corners at increasing angles with random
+ * radii (always simple); with `extras`, random duplicate corners and edge
+ * midpoints as well (at most 2 * want corners). Returns the corner count. */
+static size_t random_star_polygon(rk_vec3 *p, size_t want, int extras, uint64_t *rng)
+{
+	uint64_t state = *rng;
+	size_t n = 0;
+	for (size_t i = 0; i < want; i++) {
+		state ^= state << 13; state ^= state >> 7; state ^= state << 17;
+		double u = (double)(state >> 11) / 9007199254740992.0;
+		state ^= state << 13; state ^= state >> 7; state ^= state << 17;
+		double r = 0.2 + (double)(state >> 11) / 9007199254740992.0;
+		double a = 2 * RK_PI * ((double)i + 0.8 * u) / (double)want;
+		p[n++] = (rk_vec3){ r * cos(a), r * sin(a), 0 };
+		if (extras && (state & 7) == 0) { p[n] = p[n - 1]; n++; }
+		if (extras && (state & 7) == 1 && n >= 2) {
+			rk_vec3 q = p[n - 1];
+			p[n - 1] = (rk_vec3){ 0.5 * (p[n - 2].x + q.x), 0.5 * (p[n - 2].y + q.y), 0 };
+			p[n++] = q;
+		}
+	}
+	*rng = state;
+	return n;
+}
+
 /* Star-shaped polygons (corners at increasing angles, random radii: always
  * simple) with random duplicate corners and edge midpoints, in 3D. */
 RK_TEST(triangulate_random_star_polygons)
@@ -300,21 +326,8 @@ RK_TEST(triangulate_random_star_polygons)
 	test_rotation(rot);
 	rk_vec3 p[128];
 	for (int it = 0; it < 2000; it++) {
-		size_t n = 0, want = 3 + (size_t)(it % 40);
-		for (size_t i = 0; i < want; i++) {
-			state ^= state << 13; state ^= state >> 7; state ^= state << 17;
-			double u = (double)(state >> 11) / 9007199254740992.0;
-			state ^= state << 13; state ^= state >> 7; state ^= state << 17;
-			double r = 0.2 + (double)(state >> 11) / 9007199254740992.0;
-			double a = 2 * RK_PI * ((double)i + 0.8 * u) / (double)want;
-			p[n++] = (rk_vec3){ r * cos(a), r * sin(a), 0 };
-			if (it % 2 && (state & 7) == 0) { p[n] = p[n - 1]; n++; }
-			if (it % 2 && (state & 7) == 1 && n >= 2) {
-				rk_vec3 q = p[n - 1];
-				p[n - 1] = (rk_vec3){ 0.5 * (p[n - 2].x + q.x), 0.5 * (p[n - 2].y + q.y), 0 };
-				p[n++] = q;
-			}
-		}
+		size_t n, want = 3 + (size_t)(it % 40);
+		n = random_star_polygon(p, want, it % 2, &state);
 		int before = rk_t_->failed;
 		RK_CHECK_INT(check_triangulation(rk_t_, p, n, it % 3 ? rot : NULL), 0);
 		if (rk_t_->failed != before) { fprintf(stderr, "  random polygon %d (%zu corners)\n", it, n); break; }
@@ -333,6 +346,89 @@ RK_TEST(triangulate_random_star_polygons)
 		RK_CHECK_INT(check_triangulation(rk_t_, p, 4, it % 2 ? rot : NULL), 0);
 		if (rk_t_->failed != before) { fprintf(stderr, "  random quad %d\n", it); break; }
 	}
+}
+
+/* Big polygons take the indexed path (more than 64 corners): the same
+ * checks as above on random star-shaped polygons with duplicates and
+ * midpoints, and on a comb, keyhole and spiral. */
+RK_TEST(triangulate_big_polygons)
+{
+	uint64_t state = 0x243f6a8885a308d3ull;
+	double rot[9];
+	test_rotation(rot);
+	size_t cap = 4096;
+	rk_vec3 *p = (rk_vec3 *)malloc(cap * sizeof(rk_vec3));
+	RK_REQUIRE(p);
+	for (int it = 0; it < 120; it++) {
+		size_t n, want = 65 + (size_t)(it * 7 % 300);
+		n = random_star_polygon(p, want, it % 2, &state);
+		int before = rk_t_->failed;
+		RK_CHECK_INT(check_triangulation(rk_t_, p, n, it % 3 ? rot : NULL), 0);
+		if (rk_t_->failed != before) { fprintf(stderr, "  big random polygon %d (%zu corners)\n", it, n); break; }
+	}
+	/* comb of 100 teeth, both windings */
+	double area = rk_poly_comb(p, 402);
+	RK_CHECK_NEAR(shoelace(p, 402), area, 1e-9);
+	RK_CHECK_INT(check_triangulation(rk_t_, p, 402, rot), 0);
+	reverse_points(p, 402);
+	RK_CHECK_INT(check_triangulation(rk_t_, p, 402, NULL), 0);
+	/* star of 1000 corners */
+	area = rk_poly_star(p, 1000);
+	RK_CHECK_NEAR(shoelace(p, 1000), area, 1e-9);
+	RK_CHECK_INT(check_triangulation(rk_t_, p, 1000, rot), 0);
+	/* spiral band of 5 turns, 1200 corners */
+	rk_poly_spiral(p, 1200, 5.0);
+	RK_CHECK_INT(check_triangulation(rk_t_, p, 1200, NULL), 0);
+	/* keyhole: a square of 200 corners (edges split) around a square hole of
+	 * 100, joined by a doubled bridge edge */
+	size_t n = 0;
+	for (int e = 0; e < 4; e++)
+		for (int i = 0; i < 50; i++) {
+			double t = 4.0 * i / 50.0;
+			rk_vec3 q = e == 0 ? (rk_vec3){ t, 0, 0 } : e == 1 ? (rk_vec3){ 4, t, 0 } : e == 2 ? (rk_vec3){ 4 - t, 4, 0 } : (rk_vec3){ 0, 4 - t, 0 };
+			p[n++] = q;
+		}
+	p[n++] = (rk_vec3){ 0, 0, 0 };
+	for (int e = 0; e < 4; e++)
+		for (int i = 0; i < 25; i++) {
+			double t = 2.0 * i / 25.0;
+			rk_vec3 q = e == 0 ? (rk_vec3){ 1, 1 + t, 0 } : e == 1 ? (rk_vec3){ 1 + t, 3, 0 } : e == 2 ? (rk_vec3){ 3, 3 - t, 0 } : (rk_vec3){ 3 - t, 1, 0 };
+			p[n++] = q;
+		}
+	p[n++] = (rk_vec3){ 1, 1, 0 };
+	RK_CHECK_NEAR(shoelace(p, n), 12.0, 1e-9);
+	RK_CHECK_INT(check_triangulation(rk_t_, p, n, rot), 0);
+	free(p);
+}
+
+/* A polygon whose edges all cross: every corner used, n - 2 triangles, the
+ * signed areas summing to the polygon's (shoelace), within the budget. */
+RK_TEST(triangulate_big_self_intersecting)
+{
+	size_t n = 3001;
+	rk_vec3 *p = (rk_vec3 *)malloc(n * sizeof(rk_vec3));
+	uint32_t *tri = (uint32_t *)malloc(3 * n * sizeof(uint32_t));
+	size_t scratch_size = rk_polygon_triangulate_scratch_size(n);
+	void *scratch = malloc(scratch_size);
+	RK_REQUIRE(p && tri && scratch);
+	rk_poly_tangle(p, n, 1000);
+	uint32_t flags = 0;
+	RK_CHECK_INT(rk_polygon_triangulate(tri, p, n, NULL, n, scratch, scratch_size, &flags), n - 2);
+	RK_CHECK(flags & RK_TRIANGULATE_FALLBACK);
+	double sum = 0;
+	int *used = (int *)calloc(n, sizeof(int));
+	RK_REQUIRE(used);
+	for (size_t t = 0; t < n - 2; t++) {
+		RK_CHECK(tri[3 * t] < n && tri[3 * t + 1] < n && tri[3 * t + 2] < n);
+		sum += tri_area2d(p[tri[3 * t]], p[tri[3 * t + 1]], p[tri[3 * t + 2]]);
+		used[tri[3 * t]] = used[tri[3 * t + 1]] = used[tri[3 * t + 2]] = 1;
+	}
+	RK_CHECK_NEAR(sum, shoelace(p, n), 1e-9 * (1.0 + fabs(shoelace(p, n))));
+	for (size_t i = 0; i < n; i++) RK_CHECK(used[i]);
+	free(used);
+	free(p);
+	free(tri);
+	free(scratch);
 }
 
 RK_TEST(triangulate_counts_and_bad_args)
@@ -1768,6 +1864,8 @@ RK_TEST_MAIN(
 	RK_TEST_ENTRY(triangulate_collinear),
 	RK_TEST_ENTRY(triangulate_repeated_vertex),
 	RK_TEST_ENTRY(triangulate_random_star_polygons),
+	RK_TEST_ENTRY(triangulate_big_polygons),
+	RK_TEST_ENTRY(triangulate_big_self_intersecting),
 	RK_TEST_ENTRY(triangulate_counts_and_bad_args),
 	RK_TEST_ENTRY(vertex_format_layout),
 	RK_TEST_ENTRY(parts_grouping),

@@ -116,6 +116,18 @@ typedef struct rk_allocator {
 } rk_allocator;
 
 /* ---------------------------------------------------------------------------
+ * Sampling limits
+ * ------------------------------------------------------------------------- */
+
+/* Default maximum number of frames (keys per track) that sampling one clip
+ * may produce: rk_retarget (rk_retarget_opts.max_frames) and the glTF
+ * writer's baking (rk_gltf_write_opts.max_frames) refuse a clip that would
+ * need more with RK_ERROR_LIMIT naming the file and the clip, so a small
+ * file claiming a clip of hours cannot make gigabytes of keys. 100,000
+ * frames = 55 minutes at 30 fps. The CLI's --max-frames N changes it. */
+#define RK_DEFAULT_MAX_FRAMES 100000u
+
+/* ---------------------------------------------------------------------------
  * Output files
  * ------------------------------------------------------------------------- */
 

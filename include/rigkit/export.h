@@ -226,6 +226,8 @@ typedef struct rk_gltf_write_opts {
 	double translation_tolerance; /* relative, for translation/scale/weights; 0 = 1e-5 */
 	double rotation_tolerance;    /* radians; 0 = 1e-5 */
 	bool bake_all;                /* default false; true: bake glTF sampler tracks too */
+	size_t max_frames;            /* most baked samples per clip; 0 = RK_DEFAULT_MAX_FRAMES (base.h);
+	                                 a clip needing more is RK_ERROR_LIMIT naming the file and clip */
 
 	/* Content */
 	bool no_textures;             /* default false; true: no images/textures/samplers, materials keep factors */

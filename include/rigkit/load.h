@@ -71,6 +71,14 @@
  *     NURBS, patches, lines and geometry caches are not loaded (warned).
  *     ByEdge mappings are ignored (warned).
  *     Out-of-range vertex indices are clamped to vertex 0 with a warning.
+ *     A connection repeating an earlier one (same child, parent and
+ *     property) is dropped, with one warning giving the count: repeated
+ *     links never multiply nodes, clusters or animation tracks.
+ *     Non-finite numbers (NaN, infinity, ASCII 1e400): in arrays (vertices,
+ *     normals, UVs, weights, matrices, shape offsets) RK_ERROR_CORRUPT with
+ *     the byte offset and node path; in transform properties (Lcl *, pivots,
+ *     offsets, Pre/PostRotation, Geometric*) the property's default with a
+ *     warning; in key values 0 with a warning. docs/limits.md.
  *
  * ---------------------------------------------------------------------------
  * GLTF IMPORTER
@@ -186,6 +194,11 @@
  *     other allocation. Node nesting is limited by max_depth, counts by
  *     max_elements, morph work (targets x vertices) and influence work
  *     (vertices x influences) by max_elements.
+ *     FLOAT accessors holding a NaN or infinity are RK_ERROR_CORRUPT at
+ *     /accessors/N (WEIGHTS_n: such weights are dropped with a warning).
+ *     Every loaded scene, whatever the format, passes a last check that its
+ *     static data and keys are finite (else RK_ERROR_CORRUPT naming the
+ *     file and element). docs/limits.md lists every cost bound.
  *     Errors carry the file name, a JSON pointer (RK_LOCATION_JSON) to the
  *     offending value, and a byte offset for GLB container and JSON syntax
  *     errors. JSON pointers are formatted only when an error or warning is

@@ -135,6 +135,9 @@ typedef struct rk_retarget_opts {
 	                                        target taken in its bind pose gets constant tracks that
 	                                        hold its bind-pose local transforms on the nodes where
 	                                        they differ from the stored ones (see REST POSE). */
+	size_t max_frames;                   /* most keys per track; 0 = RK_DEFAULT_MAX_FRAMES (base.h).
+	                                        A clip needing more (duration x fps + 1) is RK_ERROR_LIMIT
+	                                        naming the source file and the clip. */
 
 	/* Temporaries (pose buffers, per-node state), all freed before return;
 	 * same meaning as in rk_load_opts. The new clip itself lives in the

@@ -678,7 +678,11 @@ typedef void rk_file_close_fn(void *user, const void *data, size_t size);
 
 typedef struct rk_load_opts {
 	rk_allocator allocator;          /* zero = malloc/free */
-	size_t memory_limit;             /* bytes for scene + temporaries; 0 = 4 GiB (1.5 GiB with 32-bit size_t) */
+	size_t memory_limit;             /* bytes for scene + temporaries (exceeded: RK_ERROR_LIMIT naming
+	                                    the file); 0 = the default budget, proportional to the input:
+	                                    max(256 MiB, 64 x the input's bytes, external glTF buffers
+	                                    included), at most 4 GiB (1.5 GiB with 32-bit size_t).
+	                                    docs/limits.md */
 	size_t allocation_limit;         /* number of allocations; 0 = unlimited */
 	size_t file_size_limit;          /* 0 = 2 GiB */
 	size_t max_depth;                /* node nesting / JSON depth; 0 = 256 */

@@ -65,7 +65,7 @@ static rk_scene *rki_load_dispatch(const void *data, size_t size, const rk_load_
 		return NULL;
 	}
 	rk_load_opts resolved;
-	rki_load_opts_resolve(&resolved, opts);
+	rki_load_opts_resolve(&resolved, opts, size);
 	rki_files files;
 	if (!rki_files_init(&files, alloc, &resolved, filename, err)) {
 		rki_error_file(err, filename);
@@ -85,7 +85,7 @@ rk_scene *rk_load_memory(const void *data, size_t size, const rk_load_opts *opts
 		return NULL;
 	}
 	rk_load_opts o;
-	rki_load_opts_resolve(&o, opts);
+	rki_load_opts_resolve(&o, opts, size);
 	rki_alloc a;
 	rki_alloc_init(&a, &o.allocator, 0, 0);
 	return rki_load_dispatch(data ? data : "", size, opts, fn, &a, err);
@@ -98,8 +98,12 @@ rk_scene *rk_load_file(const char *path, const rk_load_opts *opts, rk_error *err
 		rki_error_set(err, RK_ERROR_INVALID_ARGUMENT, "rk_load_file: NULL path");
 		return NULL;
 	}
+	if (!rki_load_opts_validate(opts, err)) {
+		rki_error_file(err, path);
+		return NULL;
+	}
 	rk_load_opts o;
-	rki_load_opts_resolve(&o, opts);
+	rki_load_opts_resolve(&o, opts, 0);
 	rki_alloc a;
 	rki_alloc_init(&a, &o.allocator, 0, 0);
 	size_t size = 0;

@@ -82,8 +82,14 @@ static bool rki_compare_run(const rk_scene *a, const rk_anim_clip *a_clip, const
 	const rk_compare_opts o = *opts;
 	double fps = o.fps;
 	rki_char_frame fa, fb;
-	if (!rki_char_frame_from_rest(a, ha, ra->world, &fa, err) || !rki_char_frame_from_rest(b, hb, rb->world, &fb, err))
+	if (!rki_char_frame_from_rest(a, ha, ra->world, &fa, err)) {
+		rki_error_file(err, a->source_path);
 		return false;
+	}
+	if (!rki_char_frame_from_rest(b, hb, rb->world, &fb, err)) {
+		rki_error_file(err, b->source_path);
+		return false;
+	}
 
 	rki_warn_unpaired_bones(o.warning, o.warning_user, ha, hb, "a", "b", "not compared");
 	/* Bones mapped in both, and the direction child each uses on both sides. */
@@ -246,15 +252,26 @@ bool rk_clip_compare(const rk_scene *a, const rk_anim_clip *a_clip, const rk_sce
 	size_t frames = (size_t)nf;
 
 	rk_humanoid ha_store, hb_store;
+	/* errors about one side name its file (err->file) */
 	const rk_humanoid *ha = rki_humanoid_resolve(a, o.a_humanoid, &ha_store, "scene a", err);
-	if (!ha) return false;
+	if (!ha) {
+		rki_error_file(err, a->source_path);
+		return false;
+	}
 	const rk_humanoid *hb = rki_humanoid_resolve(b, o.b_humanoid, &hb_store, "scene b", err);
-	if (!hb) return false;
+	if (!hb) {
+		rki_error_file(err, b->source_path);
+		return false;
+	}
 	rki_alloc tmp; /* the rest poses and two pose buffers, within opts.memory_limit */
 	rki_alloc_init(&tmp, &o.allocator, o.memory_limit, 0);
 	rki_rest_table resta, restb;
-	if (!rki_rest_table_init(&resta, a, o.rest, &tmp, err)) return false;
+	if (!rki_rest_table_init(&resta, a, o.rest, &tmp, err)) {
+		rki_error_file(err, a->source_path);
+		return false;
+	}
 	if (!rki_rest_table_init(&restb, b, o.rest, &tmp, err)) {
+		rki_error_file(err, b->source_path);
 		rki_rest_table_free(&resta);
 		return false;
 	}

@@ -30,7 +30,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define RKI_RETARGET_MAX_FRAMES 1000000u
 
 static bool rki_is_finger(int b)
 {
@@ -388,9 +387,11 @@ rk_anim_clip *rk_retarget(rk_scene *target, const rk_scene *source, const rk_ani
 		return NULL;
 	}
 	double nf = floor(duration * fps + 0.5) + 1.0;
-	if (nf > RKI_RETARGET_MAX_FRAMES) {
-		rki_error_set(err, RK_ERROR_LIMIT, "%.0f frames (%g s at %g fps) exceed %u", nf, duration, fps,
-			RKI_RETARGET_MAX_FRAMES);
+	if (nf > (double)o.max_frames) {
+		rki_error_set(err, RK_ERROR_LIMIT,
+			"clip \"%.80s\" would take %.0f frames (%g s at %g fps), more than max_frames %zu (--max-frames N allows more)",
+			clip->name ? clip->name : "", nf, duration, fps, o.max_frames);
+		rki_error_file(err, source->source_path);
 		return NULL;
 	}
 	size_t frames = (size_t)nf;
@@ -400,10 +401,17 @@ rk_anim_clip *rk_retarget(rk_scene *target, const rk_scene *source, const rk_ani
 	r.source = source;
 	r.target = target;
 	rk_humanoid hs_store, ht_store;
+	/* every error below names the file it is about (err->file) */
 	r.hs = rki_humanoid_resolve(source, o.source_humanoid, &hs_store, "source", err);
-	if (!r.hs) return NULL;
+	if (!r.hs) {
+		rki_error_file(err, source->source_path);
+		return NULL;
+	}
 	r.ht = rki_humanoid_resolve(target, o.target_humanoid, &ht_store, "target", err);
-	if (!r.ht) return NULL;
+	if (!r.ht) {
+		rki_error_file(err, target->source_path);
+		return NULL;
+	}
 
 	size_t nodes = target->nodes.count;
 	rki_pose_buffer src_pose, dst_pose;
@@ -417,11 +425,15 @@ rk_anim_clip *rk_retarget(rk_scene *target, const rk_scene *source, const rk_ani
 	rk_anim_clip *result = NULL;
 	size_t rot_extra = 0, trans_extra = 0, scale_extra = 0;   /* constant tracks holding a bind rest */
 	if (!rki_rest_table_init(&rest_src, source, o.rest, &tmp, err) ||
-		!rki_rest_table_init(&rest_dst, target, o.rest, &tmp, err))
+		!rki_char_frame_from_rest(source, r.hs, rest_src.world, &r.fs, err)) {
+		rki_error_file(err, source->source_path);
 		goto done;
-	if (!rki_char_frame_from_rest(source, r.hs, rest_src.world, &r.fs, err) ||
-		!rki_char_frame_from_rest(target, r.ht, rest_dst.world, &r.ft, err))
+	}
+	if (!rki_rest_table_init(&rest_dst, target, o.rest, &tmp, err) ||
+		!rki_char_frame_from_rest(target, r.ht, rest_dst.world, &r.ft, err)) {
+		rki_error_file(err, target->source_path);
 		goto done;
+	}
 	rki_humanoid_pose_from(r.hs, &r.fs, rest_src.world, &r.rest_s);
 	rki_humanoid_pose_from(r.ht, &r.ft, rest_dst.world, &r.rest_t);
 	rki_warn_unpaired_bones(o.warning, o.warning_user, r.hs, r.ht, "source", "target", "not retargeted");
@@ -503,13 +515,17 @@ rk_anim_clip *rk_retarget(rk_scene *target, const rk_scene *source, const rk_ani
 	rk_mat4 hips_parent_inv = rk_mat4_identity();
 	if (hips->parent && !rk_mat4_invert(rest_dst.world[hips->parent->index], &hips_parent_inv)) {
 		rki_error_set(err, RK_ERROR_INVALID_ARGUMENT, "target hips' parent has a singular world matrix");
+		rki_error_file(err, target->source_path);
 		goto done;
 	}
 	rk_vec3 first_delta = { 0, 0, 0 };
 	rk_quat hips_rot_value = RK_QUAT_IDENTITY;
 	double foot_miss = 0.0;
 	for (size_t k = 0; k < frames; k++) {
-		if (!rki_pose_buffer_eval(&src_pose, source, clip, clip->time_begin + times[k], err)) goto done;
+		if (!rki_pose_buffer_eval(&src_pose, source, clip, clip->time_begin + times[k], err)) {
+			rki_error_file(err, source->source_path);
+			goto done;
+		}
 		rki_humanoid_pose ps;
 		rki_humanoid_pose_from(r.hs, &r.fs, src_pose.pose.node_to_world, &ps);
 		rk_quat to_world = rk_quat_conjugate(r.ft.rotation);
@@ -577,11 +593,20 @@ rk_anim_clip *rk_retarget(rk_scene *target, const rk_scene *source, const rk_ani
 			if (!isfinite(v.x) || !isfinite(v.y) || !isfinite(v.z) || !isfinite(v.w)) {
 				rki_error_set(err, RK_ERROR_INVALID_ARGUMENT, "%s: the pose at %g s gives a non-finite rotation for %s",
 					source->source_path, times[k], rk_humanoid_bone_name((rk_humanoid_bone)b));
+				rki_error_file(err, source->source_path);
 				goto done;
 			}
 			dst[0] = v.x, dst[1] = v.y, dst[2] = v.z, dst[3] = v.w;
 			if (b == RK_HUMANOID_HIPS) hips_rot_value = v;
 			r.value[i] = v;
+		}
+		if (!isfinite(world_pos.x) || !isfinite(world_pos.y) || !isfinite(world_pos.z)) {
+			/* the source's pose is broken, not the target */
+			rki_error_set(err, RK_ERROR_INVALID_ARGUMENT,
+				"source clip \"%.80s\" at %g s gives a non-finite hips position (its node transforms do not evaluate)",
+				clip->name ? clip->name : "", clip->time_begin + times[k]);
+			rki_error_file(err, source->source_path);
+			goto done;
 		}
 		if ((rot_extra || trans_extra || scale_extra) &&
 			!rki_rest_track_values(&r, rest_dst.local, k, frames, extra_rot, extra_trans, extra_scale, err))
@@ -591,6 +616,7 @@ rk_anim_clip *rk_retarget(rk_scene *target, const rk_scene *source, const rk_ani
 		if (!rki_track_translation(hips, hips_rot_value, local_pos, &tv) || !isfinite(tv.x) || !isfinite(tv.y) ||
 			!isfinite(tv.z)) {
 			rki_error_set(err, RK_ERROR_INVALID_ARGUMENT, "target hips' translation cannot be solved (degenerate scale)");
+			rki_error_file(err, target->source_path);
 			goto done;
 		}
 		hips_values[k * 3 + 0] = tv.x;

@@ -232,6 +232,7 @@ void rki_retarget_opts_resolve(rk_retarget_opts *out, const rk_retarget_opts *in
 	else memset(out, 0, sizeof(*out));
 	if (out->fps == 0.0) out->fps = source->settings.frame_rate > 0.0 ? source->settings.frame_rate : 30.0;
 	if (!out->memory_limit) out->memory_limit = RKI_DEFAULT_MEMORY_LIMIT;
+	if (!out->max_frames) out->max_frames = RK_DEFAULT_MAX_FRAMES;
 }
 
 void rki_compare_opts_resolve(rk_compare_opts *out, const rk_compare_opts *in)

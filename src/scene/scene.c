@@ -16,26 +16,58 @@ typedef struct rki_scene_block {
 #define RKI_DEFAULT_MAX_DEPTH 256
 #define RKI_DEFAULT_MAX_ELEMENTS ((size_t)1 << 28)
 
-void rki_load_opts_resolve(rk_load_opts *out, const rk_load_opts *in)
+size_t rki_load_memory_budget(size_t input_bytes)
+{
+	size_t cap = RKI_DEFAULT_MEMORY_LIMIT;
+	if (input_bytes > cap / RKI_LOAD_BUDGET_PER_BYTE) return cap;
+	size_t b = input_bytes * RKI_LOAD_BUDGET_PER_BYTE;
+	return b < RKI_LOAD_BUDGET_MIN ? RKI_LOAD_BUDGET_MIN : b;
+}
+
+void rki_load_opts_resolve(rk_load_opts *out, const rk_load_opts *in, size_t input_bytes)
 {
 	if (in) *out = *in;
 	else memset(out, 0, sizeof(*out));
-	if (!out->memory_limit) out->memory_limit = RKI_DEFAULT_MEMORY_LIMIT;
+	if (!out->memory_limit) out->memory_limit = rki_load_memory_budget(input_bytes);
 	if (!out->file_size_limit) out->file_size_limit = RKI_DEFAULT_FILE_LIMIT;
 	if (!out->max_depth) out->max_depth = RKI_DEFAULT_MAX_DEPTH;
 	if (!out->max_elements) out->max_elements = RKI_DEFAULT_MAX_ELEMENTS;
 }
 
-bool rki_scene_begin(rki_scene_ctx *ctx, const rk_load_opts *opts, const char *filename, rk_error *err)
+bool rki_load_opts_validate(const rk_load_opts *o, rk_error *err)
+{
+	if (!o) return true;
+	const char *bad = NULL;
+	const rk_axes a = o->target_axes;
+	bool keep_axes = !a.right && !a.up && !a.front;
+	if (!keep_axes && !rk_axes_valid(a))
+		bad = "target_axes (expected all RK_AXIS_UNKNOWN = keep, or three distinct known axes)";
+	else if (!(o->target_unit_meters == 0.0 || (o->target_unit_meters > 0.0 && isfinite(o->target_unit_meters))))
+		bad = "target_unit_meters (expected 0 = keep or a finite number of metres > 0)";
+	else if ((unsigned)o->space_conversion > (unsigned)RK_CONVERT_MODIFY_GEOMETRY)
+		bad = "space_conversion (expected RK_CONVERT_ADJUST_TRANSFORMS or RK_CONVERT_MODIFY_GEOMETRY)";
+	if (!bad) return true;
+	rki_error_set(err, RK_ERROR_INVALID_ARGUMENT, "rk_load_opts.%s", bad);
+	return false;
+}
+
+bool rki_scene_begin(rki_scene_ctx *ctx, const rk_load_opts *opts, const char *filename, size_t input_bytes,
+	rk_error *err)
 {
 	memset(ctx, 0, sizeof(*ctx));
-	rki_load_opts_resolve(&ctx->opts, opts);
+	if (!rki_load_opts_validate(opts, err)) {
+		rki_error_file(err, filename);
+		return false;
+	}
+	rki_load_opts_resolve(&ctx->opts, opts, input_bytes);
+	ctx->budget_auto = !opts || !opts->memory_limit;
 	ctx->err = err;
 	rki_alloc bootstrap;
 	rki_alloc_init(&bootstrap, &ctx->opts.allocator, ctx->opts.memory_limit, ctx->opts.allocation_limit);
 	rki_scene_block *b = (rki_scene_block *)rki_calloc(&bootstrap, 1, sizeof(rki_scene_block));
 	if (!b) {
-		rki_error_set(err, bootstrap.limit_hit ? RK_ERROR_LIMIT : RK_ERROR_OUT_OF_MEMORY, "cannot allocate the scene");
+		rki_error_set(err, bootstrap.limit_hit ? RK_ERROR_LIMIT : RK_ERROR_OUT_OF_MEMORY, "cannot allocate the scene (memory budget %zu bytes)",
+			ctx->opts.memory_limit);
 		rki_error_file(err, filename);
 		return false;
 	}
@@ -58,13 +90,26 @@ bool rki_scene_begin(rki_scene_ctx *ctx, const rk_load_opts *opts, const char *f
 	return true;
 }
 
+void rki_scene_budget_input(rki_scene_ctx *ctx, size_t bytes)
+{
+	if (!ctx->budget_auto || !ctx->alloc) return;
+	size_t cap = RKI_DEFAULT_MEMORY_LIMIT, add = bytes > cap / RKI_LOAD_BUDGET_PER_BYTE ? cap : bytes * RKI_LOAD_BUDGET_PER_BYTE;
+	size_t now = ctx->alloc->memory_limit;
+	now = now > cap - add ? cap : now + add;
+	ctx->alloc->memory_limit = ctx->opts.memory_limit = now;
+}
+
 void rki_scene_oom(rki_scene_ctx *ctx)
 {
 	if (ctx->err && ctx->err->code != RK_OK) return;
 	char file[RK_ERROR_TEXT_MAX];
-	rki_strlcpy(file, ctx->err ? ctx->err->file : "", sizeof(file));
-	if (ctx->alloc && ctx->alloc->limit_hit)
-		rki_error_set(ctx->err, RK_ERROR_LIMIT, "memory or allocation limit reached (limit %zu bytes)", ctx->opts.memory_limit);
+	rki_strlcpy(file, ctx->err && ctx->err->file[0] ? ctx->err->file : ctx->scene && ctx->scene->source_path ? ctx->scene->source_path : "", sizeof(file));
+	if (ctx->alloc && ctx->alloc->limit_hit && ctx->opts.allocation_limit && ctx->alloc->allocation_count >= ctx->opts.allocation_limit)
+		rki_error_set(ctx->err, RK_ERROR_LIMIT, "allocation count limit reached (%zu allocations)", ctx->opts.allocation_limit);
+	else if (ctx->alloc && ctx->alloc->limit_hit)
+		rki_error_set(ctx->err, RK_ERROR_LIMIT,
+			"memory budget of %zu bytes exceeded (%s; rk_load_opts.memory_limit or --max-memory sets it)",
+			ctx->opts.memory_limit, ctx->budget_auto ? "the default: max(256 MiB, 64 x the input size)" : "set by the caller");
 	else
 		rki_error_set(ctx->err, RK_ERROR_OUT_OF_MEMORY, "out of memory");
 	rki_error_file(ctx->err, file);
@@ -239,6 +284,10 @@ rk_scene *rki_scene_finish(rki_scene_ctx *ctx)
 		return NULL;
 	}
 	rki_scene_update_matrices(s);
+	if (!rki_scene_check_finite(ctx)) {
+		rki_scene_abort(ctx);
+		return NULL;
+	}
 	if (ctx->warning_count) {
 		rk_warning *w = (rk_warning *)rki_arena_array(ctx->arena, ctx->warning_count, sizeof(rk_warning));
 		if (w) {

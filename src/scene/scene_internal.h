@@ -64,6 +64,7 @@ typedef struct rki_scene_ctx {
 	rki_arena *arena;        /* scene memory (lives with the scene) */
 	rki_arena tmp;           /* temporaries, freed by finish/abort */
 	rk_load_opts opts;       /* resolved defaults */
+	bool budget_auto;        /* opts.memory_limit was 0: the budget follows the input (rki_load_memory_budget) */
 	rki_warning_node *warnings, *warnings_tail;
 	size_t warning_count;
 	rk_error *err;
@@ -73,15 +74,39 @@ typedef struct rki_scene_ctx {
 /* Runs sc->files->open; with no access policy every reference is MISSING. */
 rki_file_status rki_scene_open_file(rki_scene_ctx *sc, const rki_file_ask *ask, rki_file_result *out);
 
-/* Resolves option defaults (see rk_load_opts). */
-void rki_load_opts_resolve(rk_load_opts *out, const rk_load_opts *in);
+/* Resolves option defaults (see rk_load_opts); input_bytes sizes the
+ * default memory budget (rki_load_memory_budget). */
+void rki_load_opts_resolve(rk_load_opts *out, const rk_load_opts *in, size_t input_bytes);
 
-/* Allocates an empty scene. False on allocation failure (err filled). */
-bool rki_scene_begin(rki_scene_ctx *ctx, const rk_load_opts *opts, const char *filename, rk_error *err);
+/* The default memory budget of a load whose inputs hold `input_bytes`:
+ * max(RKI_LOAD_BUDGET_MIN, RKI_LOAD_BUDGET_PER_BYTE x input_bytes), at most
+ * RKI_DEFAULT_MEMORY_LIMIT. */
+#define RKI_LOAD_BUDGET_MIN ((size_t)256 << 20)
+#define RKI_LOAD_BUDGET_PER_BYTE 64u
+size_t rki_load_memory_budget(size_t input_bytes);
+
+/* False with RK_ERROR_INVALID_ARGUMENT naming the field when an option holds
+ * a value outside the documented ones (unknown axes, a unit that is NaN,
+ * infinite or <= 0, an unknown space_conversion). NULL is valid. */
+bool rki_load_opts_validate(const rk_load_opts *o, rk_error *err);
+
+/* Allocates an empty scene for an input of input_bytes. False on
+ * allocation failure (err filled). */
+bool rki_scene_begin(rki_scene_ctx *ctx, const rk_load_opts *opts, const char *filename, size_t input_bytes,
+	rk_error *err);
+
+/* Another input of `bytes` joins the load (a glTF buffer in an external
+ * file): a default budget grows by RKI_LOAD_BUDGET_PER_BYTE x bytes (up to
+ * RKI_DEFAULT_MEMORY_LIMIT); an explicit memory_limit stays. */
+void rki_scene_budget_input(rki_scene_ctx *ctx, size_t bytes);
 /* Computes matrices, applies conversions, attaches warnings. Returns the
  * scene or NULL (then the scene is already freed). */
 rk_scene *rki_scene_finish(rki_scene_ctx *ctx);
 void rki_scene_abort(rki_scene_ctx *ctx);
+/* False with err (RK_ERROR_CORRUPT naming the file and element) when the
+ * finished scene holds a NaN or infinity in its static data or keys
+ * (scene_finite.c; rki_scene_finish calls it). */
+bool rki_scene_check_finite(rki_scene_ctx *ctx);
 
 /* Adds a warning (deduplicated by message: repeats bump the count). */
 void rki_scene_warn(rki_scene_ctx *ctx, uint64_t byte_offset, const char *path, const char *fmt, ...) RKI_PRINTF(4, 5);

@@ -39,7 +39,20 @@ typedef struct cli_ctx {
 	rk_error error;
 	void *owned[CLI_CTX_MAX_OWNED]; /* option lists, freed by cli_ctx_free */
 	size_t owned_count;
+	char text_ring[8][512];       /* cli_text results */
+	unsigned text_next;
 } cli_ctx;
+
+/* Terminal output of names and messages from files: `s` with control bytes
+ * (below 0x20 and 0x7f; so no escape sequence reaches the terminal) and
+ * bytes that are not well-formed UTF-8 written as \xHH. cli_escape writes
+ * into dst (always NUL-terminated, truncated to cap); cli_text returns one
+ * of ctx's 8 ring buffers (valid until 8 more calls). JSON output needs
+ * neither: rk_json_writer escapes and replaces bad bytes itself. */
+size_t cli_escape(char *dst, size_t cap, const char *s);
+/* True when s (NULL = "") is well-formed UTF-8. */
+bool cli_is_utf8(const char *s);
+const char *cli_text(cli_ctx *ctx, const char *s);
 
 typedef struct cli_command {
 	const char *name;
@@ -103,9 +116,9 @@ int cli_write_gltf(cli_ctx *ctx, const rk_scene *s, const char *path, int format
  * value) without printing: the writer dispatch of commands that write from
  * worker threads (batch). A new output format gets its case here. false
  * with err set (RK_ERROR_OUTPUT: the file could not be written); force as
- * --force. Safe from
+ * --force, max_frames as --max-frames (glTF baking; 0 = default). Safe from
  * several threads for distinct paths. */
-bool cli_write_scene(const rk_scene *s, const char *path, int format, bool force, rk_error *err);
+bool cli_write_scene(const rk_scene *s, const char *path, int format, bool force, size_t max_frames, rk_error *err);
 /* As cli_write_gltf, OBJ. */
 int cli_write_obj(cli_ctx *ctx, const rk_scene *s, const char *path, const rk_obj_write_opts *o);
 /* VRM Animation (rigkit/vrma.h) of `clip` (NULL = the first with tracks)
@@ -158,6 +171,9 @@ void cli_json_array(cli_json *j, const char *key);
 void cli_json_close_object(cli_json *j);
 void cli_json_close_array(cli_json *j);
 void cli_json_string(cli_json *j, const char *key, const char *value); /* NULL value = null */
+/* As cli_json_string, plus KEY_hex (the raw bytes in hex) when name is not
+ * well-formed UTF-8 (the string itself then shows U+FFFD for bad bytes). */
+void cli_json_name(cli_json *j, const char *key, const char *name);
 void cli_json_number(cli_json *j, const char *key, double value);
 void cli_json_int(cli_json *j, const char *key, long long value);
 void cli_json_bool(cli_json *j, const char *key, bool value);

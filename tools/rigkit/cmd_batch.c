@@ -373,6 +373,7 @@ typedef struct cli_batch {
 	const char *report_path;         /* --report, or NULL */
 	const char *output;              /* -o (--plan), or NULL */
 	size_t threads, shard, shards;
+	size_t max_frames;               /* --max-frames (0 = RK_DEFAULT_MAX_FRAMES) */
 	rk_load_opts lo;                 /* load options for every file */
 	const char *const *clip_names;
 	size_t clip_name_count;
@@ -653,11 +654,19 @@ static bool cli_batch_motion_failed(const cli_batch *b, size_t i)
 	return b->motions[i].failures.count != 0;
 }
 
+/* "rigkit: TEXT" on stderr, TEXT escaped (cli_escape: names from files). */
+static void cli_batch_print_line(const char *text)
+{
+	char safe[2048];
+	cli_escape(safe, sizeof(safe), text);
+	fprintf(stderr, "rigkit: %s\n", safe);
+}
+
 static void cli_batch_print_failures(cli_batch *b, const cli_batch_failures *f)
 {
 	cli_batch_progress_clear(&b->progress);
 	for (size_t k = 0; k < f->count; k++)
-		if (!f->data[k].copy && !f->data[k].repeat) fprintf(stderr, "rigkit: %s\n", f->data[k].text);
+		if (!f->data[k].copy && !f->data[k].repeat) cli_batch_print_line(f->data[k].text);
 }
 
 static void cli_batch_report_motion(cli_batch *b, size_t i, bool ran)
@@ -1129,6 +1138,7 @@ static void cli_batch_run_job(cli_batch *b, size_t j)
 	ro.skip_fingers = spec->opts.skip_fingers;
 	ro.foot_ik = spec->opts.foot_ik;
 	ro.rest = spec->opts.rest;
+	ro.max_frames = b->max_frames;
 	ro.target_humanoid = &ht;
 	for (size_t k = 0; k < job->clip_count; k++) {
 		const cli_batch_clip *c = &b->clips[job->clip_begin + k];
@@ -1161,7 +1171,7 @@ static void cli_batch_run_job(cli_batch *b, size_t j)
 		if (b->manifest && dir[0] && !cli_batch_make_dir(dir)) {
 			cli_batch_fail_text(&job->failures, spec->output, "write", CLI_EXIT_OUTPUT,
 				cli_batch_format("%s: cannot create the folder %s (%s)", spec->output, dir, strerror(errno)));
-		} else if (cli_write_scene(s, spec->output, job->format, b->ctx->force, &err)) {
+		} else if (cli_write_scene(s, spec->output, job->format, b->ctx->force, b->max_frames, &err)) {
 			job->written = true;
 			if (b->resume && job->has_digest) cli_batch_write_sidecar(b, job);
 		} else {
@@ -1554,6 +1564,7 @@ static int cli_batch_parse(cli_batch *b, cli_batch_args *a, int argc, char **arg
 	b->defaults.skip_fingers = ra.ro.skip_fingers;
 	b->defaults.foot_ik = ra.ro.foot_ik;
 	b->defaults.rest = ra.ro.rest;
+	b->max_frames = ra.ro.max_frames;
 	b->defaults.drop_avatar_clips = a->drop_avatar_clips;
 	b->clip_names = ra.clips.items;
 	b->clip_name_count = ra.clips.count;

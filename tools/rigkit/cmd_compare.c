@@ -99,12 +99,13 @@ static void cli_compare_json_side(cli_json *j, const char *key, const cli_compar
 	cli_json_close_object(j);
 }
 
-static void cli_compare_print_side(const char *label, const cli_compare_side *s)
+static void cli_compare_print_side(cli_ctx *ctx, const char *label, const cli_compare_side *s)
 {
 	if (s->clip)
-		printf("%s: %s  clip '%s' (%.6g s)\n", label, s->path, s->clip->name, cli_compare_clip_length(s->clip));
+		printf("%s: %s  clip '%s' (%.6g s)\n", label, cli_text(ctx, s->path), cli_text(ctx, s->clip->name),
+			cli_compare_clip_length(s->clip));
 	else
-		printf("%s: %s  static pose\n", label, s->path);
+		printf("%s: %s  static pose\n", label, cli_text(ctx, s->path));
 }
 
 int cli_cmd_compare(cli_ctx *ctx, int argc, char **argv)
@@ -191,8 +192,8 @@ int cli_cmd_compare(cli_ctx *ctx, int argc, char **argv)
 		cli_json_close_object(&j);
 		rc = cli_json_end(&j);
 	} else {
-		cli_compare_print_side("a", &side[0]);
-		cli_compare_print_side("b", &side[1]);
+		cli_compare_print_side(ctx, "a", &side[0]);
+		cli_compare_print_side(ctx, "b", &side[1]);
 		printf("%zu frame%s at %.6g fps over %.6g s, %zu humanoid bones in both\n", res.frames,
 			res.frames == 1 ? "" : "s", fps, duration, res.bones_compared);
 		if (bones) {

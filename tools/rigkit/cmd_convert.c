@@ -15,6 +15,7 @@ typedef struct cli_convert_args {
 	double fps;
 	int format;
 	const char *rotation_order;
+	long max_frames;
 } cli_convert_args;
 
 static const cli_opt cli_convert_rows[] = {
@@ -29,6 +30,9 @@ static const cli_opt cli_convert_rows[] = {
 		.range = CLI_MIN_OPEN, .metavar = "N", .help = "(glTF) bake FBX curves at N frames per second;\n(BVH) frames per second" },
 	{ .name = "--rotation-order", .kind = CLI_OPT_STRING, .offset = offsetof(cli_convert_args, rotation_order),
 		.metavar = "XYZ", .help = "(BVH) rotation channels of every joint, e.g. ZXY\n(default: a BVH input's own, else ZXY)" },
+	{ .name = "--max-frames", .kind = CLI_OPT_INT, .offset = offsetof(cli_convert_args, max_frames), .min = 1.0,
+		.max = 1e9, .metavar = "N",
+		.help = "(glTF) most baked samples per clip (default 100000);\na longer clip is an error naming the file and clip" },
 	{ .name = "--format", .kind = CLI_OPT_ENUM, .offset = offsetof(cli_convert_args, format),
 		.names = cli_output_formats, .metavar = "FMT",
 		.help = "glb, gltf, obj, bvh, vrma (or vrm = glb): the output format\nwhatever OUT's extension; needed when OUT is '-' (stdout)" },
@@ -160,6 +164,7 @@ int cli_cmd_convert(cli_ctx *ctx, int argc, char **argv)
 		rk_gltf_write_stats st = { 0 };
 		rk_gltf_write_opts o = { 0 };
 		o.bake_fps = a.fps;
+		o.max_frames = a.max_frames > 0 ? (size_t)a.max_frames : 0;
 		o.stats = &st;
 		rc = cli_write_gltf(ctx, s, out, format, &o);
 		if (rc == CLI_EXIT_OK) {

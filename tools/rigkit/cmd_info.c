@@ -152,7 +152,7 @@ static int cli_info_json(cli_ctx *ctx, const rk_scene *s, int tree, const rk_mes
 			const rk_node *n = &s->nodes.data[i];
 			cli_json_object(&j, NULL);
 			cli_json_int(&j, "index", n->index);
-			cli_json_string(&j, "name", n->name);
+			cli_json_name(&j, "name", n->name);
 			cli_json_string(&j, "kind", cli_kind_name(n->kind));
 			if (n->parent) cli_json_int(&j, "parent", n->parent->index);
 			else cli_json_null(&j, "parent");
@@ -170,7 +170,7 @@ static int cli_info_json(cli_ctx *ctx, const rk_scene *s, int tree, const rk_mes
 	for (size_t i = 0; i < s->meshes.count; i++) {
 		const rk_mesh *m = &s->meshes.data[i];
 		cli_json_object(&j, NULL);
-		cli_json_string(&j, "name", m->name);
+		cli_json_name(&j, "name", m->name);
 		cli_json_int(&j, "vertices", (long long)m->vertex_count);
 		cli_json_int(&j, "faces", (long long)m->face_count);
 		cli_json_int(&j, "corners", (long long)m->index_count);
@@ -189,7 +189,7 @@ static int cli_info_json(cli_ctx *ctx, const rk_scene *s, int tree, const rk_mes
 	for (size_t i = 0; i < s->skins.count; i++) {
 		const rk_skin_deformer *k = &s->skins.data[i];
 		cli_json_object(&j, NULL);
-		cli_json_string(&j, "name", k->name);
+		cli_json_name(&j, "name", k->name);
 		cli_json_int(&j, "joints", (long long)k->joint_count);
 		cli_json_int(&j, "max_weights_per_vertex", (long long)k->max_weights_per_vertex);
 		cli_json_close_object(&j);
@@ -199,7 +199,7 @@ static int cli_info_json(cli_ctx *ctx, const rk_scene *s, int tree, const rk_mes
 	for (size_t i = 0; i < s->clips.count; i++) {
 		const rk_anim_clip *c = &s->clips.data[i];
 		cli_json_object(&j, NULL);
-		cli_json_string(&j, "name", c->name);
+		cli_json_name(&j, "name", c->name);
 		cli_json_number(&j, "time_begin", c->time_begin);
 		cli_json_number(&j, "time_end", c->time_end);
 		cli_json_int(&j, "layers", (long long)c->layer_count);
@@ -226,15 +226,15 @@ static int cli_info_json(cli_ctx *ctx, const rk_scene *s, int tree, const rk_mes
 	return cli_json_end(&j);
 }
 
-static void cli_info_text(const rk_scene *s, int tree)
+static void cli_info_text(cli_ctx *ctx, const rk_scene *s, int tree)
 {
 	char axes[128];
-	printf("file:        %s\n", s->source_path);
+	printf("file:        %s\n", cli_text(ctx, s->source_path));
 	if (s->settings.format == RK_FORMAT_FBX)
 		printf("format:      FBX %u %s\n", s->settings.fbx_version, s->settings.ascii ? "ascii" : "binary");
 	else
 		printf("format:      %s\n", rk_format_name(s->settings.format));
-	printf("creator:     %s\n", s->settings.creator[0] ? s->settings.creator : "(none)");
+	printf("creator:     %s\n", s->settings.creator[0] ? cli_text(ctx, s->settings.creator) : "(none)");
 	cli_axes_text(s->settings.axes, axes, sizeof(axes));
 	printf("axes:        %s\n", axes);
 	printf("unit:        %g m per unit", s->settings.unit_meters);
@@ -248,27 +248,27 @@ static void cli_info_text(const rk_scene *s, int tree)
 			const rk_node *n = &s->nodes.data[i];
 			rk_vec3 e = rk_quat_to_euler_deg(n->local.rotation, RK_ROTATION_XYZ);
 			printf("  %*s%s [%s] t=(%.4g, %.4g, %.4g) r=(%.4g, %.4g, %.4g) s=(%.4g, %.4g, %.4g)%s%s\n",
-				(int)(2 * (n->depth > 0 ? n->depth - 1 : 0)), "", n->name, cli_kind_name(n->kind),
+				(int)(2 * (n->depth > 0 ? n->depth - 1 : 0)), "", cli_text(ctx, n->name), cli_kind_name(n->kind),
 				n->local.translation.x, n->local.translation.y, n->local.translation.z, e.x, e.y, e.z,
 				n->local.scale.x, n->local.scale.y, n->local.scale.z,
-				n->mesh ? " mesh=" : "", n->mesh ? n->mesh->name : "");
+				n->mesh ? " mesh=" : "", n->mesh ? cli_text(ctx, n->mesh->name) : "");
 		}
 	}
 	printf("meshes:      %zu\n", s->meshes.count);
 	for (size_t i = 0; i < s->meshes.count; i++) {
 		const rk_mesh *m = &s->meshes.data[i];
 		printf("  %s: %zu vertices, %zu faces, %zu triangles, normals %s, %zu uv sets, %zu materials, %zu blend channels%s\n",
-			m->name, m->vertex_count, m->face_count, m->triangle_count_hint, m->normals.exists ? "yes" : "no",
+			cli_text(ctx, m->name), m->vertex_count, m->face_count, m->triangle_count_hint, m->normals.exists ? "yes" : "no",
 			m->uv_sets.count, m->materials.count, m->blend_channels.count, m->skin_count ? ", skinned" : "");
 	}
 	printf("skins:       %zu\n", s->skins.count);
 	for (size_t i = 0; i < s->skins.count; i++)
-		printf("  %s: %zu joints, up to %zu influences per vertex\n", s->skins.data[i].name,
+		printf("  %s: %zu joints, up to %zu influences per vertex\n", cli_text(ctx, s->skins.data[i].name),
 			s->skins.data[i].joint_count, s->skins.data[i].max_weights_per_vertex);
 	printf("clips:       %zu\n", s->clips.count);
 	for (size_t i = 0; i < s->clips.count; i++) {
 		const rk_anim_clip *c = &s->clips.data[i];
-		printf("  %s: %.4g .. %.4g s (%.4g s), %zu tracks\n", c->name, c->time_begin, c->time_end,
+		printf("  %s: %.4g .. %.4g s (%.4g s), %zu tracks\n", cli_text(ctx, c->name), c->time_begin, c->time_end,
 			c->time_end - c->time_begin, cli_clip_track_count(c));
 	}
 	printf("materials:   %zu\n", s->materials.count);
@@ -284,9 +284,9 @@ static void cli_info_text(const rk_scene *s, int tree)
 	printf("warnings:    %zu\n", s->warnings.count);
 	for (size_t i = 0; i < s->warnings.count; i++) {
 		if (s->warnings.data[i].count > 1)
-			printf("  %s (x%zu)\n", s->warnings.data[i].message, s->warnings.data[i].count);
+			printf("  %s (x%zu)\n", cli_text(ctx, s->warnings.data[i].message), s->warnings.data[i].count);
 		else
-			printf("  %s\n", s->warnings.data[i].message);
+			printf("  %s\n", cli_text(ctx, s->warnings.data[i].message));
 	}
 }
 
@@ -314,7 +314,7 @@ int cli_cmd_info(cli_ctx *ctx, int argc, char **argv)
 	if (ctx->json) {
 		rc = cli_info_json(ctx, s, !a.no_tree, x);
 	} else {
-		cli_info_text(s, !a.no_tree);
+		cli_info_text(ctx, s, !a.no_tree);
 		if (a.meshes && !x) {
 			rc = cli_print_error(ctx, &err);
 		} else if (x) {

@@ -122,8 +122,22 @@ int cli_cmd_pose(cli_ctx *ctx, int argc, char **argv)
 		job.no_extrapolation = no_extra;
 		job.pose = &pose;
 		if (!rk_pose_eval_validate(&job, &err) || !rk_pose_eval_run(&job)) {
-			cli_print_error(ctx, &err);
-			rc = CLI_EXIT_INPUT;
+			if (err.code == RK_OK) {
+				rc = cli_fail(ctx, RK_ERROR_CORRUPT, CLI_EXIT_INPUT, path, "the pose at %g s cannot be evaluated", times[k]);
+			} else {
+				cli_print_error(ctx, &err);
+				rc = CLI_EXIT_INPUT;
+			}
+			break;
+		}
+		/* never print nan/inf: finite keys can still overflow (1e300 x a scale) */
+		size_t bad = 0;
+		for (size_t i = 1; i < s->nodes.count && !bad; i++)
+			for (int c = 0; c < 16; c++)
+				if (!isfinite(pose.node_to_world[i].m[c])) bad = i;
+		if (bad) {
+			rc = cli_fail(ctx, RK_ERROR_CORRUPT, CLI_EXIT_INPUT, path,
+				"the pose at %g s gives node \"%s\" a non-finite transform", times[k], s->nodes.data[bad].name);
 			break;
 		}
 		if (json) {
@@ -145,7 +159,7 @@ int cli_cmd_pose(cli_ctx *ctx, int argc, char **argv)
 				cli_json_mat4(&j, "node_to_world", m);
 				cli_json_close_object(&j);
 			} else {
-				printf("  %-40s %12.6f %12.6f %12.6f\n", n->name, p.x, p.y, p.z);
+				printf("  %-40s %12.6f %12.6f %12.6f\n", cli_text(ctx, n->name), p.x, p.y, p.z);
 			}
 		}
 		if (json) {

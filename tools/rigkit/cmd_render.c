@@ -400,12 +400,12 @@ int cli_cmd_render(cli_ctx *ctx, int argc, char **argv)
 			(unsigned)(h * (uint32_t)nrows));
 		else printf("%u x %u", (unsigned)w, (unsigned)(h * (uint32_t)nrows));
 		if (rest_clip) printf(", static scene%s", rest_report.used == RK_REST_BIND ? " (bind pose)" : "");
-		else if (frames) printf(", clip %s at %.6g..%.6g s", clip->name, times[0], times[count - 1]);
-		else printf(", clip %s at %.6g s", clip->name, times[0]);
+		else if (frames) printf(", clip %s at %.6g..%.6g s", cli_text(ctx, clip->name), times[0], times[count - 1]);
+		else printf(", clip %s at %.6g s", cli_text(ctx, clip->name), times[0]);
 		printf(", %zu triangles", triangles);
 		if (nrows > 1) {
-			printf("; below: %s", a.with);
-			if (rows[1].clip) printf(", clip %s", rows[1].clip->name);
+			printf("; below: %s", cli_text(ctx, a.with));
+			if (rows[1].clip) printf(", clip %s", cli_text(ctx, rows[1].clip->name));
 			printf(", %zu triangles", with_triangles);
 		}
 		printf("\n");

@@ -238,7 +238,7 @@ int cli_cmd_humanoid(cli_ctx *ctx, int argc, char **argv)
 		cli_rest_print(&cf, have_frame, rop.mode);
 		for (int b = 0; b < RK_HUMANOID_BONE_COUNT; b++) {
 			if (!h.bones[b]) continue;
-			printf("%s = %s", rk_humanoid_bone_name((rk_humanoid_bone)b), h.bones[b]->name);
+			printf("%s = %s", rk_humanoid_bone_name((rk_humanoid_bone)b), cli_text(ctx, h.bones[b]->name));
 			if (a.explain) printf("    # %s: %s", rk_humanoid_reason_name(why.reason[b]), why.text[b]);
 			printf("\n");
 		}
@@ -353,6 +353,7 @@ int cli_cmd_retarget(cli_ctx *ctx, int argc, char **argv)
 	} else {
 		rk_gltf_write_opts wo;
 		memset(&wo, 0, sizeof(wo));
+		wo.max_frames = ra.ro.max_frames;
 		if ((rc = cli_write_gltf(ctx, dst, paths[2], format, &wo)) != CLI_EXIT_OK) goto out;
 	}
 	if (json) {

@@ -166,7 +166,7 @@ int cli_write_gltf(cli_ctx *ctx, const rk_scene *s, const char *path, int format
 	return rc;
 }
 
-bool cli_write_scene(const rk_scene *s, const char *path, int format, bool force, rk_error *err)
+bool cli_write_scene(const rk_scene *s, const char *path, int format, bool force, size_t max_frames, rk_error *err)
 {
 	switch (format) {
 	case CLI_FORMAT_GLB:
@@ -175,6 +175,7 @@ bool cli_write_scene(const rk_scene *s, const char *path, int format, bool force
 		memset(&o, 0, sizeof(o));
 		o.container = format == CLI_FORMAT_GLTF ? RK_GLTF_CONTAINER_JSON : RK_GLTF_CONTAINER_GLB;
 		o.force = force;
+		o.max_frames = max_frames;
 		return rk_gltf_write(s, path, &o, err);
 	}
 	case CLI_FORMAT_OBJ:

@@ -4,6 +4,7 @@
 #include "cli.h"
 
 #include <errno.h>
+#include <stdio.h>
 #include <string.h>
 
 void cli_json_document(cli_json *j, cli_ctx *ctx)
@@ -42,6 +43,24 @@ void cli_json_string(cli_json *j, const char *key, const char *value)
 {
 	if (value) rk_json_string(&j->w, key, value);
 	else rk_json_null(&j->w, key);
+}
+
+void cli_json_name(cli_json *j, const char *key, const char *name)
+{
+	cli_json_string(j, key, name);
+	if (!name || cli_is_utf8(name)) return;
+	/* the JSON text has U+FFFD for the bad bytes: the exact bytes as hex too */
+	static const char hex[] = "0123456789abcdef";
+	char buf[2 * 256 + 1];
+	size_t n = 0;
+	for (const unsigned char *p = (const unsigned char *)name; *p && n + 2 < sizeof(buf); p++) {
+		buf[n++] = hex[*p >> 4];
+		buf[n++] = hex[*p & 15];
+	}
+	buf[n] = '\0';
+	char hkey[64];
+	snprintf(hkey, sizeof(hkey), "%s_hex", key);
+	rk_json_string(&j->w, hkey, buf);
 }
 
 void cli_json_number(cli_json *j, const char *key, double value) { rk_json_number(&j->w, key, value); }

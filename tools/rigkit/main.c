@@ -64,11 +64,84 @@ static void cli_record_text(cli_ctx *ctx, rk_error_code code, const char *file, 
 	cli_record(ctx, &e);
 }
 
+/* Bytes of the well-formed UTF-8 sequence at s (s[0] >= 0x80), 0 if none. */
+static size_t cli_utf8_run(const unsigned char *s)
+{
+	unsigned c = s[0], lo = 0x80, hi = 0xBF;
+	size_t len = c >= 0xC2 && c <= 0xDF ? 2 : c >= 0xE0 && c <= 0xEF ? 3 : c >= 0xF0 && c <= 0xF4 ? 4 : 0;
+	if (c == 0xE0) lo = 0xA0;
+	if (c == 0xED) hi = 0x9F;
+	if (c == 0xF0) lo = 0x90;
+	if (c == 0xF4) hi = 0x8F;
+	if (!len || s[1] < lo || s[1] > hi) return 0;
+	for (size_t i = 2; i < len; i++)
+		if ((s[i] & 0xC0) != 0x80) return 0;
+	return len;
+}
+
+bool cli_is_utf8(const char *s)
+{
+	for (const unsigned char *p = (const unsigned char *)(s ? s : ""); *p;) {
+		size_t run = *p >= 0x80 ? cli_utf8_run(p) : 1;
+		if (!run) return false;
+		p += run;
+	}
+	return true;
+}
+
+size_t cli_escape(char *dst, size_t cap, const char *s)
+{
+	static const char hex[] = "0123456789abcdef";
+	size_t o = 0;
+	const unsigned char *p = (const unsigned char *)(s ? s : "");
+	while (*p && o + 5 < cap) {
+		size_t run = *p >= 0x80 ? cli_utf8_run(p) : (*p >= 0x20 && *p != 0x7f) ? 1 : 0;
+		if (run) {
+			memcpy(dst + o, p, run);
+			o += run;
+			p += run;
+			continue;
+		}
+		dst[o++] = '\\';
+		dst[o++] = 'x';
+		dst[o++] = hex[*p >> 4];
+		dst[o++] = hex[*p & 15];
+		p++;
+	}
+	if (cap) dst[o < cap ? o : cap - 1] = '\0';
+	return o;
+}
+
+const char *cli_text(cli_ctx *ctx, const char *s)
+{
+	char *b = ctx->text_ring[ctx->text_next++ % 8];
+	cli_escape(b, sizeof(ctx->text_ring[0]), s);
+	return b;
+}
+
+/* One line "rigkit: PREFIX<formatted text>" on stderr, escaped (cli_escape). */
+static void cli_stderr_line(const char *prefix, const char *fmt, va_list ap)
+{
+	char raw[4096], safe[4096];
+	vsnprintf(raw, sizeof(raw), fmt, ap);
+	cli_escape(safe, sizeof(safe), raw);
+	fprintf(stderr, "rigkit: %s%s\n", prefix, safe);
+}
+
+static void cli_stderr_printf(const char *prefix, const char *fmt, ...) CLI_PRINTF(2, 3);
+static void cli_stderr_printf(const char *prefix, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	cli_stderr_line(prefix, fmt, ap);
+	va_end(ap);
+}
+
 int cli_print_error(cli_ctx *ctx, const rk_error *err)
 {
 	char buf[2048];
 	rk_error_format(buf, sizeof(buf), err);
-	fprintf(stderr, "rigkit: %s\n", buf);
+	cli_stderr_printf("", "%s", buf);
 	cli_record(ctx, err);
 	return cli_exit_code(err);
 }
@@ -77,9 +150,9 @@ int cli_usage(cli_ctx *ctx, const char *fmt, ...)
 {
 	va_list ap;
 	va_start(ap, fmt);
-	fprintf(stderr, "rigkit: %s: ", ctx->cmd ? ctx->cmd : "rigkit");
-	vfprintf(stderr, fmt, ap);
-	fputc('\n', stderr);
+	char prefix[128];
+	snprintf(prefix, sizeof(prefix), "%s: ", ctx->cmd ? ctx->cmd : "rigkit");
+	cli_stderr_line(prefix, fmt, ap);
 	va_end(ap);
 	va_start(ap, fmt);
 	cli_record_text(ctx, RK_ERROR_INVALID_ARGUMENT, NULL, fmt, ap);
@@ -91,10 +164,10 @@ int cli_fail(cli_ctx *ctx, rk_error_code code, int exit_code, const char *file, 
 {
 	va_list ap;
 	va_start(ap, fmt);
-	fputs("rigkit: ", stderr);
-	if (file) fprintf(stderr, "%s: ", file);
-	vfprintf(stderr, fmt, ap);
-	fputc('\n', stderr);
+	char prefix[600];
+	cli_escape(prefix, sizeof(prefix) - 2, file ? file : "");
+	if (file) strcat(prefix, ": ");
+	cli_stderr_line(prefix, fmt, ap);
 	va_end(ap);
 	va_start(ap, fmt);
 	cli_record_text(ctx, code, file, fmt, ap);
@@ -107,9 +180,7 @@ void cli_warn(cli_ctx *ctx, const char *fmt, ...)
 	if (ctx->quiet) return;
 	va_list ap;
 	va_start(ap, fmt);
-	fputs("rigkit: warning: ", stderr);
-	vfprintf(stderr, fmt, ap);
-	fputc('\n', stderr);
+	cli_stderr_line("warning: ", fmt, ap);
 	va_end(ap);
 }
 
@@ -118,9 +189,7 @@ void cli_note(cli_ctx *ctx, const char *fmt, ...)
 	if (!ctx->verbose || ctx->quiet) return;
 	va_list ap;
 	va_start(ap, fmt);
-	fputs("rigkit: ", stderr);
-	vfprintf(stderr, fmt, ap);
-	fputc('\n', stderr);
+	cli_stderr_line("", fmt, ap);
 	va_end(ap);
 }
 

@@ -34,6 +34,23 @@ static const cli_enum_name cli_bvh_position_names[] = {
 	{ "absolute", RK_BVH_POSITIONS_ABSOLUTE },
 	{ NULL, 0 },
 };
+/* "N", "NK", "NM", "NG" (binary units), at least 1 MiB. */
+static bool cli_parse_bytes(const char *value, void *target)
+{
+	char *end;
+	if (value[0] < '0' || value[0] > '9') return false;
+	double v = strtod(value, &end);
+	double unit = 1.0;
+	if (*end == 'K' || *end == 'k') unit = 1024.0;
+	else if (*end == 'M' || *end == 'm') unit = 1024.0 * 1024.0;
+	else if (*end == 'G' || *end == 'g') unit = 1024.0 * 1024.0 * 1024.0;
+	if (unit != 1.0) end++;
+	if (*end || !isfinite(v)) return false;
+	double bytes = v * unit;
+	if (!(bytes >= 1024.0 * 1024.0) || bytes > (double)SIZE_MAX / 2) return false;
+	*(size_t *)target = (size_t)bytes;
+	return true;
+}
 
 static const cli_opt cli_load_rows[] = {
 	{ .name = "--axes", .kind = CLI_OPT_CUSTOM, .offset = offsetof(rk_load_opts, target_axes), .parse = cli_parse_axes,
@@ -52,6 +69,10 @@ static const cli_opt cli_load_rows[] = {
 		.metavar = "DIR",
 		.help = "also read buffers and textures an input refers to from\nthe folder tree DIR (repeatable; default: only the\n"
 			"input's own folder; docs/security.md)" },
+	{ .name = "--max-memory", .kind = CLI_OPT_CUSTOM, .offset = offsetof(rk_load_opts, memory_limit),
+		.parse = cli_parse_bytes, .expects = "bytes >= 1M (suffix K, M or G)", .metavar = "BYTES",
+		.help = "memory budget of each load (default: max(256M, 64 x the\ninput size), at most 4G); "
+			"more is an error naming the file" },
 };
 const cli_opt_table cli_load_table = CLI_TABLE("load options", cli_load_rows);
 
@@ -95,6 +116,9 @@ static const cli_opt cli_retarget_rows[] = {
 			"planted)" },
 	{ .name = "--rest", .kind = CLI_OPT_ENUM, .offset = offsetof(cli_retarget_args, rest), .names = cli_rest_names,
 		.metavar = "MODE", .help = CLI_REST_HELP " (both files)" },
+	{ .name = "--max-frames", .kind = CLI_OPT_INT, .offset = offsetof(cli_retarget_args, max_frames), .min = 1.0,
+		.max = 1e9, .metavar = "N",
+		.help = "most keys per track (default 100000); a longer clip\nis an error naming the file and clip" },
 };
 const cli_opt_table cli_retarget_table = CLI_TABLE("retarget options", cli_retarget_rows);
 
@@ -102,6 +126,7 @@ void cli_retarget_args_apply(cli_retarget_args *a)
 {
 	a->ro.root = (rk_retarget_root)a->root;
 	a->ro.rest = (rk_rest_mode)a->rest;
+	if (a->max_frames > 0) a->ro.max_frames = (size_t)a->max_frames;
 }
 
 const char *cli_retarget_root_name(rk_retarget_root r)

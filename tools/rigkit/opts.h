@@ -126,6 +126,7 @@ typedef struct cli_retarget_args {
 	int root;
 	int rest;                      /* --rest (rk_rest_mode) */
 	cli_list clips;                /* --clip NAME... */
+	long max_frames;               /* --max-frames N: ro.max_frames (and the GLB writer's) */
 } cli_retarget_args;
 
 #define CLI_RETARGET_MAX_CLIPS 256

@@ -542,7 +542,21 @@ static bool rki_gw_run(const rk_scene *scene, const rk_gltf_write_opts *opts, bo
 	if (opts) ua = opts->allocator;
 	w->scene = scene;
 	if (opts) w->opts = *opts;
+	/* values outside the documented ones are the caller's error, never a silent default */
+	const char *bad = NULL;
+	if ((unsigned)w->opts.container > (unsigned)RK_GLTF_CONTAINER_JSON) bad = "container (expected AUTO, GLB or JSON)";
+	else if (!(w->opts.bake_fps == 0.0 || (w->opts.bake_fps > 0.0 && isfinite(w->opts.bake_fps))))
+		bad = "bake_fps (expected 0 = default or a finite rate > 0)";
+	else if (!(w->opts.translation_tolerance == 0.0 || (w->opts.translation_tolerance > 0.0 && isfinite(w->opts.translation_tolerance))))
+		bad = "translation_tolerance (expected 0 = default or a finite value > 0)";
+	else if (!(w->opts.rotation_tolerance == 0.0 || (w->opts.rotation_tolerance > 0.0 && isfinite(w->opts.rotation_tolerance))))
+		bad = "rotation_tolerance (expected 0 = default or a finite value > 0)";
+	if (bad) {
+		rki_error_set(err, RK_ERROR_INVALID_ARGUMENT, "rk_gltf_write_opts.%s", bad);
+		return false;
+	}
 	if (!w->opts.memory_limit) w->opts.memory_limit = RKI_GW_DEFAULT_MEMORY_LIMIT;
+	if (!w->opts.max_frames) w->opts.max_frames = RK_DEFAULT_MAX_FRAMES;
 	if (!w->opts.root_name) w->opts.root_name = "RootNode";
 	if (!w->opts.generator) w->opts.generator = "rigkit " RK_VERSION_STRING;
 	if (!(w->opts.translation_tolerance > 0.0)) w->opts.translation_tolerance = 1e-5;
@@ -637,7 +651,7 @@ static bool rki_gw_write_file(const rk_scene *scene, const char *path, const rk_
 	void *data = NULL;
 	size_t size = 0;
 	if (!rki_gw_run(scene, opts, glb, &data, &size, err)) {
-		rki_error_file(err, path);
+		if (err && !err->file[0]) rki_error_file(err, path);  /* else the error is about an input */
 		return false;
 	}
 	rk_file_write_opts fo = { .force = opts && opts->force };

@@ -232,7 +232,13 @@ static bool rki_gw_run_bake(rki_gw *w, const rk_anim_clip *clip, rki_gw_bake *b,
 	double dur = clip->time_end - clip->time_begin;
 	if (!isfinite(dur) || dur < 0.0) dur = 0.0;
 	double steps = floor(dur * fps + 1e-6);
-	if (steps > 1e7) return rki_gw_fail(w, RK_ERROR_LIMIT, "clip \"%s\": %.0f samples to bake", clip->name, steps);
+	if (steps + 1.0 > (double)w->opts.max_frames) {
+		rki_gw_fail(w, RK_ERROR_LIMIT,
+			"clip \"%.80s\" would take %.0f baked samples (%g s at %g fps), more than max_frames %zu (--max-frames N allows more)",
+			clip->name ? clip->name : "", steps + 1.0, dur, fps, w->opts.max_frames);
+		rki_error_file(w->err, s->source_path);
+		return false;
+	}
 	size_t n = (size_t)steps + 1;
 	bool extra = clip->time_begin + steps / fps < clip->time_end - 1e-9 * (1.0 + fabs(clip->time_end));
 	if (extra) n++;

@@ -6,6 +6,7 @@
 
 #include <stdarg.h>
 #include <stdio.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -110,6 +111,20 @@ static bool rki_obj_build(const rk_scene *s, const rk_pose *pose, rki_obj_out *o
 		if (!rk_mesh_world_positions_eval(s, n, pose, pos)) continue;
 		bool has_n = m->normals.exists && rk_mesh_world_normals_eval(s, n, pose, nrm);
 		const rk_uv_set *uv = rki_obj_uv_set(n);
+		/* a pose can overflow (finite keys of 1e300 times a scale): never write nan/inf */
+		bool finite = true;
+		for (size_t v = 0; v < m->vertex_count && finite; v++)
+			finite = isfinite(pos[v].x) && isfinite(pos[v].y) && isfinite(pos[v].z);
+		for (size_t c = 0; has_n && c < m->index_count && finite; c++)
+			finite = isfinite(nrm[c].x) && isfinite(nrm[c].y) && isfinite(nrm[c].z);
+		if (!finite) {
+			free(pos);
+			free(nrm);
+			rki_error_set(err, RK_ERROR_CORRUPT, "rk_obj_write: the pose gives node \"%.80s\" non-finite positions or normals",
+				n->name ? n->name : "");
+			rki_error_file(err, s->source_path);
+			return false;
+		}
 		rki_obj_printf(o, "o ");
 		rki_obj_name(o, n->name);
 		rki_obj_printf(o, "\ng ");
@@ -175,8 +190,14 @@ bool rk_obj_write_memory(const rk_scene *scene, const rk_obj_write_opts *opts, c
 			return false;
 		}
 		rk_pose_eval_job job = { .scene = scene, .pose = &own };
-		if (!rk_pose_eval_validate(&job, err) || !rk_pose_eval_run(&job)) {
+		if (!rk_pose_eval_validate(&job, err)) {
 			free(own_mem);
+			return false;
+		}
+		if (!rk_pose_eval_run(&job)) {
+			free(own_mem);
+			rki_error_set(err, RK_ERROR_CORRUPT, "rk_obj_write: the static pose cannot be evaluated (non-finite transforms)");
+			rki_error_file(err, scene->source_path);
 			return false;
 		}
 		pose = &own;

@@ -661,7 +661,7 @@ rk_scene *rki_bvh_load(const void *data, size_t size, const rk_load_opts *opts, 
 	memset(&b, 0, sizeof(b));
 	b.err = err;
 	b.filename = filename ? filename : "";
-	if (!rki_scene_begin(&b.sc, opts, b.filename, err)) return NULL;
+	if (!rki_scene_begin(&b.sc, opts, b.filename, size, err)) return NULL;
 	rki_buf_init(&b.joints, b.sc.alloc);
 	bool ok = rki_bvh_run(&b, (const unsigned char *)data, size);
 	if (ok && b.sc.alloc->failed) ok = rki_bvh_oom(&b);

@@ -176,7 +176,7 @@ rk_scene *rk_demo_scene(rk_demo_kind kind, const rk_demo_opts *opts, rk_error *e
 	lo.warning_user = o.warning_user;
 
 	rki_scene_ctx sc;
-	if (!rki_scene_begin(&sc, &lo, "", err)) return NULL;
+	if (!rki_scene_begin(&sc, &lo, "", 0, err)) return NULL;
 	bool ok = rki_sample_build(&sc, kind, &o);
 	if (!ok || sc.alloc->failed) {
 		if (sc.alloc->failed) rki_scene_oom(&sc);

@@ -387,7 +387,7 @@ static bool rki_attr_words_read(rki_fbx_ctx *ctx, const rki_fbx_node *n, rki_att
 {
 	memset(w, 0, sizeof(*w));
 	if (!n) return true;
-	if (!rki_fbx_array_f64_scratch(n, 0, &ctx->curve_scratch, &w->v, &w->count, ctx->sc->err))
+	if (!rki_fbx_array_f64_any_scratch(n, 0, &ctx->curve_scratch, &w->v, &w->count, ctx->sc->err))
 		return rki_fbx_dom_failed(ctx);
 	char type = n->prop_count ? n->props[0].type : 0;
 	if (type == RKI_FBX_ARRAY_I32 || type == RKI_FBX_ARRAY_I64) {
@@ -429,7 +429,7 @@ static bool rki_anim_read_curve7(rki_fbx_ctx *ctx, const rki_fbx_object *o, rk_a
 	const double *vals;
 	size_t nt, nv;
 	/* read once: pending arrays are decoded into the scratch arena, not the document */
-	if (!rki_fbx_array_i64_scratch(kt, 0, tmp, &ticks, &nt, err) || !rki_fbx_array_f64_scratch(kv, 0, tmp, &vals, &nv, err))
+	if (!rki_fbx_array_i64_scratch(kt, 0, tmp, &ticks, &nt, err) || !rki_fbx_array_f64_any_scratch(kv, 0, tmp, &vals, &nv, err))
 		return rki_fbx_dom_failed(ctx);
 	if (nt != nv) {
 		rki_fbx_error_at_node(ctx, node, RK_ERROR_CORRUPT, "animation curve has %zu KeyTime values but %zu key values", nt, nv);

@@ -243,7 +243,13 @@ bool rki_fbx_prop_str(const rki_fbx_node *n, size_t i, const char **data, size_t
  * in range. On failure returns false and fills err (RK_ERROR_CORRUPT for a
  * missing property, wrong type or unconvertible value; OUT_OF_MEMORY or LIMIT
  * when `ar` fails) with the property's byte offset and the node path.
- * *out and *count are set to NULL/0 on failure. err may be NULL. */
+ * *out and *count are set to NULL/0 on failure. err may be NULL.
+ * rki_fbx_array_f64 and _f64_scratch also refuse (RK_ERROR_CORRUPT, "not a
+ * finite number") an element that is NaN or infinite (ASCII 1e400, binary
+ * NaN bit patterns): positions, normals, UVs, weights and matrices never
+ * carry them into a scene. _f64_any_scratch does not: for KeyAttrDataFloat
+ * (words that are bit patterns) and KeyValueFloat (the animation reader
+ * replaces non-finite keys by 0 with a warning, as documented in fbx_anim.c). */
 bool rki_fbx_array_f64(const rki_fbx_node *n, size_t i, rki_arena *ar, const double **out,
 	size_t *count, rk_error *err);
 bool rki_fbx_array_i32(const rki_fbx_node *n, size_t i, rki_arena *ar, const int32_t **out,
@@ -257,6 +263,8 @@ bool rki_fbx_array_i64(const rki_fbx_node *n, size_t i, rki_arena *ar, const int
 bool rki_fbx_array_f64_scratch(const rki_fbx_node *n, size_t i, rki_arena *ar, const double **out,
 	size_t *count, rk_error *err);
 bool rki_fbx_array_i64_scratch(const rki_fbx_node *n, size_t i, rki_arena *ar, const int64_t **out,
+	size_t *count, rk_error *err);
+bool rki_fbx_array_f64_any_scratch(const rki_fbx_node *n, size_t i, rki_arena *ar, const double **out,
 	size_t *count, rk_error *err);
 
 /* Array property i of n in its stored type ('f' 'd' 'l' 'i' 'b'): *data points

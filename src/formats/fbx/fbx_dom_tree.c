@@ -119,8 +119,10 @@ bool rki_fbx_parse_error(rki_fbx_parser *p, rk_error_code code, uint64_t offset,
 bool rki_fbx_parse_oom(rki_fbx_parser *p)
 {
 	bool limit = p->tmp->limit_hit || (p->arena->alloc && p->arena->alloc->limit_hit);
-	return rki_fbx_parse_error(p, limit ? RK_ERROR_LIMIT : RK_ERROR_OUT_OF_MEMORY, p->pos,
-		limit ? "memory limit reached while parsing" : "out of memory while parsing");
+	if (limit)
+		return rki_fbx_parse_error(p, RK_ERROR_LIMIT, p->pos, "memory budget of %zu bytes exceeded while parsing",
+			p->tmp->limit_hit ? p->tmp->memory_limit : p->arena->alloc->memory_limit);
+	return rki_fbx_parse_error(p, RK_ERROR_OUT_OF_MEMORY, p->pos, "out of memory while parsing");
 }
 
 /* ---- tree building (shared) --------------------------------------------------- */

@@ -8,6 +8,7 @@
 
 #include <libdeflate.h>
 #include <stdarg.h>
+#include <math.h>
 #include <string.h>
 
 /* ---- scalar values ----------------------------------------------------------------- */
@@ -116,7 +117,11 @@ static bool rki_fbx_decode_pending(const rki_fbx_node *n, size_t i, rki_arena *i
 	void *out = rki_fbx_array_alloc_size(pr->type, bytes, &alloc) ? rki_arena_alloc_uninit(dst_arena, alloc) : NULL;
 	if (!out) {
 		bool limit = dst_arena->alloc && dst_arena->alloc->limit_hit;
-		return rki_fbx_acc_fail(n, pr->offset, err, limit ? RK_ERROR_LIMIT : RK_ERROR_OUT_OF_MEMORY,
+		if (limit)
+			return rki_fbx_acc_fail(n, pr->offset, err, RK_ERROR_LIMIT,
+				"decoding an array of %zu elements (%llu bytes) exceeds the memory budget of %zu bytes", count,
+				(unsigned long long)bytes, dst_arena->alloc->memory_limit);
+		return rki_fbx_acc_fail(n, pr->offset, err, RK_ERROR_OUT_OF_MEMORY,
 			"cannot allocate %llu bytes to decode an array of %zu elements", (unsigned long long)bytes, count);
 	}
 	struct libdeflate_decompressor *inflater = NULL;
@@ -206,8 +211,13 @@ static void *rki_fbx_acc_alloc(const rki_fbx_node *n, const rki_fbx_seq *s, rki_
 		memset((unsigned char *)out + bytes, 0, pad);
 	} else {
 		bool limit = ar->alloc && ar->alloc->limit_hit;
-		rki_fbx_acc_fail(n, s->offset, err, limit ? RK_ERROR_LIMIT : RK_ERROR_OUT_OF_MEMORY,
-			"cannot allocate %zu array elements of %zu bytes", s->count, esize);
+		if (limit)
+			rki_fbx_acc_fail(n, s->offset, err, RK_ERROR_LIMIT,
+				"%zu array elements of %zu bytes exceed the memory budget of %zu bytes", s->count, esize,
+				ar->alloc->memory_limit);
+		else
+			rki_fbx_acc_fail(n, s->offset, err, RK_ERROR_OUT_OF_MEMORY, "cannot allocate %zu array elements of %zu bytes",
+				s->count, esize);
 	}
 	return out;
 }
@@ -255,27 +265,35 @@ static bool rki_fbx_not_integer(const rki_fbx_node *n, const rki_fbx_seq *s, siz
 		rki_fbx_seq_f64(s, k), what);
 }
 
-static bool rki_fbx_array_f64_in(const rki_fbx_node *n, size_t i, rki_arena *ar, bool scratch,
+static bool rki_fbx_array_f64_in(const rki_fbx_node *n, size_t i, rki_arena *ar, bool scratch, bool finite,
 	const double **out, size_t *count, rk_error *err)
 {
 	*out = NULL;
 	*count = 0;
 	rki_fbx_seq s;
 	if (!rki_fbx_get_seq(n, i, scratch ? ar : NULL, &s, err)) return false;
+	const double *res;
 	if (s.type == 'd') {
-		*out = (const double *)s.data;
-		*count = s.count;
-		return true;
-	}
-	double *dst = (double *)rki_fbx_acc_alloc(n, &s, ar, sizeof(double), RKI_FBX_ARRAY_PAD, err);
-	if (!dst) return false;
-	if (s.type == 'f') {
-		const float *src = (const float *)s.data;
-		for (size_t k = 0; k < s.count; k++) dst[k] = src[k];
+		res = (const double *)s.data;
 	} else {
-		for (size_t k = 0; k < s.count; k++) dst[k] = rki_fbx_seq_f64(&s, k);
+		double *dst = (double *)rki_fbx_acc_alloc(n, &s, ar, sizeof(double), RKI_FBX_ARRAY_PAD, err);
+		if (!dst) return false;
+		if (s.type == 'f') {
+			const float *src = (const float *)s.data;
+			for (size_t k = 0; k < s.count; k++) dst[k] = src[k];
+		} else {
+			for (size_t k = 0; k < s.count; k++) dst[k] = rki_fbx_seq_f64(&s, k);
+		}
+		res = dst;
 	}
-	*out = dst;
+	if (finite) {
+		for (size_t k = 0; k < s.count; k++) {
+			if (!isfinite(res[k]))
+				return rki_fbx_acc_fail(n, s.offset, err, RK_ERROR_CORRUPT, "%s element %zu (%g) is not a finite number",
+					n->name, k, res[k]);
+		}
+	}
+	*out = res;
 	*count = s.count;
 	return true;
 }
@@ -283,13 +301,19 @@ static bool rki_fbx_array_f64_in(const rki_fbx_node *n, size_t i, rki_arena *ar,
 bool rki_fbx_array_f64(const rki_fbx_node *n, size_t i, rki_arena *ar, const double **out, size_t *count,
 	rk_error *err)
 {
-	return rki_fbx_array_f64_in(n, i, ar, false, out, count, err);
+	return rki_fbx_array_f64_in(n, i, ar, false, true, out, count, err);
 }
 
 bool rki_fbx_array_f64_scratch(const rki_fbx_node *n, size_t i, rki_arena *ar, const double **out, size_t *count,
 	rk_error *err)
 {
-	return rki_fbx_array_f64_in(n, i, ar, true, out, count, err);
+	return rki_fbx_array_f64_in(n, i, ar, true, true, out, count, err);
+}
+
+bool rki_fbx_array_f64_any_scratch(const rki_fbx_node *n, size_t i, rki_arena *ar, const double **out,
+	size_t *count, rk_error *err)
+{
+	return rki_fbx_array_f64_in(n, i, ar, true, false, out, count, err);
 }
 
 bool rki_fbx_array_i32(const rki_fbx_node *n, size_t i, rki_arena *ar, const int32_t **out, size_t *count,

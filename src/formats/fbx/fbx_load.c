@@ -265,7 +265,7 @@ rk_scene *rki_fbx_load(const void *data, size_t size, const rk_load_opts *opts, 
 	const rki_file_access *files, rk_error *err)
 {
 	rki_scene_ctx sc;
-	if (!rki_scene_begin(&sc, opts, filename, err)) return NULL;
+	if (!rki_scene_begin(&sc, opts, filename, size, err)) return NULL;
 	sc.files = files;
 	rki_fbx_ctx ctx;
 	memset(&ctx, 0, sizeof(ctx));

@@ -7,6 +7,7 @@
 #include "formats/fbx/fbx_objects.h"
 #include "formats/fbx/fbx_props.h"
 
+#include <math.h>
 #include <string.h>
 
 /* ---- nodes ------------------------------------------------------------------------------ */
@@ -66,9 +67,17 @@ static void rki_node_props_collect(const rki_fbx_node *props, bool p60, rki_node
 	}
 }
 
-static rk_vec3 rki_node_prop_vec3(const rki_node_prop_refs *r, int k, rk_vec3 def)
+/* A non-finite component (NaN, inf, ASCII 1e400) makes the property its
+ * default, with a warning naming the node and the property (the FBX SDK
+ * loads such values; they would turn every matrix below into NaN). */
+static rk_vec3 rki_node_prop_vec3(rki_fbx_ctx *ctx, const rki_fbx_object *o, const rki_node_prop_refs *r, int k,
+	rk_vec3 def)
 {
-	return rki_fbx_p_vec3(r->p[k], r->vi[k], def);
+	rk_vec3 v = rki_fbx_p_vec3(r->p[k], r->vi[k], def);
+	if (isfinite(v.x) && isfinite(v.y) && isfinite(v.z)) return v;
+	rki_fbx_warn(ctx, r->p[k], "node \"%.80s\": %s (%g, %g, %g) is not finite: using the default (%g, %g, %g)",
+		o->name ? o->name : "", rki_node_prop_names[k].name, v.x, v.y, v.z, def.x, def.y, def.z);
+	return def;
 }
 
 static int64_t rki_node_prop_i64(const rki_node_prop_refs *r, int k, int64_t def)
@@ -83,8 +92,8 @@ typedef struct rki_node_templ_cache {
 } rki_node_templ_cache;
 
 /* Reads the node's transform properties; *uv_set = its currentUVSet or "". */
-static void rki_fbx_read_node_props(const rki_fbx_object *o, rki_node_templ_cache *cache, rk_node *node,
-	const char **uv_set)
+static void rki_fbx_read_node_props(rki_fbx_ctx *ctx, const rki_fbx_object *o, rki_node_templ_cache *cache,
+	rk_node *node, const char **uv_set)
 {
 	rki_node_prop_refs r;
 	memset(&r, 0, sizeof(r));
@@ -104,22 +113,22 @@ static void rki_fbx_read_node_props(const rki_fbx_object *o, rki_node_templ_cach
 	rk_transform_props *p = &node->props;
 	*p = rk_transform_props_default();
 	const rk_vec3 zero = { 0, 0, 0 }, one = { 1, 1, 1 };
-	p->translation = rki_node_prop_vec3(&r, RKI_NP_LCL_T, zero);
-	p->rotation = rki_node_prop_vec3(&r, RKI_NP_LCL_R, zero);
-	p->scaling = rki_node_prop_vec3(&r, RKI_NP_LCL_S, one);
+	p->translation = rki_node_prop_vec3(ctx, o, &r, RKI_NP_LCL_T, zero);
+	p->rotation = rki_node_prop_vec3(ctx, o, &r, RKI_NP_LCL_R, zero);
+	p->scaling = rki_node_prop_vec3(ctx, o, &r, RKI_NP_LCL_S, one);
 	int64_t order = rki_node_prop_i64(&r, RKI_NP_ROT_ORDER, 0);
 	p->rotation_order = (order >= 0 && order <= 6) ? (rk_rotation_order)order : RK_ROTATION_XYZ;
-	p->rotation_offset = rki_node_prop_vec3(&r, RKI_NP_ROT_OFFSET, zero);
-	p->rotation_pivot = rki_node_prop_vec3(&r, RKI_NP_ROT_PIVOT, zero);
-	p->scaling_offset = rki_node_prop_vec3(&r, RKI_NP_SCL_OFFSET, zero);
-	p->scaling_pivot = rki_node_prop_vec3(&r, RKI_NP_SCL_PIVOT, zero);
-	p->pre_rotation = rki_node_prop_vec3(&r, RKI_NP_PRE_ROT, zero);
-	p->post_rotation = rki_node_prop_vec3(&r, RKI_NP_POST_ROT, zero);
+	p->rotation_offset = rki_node_prop_vec3(ctx, o, &r, RKI_NP_ROT_OFFSET, zero);
+	p->rotation_pivot = rki_node_prop_vec3(ctx, o, &r, RKI_NP_ROT_PIVOT, zero);
+	p->scaling_offset = rki_node_prop_vec3(ctx, o, &r, RKI_NP_SCL_OFFSET, zero);
+	p->scaling_pivot = rki_node_prop_vec3(ctx, o, &r, RKI_NP_SCL_PIVOT, zero);
+	p->pre_rotation = rki_node_prop_vec3(ctx, o, &r, RKI_NP_PRE_ROT, zero);
+	p->post_rotation = rki_node_prop_vec3(ctx, o, &r, RKI_NP_POST_ROT, zero);
 	p->rotation_active = rki_node_prop_i64(&r, RKI_NP_ROT_ACTIVE, 0) != 0;
 	p->inherit_mode = rk_inherit_mode_from_fbx(rki_node_prop_i64(&r, RKI_NP_INHERIT, 1));
-	p->geometric_translation = rki_node_prop_vec3(&r, RKI_NP_GEO_T, zero);
-	p->geometric_rotation = rki_node_prop_vec3(&r, RKI_NP_GEO_R, zero);
-	p->geometric_scaling = rki_node_prop_vec3(&r, RKI_NP_GEO_S, one);
+	p->geometric_translation = rki_node_prop_vec3(ctx, o, &r, RKI_NP_GEO_T, zero);
+	p->geometric_rotation = rki_node_prop_vec3(ctx, o, &r, RKI_NP_GEO_R, zero);
+	p->geometric_scaling = rki_node_prop_vec3(ctx, o, &r, RKI_NP_GEO_S, one);
 	double vis;
 	node->visible = !(r.p[RKI_NP_VISIBILITY] && rki_fbx_prop_f64(r.p[RKI_NP_VISIBILITY], r.vi[RKI_NP_VISIBILITY], &vis) &&
 		vis == 0.0);
@@ -220,7 +229,7 @@ bool rki_fbx_build_nodes(rki_fbx_ctx *ctx)
 			nd->attribute_type = o->sub_class;
 			nd->kind = rki_fbx_node_kind(o->sub_class);
 			const char *uvset;
-			rki_fbx_read_node_props(o, &templ_cache, nd, &uvset);
+			rki_fbx_read_node_props(ctx, o, &templ_cache, nd, &uvset);
 			nd->default_uv_set = rki_arena_strndup(ctx->sc->arena, uvset, strlen(uvset));
 			nd->attribute_type = rki_arena_strndup(ctx->sc->arena, o->sub_class, strlen(o->sub_class));
 			if (!nd->default_uv_set || !nd->attribute_type) return rki_fbx_oom(ctx);

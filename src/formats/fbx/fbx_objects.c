@@ -196,6 +196,52 @@ bool rki_fbx_index_objects(rki_fbx_ctx *ctx)
 
 typedef struct rki_raw_conn { uint32_t child, parent; const char *prop; } rki_raw_conn;
 
+static uint64_t rki_conn_hash(const rki_raw_conn *r)
+{
+	uint64_t h = ((uint64_t)r->child * 0x9e3779b97f4a7c15ull) ^ ((uint64_t)r->parent * 0xc2b2ae3d27d4eb4full);
+	for (const unsigned char *p = (const unsigned char *)r->prop; p && *p; p++) h = (h ^ *p) * 0x100000001b3ull;
+	return h ^ (h >> 29);
+}
+
+static bool rki_conn_equal(const rki_raw_conn *a, const rki_raw_conn *b)
+{
+	if (a->child != b->child || a->parent != b->parent) return false;
+	if (!a->prop || !b->prop) return a->prop == b->prop;
+	return strcmp(a->prop, b->prop) == 0;
+}
+
+/* Drops connections repeating an earlier one (same child, parent and
+ * property): a file repeating each link K times would otherwise multiply
+ * what is built from them (K^3 animation tracks through stack -> layer ->
+ * curve node -> curve). Keeps file order; one warning with the count.
+ * Returns the new count, or SIZE_MAX when out of memory. */
+static size_t rki_conn_dedup(rki_fbx_ctx *ctx, rki_raw_conn *raw, size_t count, const rki_fbx_node *where)
+{
+	if (count < 2) return count;
+	size_t cap = 16;
+	while (cap < 2 * count) cap *= 2;
+	uint32_t *slots = (uint32_t *)rki_arena_array(&ctx->sc->tmp, cap, sizeof(uint32_t));
+	if (!slots) return SIZE_MAX;
+	memset(slots, 0xff, cap * sizeof(uint32_t));
+	size_t kept = 0;
+	for (size_t i = 0; i < count; i++) {
+		size_t slot = (size_t)rki_conn_hash(&raw[i]) & (cap - 1);
+		bool dup = false;
+		while (slots[slot] != UINT32_MAX) {
+			if (rki_conn_equal(&raw[slots[slot]], &raw[i])) { dup = true; break; }
+			slot = (slot + 1) & (cap - 1);
+		}
+		if (dup) continue;
+		raw[kept] = raw[i];
+		slots[slot] = (uint32_t)kept;
+		kept++;
+	}
+	if (kept < count)
+		rki_fbx_warn(ctx, where, "%zu duplicate connections ignored (same child, parent and property as an earlier one)",
+			count - kept);
+	return kept;
+}
+
 bool rki_fbx_index_connections(rki_fbx_ctx *ctx)
 {
 	const rki_fbx_node *cn = rki_fbx_find_child(&ctx->doc.root, "Connections");
@@ -236,6 +282,8 @@ bool rki_fbx_index_connections(rki_fbx_ctx *ctx)
 		if (prop && !raw[count].prop) return rki_fbx_oom(ctx);
 		count++;
 	}
+	count = rki_conn_dedup(ctx, raw, count, cn);
+	if (count == SIZE_MAX) return rki_fbx_oom(ctx);
 	/* CSR: parents of each object, then children of each object, in file order. */
 	size_t total;
 	if (!rki_mul_size(count, 2, &total)) return rki_fbx_oom(ctx);

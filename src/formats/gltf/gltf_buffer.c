@@ -173,6 +173,7 @@ static bool rki_gltf_load_buffer(rki_gltf *g, size_t i)
 		b->data = data;
 	} else if (uri) {
 		rki_file_result res;
+		rki_scene_budget_input(&g->sc, byte_length);  /* an input too: the default budget follows it */
 		if (!rki_gltf_open_uri(g, uri, upath, true, &g->sc.tmp, &res)) return false;
 		if (res.status == RKI_FILE_REFUSED) {
 			/* the rest of the file still loads: accessors on it read zeros */
@@ -345,7 +346,36 @@ static bool rki_gltf_open_sparse(rki_gltf *g, const rki_json *sparse, rki_gltf_a
 	return true;
 }
 
-bool rki_gltf_accessor_open(rki_gltf *g, size_t index, bool vertex_attribute, rki_gltf_accessor *a)
+/* A FLOAT element whose exponent bits are all ones (NaN or infinity). */
+static bool rki_gltf_f32_bad(const unsigned char *p)
+{
+	return (p[3] & 0x7fu) == 0x7fu && (p[2] & 0x80u) == 0x80u;
+}
+
+/* FLOAT accessors hold only finite numbers: a NaN or infinity (in the
+ * elements or the sparse values) is RK_ERROR_CORRUPT naming the accessor,
+ * the element and the component, so it never reaches a scene. */
+static bool rki_gltf_accessor_finite(rki_gltf *g, const rki_gltf_accessor *a, const rki_gltf_loc *base)
+{
+	if (a->component_type != RKI_GLTF_FLOAT) return true;
+	size_t off[16];
+	for (uint32_t c = 0; c < a->components && c < 16; c++)
+		off[c] = (c / a->rows) * a->col_stride + (c % a->rows) * a->comp_size;
+	for (int part = 0; part < 2; part++) {
+		const unsigned char *src = part ? a->sparse_values : a->data;
+		size_t n = part ? a->sparse_count : a->count, stride = part ? a->elem_size : a->stride;
+		if (!src) continue;
+		for (size_t i = 0; i < n; i++, src += stride)
+			for (uint32_t c = 0; c < a->components; c++)
+				if (rki_gltf_f32_bad(src + off[c]))
+					return rki_gltf_fail(g, RK_ERROR_CORRUPT, base,
+						"accessor %zu %s %zu, component %u, is not a finite number (NaN or infinity)", a->index,
+						part ? "sparse value" : "element", i, c);
+	}
+	return true;
+}
+
+static bool rki_gltf_accessor_open_in(rki_gltf *g, size_t index, bool vertex_attribute, bool finite, rki_gltf_accessor *a)
 {
 	memset(a, 0, sizeof(*a));
 	a->index = index;
@@ -423,7 +453,17 @@ bool rki_gltf_accessor_open(rki_gltf *g, size_t index, bool vertex_attribute, rk
 	const rki_json *sparse;
 	if (!rki_gltf_object(g, obj, base, "sparse", &sparse)) return false;
 	if (sparse && !rki_gltf_open_sparse(g, sparse, a)) return false;
-	return true;
+	return !finite || rki_gltf_accessor_finite(g, a, base);
+}
+
+bool rki_gltf_accessor_open(rki_gltf *g, size_t index, bool vertex_attribute, rki_gltf_accessor *a)
+{
+	return rki_gltf_accessor_open_in(g, index, vertex_attribute, true, a);
+}
+
+bool rki_gltf_accessor_open_weights(rki_gltf *g, size_t index, rki_gltf_accessor *a)
+{
+	return rki_gltf_accessor_open_in(g, index, true, false, a);
 }
 
 bool rki_gltf_accessor_expect(rki_gltf *g, const rki_gltf_accessor *a, const rki_gltf_loc *use_path, const char *use,

@@ -387,6 +387,10 @@ bool rki_gltf_open_uri(rki_gltf *g, const rki_json *uri, const rki_gltf_loc *pat
  * bounds (offset + stride * (count - 1) + element size <= byteLength) and
  * sparse indices. `vertex_attribute` tells whether byteStride is allowed. */
 bool rki_gltf_accessor_open(rki_gltf *g, size_t index, bool vertex_attribute, rki_gltf_accessor *a);
+/* As rki_gltf_accessor_open without the finite check (FLOAT accessors
+ * otherwise must hold no NaN or infinity): for WEIGHTS_n, whose negative or
+ * NaN weights are dropped with a warning (gltf_node.c). */
+bool rki_gltf_accessor_open_weights(rki_gltf *g, size_t index, rki_gltf_accessor *a);
 /* Fails unless the accessor has `components` components (and is a matrix
  * when `matrix`) and a component type in `ctypes`. `use` names the use in
  * the message ("POSITION"), `use_loc` is where it is referenced. */

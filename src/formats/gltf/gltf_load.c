@@ -243,7 +243,7 @@ rk_scene *rki_gltf_load(const void *data, size_t size, const rk_load_opts *opts,
 	memset(&g, 0, sizeof(g));
 	g.err = err;
 	g.filename = filename ? filename : "";
-	if (!rki_scene_begin(&g.sc, opts, g.filename, err)) return NULL;
+	if (!rki_scene_begin(&g.sc, opts, g.filename, size, err)) return NULL;
 	g.sc.files = files;
 	for (size_t i = 0; i < sizeof(g.scratch) / sizeof(g.scratch[0]); i++) rki_buf_init(&g.scratch[i], g.sc.alloc);
 	bool ok = rki_gltf_run(&g, (const unsigned char *)data, size);

@@ -423,7 +423,7 @@ static bool rki_gltf_skin_influences(rki_gltf *g, size_t si, size_t m, size_t jo
 			const rki_gltf_loc *jpath = RKI_GLTF_KEY(apath, jnames[set]), *wpath = RKI_GLTF_KEY(apath, wnames[set]);
 			if (!rki_gltf_accessor_open(g, pi->joints[set], true, &ja[set])) return false;
 			if (!rki_gltf_accessor_expect(g, &ja[set], jpath, "JOINTS", 4, false, RKI_GLTF_CT_UNSIGNED)) return false;
-			if (!rki_gltf_accessor_open(g, pi->weights[set], true, &wa[set])) return false;
+			if (!rki_gltf_accessor_open_weights(g, pi->weights[set], &wa[set])) return false;
 			if (!rki_gltf_accessor_expect(g, &wa[set], wpath, "WEIGHTS", 4, false,
 				RKI_GLTF_CT_FLOAT | RKI_GLTF_CT(RKI_GLTF_UNSIGNED_BYTE) | RKI_GLTF_CT(RKI_GLTF_UNSIGNED_SHORT)))
 				return false;
