@@ -22,8 +22,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "fuzz_counter.h"
-
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 static volatile double fuzz_sink;

@@ -18,7 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "fuzz_counter.h"
+#include "fuzz_alloc.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -173,6 +173,7 @@ bad_line options-key 1 "unknown key 'rot' in \"options\"" '{"output": "o/a.glb",
 bad_line options-root 1 '"options": "root" must be "keep", "in-place" or "lock"' '{"output": "o/a.glb", "target": "a.glb", "source": "m.glb", "options": {"root": "up"}}'
 bad_line options-fps 1 '"options": "fps" must be a number in \(0, 1000\]' '{"output": "o/a.glb", "target": "a.glb", "source": "m.glb", "options": {"fps": 0}}'
 bad_line options-bool 1 '"options": "foot_ik" must be true or false' '{"output": "o/a.glb", "target": "a.glb", "source": "m.glb", "options": {"foot_ik": 1}}'
+bad_line options-rest 1 '"options": "rest" must be "auto", "bind" or "stored"' '{"output": "o/a.glb", "target": "a.glb", "source": "m.glb", "options": {"rest": "crouch"}}'
 bad_line empty-string 1 '"target" must be a non-empty string' '{"output": "o/a.glb", "target": "", "source": "m.glb"}'
 bad_line same-id 3 "job id 'x' is also line 1's" '{"id": "x", "output": "o/a.glb", "target": "a.glb", "source": "m.glb"}'$'\n\n''{"id": "x", "output": "o/b.glb", "target": "a.glb", "source": "m.glb"}'
 bad_line same-output 2 "output '$tmp/o/a\\.glb' is also written by line 1" "$ok"$'\n'"$(echo "$ok" | sed 's/"output"/"id": "other", "output"/')"

@@ -444,16 +444,8 @@ static int cli_batch_read_options(cli_batch_reader *r, const cJSON *o, cli_batch
 				}
 			if (!found) return cli_batch_bad(r, "\"options\": \"root\" must be \"keep\", \"in-place\" or \"lock\"");
 		} else if (!strcmp(k->string, "rest")) {
-			static const struct { const char *name; rk_rest_mode v; } rests[] = {
-				{ "auto", RK_REST_AUTO }, { "bind", RK_REST_BIND }, { "stored", RK_REST_STORED },
-			};
-			bool found = false;
-			for (size_t i = 0; i < sizeof(rests) / sizeof(rests[0]) && cJSON_IsString(k); i++)
-				if (!strcmp(k->valuestring, rests[i].name)) {
-					opts->rest = rests[i].v;
-					found = true;
-				}
-			if (!found) return cli_batch_bad(r, "\"options\": \"rest\" must be \"auto\", \"bind\" or \"stored\"");
+			if (!cJSON_IsString(k) || !rk_rest_mode_parse(k->valuestring, &opts->rest))
+				return cli_batch_bad(r, "\"options\": \"rest\" must be \"auto\", \"bind\" or \"stored\"");
 		} else if (!strcmp(k->string, "fps")) {
 			if (!cJSON_IsNumber(k) || !(k->valuedouble > 0.0 && k->valuedouble <= 1000.0))
 				return cli_batch_bad(r, "\"options\": \"fps\" must be a number in (0, 1000]");
