@@ -813,6 +813,78 @@ RK_TEST(vrma_expressions_flipped)
 	rk_scene_free(good_dst);
 }
 
+
+/* The weight of expression `name` in VRMA scene `v` at `t`: its node's
+ * translation x; -1 when the expression or its track is missing. */
+static double vrma_expression_weight(const rk_scene *v, const char *group, const char *name, double t)
+{
+	const rk_ext_value *x = rk_ext_member(rk_ext_member(rk_scene_extension(v, "VRMC_vrm_animation"), "expressions"), group);
+	const rk_ext_value *node = rk_ext_member(rk_ext_member(x, name), "node");
+	if (!node || node->kind != RK_EXT_NODE || !v->clips.count) return -1;
+	const rk_anim_layer *l = &v->clips.data[0].layers[0];
+	for (size_t i = 0; i < l->track_count; i++) {
+		if (l->tracks[i].node != node->ref || l->tracks[i].target != RK_TARGET_TRANSLATION) continue;
+		double out[4];
+		rk_anim_track_eval(&l->tracks[i], t, false, out, 4);
+		return out[0];
+	}
+	return -1;
+}
+
+/* VRMA out keeps a VRMA source's expression tracks: the scene itself
+ * (convert) and, through expression_source, a retarget onto an avatar.
+ * Expected: make_vrm.py's FACE_TRACKS keys, linear between them. */
+RK_TEST(vrma_write_expressions)
+{
+	static const struct { const char *group, *name; double v[3]; } want[] = {
+		{ "preset", "happy", { 0.0, 1.0, 0.4 } }, { "preset", "blink", { 0.2, 0.6, 1.0 } },
+		{ "preset", "aa", { 0.3, 0.7, 0.4 } }, { "custom", "smirk", { 1.0, 0.0, 0.5 } },
+		{ "preset", "surprised", { 0.0, 1.0, 0.0 } } };
+	rk_scene *src = load_fixture("vroid_face.vrma"), *avatar = load_fixture("vroid_face_vrm1.vrm");
+	RK_REQUIRE(src && avatar);
+	rk_error err;
+	const rk_anim_clip *rc = rk_retarget(avatar, src, &src->clips.data[0], NULL, NULL, &err);
+	RK_REQUIRE(rc);
+	for (int c = 0; c < 2; c++) {
+		rk_vrma_write_stats st = { 0 };
+		rk_vrma_write_opts o = { .fps = 4.0, .stats = &st };
+		if (c) {
+			o.clip = rc;
+			o.expression_source = src;
+			o.expression_clip = &src->clips.data[0];
+		}
+		void *data = NULL;
+		size_t size = 0;
+		RK_REQUIRE(rk_vrma_write_memory(c ? avatar : src, &o, &data, &size, &err));
+		RK_CHECK_INT(st.expression_count, 5);
+		rk_scene *v = rk_load_memory(data, size, NULL, &err);
+		rk_vrma_memory_free(data);
+		RK_REQUIRE(v);
+		RK_CHECK(rk_scene_has_vrma_expressions(v));
+		for (size_t e = 0; e < sizeof(want) / sizeof(want[0]); e++) {
+			for (int k = 0; k < 3; k++)
+				RK_CHECK_NEAR(vrma_expression_weight(v, want[e].group, want[e].name, 0.5 * k), want[e].v[k], 1e-6);
+			RK_CHECK_NEAR(vrma_expression_weight(v, want[e].group, want[e].name, 0.25), 0.5 * (want[e].v[0] + want[e].v[1]), 1e-6);
+		}
+		RK_CHECK(vrma_expression_weight(v, "custom", "happy", 0.0) < 0); /* groups kept */
+		rk_scene_free(v);
+	}
+	/* no expressions from a source without them; a foreign expression clip is refused */
+	rk_vrma_write_stats st = { 0 };
+	rk_vrma_write_opts o = { .stats = &st, .clip = rc };
+	void *data = NULL;
+	size_t size = 0;
+	RK_REQUIRE(rk_vrma_write_memory(avatar, &o, &data, &size, &err));
+	RK_CHECK_INT(st.expression_count, 0);
+	rk_vrma_memory_free(data);
+	o.expression_source = src;
+	o.expression_clip = rc;
+	RK_CHECK(!rk_vrma_write_memory(avatar, &o, &data, &size, &err));
+	RK_CHECK_INT(err.code, RK_ERROR_INVALID_ARGUMENT);
+	rk_scene_free(avatar);
+	rk_scene_free(src);
+}
+
 RK_TEST_MAIN(RK_TEST_ENTRY(vrm1_declared_humanoid), RK_TEST_ENTRY(vrm0_thumbs_translated), RK_TEST_ENTRY(vrm0_unity_names_thumbs),
 	RK_TEST_ENTRY(declared_map_without_names), RK_TEST_ENTRY(vrma_humanoid_and_clip),
 	RK_TEST_ENTRY(vrm_bad_extension_warns), RK_TEST_ENTRY(vrm_invalid_declaration_falls_back),
@@ -820,4 +892,5 @@ RK_TEST_MAIN(RK_TEST_ENTRY(vrm1_declared_humanoid), RK_TEST_ENTRY(vrm0_thumbs_tr
 	RK_TEST_ENTRY(vrm_write_keeps_extensions), RK_TEST_ENTRY(vrm_write_drops_unwritten_reference),
 	RK_TEST_ENTRY(vrma_write_round_trip), RK_TEST_ENTRY(vrma_write_bad_inputs), RK_TEST_ENTRY(vrma_tpose_rest),
 	RK_TEST_ENTRY(vrma_write_allocator_and_limit), RK_TEST_ENTRY(vrma_faces_plus_z),
-	RK_TEST_ENTRY(vrma_expressions_onto_vrm), RK_TEST_ENTRY(vrma_expressions_flipped))
+	RK_TEST_ENTRY(vrma_expressions_onto_vrm), RK_TEST_ENTRY(vrma_expressions_flipped),
+	RK_TEST_ENTRY(vrma_write_expressions))

@@ -155,7 +155,14 @@ for A in vroid_face_vrm1 vroid_face_vrm0; do
 	(cd "$PKG" && node vrm_check.mjs morphs "$FIX/$A.vrm" "$FIX/vroid_face.vrma" "$OUT/$A.face.glb" "$TIMES") \
 		|| bad "$A: three-vrm's expression weights differ from rigkit's"
 	"$RIGKIT" retarget "$FIX/vroid_face.vrma" "$FIX/$A.vrm" "$OUT/$A.face.vrm" -q 2>/dev/null >/dev/null || bad "$A: retarget to .vrm failed"
+	# VRMA out keeps the expressions: retargeted, and converted
+	"$RIGKIT" retarget "$FIX/vroid_face.vrma" "$FIX/$A.vrm" "$OUT/$A.face.vrma" -q >/dev/null || bad "$A: retarget to .vrma failed"
+	(cd "$PKG" && node vrm_check.mjs morphs "$FIX/$A.vrm" "$FIX/vroid_face.vrma" "$OUT/$A.face.vrma" "$TIMES") \
+		|| bad "$A: the retargeted .vrma's expressions differ from the source's"
 done
+"$RIGKIT" convert "$FIX/vroid_face.vrma" "$OUT/vroid_face.conv.vrma" -q || bad "vroid_face.vrma: convert to .vrma failed"
+(cd "$PKG" && node vrm_check.mjs morphs "$FIX/vroid_face_vrm1.vrm" "$FIX/vroid_face.vrma" "$OUT/vroid_face.conv.vrma" "$TIMES") \
+	|| bad "vroid_face.conv.vrma: converted expressions differ from the source's"
 
 echo "== Khronos glTF-Validator"
 (cd "$PKG" && node validate.mjs "$OUT"/*.vrm "$OUT"/*.vrma "$FIX"/vroid_walk.vrma "$FIX"/vroid_face*) || bad "the validator reports errors"

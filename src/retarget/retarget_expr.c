@@ -40,22 +40,6 @@ typedef struct rki_xexpr {
 	double weight;                   /* per frame: output weight (isBinary applied) */
 } rki_xexpr;
 
-static const rk_ext_value *rki_ext_member(const rk_ext_value *v, const char *key)
-{
-	if (!v || v->kind != RK_EXT_OBJECT) return NULL;
-	for (size_t i = 0; i < v->count; i++)
-		if (v->items[i].key && strcmp(v->items[i].key, key) == 0) return &v->items[i];
-	return NULL;
-}
-
-static const rk_ext_value *rki_scene_ext(const rk_scene *s, const char *name)
-{
-	for (size_t i = 0; i < s->extensions.count; i++)
-		if (s->extensions.data[i].owner == RK_EXT_OWNER_SCENE && strcmp(s->extensions.data[i].name, name) == 0)
-			return &s->extensions.data[i].value;
-	return NULL;
-}
-
 static bool rki_ext_is_string(const rk_ext_value *v, const char *s)
 {
 	return v && v->kind == RK_EXT_STRING && v->string && strcmp(v->string, s) == 0;
@@ -155,18 +139,18 @@ static void rki_vrm1_group(rki_xtable *t, bool fill, const rk_ext_value *group, 
 		rki_xexpr *e = rki_add_expr(t, fill, x->key);
 		if (fill && !e) continue;
 		if (e) {
-			e->binary = rki_ext_number(rki_ext_member(x, "isBinary"), 0) != 0;
-			e->override_blink = rki_override(rki_ext_member(x, "overrideBlink"));
-			e->override_lookat = rki_override(rki_ext_member(x, "overrideLookAt"));
-			e->override_mouth = rki_override(rki_ext_member(x, "overrideMouth"));
+			e->binary = rki_ext_number(rk_ext_member(x, "isBinary"), 0) != 0;
+			e->override_blink = rki_override(rk_ext_member(x, "overrideBlink"));
+			e->override_lookat = rki_override(rk_ext_member(x, "overrideLookAt"));
+			e->override_mouth = rki_override(rk_ext_member(x, "overrideMouth"));
 		}
-		const rk_ext_value *binds = rki_ext_member(x, "morphTargetBinds");
+		const rk_ext_value *binds = rk_ext_member(x, "morphTargetBinds");
 		for (size_t k = 0; binds && binds->kind == RK_EXT_ARRAY && k < binds->count; k++) {
 			const rk_ext_value *b = &binds->items[k];
-			const rk_ext_value *node = rki_ext_member(b, "node");
+			const rk_ext_value *node = rk_ext_member(b, "node");
 			if (!node || node->kind != RK_EXT_NODE) continue;
-			rki_add_bind(t, fill, (const rk_node *)node->ref, rki_ext_number(rki_ext_member(b, "index"), -1),
-				rki_ext_number(rki_ext_member(b, "weight"), 1.0));
+			rki_add_bind(t, fill, (const rk_node *)node->ref, rki_ext_number(rk_ext_member(b, "index"), -1),
+				rki_ext_number(rk_ext_member(b, "weight"), 1.0));
 		}
 		if (e) e->bind_count = t->bind_count - e->bind_begin;
 	}
@@ -178,20 +162,20 @@ static void rki_vrm0_groups(rki_xtable *t, bool fill, const rk_scene *s, const r
 	for (size_t i = 0; i < groups->count; i++) {
 		const rk_ext_value *g = &groups->items[i];
 		if (g->kind != RK_EXT_OBJECT) continue;
-		const char *name = rki_v0_preset(rki_ext_member(g, "presetName"));
-		const rk_ext_value *nm = rki_ext_member(g, "name");
+		const char *name = rki_v0_preset(rk_ext_member(g, "presetName"));
+		const rk_ext_value *nm = rk_ext_member(g, "name");
 		if (!name && nm && nm->kind == RK_EXT_STRING) name = nm->string;
 		if (!name) continue;
 		rki_xexpr *e = rki_add_expr(t, fill, name);
 		if (fill && !e) continue;
-		if (e) e->binary = rki_ext_number(rki_ext_member(g, "isBinary"), 0) != 0;
-		const rk_ext_value *binds = rki_ext_member(g, "binds");
+		if (e) e->binary = rki_ext_number(rk_ext_member(g, "isBinary"), 0) != 0;
+		const rk_ext_value *binds = rk_ext_member(g, "binds");
 		for (size_t k = 0; binds && binds->kind == RK_EXT_ARRAY && k < binds->count; k++) {
 			const rk_ext_value *b = &binds->items[k];
-			const rk_ext_value *mesh = rki_ext_member(b, "mesh");
+			const rk_ext_value *mesh = rk_ext_member(b, "mesh");
 			if (!mesh || mesh->kind != RK_EXT_MESH) continue;
-			double index = rki_ext_number(rki_ext_member(b, "index"), -1);
-			double weight = 0.01 * rki_ext_number(rki_ext_member(b, "weight"), 100.0);
+			double index = rki_ext_number(rk_ext_member(b, "index"), -1);
+			double weight = 0.01 * rki_ext_number(rk_ext_member(b, "weight"), 100.0);
 			for (size_t n = 0; n < s->nodes.count; n++)
 				if ((const void *)s->nodes.data[n].mesh == mesh->ref)
 					rki_add_bind(t, fill, &s->nodes.data[n], index, weight);
@@ -204,14 +188,14 @@ static void rki_target_pass(rki_xtable *t, bool fill, const rk_scene *s)
 {
 	t->expr_count = 0;
 	t->bind_count = 0;
-	const rk_ext_value *vrm1 = rki_ext_member(rki_scene_ext(s, "VRMC_vrm"), "expressions");
+	const rk_ext_value *vrm1 = rk_ext_member(rk_scene_extension(s, "VRMC_vrm"), "expressions");
 	if (vrm1) {
-		rki_vrm1_group(t, fill, rki_ext_member(vrm1, "preset"), true);
-		rki_vrm1_group(t, fill, rki_ext_member(vrm1, "custom"), false);
+		rki_vrm1_group(t, fill, rk_ext_member(vrm1, "preset"), true);
+		rki_vrm1_group(t, fill, rk_ext_member(vrm1, "custom"), false);
 		return;
 	}
 	rki_vrm0_groups(t, fill, s,
-		rki_ext_member(rki_ext_member(rki_scene_ext(s, "VRM"), "blendShapeMaster"), "blendShapeGroups"));
+		rk_ext_member(rk_ext_member(rk_scene_extension(s, "VRM"), "blendShapeMaster"), "blendShapeGroups"));
 }
 
 /* The source clip's translation track of `node` (first layer), or NULL. */
@@ -236,8 +220,8 @@ static void rki_expr_warn(const rk_retarget_opts *o, const char *fmt, const char
 bool rk_scene_has_vrma_expressions(const rk_scene *scene)
 {
 	if (!scene) return false;
-	const rk_ext_value *x = rki_ext_member(rki_scene_ext(scene, "VRMC_vrm_animation"), "expressions");
-	const rk_ext_value *p = rki_ext_member(x, "preset"), *c = rki_ext_member(x, "custom");
+	const rk_ext_value *x = rk_ext_member(rk_scene_extension(scene, "VRMC_vrm_animation"), "expressions");
+	const rk_ext_value *p = rk_ext_member(x, "preset"), *c = rk_ext_member(x, "custom");
 	return (p && p->count) || (c && c->count);
 }
 
@@ -296,7 +280,7 @@ bool rk_retarget_expressions(rk_scene *target, rk_anim_clip *clip, const rk_scen
 		rki_error_set(err, RK_ERROR_INVALID_ARGUMENT, "rk_retarget_expressions: NULL scene or clip, or a clip not of its scene");
 		return false;
 	}
-	const rk_ext_value *x = rki_ext_member(rki_scene_ext(source, "VRMC_vrm_animation"), "expressions");
+	const rk_ext_value *x = rk_ext_member(rk_scene_extension(source, "VRMC_vrm_animation"), "expressions");
 	if (!rk_scene_has_vrma_expressions(source)) return true;
 	const rk_anim_track *keys = clip->layer_count && clip->layers[0].track_count ? &clip->layers[0].tracks[0] : NULL;
 	if (!keys || keys->key_count == 0 || !keys->times) {
@@ -331,9 +315,9 @@ bool rk_retarget_expressions(rk_scene *target, rk_anim_clip *clip, const rk_scen
 	/* the source's animated expressions, matched by name */
 	size_t matched = 0, animated = 0;
 	for (int g = 0; g < 2; g++) {
-		const rk_ext_value *grp = rki_ext_member(x, g ? "custom" : "preset");
+		const rk_ext_value *grp = rk_ext_member(x, g ? "custom" : "preset");
 		for (size_t i = 0; grp && grp->kind == RK_EXT_OBJECT && i < grp->count; i++) {
-			const rk_ext_value *node = rki_ext_member(&grp->items[i], "node");
+			const rk_ext_value *node = rk_ext_member(&grp->items[i], "node");
 			const char *name = grp->items[i].key;
 			if (!name || !node || node->kind != RK_EXT_NODE) continue;
 			const rk_anim_track *tr = rki_translation_track(source_clip, (const rk_node *)node->ref);

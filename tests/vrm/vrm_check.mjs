@@ -25,6 +25,8 @@
 //       and plays OUT.glb's first animation (rigkit's retarget of ANIM onto
 //       AVATAR) with plain three.js, at each of TIMES ("0,0.1,..."): every
 //       morphTargetInfluences entry of every mesh must agree within 1e-6.
+//       OUT.vrma instead: played on AVATAR with three-vrm-animation too
+//       (a VRMA rigkit wrote must move the face as the original does).
 //       Exit 1 when a check fails or no expression moved a morph target.
 import fs from 'node:fs';
 import * as THREE from 'three';
@@ -163,10 +165,22 @@ async function morphs(avatarFile, animFile, outFile, timeList) {
 	action.setLoop(THREE.LoopOnce, 1);
 	action.clampWhenFinished = true;
 	action.play();
-	const out = await parse(outFile, []);
-	if (!out.animations.length) throw new Error(`${outFile}: no animation`);
-	const mixer2 = new THREE.AnimationMixer(out.scene);
-	const action2 = mixer2.clipAction(out.animations[0]);
+	// OUT.vrma: played with three-vrm-animation on a second copy of the avatar
+	let outScene, outClip, outVrm = null;
+	if (outFile.endsWith('.vrma')) {
+		outVrm = (await loadVrm(avatarFile)).vrm;
+		const o = await parse(outFile, [(parser) => new VRMAnimationLoaderPlugin(parser)]);
+		if (!o.userData.vrmAnimations || !o.userData.vrmAnimations[0]) throw new Error(`${outFile}: no VRM Animation`);
+		outScene = outVrm.scene;
+		outClip = createVRMAnimationClip(o.userData.vrmAnimations[0], outVrm);
+	} else {
+		const out = await parse(outFile, []);
+		if (!out.animations.length) throw new Error(`${outFile}: no animation`);
+		outScene = out.scene;
+		outClip = out.animations[0];
+	}
+	const mixer2 = new THREE.AnimationMixer(outScene);
+	const action2 = mixer2.clipAction(outClip);
 	action2.setLoop(THREE.LoopOnce, 1);
 	action2.clampWhenFinished = true;
 	action2.play();
@@ -175,7 +189,8 @@ async function morphs(avatarFile, animFile, outFile, timeList) {
 		mixer.setTime(t);
 		vrm.expressionManager.update();
 		mixer2.setTime(t);
-		const a = influences(vrm.scene), b = influences(out.scene);
+		if (outVrm) outVrm.expressionManager.update();
+		const a = influences(vrm.scene), b = influences(outScene);
 		for (const [name, wa] of a) {
 			const wb = b.get(name);
 			if (!wb || wb.length !== wa.length) throw new Error(`${outFile}: no mesh '${name}' with ${wa.length} morph targets`);

@@ -349,7 +349,8 @@ int cli_cmd_retarget(cli_ctx *ctx, int argc, char **argv)
 	if (format == CLI_FORMAT_VRMA) {
 		if (picked_count > 1) cli_warn(ctx, "%s: VRM Animation holds one clip: only '%s' is written", paths[2],
 			dst->clips.data[first_new].name);
-		if ((rc = cli_write_vrma(ctx, dst, paths[2], &ht, &dst->clips.data[first_new], 0.0)) != CLI_EXIT_OK) goto out;
+		if ((rc = cli_write_vrma(ctx, dst, paths[2], &ht, &dst->clips.data[first_new], 0.0, src,
+			&src->clips.data[picked[0]])) != CLI_EXIT_OK) goto out;
 	} else if (format == CLI_FORMAT_BVH) {
 		rk_bvh_write_opts bo = { .clip = &dst->clips.data[first_new], .fps = ro.fps > 0.0 ? ro.fps : src->settings.frame_rate };
 		if ((rc = cli_write_bvh(ctx, dst, paths[2], &bo)) != CLI_EXIT_OK) goto out;
