@@ -33,6 +33,13 @@ static rk_scene *load_fixture(const char *name)
 	return s;
 }
 
+static unsigned char *read_fixture(const char *name, size_t *size)
+{
+	char path[1024];
+	snprintf(path, sizeof(path), "%s%s", FIXTURE_DIR, name);
+	return rk_test_read_file(path, size);
+}
+
 static cJSON *load_map_file(const char *name)
 {
 	char path[1024];
@@ -282,10 +289,8 @@ RK_TEST(vrm_truncated_and_flipped)
 {
 	static const char *const names[] = { "vroid_vrm1.vrm", "vroid_vrm0.vrm", "vroid_walk.vrma", "vroid_bad.vrm", "unity_vrm0.vrm" };
 	for (size_t f = 0; f < 5; f++) {
-		char path[1024];
-		snprintf(path, sizeof(path), "%s%s", FIXTURE_DIR, names[f]);
 		size_t size = 0;
-		unsigned char *data = rk_test_read_file(path, &size);
+		unsigned char *data = read_fixture(names[f], &size);
 		RK_REQUIRE(data && size > 100);
 		rk_load_opts o = { 0 };
 		o.filename = names[f];
@@ -685,10 +690,207 @@ RK_TEST(vrma_faces_plus_z)
 	rk_scene_free(src);
 }
 
+
+/* ---- expressions: VRMA expression tracks onto VRM morph targets ---------------- */
+
+/* The Face node's morph weight track in `clip`, or NULL. */
+static const rk_anim_track *face_track(const rk_anim_clip *clip)
+{
+	for (size_t i = 0; i < clip->layers[0].track_count; i++) {
+		const rk_anim_track *t = &clip->layers[0].tracks[i];
+		if (t->target == RK_TARGET_MORPH_WEIGHTS && strcmp(t->node->name, "Face") == 0) return t;
+	}
+	return NULL;
+}
+
+/* vroid_face.vrma (happy 0/1/0.4, blink 0.2/0.6/1, aa 0.3/0.7/0.4, custom
+ * smirk 1/0/0.5, surprised at 0, 0.5, 1 s) onto the face avatars, worked by
+ * hand from make_vrm.py's binds:
+ *   1.0: happy -> t0 x1 + t1 x0.5 (overrideBlink blend: blink multiplier
+ *        1 - happy), blink -> t1 x0.8, aa (binary) -> t2, smirk -> t0 x0.25
+ *     0 s: t0 = 0.25, t1 = 0.8 x 0.2 = 0.16, t2 = 0 (0.3 <= 0.5)
+ *     0.5: t0 = 1, t1 = 0.5 + 0.8 x 0.6 x (1 - 1) = 0.5, t2 = 1
+ *     1 s: t0 = 0.4 + 0.125 = 0.525, t1 = 0.2 + 0.8 x 1 x 0.6 = 0.68, t2 = 0
+ *   0.x: joy/blink/a/smirk the same binds (weights / 100), no overrides:
+ *     0.5: t1 = 0.5 + 0.48 = 0.98; 1 s: t1 = 0.2 + 0.8 = 1.0 */
+RK_TEST(vrma_expressions_onto_vrm)
+{
+	static const char *const avatars[] = { "vroid_face_vrm1.vrm", "vroid_face_vrm0.vrm" };
+	static const double want[2][3][3] = { { { 0.25, 0.16, 0 }, { 1, 0.5, 1 }, { 0.525, 0.68, 0 } },
+		{ { 0.25, 0.16, 0 }, { 1, 0.98, 1 }, { 0.525, 1.0, 0 } } };
+	rk_scene *src = load_fixture("vroid_face.vrma");
+	RK_REQUIRE(src);
+	RK_CHECK(rk_scene_has_vrma_expressions(src));
+	for (int a = 0; a < 2; a++) {
+		rk_scene *dst = load_fixture(avatars[a]);
+		RK_REQUIRE(dst);
+		RK_CHECK(!rk_scene_has_vrma_expressions(dst));
+		rk_error err;
+		rk_retarget_opts ro = { .fps = 2 };
+		const rk_anim_clip *sc = &src->clips.data[0];
+		rk_anim_clip *c = rk_retarget(dst, src, sc, &ro, NULL, &err);
+		RK_REQUIRE(c);
+		warn_log log = { 0 };
+		ro.warning = log_warning;
+		ro.warning_user = &log;
+		rk_expression_report rep;
+		RK_REQUIRE(rk_retarget_expressions(dst, c, src, sc, &ro, &rep, &err));
+		RK_CHECK_INT(rep.source_expressions, 5);
+		RK_CHECK_INT(rep.matched, 4);
+		RK_CHECK_INT(rep.tracks, 1);
+		RK_CHECK_INT(log.count, 1);
+		RK_CHECK(strstr(log.text, "'surprised'") != NULL);
+		const rk_anim_track *t = face_track(c);
+		RK_REQUIRE(t);
+		RK_CHECK_INT(t->components, 3);
+		RK_REQUIRE(t->key_count == 3);
+		for (int f = 0; f < 3; f++) {
+			double v[3];
+			RK_CHECK_INT(rk_anim_track_eval(t, 0.5 * f, false, v, 3), 3);
+			for (int k = 0; k < 3; k++) RK_CHECK_NEAR(v[k], want[a][f][k], 1e-6);
+		}
+		rk_scene_free(dst);
+	}
+	/* a target without VRM expressions: nothing added, each expression warned */
+	rk_scene *rig = load_fixture("vroid_vrm1.vrm");
+	RK_REQUIRE(rig);
+	rk_error err;
+	rk_anim_clip *c = rk_retarget(rig, src, &src->clips.data[0], NULL, NULL, &err);
+	RK_REQUIRE(c);
+	size_t before = c->layers[0].track_count;
+	warn_log log = { 0 };
+	rk_retarget_opts ro = { .warning = log_warning, .warning_user = &log };
+	rk_expression_report rep;
+	RK_REQUIRE(rk_retarget_expressions(rig, c, src, &src->clips.data[0], &ro, &rep, &err));
+	RK_CHECK_INT(c->layers[0].track_count, before);
+	RK_CHECK_INT(rep.matched, 0);
+	RK_CHECK_INT(log.count, 5);
+	RK_CHECK(strstr(log.text, "declares no VRM expressions") != NULL);
+	/* bad arguments: a clip of another scene */
+	RK_CHECK(!rk_retarget_expressions(rig, &src->clips.data[0], src, &src->clips.data[0], NULL, NULL, &err));
+	RK_CHECK_INT(err.code, RK_ERROR_INVALID_ARGUMENT);
+	RK_CHECK(!rk_retarget_expressions(NULL, c, src, &src->clips.data[0], NULL, NULL, &err));
+	rk_scene_free(rig);
+	rk_scene_free(src);
+}
+
+/* Byte flips of the face avatar and of the VRMA: whatever loads retargets
+ * its expressions without a crash (ASan), weights finite. */
+RK_TEST(vrma_expressions_flipped)
+{
+	static const char *const names[] = { "vroid_face_vrm1.vrm", "vroid_face_vrm0.vrm", "vroid_face.vrma" };
+	rk_scene *good_src = load_fixture("vroid_face.vrma"), *good_dst = load_fixture("vroid_face_vrm1.vrm");
+	RK_REQUIRE(good_src && good_dst);
+	for (size_t f = 0; f < 3; f++) {
+		size_t size = 0;
+		unsigned char *data = read_fixture(names[f], &size);
+		RK_REQUIRE(data && size > 100);
+		unsigned char *copy = malloc(size);
+		RK_REQUIRE(copy);
+		rk_load_opts o = { 0 };
+		o.filename = names[f];
+		for (size_t i = 20; i < size; i += 11) {
+			memcpy(copy, data, size);
+			copy[i] = (unsigned char)(copy[i] ^ (i & 1 ? 0x04 : 0x31));
+			rk_scene *s = rk_load_memory(copy, size, &o, NULL);
+			if (!s) continue;
+			bool is_src = f == 2;
+			rk_scene *dst = is_src ? load_fixture("vroid_face_vrm1.vrm") : s;
+			const rk_scene *src = is_src ? s : good_src;
+			rk_error err;
+			rk_anim_clip *c = src->clips.count ? rk_retarget(dst, src, &src->clips.data[0], NULL, NULL, &err) : NULL;
+			if (c && rk_retarget_expressions(dst, c, src, &src->clips.data[0], NULL, NULL, &err)) {
+				const rk_anim_track *t = face_track(c);
+				for (size_t k = 0; t && k < t->key_count * t->components; k++) RK_CHECK(isfinite(t->values[k]));
+			}
+			if (is_src) rk_scene_free(dst);
+			rk_scene_free(s);
+		}
+		free(copy);
+		free(data);
+	}
+	rk_scene_free(good_src);
+	rk_scene_free(good_dst);
+}
+
+
+/* The weight of expression `name` in VRMA scene `v` at `t`: its node's
+ * translation x; -1 when the expression or its track is missing. */
+static double vrma_expression_weight(const rk_scene *v, const char *group, const char *name, double t)
+{
+	const rk_ext_value *x = rk_ext_member(rk_ext_member(rk_scene_extension(v, "VRMC_vrm_animation"), "expressions"), group);
+	const rk_ext_value *node = rk_ext_member(rk_ext_member(x, name), "node");
+	if (!node || node->kind != RK_EXT_NODE || !v->clips.count) return -1;
+	const rk_anim_layer *l = &v->clips.data[0].layers[0];
+	for (size_t i = 0; i < l->track_count; i++) {
+		if (l->tracks[i].node != node->ref || l->tracks[i].target != RK_TARGET_TRANSLATION) continue;
+		double out[4];
+		rk_anim_track_eval(&l->tracks[i], t, false, out, 4);
+		return out[0];
+	}
+	return -1;
+}
+
+/* VRMA out keeps a VRMA source's expression tracks: the scene itself
+ * (convert) and, through expression_source, a retarget onto an avatar.
+ * Expected: make_vrm.py's FACE_TRACKS keys, linear between them. */
+RK_TEST(vrma_write_expressions)
+{
+	static const struct { const char *group, *name; double v[3]; } want[] = {
+		{ "preset", "happy", { 0.0, 1.0, 0.4 } }, { "preset", "blink", { 0.2, 0.6, 1.0 } },
+		{ "preset", "aa", { 0.3, 0.7, 0.4 } }, { "custom", "smirk", { 1.0, 0.0, 0.5 } },
+		{ "preset", "surprised", { 0.0, 1.0, 0.0 } } };
+	rk_scene *src = load_fixture("vroid_face.vrma"), *avatar = load_fixture("vroid_face_vrm1.vrm");
+	RK_REQUIRE(src && avatar);
+	rk_error err;
+	const rk_anim_clip *rc = rk_retarget(avatar, src, &src->clips.data[0], NULL, NULL, &err);
+	RK_REQUIRE(rc);
+	for (int c = 0; c < 2; c++) {
+		rk_vrma_write_stats st = { 0 };
+		rk_vrma_write_opts o = { .fps = 4.0, .stats = &st };
+		if (c) {
+			o.clip = rc;
+			o.expression_source = src;
+			o.expression_clip = &src->clips.data[0];
+		}
+		void *data = NULL;
+		size_t size = 0;
+		RK_REQUIRE(rk_vrma_write_memory(c ? avatar : src, &o, &data, &size, &err));
+		RK_CHECK_INT(st.expression_count, 5);
+		rk_scene *v = rk_load_memory(data, size, NULL, &err);
+		rk_vrma_memory_free(data);
+		RK_REQUIRE(v);
+		RK_CHECK(rk_scene_has_vrma_expressions(v));
+		for (size_t e = 0; e < sizeof(want) / sizeof(want[0]); e++) {
+			for (int k = 0; k < 3; k++)
+				RK_CHECK_NEAR(vrma_expression_weight(v, want[e].group, want[e].name, 0.5 * k), want[e].v[k], 1e-6);
+			RK_CHECK_NEAR(vrma_expression_weight(v, want[e].group, want[e].name, 0.25), 0.5 * (want[e].v[0] + want[e].v[1]), 1e-6);
+		}
+		RK_CHECK(vrma_expression_weight(v, "custom", "happy", 0.0) < 0); /* groups kept */
+		rk_scene_free(v);
+	}
+	/* no expressions from a source without them; a foreign expression clip is refused */
+	rk_vrma_write_stats st = { 0 };
+	rk_vrma_write_opts o = { .stats = &st, .clip = rc };
+	void *data = NULL;
+	size_t size = 0;
+	RK_REQUIRE(rk_vrma_write_memory(avatar, &o, &data, &size, &err));
+	RK_CHECK_INT(st.expression_count, 0);
+	rk_vrma_memory_free(data);
+	o.expression_source = src;
+	o.expression_clip = rc;
+	RK_CHECK(!rk_vrma_write_memory(avatar, &o, &data, &size, &err));
+	RK_CHECK_INT(err.code, RK_ERROR_INVALID_ARGUMENT);
+	rk_scene_free(avatar);
+	rk_scene_free(src);
+}
+
 RK_TEST_MAIN(RK_TEST_ENTRY(vrm1_declared_humanoid), RK_TEST_ENTRY(vrm0_thumbs_translated), RK_TEST_ENTRY(vrm0_unity_names_thumbs),
 	RK_TEST_ENTRY(declared_map_without_names), RK_TEST_ENTRY(vrma_humanoid_and_clip),
 	RK_TEST_ENTRY(vrm_bad_extension_warns), RK_TEST_ENTRY(vrm_invalid_declaration_falls_back),
 	RK_TEST_ENTRY(vrm_truncated_and_flipped), RK_TEST_ENTRY(plain_gltf_declares_nothing),
 	RK_TEST_ENTRY(vrm_write_keeps_extensions), RK_TEST_ENTRY(vrm_write_drops_unwritten_reference),
 	RK_TEST_ENTRY(vrma_write_round_trip), RK_TEST_ENTRY(vrma_write_bad_inputs), RK_TEST_ENTRY(vrma_tpose_rest),
-	RK_TEST_ENTRY(vrma_write_allocator_and_limit), RK_TEST_ENTRY(vrma_faces_plus_z))
+	RK_TEST_ENTRY(vrma_write_allocator_and_limit), RK_TEST_ENTRY(vrma_faces_plus_z),
+	RK_TEST_ENTRY(vrma_expressions_onto_vrm), RK_TEST_ENTRY(vrma_expressions_flipped),
+	RK_TEST_ENTRY(vrma_write_expressions))

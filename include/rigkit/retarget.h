@@ -181,6 +181,66 @@ rk_anim_clip *rk_retarget(rk_scene *target, const rk_scene *source, const rk_ani
 	const rk_retarget_opts *opts, rk_retarget_report *report, rk_error *err);
 
 /* ---------------------------------------------------------------------------
+ * Expressions (VRM Animation source -> VRM avatar; docs/vrm.md)
+ *
+ * EXPRESSIONS
+ *   The source's expressions are VRMC_vrm_animation.expressions.preset /
+ *   .custom {name: {node}} (a .vrma file): expression `name` has weight
+ *   w(t) = the x translation of its node in the source clip (a node without
+ *   a translation track is not animated). The target's are VRMC_vrm
+ *   .expressions.preset / .custom {name: {morphTargetBinds [{node, index,
+ *   weight (default 1)}], isBinary, overrideBlink/LookAt/Mouth}} (VRM 1.0;
+ *   a preset key that is not a VRM 1.0 preset, or a custom key that is one,
+ *   is ignored), else VRM 0.x VRM.blendShapeMaster.blendShapeGroups [{name,
+ *   presetName, binds [{mesh, index, weight 0..100 (default 100)}],
+ *   isBinary}] named by presetName translated to VRM 1.0 (joy happy, angry,
+ *   sorrow sad, fun relaxed, a/i/u/e/o aa/ih/ou/ee/oh, blink, blink_l/_r
+ *   blinkLeft/Right, lookup/down/left/right lookUp..., neutral; other or no
+ *   presetName: name), a 0.x bind applying to every node showing that mesh,
+ *   with weight / 100. Names match exactly. A bind to a node without a mesh
+ *   or to a morph target the mesh lacks is ignored; the first expression of
+ *   a name wins. At each key time of the clip (source time = source clip
+ *   begin + key time), as three-vrm's VRMExpressionManager.update():
+ *     w      = clamp(w(t), 0, 1)        (0 for an expression not animated)
+ *     out    = isBinary ? (w > 0.5 ? 1 : 0) : w
+ *     blink  = max(0, 1 - sum over expressions of amount(overrideBlink)),
+ *              amount(block) = out > 0 ? 1 : 0, amount(blend) = out,
+ *              amount(none) = 0; lookAt and mouth alike
+ *     a      = out x (blink for blink/blinkLeft/blinkRight) x (lookAt for
+ *              lookUp/Down/Left/Right) x (mouth for aa/ih/ou/ee/oh);
+ *              isBinary and a < 1: a = 0
+ *     weight of morph target (node, index) = sum over every bind to it of
+ *              bind weight x a (not clamped: three-vrm does not clamp);
+ *              morph targets no expression binds keep the node's static
+ *              weight.
+ *   Each mesh node some expression binds gets one RK_TARGET_MORPH_WEIGHTS
+ *   track (all its morph targets, LINEAR, at the clip's key times; between
+ *   keys the weights are interpolated, not recomputed).
+ * ------------------------------------------------------------------------- */
+
+typedef struct rk_expression_report {
+	size_t source_expressions;       /* expressions the source clip animates */
+	size_t matched;                  /* of them, found on the target */
+	size_t tracks;                   /* morph weight tracks added to the clip */
+} rk_expression_report;
+
+/* True when `scene` declares VRM Animation expressions (a .vrma with
+ * VRMC_vrm_animation.expressions). False for NULL. */
+bool rk_scene_has_vrma_expressions(const rk_scene *scene);
+
+/* Adds the EXPRESSIONS morph weight tracks to `clip`, a clip of `target`
+ * made by rk_retarget from `source_clip` of `source` (its first track's key
+ * times are sampled): the clip's first layer is replaced by a copy with the
+ * new tracks appended (allocated in the target's arena). Does nothing
+ * (true, report zero) when the source declares no VRMA expressions or none
+ * it animates is on the target. Each animated source expression the target
+ * lacks is a warning naming it (opts->warning). opts: allocator,
+ * memory_limit, warning are used (NULL = defaults). False with err on bad
+ * arguments or memory. Same threading rule as rk_retarget. */
+bool rk_retarget_expressions(rk_scene *target, rk_anim_clip *clip, const rk_scene *source,
+	const rk_anim_clip *source_clip, const rk_retarget_opts *opts, rk_expression_report *report, rk_error *err);
+
+/* ---------------------------------------------------------------------------
  * Character frame
  * ------------------------------------------------------------------------- */
 

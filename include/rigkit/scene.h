@@ -740,6 +740,11 @@ const char *rk_format_name(rk_file_format format);
 /* Lookup by exact name (first in node order), NULL if absent. */
 rk_node *rk_scene_find_node(const rk_scene *scene, const char *name);
 rk_anim_clip *rk_scene_find_clip(const rk_scene *scene, const char *name);
+/* The kept top-level extension `name` (RK_EXT_OWNER_SCENE, "VRMC_vrm" ...)
+ * and an OBJECT's member `key`: NULL if absent (or NULL arguments, or `obj`
+ * not an OBJECT). */
+const rk_ext_value *rk_scene_extension(const rk_scene *scene, const char *name);
+const rk_ext_value *rk_ext_member(const rk_ext_value *obj, const char *key);
 
 /* Name of an axis ("+X") / axes triple ("right_handed_y_up" when it is one
  * of the four named conventions, else "+X+Y+Z"). */

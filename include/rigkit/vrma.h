@@ -41,7 +41,17 @@
  *               position). Quaternions keep one hemisphere from frame to
  *               frame.
  *   extension   VRMC_vrm_animation {specVersion "1.0", humanoid.humanBones
- *               {bone: {node}}}.
+ *               {bone: {node}}, expressions (below)}.
+ *   EXPRESSIONS When opts.expression_source (default: the scene) declares
+ *               VRMC_vrm_animation.expressions (a .vrma read by rk_load_file)
+ *               and its clip animates an expression node's translation: one
+ *               node per such expression (after the bones, a scene root,
+ *               named as the source's node), a LINEAR translation track
+ *               (w, 0, 0) at the frames above, w = the source node's
+ *               translation x at the source clip's begin + the frame time,
+ *               and expressions.preset / .custom {name: {node}} as the source
+ *               groups them. So `rigkit convert a.vrma b.vrma` and a
+ *               retarget of a .vrma written as .vrma keep the expressions.
  *   The keys hold the evaluated world rotations whatever the rest, so the
  *   file's animated bones point where the scene's do. A player applies to
  *   its avatar, per bone, the world rotation the bone turned by from the
@@ -54,7 +64,8 @@
  *   rest is not a T-pose gives motion relative to that pose (warned when an
  *   upper arm's rest points more than 20 degrees from the horizontal). The T-pose fixes bone
  *   directions, not palm roll or the spine, shoulders, feet and head. No
- *   expression or look-at tracks; scale animation is dropped; one clip per
+ *   look-at track; expressions only from a VRM Animation source (not from
+ *   an avatar's morph weights); scale animation is dropped; one clip per
  *   file.
  *
  * THREAD SAFETY
@@ -76,6 +87,7 @@ typedef struct rk_vrma_write_stats {
 	double duration;              /* seconds */
 	size_t warning_count;
 	size_t size;                  /* bytes of the GLB */
+	size_t expression_count;      /* expressions written (EXPRESSIONS) */
 } rk_vrma_write_stats;
 
 typedef enum rk_vrma_rest {
@@ -98,6 +110,11 @@ typedef struct rk_vrma_write_opts {
 	rk_vrma_write_stats *stats;   /* NULL = not reported; filled on success */
 	bool force;                   /* default false: a symbolic link or special file at the output
 	                                 path is refused (rk_file_write_opts.force) */
+	const rk_scene *expression_source;   /* the VRM Animation whose expressions are written (EXPRESSIONS);
+	                                        NULL = the scene itself */
+	const rk_anim_clip *expression_clip; /* a clip of expression_source sampled for them; NULL = `clip`
+	                                        when the source is the scene, else the source's first clip
+	                                        with tracks */
 } rk_vrma_write_opts;
 
 /* Writes `clip` of `scene` as VRM Animation to `path` atomically

@@ -443,6 +443,23 @@ rk_anim_clip *rk_scene_find_clip(const rk_scene *scene, const char *name)
 	return NULL;
 }
 
+const rk_ext_value *rk_scene_extension(const rk_scene *scene, const char *name)
+{
+	if (!scene || !name) return NULL;
+	for (size_t i = 0; i < scene->extensions.count; i++)
+		if (scene->extensions.data[i].owner == RK_EXT_OWNER_SCENE && strcmp(scene->extensions.data[i].name, name) == 0)
+			return &scene->extensions.data[i].value;
+	return NULL;
+}
+
+const rk_ext_value *rk_ext_member(const rk_ext_value *obj, const char *key)
+{
+	if (!obj || !key || obj->kind != RK_EXT_OBJECT) return NULL;
+	for (size_t i = 0; i < obj->count; i++)
+		if (obj->items[i].key && strcmp(obj->items[i].key, key) == 0) return &obj->items[i];
+	return NULL;
+}
+
 /* ---- axes ------------------------------------------------------------------------ */
 
 const char *rk_axis_name(rk_axis axis)

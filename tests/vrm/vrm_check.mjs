@@ -19,6 +19,15 @@
 //       the same for another character's motion: only the bone pairs PAIRS
 //       ("leftUpperArm:leftLowerArm,..."), no hips check (the proportions
 //       differ).
+//   node vrm_check.mjs morphs AVATAR.vrm ANIM.vrma OUT.glb TIMES
+//       plays ANIM on AVATAR with three-vrm-animation, then
+//       vrm.expressionManager.update() (three-vrm's own expression rule),
+//       and plays OUT.glb's first animation (rigkit's retarget of ANIM onto
+//       AVATAR) with plain three.js, at each of TIMES ("0,0.1,..."): every
+//       morphTargetInfluences entry of every mesh must agree within 1e-6.
+//       OUT.vrma instead: played on AVATAR with three-vrm-animation too
+//       (a VRMA rigkit wrote must move the face as the original does).
+//       Exit 1 when a check fails or no expression moved a morph target.
 import fs from 'node:fs';
 import * as THREE from 'three';
 import { GLTFLoader } from 'three/examples/jsm/loaders/GLTFLoader.js';
@@ -137,10 +146,77 @@ async function play(avatarFile, animFile, expectedFile, mapFile, only) {
 	return ok;
 }
 
+// Every mesh's morph influences, by the mesh's name.
+function influences(root) {
+	const out = new Map();
+	root.traverse((o) => {
+		if (o.isMesh && o.morphTargetInfluences) out.set(o.name, o.morphTargetInfluences.slice());
+	});
+	return out;
+}
+
+async function morphs(avatarFile, animFile, outFile, timeList) {
+	const { vrm } = await loadVrm(avatarFile);
+	const anim = await parse(animFile, [(parser) => new VRMAnimationLoaderPlugin(parser)]);
+	const vrmAnimation = anim.userData.vrmAnimations && anim.userData.vrmAnimations[0];
+	if (!vrmAnimation) throw new Error(`${animFile}: three-vrm-animation found no VRM Animation`);
+	const mixer = new THREE.AnimationMixer(vrm.scene);
+	const action = mixer.clipAction(createVRMAnimationClip(vrmAnimation, vrm));
+	action.setLoop(THREE.LoopOnce, 1);
+	action.clampWhenFinished = true;
+	action.play();
+	// OUT.vrma: played with three-vrm-animation on a second copy of the avatar
+	let outScene, outClip, outVrm = null;
+	if (outFile.endsWith('.vrma')) {
+		outVrm = (await loadVrm(avatarFile)).vrm;
+		const o = await parse(outFile, [(parser) => new VRMAnimationLoaderPlugin(parser)]);
+		if (!o.userData.vrmAnimations || !o.userData.vrmAnimations[0]) throw new Error(`${outFile}: no VRM Animation`);
+		outScene = outVrm.scene;
+		outClip = createVRMAnimationClip(o.userData.vrmAnimations[0], outVrm);
+	} else {
+		const out = await parse(outFile, []);
+		if (!out.animations.length) throw new Error(`${outFile}: no animation`);
+		outScene = out.scene;
+		outClip = out.animations[0];
+	}
+	const mixer2 = new THREE.AnimationMixer(outScene);
+	const action2 = mixer2.clipAction(outClip);
+	action2.setLoop(THREE.LoopOnce, 1);
+	action2.clampWhenFinished = true;
+	action2.play();
+	let worst = 0, where = '', checked = 0, moved = 0;
+	for (const t of timeList.split(',').map(Number)) {
+		mixer.setTime(t);
+		vrm.expressionManager.update();
+		mixer2.setTime(t);
+		if (outVrm) outVrm.expressionManager.update();
+		const a = influences(vrm.scene), b = influences(outScene);
+		for (const [name, wa] of a) {
+			const wb = b.get(name);
+			if (!wb || wb.length !== wa.length) throw new Error(`${outFile}: no mesh '${name}' with ${wa.length} morph targets`);
+			for (let k = 0; k < wa.length; k++) {
+				const d = Math.abs(wa[k] - wb[k]);
+				checked++;
+				if (wa[k] > 1e-3) moved++;
+				if (d > worst) {
+					worst = d;
+					where = `${name}[${k}] at t=${t}: three-vrm ${wa[k]}, rigkit ${wb[k]}`;
+				}
+			}
+		}
+	}
+	const ok = worst < 1e-6 && checked > 0 && moved > 0;
+	console.log(`${ok ? 'ok  ' : 'FAIL'} ${animFile} expressions on ${avatarFile}: ${checked} morph weights, `
+		+ `${moved} non-zero, largest difference ${worst.toExponential(2)}${where ? ` (${where})` : ''}`);
+	return ok;
+}
+
 const [cmd, ...rest] = process.argv.slice(2);
 try {
 	if (cmd === 'summary' && rest.length === 1) {
 		await summary(rest[0]);
+	} else if (cmd === 'morphs' && rest.length === 4) {
+		if (!(await morphs(...rest))) process.exit(1);
 	} else if (cmd === 'play' && (rest.length === 4 || rest.length === 5)) {
 		if (!(await play(...rest))) process.exit(1);
 	} else {

@@ -123,9 +123,11 @@ bool cli_write_scene(const rk_scene *s, const char *path, int format, bool force
 int cli_write_obj(cli_ctx *ctx, const rk_scene *s, const char *path, const rk_obj_write_opts *o);
 /* VRM Animation (rigkit/vrma.h) of `clip` (NULL = the first with tracks)
  * with humanoid `h` (NULL = detected) at `fps` (0 = default), to path or
- * stdout; warnings to cli_warn. 0 or an exit code after reporting. */
+ * stdout; warnings to cli_warn. 0 or an exit code after reporting.
+ * `xsrc` / `xclip`: rk_vrma_write_opts.expression_source / _clip (NULL =
+ * the scene's own). */
 int cli_write_vrma(cli_ctx *ctx, const rk_scene *s, const char *path, const rk_humanoid *h, const rk_anim_clip *clip,
-	double fps);
+	double fps, const rk_scene *xsrc, const rk_anim_clip *xclip);
 /* As cli_write_gltf, BVH (writer warnings to cli_warn unless o->warning is set). */
 int cli_write_bvh(cli_ctx *ctx, const rk_scene *s, const char *path, rk_bvh_write_opts *o);
 /* The extension of a path without the dot ("" when none). */

@@ -138,7 +138,7 @@ int cli_cmd_convert(cli_ctx *ctx, int argc, char **argv)
 	if (!s) return rc;
 	if (format == CLI_FORMAT_VRMA) {
 		const rk_anim_clip *clip = a.clip ? cli_find_clip(ctx, s, in, a.clip, &rc) : NULL;
-		if (!a.clip || clip) rc = cli_write_vrma(ctx, s, out, NULL, clip, a.fps);
+		if (!a.clip || clip) rc = cli_write_vrma(ctx, s, out, NULL, clip, a.fps, NULL, NULL);
 		if (rc == CLI_EXIT_OK && ctx->json) rc = cli_convert_json(ctx, in, out, format, clip, 0.0, NULL, NULL);
 		rk_scene_free(s);
 		return rc;

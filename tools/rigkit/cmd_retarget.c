@@ -330,7 +330,10 @@ int cli_cmd_retarget(cli_ctx *ctx, int argc, char **argv)
 	for (size_t c = 0; c < picked_count; c++) {
 		ro.name = name;
 		const rk_anim_clip *cl = &src->clips.data[picked[c]];
-		if (!rk_retarget(dst, src, cl, &ro, &reports[c], &err)) {
+		if (!rk_retarget(dst, src, cl, &ro, &reports[c], &err)
+			|| (rk_scene_has_vrma_expressions(src)
+				&& !rk_retarget_expressions(dst, &dst->clips.data[dst->clips.count - 1], src, cl,
+					&(rk_retarget_opts){ .warning = cli_writer_warning, .warning_user = ctx }, NULL, &err))) {
 			cli_print_error(ctx, &err);
 			rc = CLI_EXIT_INPUT;
 			goto out;
@@ -346,7 +349,8 @@ int cli_cmd_retarget(cli_ctx *ctx, int argc, char **argv)
 	if (format == CLI_FORMAT_VRMA) {
 		if (picked_count > 1) cli_warn(ctx, "%s: VRM Animation holds one clip: only '%s' is written", paths[2],
 			dst->clips.data[first_new].name);
-		if ((rc = cli_write_vrma(ctx, dst, paths[2], &ht, &dst->clips.data[first_new], 0.0)) != CLI_EXIT_OK) goto out;
+		if ((rc = cli_write_vrma(ctx, dst, paths[2], &ht, &dst->clips.data[first_new], 0.0, src,
+			&src->clips.data[picked[0]])) != CLI_EXIT_OK) goto out;
 	} else if (format == CLI_FORMAT_BVH) {
 		rk_bvh_write_opts bo = { .clip = &dst->clips.data[first_new], .fps = ro.fps > 0.0 ? ro.fps : src->settings.frame_rate };
 		if ((rc = cli_write_bvh(ctx, dst, paths[2], &bo)) != CLI_EXIT_OK) goto out;

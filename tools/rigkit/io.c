@@ -221,7 +221,7 @@ static int cli_write_text(cli_ctx *ctx, const rk_scene *s, const char *path, con
 }
 
 int cli_write_vrma(cli_ctx *ctx, const rk_scene *s, const char *path, const rk_humanoid *h, const rk_anim_clip *clip,
-	double fps)
+	double fps, const rk_scene *xsrc, const rk_anim_clip *xclip)
 {
 	rk_error err;
 	rk_vrma_write_stats st = { 0 };
@@ -230,6 +230,8 @@ int cli_write_vrma(cli_ctx *ctx, const rk_scene *s, const char *path, const rk_h
 	o.humanoid = h;
 	o.clip = clip;
 	o.fps = fps;
+	o.expression_source = xsrc;
+	o.expression_clip = xclip;
 	o.warning = cli_writer_warning;
 	o.warning_user = ctx;
 	o.force = ctx->force;
@@ -239,8 +241,8 @@ int cli_write_vrma(cli_ctx *ctx, const rk_scene *s, const char *path, const rk_h
 			cli_print_error(ctx, &err);
 			return err.code == RK_ERROR_OUTPUT ? CLI_EXIT_OUTPUT : CLI_EXIT_INPUT;
 		}
-		cli_note(ctx, "%s: VRM Animation, %zu humanoid bones, %zu frames, %.3g s, %zu bytes", path, st.bone_count,
-			st.frame_count, st.duration, st.size);
+		cli_note(ctx, "%s: VRM Animation, %zu humanoid bones, %zu frames, %.3g s, %zu bytes%s", path, st.bone_count,
+			st.frame_count, st.duration, st.size, st.expression_count ? ", with expressions" : "");
 		return CLI_EXIT_OK;
 	}
 	void *data = NULL;

@@ -39,6 +39,14 @@ typedef struct rki_vrma {
 	size_t frames;
 	double duration;
 	bool tpose;                       /* rest written: the VRM T-pose built from the scene's rest */
+	/* expressions written (EXPRESSIONS of vrma.h) */
+	const rk_anim_clip *xclip;        /* the clip of opts.expression_source sampled */
+	size_t xcount;
+	const char **xname;               /* xcount names (the source's strings) */
+	const char **xnode_name;          /* xcount node names */
+	bool *xcustom;                    /* xcount: in expressions.custom */
+	const rk_anim_track **xtrack;     /* xcount translation tracks */
+	float *xweight;                   /* frames x xcount weights */
 } rki_vrma;
 
 static void rki_vrma_warn(rki_vrma *v, const char *fmt, ...) RKI_PRINTF(2, 3);
@@ -81,6 +89,96 @@ static bool rki_vrma_clip_tracks(const rk_anim_clip *c)
 	return false;
 }
 
+/* `c` is an element of s->clips. */
+static bool rki_vrma_clip_of(const rk_scene *s, const rk_anim_clip *c)
+{
+	uintptr_t p = (uintptr_t)c, b = (uintptr_t)s->clips.data;
+	return s->clips.data && p >= b && p < b + s->clips.count * sizeof(rk_anim_clip) && (p - b) % sizeof(rk_anim_clip) == 0;
+}
+
+/* The source's translation track of `node` in `clip`'s first layer, or NULL. */
+static const rk_anim_track *rki_vrma_translation_track(const rk_anim_clip *clip, const rk_node *node)
+{
+	if (!clip || !clip->layer_count) return NULL;
+	for (size_t i = 0; i < clip->layers[0].track_count; i++) {
+		const rk_anim_track *t = &clip->layers[0].tracks[i];
+		if (t->node == node && t->target == RK_TARGET_TRANSLATION) return t;
+	}
+	return NULL;
+}
+
+/* Fills (fill) or counts the animated expressions of opts.expression_source. */
+static size_t rki_vrma_expr_pass(rki_vrma *v, const rk_scene *src, bool fill)
+{
+	const rk_ext_value *x = rk_ext_member(rk_scene_extension(src, "VRMC_vrm_animation"), "expressions");
+	size_t n = 0;
+	for (int g = 0; g < 2; g++) {
+		const rk_ext_value *grp = rk_ext_member(x, g ? "custom" : "preset");
+		for (size_t i = 0; grp && grp->kind == RK_EXT_OBJECT && i < grp->count; i++) {
+			const rk_ext_value *node = rk_ext_member(&grp->items[i], "node");
+			if (!grp->items[i].key || !node || node->kind != RK_EXT_NODE) continue;
+			const rk_anim_track *t = rki_vrma_translation_track(v->xclip, (const rk_node *)node->ref);
+			if (!t) continue;
+			if (fill) {
+				const rk_node *nd = (const rk_node *)node->ref;
+				v->xname[n] = grp->items[i].key;
+				v->xnode_name[n] = nd->name && nd->name[0] ? nd->name : grp->items[i].key;
+				v->xcustom[n] = g == 1;
+				v->xtrack[n] = t;
+			}
+			n++;
+		}
+	}
+	return n;
+}
+
+static void rki_vrma_expr_free(rki_vrma *v)
+{
+	size_t n = v->xcount;
+	if (v->xname) rki_free(&v->alloc, v->xname, n * sizeof(*v->xname));
+	if (v->xnode_name) rki_free(&v->alloc, v->xnode_name, n * sizeof(*v->xnode_name));
+	if (v->xcustom) rki_free(&v->alloc, v->xcustom, n * sizeof(*v->xcustom));
+	if (v->xtrack) rki_free(&v->alloc, v->xtrack, n * sizeof(*v->xtrack));
+	if (v->xweight) rki_free(&v->alloc, v->xweight, n * v->frames * sizeof(float));
+}
+
+/* The expressions to write and their weights at every frame. */
+static bool rki_vrma_expressions(rki_vrma *v)
+{
+	const rk_scene *src = v->opts.expression_source ? v->opts.expression_source : v->scene;
+	v->xclip = v->opts.expression_clip;
+	if (v->xclip) {
+		if (!rki_vrma_clip_of(src, v->xclip)) {
+			rki_error_set(v->err, RK_ERROR_INVALID_ARGUMENT, "VRMA writer: expression_clip is not a clip of expression_source");
+			return false;
+		}
+	} else if (src == v->scene) {
+		v->xclip = v->clip;
+	} else {
+		for (size_t i = 0; i < src->clips.count && !v->xclip; i++)
+			if (rki_vrma_clip_tracks(&src->clips.data[i])) v->xclip = &src->clips.data[i];
+	}
+	size_t n = v->xclip ? rki_vrma_expr_pass(v, src, false) : 0;
+	if (!n) return true;
+	v->xname = (const char **)rki_calloc(&v->alloc, n, sizeof(*v->xname));
+	v->xnode_name = (const char **)rki_calloc(&v->alloc, n, sizeof(*v->xnode_name));
+	v->xcustom = (bool *)rki_calloc(&v->alloc, n, sizeof(*v->xcustom));
+	v->xtrack = (const rk_anim_track **)rki_calloc(&v->alloc, n, sizeof(*v->xtrack));
+	v->xweight = n <= SIZE_MAX / sizeof(float) / v->frames ? (float *)rki_calloc(&v->alloc, n * v->frames, sizeof(float)) : NULL;
+	v->xcount = n;
+	if (!v->xname || !v->xnode_name || !v->xcustom || !v->xtrack || !v->xweight) return rki_vrma_oom(v, "expressions");
+	rki_vrma_expr_pass(v, src, true);
+	for (size_t f = 0; f < v->frames; f++) {
+		double t = f + 1 == v->frames ? v->duration : (double)f / v->opts.fps;
+		for (size_t e = 0; e < n; e++) {
+			double val[4] = { 0, 0, 0, 0 };
+			rk_anim_track_eval(v->xtrack[e], v->xclip->time_begin + t, false, val, 4);
+			v->xweight[f * n + e] = (float)(isfinite(val[0]) ? val[0] : 0.0);
+		}
+	}
+	return true;
+}
+
 static bool rki_vrma_is_vrm0(const rk_scene *s)
 {
 	for (size_t i = 0; i < s->extensions.count; i++)
@@ -113,8 +211,7 @@ static bool rki_vrma_setup(rki_vrma *v)
 	}
 	v->clip = v->opts.clip;
 	if (v->clip) {
-		uintptr_t p = (uintptr_t)v->clip, b = (uintptr_t)s->clips.data;
-		if (!s->clips.data || p < b || p >= b + s->clips.count * sizeof(rk_anim_clip) || (p - b) % sizeof(rk_anim_clip)) {
+		if (!rki_vrma_clip_of(s, v->clip)) {
 			rki_error_set(v->err, RK_ERROR_INVALID_ARGUMENT, "VRMA writer: the clip is not a clip of this scene");
 			return false;
 		}
@@ -400,6 +497,24 @@ static void rki_vrma_json(const rki_vrma *v, rk_json_writer *j, const rk_quat *r
 	}
 	rk_json_object_end(j);
 	rk_json_object_end(j);
+	size_t ne = v->xcount;
+	if (ne) {
+		rk_json_object_begin(j, "expressions");
+		for (int g = 0; g < 2; g++) {
+			size_t in_group = 0;
+			for (size_t e = 0; e < ne; e++) in_group += v->xcustom[e] == (g == 1);
+			if (!in_group) continue;
+			rk_json_object_begin(j, g ? "custom" : "preset");
+			for (size_t e = 0; e < ne; e++) {
+				if (v->xcustom[e] != (g == 1)) continue;
+				rk_json_object_begin(j, v->xname[e]);
+				rk_json_uint(j, "node", nb + e);
+				rk_json_object_end(j);
+			}
+			rk_json_object_end(j);
+		}
+		rk_json_object_end(j);
+	}
 	rk_json_object_end(j);
 	rk_json_object_end(j);
 	rk_json_uint(j, "scene", 0);
@@ -407,6 +522,7 @@ static void rki_vrma_json(const rki_vrma *v, rk_json_writer *j, const rk_quat *r
 	rk_json_object_begin(j, NULL);
 	rk_json_array_begin(j, "nodes");
 	rk_json_uint(j, NULL, 0);
+	for (size_t e = 0; e < ne; e++) rk_json_uint(j, NULL, nb + e);
 	rk_json_array_end(j);
 	rk_json_object_end(j);
 	rk_json_array_end(j);
@@ -428,14 +544,20 @@ static void rki_vrma_json(const rki_vrma *v, rk_json_writer *j, const rk_quat *r
 		rk_json_quat(j, "rotation", rest_r[i]);
 		rk_json_object_end(j);
 	}
+	for (size_t e = 0; e < ne; e++) {
+		rk_json_object_begin(j, NULL);
+		rk_json_string(j, "name", v->xnode_name[e]);
+		rk_json_object_end(j);
+	}
 	rk_json_array_end(j);
 
-	/* accessors: 0 times, 1 hips translation, 2 + i rotations of bone i */
+	/* accessors: 0 times, 1 hips translation, 2 + i rotations of bone i,
+	 * 2 + nb + e translations of expression e */
 	rk_json_array_begin(j, "animations");
 	rk_json_object_begin(j, NULL);
 	rk_json_string(j, "name", v->clip->name ? v->clip->name : "");
 	rk_json_array_begin(j, "samplers");
-	for (size_t k = 0; k < nb + 1; k++) {
+	for (size_t k = 0; k < nb + 1 + ne; k++) {
 		rk_json_object_begin(j, NULL);
 		rk_json_uint(j, "input", 0);
 		rk_json_uint(j, "output", k + 1);
@@ -444,12 +566,12 @@ static void rki_vrma_json(const rki_vrma *v, rk_json_writer *j, const rk_quat *r
 	}
 	rk_json_array_end(j);
 	rk_json_array_begin(j, "channels");
-	for (size_t k = 0; k < nb + 1; k++) {
+	for (size_t k = 0; k < nb + 1 + ne; k++) {
 		rk_json_object_begin(j, NULL);
 		rk_json_uint(j, "sampler", k);
 		rk_json_object_begin(j, "target");
 		rk_json_uint(j, "node", k == 0 ? 0 : k - 1);
-		rk_json_string(j, "path", k == 0 ? "translation" : "rotation");
+		rk_json_string(j, "path", k == 0 || k > nb ? "translation" : "rotation");
 		rk_json_object_end(j);
 		rk_json_object_end(j);
 	}
@@ -459,12 +581,12 @@ static void rki_vrma_json(const rki_vrma *v, rk_json_writer *j, const rk_quat *r
 
 	rk_json_array_begin(j, "accessors");
 	size_t offset = 0;
-	for (size_t k = 0; k < nb + 2; k++) {
+	for (size_t k = 0; k < nb + 2 + ne; k++) {
 		rk_json_object_begin(j, NULL);
 		rk_json_uint(j, "bufferView", k);
 		rk_json_uint(j, "componentType", 5126);
 		rk_json_uint(j, "count", nf);
-		rk_json_string(j, "type", k == 0 ? "SCALAR" : k == 1 ? "VEC3" : "VEC4");
+		rk_json_string(j, "type", k == 0 ? "SCALAR" : k == 1 || k >= nb + 2 ? "VEC3" : "VEC4");
 		if (k == 0) {
 			double lo = 0.0, hi = (double)(float)v->duration;
 			rk_json_numbers(j, "min", &lo, 1);
@@ -474,8 +596,8 @@ static void rki_vrma_json(const rki_vrma *v, rk_json_writer *j, const rk_quat *r
 	}
 	rk_json_array_end(j);
 	rk_json_array_begin(j, "bufferViews");
-	for (size_t k = 0; k < nb + 2; k++) {
-		size_t len = nf * 4 * (k == 0 ? 1 : k == 1 ? 3 : 4);
+	for (size_t k = 0; k < nb + 2 + ne; k++) {
+		size_t len = nf * 4 * (k == 0 ? 1 : k == 1 || k >= nb + 2 ? 3 : 4);
 		rk_json_object_begin(j, NULL);
 		rk_json_uint(j, "buffer", 0);
 		if (offset) rk_json_uint(j, "byteOffset", offset);
@@ -507,7 +629,12 @@ static bool rki_vrma_build(rki_vrma *v, const rk_quat *rest_r, const rk_vec3 *re
 	void **out_data, size_t *out_size)
 {
 	size_t nb = v->bones, nf = v->frames;
-	size_t bin_size = nf * 4 * (1 + 3 + 4 * nb); /* frames <= 1e6, bones <= 55: no overflow */
+	size_t ne = v->xcount;
+	if (ne > (SIZE_MAX / 16 - 4 * nb) / (nf ? nf : 1) / 3) {
+		rki_error_set(v->err, RK_ERROR_LIMIT, "VRMA writer: %zu expressions x %zu frames, too many", ne, nf);
+		return false;
+	}
+	size_t bin_size = nf * 4 * (1 + 3 + 4 * nb + 3 * ne); /* frames <= 1e6, bones <= 55: checked above for ne */
 	rk_json_writer j;
 	rk_json_writer_init(&j, RK_JSON_SHORTEST | RK_JSON_NONFINITE_ZERO);
 	j.allocator = (rk_allocator){ rki_vrma_json_alloc, rki_vrma_json_free, &v->alloc };
@@ -561,6 +688,13 @@ static bool rki_vrma_build(rki_vrma *v, const rk_quat *rest_r, const rk_vec3 *re
 			rki_vrma_put_f32(b + 12, q->w);
 		}
 	}
+	for (size_t e = 0; e < ne; e++) {
+		for (size_t f = 0; f < nf; f++, b += 12) {
+			rki_vrma_put_f32(b, v->xweight[f * ne + e]);
+			rki_vrma_put_f32(b + 4, 0.0);
+			rki_vrma_put_f32(b + 8, 0.0);
+		}
+	}
 	*out_data = out;
 	*out_size = total;
 	return true;
@@ -591,11 +725,14 @@ bool rk_vrma_write_memory(const rk_scene *scene, const rk_vrma_write_opts *opts,
 	rk_vec3 rest_t[RK_HUMANOID_BONE_COUNT];
 	bool ok = rot && hips;
 	if (!ok) rki_vrma_oom(&v, "keys");
+	ok = ok && rki_vrma_expressions(&v);
 	ok = ok && rki_vrma_sample(&v, rest_r, rest_t, rot, hips);
 	ok = ok && rki_vrma_build(&v, rest_r, rest_t, rot, hips, out_data, out_size);
 	if (rot) rki_free(&v.alloc, rot, (nf * nb + 1) * sizeof(rk_quat));
 	if (hips) rki_free(&v.alloc, hips, nf * sizeof(rk_vec3));
+	rki_vrma_expr_free(&v);
 	if (ok && v.opts.stats) {
+		v.opts.stats->expression_count = v.xcount;
 		v.opts.stats->bone_count = nb;
 		v.opts.stats->frame_count = nf;
 		v.opts.stats->duration = v.duration;

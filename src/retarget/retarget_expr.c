@@ -1,0 +1,416 @@
+/*
+ * src/retarget/retarget_expr.c - rk_retarget_expressions: the expression
+ * tracks of a VRM Animation source (VRMC_vrm_animation.expressions) turned
+ * into morph target weight tracks on a VRM avatar (VRMC_vrm.expressions or
+ * VRM 0.x blendShapeMaster), the rule in rigkit/retarget.h (EXPRESSIONS).
+ *
+ * Reads only the kept extension trees (scene->extensions, resolved node and
+ * mesh references) and the source clip's translation tracks; knows no file
+ * format.
+ *
+ * RESTRICTIONS
+ *   Morph target binds only: materialColorBinds and textureTransformBinds
+ *   (colour / UV changes) have no counterpart in the scene model and are
+ *   not applied. Only the source clip's first layer is read (glTF clips have
+ *   one).
+ */
+#include "retarget/retarget_internal.h"
+#include "scene/scene_internal.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+enum { RKI_OV_NONE = 0, RKI_OV_BLOCK, RKI_OV_BLEND };
+enum { RKI_CAT_BLINK = 1, RKI_CAT_LOOKAT = 2, RKI_CAT_MOUTH = 4 };
+
+typedef struct rki_xbind {
+	uint32_t node;                   /* rk_node.index of a node with a mesh */
+	uint32_t channel;                /* blend channel (morph target) index */
+	double weight;                   /* 0..1 (0.x: file weight / 100) */
+} rki_xbind;
+
+typedef struct rki_xexpr {
+	const char *name;
+	bool binary;
+	int override_blink, override_lookat, override_mouth;
+	int category;
+	size_t bind_begin, bind_count;
+	const rk_anim_track *track;      /* the source's weight track, NULL = not animated */
+	double weight;                   /* per frame: output weight (isBinary applied) */
+} rki_xexpr;
+
+static bool rki_ext_is_string(const rk_ext_value *v, const char *s)
+{
+	return v && v->kind == RK_EXT_STRING && v->string && strcmp(v->string, s) == 0;
+}
+
+static double rki_ext_number(const rk_ext_value *v, double fallback)
+{
+	return v && (v->kind == RK_EXT_NUMBER || v->kind == RK_EXT_BOOL) && isfinite(v->number) ? v->number : fallback;
+}
+
+static int rki_override(const rk_ext_value *v)
+{
+	return rki_ext_is_string(v, "block") ? RKI_OV_BLOCK : rki_ext_is_string(v, "blend") ? RKI_OV_BLEND : RKI_OV_NONE;
+}
+
+static const char *const rki_presets[] = { "happy", "angry", "sad", "relaxed", "surprised", "aa", "ih", "ou", "ee",
+	"oh", "blink", "blinkLeft", "blinkRight", "lookUp", "lookDown", "lookLeft", "lookRight", "neutral" };
+
+static bool rki_is_preset(const char *name)
+{
+	for (size_t i = 0; i < sizeof(rki_presets) / sizeof(rki_presets[0]); i++)
+		if (strcmp(rki_presets[i], name) == 0) return true;
+	return false;
+}
+
+/* VRM 0.x presetName -> VRM 1.0 expression name (NULL: not a preset). */
+static const char *rki_v0_preset(const rk_ext_value *v)
+{
+	static const char *const map[][2] = { { "a", "aa" }, { "e", "ee" }, { "i", "ih" }, { "o", "oh" }, { "u", "ou" },
+		{ "blink", "blink" }, { "joy", "happy" }, { "angry", "angry" }, { "sorrow", "sad" }, { "fun", "relaxed" },
+		{ "lookup", "lookUp" }, { "lookdown", "lookDown" }, { "lookleft", "lookLeft" },
+		{ "lookright", "lookRight" }, { "blink_l", "blinkLeft" }, { "blink_r", "blinkRight" },
+		{ "neutral", "neutral" } };
+	if (!v || v->kind != RK_EXT_STRING || !v->string) return NULL;
+	for (size_t i = 0; i < sizeof(map) / sizeof(map[0]); i++)
+		if (strcmp(map[i][0], v->string) == 0) return map[i][1];
+	return NULL;
+}
+
+static int rki_category(const char *name)
+{
+	if (!strcmp(name, "blink") || !strcmp(name, "blinkLeft") || !strcmp(name, "blinkRight")) return RKI_CAT_BLINK;
+	if (!strcmp(name, "lookUp") || !strcmp(name, "lookDown") || !strcmp(name, "lookLeft") || !strcmp(name, "lookRight"))
+		return RKI_CAT_LOOKAT;
+	if (!strcmp(name, "aa") || !strcmp(name, "ih") || !strcmp(name, "ou") || !strcmp(name, "ee") || !strcmp(name, "oh"))
+		return RKI_CAT_MOUTH;
+	return 0;
+}
+
+/* The target's expressions and binds. Two passes: counting (out NULL), then
+ * filling. Returns false on a size overflow. */
+typedef struct rki_xtable {
+	rki_xexpr *expr;
+	size_t expr_count;
+	rki_xbind *bind;
+	size_t bind_count;
+} rki_xtable;
+
+static bool rki_bind_ok(const rk_node *n, double index)
+{
+	return n && n->mesh && index >= 0 && index < (double)n->mesh->blend_channels.count && index == floor(index);
+}
+
+static void rki_add_bind(rki_xtable *t, bool fill, const rk_node *n, double index, double weight)
+{
+	if (!rki_bind_ok(n, index)) return;
+	if (fill) {
+		rki_xbind *b = &t->bind[t->bind_count];
+		b->node = n->index;
+		b->channel = (uint32_t)index;
+		b->weight = weight;
+	}
+	t->bind_count++;
+}
+
+static rki_xexpr *rki_add_expr(rki_xtable *t, bool fill, const char *name)
+{
+	for (size_t i = 0; fill && i < t->expr_count; i++)
+		if (strcmp(t->expr[i].name, name) == 0) return NULL; /* three-vrm keeps the first */
+	rki_xexpr *e = fill ? &t->expr[t->expr_count] : NULL;
+	if (e) {
+		memset(e, 0, sizeof(*e));
+		e->name = name;
+		e->category = rki_category(name);
+		e->bind_begin = t->bind_count;
+	}
+	t->expr_count++;
+	return e;
+}
+
+static void rki_vrm1_group(rki_xtable *t, bool fill, const rk_ext_value *group, bool preset)
+{
+	if (!group || group->kind != RK_EXT_OBJECT) return;
+	for (size_t i = 0; i < group->count; i++) {
+		const rk_ext_value *x = &group->items[i];
+		if (!x->key || x->kind != RK_EXT_OBJECT || rki_is_preset(x->key) != preset) continue;
+		rki_xexpr *e = rki_add_expr(t, fill, x->key);
+		if (fill && !e) continue;
+		if (e) {
+			e->binary = rki_ext_number(rk_ext_member(x, "isBinary"), 0) != 0;
+			e->override_blink = rki_override(rk_ext_member(x, "overrideBlink"));
+			e->override_lookat = rki_override(rk_ext_member(x, "overrideLookAt"));
+			e->override_mouth = rki_override(rk_ext_member(x, "overrideMouth"));
+		}
+		const rk_ext_value *binds = rk_ext_member(x, "morphTargetBinds");
+		for (size_t k = 0; binds && binds->kind == RK_EXT_ARRAY && k < binds->count; k++) {
+			const rk_ext_value *b = &binds->items[k];
+			const rk_ext_value *node = rk_ext_member(b, "node");
+			if (!node || node->kind != RK_EXT_NODE) continue;
+			rki_add_bind(t, fill, (const rk_node *)node->ref, rki_ext_number(rk_ext_member(b, "index"), -1),
+				rki_ext_number(rk_ext_member(b, "weight"), 1.0));
+		}
+		if (e) e->bind_count = t->bind_count - e->bind_begin;
+	}
+}
+
+static void rki_vrm0_groups(rki_xtable *t, bool fill, const rk_scene *s, const rk_ext_value *groups)
+{
+	if (!groups || groups->kind != RK_EXT_ARRAY) return;
+	for (size_t i = 0; i < groups->count; i++) {
+		const rk_ext_value *g = &groups->items[i];
+		if (g->kind != RK_EXT_OBJECT) continue;
+		const char *name = rki_v0_preset(rk_ext_member(g, "presetName"));
+		const rk_ext_value *nm = rk_ext_member(g, "name");
+		if (!name && nm && nm->kind == RK_EXT_STRING) name = nm->string;
+		if (!name) continue;
+		rki_xexpr *e = rki_add_expr(t, fill, name);
+		if (fill && !e) continue;
+		if (e) e->binary = rki_ext_number(rk_ext_member(g, "isBinary"), 0) != 0;
+		const rk_ext_value *binds = rk_ext_member(g, "binds");
+		for (size_t k = 0; binds && binds->kind == RK_EXT_ARRAY && k < binds->count; k++) {
+			const rk_ext_value *b = &binds->items[k];
+			const rk_ext_value *mesh = rk_ext_member(b, "mesh");
+			if (!mesh || mesh->kind != RK_EXT_MESH) continue;
+			double index = rki_ext_number(rk_ext_member(b, "index"), -1);
+			double weight = 0.01 * rki_ext_number(rk_ext_member(b, "weight"), 100.0);
+			for (size_t n = 0; n < s->nodes.count; n++)
+				if ((const void *)s->nodes.data[n].mesh == mesh->ref)
+					rki_add_bind(t, fill, &s->nodes.data[n], index, weight);
+		}
+		if (e) e->bind_count = t->bind_count - e->bind_begin;
+	}
+}
+
+static void rki_target_pass(rki_xtable *t, bool fill, const rk_scene *s)
+{
+	t->expr_count = 0;
+	t->bind_count = 0;
+	const rk_ext_value *vrm1 = rk_ext_member(rk_scene_extension(s, "VRMC_vrm"), "expressions");
+	if (vrm1) {
+		rki_vrm1_group(t, fill, rk_ext_member(vrm1, "preset"), true);
+		rki_vrm1_group(t, fill, rk_ext_member(vrm1, "custom"), false);
+		return;
+	}
+	rki_vrm0_groups(t, fill, s,
+		rk_ext_member(rk_ext_member(rk_scene_extension(s, "VRM"), "blendShapeMaster"), "blendShapeGroups"));
+}
+
+/* The source clip's translation track of `node` (first layer), or NULL. */
+static const rk_anim_track *rki_translation_track(const rk_anim_clip *clip, const rk_node *node)
+{
+	if (!clip || clip->layer_count == 0) return NULL;
+	const rk_anim_layer *l = &clip->layers[0];
+	for (size_t i = 0; i < l->track_count; i++)
+		if (l->tracks[i].node == node && l->tracks[i].target == RK_TARGET_TRANSLATION) return &l->tracks[i];
+	return NULL;
+}
+
+static void rki_expr_warn(const rk_retarget_opts *o, const char *fmt, const char *name)
+{
+	if (!o || !o->warning) return;
+	char msg[RK_ERROR_TEXT_MAX];
+	snprintf(msg, sizeof(msg), fmt, name);
+	rk_warning w = { msg, UINT64_MAX, "", 1 };
+	o->warning(o->warning_user, &w);
+}
+
+bool rk_scene_has_vrma_expressions(const rk_scene *scene)
+{
+	if (!scene) return false;
+	const rk_ext_value *x = rk_ext_member(rk_scene_extension(scene, "VRMC_vrm_animation"), "expressions");
+	const rk_ext_value *p = rk_ext_member(x, "preset"), *c = rk_ext_member(x, "custom");
+	return (p && p->count) || (c && c->count);
+}
+
+/* Weights of every touched node's channels at one time into `row` (laid out
+ * by `offset`), three-vrm's VRMExpressionManager.update() order. */
+static void rki_expr_frame(const rki_xtable *t, const rk_scene *s, const size_t *offset, double time, double *row,
+	size_t row_count)
+{
+	/* static weights first, bound channels cleared */
+	for (size_t n = 0; n < s->nodes.count; n++) {
+		if (offset[n] == SIZE_MAX) continue;
+		const rk_node *nd = &s->nodes.data[n];
+		for (size_t c = 0; c < nd->mesh->blend_channels.count; c++)
+			row[offset[n] + c] = nd->blend_weights ? nd->blend_weights[c] : nd->mesh->blend_channels.data[c].default_weight;
+	}
+	for (size_t b = 0; b < t->bind_count; b++) row[offset[t->bind[b].node] + t->bind[b].channel] = 0.0;
+	double blink = 1, lookat = 1, mouth = 1;
+	for (size_t i = 0; i < t->expr_count; i++) {
+		rki_xexpr *e = &t->expr[i];
+		double w = 0.0;
+		if (e->track) {
+			double v[4] = { 0, 0, 0, 0 };
+			rk_anim_track_eval(e->track, time, false, v, 4);
+			w = isfinite(v[0]) ? (v[0] < 0 ? 0 : v[0] > 1 ? 1 : v[0]) : 0.0;
+		}
+		e->weight = e->binary ? (w > 0.5 ? 1.0 : 0.0) : w;
+		blink -= e->override_blink == RKI_OV_BLOCK ? (e->weight > 0 ? 1 : 0) : e->override_blink == RKI_OV_BLEND ? e->weight : 0;
+		lookat -= e->override_lookat == RKI_OV_BLOCK ? (e->weight > 0 ? 1 : 0) : e->override_lookat == RKI_OV_BLEND ? e->weight : 0;
+		mouth -= e->override_mouth == RKI_OV_BLOCK ? (e->weight > 0 ? 1 : 0) : e->override_mouth == RKI_OV_BLEND ? e->weight : 0;
+	}
+	blink = blink < 0 ? 0 : blink;
+	lookat = lookat < 0 ? 0 : lookat;
+	mouth = mouth < 0 ? 0 : mouth;
+	for (size_t i = 0; i < t->expr_count; i++) {
+		const rki_xexpr *e = &t->expr[i];
+		double m = 1.0;
+		if (e->category & RKI_CAT_BLINK) m *= blink;
+		if (e->category & RKI_CAT_LOOKAT) m *= lookat;
+		if (e->category & RKI_CAT_MOUTH) m *= mouth;
+		double a = e->weight * m;
+		if (e->binary && a < 1) a = 0;
+		for (size_t b = e->bind_begin; b < e->bind_begin + e->bind_count; b++) {
+			size_t k = offset[t->bind[b].node] + t->bind[b].channel;
+			if (k < row_count) row[k] += t->bind[b].weight * a;
+		}
+	}
+}
+
+bool rk_retarget_expressions(rk_scene *target, rk_anim_clip *clip, const rk_scene *source,
+	const rk_anim_clip *source_clip, const rk_retarget_opts *opts, rk_expression_report *report, rk_error *err)
+{
+	if (report) memset(report, 0, sizeof(*report));
+	if (!target || !clip || !source || !source_clip || clip < target->clips.data
+		|| clip >= target->clips.data + target->clips.count || source_clip < source->clips.data
+		|| source_clip >= source->clips.data + source->clips.count) {
+		rki_error_set(err, RK_ERROR_INVALID_ARGUMENT, "rk_retarget_expressions: NULL scene or clip, or a clip not of its scene");
+		return false;
+	}
+	const rk_ext_value *x = rk_ext_member(rk_scene_extension(source, "VRMC_vrm_animation"), "expressions");
+	if (!rk_scene_has_vrma_expressions(source)) return true;
+	const rk_anim_track *keys = clip->layer_count && clip->layers[0].track_count ? &clip->layers[0].tracks[0] : NULL;
+	if (!keys || keys->key_count == 0 || !keys->times) {
+		rki_error_set(err, RK_ERROR_INVALID_ARGUMENT, "rk_retarget_expressions: the clip has no keys to sample at");
+		return false;
+	}
+	rk_retarget_opts o;
+	memset(&o, 0, sizeof(o));
+	if (opts) o = *opts;
+	rki_alloc al;
+	rki_alloc_init(&al, &o.allocator, o.memory_limit ? o.memory_limit : RKI_DEFAULT_MEMORY_LIMIT, 0);
+
+	rki_xtable t;
+	memset(&t, 0, sizeof(t));
+	rki_target_pass(&t, false, target);
+	size_t ecap = t.expr_count, bcap = t.bind_count, n_nodes = target->nodes.count;
+	size_t total = 0, tracks = 0;
+	double *row = NULL;
+	bool ok = false;
+	rki_xexpr *expr = ecap ? (rki_xexpr *)rki_calloc(&al, ecap, sizeof(rki_xexpr)) : NULL;
+	rki_xbind *bind = bcap ? (rki_xbind *)rki_calloc(&al, bcap, sizeof(rki_xbind)) : NULL;
+	size_t *offset = (size_t *)rki_calloc(&al, n_nodes ? n_nodes : 1, sizeof(size_t));
+	if ((ecap && !expr) || (bcap && !bind) || !offset) {
+		rki_error_set(err, al.limit_hit ? RK_ERROR_LIMIT : RK_ERROR_OUT_OF_MEMORY,
+			"rk_retarget_expressions: out of memory for %zu expressions and %zu binds", ecap, bcap);
+		goto done;
+	}
+	t.expr = expr;
+	t.bind = bind;
+	rki_target_pass(&t, true, target);
+
+	/* the source's animated expressions, matched by name */
+	size_t matched = 0, animated = 0;
+	for (int g = 0; g < 2; g++) {
+		const rk_ext_value *grp = rk_ext_member(x, g ? "custom" : "preset");
+		for (size_t i = 0; grp && grp->kind == RK_EXT_OBJECT && i < grp->count; i++) {
+			const rk_ext_value *node = rk_ext_member(&grp->items[i], "node");
+			const char *name = grp->items[i].key;
+			if (!name || !node || node->kind != RK_EXT_NODE) continue;
+			const rk_anim_track *tr = rki_translation_track(source_clip, (const rk_node *)node->ref);
+			if (!tr) continue;
+			animated++;
+			size_t k = 0;
+			while (k < t.expr_count && strcmp(t.expr[k].name, name) != 0) k++;
+			if (k == t.expr_count) {
+				rki_expr_warn(&o, t.expr_count
+					? "expression '%s' of the VRM Animation has no counterpart on the target: not retargeted"
+					: "expression '%s' of the VRM Animation: the target declares no VRM expressions: not retargeted",
+					name);
+				continue;
+			}
+			if (!t.expr[k].track) matched++;
+			t.expr[k].track = tr;
+		}
+	}
+	if (report) {
+		report->source_expressions = animated;
+		report->matched = matched;
+	}
+	if (matched == 0) {
+		ok = true;
+		goto done;
+	}
+
+	/* the mesh nodes any expression binds: each gets one weights track */
+	for (size_t n = 0; n < n_nodes; n++) offset[n] = SIZE_MAX;
+	for (size_t b = 0; b < t.bind_count; b++) {
+		uint32_t n = t.bind[b].node;
+		if (offset[n] != SIZE_MAX) continue;
+		offset[n] = total;
+		total += target->nodes.data[n].mesh->blend_channels.count;
+		tracks++;
+	}
+	const rk_anim_layer *old = &clip->layers[0];
+	size_t frames = keys->key_count;
+	rki_arena *ar = rki_scene_arena(target);
+	rk_anim_layer *layer = ar ? (rk_anim_layer *)rki_arena_alloc(ar, sizeof(rk_anim_layer)) : NULL;
+	rk_anim_track *all = ar ? (rk_anim_track *)rki_arena_array(ar, old->track_count + tracks, sizeof(rk_anim_track)) : NULL;
+	double *values = ar ? (double *)rki_arena_array(ar, frames, total * sizeof(double)) : NULL;
+	row = total ? (double *)rki_calloc(&al, total, sizeof(double)) : NULL;
+	if (!layer || !all || !values || !row) {
+		rki_error_set(err, al.limit_hit ? RK_ERROR_LIMIT : RK_ERROR_OUT_OF_MEMORY,
+			"rk_retarget_expressions: out of memory for %zu frames of %zu morph weights", frames, total);
+		goto done;
+	}
+	for (size_t f = 0; f < frames; f++) {
+		rki_expr_frame(&t, target, offset, source_clip->time_begin + keys->times[f], row, total);
+		/* values of node n at frame f: values + frames * offset[n] + f * channels */
+		for (size_t n = 0; n < n_nodes; n++) {
+			if (offset[n] == SIZE_MAX) continue;
+			size_t ch = target->nodes.data[n].mesh->blend_channels.count;
+			memcpy(values + frames * offset[n] + f * ch, row + offset[n], ch * sizeof(double));
+		}
+	}
+	*layer = *old;
+	memcpy(all, old->tracks, old->track_count * sizeof(rk_anim_track));
+	size_t k = old->track_count;
+	for (size_t n = 0; n < n_nodes; n++) {
+		if (offset[n] == SIZE_MAX) continue;
+		rk_anim_track *tr = &all[k++];
+		memset(tr, 0, sizeof(*tr));
+		tr->node = &target->nodes.data[n];
+		tr->target = RK_TARGET_MORPH_WEIGHTS;
+		tr->property = "";
+		tr->key_count = frames;
+		tr->times = keys->times;
+		tr->components = (uint32_t)target->nodes.data[n].mesh->blend_channels.count;
+		tr->values = values + frames * offset[n];
+		tr->interpolation = RK_INTERP_LINEAR;
+	}
+	layer->tracks = all;
+	layer->track_count = k;
+	if (clip->layer_count == 1) {
+		clip->layers = layer;
+	} else {
+		rk_anim_layer *layers = (rk_anim_layer *)rki_arena_array(ar, clip->layer_count, sizeof(rk_anim_layer));
+		if (!layers) {
+			rki_error_set(err, RK_ERROR_OUT_OF_MEMORY, "rk_retarget_expressions: out of memory");
+			goto done;
+		}
+		memcpy(layers, clip->layers, clip->layer_count * sizeof(rk_anim_layer));
+		layers[0] = *layer;
+		clip->layers = layers;
+	}
+	if (report) report->tracks = tracks;
+	ok = true;
+done:
+	if (row) rki_free(&al, row, total * sizeof(double));
+	rki_free(&al, expr, ecap * sizeof(rki_xexpr));
+	rki_free(&al, bind, bcap * sizeof(rki_xbind));
+	rki_free(&al, offset, (n_nodes ? n_nodes : 1) * sizeof(size_t));
+	return ok;
+}
