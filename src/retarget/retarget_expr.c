@@ -2,7 +2,9 @@
  * src/retarget/retarget_expr.c - rk_retarget_expressions: the expression
  * tracks of a VRM Animation source (VRMC_vrm_animation.expressions) turned
  * into morph target weight tracks on a VRM avatar (VRMC_vrm.expressions or
- * VRM 0.x blendShapeMaster), the rule in rigkit/retarget.h (EXPRESSIONS).
+ * VRM 0.x blendShapeMaster), the rule in rigkit/retarget.h (EXPRESSIONS),
+ * and its look-at track into eye bone rotations (LOOK-AT, VRM 1.0 bone
+ * look-at).
  *
  * Reads only the kept extension trees (scene->extensions, resolved node and
  * mesh references) and the source clip's translation tracks; knows no file
@@ -12,7 +14,8 @@
  *   Morph target binds only: materialColorBinds and textureTransformBinds
  *   (colour / UV changes) have no counterpart in the scene model and are
  *   not applied. Only the source clip's first layer is read (glTF clips have
- *   one).
+ *   one). Look-at: VRM 1.0 "bone" type only (no 0.x degree-map curves, no
+ *   expression look-at); the avatar is taken to face +Z (VRM 1.0).
  */
 #include "retarget/retarget_internal.h"
 #include "scene/scene_internal.h"
