@@ -703,6 +703,39 @@ static const rk_anim_track *face_track(const rk_anim_clip *clip)
 	return NULL;
 }
 
+/* Eye rotations of the look-at on vroid_face_vrm1.vrm, by hand from
+ * three-vrm's VRMLookAtBoneApplier and make_vrm.py's numbers: look-at
+ * (yaw, pitch) = (0, 0), (30, -20), (-60, 45) degrees; range maps (input
+ * max 90): inner 8, outer 12, down 6, up 10 degrees. Left eye: pitch < 0 ->
+ * -down(-pitch), else up(pitch); yaw < 0 -> -inner(-yaw), else outer(yaw);
+ * the right eye swaps inner and outer. The eyes and the head have identity
+ * rest rotations, so the eye's local rotation is Ry(yaw') Rx(pitch'):
+ *   0.5 s: left (4, -4/3), right (8/3, -4/3); 1 s: left (-16/3, 5),
+ *   right (-8, 5). */
+static void check_look_at(rk_test_state *rk_t_, const rk_scene *dst, const rk_anim_clip *c)
+{
+	static const double want[2][3][2] = { { { 0, 0 }, { 4, -4.0 / 3 }, { -16.0 / 3, 5 } },
+		{ { 0, 0 }, { 8.0 / 3, -4.0 / 3 }, { -8, 5 } } };
+	for (int side = 0; side < 2; side++) {
+		const rk_node *eye = rk_scene_find_node(dst, side ? "J_Adj_R_FaceEye" : "J_Adj_L_FaceEye");
+		RK_REQUIRE(eye);
+		const rk_anim_track *t = NULL;
+		for (size_t i = 0; i < c->layers[0].track_count; i++)
+			if (c->layers[0].tracks[i].node == eye && c->layers[0].tracks[i].target == RK_TARGET_ROTATION_QUAT)
+				t = &c->layers[0].tracks[i];
+		RK_REQUIRE(t);
+		for (int f = 0; f < 3; f++) {
+			double q[4];
+			rk_anim_track_eval(t, 0.5 * f, false, q, 4);
+			const double d = 3.14159265358979323846 / 180.0;
+			rk_quat e = rk_quat_mul(rk_quat_axis_angle((rk_vec3){ 0, 1, 0 }, want[side][f][0] * d),
+				rk_quat_axis_angle((rk_vec3){ 1, 0, 0 }, want[side][f][1] * d));
+			double ang = rk_quat_angle_between(e, (rk_quat){ q[0], q[1], q[2], q[3] });
+			RK_CHECK(ang < 1e-6); /* the file's float keys */
+		}
+	}
+}
+
 /* vroid_face.vrma (happy 0/1/0.4, blink 0.2/0.6/1, aa 0.3/0.7/0.4, custom
  * smirk 1/0/0.5, surprised at 0, 0.5, 1 s) onto the face avatars, worked by
  * hand from make_vrm.py's binds:
@@ -738,8 +771,12 @@ RK_TEST(vrma_expressions_onto_vrm)
 		RK_CHECK_INT(rep.source_expressions, 5);
 		RK_CHECK_INT(rep.matched, 4);
 		RK_CHECK_INT(rep.tracks, 1);
-		RK_CHECK_INT(log.count, 1);
+		RK_CHECK_INT(log.count, a == 0 ? 1 : 2);
 		RK_CHECK(strstr(log.text, "'surprised'") != NULL);
+		/* look-at: VRM 1.0 bone type only (the 0.x avatar is warned) */
+		RK_CHECK_INT(rep.look_at_tracks, a == 0 ? 2 : 0);
+		if (a == 0) check_look_at(rk_t_, dst, c);
+		else RK_CHECK(strstr(log.text, "look-at") != NULL);
 		const rk_anim_track *t = face_track(c);
 		RK_REQUIRE(t);
 		RK_CHECK_INT(t->components, 3);

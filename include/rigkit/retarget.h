@@ -218,22 +218,40 @@ rk_anim_clip *rk_retarget(rk_scene *target, const rk_scene *source, const rk_ani
  *   keys the weights are interpolated, not recomputed).
  * ------------------------------------------------------------------------- */
 
+/* LOOK-AT
+ *   The source's look-at is VRMC_vrm_animation.lookAt.node's rotation track
+ *   q(t). On a target declaring VRMC_vrm.lookAt.type "bone" (VRM 1.0), as
+ *   three-vrm's VRMLookAtQuaternionProxy + VRMLookAtBoneApplier: yaw, pitch
+ *   = q's Euler angles in degrees about Y then X (three.js order "YXZ");
+ *   range map m(x) = outputScale x clamp(x / inputMaxValue, 0, 1) (defaults
+ *   90 / 10, inputMaxValue at least 0.01); left eye pitch' = pitch < 0 ?
+ *   -down(-pitch) : up(pitch), yaw' = yaw < 0 ? -inner(-yaw) : outer(yaw);
+ *   the right eye swaps inner and outer; E = Ry(yaw') Rx(pitch'); the eye's
+ *   local rotation = P^-1 E P x rest, P = the eye parent's rest world
+ *   rotation, rest = the eye's rest local rotation. These keys replace
+ *   those of the clip's rotation tracks of the eye bones (leftEye /
+ *   rightEye mapped in both skeletons, glTF-style nodes). A source look-at
+ *   on any other target (VRM 0.x, expression look-at, no VRM) is a warning:
+ *   not retargeted. */
+
 typedef struct rk_expression_report {
 	size_t source_expressions;       /* expressions the source clip animates */
 	size_t matched;                  /* of them, found on the target */
 	size_t tracks;                   /* morph weight tracks added to the clip */
+	size_t look_at_tracks;           /* eye bone rotation tracks set by LOOK-AT */
 } rk_expression_report;
 
 /* True when `scene` declares VRM Animation expressions (a .vrma with
  * VRMC_vrm_animation.expressions). False for NULL. */
 bool rk_scene_has_vrma_expressions(const rk_scene *scene);
 
-/* Adds the EXPRESSIONS morph weight tracks to `clip`, a clip of `target`
+/* Adds the EXPRESSIONS morph weight tracks (and applies LOOK-AT) to `clip`, a clip of `target`
  * made by rk_retarget from `source_clip` of `source` (its first track's key
  * times are sampled): the clip's first layer is replaced by a copy with the
  * new tracks appended (allocated in the target's arena). Does nothing
- * (true, report zero) when the source declares no VRMA expressions or none
- * it animates is on the target. Each animated source expression the target
+ * (true, report zero) when the source declares no VRMA expressions and no
+ * look-at track, or none of them applies to the target. opts->target_humanoid
+ * (NULL = detected) names the eyes. Each animated source expression the target
  * lacks is a warning naming it (opts->warning). opts: allocator,
  * memory_limit, warning are used (NULL = defaults). False with err on bad
  * arguments or memory. Same threading rule as rk_retarget. */

@@ -2,7 +2,9 @@
  * src/retarget/retarget_expr.c - rk_retarget_expressions: the expression
  * tracks of a VRM Animation source (VRMC_vrm_animation.expressions) turned
  * into morph target weight tracks on a VRM avatar (VRMC_vrm.expressions or
- * VRM 0.x blendShapeMaster), the rule in rigkit/retarget.h (EXPRESSIONS).
+ * VRM 0.x blendShapeMaster), the rule in rigkit/retarget.h (EXPRESSIONS),
+ * and its look-at track into eye bone rotations (LOOK-AT, VRM 1.0 bone
+ * look-at).
  *
  * Reads only the kept extension trees (scene->extensions, resolved node and
  * mesh references) and the source clip's translation tracks; knows no file
@@ -12,7 +14,8 @@
  *   Morph target binds only: materialColorBinds and textureTransformBinds
  *   (colour / UV changes) have no counterpart in the scene model and are
  *   not applied. Only the source clip's first layer is read (glTF clips have
- *   one).
+ *   one). Look-at: VRM 1.0 "bone" type only (no 0.x degree-map curves, no
+ *   expression look-at); the avatar is taken to face +Z (VRM 1.0).
  */
 #include "retarget/retarget_internal.h"
 #include "scene/scene_internal.h"
@@ -20,6 +23,8 @@
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
+
+#define RKI_XPI 3.14159265358979323846
 
 enum { RKI_OV_NONE = 0, RKI_OV_BLOCK, RKI_OV_BLEND };
 enum { RKI_CAT_BLINK = 1, RKI_CAT_LOOKAT = 2, RKI_CAT_MOUTH = 4 };
@@ -270,6 +275,100 @@ static void rki_expr_frame(const rki_xtable *t, const rk_scene *s, const size_t 
 	}
 }
 
+/* ---- look-at ------------------------------------------------------------------ */
+
+/* A VRM 1.0 range map: outputScale x clamp(x / inputMaxValue, 0, 1). */
+typedef struct rki_range { double in_max, out_scale; } rki_range;
+
+static rki_range rki_range_read(const rk_ext_value *lookat, const char *key)
+{
+	const rk_ext_value *m = rk_ext_member(lookat, key);
+	rki_range r = { rki_ext_number(rk_ext_member(m, "inputMaxValue"), 90.0), rki_ext_number(rk_ext_member(m, "outputScale"), 10.0) };
+	if (r.in_max < 0.01) r.in_max = 0.01; /* three-vrm's minimum */
+	return r;
+}
+
+static double rki_range_map(rki_range r, double x)
+{
+	double u = x / r.in_max;
+	return r.out_scale * (u < 0 ? 0 : u > 1 ? 1 : u);
+}
+
+/* Yaw (about Y) and pitch (about X), degrees, of q read as Euler angles
+ * applied Y, then X, then Z (three.js order "YXZ"). */
+static void rki_yaw_pitch(rk_quat q, double *yaw, double *pitch)
+{
+	double m13 = 2 * (q.x * q.z + q.w * q.y), m23 = 2 * (q.y * q.z - q.w * q.x);
+	double m33 = 1 - 2 * (q.x * q.x + q.y * q.y), m31 = 2 * (q.x * q.z - q.w * q.y), m11 = 1 - 2 * (q.y * q.y + q.z * q.z);
+	double c = m23 < -1 ? -1 : m23 > 1 ? 1 : m23;
+	*pitch = asin(-c) * 180.0 / RKI_XPI;
+	*yaw = (fabs(c) < 0.9999999 ? atan2(m13, m33) : atan2(-m31, m11)) * 180.0 / RKI_XPI;
+}
+
+/* The look-at node of a VRMA and its rotation track, or NULL. */
+static const rk_anim_track *rki_lookat_track(const rk_scene *source, const rk_anim_clip *clip)
+{
+	const rk_ext_value *n = rk_ext_member(rk_ext_member(rk_scene_extension(source, "VRMC_vrm_animation"), "lookAt"), "node");
+	if (!n || n->kind != RK_EXT_NODE || !clip->layer_count) return NULL;
+	const rk_anim_layer *l = &clip->layers[0];
+	for (size_t i = 0; i < l->track_count; i++)
+		if (l->tracks[i].node == n->ref && l->tracks[i].target == RK_TARGET_ROTATION_QUAT) return &l->tracks[i];
+	return NULL;
+}
+
+/* Overwrites the rotation keys of the eye bones' tracks in `layer` with the
+ * look-at rule (rigkit/retarget.h, LOOK-AT). Returns the tracks changed. */
+static size_t rki_lookat_apply(rk_scene *target, const rk_anim_layer *layer, const rk_humanoid *ht, const rk_scene *source,
+	const rk_anim_clip *source_clip, const rk_anim_track *keys, rk_anim_track *tracks, const rk_retarget_opts *o)
+{
+	const rk_anim_track *la = rki_lookat_track(source, source_clip);
+	if (!la) return 0;
+	const rk_ext_value *vrm1 = rk_scene_extension(target, "VRMC_vrm");
+	const rk_ext_value *look = rk_ext_member(vrm1, "lookAt");
+	if (!vrm1 || !rki_ext_is_string(rk_ext_member(look, "type"), "bone")) {
+		rki_expr_warn(o, "%s: the target is not a VRM 1.0 avatar with a bone look-at: not retargeted",
+			"the VRM Animation's look-at track");
+		return 0;
+	}
+	rki_range inner = rki_range_read(look, "rangeMapHorizontalInner"), outer = rki_range_read(look, "rangeMapHorizontalOuter");
+	rki_range down = rki_range_read(look, "rangeMapVerticalDown"), up = rki_range_read(look, "rangeMapVerticalUp");
+	size_t changed = 0;
+	for (int side = 0; side < 2; side++) {
+		const rk_node *eye = ht->bones[side ? RK_HUMANOID_RIGHT_EYE : RK_HUMANOID_LEFT_EYE];
+		if (!eye || eye->has_fbx_props || !eye->parent) continue;
+		rk_anim_track *t = NULL;
+		for (size_t i = 0; i < layer->track_count; i++)
+			if (tracks[i].node == eye && tracks[i].target == RK_TARGET_ROTATION_QUAT && tracks[i].components == 4
+				&& tracks[i].key_count == keys->key_count && tracks[i].interpolation == RK_INTERP_LINEAR) t = &tracks[i];
+		if (!t) continue;
+		rk_quat p = rk_quat_normalize(rk_mat4_decompose(eye->parent->node_to_world).rotation);
+		rk_quat rest = rk_quat_normalize(eye->local.rotation);
+		double *vals = (double *)rki_arena_array(rki_scene_arena(target), keys->key_count, 4 * sizeof(double));
+		if (!vals) return SIZE_MAX;
+		for (size_t f = 0; f < keys->key_count; f++) {
+			double v[4] = { 0, 0, 0, 1 };
+			rk_anim_track_eval(la, source_clip->time_begin + keys->times[f], false, v, 4);
+			double yaw, pitch;
+			rki_yaw_pitch(rk_quat_normalize((rk_quat){ v[0], v[1], v[2], v[3] }), &yaw, &pitch);
+			double ex = pitch < 0 ? -rki_range_map(down, -pitch) : rki_range_map(up, pitch);
+			rki_range yin = side ? outer : inner, yout = side ? inner : outer;
+			double ey = yaw < 0 ? -rki_range_map(yin, -yaw) : rki_range_map(yout, yaw);
+			rk_quat e = rk_quat_mul(rk_quat_axis_angle((rk_vec3){ 0, 1, 0 }, ey * RKI_XPI / 180.0),
+				rk_quat_axis_angle((rk_vec3){ 1, 0, 0 }, ex * RKI_XPI / 180.0));
+			rk_quat q = rk_quat_mul(rk_quat_mul(rk_quat_conjugate(p), rk_quat_mul(e, p)), rest);
+			if (f > 0 && q.x * vals[4 * f - 4] + q.y * vals[4 * f - 3] + q.z * vals[4 * f - 2] + q.w * vals[4 * f - 1] < 0)
+				q = (rk_quat){ -q.x, -q.y, -q.z, -q.w };
+			vals[4 * f] = q.x;
+			vals[4 * f + 1] = q.y;
+			vals[4 * f + 2] = q.z;
+			vals[4 * f + 3] = q.w;
+		}
+		t->values = vals;
+		changed++;
+	}
+	return changed;
+}
+
 bool rk_retarget_expressions(rk_scene *target, rk_anim_clip *clip, const rk_scene *source,
 	const rk_anim_clip *source_clip, const rk_retarget_opts *opts, rk_expression_report *report, rk_error *err)
 {
@@ -281,7 +380,8 @@ bool rk_retarget_expressions(rk_scene *target, rk_anim_clip *clip, const rk_scen
 		return false;
 	}
 	const rk_ext_value *x = rk_ext_member(rk_scene_extension(source, "VRMC_vrm_animation"), "expressions");
-	if (!rk_scene_has_vrma_expressions(source)) return true;
+	const rk_anim_track *look = rki_lookat_track(source, source_clip);
+	if (!rk_scene_has_vrma_expressions(source) && !look) return true;
 	const rk_anim_track *keys = clip->layer_count && clip->layers[0].track_count ? &clip->layers[0].tracks[0] : NULL;
 	if (!keys || keys->key_count == 0 || !keys->times) {
 		rki_error_set(err, RK_ERROR_INVALID_ARGUMENT, "rk_retarget_expressions: the clip has no keys to sample at");
@@ -340,14 +440,14 @@ bool rk_retarget_expressions(rk_scene *target, rk_anim_clip *clip, const rk_scen
 		report->source_expressions = animated;
 		report->matched = matched;
 	}
-	if (matched == 0) {
+	if (matched == 0 && !look) {
 		ok = true;
 		goto done;
 	}
 
 	/* the mesh nodes any expression binds: each gets one weights track */
 	for (size_t n = 0; n < n_nodes; n++) offset[n] = SIZE_MAX;
-	for (size_t b = 0; b < t.bind_count; b++) {
+	for (size_t b = 0; matched && b < t.bind_count; b++) {
 		uint32_t n = t.bind[b].node;
 		if (offset[n] != SIZE_MAX) continue;
 		offset[n] = total;
@@ -361,12 +461,12 @@ bool rk_retarget_expressions(rk_scene *target, rk_anim_clip *clip, const rk_scen
 	rk_anim_track *all = ar ? (rk_anim_track *)rki_arena_array(ar, old->track_count + tracks, sizeof(rk_anim_track)) : NULL;
 	double *values = ar ? (double *)rki_arena_array(ar, frames, total * sizeof(double)) : NULL;
 	row = total ? (double *)rki_calloc(&al, total, sizeof(double)) : NULL;
-	if (!layer || !all || !values || !row) {
+	if (!layer || !all || (total && (!values || !row))) {
 		rki_error_set(err, al.limit_hit ? RK_ERROR_LIMIT : RK_ERROR_OUT_OF_MEMORY,
 			"rk_retarget_expressions: out of memory for %zu frames of %zu morph weights", frames, total);
 		goto done;
 	}
-	for (size_t f = 0; f < frames; f++) {
+	for (size_t f = 0; matched && f < frames; f++) {
 		rki_expr_frame(&t, target, offset, source_clip->time_begin + keys->times[f], row, total);
 		/* values of node n at frame f: values + frames * offset[n] + f * channels */
 		for (size_t n = 0; n < n_nodes; n++) {
@@ -393,6 +493,17 @@ bool rk_retarget_expressions(rk_scene *target, rk_anim_clip *clip, const rk_scen
 	}
 	layer->tracks = all;
 	layer->track_count = k;
+	if (look) {
+		rk_humanoid ht;
+		if (opts && opts->target_humanoid) ht = *opts->target_humanoid;
+		else if (!rk_humanoid_detect(target, &ht, err)) goto done;
+		size_t eyes = rki_lookat_apply(target, old, &ht, source, source_clip, keys, all, &o);
+		if (eyes == SIZE_MAX) {
+			rki_error_set(err, RK_ERROR_OUT_OF_MEMORY, "rk_retarget_expressions: out of memory for the eye keys");
+			goto done;
+		}
+		if (report) report->look_at_tracks = eyes;
+	}
 	if (clip->layer_count == 1) {
 		clip->layers = layer;
 	} else {

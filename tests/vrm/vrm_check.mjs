@@ -27,6 +27,9 @@
 //       morphTargetInfluences entry of every mesh must agree within 1e-6.
 //       OUT.vrma instead: played on AVATAR with three-vrm-animation too
 //       (a VRMA rigkit wrote must move the face as the original does).
+//   node vrm_check.mjs morphs AVATAR.vrm ANIM.vrma OUT.glb TIMES eyes
+//       also the look-at: vrm.lookAt.update() (three-vrm's bone applier)
+//       vs OUT's eye bones, world rotations within 1e-6 rad.
 //       Exit 1 when a check fails or no expression moved a morph target.
 import fs from 'node:fs';
 import * as THREE from 'three';
@@ -155,7 +158,7 @@ function influences(root) {
 	return out;
 }
 
-async function morphs(avatarFile, animFile, outFile, timeList) {
+async function morphs(avatarFile, animFile, outFile, timeList, eyes) {
 	const { vrm } = await loadVrm(avatarFile);
 	const anim = await parse(animFile, [(parser) => new VRMAnimationLoaderPlugin(parser)]);
 	const vrmAnimation = anim.userData.vrmAnimations && anim.userData.vrmAnimations[0];
@@ -184,12 +187,34 @@ async function morphs(avatarFile, animFile, outFile, timeList) {
 	action2.setLoop(THREE.LoopOnce, 1);
 	action2.clampWhenFinished = true;
 	action2.play();
-	let worst = 0, where = '', checked = 0, moved = 0;
+	let worst = 0, where = '', checked = 0, moved = 0, eyeWorst = 0, eyeWhere = '', eyeChecked = 0;
 	for (const t of timeList.split(',').map(Number)) {
 		mixer.setTime(t);
 		vrm.expressionManager.update();
 		mixer2.setTime(t);
 		if (outVrm) outVrm.expressionManager.update();
+		if (eyes) {
+			// look-at: three-vrm's bone applier vs rigkit's eye keys (raw eye world rotations)
+			vrm.humanoid.update();
+			vrm.lookAt.update(0);
+			vrm.scene.updateMatrixWorld(true);
+			outScene.updateMatrixWorld(true);
+			for (const b of ['leftEye', 'rightEye']) {
+				const raw = vrm.humanoid.getRawBoneNode(b);
+				const other = outScene.getObjectByName(raw.name);
+				if (!other) throw new Error(`${outFile}: no node '${raw.name}'`);
+				// the angle of qa^-1 qb by atan2 (angleTo's acos of a dot near 1 is off by ~1e-6 rad
+				// for float keys, unit only to ~1e-8)
+				const qa = raw.getWorldQuaternion(new THREE.Quaternion()).normalize();
+				const d = qa.invert().multiply(other.getWorldQuaternion(new THREE.Quaternion()).normalize());
+				const ang = 2 * Math.atan2(Math.hypot(d.x, d.y, d.z), Math.abs(d.w));
+				eyeChecked++;
+				if (ang > eyeWorst) {
+					eyeWorst = ang;
+					eyeWhere = `${b} at t=${t}`;
+				}
+			}
+		}
 		const a = influences(vrm.scene), b = influences(outScene);
 		for (const [name, wa] of a) {
 			const wb = b.get(name);
@@ -205,9 +230,10 @@ async function morphs(avatarFile, animFile, outFile, timeList) {
 			}
 		}
 	}
-	const ok = worst < 1e-6 && checked > 0 && moved > 0;
+	const ok = worst < 1e-6 && checked > 0 && moved > 0 && (!eyes || (eyeChecked > 0 && eyeWorst < 1e-6));
 	console.log(`${ok ? 'ok  ' : 'FAIL'} ${animFile} expressions on ${avatarFile}: ${checked} morph weights, `
-		+ `${moved} non-zero, largest difference ${worst.toExponential(2)}${where ? ` (${where})` : ''}`);
+		+ `${moved} non-zero, largest difference ${worst.toExponential(2)}${where ? ` (${where})` : ''}`
+		+ (eyes ? `; look-at: ${eyeChecked} eye rotations, largest angle ${eyeWorst.toExponential(2)} rad (${eyeWhere})` : ''));
 	return ok;
 }
 
@@ -215,7 +241,7 @@ const [cmd, ...rest] = process.argv.slice(2);
 try {
 	if (cmd === 'summary' && rest.length === 1) {
 		await summary(rest[0]);
-	} else if (cmd === 'morphs' && rest.length === 4) {
+	} else if (cmd === 'morphs' && (rest.length === 4 || rest.length === 5)) {
 		if (!(await morphs(...rest))) process.exit(1);
 	} else if (cmd === 'play' && (rest.length === 4 || rest.length === 5)) {
 		if (!(await play(...rest))) process.exit(1);

@@ -331,9 +331,9 @@ int cli_cmd_retarget(cli_ctx *ctx, int argc, char **argv)
 		ro.name = name;
 		const rk_anim_clip *cl = &src->clips.data[picked[c]];
 		if (!rk_retarget(dst, src, cl, &ro, &reports[c], &err)
-			|| (rk_scene_has_vrma_expressions(src)
-				&& !rk_retarget_expressions(dst, &dst->clips.data[dst->clips.count - 1], src, cl,
-					&(rk_retarget_opts){ .warning = cli_writer_warning, .warning_user = ctx }, NULL, &err))) {
+			|| !rk_retarget_expressions(dst, &dst->clips.data[dst->clips.count - 1], src, cl,
+				&(rk_retarget_opts){ .target_humanoid = &ht, .warning = cli_writer_warning, .warning_user = ctx }, NULL,
+				&err)) {
 			cli_print_error(ctx, &err);
 			rc = CLI_EXIT_INPUT;
 			goto out;
