@@ -185,5 +185,16 @@ else
 	echo "note: ybot@kick.fbx, Xbot.glb, Soldier.glb, readyplayer.me.glb not all in '$assets': shared-asset case skipped"
 fi
 
+# A VRM Animation motion onto a VRM avatar: batch carries the expressions
+# (morph weight tracks) exactly as `rigkit retarget` does (same track count).
+fix="$(cd "$(dirname "$0")" && pwd)/fixtures"
+mkdir -p "$tmp/vm" "$tmp/va"
+cp "$fix/vroid_face.vrma" "$tmp/vm/" && cp "$fix/vroid_face_vrm1.vrm" "$tmp/va/"
+expect vrma-batch 0 -- "$rigkit" batch --motions "$tmp/vm" --avatars "$tmp/va" --out "$tmp/vo" -q
+expect vrma-retarget 0 -- "$rigkit" retarget "$tmp/vm/vroid_face.vrma" "$tmp/va/vroid_face_vrm1.vrm" "$tmp/vr.glb" -q
+tracks_of() { "$rigkit" info --json "$1" | python3 -c 'import json, sys; print(json.load(sys.stdin)["clips"][0]["tracks"])'; }
+check vrma-batch-expressions test "$(tracks_of "$tmp/vo/vroid_face_vrm1.glb")" = "$(tracks_of "$tmp/vr.glb")"
+check vrma-batch-has-weights test "$(tracks_of "$tmp/vo/vroid_face_vrm1.glb")" -gt 55
+
 echo "$pass passed, $fail failed"
 [ "$fail" -eq 0 ]

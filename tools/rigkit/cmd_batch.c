@@ -1157,7 +1157,11 @@ static void cli_batch_run_job(cli_batch *b, size_t j)
 		}
 		ro.source_humanoid = &m->humanoid;
 		ro.name = name;
-		if (!rk_retarget(s, m->scene, c->clip, &ro, &r->report, &err)) {
+		/* a VRM Animation source's expressions and look-at onto a VRM avatar
+		 * (nothing for other files; warnings only counted: worker thread) */
+		if (!rk_retarget(s, m->scene, c->clip, &ro, &r->report, &err) ||
+			!rk_retarget_expressions(s, &s->clips.data[s->clips.count - 1], m->scene, c->clip,
+				&(rk_retarget_opts){ .target_humanoid = &ht }, NULL, &err)) {
 			char *ctx = cli_batch_format("%s <- %s clip '%s'", avatar, m->file->path, c->clip->name ? c->clip->name : "");
 			cli_batch_fail_err(&job->failures, avatar, "retarget", ctx, &err);
 			free(ctx);
