@@ -152,7 +152,7 @@ for A in vroid_face_vrm1 vroid_face_vrm0; do
 	"$RIGKIT" retarget "$FIX/vroid_face.vrma" "$FIX/$A.vrm" "$OUT/$A.face.glb" --drop-target-clips 2>"$OUT/$A.face.err" >/dev/null \
 		|| { bad "$A: retarget of vroid_face.vrma failed: $(cat "$OUT/$A.face.err")"; continue; }
 	grep -q "expression 'surprised'" "$OUT/$A.face.err" || bad "$A: no warning for the expression the avatar lacks"
-	EYES=; [ "$A" = vroid_face_vrm1 ] && EYES=eyes   # look-at: VRM 1.0 bone type only
+	EYES=eyes   # look-at: bone type on both (VRM 0.x: three-vrm's degree maps, -Z face)
 	(cd "$PKG" && node vrm_check.mjs morphs "$FIX/$A.vrm" "$FIX/vroid_face.vrma" "$OUT/$A.face.glb" "$TIMES" $EYES) \
 		|| bad "$A: three-vrm's expression weights (or look-at) differ from rigkit's"
 	"$RIGKIT" retarget "$FIX/vroid_face.vrma" "$FIX/$A.vrm" "$OUT/$A.face.vrm" -q 2>/dev/null >/dev/null || bad "$A: retarget to .vrm failed"

@@ -230,9 +230,14 @@ rk_anim_clip *rk_retarget(rk_scene *target, const rk_scene *source, const rk_ani
  *   local rotation = P^-1 E P x rest, P = the eye parent's rest world
  *   rotation, rest = the eye's rest local rotation. These keys replace
  *   those of the clip's rotation tracks of the eye bones (leftEye /
- *   rightEye mapped in both skeletons, glTF-style nodes). A source look-at
- *   on any other target (VRM 0.x, expression look-at, no VRM) is a warning:
- *   not retargeted. */
+ *   rightEye mapped in both skeletons, glTF-style nodes). On a VRM 0.x
+ *   target with firstPerson.lookAtTypeName "Bone" (or none), as three-vrm
+ *   reads it: the four degree maps lookAtHorizontalInner/Outer,
+ *   lookAtVerticalDown/Up give inputMaxValue = xRange (default 90) and
+ *   outputScale = yRange (default 10), their curves are not applied (a
+ *   warning unless linear), and the avatar faces -Z: E = Ry(yaw')
+ *   Rx(-pitch'). A source look-at on any other target (expression /
+ *   BlendShape look-at, no VRM) is a warning: not retargeted. */
 
 typedef struct rk_expression_report {
 	size_t source_expressions;       /* expressions the source clip animates */

@@ -14,8 +14,10 @@
  *   Morph target binds only: materialColorBinds and textureTransformBinds
  *   (colour / UV changes) have no counterpart in the scene model and are
  *   not applied. Only the source clip's first layer is read (glTF clips have
- *   one). Look-at: VRM 1.0 "bone" type only (no 0.x degree-map curves, no
- *   expression look-at); the avatar is taken to face +Z (VRM 1.0).
+ *   one). Look-at: "bone" type only (VRM 1.0 lookAt.type "bone", VRM 0.x
+ *   firstPerson.lookAtTypeName "Bone"; no expression / BlendShape look-at);
+ *   VRM 0.x degree-map curves are read as linear (as three-vrm does) with a
+ *   warning; a VRM 1.0 avatar faces +Z, a 0.x one -Z.
  */
 #include "retarget/retarget_internal.h"
 #include "scene/scene_internal.h"
@@ -288,6 +290,25 @@ static rki_range rki_range_read(const rk_ext_value *lookat, const char *key)
 	return r;
 }
 
+/* A VRM 0.x degree map (firstPerson.lookAt*: xRange, yRange, curve) read as
+ * three-vrm reads it: a linear range map with input max xRange (default 90)
+ * and output scale yRange (default 10, bone look-at). A curve other than
+ * the linear default is not applied (as in three-vrm) and is warned. */
+static rki_range rki_degree_map_read(const rk_ext_value *first_person, const char *key, bool *curved)
+{
+	const rk_ext_value *m = rk_ext_member(first_person, key);
+	rki_range r = { rki_ext_number(rk_ext_member(m, "xRange"), 90.0), rki_ext_number(rk_ext_member(m, "yRange"), 10.0) };
+	if (r.in_max < 0.01) r.in_max = 0.01;
+	const rk_ext_value *c = rk_ext_member(m, "curve");
+	static const double linear[8] = { 0, 0, 0, 1, 1, 1, 1, 0 };
+	if (c) {
+		bool same = c->kind == RK_EXT_ARRAY && c->count == 8;
+		for (size_t i = 0; same && i < 8; i++) same = c->items[i].kind == RK_EXT_NUMBER && c->items[i].number == linear[i];
+		if (!same) *curved = true;
+	}
+	return r;
+}
+
 static double rki_range_map(rki_range r, double x)
 {
 	double u = x / r.in_max;
@@ -325,13 +346,32 @@ static size_t rki_lookat_apply(rk_scene *target, const rk_anim_layer *layer, con
 	if (!la) return 0;
 	const rk_ext_value *vrm1 = rk_scene_extension(target, "VRMC_vrm");
 	const rk_ext_value *look = rk_ext_member(vrm1, "lookAt");
-	if (!vrm1 || !rki_ext_is_string(rk_ext_member(look, "type"), "bone")) {
-		rki_expr_warn(o, "%s: the target is not a VRM 1.0 avatar with a bone look-at: not retargeted",
+	const rk_ext_value *fp = vrm1 ? NULL : rk_ext_member(rk_scene_extension(target, "VRM"), "firstPerson");
+	rki_range inner, outer, down, up;
+	bool vrm0 = false;
+	if (vrm1 && rki_ext_is_string(rk_ext_member(look, "type"), "bone")) {
+		inner = rki_range_read(look, "rangeMapHorizontalInner");
+		outer = rki_range_read(look, "rangeMapHorizontalOuter");
+		down = rki_range_read(look, "rangeMapVerticalDown");
+		up = rki_range_read(look, "rangeMapVerticalUp");
+	} else if (fp && (!rk_ext_member(fp, "lookAtTypeName") || rki_ext_is_string(rk_ext_member(fp, "lookAtTypeName"), "Bone"))) {
+		/* VRM 0.x: the avatar faces -Z; three-vrm's faceFront (0, 0, -1)
+		 * turns the eye rotation by 180 degrees about Y, which negates
+		 * the pitch and keeps the yaw */
+		bool curved = false;
+		inner = rki_degree_map_read(fp, "lookAtHorizontalInner", &curved);
+		outer = rki_degree_map_read(fp, "lookAtHorizontalOuter", &curved);
+		down = rki_degree_map_read(fp, "lookAtVerticalDown", &curved);
+		up = rki_degree_map_read(fp, "lookAtVerticalUp", &curved);
+		if (curved)
+			rki_expr_warn(o, "%s: the avatar's VRM 0.x look-at degree map curves are not applied (read as linear, as three-vrm does)",
+				"the VRM Animation's look-at track");
+		vrm0 = true;
+	} else {
+		rki_expr_warn(o, "%s: the target is not a VRM avatar with a bone look-at (expression look-at is not supported): not retargeted",
 			"the VRM Animation's look-at track");
 		return 0;
 	}
-	rki_range inner = rki_range_read(look, "rangeMapHorizontalInner"), outer = rki_range_read(look, "rangeMapHorizontalOuter");
-	rki_range down = rki_range_read(look, "rangeMapVerticalDown"), up = rki_range_read(look, "rangeMapVerticalUp");
 	size_t changed = 0;
 	for (int side = 0; side < 2; side++) {
 		const rk_node *eye = ht->bones[side ? RK_HUMANOID_RIGHT_EYE : RK_HUMANOID_LEFT_EYE];
@@ -351,6 +391,7 @@ static size_t rki_lookat_apply(rk_scene *target, const rk_anim_layer *layer, con
 			double yaw, pitch;
 			rki_yaw_pitch(rk_quat_normalize((rk_quat){ v[0], v[1], v[2], v[3] }), &yaw, &pitch);
 			double ex = pitch < 0 ? -rki_range_map(down, -pitch) : rki_range_map(up, pitch);
+			if (vrm0) ex = -ex;
 			rki_range yin = side ? outer : inner, yout = side ? inner : outer;
 			double ey = yaw < 0 ? -rki_range_map(yin, -yaw) : rki_range_map(yout, yaw);
 			rk_quat e = rk_quat_mul(rk_quat_axis_angle((rk_vec3){ 0, 1, 0 }, ey * RKI_XPI / 180.0),
