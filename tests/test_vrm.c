@@ -818,6 +818,55 @@ RK_TEST(vrma_expressions_onto_vrm)
 	rk_scene_free(src);
 }
 
+/* vroid_face.vrma's look-at onto avatars with an expression look-at, worked
+ * by hand from make_vrm.py and three-vrm's VRMLookAtExpressionApplier:
+ * look-at (yaw, pitch) (0, 0), (30, -20), (-60, 45); maps input max 60,
+ * outer 0.8, up 0.9, down 0.6. pitch < 0: lookUp = 0.9 x 20/60 = 0.3;
+ * yaw >= 0: lookLeft = 0.8 x 30/60 = 0.4; at 1 s lookDown = 0.6 x 45/60 =
+ * 0.45, lookRight = 0.8. Binds: lookUp t0 x1, lookDown t0 x0.5, lookLeft
+ * t2 x1, lookRight t2 x0.25, aa t1 x0.5 (aa 0.3, 0.7, 0.4).
+ *   1.0 (aa overrideLookAt blend: look multiplier 1 - aa = 0.7, 0.3, 0.6):
+ *     0 s (0, 0.15, 0); 0.5 s (0.3 x 0.3, 0.35, 0.4 x 0.3) = (0.09, 0.35,
+ *     0.12); 1 s (0.45 x 0.6 x 0.5, 0.2, 0.8 x 0.6 x 0.25) = (0.135, 0.2, 0.12)
+ *   0.x (no overrides): 0 s (0, 0.15, 0); 0.5 s (0.3, 0.35, 0.4);
+ *     1 s (0.225, 0.2, 0.2) */
+RK_TEST(vrma_look_at_expressions)
+{
+	static const char *const avatars[] = { "vroid_lookexpr_vrm1.vrm", "vroid_lookexpr_vrm0.vrm" };
+	static const double want[2][3][3] = { { { 0, 0.15, 0 }, { 0.09, 0.35, 0.12 }, { 0.135, 0.2, 0.12 } },
+		{ { 0, 0.15, 0 }, { 0.3, 0.35, 0.4 }, { 0.225, 0.2, 0.2 } } };
+	rk_scene *src = load_fixture("vroid_face.vrma");
+	RK_REQUIRE(src);
+	for (int a = 0; a < 2; a++) {
+		rk_scene *dst = load_fixture(avatars[a]);
+		RK_REQUIRE(dst);
+		rk_error err;
+		rk_retarget_opts ro = { .fps = 2 };
+		const rk_anim_clip *sc = &src->clips.data[0];
+		rk_anim_clip *c = rk_retarget(dst, src, sc, &ro, NULL, &err);
+		RK_REQUIRE(c);
+		warn_log log = { 0 };
+		ro.warning = log_warning;
+		ro.warning_user = &log;
+		rk_expression_report rep;
+		RK_REQUIRE(rk_retarget_expressions(dst, c, src, sc, &ro, &rep, &err));
+		RK_CHECK_INT(rep.look_at_tracks, 0);
+		RK_CHECK_INT(rep.look_at_expressions, 4);
+		RK_CHECK_INT(rep.matched, 1);   /* aa; happy, blink, smirk, surprised are warned */
+		RK_CHECK_INT(log.count, 4);
+		const rk_anim_track *t = face_track(c);
+		RK_REQUIRE(t);
+		RK_REQUIRE(t->key_count == 3);
+		for (int f = 0; f < 3; f++) {
+			double v[3];
+			RK_CHECK_INT(rk_anim_track_eval(t, 0.5 * f, false, v, 3), 3);
+			for (int k = 0; k < 3; k++) RK_CHECK_NEAR(v[k], want[a][f][k], 1e-6);
+		}
+		rk_scene_free(dst);
+	}
+	rk_scene_free(src);
+}
+
 /* Byte flips of the face avatar and of the VRMA: whatever loads retargets
  * its expressions without a crash (ASan), weights finite. */
 RK_TEST(vrma_expressions_flipped)
@@ -936,5 +985,6 @@ RK_TEST_MAIN(RK_TEST_ENTRY(vrm1_declared_humanoid), RK_TEST_ENTRY(vrm0_thumbs_tr
 	RK_TEST_ENTRY(vrm_write_keeps_extensions), RK_TEST_ENTRY(vrm_write_drops_unwritten_reference),
 	RK_TEST_ENTRY(vrma_write_round_trip), RK_TEST_ENTRY(vrma_write_bad_inputs), RK_TEST_ENTRY(vrma_tpose_rest),
 	RK_TEST_ENTRY(vrma_write_allocator_and_limit), RK_TEST_ENTRY(vrma_faces_plus_z),
-	RK_TEST_ENTRY(vrma_expressions_onto_vrm), RK_TEST_ENTRY(vrma_expressions_flipped),
+	RK_TEST_ENTRY(vrma_expressions_onto_vrm), RK_TEST_ENTRY(vrma_look_at_expressions),
+	RK_TEST_ENTRY(vrma_expressions_flipped),
 	RK_TEST_ENTRY(vrma_write_expressions))

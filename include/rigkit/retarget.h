@@ -236,14 +236,22 @@ rk_anim_clip *rk_retarget(rk_scene *target, const rk_scene *source, const rk_ani
  *   lookAtVerticalDown/Up give inputMaxValue = xRange (default 90) and
  *   outputScale = yRange (default 10), their curves are not applied (a
  *   warning unless linear), and the avatar faces -Z: E = Ry(yaw')
- *   Rx(-pitch'). A source look-at on any other target (expression /
- *   BlendShape look-at, no VRM) is a warning: not retargeted. */
+ *   Rx(-pitch'). On a target with an expression look-at (VRM 1.0
+ *   lookAt.type "expression", 0.x lookAtTypeName "BlendShape"; default
+ *   outputScale / yRange 1), as three-vrm's VRMLookAtExpressionApplier:
+ *   pitch < 0 -> lookUp = up(-pitch), else lookDown = down(pitch); yaw < 0
+ *   -> lookRight = outer(-yaw), else lookLeft = outer(yaw) (the outer map
+ *   on both sides, as three-vrm); the other look expression 0. These
+ *   weights replace any the source animates for those four (a warning) and
+ *   then go through EXPRESSIONS (overrideLookAt, binds). A source look-at on
+ *   a target without a VRM look-at is a warning: not retargeted. */
 
 typedef struct rk_expression_report {
 	size_t source_expressions;       /* expressions the source clip animates */
 	size_t matched;                  /* of them, found on the target */
 	size_t tracks;                   /* morph weight tracks added to the clip */
-	size_t look_at_tracks;           /* eye bone rotation tracks set by LOOK-AT */
+	size_t look_at_tracks;           /* eye bone rotation tracks set by LOOK-AT (bone look-at) */
+	size_t look_at_expressions;      /* look expressions driven by LOOK-AT (expression look-at) */
 } rk_expression_report;
 
 /* True when `scene` declares VRM Animation expressions (a .vrma with
