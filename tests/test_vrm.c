@@ -743,6 +743,44 @@ static void check_look_at(rk_test_state *rk_t_, const rk_scene *dst, const rk_an
 	}
 }
 
+/* `avatar` (a fixture) with vroid_face.vrma retargeted at 2 fps and its
+ * expressions applied; warnings into *log. NULL on a failure (reported). */
+static rk_scene *face_retarget(rk_test_state *rk_t_, const rk_scene *src, const char *avatar, warn_log *log,
+	rk_expression_report *rep, rk_anim_clip **clip)
+{
+	rk_scene *dst = load_fixture(avatar);
+	RK_CHECK(dst != NULL);
+	if (!dst) return NULL;
+	rk_error err;
+	rk_retarget_opts ro = { .fps = 2 };
+	const rk_anim_clip *sc = &src->clips.data[0];
+	rk_anim_clip *c = rk_retarget(dst, src, sc, &ro, NULL, &err);
+	ro.warning = log_warning;
+	ro.warning_user = log;
+	bool ok = c && rk_retarget_expressions(dst, c, src, sc, &ro, rep, &err);
+	RK_CHECK(ok);
+	if (!ok) {
+		rk_scene_free(dst);
+		return NULL;
+	}
+	*clip = c;
+	return dst;
+}
+
+/* The face's 3 morph weights at 0, 0.5 and 1 s against `want`. */
+static void check_face_weights(rk_test_state *rk_t_, const rk_anim_clip *c, const double want[3][3])
+{
+	const rk_anim_track *t = face_track(c);
+	RK_REQUIRE(t);
+	RK_CHECK_INT(t->components, 3);
+	RK_REQUIRE(t->key_count == 3);
+	for (int f = 0; f < 3; f++) {
+		double v[3];
+		RK_CHECK_INT(rk_anim_track_eval(t, 0.5 * f, false, v, 3), 3);
+		for (int k = 0; k < 3; k++) RK_CHECK_NEAR(v[k], want[f][k], 1e-6);
+	}
+}
+
 /* vroid_face.vrma (happy 0/1/0.4, blink 0.2/0.6/1, aa 0.3/0.7/0.4, custom
  * smirk 1/0/0.5, surprised at 0, 0.5, 1 s) onto the face avatars, worked by
  * hand from make_vrm.py's binds:
@@ -762,19 +800,12 @@ RK_TEST(vrma_expressions_onto_vrm)
 	RK_REQUIRE(src);
 	RK_CHECK(rk_scene_has_vrma_expressions(src));
 	for (int a = 0; a < 2; a++) {
-		rk_scene *dst = load_fixture(avatars[a]);
+		warn_log log = { 0 };
+		rk_expression_report rep;
+		rk_anim_clip *c = NULL;
+		rk_scene *dst = face_retarget(rk_t_, src, avatars[a], &log, &rep, &c);
 		RK_REQUIRE(dst);
 		RK_CHECK(!rk_scene_has_vrma_expressions(dst));
-		rk_error err;
-		rk_retarget_opts ro = { .fps = 2 };
-		const rk_anim_clip *sc = &src->clips.data[0];
-		rk_anim_clip *c = rk_retarget(dst, src, sc, &ro, NULL, &err);
-		RK_REQUIRE(c);
-		warn_log log = { 0 };
-		ro.warning = log_warning;
-		ro.warning_user = &log;
-		rk_expression_report rep;
-		RK_REQUIRE(rk_retarget_expressions(dst, c, src, sc, &ro, &rep, &err));
 		RK_CHECK_INT(rep.source_expressions, 5);
 		RK_CHECK_INT(rep.matched, 4);
 		RK_CHECK_INT(rep.tracks, 1);
@@ -784,15 +815,7 @@ RK_TEST(vrma_expressions_onto_vrm)
 		 * default degree maps and its -Z face) */
 		RK_CHECK_INT(rep.look_at_tracks, 2);
 		check_look_at(rk_t_, dst, c, a == 1);
-		const rk_anim_track *t = face_track(c);
-		RK_REQUIRE(t);
-		RK_CHECK_INT(t->components, 3);
-		RK_REQUIRE(t->key_count == 3);
-		for (int f = 0; f < 3; f++) {
-			double v[3];
-			RK_CHECK_INT(rk_anim_track_eval(t, 0.5 * f, false, v, 3), 3);
-			for (int k = 0; k < 3; k++) RK_CHECK_NEAR(v[k], want[a][f][k], 1e-6);
-		}
+		check_face_weights(rk_t_, c, want[a]);
 		rk_scene_free(dst);
 	}
 	/* a target without VRM expressions: nothing added, each expression warned */
@@ -838,30 +861,16 @@ RK_TEST(vrma_look_at_expressions)
 	rk_scene *src = load_fixture("vroid_face.vrma");
 	RK_REQUIRE(src);
 	for (int a = 0; a < 2; a++) {
-		rk_scene *dst = load_fixture(avatars[a]);
-		RK_REQUIRE(dst);
-		rk_error err;
-		rk_retarget_opts ro = { .fps = 2 };
-		const rk_anim_clip *sc = &src->clips.data[0];
-		rk_anim_clip *c = rk_retarget(dst, src, sc, &ro, NULL, &err);
-		RK_REQUIRE(c);
 		warn_log log = { 0 };
-		ro.warning = log_warning;
-		ro.warning_user = &log;
 		rk_expression_report rep;
-		RK_REQUIRE(rk_retarget_expressions(dst, c, src, sc, &ro, &rep, &err));
+		rk_anim_clip *c = NULL;
+		rk_scene *dst = face_retarget(rk_t_, src, avatars[a], &log, &rep, &c);
+		RK_REQUIRE(dst);
 		RK_CHECK_INT(rep.look_at_tracks, 0);
 		RK_CHECK_INT(rep.look_at_expressions, 4);
 		RK_CHECK_INT(rep.matched, 1);   /* aa; happy, blink, smirk, surprised are warned */
 		RK_CHECK_INT(log.count, 4);
-		const rk_anim_track *t = face_track(c);
-		RK_REQUIRE(t);
-		RK_REQUIRE(t->key_count == 3);
-		for (int f = 0; f < 3; f++) {
-			double v[3];
-			RK_CHECK_INT(rk_anim_track_eval(t, 0.5 * f, false, v, 3), 3);
-			for (int k = 0; k < 3; k++) RK_CHECK_NEAR(v[k], want[a][f][k], 1e-6);
-		}
+		check_face_weights(rk_t_, c, want[a]);
 		rk_scene_free(dst);
 	}
 	rk_scene_free(src);
