@@ -325,6 +325,21 @@ int cli_cmd_retarget(cli_ctx *ctx, int argc, char **argv)
 		rc = cli_usage(ctx, "%s: a BVH file holds one clip and %s has %zu: pick one with --clip", paths[2], paths[0], picked_count);
 		goto out;
 	}
+	/* --twist-weight names that are no twist joint of the target */
+	rk_humanoid_twists twists;
+	rk_humanoid_find_twists(dst, &ht, &twists);
+	for (size_t w = 0; w < ro.twist_weight_count; w++) {
+		bool hit = false;
+		for (int g = 0; g < RK_HUMANOID_TWIST_SEGMENTS; g++)
+			for (size_t i = 0; i < twists.segments[g].count; i++)
+				hit = hit || !strcmp(twists.segments[g].joints[i]->name ? twists.segments[g].joints[i]->name : "",
+					ro.twist_weights[w].node);
+		if (hit) continue;
+		char msg[300];
+		snprintf(msg, sizeof(msg), "--twist-weight %.150s: not a twist joint of the target (ignored)", ro.twist_weights[w].node);
+		rk_warning wr = { msg, UINT64_MAX, "", 1 };
+		cli_writer_warning(ctx, &wr);
+	}
 	size_t first_new = dst->clips.count;
 	rk_retarget_report reports[CLI_RETARGET_MAX_CLIPS];
 	for (size_t c = 0; c < picked_count; c++) {
@@ -384,6 +399,11 @@ int cli_cmd_retarget(cli_ctx *ctx, int argc, char **argv)
 			cli_json_string(&j, "target_rest", rk_rest_mode_name(r->target_rest));
 			cli_json_int(&j, "rest_tracks", (long long)r->rest_tracks);
 			if (ro.foot_ik) cli_json_number(&j, "max_foot_miss", r->max_foot_miss);
+			cli_json_int(&j, "twist_tracks", (long long)r->twist_tracks);
+			if (r->root_node) {
+				cli_json_string(&j, "root_node", r->root_node->name ? r->root_node->name : "");
+				cli_json_number(&j, "root_travel_hips", r->root_travel);
+			}
 			cli_json_close_object(&j);
 		}
 		cli_json_close_array(&j);
@@ -395,13 +415,16 @@ int cli_cmd_retarget(cli_ctx *ctx, int argc, char **argv)
 		for (size_t c = 0; c < picked_count && !(report == stderr && ctx->quiet); c++) {
 			const rk_retarget_report *r = &reports[c];
 			fprintf(report, "%s: '%s' -> '%s': %zu bones, %zu frames, hips %.4g -> %.4g (file units), root %s, "
-				"max bone direction error %.2g deg%s%s%s\n",
+				"max bone direction error %.2g deg%s%s%s",
 				paths[2], src->clips.data[picked[c]].name, dst->clips.data[first_new + c].name, r->mapped_bones,
 				r->frames, r->source_hips_height, r->target_hips_height, cli_retarget_root_name(ro.root),
 				r->max_direction_error * 180.0 / 3.14159265358979323846,
 				r->source_rest == RK_REST_BIND ? ", source in its bind pose" : "",
 				r->target_rest == RK_REST_BIND ? ", target in its bind pose" : "",
 				r->target_rest == RK_REST_BIND ? " (constant tracks hold it)" : "");
+			if (r->twist_tracks) fprintf(report, ", %zu twist joints", r->twist_tracks);
+			if (r->root_node) fprintf(report, ", root motion on '%s'", r->root_node->name ? r->root_node->name : "");
+			fputc('\n', report);
 		}
 	}
 out:
