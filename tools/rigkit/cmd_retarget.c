@@ -211,6 +211,20 @@ int cli_cmd_humanoid(cli_ctx *ctx, int argc, char **argv)
 			}
 			cli_json_close_object(&j);
 		}
+		rk_humanoid_twists twists;
+		if (valid && rk_humanoid_find_twists(s, &h, &twists)) {
+			cli_json_array(&j, "twist_joints");
+			for (int g = 0; g < RK_HUMANOID_TWIST_SEGMENTS; g++)
+				for (size_t i = 0; i < twists.segments[g].count; i++) {
+					cli_json_object(&j, NULL);
+					cli_json_string(&j, "node", twists.segments[g].joints[i]->name);
+					cli_json_string(&j, "bone", rk_humanoid_bone_name(twists.segments[g].bone));
+					cli_json_string(&j, "child", rk_humanoid_bone_name(twists.segments[g].child));
+					cli_json_bool(&j, "in_chain", twists.segments[g].in_chain[i]);
+					cli_json_close_object(&j);
+				}
+			cli_json_close_array(&j);
+		}
 		cli_rest_json(&j, &cf, have_frame, rop.mode);
 		/* where each mapped bone's joint is in that rest (world, file units) */
 		rk_mat4 *rw = (rk_mat4 *)malloc((s->nodes.count ? s->nodes.count : 1) * sizeof(rk_mat4));
@@ -241,6 +255,17 @@ int cli_cmd_humanoid(cli_ctx *ctx, int argc, char **argv)
 			printf("%s = %s", rk_humanoid_bone_name((rk_humanoid_bone)b), cli_text(ctx, h.bones[b]->name));
 			if (a.explain) printf("    # %s: %s", rk_humanoid_reason_name(why.reason[b]), why.text[b]);
 			printf("\n");
+		}
+		rk_humanoid_twists twists;
+		if (valid && rk_humanoid_find_twists(s, &h, &twists)) {
+			for (int g = 0; g < RK_HUMANOID_TWIST_SEGMENTS; g++) {
+				const rk_humanoid_twist_segment *seg = &twists.segments[g];
+				if (!seg->count) continue;
+				printf("# twist joints %s -> %s:", rk_humanoid_bone_name(seg->bone), rk_humanoid_bone_name(seg->child));
+				for (size_t i = 0; i < seg->count; i++)
+					printf(" %s (%s)", cli_text(ctx, seg->joints[i]->name), seg->in_chain[i] ? "in chain" : "leaf");
+				printf("\n");
+			}
 		}
 		if (!valid) cli_fail(ctx, err.code, CLI_EXIT_INPUT, path, "%s", err.message);
 	}
