@@ -416,6 +416,104 @@ RK_TEST(root_extract_needs_a_node_above_the_hips)
 	rk_scene_free(dst);
 }
 
+/* rk_scene_insert_parent: a "root" above the pelvis of twist_rig_noroot.glb
+ * makes it twist_rig.glb: same node order, names, parents, world matrices
+ * and skin joints; then --root extract works on it. */
+RK_TEST(insert_parent_gives_the_rig_a_root)
+{
+	rk_scene *a = load("twist_rig_noroot.glb"), *b = load("twist_rig.glb");
+	RK_REQUIRE(a && b);
+	rk_error err;
+	size_t before = a->nodes.count;
+	const rk_node *old_pelvis = rk_scene_find_node(a, "pelvis");
+	RK_REQUIRE(old_pelvis);
+	RK_CHECK(!rk_scene_insert_parent(a, a->root, "x", &err));            /* not the synthetic root */
+	RK_CHECK(!rk_scene_insert_parent(a, old_pelvis, NULL, &err));
+	RK_CHECK(!rk_scene_insert_parent(a, &b->nodes.data[1], "x", &err));  /* another scene's node */
+	RK_CHECK_INT(a->nodes.count, before);
+	rk_node *root = rk_scene_insert_parent(a, old_pelvis, "root", &err);
+	RK_REQUIRE(root);
+	RK_CHECK_INT(a->nodes.count, before + 1);
+	RK_REQUIRE(a->nodes.count == b->nodes.count);
+	RK_CHECK(a->root == &a->nodes.data[0]);
+	for (size_t i = 0; i < a->nodes.count; i++) {
+		const rk_node *x = &a->nodes.data[i], *y = &b->nodes.data[i];
+		RK_CHECK_INT(x->index, i);
+		RK_CHECK_STR(x->name ? x->name : "", y->name ? y->name : "");
+		RK_CHECK_INT(x->depth, y->depth);
+		if (i == 0) continue;
+		RK_CHECK(x->parent >= a->nodes.data && x->parent < a->nodes.data + a->nodes.count);
+		RK_CHECK_INT(x->parent->index, y->parent->index);
+		RK_CHECK_INT(x->children.count, y->children.count);
+		for (size_t c = 0; c < x->children.count && c < y->children.count; c++)
+			RK_CHECK_INT(x->children.data[c]->index, y->children.data[c]->index);
+		for (int k = 0; k < 16; k++) RK_CHECK_NEAR(x->node_to_world.m[k], y->node_to_world.m[k], 1e-12);
+	}
+	RK_REQUIRE(a->skins.count == 1);
+	for (size_t j = 0; j < a->skins.data[0].joint_count; j++) {
+		const rk_node *n = a->skins.data[0].joints[j].node;
+		RK_CHECK(n >= a->nodes.data && n < a->nodes.data + a->nodes.count);
+	}
+	/* the scene writes and reads back, and root motion goes onto the new node */
+	rk_scene *src = load("twist_source.glb");
+	RK_REQUIRE(src);
+	rk_retarget_opts o;
+	memset(&o, 0, sizeof(o));
+	o.root = RK_RETARGET_ROOT_EXTRACT;
+	rk_retarget_report rep;
+	RK_REQUIRE(rk_retarget(a, src, rk_scene_find_clip(src, "Twist"), &o, &rep, &err));
+	RK_CHECK(rep.root_node == root);
+	rk_scene *back = round_trip(a);
+	RK_REQUIRE(back);
+	RK_CHECK_INT(back->nodes.count, before + 1);
+	posed p = { 0 };
+	const rk_anim_clip *c = rk_scene_find_clip(back, "Twist");
+	RK_REQUIRE(c && posed_eval(&p, back, c, c->time_begin + 1.0));
+	rk_vec3 r = pos_of(&p, back, "root");
+	RK_CHECK_NEAR(r.x, 0.3, 1e-6);
+	RK_CHECK_NEAR(r.y, 0.0, 1e-9);
+	RK_CHECK_NEAR(r.z, 0.6, 1e-6);
+	free(p.mem);
+	rk_scene_free(back);
+	rk_scene_free(src);
+	rk_scene_free(a);
+	rk_scene_free(b);
+}
+
+/* A VRM keeps its declared humanoid and extension references through the
+ * insertion (they point into the new node array). */
+RK_TEST(insert_parent_keeps_declared_humanoid_and_extensions)
+{
+	rk_scene *s = load("vroid_vrm1.vrm");
+	RK_REQUIRE(s);
+	rk_humanoid h;
+	rk_error err;
+	RK_REQUIRE(rk_humanoid_detect(s, &h, &err));
+	const char *hips_name = h.bones[RK_HUMANOID_HIPS]->name;
+	RK_REQUIRE(rk_scene_insert_parent(s, h.bones[RK_HUMANOID_HIPS], "root", &err));
+	for (size_t i = 0; i < s->hints.count; i++) {
+		const rk_node *n = s->hints.data[i].node;
+		RK_CHECK(!n || (n >= s->nodes.data && n < s->nodes.data + s->nodes.count));
+	}
+	for (size_t e = 0; e < s->extensions.count; e++) {
+		const rk_node *n = s->extensions.data[e].node;
+		RK_CHECK(!n || (n >= s->nodes.data && n < s->nodes.data + s->nodes.count));
+	}
+	rk_humanoid h2;
+	rk_humanoid_explanation why;
+	RK_REQUIRE(rk_humanoid_detect_explained(s, &h2, &why, &err));
+	RK_CHECK_INT(why.reason[RK_HUMANOID_HIPS], RK_HUMANOID_REASON_DECLARED);
+	RK_CHECK_STR(h2.bones[RK_HUMANOID_HIPS]->name, hips_name);
+	RK_CHECK_STR(h2.bones[RK_HUMANOID_HIPS]->parent->name, "root");
+	rk_scene *back = round_trip(s);
+	RK_REQUIRE(back);
+	RK_CHECK(rk_humanoid_detect_explained(back, &h2, &why, &err));
+	RK_CHECK_INT(why.reason[RK_HUMANOID_HIPS], RK_HUMANOID_REASON_DECLARED);
+	RK_CHECK_STR(h2.bones[RK_HUMANOID_HIPS]->name, hips_name);
+	rk_scene_free(back);
+	rk_scene_free(s);
+}
+
 /* --root lock holds the hips at the rest the retarget is taken in: on
  * humanoid_crouch.glb (stored crouched, hips 0.35 m low; bind pose hips at
  * y = 1.0, make_bind_pose.py) that is the bind pose, not the stored one. */
@@ -451,5 +549,7 @@ RK_TEST_MAIN(
 	RK_TEST_ENTRY(twist_moves_no_bone),
 	RK_TEST_ENTRY(root_extract_moves_travel_and_yaw_onto_the_root),
 	RK_TEST_ENTRY(root_extract_needs_a_node_above_the_hips),
+	RK_TEST_ENTRY(insert_parent_gives_the_rig_a_root),
+	RK_TEST_ENTRY(insert_parent_keeps_declared_humanoid_and_extensions),
 	RK_TEST_ENTRY(root_lock_holds_the_hips_at_the_bind_pose)
 )

@@ -14,8 +14,10 @@
 #     Unreal-style "root" joint above the pelvis);
 #  2. `rigkit sample` source.glb 'Walk' -> avatar.glb (an "Armature" node
 #     above the hips);
-#  3. SHARED_DIR/assets Xbot.glb 'walk' -> readyplayer.me.glb (skipped when
-#     absent).
+#  3. SHARED_DIR/assets Xbot.glb 'walk' -> readyplayer.me.glb, and -> ybot.fbx
+#     (an FBX target whose hips hang from the scene; skipped when absent).
+# twist_rig_noroot.glb and ybot.fbx have no node above the hips: rigkit
+# adds one named "root" (rk_scene_insert_parent).
 # Node packages: tests/node/package.json + package-lock.json, reused from
 # BUILD_DIR/gltf_interop/node when that install matches the lock file, else
 # `npm ci` into BUILD_DIR/root_threejs/node. Exit 77 (skip) without node/npm
@@ -67,6 +69,8 @@ case_() {
 }
 
 case_ twist_rig "$HERE/fixtures/twist_source.glb" Twist "$HERE/fixtures/twist_rig.glb" root pelvis
+# no node above the hips: rigkit adds "root"
+case_ twist_rig_noroot "$HERE/fixtures/twist_source.glb" Twist "$HERE/fixtures/twist_rig_noroot.glb" root pelvis
 "$RIGKIT" sample "$OUT" >/dev/null || fail "rigkit sample failed"
 case_ sample_walk "$OUT/source.glb" Walk "$OUT/avatar.glb" Armature Hips
 SKIPPED=""
@@ -74,6 +78,18 @@ ASSETS="$SHARED_DIR/assets"
 if [ -n "$SHARED_DIR" ] && [ -d "$ASSETS" ]; then ASSETS=$(cd "$ASSETS" && pwd); fi
 if [ -n "$SHARED_DIR" ] && [ -f "$ASSETS/Xbot.glb" ] && [ -f "$ASSETS/readyplayer.me.glb" ]; then
 	case_ xbot_rpm "$ASSETS/Xbot.glb" walk "$ASSETS/readyplayer.me.glb" Armature Hips
+	if [ -f "$ASSETS/ybot.fbx" ]; then
+		# an FBX target whose hips hang from the scene (a "root" is added);
+		# three.js reads its rest from the converted GLB (names lose the ':')
+		"$RIGKIT" convert "$ASSETS/ybot.fbx" "$OUT/ybot_target.glb" >/dev/null || fail "rigkit convert ybot.fbx failed"
+		echo "+ rigkit retarget Xbot.glb ybot.fbx (xbot_ybot) --clip walk --root keep / extract"
+		"$RIGKIT" retarget "$ASSETS/Xbot.glb" "$ASSETS/ybot.fbx" "$OUT/xbot_ybot_keep.glb" --clip walk 2>/dev/null \
+			|| fail "xbot_ybot: retarget --root keep failed"
+		"$RIGKIT" retarget "$ASSETS/Xbot.glb" "$ASSETS/ybot.fbx" "$OUT/xbot_ybot_extract.glb" --clip walk --root extract 2>/dev/null \
+			|| fail "xbot_ybot: retarget --root extract failed"
+		CASES+=(xbot_ybot "$OUT/ybot_target.glb" "$OUT/xbot_ybot_keep.glb" "$OUT/xbot_ybot_extract.glb" walk root mixamorigHips)
+		RESULTS+=("$OUT/xbot_ybot_extract.glb")
+	fi
 else
 	SKIPPED="case 3: no ${SHARED_DIR:-SHARED_DIR}/assets/Xbot.glb and readyplayer.me.glb"
 fi

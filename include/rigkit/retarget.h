@@ -162,7 +162,8 @@ typedef struct rk_twist_weight {
 /* ROOT MOTION (opts.root = RK_RETARGET_ROOT_EXTRACT; docs/retarget.md, "Root motion")
  *   Root node: the target hips' parent node when that is not the scene's
  *   synthetic root (Unreal's "root" joint, an "Armature" node), else none
- *   (RK_ERROR_INVALID_ARGUMENT: give the rig a root node). With the hips'
+ *   (RK_ERROR_INVALID_ARGUMENT; rk_scene_insert_parent, scene.h, adds one,
+ *   as rigkit retarget does). With the hips'
  *   world transform H(t) of RK_RETARGET_ROOT_KEEP, in the character frame:
  *     travel  d(t) = the hips' displacement from rest with its up component
  *             zeroed (x, z);

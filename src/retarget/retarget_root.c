@@ -6,8 +6,8 @@
  *
  * RESTRICTIONS
  *   The root is the hips' parent node; hips at the top of the scene are
- *   refused (no node is created). The root's parent is assumed not to be
- *   animated.
+ *   refused (callers add a node with rk_scene_insert_parent first). The
+ *   root's parent is assumed not to be animated.
  */
 #include "retarget/retarget_root.h"
 #include "retarget/retarget_twist.h"

@@ -77,7 +77,12 @@ async function check(label, targetFile, keepFile, extractFile, clipName, rootNam
 	const [target, keep, ext] = await Promise.all([parseGlb(targetFile), parseGlb(keepFile), parseGlb(extractFile)]);
 	const fails = [];
 	target.scene.updateMatrixWorld(true);
-	const restRoot = node(target, rootName, label), restHips = node(target, hipsName, label);
+	// the root's rest: the target's node, or, for a root `rigkit retarget`
+	// added above the hips, that node as EXTRACT stores it (identity below
+	// the hips' old parent)
+	ext.scene.updateMatrixWorld(true);
+	const restRoot = target.scene.getObjectByName(rootName) || node(ext, rootName, label);
+	const restHips = node(target, hipsName, label);
 	const rootRestPos = restRoot.getWorldPosition(new THREE.Vector3());
 	const rootRestQ = restRoot.getWorldQuaternion(new THREE.Quaternion());
 	const hipsRestPos = restHips.getWorldPosition(new THREE.Vector3());

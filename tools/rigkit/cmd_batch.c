@@ -1138,6 +1138,14 @@ static void cli_batch_run_job(cli_batch *b, size_t j)
 			cli_batch_format("%s: not a humanoid: %s", avatar, err.message));
 		goto done;
 	}
+	if (spec->opts.root == RK_RETARGET_ROOT_EXTRACT && ht.bones[RK_HUMANOID_HIPS]->parent == s->root) {
+		/* hips hanging from the scene: a new "root" node carries the root motion */
+		if (!rk_scene_insert_parent(s, ht.bones[RK_HUMANOID_HIPS], "root", &err) || !rk_humanoid_detect(s, &ht, &err)) {
+			cli_batch_fail_text(&job->failures, avatar, "humanoid", CLI_EXIT_INPUT,
+				cli_batch_format("%s: cannot add a root node above the hips: %s", avatar, err.message));
+			goto done;
+		}
+	}
 	if (spec->opts.drop_avatar_clips) s->clips.count = 0;
 	size_t own = s->clips.count;
 	rk_retarget_opts ro;

@@ -318,6 +318,23 @@ int cli_cmd_retarget(cli_ctx *ctx, int argc, char **argv)
 			err.message);
 		goto out;
 	}
+	/* --root extract onto hips that hang from the scene: a new "root" node
+	 * above them carries the root motion (rk_scene_insert_parent; the map is
+	 * taken again, the node array moved) */
+	bool root_added = false;
+	if (ro.root == RK_RETARGET_ROOT_EXTRACT && ht.bones[RK_HUMANOID_HIPS]->parent == dst->root) {
+		if (!rk_scene_insert_parent(dst, ht.bones[RK_HUMANOID_HIPS], "root", &err)) {
+			rc = cli_fail(ctx, err.code, CLI_EXIT_INPUT, paths[1], "cannot add a root node: %s", err.message);
+			goto out;
+		}
+		root_added = true;
+		if ((rc = cli_humanoid_of(ctx, dst, target_map, &ht, &valid_t, NULL, &err)) != 0) goto out;
+		if (!valid_t) {
+			rc = cli_fail(ctx, err.code, CLI_EXIT_INPUT, paths[1], "not a humanoid after adding a root node: %s",
+				err.message);
+			goto out;
+		}
+	}
 	ro.source_humanoid = &hs;
 	ro.target_humanoid = &ht;
 
@@ -427,6 +444,7 @@ int cli_cmd_retarget(cli_ctx *ctx, int argc, char **argv)
 			cli_json_int(&j, "twist_tracks", (long long)r->twist_tracks);
 			if (r->root_node) {
 				cli_json_string(&j, "root_node", r->root_node->name ? r->root_node->name : "");
+				cli_json_bool(&j, "root_node_added", root_added);
 				cli_json_number(&j, "root_travel_hips", r->root_travel);
 			}
 			cli_json_close_object(&j);
@@ -448,7 +466,9 @@ int cli_cmd_retarget(cli_ctx *ctx, int argc, char **argv)
 				r->target_rest == RK_REST_BIND ? ", target in its bind pose" : "",
 				r->target_rest == RK_REST_BIND ? " (constant tracks hold it)" : "");
 			if (r->twist_tracks) fprintf(report, ", %zu twist joints", r->twist_tracks);
-			if (r->root_node) fprintf(report, ", root motion on '%s'", r->root_node->name ? r->root_node->name : "");
+			if (r->root_node)
+				fprintf(report, ", root motion on '%s'%s", r->root_node->name ? r->root_node->name : "",
+					root_added ? " (a node added above the hips)" : "");
 			fputc('\n', report);
 		}
 	}
