@@ -14,7 +14,8 @@
 #     Unreal-style "root" joint above the pelvis);
 #  2. `rigkit sample` source.glb 'Walk' -> avatar.glb (an "Armature" node
 #     above the hips);
-#  3. SHARED_DIR/assets Xbot.glb 'walk' -> readyplayer.me.glb, and -> ybot.fbx
+#  3. SHARED_DIR/assets Xbot.glb 'walk' -> readyplayer.me.glb, the sample
+#     walk -> Xbot.glb (a root scaled 0.01), and Xbot 'walk' -> ybot.fbx
 #     (an FBX target whose hips hang from the scene; skipped when absent).
 # twist_rig_noroot.glb and ybot.fbx have no node above the hips: rigkit
 # adds one named "root" (rk_scene_insert_parent).
@@ -78,6 +79,8 @@ ASSETS="$SHARED_DIR/assets"
 if [ -n "$SHARED_DIR" ] && [ -d "$ASSETS" ]; then ASSETS=$(cd "$ASSETS" && pwd); fi
 if [ -n "$SHARED_DIR" ] && [ -f "$ASSETS/Xbot.glb" ] && [ -f "$ASSETS/readyplayer.me.glb" ]; then
 	case_ xbot_rpm "$ASSETS/Xbot.glb" walk "$ASSETS/readyplayer.me.glb" Armature Hips
+	# a root with scale: Xbot's "Armature" (0.01, cm below it)
+	case_ walk_xbot "$OUT/source.glb" Walk "$ASSETS/Xbot.glb" Armature mixamorigHips
 	if [ -f "$ASSETS/ybot.fbx" ]; then
 		# an FBX target whose hips hang from the scene (a "root" is added);
 		# three.js reads its rest from the converted GLB (names lose the ':')

@@ -15,6 +15,12 @@ here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 . "$here/cli_lib.sh"   # $tmp, counters, expect, expect_text
 fx="$here/fixtures"
 
+if command -v python3 >/dev/null 2>&1; then
+	expect fixtures-current 0 -- python3 "$fx/make_twist_rig.py" --check
+else
+	echo "(python3 absent: the fixtures' freshness is not checked)"
+fi
+
 expect humanoid 0 -- "$RIGKIT" humanoid "$fx/twist_rig.glb"
 expect_text humanoid-leaf "$tmp/out" '^# twist joints leftUpperArm -> leftLowerArm: upperarm_twist_01_l \(leaf\) upperarm_twist_02_l \(leaf\)$'
 expect_text humanoid-chain "$tmp/out" '^# twist joints rightLowerArm -> rightHand: lowerarm_twist_01_r \(in chain\) lowerarm_twist_02_r \(in chain\)$'

@@ -72,6 +72,7 @@ bool rki_twist_init(rki_twist *t, const rk_scene *target, const rk_humanoid *ht,
 		if (!hs->count || !use[hs->bone] || !use[hs->child]) continue;
 		rki_twist_seg *seg = &t->segs[s];
 		const rk_node *bn = ht->bones[hs->bone], *cn = ht->bones[hs->child];
+		if (!(rk_vec3_length(rk_vec3_sub(rest_pos[cn->index], rest_pos[bn->index])) > 1e-12)) continue;   /* no axis */
 		seg->used = true;
 		seg->bone = bn->index;
 		seg->child = cn->index;
