@@ -45,13 +45,7 @@ mkdir -p "$PKG" || fail "cannot create $PKG"
 WORK=$(cd "$WORK" && pwd) && PKG="$WORK/node"
 cp "$HERE/node/package.json" "$HERE/node/package-lock.json" "$HERE/node/validate.mjs" "$HERE/node/root_check.mjs" "$PKG/" \
 	|| fail "cannot copy tests/node files"
-if [ -d "$SHARED_PKG/node_modules" ] && cmp -s "$HERE/node/package-lock.json" "$SHARED_PKG/.installed-lock.json"; then
-	if [ ! -L "$PKG/node_modules" ]; then rm -rf "$PKG/node_modules" "$PKG/.installed-lock.json"; fi
-	ln -sfn "$SHARED_PKG/node_modules" "$PKG/node_modules" || fail "cannot link $SHARED_PKG/node_modules"
-else
-	[ -L "$PKG/node_modules" ] && rm -f "$PKG/node_modules" "$PKG/.installed-lock.json"
-	rk_npm_ci "$PKG" "three and gltf-validator"
-fi
+rk_npm_reuse "$PKG" "$SHARED_PKG" "three and gltf-validator"
 
 OUT="$WORK"
 rm -f "$OUT"/*.glb

@@ -285,6 +285,22 @@ static uint8_t rki_rest_needs(const rk_node *n, rk_mat4 rest, rk_quat rest_rot, 
 	return what;
 }
 
+/* A LINEAR track of `frames` keys on node n: its rotation (quaternions) or
+ * its translation. */
+static void rki_baked_track(rk_anim_track *tr, const rk_node *n, bool rotation, const double *times, size_t frames,
+	const double *values)
+{
+	memset(tr, 0, sizeof(*tr));
+	tr->node = (rk_node *)(uintptr_t)n;
+	tr->target = rotation ? RK_TARGET_ROTATION_QUAT : RK_TARGET_TRANSLATION;
+	tr->property = n->has_fbx_props ? (rotation ? "Lcl Rotation" : "Lcl Translation") : "";
+	tr->key_count = frames;
+	tr->times = times;
+	tr->components = rotation ? 4 : 3;
+	tr->values = values;
+	tr->interpolation = RK_INTERP_LINEAR;
+}
+
 /* A clip of one override layer `layer` (filled here) over [0, duration]. */
 static rk_anim_clip rki_one_layer_clip(rk_anim_layer *layer, const char *layer_name, rk_anim_track *tracks,
 	size_t track_count, const char *name, double duration)
@@ -683,31 +699,13 @@ rk_anim_clip *rk_retarget(rk_scene *target, const rk_scene *source, const rk_ani
 		tr->interpolation = RK_INTERP_LINEAR;
 	}
 	rki_rest_tracks(&r, tracks + mapped + 1, times, frames, extra_rot, extra_trans, extra_scale);
-	for (size_t j = 0; j < twist.count; j++) {
-		rk_anim_track *tr = &tracks[mapped + 1 + rot_extra + trans_extra + scale_extra + j];
-		const rk_node *tn = &target->nodes.data[twist.joints[j].node];
-		memset(tr, 0, sizeof(*tr));
-		tr->node = (rk_node *)(uintptr_t)tn;
-		tr->target = RK_TARGET_ROTATION_QUAT;
-		tr->property = tn->has_fbx_props ? "Lcl Rotation" : "";
-		tr->key_count = frames;
-		tr->times = times;
-		tr->components = 4;
-		tr->values = twist_values + j * frames * 4;
-		tr->interpolation = RK_INTERP_LINEAR;
-	}
-	for (int kind = 0; root.on && kind < 2; kind++) {
-		rk_anim_track *tr = &tracks[track_count - 2 + (size_t)kind];
-		const rk_node *rn = &target->nodes.data[root.node];
-		memset(tr, 0, sizeof(*tr));
-		tr->node = (rk_node *)(uintptr_t)rn;
-		tr->target = kind == 0 ? RK_TARGET_ROTATION_QUAT : RK_TARGET_TRANSLATION;
-		tr->property = rn->has_fbx_props ? (kind == 0 ? "Lcl Rotation" : "Lcl Translation") : "";
-		tr->key_count = frames;
-		tr->times = times;
-		tr->components = kind == 0 ? 4 : 3;
-		tr->values = kind == 0 ? root_values : root_values + frames * 4;
-		tr->interpolation = RK_INTERP_LINEAR;
+	for (size_t j = 0; j < twist.count; j++)
+		rki_baked_track(&tracks[mapped + 1 + rot_extra + trans_extra + scale_extra + j],
+			&target->nodes.data[twist.joints[j].node], true, times, frames, twist_values + j * frames * 4);
+	if (root.on) {
+		rki_baked_track(&tracks[track_count - 2], &target->nodes.data[root.node], true, times, frames, root_values);
+		rki_baked_track(&tracks[track_count - 1], &target->nodes.data[root.node], false, times, frames,
+			root_values + frames * 4);
 	}
 	rk_anim_track *ht = &tracks[mapped];
 	memset(ht, 0, sizeof(*ht));
