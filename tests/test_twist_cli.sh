@@ -54,5 +54,27 @@ expect info-noroot 0 -- "$RIGKIT" info "$tmp/n.glb"
 expect_text info-noroot-root "$tmp/out" '^  root \[null\]'
 expect_text info-noroot-pelvis "$tmp/out" '^    pelvis \[joint\]'
 
+# rigkit batch: --root extract adds the root too, --twist-weight reaches the
+# jobs; the poses are rigkit retarget's
+expect batch 0 -- "$RIGKIT" batch --motions "$fx/twist_source.glb" --avatars "$fx/twist_rig_noroot.glb" --out "$tmp/b" \
+	--root extract --twist-weight lowerarm_twist_01_r=0.5
+expect retarget-same 0 -- "$RIGKIT" retarget "$fx/twist_source.glb" "$fx/twist_rig_noroot.glb" "$tmp/r.glb" --root extract \
+	--twist-weight lowerarm_twist_01_r=0.5
+# world rotations included (twist joints turn, they do not move); "file" differs
+"$RIGKIT" pose "$tmp/b/twist_rig_noroot.glb" --time 0.5 --time 1 --json 2>/dev/null | grep -v '"file"\|"clip"' >"$tmp/pose_b"
+"$RIGKIT" pose "$tmp/r.glb" --time 0.5 --time 1 --json 2>/dev/null | grep -v '"file"\|"clip"' >"$tmp/pose_r"
+"$RIGKIT" pose "$tmp/r.glb" --time 1 --json 2>/dev/null | grep -v '"file"\|"clip"' >"$tmp/pose_r1"
+expect batch-root-pose 0 -- "$RIGKIT" pose "$tmp/b/twist_rig_noroot.glb" --time 1
+expect_text batch-root "$tmp/out" '^  root +0\.300000 +0\.000000 +0\.600000$'
+if cmp -s "$tmp/pose_b" "$tmp/pose_r" && grep -q lowerarm_twist_01_r "$tmp/pose_r"; then pass=$((pass + 1)); else
+	fail=$((fail + 1)); echo "FAIL batch-vs-retarget: poses differ"; fi
+# and the weight matters: the default share gives other rotations
+"$RIGKIT" retarget "$fx/twist_source.glb" "$fx/twist_rig_noroot.glb" "$tmp/d.glb" --root extract >/dev/null 2>&1
+"$RIGKIT" pose "$tmp/d.glb" --time 1 --json 2>/dev/null | grep -v '"file"\|"clip"' >"$tmp/pose_d"
+if cmp -s "$tmp/pose_d" "$tmp/pose_r1"; then fail=$((fail + 1)); echo "FAIL weight-matters: same poses"; else pass=$((pass + 1)); fi
+expect batch-off 0 -- "$RIGKIT" batch --motions "$fx/twist_source.glb" --avatars "$fx/twist_rig.glb" --out "$tmp/b2" --twist off
+expect info-off 0 -- "$RIGKIT" info "$tmp/b2/twist_rig.glb"
+expect_text info-off-tracks "$tmp/out" '23 tracks'
+
 echo "$pass passed, $fail failed"
 [ "$fail" -eq 0 ]

@@ -25,8 +25,8 @@ bool rki_root_init(rki_root *rt, rk_retarget_root opts_root, const rk_scene *tar
 	const rk_node *hips = ht->bones[RK_HUMANOID_HIPS];
 	if (!hips->parent || hips->parent->index == 0) {
 		rki_error_set(err, RK_ERROR_INVALID_ARGUMENT,
-			"root extract: the target's hips \"%.80s\" have no parent node to carry the root motion (give the rig a "
-			"root node above the hips)",
+			"root extract: the target's hips \"%.80s\" have no parent node to carry the root motion (rk_scene_insert_parent "
+			"adds one; rigkit retarget does)",
 			hips->name ? hips->name : "");
 		rki_error_file(err, target->source_path);
 		return false;
