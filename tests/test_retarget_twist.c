@@ -203,6 +203,68 @@ RK_TEST(humanoid_finds_the_twist_joints)
 	rk_scene_free(s);
 }
 
+/* The naming rule on a hand-written glTF (nodes only): leaf joints named
+ * twist / Roll / _roll, a helper that is none, in-chain joints of any name,
+ * a chain with more in-chain joints than the cap. */
+RK_TEST(twist_joint_names_and_limits)
+{
+	static const char gltf[] =
+		"{\"asset\":{\"version\":\"2.0\"},\"scene\":0,\"scenes\":[{\"nodes\":[0]}],\"nodes\":["
+		"{\"name\":\"Hips\",\"translation\":[0,1,0],\"children\":[1,4,20]},"                /* 0 */
+		"{\"name\":\"Spine\",\"translation\":[0,0.2,0],\"children\":[2,5,12]},"             /* 1 */
+		"{\"name\":\"Neck\",\"translation\":[0,0.3,0],\"children\":[3]},"                   /* 2 */
+		"{\"name\":\"Head\",\"translation\":[0,0.1,0]},"                                      /* 3 */
+		"{\"name\":\"LeftUpLeg\",\"translation\":[0.1,0,0],\"children\":[18]},"             /* 4 */
+		"{\"name\":\"LeftShoulder\",\"translation\":[0.05,0.25,0],\"children\":[6]},"       /* 5 */
+		"{\"name\":\"LeftArm\",\"translation\":[0.1,0,0],\"children\":[7,8]},"              /* 6 */
+		"{\"name\":\"LeftArmTwist\",\"translation\":[0.1,0,0]},"                              /* 7 */
+		"{\"name\":\"LeftForeArm\",\"translation\":[0.25,0,0],\"children\":[9,10,11]},"     /* 8 */
+		"{\"name\":\"LeftForeArmRoll\",\"translation\":[0.1,0,0]},"                           /* 9 */
+		"{\"name\":\"Controller\",\"translation\":[0.1,0,0]},"                                /* 10 */
+		"{\"name\":\"LeftHand\",\"translation\":[0.25,0,0]},"                                 /* 11 */
+		"{\"name\":\"RightShoulder\",\"translation\":[-0.05,0.25,0],\"children\":[13]},"    /* 12 */
+		"{\"name\":\"RightArm\",\"translation\":[-0.1,0,0],\"children\":[14,15]},"          /* 13 */
+		"{\"name\":\"RightArm_roll\",\"translation\":[-0.1,0,0]},"                            /* 14 */
+		"{\"name\":\"RightForeArm\",\"translation\":[-0.25,0,0],\"children\":[16]},"        /* 15 */
+		"{\"name\":\"Bend\",\"translation\":[-0.12,0,0],\"children\":[17]},"                /* 16 */
+		"{\"name\":\"RightHand\",\"translation\":[-0.13,0,0]},"                               /* 17 */
+		"{\"name\":\"LeftLeg\",\"translation\":[0,-0.45,0],\"children\":[19]},"             /* 18 */
+		"{\"name\":\"LeftFoot\",\"translation\":[0,-0.45,0]},"                                /* 19 */
+		"{\"name\":\"RightUpLeg\",\"translation\":[-0.1,0,0],\"children\":[21]},"           /* 20 */
+		"{\"name\":\"a1\",\"translation\":[0,-0.05,0],\"children\":[22]},"                  /* 21 */
+		"{\"name\":\"a2\",\"translation\":[0,-0.05,0],\"children\":[23]},"
+		"{\"name\":\"a3\",\"translation\":[0,-0.05,0],\"children\":[24]},"
+		"{\"name\":\"a4\",\"translation\":[0,-0.05,0],\"children\":[25]},"
+		"{\"name\":\"a5\",\"translation\":[0,-0.05,0],\"children\":[26]},"                  /* 25 */
+		"{\"name\":\"RightLeg\",\"translation\":[0,-0.2,0],\"children\":[27]},"             /* 26 */
+		"{\"name\":\"RightFoot\",\"translation\":[0,-0.45,0]}"                                /* 27 */
+		"]}";
+	rk_load_opts lo;
+	memset(&lo, 0, sizeof(lo));
+	lo.filename = "names.gltf";
+	rk_error err;
+	rk_scene *s = rk_load_memory(gltf, sizeof(gltf) - 1, &lo, &err);
+	if (!s) fprintf(stderr, "%s\n", err.message);
+	RK_REQUIRE(s);
+	rk_humanoid h;
+	RK_REQUIRE(rk_humanoid_detect(s, &h, &err));
+	RK_CHECK_STR(h.bones[RK_HUMANOID_RIGHT_LOWER_ARM]->name, "RightForeArm");
+	rk_humanoid_twists tw;
+	RK_CHECK_INT(rk_humanoid_find_twists(s, &h, &tw), 4);
+	RK_CHECK_INT(tw.ignored, 5);                       /* a1..a5: over the cap of 4 in chain */
+	RK_REQUIRE(tw.segments[0].count == 1);
+	RK_CHECK_STR(tw.segments[0].joints[0]->name, "LeftArmTwist");
+	RK_REQUIRE(tw.segments[1].count == 1);             /* "Controller" is no twist joint */
+	RK_CHECK_STR(tw.segments[1].joints[0]->name, "LeftForeArmRoll");
+	RK_REQUIRE(tw.segments[2].count == 1);
+	RK_CHECK_STR(tw.segments[2].joints[0]->name, "RightArm_roll");
+	RK_REQUIRE(tw.segments[3].count == 1);             /* in chain, any name */
+	RK_CHECK_STR(tw.segments[3].joints[0]->name, "Bend");
+	RK_CHECK(tw.segments[3].in_chain[0]);
+	RK_CHECK_INT(tw.segments[6].count, 0);
+	rk_scene_free(s);
+}
+
 static void check_twists(rk_test_state *rk_t_, const rk_scene *s, const rk_anim_clip *clip, const char *override,
 	double override_deg, double scale)
 {
@@ -544,6 +606,7 @@ RK_TEST(root_lock_holds_the_hips_at_the_bind_pose)
 
 RK_TEST_MAIN(
 	RK_TEST_ENTRY(humanoid_finds_the_twist_joints),
+	RK_TEST_ENTRY(twist_joint_names_and_limits),
 	RK_TEST_ENTRY(twist_is_spread_by_the_documented_shares),
 	RK_TEST_ENTRY(twist_weights_set_the_shares),
 	RK_TEST_ENTRY(twist_moves_no_bone),

@@ -66,12 +66,13 @@
  *   source shows a T-pose on an A-pose target, not the target's A-pose), with
  *   the source's twist added to the target's own roll. Local rotations follow
  *   from the target's hierarchy (unmapped nodes between mapped ones keep their
- *   rest local transform). Bone lengths and non-hips translations stay the
+ *   rest local transform, except twist joints: TWIST JOINTS). Bone lengths and non-hips translations stay the
  *   target's (no cm/m mix-up; docs/retarget.md). The hips translation is
  *   the source's, relative to its rest, in character-frame units (hips
  *   heights): a 0.9 m stride of a source whose hips are 0.97 m above its
  *   feet becomes 0.77 m on a target whose hips are 0.835 m above its feet.
- *   opts.root removes locomotion if asked.
+ *   opts.root removes locomotion if asked, or moves it onto a root node
+ *   (ROOT MOTION).
  *
  * COMPARISON (rk_clip_compare)
  *   Both clips sampled at the same times (opts.fps from each clip's start);

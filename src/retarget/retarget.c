@@ -15,7 +15,9 @@
  *
  * RESTRICTIONS
  *   Unmapped target nodes keep their rest transform (no IK, no finger
- *   curling of bones the source lacks). Local rotations are solved against
+ *   curling of bones the source lacks), except twist joints
+ *   (retarget_twist.c) and the root node of RK_RETARGET_ROOT_EXTRACT
+ *   (retarget_root.c). Local rotations are solved against
  *   the parents' rotations; a parent with non-uniform scale (shear) is taken
  *   by its rotation only. FBX targets with inherit modes other than normal
  *   on a mapped node are solved as if normal. The hips translation assumes
