@@ -54,6 +54,10 @@ expect info-noroot 0 -- "$RIGKIT" info "$tmp/n.glb"
 expect_text info-noroot-root "$tmp/out" '^  root \[null\]'
 expect_text info-noroot-pelvis "$tmp/out" '^    pelvis \[joint\]'
 
+expect extract-bvh 1 -- "$RIGKIT" retarget "$fx/twist_source.glb" "$fx/twist_rig.glb" "$tmp/x.bvh" --root extract
+expect_text extract-bvh-msg "$tmp/err" 'BVH output does not keep'
+expect extract-vrma 1 -- "$RIGKIT" retarget "$fx/twist_source.glb" "$fx/vroid_vrm1.vrm" "$tmp/x.vrma" --root extract
+
 # rigkit batch: --root extract adds the root too, --twist-weight reaches the
 # jobs; the poses are rigkit retarget's
 expect batch 0 -- "$RIGKIT" batch --motions "$fx/twist_source.glb" --avatars "$fx/twist_rig_noroot.glb" --out "$tmp/b" \

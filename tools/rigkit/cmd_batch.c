@@ -1138,6 +1138,12 @@ static void cli_batch_run_job(cli_batch *b, size_t j)
 			cli_batch_format("%s: not a humanoid: %s", avatar, err.message));
 		goto done;
 	}
+	if (spec->opts.root == RK_RETARGET_ROOT_EXTRACT && (job->format == CLI_FORMAT_BVH || job->format == CLI_FORMAT_VRMA)) {
+		cli_batch_fail_text(&job->failures, spec->output, "options", CLI_EXIT_USAGE,
+			cli_batch_format("%s: root extract puts the travel on a root node, which %s output does not keep", spec->output,
+				job->format == CLI_FORMAT_BVH ? "BVH" : "VRM Animation"));
+		goto done;
+	}
 	if (spec->opts.root == RK_RETARGET_ROOT_EXTRACT && ht.bones[RK_HUMANOID_HIPS]->parent == s->root) {
 		/* hips hanging from the scene: a new "root" node carries the root motion */
 		if (!rk_scene_insert_parent(s, ht.bones[RK_HUMANOID_HIPS], "root", &err) || !rk_humanoid_detect(s, &ht, &err)) {

@@ -296,6 +296,9 @@ int cli_cmd_retarget(cli_ctx *ctx, int argc, char **argv)
 	if ((rc = cli_output_format(ctx, paths[2], cli_is_stdio(paths[2]) ? CLI_FORMAT_GLB : CLI_FORMAT_NONE,
 			 CLI_FORMATS_GLTF | (1u << CLI_FORMAT_VRMA) | (1u << CLI_FORMAT_BVH), &format)))
 		return rc;
+	if (ro.root == RK_RETARGET_ROOT_EXTRACT && (format == CLI_FORMAT_BVH || format == CLI_FORMAT_VRMA))
+		return cli_usage(ctx, "--root extract puts the travel on a root node, which %s output does not keep: write glTF / "
+			"GLB, or use --root keep", format == CLI_FORMAT_BVH ? "BVH" : "VRM Animation");
 	rk_error err;
 	rk_scene *src = cli_load(ctx, paths[0], &lo, &rc);
 	if (!src) return rc;
