@@ -268,14 +268,18 @@ RK_TEST(twist_joint_names_and_limits)
 static void check_twists(rk_test_state *rk_t_, const rk_scene *s, const rk_anim_clip *clip, const char *override,
 	double override_deg, double scale)
 {
-	posed p = { 0 };
-	RK_REQUIRE(posed_eval(&p, s, clip, clip->time_begin + 1.0));
+	posed p = { 0 }, rest = { 0 };
+	RK_REQUIRE(posed_eval(&p, s, clip, clip->time_begin + 1.0) && posed_eval(&rest, s, NULL, 0.0));
 	double worst = 0.0, worst_off = 0.0;
 	for (size_t e = 0; e < EXPECT_COUNT; e++) {
 		const twist_expect *x = &k_expect[e];
 		double off = 0.0;
 		rk_vec3 axis = rk_vec3_sub(pos_of(&p, s, x->axis_to), pos_of(&p, s, x->axis_from));
-		double ang = twist_about(rot_of(&p, s, x->joint), rot_of(&p, s, x->bone), axis, &off);
+		/* each node's turn from its rest (the rests are the identity on
+		 * twist_rig.glb, rolled on twist_rig_rolled.glb) */
+		rk_quat tj = rk_quat_mul(rot_of(&p, s, x->joint), rk_quat_conjugate(rot_of(&rest, s, x->joint)));
+		rk_quat tb = rk_quat_mul(rot_of(&p, s, x->bone), rk_quat_conjugate(rot_of(&rest, s, x->bone)));
+		double ang = twist_about(tj, tb, axis, &off);
 		double want = (override && !strcmp(x->joint, override) ? override_deg : x->degrees) * scale;
 		if (fabs(ang / DEG - want) > 1e-4) fprintf(stderr, "%s: %.6f deg, expected %.6f\n", x->joint, ang / DEG, want);
 		RK_CHECK_NEAR(ang / DEG, want, 1e-4);   /* float keys in the GLB */
@@ -286,6 +290,7 @@ static void check_twists(rk_test_state *rk_t_, const rk_scene *s, const rk_anim_
 	fprintf(stderr, "measured: %zu twist joints, worst %.2g deg off the expected angle, swing %.2g rad\n", EXPECT_COUNT,
 		worst, worst_off);
 	free(p.mem);
+	free(rest.mem);
 }
 
 RK_TEST(twist_is_spread_by_the_documented_shares)
@@ -313,6 +318,21 @@ RK_TEST(twist_is_spread_by_the_documented_shares)
 	RK_CHECK(hand > 30 * DEG);
 	RK_CHECK_NEAR(joint, 0.5 * hand, 1e-5);
 	free(p.mem);
+	rk_scene_free(s);
+}
+
+/* The same expectations on a rig whose joints rest turned every which way
+ * (same positions): the shares are about each bone's axis, whatever its
+ * local axes. */
+RK_TEST(twist_on_a_rig_with_rolled_rests)
+{
+	rk_retarget_report rep;
+	const rk_anim_clip *clip;
+	rk_scene *s = retargeted("twist_rig_rolled.glb", NULL, &rep, &clip);
+	RK_REQUIRE(s && clip);
+	RK_CHECK_INT(rep.twist_tracks, 8);
+	RK_CHECK(rep.max_direction_error < 1e-6);
+	check_twists(rk_t_, s, clip, NULL, 0.0, 1.0);
 	rk_scene_free(s);
 }
 
@@ -608,6 +628,7 @@ RK_TEST_MAIN(
 	RK_TEST_ENTRY(humanoid_finds_the_twist_joints),
 	RK_TEST_ENTRY(twist_joint_names_and_limits),
 	RK_TEST_ENTRY(twist_is_spread_by_the_documented_shares),
+	RK_TEST_ENTRY(twist_on_a_rig_with_rolled_rests),
 	RK_TEST_ENTRY(twist_weights_set_the_shares),
 	RK_TEST_ENTRY(twist_moves_no_bone),
 	RK_TEST_ENTRY(root_extract_moves_travel_and_yaw_onto_the_root),

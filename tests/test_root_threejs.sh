@@ -12,6 +12,7 @@
 # travel and yaw. Cases (outputs in BUILD_DIR/root_threejs/):
 #  1. tests/fixtures/twist_source.glb 'Twist' -> twist_rig.glb (an
 #     Unreal-style "root" joint above the pelvis);
+#     twist_rig_rolled.glb: the same with every rest rotation turned;
 #  2. `rigkit sample` source.glb 'Walk' -> avatar.glb (an "Armature" node
 #     above the hips);
 #  3. SHARED_DIR/assets Xbot.glb 'walk' -> readyplayer.me.glb, the sample
@@ -64,6 +65,8 @@ case_() {
 }
 
 case_ twist_rig "$HERE/fixtures/twist_source.glb" Twist "$HERE/fixtures/twist_rig.glb" root pelvis
+# every joint's rest turned (the root's too)
+case_ twist_rig_rolled "$HERE/fixtures/twist_source.glb" Twist "$HERE/fixtures/twist_rig_rolled.glb" root pelvis
 # no node above the hips: rigkit adds "root"
 case_ twist_rig_noroot "$HERE/fixtures/twist_source.glb" Twist "$HERE/fixtures/twist_rig_noroot.glb" root pelvis
 "$RIGKIT" sample "$OUT" >/dev/null || fail "rigkit sample failed"
