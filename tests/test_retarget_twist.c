@@ -95,7 +95,9 @@ static rk_quat rot_of(const posed *p, const rk_scene *s, const char *name)
 }
 
 /* Retargets twist_source "Twist" onto `target_file` with opts, writes the
- * result to GLB and reads it back; *clip = the result clip. */
+ * result to GLB and reads it back; *clip = the result clip. The report's
+ * root_node is then the read-back scene's node of that name (the target it
+ * pointed into is freed). */
 static rk_scene *retargeted(const char *target_file, const rk_retarget_opts *opts, rk_retarget_report *rep,
 	const rk_anim_clip **clip)
 {
@@ -106,6 +108,7 @@ static rk_scene *retargeted(const char *target_file, const rk_retarget_opts *opt
 		const rk_anim_clip *c = rk_scene_find_clip(src, "Twist");
 		if (c && rk_retarget(dst, src, c, opts, rep, &err)) back = round_trip(dst);
 		else fprintf(stderr, "retarget: %s\n", c ? err.message : "no clip Twist");
+		if (back && rep->root_node) rep->root_node = rk_scene_find_node(back, rep->root_node->name);
 	}
 	rk_scene_free(src);
 	rk_scene_free(dst);
