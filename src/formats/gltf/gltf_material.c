@@ -165,6 +165,9 @@ bool rki_gltf_load_textures(rki_gltf *g)
 			x->content = img->content;
 			x->content_size = img->content_size;
 			x->mime_type = img->mime_type;
+			if (strcmp(img->mime_type, "image/ktx2") == 0)
+				rki_gltf_warn(g, base, "texture %zu: its KTX2 image (KHR_texture_basisu) is kept as encoded bytes and written back "
+					"unchanged, not decoded (rigkit has no Basis Universal decoder: the renderer shows the material without it)", t);
 		}
 		x->name = rki_gltf_json_strdup(g, g->sc.arena, name);
 		if (!x->name) return false;
