@@ -101,7 +101,7 @@ bool rki_gltf_meshopt_view(rki_gltf *g, size_t i, const rki_json *ext, const rki
 	double claimed = mode == RKI_MO_ATTRIBUTES ? (double)bytes : (double)count;
 	if (claimed > room)
 		return rki_gltf_fail_key(g, RK_ERROR_CORRUPT, epath, "count",
-			"%zu compressed bytes cannot hold %zu %s of %zu bytes (a %s stream decodes to at most %s): lying count or truncated stream",
+			"%zu compressed bytes cannot hold %zu %s of %zu bytes (%s streams decode to at most %s): lying count or truncated stream",
 			length, count, mode == RKI_MO_ATTRIBUTES ? "elements" : "indices", stride, modes[mode],
 			mode == RKI_MO_ATTRIBUTES ? "64 bytes per byte" : mode == RKI_MO_TRIANGLES ? "3 indices per byte" : "1 index per byte");
 
@@ -120,7 +120,7 @@ bool rki_gltf_meshopt_view(rki_gltf *g, size_t i, const rki_json *ext, const rki
 		return rki_gltf_fail(g, RK_ERROR_CORRUPT, epath,
 			"bufferView %zu: the %s stream (%zu bytes at byteOffset %zu of buffer %zu, header byte 0x%02X) does not decode to %zu x %zu bytes "
 			"(meshoptimizer: %s)", i, modes[mode], length, offset, buffer, header, count, stride,
-			rc == -2 ? "unsupported codec version" : "truncated or corrupt data");
+			rc == -1 ? "not a version 0 stream: unknown header byte or codec version" : "truncated or malformed data");
 	}
 	switch (filter) {
 	case RKI_MO_OCTAHEDRAL: meshopt_decodeFilterOct(dst, count, stride); break;
