@@ -22,7 +22,8 @@
 #   3. `convert X.glb` writes a GLB the Khronos glTF-Validator passes with 0
 #      errors;
 #   4. humanoids: `retarget ybot@kick.fbx X out.glb` poses like the same
-#      retarget onto the original at 0.5 s (OBJ distance as in 2).
+#      retarget onto the original at 0.5 s (OBJ distance as in 2);
+#   5. rigkit's own GLB of Xbot, compressed by gltfpack -c, reads back.
 # Tolerances (relative to the diagonal): gltfpack and glTF-Transform meshopt
 # quantize positions to 14 bits, skin weights to 8 bits and (gltfpack)
 # rotations to 12 bits with 30 Hz resampling: 2e-3; glTF-Transform draco
@@ -119,6 +120,16 @@ EOF
 		fi
 	done
 done
+
+# rigkit's own output, optimised the way users do it, reads back
+if [ -f "$A/Xbot.glb" ]; then
+	echo "== rigkit output through gltfpack -c"
+	"$CLI" convert "$A/Xbot.glb" "$OUT/rk_Xbot.glb" -q && "$CLI" convert "$OUT/rk_Xbot.glb" "$OUT/rk_Xbot.obj" -q \
+		&& "$BIN/gltfpack" -i "$OUT/rk_Xbot.glb" -o "$OUT/rk_Xbot.gp_c.glb" -c >/dev/null 2>&1 \
+		&& "$CLI" convert "$OUT/rk_Xbot.gp_c.glb" "$OUT/rk_Xbot.gp_c.obj" -q \
+		|| bad "rigkit's Xbot output, compressed by gltfpack, does not read back"
+	[ -f "$OUT/rk_Xbot.gp_c.obj" ] && dist "$OUT/rk_Xbot.obj" "$OUT/rk_Xbot.gp_c.obj" 2e-3 "rigkit Xbot output, gltfpack -c"
+fi
 
 echo "== Khronos glTF-Validator on rigkit's GLBs converted from compressed input"
 (cd "$PKG" && node validate.mjs "$OUT"/*.out.glb) || bad "glTF-Validator reported errors"
