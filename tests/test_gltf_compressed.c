@@ -648,8 +648,8 @@ RK_TEST(meshopt_corrupt_streams_fail_naming_the_bufferview)
 
 /* ---- Draco --------------------------------------------------------------------------- */
 
-/* The first "byteLength":N of bufferView `view` in the JSON of rig_draco.glb. */
-static char *draco_view_length(const char *json, size_t view, size_t *length)
+/* The "byteLength":N of bufferView `view` in a GLB JSON written by a tool. */
+static char *view_length(const char *json, size_t view, size_t *length)
 {
 	const char *views = strstr(json, "\"bufferViews\":[");
 	if (!views) return NULL;
@@ -676,7 +676,7 @@ RK_TEST(draco_corrupt_streams_fail_naming_the_primitive)
 	const char *ext = strstr(json, "\"KHR_draco_mesh_compression\":{\"bufferView\":");
 	RK_REQUIRE(ext != NULL);
 	size_t view = (size_t)strtoul(ext + strlen("\"KHR_draco_mesh_compression\":{\"bufferView\":"), NULL, 10), length = 0;
-	char *bl = draco_view_length(json, view, &length);
+	char *bl = view_length(json, view, &length);
 	RK_REQUIRE(bl && length > 16);
 	/* every truncation of the Draco stream */
 	for (size_t n = 0; n < length; n++) {
@@ -703,7 +703,7 @@ RK_TEST(draco_corrupt_streams_fail_naming_the_primitive)
 	/* garbage bytes in the stream: an error or the mesh, never a crash */
 	size_t off = 0;
 	{
-		const char *vo = draco_view_length(json, view, &length);
+		const char *vo = view_length(json, view, &length);
 		const char *obj = vo;
 		while (obj > json && *obj != '{') obj--;
 		const char *bo = strstr(obj, "\"byteOffset\":");
@@ -764,6 +764,53 @@ RK_TEST(draco_corrupt_streams_fail_naming_the_primitive)
 		free(bad);
 	}
 	maybe_write_seed("rig_draco.glb", data, size);
+	free(json);
+	free(data);
+}
+
+/* A truncated WebP payload (the image's bufferView cut in half): the file
+ * still loads (a texture never makes geometry unreadable) with a warning
+ * naming the image; decoding it fails naming it too. */
+RK_TEST(webp_truncated_payload_named)
+{
+	size_t size;
+	unsigned char *data = read_file(FIXTURE_DIR "rig_webp.glb", &size);
+	RK_REQUIRE(data != NULL);
+	const unsigned char *bin;
+	size_t bin_size;
+	char *json = glb_json(data, size, &bin, &bin_size);
+	RK_REQUIRE(json && bin);
+	const char *img = strstr(json, "\"images\":[{");
+	RK_REQUIRE(img != NULL);
+	const char *bv = strstr(img, "\"bufferView\":");
+	RK_REQUIRE(bv != NULL);
+	size_t view = (size_t)strtoul(bv + 13, NULL, 10), length = 0;
+	char *bl = view_length(json, view, &length);
+	RK_REQUIRE(bl && length > 32);
+	char from[64], to[64];
+	snprintf(from, sizeof(from), "\"byteLength\":%zu", length);
+	snprintf(to, sizeof(to), "\"byteLength\":%zu", length / 2);
+	char *bad = replace_after(json, bl, from, to);
+	RK_REQUIRE(bad != NULL);
+	size_t gsize;
+	unsigned char *glb = make_glb(bad, bin, bin_size, &gsize);
+	maybe_write_seed("webp_truncated.glb", glb, gsize);
+	rk_error err;
+	rk_scene *s = rk_load_memory(glb, gsize, NULL, &err);
+	if (!s) print_error("webp truncated", &err);
+	RK_REQUIRE(s != NULL);
+	bool named = false;
+	for (size_t i = 0; i < s->warnings.count; i++)
+		named |= strstr(s->warnings.data[i].message, "truncated WebP") && strcmp(s->warnings.data[i].path, "/images/0") == 0;
+	RK_CHECK(named);
+	RK_CHECK(s->meshes.count == 1 && s->meshes.data[0].face_count == 12);
+	RK_REQUIRE(s->textures.count == 1);
+	rk_image im;
+	RK_CHECK(!rk_image_decode_memory(s->textures.data[0].content, s->textures.data[0].content_size, "checker.webp", NULL, &im, &err));
+	RK_CHECK(strstr(err.message, "checker.webp") != NULL);
+	rk_scene_free(s);
+	free(glb);
+	free(bad);
 	free(json);
 	free(data);
 }
@@ -919,5 +966,6 @@ RK_TEST_MAIN(
 	RK_TEST_ENTRY(meshopt_streams_decode_to_the_encoded_arrays),
 	RK_TEST_ENTRY(meshopt_corrupt_streams_fail_naming_the_bufferview),
 	RK_TEST_ENTRY(draco_corrupt_streams_fail_naming_the_primitive),
+	RK_TEST_ENTRY(webp_truncated_payload_named),
 	RK_TEST_ENTRY(quantized_attributes_follow_the_gltf_formulas),
 	RK_TEST_ENTRY(basisu_texture_kept_warned_and_written_back))
