@@ -52,7 +52,7 @@ demo: build
 
 sanitize:
 	@bash scripts/install-deps.sh build view oracles sanitize
-	@CC=clang cmake -S . -B $(SAN_BUILD) -DCMAKE_BUILD_TYPE=Debug -DRIGKIT_SANITIZE=ON \
+	@CC=clang CXX=clang++ cmake -S . -B $(SAN_BUILD) -DCMAKE_BUILD_TYPE=Debug -DRIGKIT_SANITIZE=ON \
 		-DRIGKIT_BUILD_BENCH=OFF -DCMAKE_C_FLAGS_DEBUG="-O1 -g" >/dev/null
 	@cmake --build $(SAN_BUILD) -j$(JOBS)
 	ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
@@ -78,7 +78,7 @@ bench:
 
 fuzz:
 	@bash scripts/install-deps.sh build fuzz
-	@CC=clang cmake -S . -B $(FUZZ_BUILD) -DCMAKE_BUILD_TYPE=Debug -DRIGKIT_BUILD_FUZZ=ON \
+	@CC=clang CXX=clang++ cmake -S . -B $(FUZZ_BUILD) -DCMAKE_BUILD_TYPE=Debug -DRIGKIT_BUILD_FUZZ=ON \
 		-DRIGKIT_BUILD_TESTS=OFF -DRIGKIT_BUILD_BENCH=OFF >/dev/null
 	@cmake --build $(FUZZ_BUILD) -j$(JOBS)
 	@echo "fuzzers built in $(FUZZ_BUILD)/ (see fuzz/README.md)"

@@ -22,7 +22,10 @@ fbx_ascii)
 		[ "$(stat -c %s "$f")" -lt 200000 ] && cp "$f" "$corpus/"
 	done ;;
 gltf)
-	cp "$shared"/assets/Horse.glb "$shared"/assets/Flamingo.glb "$corpus/" ;;
+	cp "$shared"/assets/Horse.glb "$shared"/assets/Flamingo.glb "$corpus/"
+	# compressed input: hand-built meshopt / Draco / quantized / KTX2 seeds and the tools' fixtures
+	[ -x build/test_gltf_compressed ] && RIGKIT_GLTF_SEED_DIR="$corpus" build/test_gltf_compressed >/dev/null 2>&1 || true
+	cp tests/fixtures/rig_*.glb "$corpus/" ;;
 retarget)
 	# small humanoids: the sample characters (written here) and the Mixamo clip
 	build/rigkit sample "$corpus/samples" >/dev/null 2>&1 || true

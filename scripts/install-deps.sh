@@ -18,7 +18,7 @@ set -euo pipefail
 
 pkgs_for() {
 	case "$1" in
-	build) echo "cmake make gcc pkg-config python3 libdeflate-dev libcjson-dev libstb-dev libmeshoptimizer-dev libpng-dev libjpeg62-turbo-dev libwebp-dev" ;;
+	build) echo "cmake make gcc pkg-config python3 libdeflate-dev libcjson-dev libstb-dev libmeshoptimizer-dev libpng-dev libjpeg62-turbo-dev libwebp-dev g++ libdraco-dev" ;;
 	sanitize) echo "clang libclang-rt-14-dev" ;;
 	bench) echo "g++ libassimp-dev" ;;
 	fuzz) echo "clang libclang-rt-14-dev" ;;

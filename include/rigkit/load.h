@@ -116,8 +116,18 @@
  *       normal, emissive, alphaMode/alphaCutoff, doubleSided), textures,
  *       samplers (wrap modes), images (bytes or file name; never decoded).
  *       KHR_materials_unlit, KHR_texture_transform and KHR_mesh_quantization are
- *       understood; other entries of extensionsUsed become warnings; an entry of
- *       extensionsRequired that is not understood is RK_ERROR_UNSUPPORTED.
+ *       understood; other entries of extensionsUsed become warnings.
+ *     - Compressed input (docs/gltf.md, "Compressed input"):
+ *       EXT_meshopt_compression / MESHOPT_compression bufferViews (every mode
+ *       and filter; meshoptimizer's decoders), KHR_draco_mesh_compression
+ *       primitives (libdraco), EXT_texture_webp (image bytes kept, decoded by
+ *       rk_image_decode_memory), KHR_texture_basisu (KTX2 bytes kept, not
+ *       decoded: a warning). A required extension rigkit does not read that
+ *       only touches lights, materials or textures (KHR_lights_*,
+ *       KHR_materials_*, KHR_texture_*, EXT_texture_* ...) is a warning; any
+ *       other unknown entry of extensionsRequired is RK_ERROR_UNSUPPORTED.
+ *       Corrupt or oversized compressed streams are RK_ERROR_CORRUPT naming
+ *       the bufferView or primitive extension (JSON pointer).
  *     - VRM (docs/vrm.md): VRM 1.0 (VRMC_vrm), VRM 0.x (VRM) and VRM Animation
  *       (VRMC_vrm_animation) humanoids become scene->hints (scheme "humanoid",
  *       VRM 1.0 bone names; 0.x thumbs renamed to 1.0's), used by

@@ -49,6 +49,18 @@ static const char *rki_gw_image_mime(const unsigned char *p, size_t n)
 	static const unsigned char png[8] = { 0x89, 'P', 'N', 'G', 0x0D, 0x0A, 0x1A, 0x0A };
 	if (n >= 8 && memcmp(p, png, 8) == 0) return "image/png";
 	if (n >= 3 && p[0] == 0xFF && p[1] == 0xD8 && p[2] == 0xFF) return "image/jpeg";
+	/* written back as read, through their extensions (rki_gw_image_ext) */
+	if (n >= 12 && memcmp(p, "RIFF", 4) == 0 && memcmp(p + 8, "WEBP", 4) == 0) return "image/webp";
+	if (n >= 12 && memcmp(p, "\xABKTX 20\xBB\r\n\x1a\n", 12) == 0) return "image/ktx2";
+	return NULL;
+}
+
+/* The texture extension that carries an image of this type as its source
+ * (WebP: EXT_texture_webp, KTX2: KHR_texture_basisu), NULL for PNG/JPEG. */
+static const char *rki_gw_image_ext(const char *mime)
+{
+	if (strcmp(mime, "image/webp") == 0) return "EXT_texture_webp";
+	if (strcmp(mime, "image/ktx2") == 0) return "KHR_texture_basisu";
 	return NULL;
 }
 
@@ -107,7 +119,7 @@ static bool rki_gw_write_textures(rki_gw *w)
 		}
 		if (!bytes) {
 			if (file) rki_free(&w->alloc, file, file_size + 1);
-			rki_gw_warn(w, "texture \"%s\" (%s): no PNG/JPEG content or file, skipped", t->name,
+			rki_gw_warn(w, "texture \"%s\" (%s): no PNG/JPEG/WebP/KTX2 content or file, skipped", t->name,
 				t->filename && t->filename[0] ? t->filename : "embedded");
 			continue;
 		}
@@ -157,7 +169,19 @@ static bool rki_gw_write_textures(rki_gw *w)
 		rk_json_object_begin(j, NULL);
 		if (t->name && t->name[0]) rk_json_string(j, "name", t->name);
 		rk_json_uint(j, "sampler", sampler_index);
-		rk_json_uint(j, "source", (uint64_t)img);
+		const char *image_ext = rki_gw_image_ext(mime);
+		if (image_ext) {
+			/* no fallback image: the extension is required */
+			rk_json_object_begin(j, "extensions");
+			rk_json_object_begin(j, image_ext);
+			rk_json_uint(j, "source", (uint64_t)img);
+			rk_json_object_end(j);
+			rk_json_object_end(j);
+			if (image_ext[0] == 'E') w->uses_texture_webp = true;
+			else w->uses_texture_basisu = true;
+		} else {
+			rk_json_uint(j, "source", (uint64_t)img);
+		}
 		rk_json_object_end(j);
 		w->texture_out[i] = (int32_t)w->textures.count++;
 	}
@@ -302,7 +326,7 @@ static bool rki_gw_build_json(rki_gw *w, rk_json_writer *j, bool embed_buffer)
 		rki_gw_ext_write(w, j, RK_EXT_OWNER_SCENE, NULL);
 		rk_json_object_end(j);
 	}
-	if (w->uses_unlit || w->uses_texture_transform || w->ext_used_count) {
+	if (w->uses_unlit || w->uses_texture_transform || w->ext_used_count || w->uses_texture_webp || w->uses_texture_basisu) {
 		rk_json_array_begin(j, "extensionsUsed");
 		if (w->uses_texture_transform) rk_json_string(j, NULL, "KHR_texture_transform");
 		if (w->uses_unlit) rk_json_string(j, NULL, "KHR_materials_unlit");
@@ -313,6 +337,14 @@ static bool rki_gw_build_json(rki_gw *w, rk_json_writer *j, bool embed_buffer)
 				continue; /* listed above */
 			rk_json_string(j, NULL, name);
 		}
+		if (w->uses_texture_webp) rk_json_string(j, NULL, "EXT_texture_webp");
+		if (w->uses_texture_basisu) rk_json_string(j, NULL, "KHR_texture_basisu");
+		rk_json_array_end(j);
+	}
+	if (w->uses_texture_webp || w->uses_texture_basisu) {
+		rk_json_array_begin(j, "extensionsRequired");
+		if (w->uses_texture_webp) rk_json_string(j, NULL, "EXT_texture_webp");
+		if (w->uses_texture_basisu) rk_json_string(j, NULL, "KHR_texture_basisu");
 		rk_json_array_end(j);
 	}
 	rk_json_uint(j, "scene", 0);

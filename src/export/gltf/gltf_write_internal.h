@@ -137,6 +137,7 @@ typedef struct rki_gw {
 	int32_t *texture_out;        /* glTF texture index, -1 = skipped */
 	int32_t *texture_image;      /* glTF image index of the texture, -1 = skipped */
 	bool uses_unlit, uses_texture_transform;
+	bool uses_texture_webp, uses_texture_basisu; /* textures written with EXT_texture_webp / KHR_texture_basisu */
 
 	/* glTF meshes */
 	rki_gw_mesh_key *mesh_keys;

@@ -188,6 +188,12 @@ static bool rki_gltf_load_buffer(rki_gltf *g, size_t i)
 	} else if (g->is_glb && g->has_bin && i == 0) {
 		b->data = g->bin;
 		have = g->bin_size;
+	} else if (g->meshopt) {
+		/* EXT_meshopt_compression: a placeholder for the decoded bufferViews */
+		b->data = NULL;
+		b->size = byte_length;
+		b->placeholder = true;
+		return true;
 	} else {
 		return rki_gltf_fail(g, RK_ERROR_CORRUPT, base,
 			g->is_glb ? "buffer has no uri and is not buffer 0 backed by the GLB BIN chunk"
@@ -223,6 +229,21 @@ static bool rki_gltf_load_view(rki_gltf *g, size_t i)
 	g->views[i].data = b->data ? b->data + offset : NULL;
 	g->views[i].length = length;
 	g->views[i].stride = stride;
+	const rki_json *exts, *mo = NULL;
+	const rki_gltf_loc *epath = RKI_GLTF_KEY(base, "extensions");
+	const char *mo_name = "EXT_meshopt_compression";
+	if (!rki_gltf_object(g, obj, base, "extensions", &exts)) return false;
+	if (exts && !rki_gltf_object(g, exts, epath, mo_name, &mo)) return false;
+	if (exts && !mo) {
+		mo_name = "MESHOPT_compression";
+		if (!rki_gltf_object(g, exts, epath, mo_name, &mo)) return false;
+	}
+	if (mo && g->meshopt)
+		return rki_gltf_meshopt_view(g, i, mo, RKI_GLTF_KEY(epath, mo_name), &g->views[i], rki_gltf_member(obj, "byteStride") != NULL);
+	if (b->placeholder)
+		return rki_gltf_fail_key(g, RK_ERROR_CORRUPT, base, "buffer",
+			"bufferView reads buffer %zu, which has no data (no uri: an EXT_meshopt_compression placeholder), "
+			"and has no EXT_meshopt_compression object of its own", buffer);
 	return true;
 }
 
@@ -232,7 +253,10 @@ bool rki_gltf_load_buffers(rki_gltf *g)
 	g->views = (rki_gltf_view *)rki_arena_array(&g->sc.tmp, g->buffer_views.count, sizeof(rki_gltf_view));
 	g->stride_warned = (unsigned char *)rki_arena_array(&g->sc.tmp, g->buffer_views.count, 1);
 	if (!g->buffer_data || !g->views || !g->stride_warned) return rki_gltf_oom(g);
-	if (g->is_glb && !g->has_bin && g->buffers.count > 0 && !rki_gltf_member(&g->buffers.items[0], "uri"))
+	const rki_json *used = rki_gltf_member(g->json, "extensionsUsed");
+	for (size_t k = 0; rki_json_is(used, RKI_JSON_ARRAY) && k < used->len; k++)
+		if (rki_json_eq(&used->u.items[k], "EXT_meshopt_compression") || rki_json_eq(&used->u.items[k], "MESHOPT_compression")) g->meshopt = true;
+	if (g->is_glb && !g->has_bin && !g->meshopt && g->buffers.count > 0 && !rki_gltf_member(&g->buffers.items[0], "uri"))
 		return rki_gltf_fail(g, RK_ERROR_CORRUPT, RKI_GLTF_IDX(RKI_GLTF_KEY(NULL, "buffers"), 0), "buffer 0 has no uri but the GLB file has no BIN chunk");
 	for (size_t i = 0; i < g->buffers.count; i++)
 		if (!rki_gltf_load_buffer(g, i)) return false;
@@ -425,6 +449,12 @@ static bool rki_gltf_accessor_open_in(rki_gltf *g, size_t index, bool vertex_att
 	}
 	if (!rki_gltf_index(g, obj, base, "bufferView", g->buffer_views.count, "bufferViews", false, &view)) return false;
 	if (!rki_gltf_uint(g, obj, base, "byteOffset", 0, SIZE_MAX, false, &offset)) return false;
+	if (g->acc_data && g->acc_data[index]) {
+		/* decoded from a Draco stream (gltf_draco.c): tightly packed, no sparse part */
+		a->data = g->acc_data[index];
+		a->stride = a->elem_size;
+		return !finite || rki_gltf_accessor_finite(g, a, base);
+	}
 	if (view != RKI_GLTF_NONE) {
 		const rki_gltf_view *v = &g->views[view];
 		a->stride = v->stride ? v->stride : a->elem_size;

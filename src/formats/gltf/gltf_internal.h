@@ -14,6 +14,9 @@
  *   gltf_mesh.c      meshes, primitives, morph targets
  *   gltf_node.c      nodes, scenes, hierarchy order, skins
  *   gltf_anim.c      animations
+ *   gltf_meshopt.c   EXT_meshopt_compression bufferViews (meshoptimizer's decoders)
+ *   gltf_draco.c     KHR_draco_mesh_compression primitives, over
+ *   gltf_draco_shim.cpp  the only C++: libdraco behind a C API (gltf_draco.h)
  *   gltf_vrm.c       VRM 1.0 / 0.x / VRM Animation extensions: kept extension
  *                    data and the declared humanoid (scene->hints)
  *
@@ -28,6 +31,14 @@
 #include "formats/gltf/gltf.h"
 
 #include <string.h>
+
+/* KHR_draco_mesh_compression through Debian's libdraco (gltf_draco_shim.cpp);
+ * not in the WebAssembly module, which compiles only the library's C files. */
+#if !defined(__EMSCRIPTEN__) && !defined(RKI_GLTF_NO_DRACO)
+#define RKI_GLTF_HAVE_DRACO 1
+#else
+#define RKI_GLTF_HAVE_DRACO 0
+#endif
 
 #define RKI_GLTF_NONE SIZE_MAX
 #define RKI_GLTF_PATH_MAX 200
@@ -204,6 +215,7 @@ typedef struct rki_gltf_list {
 typedef struct rki_gltf_buffer {
 	const unsigned char *data;   /* byteLength bytes (GLB BIN, decoded data: URI, or external file) */
 	size_t size;                 /* the declared byteLength */
+	bool placeholder;            /* no data by design: an EXT_meshopt_compression fallback buffer */
 } rki_gltf_buffer;
 
 typedef struct rki_gltf_view {
@@ -273,6 +285,9 @@ typedef struct rki_gltf {
 	rki_warning_node *stride_warning;/* that warning, see rki_gltf_warn_repeat() */
 
 	rki_buf scratch[3];          /* reusable temporaries, see rki_gltf_scratch() */
+
+	bool meshopt;                /* extensionsUsed names EXT_meshopt_compression / MESHOPT_compression */
+	const unsigned char **acc_data; /* per accessor: decoded data (Draco), tightly packed; NULL = none */
 
 	rki_gltf_mesh *mesh_info;    /* per glTF mesh */
 	rk_node **node_map;          /* glTF node index -> scene node */
@@ -413,6 +428,19 @@ bool rki_gltf_accessor_read_indices(const rki_gltf_accessor *a, uint32_t *dst, u
 	uint32_t *bad_value);
 /* Name of a component type ("UNSIGNED_SHORT"). */
 const char *rki_gltf_ctype_name(uint32_t ctype);
+
+/* ---- compressed input (gltf_meshopt.c, gltf_draco.c) ---------------------
+ * Decoded data lives in the temporary arena (accessor reads copy it out). */
+
+/* Decodes bufferView i whose EXT_meshopt_compression (or MESHOPT_compression)
+ * object is `ext` at `epath`: v holds the parent's byteLength and byteStride
+ * (has_stride: byteStride given) and gets the decoded bytes as its data. */
+bool rki_gltf_meshopt_view(rki_gltf *g, size_t i, const rki_json *ext, const rki_gltf_loc *epath, rki_gltf_view *v, bool has_stride);
+/* Decodes every primitive's KHR_draco_mesh_compression stream into
+ * g->acc_data for the accessors the primitive names (after the buffers,
+ * before the meshes). Without Draco in the build, a primitive with the
+ * extension is RK_ERROR_UNSUPPORTED. */
+bool rki_gltf_decode_draco(rki_gltf *g);
 
 /* ---- passes ------------------------------------------------------------------ */
 

@@ -112,6 +112,43 @@ static bool rki_gltf_understands(const rki_json *ext)
 	return false;
 }
 
+/* ---- compressed input (docs/gltf.md, "Compressed input") ----------------------
+ * Extensions whose data the reader decodes (gltf_meshopt.c, gltf_draco.c) or
+ * keeps as it is (EXT_texture_webp: the image bytes go to rk_texture, which
+ * rk_image_decode() reads; KHR_texture_basisu: KTX2 bytes kept, not
+ * decoded, warned per texture in gltf_material.c). */
+static const char *const rki_gltf_decoded[] = {
+	"EXT_meshopt_compression", "MESHOPT_compression", "EXT_texture_webp", "KHR_texture_basisu",
+#if RKI_GLTF_HAVE_DRACO
+	"KHR_draco_mesh_compression",
+#endif
+};
+
+/* Required extensions that change only data other than geometry and
+ * animation (lights, cameras, materials, textures, metadata): a file that
+ * requires one still loads, with a warning naming what is not read. An
+ * unknown required extension may change geometry or animation: refused. */
+static const char *const rki_gltf_side_prefixes[] = {
+	"KHR_lights_", "EXT_lights_", "KHR_materials_", "EXT_materials_", "KHR_texture_", "EXT_texture_", "MSFT_texture_",
+	"KHR_xmp", "ADOBE_materials_",
+};
+
+static bool rki_gltf_decodes(const rki_json *ext)
+{
+	for (size_t i = 0; i < sizeof(rki_gltf_decoded) / sizeof(rki_gltf_decoded[0]); i++)
+		if (rki_json_eq(ext, rki_gltf_decoded[i])) return true;
+	return false;
+}
+
+static bool rki_gltf_side_data(const rki_json *ext)
+{
+	for (size_t i = 0; i < sizeof(rki_gltf_side_prefixes) / sizeof(rki_gltf_side_prefixes[0]); i++) {
+		size_t n = strlen(rki_gltf_side_prefixes[i]);
+		if (ext->len >= n && memcmp(ext->u.text, rki_gltf_side_prefixes[i], n) == 0) return true;
+	}
+	return false;
+}
+
 static bool rki_gltf_extensions(rki_gltf *g)
 {
 	const rki_json *list;
@@ -121,17 +158,32 @@ static bool rki_gltf_extensions(rki_gltf *g)
 		const rki_json *e = &list->u.items[k];
 		const rki_gltf_loc *path = RKI_GLTF_IDX(RKI_GLTF_KEY(NULL, "extensionsRequired"), k);
 		if (e->type != RKI_JSON_STRING) return rki_gltf_fail(g, RK_ERROR_CORRUPT, path, "expected an extension name string");
-		if (!rki_gltf_understands(e))
-			return rki_gltf_fail(g, RK_ERROR_UNSUPPORTED, path,
-				"required extension %.*s is not supported (rigkit understands KHR_materials_unlit, KHR_texture_transform, KHR_mesh_quantization)",
-				RKI_JSON_STR_ARGS(e, 80));
+		if (rki_gltf_understands(e) || rki_gltf_decodes(e)) continue;
+		if (rki_gltf_side_data(e)) {
+			rki_gltf_warn(g, path, "required extension %.*s is not supported: its data (lights, material or texture "
+				"properties) is not read; geometry and animation are", RKI_JSON_STR_ARGS(e, 80));
+			continue;
+		}
+		if (rki_json_eq(e, "KHR_draco_mesh_compression"))
+			return rki_gltf_fail(g, RK_ERROR_UNSUPPORTED, path, "required extension KHR_draco_mesh_compression: this build has no Draco decoder");
+		return rki_gltf_fail(g, RK_ERROR_UNSUPPORTED, path,
+			"required extension %.*s is not supported and may change geometry or animation (rigkit decodes KHR_mesh_quantization, "
+			"EXT_meshopt_compression, KHR_draco_mesh_compression, EXT_texture_webp, KHR_texture_basisu (kept, not decoded), "
+			"and reads files whose required lights, material and texture extensions it does not know, with a warning)",
+			RKI_JSON_STR_ARGS(e, 80));
 	}
+	const rki_json *required = list;
+	size_t required_count = count;
 	if (!rki_gltf_array(g, g->json, NULL, "extensionsUsed", &list, &count)) return false;
 	for (size_t k = 0; k < count; k++) {
 		const rki_json *e = &list->u.items[k];
 		const rki_gltf_loc *path = RKI_GLTF_IDX(RKI_GLTF_KEY(NULL, "extensionsUsed"), k);
 		if (e->type != RKI_JSON_STRING) return rki_gltf_fail(g, RK_ERROR_CORRUPT, path, "expected an extension name string");
-		if (!rki_gltf_understands(e)) rki_gltf_warn(g, path, "extension %.*s is not supported: ignored", RKI_JSON_STR_ARGS(e, 80));
+		if (rki_gltf_understands(e) || rki_gltf_decodes(e)) continue;
+		bool warned = false;  /* as required, above */
+		for (size_t r = 0; r < required_count && !warned; r++)
+			warned = required->u.items[r].len == e->len && memcmp(required->u.items[r].u.text, e->u.text, e->len) == 0;
+		if (!warned) rki_gltf_warn(g, path, "extension %.*s is not supported: ignored", RKI_JSON_STR_ARGS(e, 80));
 	}
 	return true;
 }
@@ -214,6 +266,7 @@ static bool rki_gltf_run(rki_gltf *g, const unsigned char *data, size_t size)
 		|| !rki_gltf_list_init(g, "scenes", &g->scenes))
 		return false;
 	if (!rki_gltf_load_buffers(g)) return false;
+	if (!rki_gltf_decode_draco(g)) return false;
 	rki_gltf_reserve_scene(g, size);
 	if (!rki_gltf_load_textures(g)) return false;
 	if (!rki_gltf_load_materials(g)) return false;

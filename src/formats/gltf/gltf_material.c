@@ -41,6 +41,27 @@ static const char *rki_gltf_mime_from_name(const char *name)
 	return "";
 }
 
+/* Embedded WebP (EXT_texture_webp) and KTX2 (KHR_texture_basisu) bytes are
+ * not decoded here, but a payload that cannot be one is named now: a
+ * warning (a texture never makes geometry unreadable), the image's JSON
+ * pointer. WebP: "RIFF" size "WEBP", the RIFF size within the bytes. */
+static void rki_gltf_check_image(rki_gltf *g, const rki_gltf_loc *base, size_t i, const rki_gltf_image *img)
+{
+	const unsigned char *p = img->content;
+	size_t n = img->content_size;
+	if (!p || !img->mime_type) return;
+	if (strcmp(img->mime_type, "image/webp") == 0) {
+		if (n < 12 || memcmp(p, "RIFF", 4) != 0 || memcmp(p + 8, "WEBP", 4) != 0)
+			rki_gltf_warn(g, base, "image %zu: declared image/webp, but its %zu bytes do not start as a WebP file (RIFF ... WEBP): it will not decode", i, n);
+		else if ((uint64_t)rki_le32(p + 4) + 8u > (uint64_t)n)
+			rki_gltf_warn(g, base, "image %zu: truncated WebP: its RIFF header says %llu bytes, the image has %zu: it will not decode", i,
+				(unsigned long long)rki_le32(p + 4) + 8u, n);
+	} else if (strcmp(img->mime_type, "image/ktx2") == 0) {
+		if (n < 12 || memcmp(p, "\xABKTX 20\xBB\r\n\x1a\n", 12) != 0)
+			rki_gltf_warn(g, base, "image %zu: declared image/ktx2, but its %zu bytes do not start with the KTX2 identifier", i, n);
+	}
+}
+
 static bool rki_gltf_resolve_image(rki_gltf *g, size_t i, rki_gltf_image *img)
 {
 	const rki_gltf_loc *base = RKI_GLTF_IDX(RKI_GLTF_KEY(NULL, "images"), i), *upath = RKI_GLTF_KEY(base, "uri");
@@ -63,6 +84,7 @@ static bool rki_gltf_resolve_image(rki_gltf *g, size_t i, rki_gltf_image *img)
 			img->content_size = v->length;
 		}
 		img->mime_type = mime ? rki_gltf_json_strdup(g, g->sc.arena, mime) : (v->data ? rki_gltf_sniff_mime(v->data, v->length) : "");
+		rki_gltf_check_image(g, base, i, img);
 		return img->mime_type != NULL;
 	}
 	if (!uri) {
@@ -80,6 +102,7 @@ static bool rki_gltf_resolve_image(rki_gltf *g, size_t i, rki_gltf_image *img)
 			if (!uri_mime[0]) uri_mime = rki_gltf_sniff_mime(data, size);
 		}
 		img->mime_type = mime ? rki_gltf_json_strdup(g, g->sc.arena, mime) : uri_mime;
+		rki_gltf_check_image(g, base, i, img);
 		return img->mime_type != NULL;
 	}
 	rki_file_result res;
@@ -165,6 +188,9 @@ bool rki_gltf_load_textures(rki_gltf *g)
 			x->content = img->content;
 			x->content_size = img->content_size;
 			x->mime_type = img->mime_type;
+			if (strcmp(img->mime_type, "image/ktx2") == 0)
+				rki_gltf_warn(g, base, "texture %zu: its KTX2 image (KHR_texture_basisu) is kept as encoded bytes and written back "
+					"unchanged, not decoded (rigkit has no Basis Universal decoder: the renderer shows the material without it)", t);
 		}
 		x->name = rki_gltf_json_strdup(g, g->sc.arena, name);
 		if (!x->name) return false;
