@@ -14,8 +14,10 @@
  *   gltf_mesh.c      meshes, primitives, morph targets
  *   gltf_node.c      nodes, scenes, hierarchy order, skins
  *   gltf_anim.c      animations
- *   gltf_vrm.c       VRM 1.0 / 0.x / VRM Animation extensions: kept extension
- *                    data and the declared humanoid (scene->hints)
+ *   gltf_vrm.c       VRM 1.0 / 0.x / VRM Animation extensions and KHR material
+ *                    extensions: kept extension data and the declared
+ *                    humanoid (scene->hints)
+ *   gltf_extras.c    cameras, KHR_lights_punctual, extras
  *
  * ERRORS
  *   Every function that can fail returns bool; false means g->err holds the
@@ -440,5 +442,13 @@ bool rki_gltf_load_animations(rki_gltf *g); /* gltf_anim.c: scene->clips */
  * and scene->hints (the declared humanoid). Problems are warnings; false
  * only when out of memory. */
 bool rki_gltf_load_vrm(rki_gltf *g);
+/* gltf_vrm.c: a JSON value kept as plain data (no index rules) in the
+ * scene arena; *out NULL when v is NULL. False only when out of memory. */
+bool rki_gltf_keep_json(rki_gltf *g, const rki_json *v, const rki_gltf_loc *loc, const rk_ext_value **out);
+/* gltf_extras.c, after the nodes: scene->cameras, scene->lights
+ * (KHR_lights_punctual), node->camera / node->light, the extras of the
+ * asset, nodes, meshes, materials, cameras and lights; warnings naming the
+ * extras that are not kept. */
+bool rki_gltf_load_extras(rki_gltf *g);
 
 #endif

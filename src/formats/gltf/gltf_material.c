@@ -217,7 +217,10 @@ static void rki_gltf_material_defaults(rk_material *m)
 	m->roughness = 1.0;
 	m->alpha_mode = RK_ALPHA_OPAQUE;
 	m->alpha_cutoff = 0.5;
-	rk_texture_ref *refs[] = { &m->base_color_texture, &m->metallic_roughness_texture, &m->normal_texture, &m->emissive_texture };
+	m->normal_scale = 1.0;
+	m->occlusion_strength = 1.0;
+	rk_texture_ref *refs[] = { &m->base_color_texture, &m->metallic_roughness_texture, &m->normal_texture, &m->emissive_texture,
+		&m->occlusion_texture };
 	for (size_t i = 0; i < sizeof(refs) / sizeof(refs[0]); i++) {
 		refs[i]->uv_set = "";
 		refs[i]->scale = (rk_vec2){ 1.0, 1.0 };
@@ -244,6 +247,14 @@ static bool rki_gltf_load_material(rki_gltf *g, size_t i, rk_material *m)
 	}
 	if (!rki_gltf_texture_ref(g, obj, base, "normalTexture", &m->normal_texture)) return false;
 	if (!rki_gltf_texture_ref(g, obj, base, "emissiveTexture", &m->emissive_texture)) return false;
+	if (!rki_gltf_texture_ref(g, obj, base, "occlusionTexture", &m->occlusion_texture)) return false;
+	const rki_json *info = rki_gltf_member(obj, "normalTexture");
+	if (rki_json_is(info, RKI_JSON_OBJECT) && !rki_gltf_number(g, info, RKI_GLTF_KEY(base, "normalTexture"), "scale", 1.0, &m->normal_scale))
+		return false;
+	info = rki_gltf_member(obj, "occlusionTexture");
+	if (rki_json_is(info, RKI_JSON_OBJECT)
+		&& !rki_gltf_number(g, info, RKI_GLTF_KEY(base, "occlusionTexture"), "strength", 1.0, &m->occlusion_strength))
+		return false;
 	double e[3];
 	bool present;
 	if (!rki_gltf_numbers(g, obj, base, "emissiveFactor", 3, e, &present)) return false;
