@@ -355,6 +355,8 @@ struct rk_texture {
 	size_t content_size;
 	const char *mime_type;           /* "image/png", "image/jpeg" or "" when unknown */
 	rk_wrap wrap_u, wrap_v;
+	const char *image_name;          /* glTF: the name of the texture's image, "" if none; NULL for
+	                                    other formats (writers then name the image like the texture) */
 };
 
 /* ---------------------------------------------------------------------------

@@ -167,6 +167,12 @@ int cli_cmd_convert(cli_ctx *ctx, int argc, char **argv)
 		return rc;
 	}
 	if (format != CLI_FORMAT_OBJ) {
+		/* what the input holds that the output will not: the loader's warnings
+		 * name it (with -v they were printed already) */
+		for (size_t i = 0; i < s->warnings.count && !ctx->verbose; i++) {
+			const rk_warning *w = &s->warnings.data[i];
+			cli_warn(ctx, "%s: %s%s%s%s", in, w->message, w->path[0] ? " (at " : "", w->path, w->path[0] ? ")" : "");
+		}
 		rk_gltf_write_stats st = { 0 };
 		rk_gltf_write_opts o = { 0 };
 		o.bake_fps = a.fps;

@@ -333,16 +333,18 @@ static void cli_info_text(cli_ctx *ctx, const rk_scene *s, int tree)
 	for (size_t i = 0; i < s->cameras.count; i++) {
 		const rk_camera *c = &s->cameras.data[i];
 		if (c->projection == RK_PROJECTION_ORTHOGRAPHIC)
-			printf("  %s: orthographic %g x %g, near %g, far %g\n", cli_text(ctx, c->name), 2.0 * c->xmag, 2.0 * c->ymag, c->znear, c->zfar);
+			printf("  %s: orthographic %g x %g, near %g, far %g\n", c->name[0] ? cli_text(ctx, c->name) : "(unnamed)", 2.0 * c->xmag, 2.0 * c->ymag, c->znear, c->zfar);
 		else
-			printf("  %s: perspective, vertical fov %.4g deg, aspect %s%.4g, near %g, far %s%g\n", cli_text(ctx, c->name),
+			printf("  %s: perspective, vertical fov %.4g deg, aspect %s%.4g, near %g, far %s%g\n",
+				c->name[0] ? cli_text(ctx, c->name) : "(unnamed)",
 				c->yfov * 57.29577951308232, c->aspect_ratio > 0.0 ? "" : "(viewport) ", c->aspect_ratio, c->znear,
 				c->zfar > 0.0 ? "" : "infinite ", c->zfar);
 	}
 	if (s->lights.count) printf("lights:      %zu\n", s->lights.count);
 	for (size_t i = 0; i < s->lights.count; i++) {
 		const rk_light *l = &s->lights.data[i];
-		printf("  %s: %s, colour (%.4g, %.4g, %.4g), intensity %g", cli_text(ctx, l->name), cli_light_type_name(l->type),
+		printf("  %s: %s, colour (%.4g, %.4g, %.4g), intensity %g", l->name[0] ? cli_text(ctx, l->name) : "(unnamed)",
+			cli_light_type_name(l->type),
 			l->color.x, l->color.y, l->color.z, l->intensity);
 		if (l->range > 0.0) printf(", range %g", l->range);
 		if (l->type == RK_LIGHT_SPOT)
@@ -353,9 +355,13 @@ static void cli_info_text(cli_ctx *ctx, const rk_scene *s, int tree)
 	printf("textures:    %zu\n", s->textures.count);
 	const char *origin = NULL;
 	size_t declared = cli_info_declared(s, &origin);
-	if (declared || s->extensions.count) {
+	if (declared) {
 		printf("vrm:         %zu declared humanoid bones%s%s, %zu kept extensions:", declared, origin ? " from " : "",
 			origin ? origin : "", s->extensions.count);
+		for (size_t i = 0; i < s->extensions.count; i++) printf(" %s", s->extensions.data[i].name);
+		printf("\n");
+	} else if (s->extensions.count) {
+		printf("extensions:  %zu kept:", s->extensions.count);
 		for (size_t i = 0; i < s->extensions.count; i++) printf(" %s", s->extensions.data[i].name);
 		printf("\n");
 	}

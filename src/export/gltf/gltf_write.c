@@ -61,6 +61,15 @@ static uint32_t rki_gw_wrap(rk_wrap wrap)
 	}
 }
 
+/* Name of a texture's image: the glTF image's own (image_name), else (other
+ * formats) the texture's. */
+static const char *rki_gw_image_name(const rki_gw *w, const rk_texture *t)
+{
+	(void)w;
+	if (t->image_name) return t->image_name;
+	return t->name ? t->name : "";
+}
+
 /* Appends an image file record (separate mode). */
 static bool rki_gw_image_file_add(rki_gw *w, const unsigned char *data, size_t size, const char *ext)
 {
@@ -146,7 +155,7 @@ static bool rki_gw_write_textures(rki_gw *w)
 			img = (int32_t)image_count++;
 			rk_json_writer *j = rki_gw_section_json(&w->images);
 			rk_json_object_begin(j, NULL);
-			if (t->name && t->name[0]) rk_json_string(j, "name", t->name);
+			if (rki_gw_image_name(w, t)[0]) rk_json_string(j, "name", rki_gw_image_name(w, t));
 			rki_gw_uri_image(w, j, (size_t)img);
 			rk_json_string(j, "mimeType", mime);
 			rk_json_object_end(j);
@@ -159,7 +168,7 @@ static bool rki_gw_write_textures(rki_gw *w)
 			img = (int32_t)image_count++;
 			rk_json_writer *j = rki_gw_section_json(&w->images);
 			rk_json_object_begin(j, NULL);
-			if (t->name && t->name[0]) rk_json_string(j, "name", t->name);
+			if (rki_gw_image_name(w, t)[0]) rk_json_string(j, "name", rki_gw_image_name(w, t));
 			rk_json_uint(j, "bufferView", (uint64_t)view);
 			rk_json_string(j, "mimeType", mime);
 			rk_json_object_end(j);

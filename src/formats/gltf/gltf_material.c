@@ -155,7 +155,12 @@ bool rki_gltf_load_textures(rki_gltf *g)
 			if (!ok_u || !ok_v) return false;
 		}
 		if (!rki_gltf_string(g, obj, base, "name", &name)) return false;
+		x->image_name = "";
 		if (source != RKI_GLTF_NONE) {
+			const rki_json *iname;
+			if (!rki_gltf_string(g, &g->images.items[source], RKI_GLTF_IDX(RKI_GLTF_KEY(NULL, "images"), source), "name", &iname))
+				return false;
+			if (!(x->image_name = rki_gltf_json_strdup(g, g->sc.arena, iname))) return false;
 			rki_gltf_image *img = &images[source];
 			if (!img->done && !rki_gltf_resolve_image(g, source, img)) return false;
 			if (!name && !rki_gltf_string(g, &g->images.items[source], RKI_GLTF_IDX(RKI_GLTF_KEY(NULL, "images"), source), "name", &name))
