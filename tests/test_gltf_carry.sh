@@ -33,6 +33,7 @@ skip() { echo "SKIPPED: $*"; exit 77; }
 fail() { echo "FAILED: $*"; exit 1; }
 
 [ -x "$RIGKIT" ] && [ -n "$BUILD_DIR" ] || fail "usage: $0 RIGKIT_CLI SHARED_DIR BUILD_DIR"
+BUILD_DIR=$(cd "$BUILD_DIR" && pwd) || fail "no folder $3"
 command -v python3 >/dev/null 2>&1 || skip "python3 is not installed"
 WORK="$BUILD_DIR/gltf_carry"
 OUT="$WORK/out"
