@@ -152,7 +152,8 @@
  *   PNG or JPEG (by magic bytes), else the file at resolved_path when that is
  *   PNG or JPEG; other textures are skipped (warned) and materials drop the
  *   reference. Identical image bytes are stored once. One sampler per
- *   distinct wrap mode pair. A primitive whose material samples textures but
+ *   distinct wrap mode pair and filters (magFilter / minFilter as read).
+ *   The loaded scene's name is written as the glTF scene's. A primitive whose material samples textures but
  *   that has no UVs gets zero TEXCOORD_0 (warned).
  *
  * ANIMATION

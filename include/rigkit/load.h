@@ -115,7 +115,8 @@
  *     - Materials (metallic-roughness factors and textures with texCoord,
  *       normal with scale, occlusion with strength, emissive,
  *       alphaMode/alphaCutoff, doubleSided), textures,
- *       samplers (wrap modes), images (bytes or file name; never decoded).
+ *       samplers (wrap modes, filters), images (bytes or file name, image
+ *       name; never decoded), the loaded scene's name (scene->scene_name).
  *       KHR_materials_unlit, KHR_texture_transform and KHR_mesh_quantization are
  *       understood; other entries of extensionsUsed become warnings; an entry of
  *       extensionsRequired that is not understood is RK_ERROR_UNSUPPORTED.
@@ -181,7 +182,7 @@
  *       input's folder are refused with a warning (EXTERNAL FILES); ".."
  *       that stays inside is fine. A missing buffer file, or one that is a
  *       FIFO, device or folder, is RK_ERROR_IO naming it.
- *     - Texture filters, KHR_animation_pointer and morph target TANGENT
+ *     - KHR_animation_pointer and morph target TANGENT
  *       deltas are ignored.
  *     - Influences: at most 8 JOINTS_n/WEIGHTS_n sets per primitive.
  *

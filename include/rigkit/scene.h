@@ -355,6 +355,8 @@ struct rk_texture {
 	size_t content_size;
 	const char *mime_type;           /* "image/png", "image/jpeg" or "" when unknown */
 	rk_wrap wrap_u, wrap_v;
+	uint32_t mag_filter, min_filter; /* glTF sampler magFilter / minFilter (9728 NEAREST, 9729 LINEAR,
+	                                    9984..9987 mipmap modes), 0 = unset (the viewer chooses) */
 	const char *image_name;          /* glTF: the name of the texture's image, "" if none; NULL for
 	                                    other formats (writers then name the image like the texture) */
 };
@@ -701,6 +703,7 @@ typedef struct rk_scene {
 	rk_light_list lights;            /* node light attributes (see LIGHTS AND CAMERAS) */
 	rk_camera_list cameras;          /* node camera attributes */
 	const rk_ext_value *asset_extras;/* glTF asset.extras as stored, NULL if none */
+	const char *scene_name;          /* glTF: name of the loaded scene; "" if none (NULL from other readers) */
 	const char *source_path;         /* "" for memory loads */
 	size_t memory_used;              /* bytes held by the scene */
 	void *internal_;                 /* owned by rigkit */

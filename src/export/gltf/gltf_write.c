@@ -96,8 +96,8 @@ static bool rki_gw_write_textures(rki_gw *w)
 	bool *used = (bool *)rki_gw_tmp_array(w, nt, sizeof(bool));
 	int32_t *image_view = (int32_t *)rki_gw_tmp_array(w, nt, sizeof(int32_t));
 	int32_t *image_of = (int32_t *)rki_gw_tmp_array(w, nt, sizeof(int32_t));
-	uint32_t sampler_keys[9];
-	if (!used || !image_view || !image_of) return false;
+	uint64_t *sampler_keys = (uint64_t *)rki_gw_tmp_array(w, nt, sizeof(uint64_t));
+	if (!used || !image_view || !image_of || !sampler_keys) return false;
 	for (size_t m = 0; m < s->materials.count; m++) {
 		const rk_material *mat = &s->materials.data[m];
 		const rk_texture_ref *refs[5] = { &mat->base_color_texture, &mat->metallic_roughness_texture,
@@ -180,14 +180,17 @@ static bool rki_gw_write_textures(rki_gw *w)
 		}
 		image_of[i] = img;
 		w->texture_image[i] = img;
-		/* One sampler per distinct wrap pair (at most 9). */
-		uint32_t key = rki_gw_wrap(t->wrap_u) * 65536u + rki_gw_wrap(t->wrap_v);
+		/* One sampler per distinct wrap pair and filters. */
+		uint64_t key = ((uint64_t)rki_gw_wrap(t->wrap_u) << 48) | ((uint64_t)rki_gw_wrap(t->wrap_v) << 32)
+			| ((uint64_t)(t->mag_filter & 0xffffu) << 16) | (t->min_filter & 0xffffu);
 		size_t sampler_index = 0;
 		while (sampler_index < sampler_count && sampler_keys[sampler_index] != key) sampler_index++;
 		if (sampler_index == sampler_count) {
 			sampler_keys[sampler_count++] = key;
 			rk_json_writer *js = rki_gw_section_json(&w->samplers);
 			rk_json_object_begin(js, NULL);
+			if (t->mag_filter) rk_json_uint(js, "magFilter", t->mag_filter & 0xffffu);
+			if (t->min_filter) rk_json_uint(js, "minFilter", t->min_filter & 0xffffu);
 			rk_json_uint(js, "wrapS", rki_gw_wrap(t->wrap_u));
 			rk_json_uint(js, "wrapT", rki_gw_wrap(t->wrap_v));
 			rk_json_object_end(js);
@@ -373,6 +376,7 @@ static bool rki_gw_build_json(rki_gw *w, rk_json_writer *j, bool embed_buffer)
 	rk_json_uint(j, "scene", 0);
 	rk_json_array_begin(j, "scenes");
 	rk_json_object_begin(j, NULL);
+	if (s->scene_name && s->scene_name[0]) rk_json_string(j, "name", s->scene_name);
 	if (w->nodes.count > 0) {
 		rk_json_array_begin(j, "nodes");
 		if (w->write_root) {

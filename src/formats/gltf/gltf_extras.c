@@ -15,8 +15,8 @@
  * know is a warning: read as a point light). Extras in places the scene
  * model has no room for (scenes, skins, animations, textures, images,
  * samplers, primitives, accessors, buffers, the top level) are named in a
- * warning, one per kind of element, and so are sampler filters (rk_texture
- * keeps only wrap modes).
+ * warning, one per kind of element, and so are the scenes other than the
+ * loaded one.
  */
 #include "gltf_internal.h"
 
@@ -201,16 +201,9 @@ bool rki_gltf_load_extras(rki_gltf *g)
 	rki_gltf_extras_dropped(g, "accessors", &g->accessors);
 	rki_gltf_extras_dropped(g, "bufferViews", &g->buffer_views);
 	rki_gltf_extras_dropped(g, "buffers", &g->buffers);
-	size_t named = 0;
-	for (size_t i = 0; i < g->scenes.count; i++)
-		if (rki_gltf_member(&g->scenes.items[i], "name")) named++;
-	if (named) rki_gltf_warn(g, RKI_GLTF_KEY(NULL, "scenes"), "names of %zu scenes are not kept", named);
-	if (g->scenes.count > 1) rki_gltf_warn(g, RKI_GLTF_KEY(NULL, "scenes"), "%zu scenes: one is loaded (scene.h keeps one)", g->scenes.count);
-	size_t filtered = 0;
-	for (size_t i = 0; i < g->samplers.count; i++)
-		if (rki_gltf_member(&g->samplers.items[i], "magFilter") || rki_gltf_member(&g->samplers.items[i], "minFilter")) filtered++;
-	if (filtered)
-		rki_gltf_warn(g, RKI_GLTF_KEY(NULL, "samplers"), "magFilter / minFilter of %zu samplers are not kept (only wrap modes)", filtered);
+	if (g->scenes.count > 1)
+		rki_gltf_warn(g, RKI_GLTF_KEY(NULL, "scenes"), "%zu scenes: only the loaded one is kept (its nodes, the others' roots under it)",
+			g->scenes.count);
 	size_t prim_extras = 0;
 	for (size_t i = 0; i < g->meshes.count; i++) {
 		const rki_json *prims = rki_gltf_member(&g->meshes.items[i], "primitives");

@@ -153,6 +153,14 @@ bool rki_gltf_load_textures(rki_gltf *g)
 			x->wrap_u = rki_gltf_wrap(g, &g->samplers.items[sampler], spath, "wrapS", &ok_u);
 			x->wrap_v = rki_gltf_wrap(g, &g->samplers.items[sampler], spath, "wrapT", &ok_v);
 			if (!ok_u || !ok_v) return false;
+			size_t mag, min;
+			if (!rki_gltf_uint(g, &g->samplers.items[sampler], spath, "magFilter", 0, 1u << 16, false, &mag)
+				|| !rki_gltf_uint(g, &g->samplers.items[sampler], spath, "minFilter", 0, 1u << 16, false, &min))
+				return false;
+			x->mag_filter = (mag == 9728 || mag == 9729) ? (uint32_t)mag : 0;
+			x->min_filter = (min == 9728 || min == 9729 || (min >= 9984 && min <= 9987)) ? (uint32_t)min : 0;
+			if ((mag && !x->mag_filter) || (min && !x->min_filter))
+				rki_gltf_warn(g, spath, "unknown sampler filter: left unset");
 		}
 		if (!rki_gltf_string(g, obj, base, "name", &name)) return false;
 		x->image_name = "";
@@ -163,8 +171,6 @@ bool rki_gltf_load_textures(rki_gltf *g)
 			if (!(x->image_name = rki_gltf_json_strdup(g, g->sc.arena, iname))) return false;
 			rki_gltf_image *img = &images[source];
 			if (!img->done && !rki_gltf_resolve_image(g, source, img)) return false;
-			if (!name && !rki_gltf_string(g, &g->images.items[source], RKI_GLTF_IDX(RKI_GLTF_KEY(NULL, "images"), source), "name", &name))
-				return false;
 			x->filename = img->filename;
 			x->resolved_path = img->resolved_path;
 			x->content = img->content;

@@ -184,6 +184,7 @@ bool rki_gltf_load_nodes(rki_gltf *g)
 		const rki_json *list;
 		size_t count;
 		if (!rki_gltf_array(g, &g->scenes.items[scene], base, "nodes", &list, &count)) return false;
+		if (!(s->scene_name = rki_gltf_name(g, &g->scenes.items[scene], base))) return false;
 		for (size_t k = 0; k < count; k++) {
 			const rki_gltf_loc *path = RKI_GLTF_IDX(npath, k);
 			size_t ni;
