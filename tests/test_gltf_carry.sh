@@ -13,15 +13,17 @@
 #    names it. The --separate output must be a .gltf, a .bin and two PNGs,
 #    the PNGs byte-identical to the input's images; --separate to a .glb is
 #    refused.
-# 3. Shared avatars (SHARED_DIR/assets/*.glb, skipped without them): the
+# 3. `rigkit info --json` of the GLB shows the file's cameras, lights and
+#    node references.
+# 4. Shared avatars (SHARED_DIR/assets/*.glb, skipped without them): the
 #    output has as many skins as the input (readyplayer.me.glb: one, not
 #    ten) and the same node names in the same order.
-# 4. With node/npm (pinned tests/node/package-lock.json, `npm ci` into
+# 5. With node/npm (pinned tests/node/package-lock.json, `npm ci` into
 #    BUILD_DIR/gltf_carry/node): the Khronos glTF-Validator reports 0 errors
 #    on every output (the separate files included), and three.js GLTFLoader
 #    builds the same cameras, lights, node names, skins and physical
 #    material values from the outputs as from the input. Without node/npm
-#    or the registry, steps 1-3 still run and the test exits 77 (skip).
+#    or the registry, steps 1-4 still run and the test exits 77 (skip).
 set -u
 
 RIGKIT=${1:-}
@@ -75,6 +77,26 @@ for out in "$OUT/rich.glb:$OUT/rich.glb.err" "$OUT/rich.gltf:$OUT/rich.gltf.err"
 	tail -1 "$f.report"
 done
 [ $status -eq 0 ] || fail "pieces of rich.gltf are missing (see above)"
+
+echo "== rigkit info --json shows the output's cameras and lights"
+"$RIGKIT" info --json "$OUT/rich.glb" > "$OUT/info.json" 2>/dev/null || fail "info --json rich.glb failed"
+python3 - "$IN" "$OUT/info.json" <<'EOF' || fail "info --json does not show the cameras and lights of rich.gltf"
+import json, sys
+doc, info = json.load(open(sys.argv[1])), json.load(open(sys.argv[2]))
+cams, lights = doc['cameras'], doc['extensions']['KHR_lights_punctual']['lights']
+ok = len(info['cameras']) == len(cams) and len(info['lights']) == len(lights)
+ok = ok and abs(info['cameras'][0]['yfov'] - cams[0]['perspective']['yfov']) < 1e-12
+ok = ok and info['cameras'][1]['projection'] == 'orthographic' and info['lights'][2]['type'] == 'spot'
+ok = ok and abs(info['lights'][2]['outer_cone_angle'] - lights[2]['spot']['outerConeAngle']) < 1e-12
+# node i of the file is node i + 1 of rigkit (0 is the synthetic root)
+for i, n in enumerate(doc['nodes']):
+    got = info['nodes'][i + 1]
+    ok = ok and got.get('camera') == n.get('camera')
+    ok = ok and got.get('light') == n.get('extensions', {}).get('KHR_lights_punctual', {}).get('light')
+    ok = ok and got['name'] == n.get('name', '')
+print('info --json: %d cameras, %d lights, node references %s' % (len(info['cameras']), len(info['lights']), 'right' if ok else 'WRONG'))
+sys.exit(0 if ok else 1)
+EOF
 
 if [ -n "$SHARED_DIR" ] && ls "$SHARED_DIR"/assets/*.glb >/dev/null 2>&1; then
 	echo "== shared avatars keep their skins and node names"
