@@ -134,7 +134,7 @@
  *       (RK_EXT_OWNER_MATERIAL) with their texture indices resolved.
  *     - Cameras -> scene->cameras, KHR_lights_punctual lights ->
  *       scene->lights (node->camera, node->light; scene.h LIGHTS AND
- *       CAMERAS). Extras of the asset, nodes, meshes, materials, cameras and
+ *       CAMERAS). Extras of the asset, the loaded scene, nodes, meshes, materials, cameras and
  *       lights are kept as plain JSON (rk_ext_value trees); extras anywhere
  *       else are named in a warning.
  *       Anything wrong inside them is a warning with its JSON pointer.

@@ -704,6 +704,7 @@ typedef struct rk_scene {
 	rk_camera_list cameras;          /* node camera attributes */
 	const rk_ext_value *asset_extras;/* glTF asset.extras as stored, NULL if none */
 	const char *scene_name;          /* glTF: name of the loaded scene; "" if none (NULL from other readers) */
+	const rk_ext_value *scene_extras;/* glTF: extras of the loaded scene, NULL if none */
 	const char *source_path;         /* "" for memory loads */
 	size_t memory_used;              /* bytes held by the scene */
 	void *internal_;                 /* owned by rigkit */

@@ -388,6 +388,7 @@ static bool rki_gw_build_json(rki_gw *w, rk_json_writer *j, bool embed_buffer)
 		}
 		rk_json_array_end(j);
 	}
+	rki_gw_extras_write(w, j, s->scene_extras);
 	rk_json_object_end(j);
 	rk_json_array_end(j);
 	rki_gw_section *secs[RKI_GW_SECTIONS];

@@ -714,6 +714,18 @@ static bool rki_gw_write_mesh(rki_gw *w, rki_gw_mesh_key *key, const rk_node *fi
 	}
 	mw.colors = m->colors.count > 0 && m->colors.data && m->colors.data[0].exists
 		&& (w->gltf_input || w->opts.fbx_vertex_colors);
+	/* what the mesh holds that glTF output leaves out is named */
+	for (size_t u = 0; u < m->uv_sets.count; u++) {
+		const rk_uv_set *set = &m->uv_sets.data[u];
+		if (!set->tangent.exists || (mw.tangents && u == mw.uv_order[0])) continue;
+		rki_gw_warn(w, "mesh \"%s\": tangents of UV set \"%s\" not written (%s)", m->name, set->name ? set->name : "",
+			need_smooth ? "some normals had to be computed" : u == mw.uv_order[0] ? "no bitangents" : "glTF has one TANGENT, for TEXCOORD_0");
+	}
+	if (mw.colors && m->colors.count > 1)
+		rki_gw_warn(w, "mesh \"%s\": %zu colour sets, only COLOR_0 written", m->name, m->colors.count);
+	if (key->skin && key->skin->max_weights_per_vertex > 4)
+		rki_gw_warn(w, "skin \"%s\": up to %zu influences per vertex, the 4 largest written (renormalised)", key->skin->name,
+			key->skin->max_weights_per_vertex);
 
 	/* Skin */
 	int32_t *joint_map = NULL;

@@ -6,14 +6,14 @@
  *                    "camera" sets node->camera
  *   scene->lights    one rk_light per KHR_lights_punctual light; a node's
  *                    extensions.KHR_lights_punctual.light sets node->light
- *   extras           asset, node, mesh, material, camera and light extras
+ *   extras           asset, loaded scene, node, mesh, material, camera and light extras
  *                    kept as plain JSON trees (rk_ext_value, no index
  *                    resolution: extras mean what the application says)
  *
  * Hostile input: a camera or light of the wrong shape is a load error at its
  * JSON pointer like every other glTF element (a light type rigkit does not
  * know is a warning: read as a point light). Extras in places the scene
- * model has no room for (scenes, skins, animations, textures, images,
+ * model has no room for (skins, animations, textures, images,
  * samplers, primitives, accessors, buffers, the top level) are named in a
  * warning, one per kind of element, and so are the scenes other than the
  * loaded one.
@@ -192,7 +192,14 @@ bool rki_gltf_load_extras(rki_gltf *g)
 
 	/* Extras it has no place for. */
 	if (rki_gltf_member(g->json, "extras")) rki_gltf_warn(g, RKI_GLTF_KEY(NULL, "extras"), "top-level extras are not kept");
-	rki_gltf_extras_dropped(g, "scenes", &g->scenes);
+	size_t scene = RKI_GLTF_NONE;
+	if (!rki_gltf_index(g, g->json, NULL, "scene", g->scenes.count, "scenes", false, &scene)) return false;
+	if (scene == RKI_GLTF_NONE && g->scenes.count > 0) scene = 0;
+	if (scene != RKI_GLTF_NONE) {
+		const rki_json *x = rki_gltf_member(&g->scenes.items[scene], "extras");
+		if (x && !rki_gltf_keep_json(g, x, RKI_GLTF_KEY(RKI_GLTF_IDX(RKI_GLTF_KEY(NULL, "scenes"), scene), "extras"), &s->scene_extras))
+			return false;
+	}
 	rki_gltf_extras_dropped(g, "skins", &g->skins);
 	rki_gltf_extras_dropped(g, "animations", &g->animations);
 	rki_gltf_extras_dropped(g, "textures", &g->textures);
