@@ -469,10 +469,112 @@ RK_TEST(shared_skin_stays_one)
 	rk_scene_free(s);
 }
 
+
+/* Counting allocator that fails allocation number `fail_at` (1-based). */
+typedef struct count_alloc {
+	size_t calls, fail_at, live;
+} count_alloc;
+
+static void *ca_alloc(void *user, size_t size)
+{
+	count_alloc *c = (count_alloc *)user;
+	if (++c->calls == c->fail_at) return NULL;
+	void *p = malloc(size);
+	if (p) c->live++;
+	return p;
+}
+
+static void ca_free(void *user, void *ptr, size_t size)
+{
+	(void)size;
+	count_alloc *c = (count_alloc *)user;
+	if (ptr) c->live--;
+	free(ptr);
+}
+
+static char *read_rich(size_t *size)
+{
+	char path[1024];
+	snprintf(path, sizeof(path), "%s/tests/fixtures/rich.gltf", RK_SOURCE_DIR);
+	FILE *f = fopen(path, "rb");
+	if (!f) return NULL;
+	char *buf = (char *)malloc(1 << 20);
+	*size = buf ? fread(buf, 1, 1 << 20, f) : 0;
+	fclose(f);
+	return buf;
+}
+
+/* Every prefix, a few hundred byte corruptions and every allocation failure
+ * of rich.gltf (cameras, lights, extras, kept extensions) load or fail
+ * cleanly, and the writer takes every scene that loads. */
+RK_TEST(rich_file_hostile)
+{
+	size_t size = 0;
+	char *orig = read_rich(&size);
+	RK_REQUIRE(orig && size > 1000);
+	char *buf = (char *)malloc(size);
+	RK_REQUIRE(buf);
+	size_t bad = 0, loaded = 0;
+	for (size_t len = 0; len < size; len += 7) {
+		rk_error err;
+		memset(&err, 0, sizeof(err));
+		rk_load_opts o = { .filename = "rich.gltf" };
+		rk_scene *s = rk_load_memory(orig, len, &o, &err);
+		if (s) loaded++;
+		else if (err.code == RK_OK || !err.message[0]) bad++;
+		rk_scene_free(s);
+	}
+	uint32_t seed = 12345;
+	for (int k = 0; k < 400; k++) {
+		memcpy(buf, orig, size);
+		seed = seed * 1664525u + 1013904223u;
+		size_t at = (seed >> 8) % size;
+		seed = seed * 1664525u + 1013904223u;
+		buf[at] = (char)(seed >> 24);
+		rk_error err;
+		memset(&err, 0, sizeof(err));
+		rk_load_opts o = { .filename = "rich.gltf" };
+		rk_scene *s = rk_load_memory(buf, size, &o, &err);
+		if (s) {
+			loaded++;
+			void *data = NULL;
+			size_t n = 0;
+			if (rk_gltf_write_memory(s, NULL, &data, &n, &err)) rk_gltf_memory_free(data);
+		} else if (err.code == RK_OK || !err.message[0]) {
+			bad++;
+		}
+		rk_scene_free(s);
+	}
+	RK_CHECK_INT(bad, 0);
+	RK_CHECK(loaded > 0);
+	/* allocation failures: every one until the load succeeds; nothing leaks */
+	bool done = false;
+	size_t n = 1;
+	for (; n < 100000 && !done; n++) {
+		count_alloc ca = { 0, n, 0 };
+		rk_load_opts o = { .filename = "rich.gltf", .allocator = { ca_alloc, ca_free, &ca } };
+		rk_error err;
+		rk_scene *s = rk_load_memory(orig, size, &o, &err);
+		if (s) {
+			done = true;
+			rk_scene_free(s);
+		} else {
+			RK_CHECK(err.code == RK_ERROR_OUT_OF_MEMORY || err.code == RK_ERROR_LIMIT);
+		}
+		RK_CHECK_INT(ca.live, 0);
+		if (ca.live) break;
+	}
+	RK_CHECK(done);
+	printf("rich.gltf: %zu bytes, %zu prefixes and corruptions loaded, %zu allocation failures injected\n", size, loaded, n - 2);
+	free(buf);
+	free(orig);
+}
+
 RK_TEST_MAIN(
 	RK_TEST_ENTRY(rich_file_read),
 	RK_TEST_ENTRY(rich_file_written),
 	RK_TEST_ENTRY(bad_lights_and_cameras),
 	RK_TEST_ENTRY(fbx_light_and_camera),
 	RK_TEST_ENTRY(separate_files),
-	RK_TEST_ENTRY(shared_skin_stays_one))
+	RK_TEST_ENTRY(shared_skin_stays_one),
+	RK_TEST_ENTRY(rich_file_hostile))
