@@ -248,11 +248,6 @@ static void check_error(rk_test_state *rk_t_, const char *body, const char *poin
 /* Hostile cameras and lights: errors with the JSON pointer; oddities warn. */
 RK_TEST(bad_lights_and_cameras)
 {
-	check_error(rk_t_, "\"extensions\":{\"KHR_lights_punctual\":{\"lights\":[{\"color\":[1,1,1]}]}},\"nodes\":[{}]",
-		"/extensions/KHR_lights_punctual/lights/0/type", "type");
-	check_error(rk_t_, "\"extensions\":{\"KHR_lights_punctual\":{\"lights\":[{\"type\":\"point\"}]}},"
-		"\"nodes\":[{\"extensions\":{\"KHR_lights_punctual\":{\"light\":3}}}]",
-		"/nodes/0/extensions/KHR_lights_punctual/light", "3");
 	check_error(rk_t_, "\"extensions\":{\"KHR_lights_punctual\":{\"lights\":[{\"type\":\"spot\",\"spot\":{\"outerConeAngle\":\"wide\"}}]}}",
 		"/extensions/KHR_lights_punctual/lights/0/spot/outerConeAngle", "number");
 	check_error(rk_t_, "\"cameras\":[{\"type\":\"fisheye\"}]", "/cameras/0/type", "perspective");
@@ -268,9 +263,10 @@ RK_TEST(bad_lights_and_cameras)
 	deep[n] = '\0';
 	char doc[4096];
 	snprintf(doc, sizeof(doc), "%s%s%s}]}", rk_doc_head,
-		"\"extensions\":{\"KHR_lights_punctual\":{\"lights\":[{\"type\":\"area\",\"range\":-1}]}},"
+		"\"extensions\":{\"KHR_lights_punctual\":{\"lights\":[{\"type\":\"area\",\"range\":-1},{\"color\":[1,1,1]}]}},"
 		"\"cameras\":[{\"type\":\"perspective\",\"perspective\":{\"yfov\":-1,\"znear\":0.1}}],"
-		"\"nodes\":[{\"camera\":0,\"extensions\":{\"KHR_lights_punctual\":{\"light\":0}},\"extras\":", deep);
+		"\"nodes\":[{\"extensions\":{\"KHR_lights_punctual\":{\"light\":7}}},"
+		"{\"camera\":0,\"extensions\":{\"KHR_lights_punctual\":{\"light\":0}},\"extras\":", deep);
 	rk_error err;
 	rk_scene *s = load_text(doc, &err);
 	RK_REQUIRE(s != NULL);
@@ -278,9 +274,16 @@ RK_TEST(bad_lights_and_cameras)
 	RK_CHECK(find_warning(s, "range must be > 0") != NULL);
 	RK_CHECK(find_warning(s, "yfov must be > 0") != NULL);
 	RK_CHECK(find_warning(s, "nested deeper") != NULL);
+	RK_CHECK(find_warning(s, "has no \"type\"") != NULL);
+	const rk_warning *lw = find_warning(s, "the node gets no light");
+	RK_REQUIRE(lw != NULL);
+	RK_CHECK_STR(lw->path, "/nodes/0/extensions/KHR_lights_punctual/light");
 	RK_CHECK_INT(s->lights.data[0].type, RK_LIGHT_POINT);
-	RK_CHECK(s->nodes.data[1].camera == &s->cameras.data[0]);
-	RK_CHECK(s->nodes.data[1].extras != NULL);
+	RK_CHECK_INT(s->lights.data[1].type, RK_LIGHT_POINT);
+	RK_CHECK(s->nodes.data[1].light == NULL);
+	RK_CHECK(s->nodes.data[2].camera == &s->cameras.data[0]);
+	RK_CHECK(s->nodes.data[2].light == &s->lights.data[0]);
+	RK_CHECK(s->nodes.data[2].extras != NULL);
 	/* and the writer makes a valid file of it */
 	void *data = NULL;
 	size_t size = 0;

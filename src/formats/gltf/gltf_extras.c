@@ -10,9 +10,11 @@
  *                    kept as plain JSON trees (rk_ext_value, no index
  *                    resolution: extras mean what the application says)
  *
- * Hostile input: a camera or light of the wrong shape is a load error at its
- * JSON pointer like every other glTF element (a light type rigkit does not
- * know is a warning: read as a point light). Extras in places the scene
+ * Hostile input: a camera of the wrong shape, or a light member of the
+ * wrong type, is a load error at its JSON pointer like every other glTF
+ * element; a light without a type or of a type rigkit does not know is read
+ * as a point light, and a node's light reference out of range is dropped,
+ * both with a warning (a light never makes geometry unreadable). Extras in places the scene
  * model has no room for (skins, animations, textures, images,
  * samplers, primitives, accessors, buffers, the top level) are named in a
  * warning, one per kind of element, and so are the scenes other than the
@@ -75,8 +77,8 @@ static bool rki_gltf_light(rki_gltf *g, const rki_json *obj, const rki_gltf_loc 
 	l->outer_cone_angle = RKI_GLTF_QUARTER_PI;
 	if (!(l->name = rki_gltf_name(g, obj, base))) return false;
 	if (!rki_gltf_string(g, obj, base, "type", &type)) return false;
-	if (!type) return rki_gltf_fail_key(g, RK_ERROR_CORRUPT, base, "type", "light needs a \"type\" (point, spot or directional)");
-	if (rki_json_eq(type, "directional")) l->type = RK_LIGHT_DIRECTIONAL;
+	if (!type) rki_gltf_warn(g, base, "light has no \"type\" (point, spot or directional): read as a point light");
+	else if (rki_json_eq(type, "directional")) l->type = RK_LIGHT_DIRECTIONAL;
 	else if (rki_json_eq(type, "spot")) l->type = RK_LIGHT_SPOT;
 	else if (rki_json_eq(type, "point")) l->type = RK_LIGHT_POINT;
 	else rki_gltf_warn(g, RKI_GLTF_KEY(base, "type"), "unknown light type \"%.*s\": read as a point light", RKI_JSON_STR_ARGS(type, 40));
@@ -127,8 +129,15 @@ static bool rki_gltf_lights(rki_gltf *g)
 		if (!nexts) continue;
 		if (!rki_gltf_object(g, nexts, neloc, "KHR_lights_punctual", &nk)) return false;
 		if (!nk) continue;
-		if (!rki_gltf_index(g, nk, RKI_GLTF_KEY(neloc, "KHR_lights_punctual"), "light", count, "KHR_lights_punctual lights", true, &li))
-			return false;
+		/* a light is not worth the geometry: a bad reference is a warning */
+		const rki_json *lv = rki_gltf_member(nk, "light");
+		double x = rki_json_is(lv, RKI_JSON_NUMBER) ? rki_gltf_num(g, lv) : -1.0;
+		if (!(x >= 0.0 && x < (double)count && floor(x) == x)) {
+			rki_gltf_warn(g, RKI_GLTF_KEY(RKI_GLTF_KEY(neloc, "KHR_lights_punctual"), "light"),
+				"expected a KHR_lights_punctual light index below %zu: the node gets no light", count);
+			continue;
+		}
+		li = (size_t)x;
 		g->node_map[i]->light = &s->lights.data[li];
 	}
 	return true;
