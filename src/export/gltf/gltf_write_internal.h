@@ -157,7 +157,6 @@ typedef struct rki_gw {
 	int32_t *attr_child;         /* per rk node, 2 each: glTF index of the extra child carrying
 	                                its camera / light (to_node not identity), else -1 */
 	size_t attr_child_count;     /* extra nodes, written after the scene's */
-	double length_scale;         /* scene units -> written units for camera / light lengths */
 
 	/* separate files (opts.separate_files with a .gltf path) */
 	bool separate;
