@@ -143,10 +143,16 @@ static void fuzz_scene(const rk_scene *s)
 		for (size_t c = 0; c < n->children.count; c++)
 			if (n->children.data[c]->parent != n) abort();
 		fuzz_sink += n->node_to_world.m[12] + n->props.rotation.x;
+		if (n->light && !fuzz_in(n->light, s->lights.data, s->lights.count, sizeof(rk_light))) abort();
+		if (n->camera && !fuzz_in(n->camera, s->cameras.data, s->cameras.count, sizeof(rk_camera))) abort();
+		if (n->extras) fuzz_ext_value(s, n->extras, false, 0);
 		if (n->mesh && n->blend_weights)
 			for (size_t k = 0; k < n->mesh->blend_channels.count; k++) fuzz_sink += n->blend_weights[k];
 	}
 	for (size_t m = 0; m < s->meshes.count; m++) fuzz_mesh(&s->meshes.data[m]);
+	for (size_t k = 0; k < s->lights.count; k++) fuzz_sink += s->lights.data[k].intensity + s->lights.data[k].to_node.w;
+	for (size_t k = 0; k < s->cameras.count; k++) fuzz_sink += s->cameras.data[k].yfov + s->cameras.data[k].zfar;
+	if (s->asset_extras) fuzz_ext_value(s, s->asset_extras, false, 0);
 	for (size_t k = 0; k < s->skins.count; k++) {
 		const rk_skin_deformer *sk = &s->skins.data[k];
 		for (size_t j = 0; j < sk->joint_count; j++) fuzz_sink += sk->joints[j].joint_to_world_bind.m[0] + (double)sk->joints[j].node->index;

@@ -395,6 +395,13 @@ static rk_scene *load_asset(const char *dir, const char *name)
 static int gltf_node_of(const tg_doc *d, const rk_scene *s, size_t i)
 {
 	int n = tg_count(tg_get(d->json, "nodes"));
+	/* export.h CAMERAS AND LIGHTS: one extra node after the scene's for each
+	 * camera / light whose to_node is not the identity */
+	for (size_t k = 0; k < s->nodes.count; k++) {
+		const rk_node *nd = &s->nodes.data[k];
+		if (nd->camera && fabs(fabs(nd->camera->to_node.w) - 1.0) > 1e-12) n--;
+		if (nd->light && fabs(fabs(nd->light->to_node.w) - 1.0) > 1e-12) n--;
+	}
 	bool has_root = (size_t)n == s->nodes.count;
 	return has_root ? (int)i : (int)i - 1;
 }

@@ -48,7 +48,18 @@
  *   decomposable"), so a transform that shears (a rotated child under a
  *   non-uniformly scaled parent with FBX's special inherit modes) cannot be
  *   expressed: the nearest TRS is written and a warning is reported.
- *   Cameras and lights become plain nodes.
+ *   Unnamed nodes stay unnamed. Node extras are written back.
+ *
+ * CAMERAS AND LIGHTS
+ *   Every scene camera becomes a glTF camera and every scene light a
+ *   KHR_lights_punctual light (listed in extensionsUsed), with their names,
+ *   extras and parameters (scene.h LIGHTS AND CAMERAS; lengths as stored).
+ *   A node carries its camera / light itself when the attribute's to_node
+ *   is the identity (glTF input); otherwise one extra child node with
+ *   rotation to_node, written after the scene's nodes, carries it (FBX
+ *   cameras and lights point along other axes). Area lights become point
+ *   lights; values glTF does not allow (znear 0, spot angles out of range,
+ *   colours above 1) are made valid; each with a warning.
  *
  * MESHES
  *   Each node with a mesh gets a glTF mesh; nodes that share the rk_mesh,
@@ -132,12 +143,17 @@
  *   pbrMetallicRoughness base colour factor/texture, metallic/roughness
  *   factors/texture, normal texture, emissive factor/texture (factors
  *   clamped to [0, 1]), alphaMode/alphaCutoff, doubleSided,
- *   KHR_materials_unlit; glTF input also keeps KHR_texture_transform.
- *   Images are embedded as bufferViews: the texture's content when it is
+ *   KHR_materials_unlit, normal texture scale, occlusion texture with its
+ *   strength, material extras; glTF input also keeps KHR_texture_transform
+ *   and the kept KHR material extensions (scene->extensions; their texture
+ *   references renumbered, the textures they use written).
+ *   Images are embedded as bufferViews (separate_files: written as files
+ *   beside the .gltf, see SEPARATE FILES): the texture's content when it is
  *   PNG or JPEG (by magic bytes), else the file at resolved_path when that is
  *   PNG or JPEG; other textures are skipped (warned) and materials drop the
  *   reference. Identical image bytes are stored once. One sampler per
- *   distinct wrap mode pair. A primitive whose material samples textures but
+ *   distinct wrap mode pair and filters (magFilter / minFilter as read).
+ *   The loaded scene's name is written as the glTF scene's. A primitive whose material samples textures but
  *   that has no UVs gets zero TEXCOORD_0 (warned).
  *
  * ANIMATION
@@ -172,6 +188,17 @@
  *   clip that ends up without channels is not written (glTF animations need
  *   one; warned), so glTF animation indices may skip such clips: match them
  *   by name.
+ *
+ * SEPARATE FILES
+ *   With separate_files and .gltf output (rk_gltf_write with a .gltf path or
+ *   container JSON), the binary buffer goes to <stem>.bin and each distinct
+ *   image to <stem>_<n>.png / .jpg (n = glTF image index) in the folder of
+ *   the .gltf, <stem> being its file name without ".gltf"; the document
+ *   refers to them by relative, percent-encoded URIs. Each file is written
+ *   atomically (rk_file_write), the side files first and the .gltf last,
+ *   so a reader never sees a .gltf whose files are missing. A failure
+ *   leaves the .gltf untouched; side files already replaced stay replaced.
+ *   Asset extras are written back.
  *
  * THREAD SAFETY
  *   The scene is only read: any number of threads may write the same const
@@ -209,6 +236,7 @@ typedef struct rk_gltf_write_stats {
 	bool wrote_root_node;        /* the conversion R was written as a node */
 	size_t json_size;            /* bytes of JSON (GLB: chunk payload without padding) */
 	size_t bin_size;             /* bytes of binary buffer (before base64 for JSON) */
+	size_t file_count;           /* files written with separate_files (.gltf, .bin, images), else 0 */
 } rk_gltf_write_stats;
 
 /* Write options. Zero-initialise; every zero field means its default. */
@@ -234,10 +262,14 @@ typedef struct rk_gltf_write_opts {
 	bool no_external_images;      /* default false; true: never read resolved_path files */
 	bool fbx_vertex_colors;       /* default false: COLOR_0 only for glTF input */
 	bool no_extensions;           /* default false: write the scene's kept extensions
-	                                 (scene->extensions: VRM 1.0 / 0.x, VRM Animation) with
-	                                 their references renumbered (docs/vrm.md); true: leave them out */
+	                                 (scene->extensions: VRM 1.0 / 0.x, VRM Animation, KHR
+	                                 material extensions) with their references renumbered
+	                                 (docs/vrm.md, docs/gltf.md); true: leave them out */
 
 	/* Output file */
+	bool separate_files;          /* default false: one self-contained file; true (.gltf output to a
+	                                 file only, else RK_ERROR_INVALID_ARGUMENT): .bin and images as
+	                                 files beside it (see SEPARATE FILES) */
 	bool force;                   /* default false: a symbolic link or special file at the output
 	                                 path is refused (rk_file_write_opts.force); true: replaced */
 

@@ -113,8 +113,10 @@
  *     - Animations: LINEAR, STEP, CUBICSPLINE samplers on translation,
  *       rotation, scale and weights, integer outputs normalised.
  *     - Materials (metallic-roughness factors and textures with texCoord,
- *       normal, emissive, alphaMode/alphaCutoff, doubleSided), textures,
- *       samplers (wrap modes), images (bytes or file name; never decoded).
+ *       normal with scale, occlusion with strength, emissive,
+ *       alphaMode/alphaCutoff, doubleSided), textures,
+ *       samplers (wrap modes, filters), images (bytes or file name, image
+ *       name; never decoded), the loaded scene's name (scene->scene_name).
  *       KHR_materials_unlit, KHR_texture_transform and KHR_mesh_quantization are
  *       understood; other entries of extensionsUsed become warnings.
  *     - Compressed input (docs/gltf.md, "Compressed input"):
@@ -135,6 +137,16 @@
  *       (top level), VRMC_node_constraint (nodes), VRMC_materials_mtoon and
  *       VRMC_materials_hdr_emissiveMultiplier (materials) are kept in
  *       scene->extensions with their indices resolved, for the glTF writer.
+ *     - KHR material extensions (KHR_materials_specular, _ior, _clearcoat,
+ *       _sheen, _transmission, _volume, _emissive_strength, _iridescence,
+ *       _anisotropy, _dispersion, _diffuse_transmission,
+ *       _pbrSpecularGlossiness) are kept in scene->extensions
+ *       (RK_EXT_OWNER_MATERIAL) with their texture indices resolved.
+ *     - Cameras -> scene->cameras, KHR_lights_punctual lights ->
+ *       scene->lights (node->camera, node->light; scene.h LIGHTS AND
+ *       CAMERAS). Extras of the asset, the loaded scene, nodes, meshes, materials, cameras and
+ *       lights are kept as plain JSON (rk_ext_value trees); extras anywhere
+ *       else are named in a warning.
  *       Anything wrong inside them is a warning with its JSON pointer.
  *
  *   MAPPING TO THE NEUTRAL SCENE (scene.h)
@@ -142,10 +154,12 @@
  *     node becomes one rk_node, depth-first with children in the order of the
  *     "children" arrays; the root's children are the scene's nodes in order,
  *     then the other parentless nodes by index. source_id = glTF node index.
- *     Names: node.name, or "node<N>" (N = glTF index) when the file has none;
- *     other elements keep "" when unnamed, morph channels "target<k>".
+ *     Names: exactly as in the file; an unnamed node, like every other
+ *     unnamed element, has name "" (source_id tells them apart); morph
+ *     channels without targetNames are "target<k>".
  *     kind: RK_NODE_MESH with a mesh, else RK_NODE_CAMERA with a camera, else
- *     RK_NODE_LIGHT with KHR_lights_punctual, else RK_NODE_JOINT when some skin
+ *     RK_NODE_LIGHT with KHR_lights_punctual (node->camera / node->light
+ *     point into scene->cameras / scene->lights either way), else RK_NODE_JOINT when some skin
  *     lists it, else RK_NODE_NULL. has_fbx_props is false: node->local is
  *     authoritative; node->props mirrors it for display (rotation as Euler XYZ
  *     degrees).
@@ -178,9 +192,8 @@
  *       input's folder are refused with a warning (EXTERNAL FILES); ".."
  *       that stays inside is fine. A missing buffer file, or one that is a
  *       FIFO, device or folder, is RK_ERROR_IO naming it.
- *     - Cameras and lights carry no data in rk_scene (only the node kind);
- *       occlusion textures, normal/occlusion scale, texture filters,
- *       KHR_animation_pointer and morph target TANGENT deltas are ignored.
+ *     - KHR_animation_pointer and morph target TANGENT
+ *       deltas are ignored.
  *     - Influences: at most 8 JOINTS_n/WEIGHTS_n sets per primitive.
  *
  *   LENIENCY (warnings, not errors)

@@ -17,6 +17,7 @@
  *     scene->skins      skin deformers: joints, bind matrices, influences
  *     scene->materials, scene->textures
  *     scene->clips      animation stacks / glTF animations
+ *     scene->lights, scene->cameras  light and camera attributes of nodes
  *     scene->settings   axes, units, frame rate, source format
  *     scene->warnings   recoverable oddities met while loading
  *
@@ -68,6 +69,9 @@ typedef struct rk_blend_channel rk_blend_channel;
 typedef struct rk_material rk_material;
 typedef struct rk_texture rk_texture;
 typedef struct rk_anim_clip rk_anim_clip;
+typedef struct rk_light rk_light;
+typedef struct rk_camera rk_camera;
+typedef struct rk_ext_value rk_ext_value;
 
 typedef struct rk_node_list { rk_node *data; size_t count; } rk_node_list;
 typedef struct rk_node_ref_list { rk_node **data; size_t count; } rk_node_ref_list;
@@ -77,6 +81,8 @@ typedef struct rk_material_list { rk_material *data; size_t count; } rk_material
 typedef struct rk_material_ref_list { rk_material **data; size_t count; } rk_material_ref_list;
 typedef struct rk_texture_list { rk_texture *data; size_t count; } rk_texture_list;
 typedef struct rk_clip_list { rk_anim_clip *data; size_t count; } rk_clip_list;
+typedef struct rk_light_list { rk_light *data; size_t count; } rk_light_list;
+typedef struct rk_camera_list { rk_camera *data; size_t count; } rk_camera_list;
 
 /* ---------------------------------------------------------------------------
  * Settings
@@ -178,6 +184,11 @@ struct rk_node {
 	 * load conversion). has_bind_pose false when no bind pose lists it. */
 	bool has_bind_pose;
 	rk_mat4 bind_node_to_world;
+
+	/* Attributes (see LIGHTS AND CAMERAS). NULL when none. */
+	rk_light *light;              /* glTF KHR_lights_punctual light, FBX Light attribute */
+	rk_camera *camera;            /* glTF camera, FBX Camera attribute */
+	const rk_ext_value *extras;   /* glTF node "extras" as stored (plain JSON data), NULL if none */
 };
 
 /* ---------------------------------------------------------------------------
@@ -253,6 +264,8 @@ struct rk_mesh {
 	size_t skin_count;               /* skin deformers attached (FBX may have several) */
 	rk_skin_deformer **skins;
 	bool is_gltf_primitive_split;    /* faces came from several glTF primitives (see face_material) */
+	const rk_ext_value *extras;      /* glTF mesh "extras" as stored, NULL if none (the writer adds
+	                                    targetNames for morph targets; see export.h) */
 };
 
 /* ---------------------------------------------------------------------------
@@ -327,6 +340,10 @@ struct rk_material {
 	double alpha_cutoff;             /* default 0.5 */
 	bool double_sided;
 	bool unlit;                      /* KHR_materials_unlit */
+	double normal_scale;             /* glTF normalTexture.scale; 1 for FBX (0 read as 1 by writers) */
+	rk_texture_ref occlusion_texture;/* glTF occlusionTexture (R channel), empty for FBX */
+	double occlusion_strength;       /* glTF occlusionTexture.strength, default 1 */
+	const rk_ext_value *extras;      /* glTF material "extras" as stored, NULL if none */
 };
 
 struct rk_texture {
@@ -338,6 +355,10 @@ struct rk_texture {
 	size_t content_size;
 	const char *mime_type;           /* "image/png", "image/jpeg" or "" when unknown */
 	rk_wrap wrap_u, wrap_v;
+	uint32_t mag_filter, min_filter; /* glTF sampler magFilter / minFilter (9728 NEAREST, 9729 LINEAR,
+	                                    9984..9987 mipmap modes), 0 = unset (the viewer chooses) */
+	const char *image_name;          /* glTF: the name of the texture's image, "" if none; NULL for
+	                                    other formats (writers then name the image like the texture) */
 };
 
 /* ---------------------------------------------------------------------------
@@ -517,6 +538,61 @@ struct rk_anim_clip {
 };
 
 /* ---------------------------------------------------------------------------
+ * Lights and cameras
+ *
+ * A node carries at most one light (node->light) and one camera
+ * (node->camera); several nodes may share one. Both are attributes of the
+ * node: they sit at its origin and point where the node's axes say:
+ *   glTF convention: a camera looks along the node's -Z with +Y up; a spot
+ *   or directional light shines along -Z.
+ * `to_node` is the rotation from that convention to the node's own space
+ * (identity for glTF; FBX cameras look along +X with +Y up, FBX lights
+ * shine along -Y, so their to_node turns -Z onto those). The direction in
+ * node space is rk_quat_rotate(to_node, (0, 0, -1)). Lengths (range,
+ * znear, zfar, xmag, ymag) are in scene units.
+ * ------------------------------------------------------------------------- */
+
+typedef enum rk_light_type {
+	RK_LIGHT_POINT = 0,
+	RK_LIGHT_DIRECTIONAL,
+	RK_LIGHT_SPOT,
+	RK_LIGHT_AREA,                   /* FBX area / volume lights (no glTF equivalent) */
+} rk_light_type;
+
+struct rk_light {
+	uint32_t index;                  /* position in scene->lights */
+	const char *name;                /* glTF light name, FBX NodeAttribute name; "" if none */
+	rk_light_type type;
+	rk_vec3 color;                   /* linear RGB, default (1, 1, 1) */
+	double intensity;                /* glTF: candela (point, spot) or lux (directional), default 1;
+	                                    FBX: Intensity / 100 (no photometric unit) */
+	double range;                    /* distance where the light reaches zero; 0 = infinite (default) */
+	double inner_cone_angle;         /* spot: radians from the axis to where falloff starts, default 0 */
+	double outer_cone_angle;         /* spot: radians from the axis to where it ends, default pi/4
+	                                    (FBX InnerAngle / OuterAngle are full cone angles in degrees: halved) */
+	rk_quat to_node;                 /* see above; identity for glTF */
+	const rk_ext_value *extras;      /* glTF light "extras", NULL if none */
+};
+
+typedef enum rk_projection {
+	RK_PROJECTION_PERSPECTIVE = 0,
+	RK_PROJECTION_ORTHOGRAPHIC
+} rk_projection;
+
+struct rk_camera {
+	uint32_t index;                  /* position in scene->cameras */
+	const char *name;                /* glTF camera name, FBX NodeAttribute name; "" if none */
+	rk_projection projection;
+	double yfov;                     /* perspective: vertical field of view, radians */
+	double aspect_ratio;             /* width / height; 0 = not stated (the viewport's) */
+	double xmag, ymag;               /* orthographic: half width and half height of the view */
+	double znear;                    /* near clipping distance (> 0 for perspective) */
+	double zfar;                     /* far clipping distance; 0 = infinite (glTF perspective only) */
+	rk_quat to_node;                 /* see above; identity for glTF */
+	const rk_ext_value *extras;      /* glTF camera "extras", NULL if none */
+};
+
+/* ---------------------------------------------------------------------------
  * Warnings and the scene
  * ------------------------------------------------------------------------- */
 
@@ -564,8 +640,13 @@ typedef struct rk_declared_hint_list { rk_declared_hint *data; size_t count; } r
  * keeps the references right. Readers keep only extensions whose index
  * fields they know (gltf: VRMC_vrm, VRMC_springBone, VRMC_node_constraint,
  * VRMC_materials_mtoon, VRMC_materials_hdr_emissiveMultiplier,
- * VRMC_vrm_animation and VRM 0.x's VRM); the rest of the scene never
- * depends on them. */
+ * VRMC_vrm_animation and VRM 0.x's VRM; the KHR material extensions
+ * docs/gltf.md lists: KHR_materials_specular, _ior, _clearcoat, _sheen,
+ * _transmission, _volume, _emissive_strength, _iridescence, _anisotropy,
+ * _dispersion, _diffuse_transmission, _pbrSpecularGlossiness, whose
+ * textureInfo "index" members are resolved); the rest of the scene never
+ * depends on them. Plain JSON kept without any index (glTF "extras") uses
+ * the same tree. */
 typedef enum rk_ext_kind {
 	RK_EXT_NULL = 0,
 	RK_EXT_BOOL,                     /* number 0 or 1 */
@@ -580,7 +661,6 @@ typedef enum rk_ext_kind {
 	RK_EXT_IMAGE                     /* an image index: ref is the first rk_texture showing that image */
 } rk_ext_kind;
 
-typedef struct rk_ext_value rk_ext_value;
 struct rk_ext_value {
 	rk_ext_kind kind;
 	const char *key;                 /* member name in an OBJECT (NUL-terminated UTF-8), NULL elsewhere */
@@ -620,6 +700,11 @@ typedef struct rk_scene {
 	rk_warning_list warnings;
 	rk_declared_hint_list hints;     /* declared mappings (empty for most files) */
 	rk_extension_list extensions;    /* kept extension data (empty for most files) */
+	rk_light_list lights;            /* node light attributes (see LIGHTS AND CAMERAS) */
+	rk_camera_list cameras;          /* node camera attributes */
+	const rk_ext_value *asset_extras;/* glTF asset.extras as stored, NULL if none */
+	const char *scene_name;          /* glTF: name of the loaded scene; "" if none (NULL from other readers) */
+	const rk_ext_value *scene_extras;/* glTF: extras of the loaded scene, NULL if none */
 	const char *source_path;         /* "" for memory loads */
 	size_t memory_used;              /* bytes held by the scene */
 	void *internal_;                 /* owned by rigkit */

@@ -188,6 +188,7 @@ static void rki_fix_material(rki_scene_ctx *ctx, rk_material *m)
 	rki_fix_texture_ref(ctx, m, &m->metallic_roughness_texture, "metallic-roughness");
 	rki_fix_texture_ref(ctx, m, &m->normal_texture, "normal");
 	rki_fix_texture_ref(ctx, m, &m->emissive_texture, "emissive");
+	rki_fix_texture_ref(ctx, m, &m->occlusion_texture, "occlusion");
 }
 
 bool rki_scene_check_finite(rki_scene_ctx *ctx)

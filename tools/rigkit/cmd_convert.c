@@ -16,6 +16,7 @@ typedef struct cli_convert_args {
 	int format;
 	const char *rotation_order;
 	long max_frames;
+	bool separate;
 } cli_convert_args;
 
 static const cli_opt cli_convert_rows[] = {
@@ -33,6 +34,8 @@ static const cli_opt cli_convert_rows[] = {
 	{ .name = "--max-frames", .kind = CLI_OPT_INT, .offset = offsetof(cli_convert_args, max_frames), .min = 1.0,
 		.max = 1e9, .metavar = "N",
 		.help = "(glTF) most baked samples per clip (default 100000);\na longer clip is an error naming the file and clip" },
+	{ .name = "--separate", .kind = CLI_OPT_FLAG, .offset = offsetof(cli_convert_args, separate),
+		.help = "(.gltf) write the binary buffer to OUT-stem.bin and each image to\nOUT-stem_N.png/.jpg beside OUT instead of embedding them" },
 	{ .name = "--format", .kind = CLI_OPT_ENUM, .offset = offsetof(cli_convert_args, format),
 		.names = cli_output_formats, .metavar = "FMT",
 		.help = "glb, gltf, obj, bvh, vrma (or vrm = glb): the output format\nwhatever OUT's extension; needed when OUT is '-' (stdout)" },
@@ -52,6 +55,9 @@ const cli_spec cli_convert_spec = {
 		"top-4 skin influences, materials with embedded textures, skins, morph\n"
 		"targets, and every animation clip (FBX curves baked at the file frame\n"
 		"rate, or --fps, with redundant keys removed). Writer warnings go to stderr.\n"
+		"Cameras, lights (KHR_lights_punctual), occlusion textures, KHR material\n"
+		"extensions, tangents, extras and names are carried; what cannot be is\n"
+		"named in a warning (docs/gltf.md). --separate: .bin and images as files.\n"
 		"VRM input keeps its VRM extensions (humanoid, meta, expressions, spring\n"
 		"bones, MToon...; docs/vrm.md): OUT.vrm is GLB, still a VRM.\n"
 		"\n"
@@ -161,10 +167,17 @@ int cli_cmd_convert(cli_ctx *ctx, int argc, char **argv)
 		return rc;
 	}
 	if (format != CLI_FORMAT_OBJ) {
+		/* what the input holds that the output will not: the loader's warnings
+		 * name it (with -v they were printed already) */
+		for (size_t i = 0; i < s->warnings.count && !ctx->verbose; i++) {
+			const rk_warning *w = &s->warnings.data[i];
+			cli_warn(ctx, "%s: %s%s%s%s", in, w->message, w->path[0] ? " (at " : "", w->path, w->path[0] ? ")" : "");
+		}
 		rk_gltf_write_stats st = { 0 };
 		rk_gltf_write_opts o = { 0 };
 		o.bake_fps = a.fps;
 		o.max_frames = a.max_frames > 0 ? (size_t)a.max_frames : 0;
+		o.separate_files = a.separate;
 		o.stats = &st;
 		rc = cli_write_gltf(ctx, s, out, format, &o);
 		if (rc == CLI_EXIT_OK) {

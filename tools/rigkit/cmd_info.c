@@ -24,7 +24,7 @@ const cli_spec cli_info_spec = {
 		"Loads FILE (FBX binary/ASCII, glTF, GLB; detected by content; '-' reads\n"
 		"stdin) and prints its format and version, creator, axes and units, frame\n"
 		"rate, node tree with local transforms, meshes, skins, animation clips with\n"
-		"time ranges, and loader warnings.\n"
+		"time ranges, cameras and lights, and loader warnings.\n"
 		"\n",
 	.operands = "FILE", .min_operands = 1, .max_operands = 1,
 	.tables = { &cli_info_table, &cli_load_table },
@@ -41,6 +41,22 @@ static const char *cli_kind_name(rk_node_kind k)
 	case RK_NODE_OTHER: return "other";
 	default: return "null";
 	}
+}
+
+static const char *cli_light_type_name(rk_light_type t)
+{
+	switch (t) {
+	case RK_LIGHT_DIRECTIONAL: return "directional";
+	case RK_LIGHT_SPOT: return "spot";
+	case RK_LIGHT_AREA: return "area";
+	default: return "point";
+	}
+}
+
+/* Direction a light / camera points to in its node's space (scene.h). */
+static rk_vec3 cli_attr_direction(rk_quat to_node)
+{
+	return rk_quat_rotate(to_node, (rk_vec3){ 0.0, 0.0, -1.0 });
 }
 
 static void cli_axes_text(rk_axes a, char *buf, size_t cap)
@@ -162,6 +178,8 @@ static int cli_info_json(cli_ctx *ctx, const rk_scene *s, int tree, const rk_mes
 			cli_json_vec3(&j, "world_position", rk_mat4_get_translation(n->node_to_world));
 			if (n->mesh) cli_json_int(&j, "mesh", n->mesh->index);
 			if (n->skin) cli_json_int(&j, "skin", n->skin->index);
+			if (n->camera) cli_json_int(&j, "camera", n->camera->index);
+			if (n->light) cli_json_int(&j, "light", n->light->index);
 			cli_json_close_object(&j);
 		}
 		cli_json_close_array(&j);
@@ -207,6 +225,43 @@ static int cli_info_json(cli_ctx *ctx, const rk_scene *s, int tree, const rk_mes
 		cli_json_close_object(&j);
 	}
 	cli_json_close_array(&j);
+	cli_json_array(&j, "cameras");
+	for (size_t i = 0; i < s->cameras.count; i++) {
+		const rk_camera *c = &s->cameras.data[i];
+		cli_json_object(&j, NULL);
+		cli_json_name(&j, "name", c->name);
+		bool ortho = c->projection == RK_PROJECTION_ORTHOGRAPHIC;
+		cli_json_string(&j, "projection", ortho ? "orthographic" : "perspective");
+		if (ortho) {
+			cli_json_number(&j, "xmag", c->xmag);
+			cli_json_number(&j, "ymag", c->ymag);
+		} else {
+			cli_json_number(&j, "yfov", c->yfov);
+			cli_json_number(&j, "aspect_ratio", c->aspect_ratio);
+		}
+		cli_json_number(&j, "znear", c->znear);
+		cli_json_number(&j, "zfar", c->zfar);
+		cli_json_vec3(&j, "direction", cli_attr_direction(c->to_node));
+		cli_json_close_object(&j);
+	}
+	cli_json_close_array(&j);
+	cli_json_array(&j, "lights");
+	for (size_t i = 0; i < s->lights.count; i++) {
+		const rk_light *l = &s->lights.data[i];
+		cli_json_object(&j, NULL);
+		cli_json_name(&j, "name", l->name);
+		cli_json_string(&j, "type", cli_light_type_name(l->type));
+		cli_json_vec3(&j, "color", l->color);
+		cli_json_number(&j, "intensity", l->intensity);
+		cli_json_number(&j, "range", l->range);
+		if (l->type == RK_LIGHT_SPOT) {
+			cli_json_number(&j, "inner_cone_angle", l->inner_cone_angle);
+			cli_json_number(&j, "outer_cone_angle", l->outer_cone_angle);
+		}
+		cli_json_vec3(&j, "direction", cli_attr_direction(l->to_node));
+		cli_json_close_object(&j);
+	}
+	cli_json_close_array(&j);
 	cli_json_int(&j, "materials", (long long)s->materials.count);
 	cli_json_int(&j, "textures", (long long)s->textures.count);
 	cli_json_int(&j, "declared_humanoid_bones", (long long)cli_info_declared(s, NULL));
@@ -247,11 +302,14 @@ static void cli_info_text(cli_ctx *ctx, const rk_scene *s, int tree)
 		for (size_t i = 1; i < s->nodes.count; i++) {
 			const rk_node *n = &s->nodes.data[i];
 			rk_vec3 e = rk_quat_to_euler_deg(n->local.rotation, RK_ROTATION_XYZ);
-			printf("  %*s%s [%s] t=(%.4g, %.4g, %.4g) r=(%.4g, %.4g, %.4g) s=(%.4g, %.4g, %.4g)%s%s\n",
-				(int)(2 * (n->depth > 0 ? n->depth - 1 : 0)), "", cli_text(ctx, n->name), cli_kind_name(n->kind),
-				n->local.translation.x, n->local.translation.y, n->local.translation.z, e.x, e.y, e.z,
+			printf("  %*s%s [%s] t=(%.4g, %.4g, %.4g) r=(%.4g, %.4g, %.4g) s=(%.4g, %.4g, %.4g)%s%s",
+				(int)(2 * (n->depth > 0 ? n->depth - 1 : 0)), "", n->name[0] ? cli_text(ctx, n->name) : "(unnamed)",
+				cli_kind_name(n->kind), n->local.translation.x, n->local.translation.y, n->local.translation.z, e.x, e.y, e.z,
 				n->local.scale.x, n->local.scale.y, n->local.scale.z,
 				n->mesh ? " mesh=" : "", n->mesh ? cli_text(ctx, n->mesh->name) : "");
+			if (n->camera) printf(" camera=%s", n->camera->name[0] ? cli_text(ctx, n->camera->name) : "(unnamed)");
+			if (n->light) printf(" light=%s", n->light->name[0] ? cli_text(ctx, n->light->name) : "(unnamed)");
+			printf("\n");
 		}
 	}
 	printf("meshes:      %zu\n", s->meshes.count);
@@ -271,13 +329,39 @@ static void cli_info_text(cli_ctx *ctx, const rk_scene *s, int tree)
 		printf("  %s: %.4g .. %.4g s (%.4g s), %zu tracks\n", cli_text(ctx, c->name), c->time_begin, c->time_end,
 			c->time_end - c->time_begin, cli_clip_track_count(c));
 	}
+	if (s->cameras.count) printf("cameras:     %zu\n", s->cameras.count);
+	for (size_t i = 0; i < s->cameras.count; i++) {
+		const rk_camera *c = &s->cameras.data[i];
+		if (c->projection == RK_PROJECTION_ORTHOGRAPHIC)
+			printf("  %s: orthographic %g x %g, near %g, far %g\n", c->name[0] ? cli_text(ctx, c->name) : "(unnamed)", 2.0 * c->xmag, 2.0 * c->ymag, c->znear, c->zfar);
+		else
+			printf("  %s: perspective, vertical fov %.4g deg, aspect %s%.4g, near %g, far %s%g\n",
+				c->name[0] ? cli_text(ctx, c->name) : "(unnamed)",
+				c->yfov * 57.29577951308232, c->aspect_ratio > 0.0 ? "" : "(viewport) ", c->aspect_ratio, c->znear,
+				c->zfar > 0.0 ? "" : "infinite ", c->zfar);
+	}
+	if (s->lights.count) printf("lights:      %zu\n", s->lights.count);
+	for (size_t i = 0; i < s->lights.count; i++) {
+		const rk_light *l = &s->lights.data[i];
+		printf("  %s: %s, colour (%.4g, %.4g, %.4g), intensity %g", l->name[0] ? cli_text(ctx, l->name) : "(unnamed)",
+			cli_light_type_name(l->type),
+			l->color.x, l->color.y, l->color.z, l->intensity);
+		if (l->range > 0.0) printf(", range %g", l->range);
+		if (l->type == RK_LIGHT_SPOT)
+			printf(", cone %.4g..%.4g deg", l->inner_cone_angle * 57.29577951308232, l->outer_cone_angle * 57.29577951308232);
+		printf("\n");
+	}
 	printf("materials:   %zu\n", s->materials.count);
 	printf("textures:    %zu\n", s->textures.count);
 	const char *origin = NULL;
 	size_t declared = cli_info_declared(s, &origin);
-	if (declared || s->extensions.count) {
+	if (declared) {
 		printf("vrm:         %zu declared humanoid bones%s%s, %zu kept extensions:", declared, origin ? " from " : "",
 			origin ? origin : "", s->extensions.count);
+		for (size_t i = 0; i < s->extensions.count; i++) printf(" %s", s->extensions.data[i].name);
+		printf("\n");
+	} else if (s->extensions.count) {
+		printf("extensions:  %zu kept:", s->extensions.count);
 		for (size_t i = 0; i < s->extensions.count; i++) printf(" %s", s->extensions.data[i].name);
 		printf("\n");
 	}

@@ -73,6 +73,30 @@ static uint32_t rki_gw_wrap(rk_wrap wrap)
 	}
 }
 
+/* Name of a texture's image: the glTF image's own (image_name), else (other
+ * formats) the texture's. */
+static const char *rki_gw_image_name(const rki_gw *w, const rk_texture *t)
+{
+	(void)w;
+	if (t->image_name) return t->image_name;
+	return t->name ? t->name : "";
+}
+
+/* Appends an image file record (separate mode). */
+static bool rki_gw_image_file_add(rki_gw *w, const unsigned char *data, size_t size, const char *ext)
+{
+	if (w->image_file_count == w->image_file_cap) {
+		size_t cap = w->image_file_cap ? 2 * w->image_file_cap : 8;
+		rki_gw_image_file *grown = (rki_gw_image_file *)rki_arena_array(&w->keep, cap, sizeof(rki_gw_image_file));
+		if (!grown) return false;
+		if (w->image_file_count) memcpy(grown, w->image_files, w->image_file_count * sizeof(*grown));
+		w->image_files = grown;
+		w->image_file_cap = cap;
+	}
+	w->image_files[w->image_file_count++] = (rki_gw_image_file){ data, size, ext };
+	return true;
+}
+
 static bool rki_gw_write_textures(rki_gw *w)
 {
 	const rk_scene *s = w->scene;
@@ -84,13 +108,13 @@ static bool rki_gw_write_textures(rki_gw *w)
 	bool *used = (bool *)rki_gw_tmp_array(w, nt, sizeof(bool));
 	int32_t *image_view = (int32_t *)rki_gw_tmp_array(w, nt, sizeof(int32_t));
 	int32_t *image_of = (int32_t *)rki_gw_tmp_array(w, nt, sizeof(int32_t));
-	uint32_t sampler_keys[9];
-	if (!used || !image_view || !image_of) return false;
+	uint64_t *sampler_keys = (uint64_t *)rki_gw_tmp_array(w, nt, sizeof(uint64_t));
+	if (!used || !image_view || !image_of || !sampler_keys) return false;
 	for (size_t m = 0; m < s->materials.count; m++) {
 		const rk_material *mat = &s->materials.data[m];
-		const rk_texture_ref *refs[4] = { &mat->base_color_texture, &mat->metallic_roughness_texture,
-			&mat->normal_texture, &mat->emissive_texture };
-		for (int k = 0; k < 4; k++)
+		const rk_texture_ref *refs[5] = { &mat->base_color_texture, &mat->metallic_roughness_texture,
+			&mat->normal_texture, &mat->emissive_texture, &mat->occlusion_texture };
+		for (int k = 0; k < 5; k++)
 			if (refs[k]->texture && refs[k]->texture->index < nt) used[refs[k]->texture->index] = true;
 	}
 	rki_gw_ext_mark_textures(w, used);
@@ -125,14 +149,30 @@ static bool rki_gw_write_textures(rki_gw *w)
 		}
 		/* Same bytes as an earlier image? */
 		int32_t img = -1;
-		for (size_t k = 0; k < i && img < 0; k++) {
+		for (size_t k = 0; k < w->image_file_count && img < 0; k++)
+			if (w->image_files[k].size == size && memcmp(w->image_files[k].data, bytes, size) == 0) img = (int32_t)k;
+		for (size_t k = 0; k < i && img < 0 && !w->separate; k++) {
 			if (image_view[k] < 0 || !used[k] || w->texture_out[k] < 0) continue;
 			const rki_gw_view *v = &((const rki_gw_view *)w->views.data)[image_view[k]];
 			if (v->length == size && memcmp(w->bin.data + v->offset, bytes, size) == 0) img = image_of[k];
 		}
 		image_view[i] = -1;
 		const char *mime = rki_gw_image_mime(bytes, size);
-		if (img < 0) {
+		if (img < 0 && w->separate) {
+			/* its own file beside the .gltf (written by rki_gw_write_side_files) */
+			unsigned char *copy = (unsigned char *)rki_arena_alloc_uninit(&w->keep, size);
+			if (copy) memcpy(copy, bytes, size);
+			if (file) rki_free(&w->alloc, file, file_size + 1);
+			if (!copy || !rki_gw_image_file_add(w, copy, size, strcmp(mime, "image/png") == 0 ? "png" : "jpg")) return rki_gw_oom(w);
+			img = (int32_t)image_count++;
+			rk_json_writer *j = rki_gw_section_json(&w->images);
+			rk_json_object_begin(j, NULL);
+			if (rki_gw_image_name(w, t)[0]) rk_json_string(j, "name", rki_gw_image_name(w, t));
+			rki_gw_uri_image(w, j, (size_t)img);
+			rk_json_string(j, "mimeType", mime);
+			rk_json_object_end(j);
+			w->images.count++;
+		} else if (img < 0) {
 			int32_t view = rki_gw_view_add(w, bytes, size, 0);
 			if (file) rki_free(&w->alloc, file, file_size + 1);
 			if (view < 0) return false;
@@ -140,7 +180,7 @@ static bool rki_gw_write_textures(rki_gw *w)
 			img = (int32_t)image_count++;
 			rk_json_writer *j = rki_gw_section_json(&w->images);
 			rk_json_object_begin(j, NULL);
-			if (t->name && t->name[0]) rk_json_string(j, "name", t->name);
+			if (rki_gw_image_name(w, t)[0]) rk_json_string(j, "name", rki_gw_image_name(w, t));
 			rk_json_uint(j, "bufferView", (uint64_t)view);
 			rk_json_string(j, "mimeType", mime);
 			rk_json_object_end(j);
@@ -152,14 +192,17 @@ static bool rki_gw_write_textures(rki_gw *w)
 		}
 		image_of[i] = img;
 		w->texture_image[i] = img;
-		/* One sampler per distinct wrap pair (at most 9). */
-		uint32_t key = rki_gw_wrap(t->wrap_u) * 65536u + rki_gw_wrap(t->wrap_v);
+		/* One sampler per distinct wrap pair and filters. */
+		uint64_t key = ((uint64_t)rki_gw_wrap(t->wrap_u) << 48) | ((uint64_t)rki_gw_wrap(t->wrap_v) << 32)
+			| ((uint64_t)(t->mag_filter & 0xffffu) << 16) | (t->min_filter & 0xffffu);
 		size_t sampler_index = 0;
 		while (sampler_index < sampler_count && sampler_keys[sampler_index] != key) sampler_index++;
 		if (sampler_index == sampler_count) {
 			sampler_keys[sampler_count++] = key;
 			rk_json_writer *js = rki_gw_section_json(&w->samplers);
 			rk_json_object_begin(js, NULL);
+			if (t->mag_filter) rk_json_uint(js, "magFilter", t->mag_filter & 0xffffu);
+			if (t->min_filter) rk_json_uint(js, "minFilter", t->min_filter & 0xffffu);
 			rk_json_uint(js, "wrapS", rki_gw_wrap(t->wrap_u));
 			rk_json_uint(js, "wrapT", rki_gw_wrap(t->wrap_v));
 			rk_json_object_end(js);
@@ -189,12 +232,13 @@ static bool rki_gw_write_textures(rki_gw *w)
 	return !w->failed;
 }
 
+/* factor_key: "scale" (normal) / "strength" (occlusion) with `factor`, or NULL. */
 static void rki_gw_texture_info(rki_gw *w, rk_json_writer *j, const char *key, const rk_texture_ref *ref,
-	bool normal_scale)
+	const char *factor_key, double factor)
 {
-	(void)normal_scale;
 	rk_json_object_begin(j, key);
 	rk_json_uint(j, "index", (uint64_t)w->texture_out[ref->texture->index]);
+	if (factor_key && factor != 1.0 && isfinite(factor)) rk_json_number(j, factor_key, factor);
 	uint32_t tc = w->gltf_input ? ref->texcoord : 0;
 	if (tc) rk_json_uint(j, "texCoord", tc);
 	if (w->gltf_input && ref->has_transform) {
@@ -234,15 +278,19 @@ static bool rki_gw_write_materials(rki_gw *w)
 		double bc[4] = { rki_gw_clamp01(mat->base_color.x), rki_gw_clamp01(mat->base_color.y),
 			rki_gw_clamp01(mat->base_color.z), rki_gw_clamp01(mat->base_color.w) };
 		if (bc[0] != 1.0 || bc[1] != 1.0 || bc[2] != 1.0 || bc[3] != 1.0) rk_json_numbers(j, "baseColorFactor", bc, 4);
-		if (rki_gw_ref_ok(w, &mat->base_color_texture)) rki_gw_texture_info(w, j, "baseColorTexture", &mat->base_color_texture, false);
+		if (rki_gw_ref_ok(w, &mat->base_color_texture)) rki_gw_texture_info(w, j, "baseColorTexture", &mat->base_color_texture, NULL, 1.0);
 		double metal = rki_gw_clamp01(mat->metallic), rough = rki_gw_clamp01(mat->roughness);
 		if (metal != 1.0) rk_json_number(j, "metallicFactor", metal);
 		if (rough != 1.0) rk_json_number(j, "roughnessFactor", rough);
 		if (rki_gw_ref_ok(w, &mat->metallic_roughness_texture))
-			rki_gw_texture_info(w, j, "metallicRoughnessTexture", &mat->metallic_roughness_texture, false);
+			rki_gw_texture_info(w, j, "metallicRoughnessTexture", &mat->metallic_roughness_texture, NULL, 1.0);
 		rk_json_object_end(j);
-		if (rki_gw_ref_ok(w, &mat->normal_texture)) rki_gw_texture_info(w, j, "normalTexture", &mat->normal_texture, true);
-		if (rki_gw_ref_ok(w, &mat->emissive_texture)) rki_gw_texture_info(w, j, "emissiveTexture", &mat->emissive_texture, false);
+		if (rki_gw_ref_ok(w, &mat->normal_texture))
+			rki_gw_texture_info(w, j, "normalTexture", &mat->normal_texture, "scale", mat->normal_scale != 0.0 ? mat->normal_scale : 1.0);
+		if (rki_gw_ref_ok(w, &mat->occlusion_texture))
+			rki_gw_texture_info(w, j, "occlusionTexture", &mat->occlusion_texture, "strength",
+				mat->occlusion_strength >= 0.0 && mat->occlusion_strength <= 1.0 ? mat->occlusion_strength : 1.0);
+		if (rki_gw_ref_ok(w, &mat->emissive_texture)) rki_gw_texture_info(w, j, "emissiveTexture", &mat->emissive_texture, NULL, 1.0);
 		double em[3] = { rki_gw_clamp01(mat->emissive.x), rki_gw_clamp01(mat->emissive.y), rki_gw_clamp01(mat->emissive.z) };
 		if (em[0] != 0.0 || em[1] != 0.0 || em[2] != 0.0) rk_json_numbers(j, "emissiveFactor", em, 3);
 		if (mat->emissive.x > 1.0 || mat->emissive.y > 1.0 || mat->emissive.z > 1.0)
@@ -268,6 +316,7 @@ static bool rki_gw_write_materials(rki_gw *w)
 			if (kept) rki_gw_ext_write(w, j, RK_EXT_OWNER_MATERIAL, mat);
 			rk_json_object_end(j);
 		}
+		rki_gw_extras_write(w, j, mat->extras);
 		rk_json_object_end(j);
 		w->materials.count++;
 	}
@@ -277,17 +326,17 @@ static bool rki_gw_write_materials(rki_gw *w)
 
 /* ---- assembly ---------------------------------------------------------------------- */
 
-#define RKI_GW_SECTIONS 8
+#define RKI_GW_SECTIONS 9
 
 /* Member names of the sections, in document order (as rki_gw_sections). */
 static const char *const rki_gw_section_keys[RKI_GW_SECTIONS] = { "nodes", "meshes", "skins", "materials",
-	"textures", "images", "samplers", "animations" };
+	"textures", "images", "samplers", "animations", "cameras" };
 
 /* The document's sections, in document order. */
 static void rki_gw_sections(rki_gw *w, rki_gw_section *out[RKI_GW_SECTIONS])
 {
 	rki_gw_section *const all[RKI_GW_SECTIONS] = { &w->nodes, &w->meshes, &w->skins, &w->materials,
-		&w->textures, &w->images, &w->samplers, &w->animations };
+		&w->textures, &w->images, &w->samplers, &w->animations, &w->cameras };
 	memcpy(out, all, sizeof(all));
 }
 
@@ -320,14 +369,24 @@ static bool rki_gw_build_json(rki_gw *w, rk_json_writer *j, bool embed_buffer)
 	rk_json_object_begin(j, "asset");
 	rk_json_string(j, "generator", w->opts.generator);
 	rk_json_string(j, "version", "2.0");
+	rki_gw_extras_write(w, j, s->asset_extras);
 	rk_json_object_end(j);
-	if (rki_gw_ext_has(w, RK_EXT_OWNER_SCENE, NULL)) {
+	if (rki_gw_ext_has(w, RK_EXT_OWNER_SCENE, NULL) || w->light_count) {
 		rk_json_object_begin(j, "extensions");
 		rki_gw_ext_write(w, j, RK_EXT_OWNER_SCENE, NULL);
+		if (w->light_count) {
+			size_t ln = 0;
+			const char *lights = rk_json_writer_text(&w->lights, &ln);
+			rk_json_object_begin(j, "KHR_lights_punctual");
+			if (lights) rk_json_raw(j, "lights", lights, ln);
+			rk_json_object_end(j);
+		}
 		rk_json_object_end(j);
 	}
-	if (w->uses_unlit || w->uses_texture_transform || w->ext_used_count || w->uses_texture_webp || w->uses_texture_basisu) {
+	if (w->uses_unlit || w->uses_texture_transform || w->ext_used_count || w->uses_texture_webp || w->uses_texture_basisu
+		|| w->light_count) {
 		rk_json_array_begin(j, "extensionsUsed");
+		if (w->light_count) rk_json_string(j, NULL, "KHR_lights_punctual");
 		if (w->uses_texture_transform) rk_json_string(j, NULL, "KHR_texture_transform");
 		if (w->uses_unlit) rk_json_string(j, NULL, "KHR_materials_unlit");
 		for (size_t i = 0; i < w->ext_used_count; i++) {
@@ -350,6 +409,7 @@ static bool rki_gw_build_json(rki_gw *w, rk_json_writer *j, bool embed_buffer)
 	rk_json_uint(j, "scene", 0);
 	rk_json_array_begin(j, "scenes");
 	rk_json_object_begin(j, NULL);
+	if (s->scene_name && s->scene_name[0]) rk_json_string(j, "name", s->scene_name);
 	if (w->nodes.count > 0) {
 		rk_json_array_begin(j, "nodes");
 		if (w->write_root) {
@@ -361,6 +421,7 @@ static bool rki_gw_build_json(rki_gw *w, rk_json_writer *j, bool embed_buffer)
 		}
 		rk_json_array_end(j);
 	}
+	rki_gw_extras_write(w, j, s->scene_extras);
 	rk_json_object_end(j);
 	rk_json_array_end(j);
 	rki_gw_section *secs[RKI_GW_SECTIONS];
@@ -408,7 +469,9 @@ static bool rki_gw_build_json(rki_gw *w, rk_json_writer *j, bool embed_buffer)
 		rk_json_array_begin(j, "buffers");
 		rk_json_object_begin(j, NULL);
 		rk_json_uint(j, "byteLength", w->bin.size);
-		if (embed_buffer) {
+		if (w->separate) {
+			rki_gw_uri_buffer(w, j);
+		} else if (embed_buffer) {
 			static const char prefix[] = "data:application/octet-stream;base64,";
 			rk_json_string_begin(j, "uri");
 			rk_json_string_append(j, prefix, sizeof(prefix) - 1);
@@ -541,6 +604,7 @@ static void rki_gw_free(rki_gw *w)
 	rki_gw_section *secs[RKI_GW_SECTIONS];
 	rki_gw_sections(w, secs);
 	for (size_t i = 0; i < RKI_GW_SECTIONS; i++) rki_gw_section_free(secs[i]);
+	rk_json_writer_free(&w->lights);
 	rki_buf_free(&w->bin);
 	rki_buf_free(&w->views);
 	rki_buf_free(&w->accessors);
@@ -557,7 +621,9 @@ static bool rki_gw_sections_ok(rki_gw *w)
 	return true;
 }
 
-static bool rki_gw_run(const rk_scene *scene, const rk_gltf_write_opts *opts, bool glb,
+/* out_path: the file being written (NULL for memory); side files of
+ * separate output are written here, before the caller writes the .gltf. */
+static bool rki_gw_run(const rk_scene *scene, const rk_gltf_write_opts *opts, bool glb, const char *out_path,
 	void **out_data, size_t *out_size, rk_error *err)
 {
 	*out_data = NULL;
@@ -583,10 +649,14 @@ static bool rki_gw_run(const rk_scene *scene, const rk_gltf_write_opts *opts, bo
 		bad = "translation_tolerance (expected 0 = default or a finite value > 0)";
 	else if (!(w->opts.rotation_tolerance == 0.0 || (w->opts.rotation_tolerance > 0.0 && isfinite(w->opts.rotation_tolerance))))
 		bad = "rotation_tolerance (expected 0 = default or a finite value > 0)";
+	else if (w->opts.separate_files && (glb || !out_path))
+		bad = "separate_files (needs .gltf (JSON) output to a file: rk_gltf_write with a .gltf path or container JSON)";
 	if (bad) {
 		rki_error_set(err, RK_ERROR_INVALID_ARGUMENT, "rk_gltf_write_opts.%s", bad);
 		return false;
 	}
+	w->separate = w->opts.separate_files;
+	w->out_path = out_path;
 	if (!w->opts.memory_limit) w->opts.memory_limit = RKI_GW_DEFAULT_MEMORY_LIMIT;
 	if (!w->opts.max_frames) w->opts.max_frames = RK_DEFAULT_MAX_FRAMES;
 	if (!w->opts.root_name) w->opts.root_name = "RootNode";
@@ -608,6 +678,7 @@ static bool rki_gw_run(const rk_scene *scene, const rk_gltf_write_opts *opts, bo
 	rki_gw_section *secs[RKI_GW_SECTIONS];
 	rki_gw_sections(w, secs);
 	for (size_t i = 0; i < RKI_GW_SECTIONS; i++) rki_gw_section_init(w, secs[i]);
+	rki_gw_json_init(w, &w->lights);
 
 	size_t nn = scene->nodes.count;
 	bool ok = true;
@@ -635,7 +706,7 @@ static bool rki_gw_run(const rk_scene *scene, const rk_gltf_write_opts *opts, bo
 		ok = rki_gw_plan_meshes(w, &need_common_root);
 		if (ok && need_common_root && !w->write_root) w->write_root = true;
 	}
-	ok = ok && rki_gw_compute_nodes(w) && rki_gw_write_textures(w) && rki_gw_write_materials(w)
+	ok = ok && rki_gw_compute_nodes(w) && rki_gw_write_attrs(w) && rki_gw_write_textures(w) && rki_gw_write_materials(w)
 		&& rki_gw_write_meshes(w) && rki_gw_write_nodes(w);
 	if (ok && !w->opts.no_animation) ok = rki_gw_write_animations(w);
 	ok = ok && rki_gw_sections_ok(w);
@@ -646,6 +717,16 @@ static bool rki_gw_run(const rk_scene *scene, const rk_gltf_write_opts *opts, bo
 		w->stats.animation_count = w->animations.count;
 		w->stats.wrote_root_node = w->write_root;
 		ok = rki_gw_assemble(w, glb, out_data, out_size);
+		if (ok && w->separate) {
+			rk_file_write_opts fo = { .force = w->opts.force };
+			ok = rki_gw_write_side_files(w, &fo);
+			w->stats.file_count = 1 + (w->bin.size ? 1 : 0) + w->image_file_count;
+			if (!ok) {
+				rk_gltf_memory_free(*out_data);
+				*out_data = NULL;
+				*out_size = 0;
+			}
+		}
 		w->stats.warning_count = w->warning_count; /* the document's kept extensions may warn too */
 	}
 	if (w->opts.warning) /* repeated warnings once more, with their total count */
@@ -682,7 +763,7 @@ static bool rki_gw_write_file(const rk_scene *scene, const char *path, const rk_
 	}
 	void *data = NULL;
 	size_t size = 0;
-	if (!rki_gw_run(scene, opts, glb, &data, &size, err)) {
+	if (!rki_gw_run(scene, opts, glb, path, &data, &size, err)) {
 		if (err && !err->file[0]) rki_error_file(err, path);  /* else the error is about an input */
 		return false;
 	}
@@ -712,5 +793,5 @@ bool rk_gltf_write_memory(const rk_scene *scene, const rk_gltf_write_opts *opts,
 		return false;
 	}
 	bool glb = !(opts && opts->container == RK_GLTF_CONTAINER_JSON);
-	return rki_gw_run(scene, opts, glb, out_data, out_size, err);
+	return rki_gw_run(scene, opts, glb, NULL, out_data, out_size, err);
 }

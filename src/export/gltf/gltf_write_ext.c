@@ -8,6 +8,8 @@
  * without image bytes, say) is left out of its object or array, with a
  * warning. Every name written is listed in extensionsUsed, with the names of
  * extensions nested in them ("extensions" objects inside a kept value).
+ * The KHR material extensions the reader keeps travel the same way, and
+ * "extras" (plain kept values) are written with the same value writer.
  */
 #include "gltf_write_internal.h"
 
@@ -58,7 +60,7 @@ static void rki_gw_ext_value(rki_gw *w, rk_json_writer *j, const char *ext, cons
 {
 	/* extensions nested in a kept one (KHR_texture_transform on an MToon
 	 * texture, VRMC_springBone_extended_collider ...) are declared too */
-	if (v->kind == RK_EXT_OBJECT && key && strcmp(key, "extensions") == 0)
+	if (v->kind == RK_EXT_OBJECT && key && strcmp(key, "extensions") == 0 && strcmp(ext, "extras") != 0)
 		for (size_t i = 0; i < v->count && v->items; i++)
 			if (v->items[i].key && v->items[i].key[0]) rki_gw_ext_used(w, v->items[i].key);
 	switch (v->kind) {
@@ -137,4 +139,16 @@ void rki_gw_ext_mark_textures(const rki_gw *w, bool *used)
 {
 	if (w->opts.no_extensions) return;
 	for (size_t i = 0; i < w->scene->extensions.count; i++) rki_gw_ext_mark(w->scene, &w->scene->extensions.data[i].value, used, 0);
+}
+
+void rki_gw_ext_write_value(rki_gw *w, rk_json_writer *j, const char *key, const rk_ext_value *v)
+{
+	rki_gw_ext_value(w, j, "extras", key, v, 0);
+}
+
+void rki_gw_extras_write(rki_gw *w, rk_json_writer *j, const rk_ext_value *v)
+{
+	if (!v) return;
+	/* glTF: extras SHOULD be an object, but any JSON value is allowed */
+	rki_gw_ext_value(w, j, "extras", "extras", v, 0);
 }

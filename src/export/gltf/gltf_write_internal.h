@@ -12,8 +12,12 @@
  *     |                       local TRS of a node (rki_gw_local_trs)
  *     |-- gltf_write_mesh.c   rki_gw_plan_meshes, rki_gw_write_meshes:
  *     |                       primitives, skins, morph targets
- *     |-- gltf_write_ext.c    kept extensions (scene->extensions, VRM) with
- *     |                       their references renumbered
+ *     |-- gltf_write_ext.c    kept extensions (scene->extensions, VRM, KHR
+ *     |                       materials) with their references renumbered;
+ *     |                       extras
+ *     |-- gltf_write_attrs.c  cameras and KHR_lights_punctual lights, the
+ *     |                       extra nodes that turn FBX attribute axes to
+ *     |                       glTF's; separate .bin / image file names
  *     |-- gltf_write_anim.c   rki_gw_write_animations (copied samplers, baked
  *     |     |                 poses); calls gltf_write_node.c for baked TRS
  *     |     '-- gltf_write_node.c
@@ -114,7 +118,9 @@ typedef struct rki_gw {
 	rki_buf bin;                 /* the binary buffer */
 	rki_buf views;               /* rki_gw_view[] */
 	rki_buf accessors;           /* rki_gw_accessor[] */
-	rki_gw_section nodes, meshes, skins, materials, textures, images, samplers, animations;
+	rki_gw_section nodes, meshes, skins, materials, textures, images, samplers, animations, cameras;
+	rk_json_writer lights;       /* KHR_lights_punctual "lights" array (gltf_write_attrs.c) */
+	size_t light_count;
 	rki_gw_warning *warnings, *warnings_tail;
 	size_t warning_count;
 	rki_arena tmp;               /* temporaries of the current stage (meshes swap in their own) */
@@ -148,8 +154,27 @@ typedef struct rki_gw {
 	const char *ext_used[RKI_GW_EXT_USED_MAX];
 	size_t ext_used_count;
 
+	/* cameras and lights (gltf_write_attrs.c) */
+	int32_t *attr_child;         /* per rk node, 2 each: glTF index of the extra child carrying
+	                                its camera / light (to_node not identity), else -1 */
+	size_t attr_child_count;     /* extra nodes, written after the scene's */
+
+	/* separate files (opts.separate_files with a .gltf path) */
+	bool separate;
+	const char *out_path;        /* the .gltf path */
+	size_t image_file_count;     /* images written as files */
+	struct rki_gw_image_file *image_files; /* their bytes (keep arena), image_file_count of them */
+	size_t image_file_cap;
+
 	rk_gltf_write_stats stats;
 } rki_gw;
+
+/* One image written as its own file (separate mode). */
+typedef struct rki_gw_image_file {
+	const unsigned char *data;
+	size_t size;
+	const char *ext;             /* "png" or "jpg" */
+} rki_gw_image_file;
 
 /* double -> float for output arrays: NaN -> 0, out of float range -> +-FLT_MAX
  * (so no accessor holds a non-finite value). */
@@ -229,6 +254,33 @@ void rki_gw_ext_write(rki_gw *w, rk_json_writer *j, rk_ext_owner owner, const vo
 /* used[t] = true for every texture a kept extension refers to (so its image
  * is written even when no material slot uses it). */
 void rki_gw_ext_mark_textures(const rki_gw *w, bool *used);
+
+/* Writes `v` (plain data or references) as member `key` of the open
+ * object j (key NULL: an array item). */
+void rki_gw_ext_write_value(rki_gw *w, rk_json_writer *j, const char *key, const rk_ext_value *v);
+/* "extras": the kept value `v` (NULL: nothing). */
+void rki_gw_extras_write(rki_gw *w, rk_json_writer *j, const rk_ext_value *v);
+
+/* ---- gltf_write_attrs.c ---- */
+
+/* Plans the extra attribute nodes (attr_child) once node_out is known, and
+ * writes the "cameras" section and the lights array. */
+bool rki_gw_write_attrs(rki_gw *w);
+/* Members of node `nd`'s object: "camera" when the node carries its
+ * camera itself. has_light: the node carries its light itself (then the
+ * caller writes rki_gw_attr_node_light into its "extensions"). */
+void rki_gw_attr_node(rki_gw *w, rk_json_writer *j, const rk_node *nd, bool *has_light);
+void rki_gw_attr_node_light(rki_gw *w, rk_json_writer *j, const rk_node *nd);
+/* The extra children of node `nd` (appended to its "children"). */
+void rki_gw_attr_children(rki_gw *w, rk_json_writer *j, const rk_node *nd);
+/* The extra nodes themselves, after the scene's nodes. */
+void rki_gw_attr_write_nodes(rki_gw *w, rk_json_writer *j);
+/* Separate files: the URI of image file `n` / of the buffer, relative to
+ * the .gltf (percent-encoded), written as member "uri" of j. */
+void rki_gw_uri_image(rki_gw *w, rk_json_writer *j, size_t n);
+void rki_gw_uri_buffer(rki_gw *w, rk_json_writer *j);
+/* Separate files: writes the .bin and image files (atomically, each) */
+bool rki_gw_write_side_files(rki_gw *w, const rk_file_write_opts *fo);
 
 /* ---- gltf_write_anim.c ---- */
 

@@ -264,9 +264,9 @@ static size_t rki_gw_material_texcoords(const rki_gw *w, const rk_material *mat)
 {
 	if (!mat) return 0;
 	size_t need = 0;
-	const rk_texture_ref *refs[4] = { &mat->base_color_texture, &mat->metallic_roughness_texture,
-		&mat->normal_texture, &mat->emissive_texture };
-	for (int k = 0; k < 4; k++) {
+	const rk_texture_ref *refs[5] = { &mat->base_color_texture, &mat->metallic_roughness_texture,
+		&mat->normal_texture, &mat->emissive_texture, &mat->occlusion_texture };
+	for (int k = 0; k < 5; k++) {
 		const rk_texture_ref *r = refs[k];
 		if (!r->texture || r->texture->index >= w->scene->textures.count || w->texture_out[r->texture->index] < 0) continue;
 		size_t tc = (w->gltf_input ? r->texcoord : 0) + 1;
@@ -372,13 +372,27 @@ static bool rki_gw_skin_vertices(rki_gw *w, rki_gw_mesh_work *mw, const int32_t 
 	return true;
 }
 
+/* The same joints with the same inverse bind matrices: one glTF skin serves
+ * both (the glTF reader makes one rk_skin_deformer per (skin, mesh) pair, so
+ * a skin shared by several meshes comes back as one). */
+static bool rki_gw_skins_same(const rk_skin_deformer *a, const rk_skin_deformer *b)
+{
+	if (a == b) return true;
+	if (!a || !b || a->joint_count != b->joint_count || !a->joints || !b->joints) return false;
+	for (size_t j = 0; j < a->joint_count; j++)
+		if (a->joints[j].node != b->joints[j].node
+			|| memcmp(&a->joints[j].mesh_to_joint, &b->joints[j].mesh_to_joint, sizeof(rk_mat4)) != 0)
+			return false;
+	return true;
+}
+
 static bool rki_gw_write_skin(rki_gw *w, rki_gw_mesh_key *key, const rk_node *mesh_node, const int32_t *joint_map,
 	size_t used)
 {
 	const rk_skin_deformer *skin = key->skin;
 	/* Share a skin written for an earlier key with the same joints. */
 	for (rki_gw_mesh_key *o = w->mesh_keys; o < key; o++) {
-		if (o->skin == skin && o->extra_joint == key->extra_joint && o->out_skin >= 0) {
+		if (rki_gw_skins_same(o->skin, skin) && o->extra_joint == key->extra_joint && o->out_skin >= 0) {
 			key->out_skin = o->out_skin;
 			return true;
 		}
@@ -700,6 +714,18 @@ static bool rki_gw_write_mesh(rki_gw *w, rki_gw_mesh_key *key, const rk_node *fi
 	}
 	mw.colors = m->colors.count > 0 && m->colors.data && m->colors.data[0].exists
 		&& (w->gltf_input || w->opts.fbx_vertex_colors);
+	/* what the mesh holds that glTF output leaves out is named */
+	for (size_t u = 0; u < m->uv_sets.count; u++) {
+		const rk_uv_set *set = &m->uv_sets.data[u];
+		if (!set->tangent.exists || (mw.tangents && u == mw.uv_order[0])) continue;
+		rki_gw_warn(w, "mesh \"%s\": tangents of UV set \"%s\" not written (%s)", m->name, set->name ? set->name : "",
+			need_smooth ? "some normals had to be computed" : u == mw.uv_order[0] ? "no bitangents" : "glTF has one TANGENT, for TEXCOORD_0");
+	}
+	if (mw.colors && m->colors.count > 1)
+		rki_gw_warn(w, "mesh \"%s\": %zu colour sets, only COLOR_0 written", m->name, m->colors.count);
+	if (key->skin && key->skin->max_weights_per_vertex > 4)
+		rki_gw_warn(w, "skin \"%s\": up to %zu influences per vertex, the 4 largest written (renormalised)", key->skin->name,
+			key->skin->max_weights_per_vertex);
 
 	/* Skin */
 	int32_t *joint_map = NULL;
@@ -849,14 +875,27 @@ static bool rki_gw_write_mesh(rki_gw *w, rki_gw_mesh_key *key, const rk_node *fi
 			rk_json_number(j, NULL, isfinite(dw) ? dw : 0.0);
 		}
 		rk_json_array_end(j);
-		rk_json_object_begin(j, "extras");
-		rk_json_array_begin(j, "targetNames");
-		for (size_t c = 0; c < mw.channels; c++) {
-			const char *nm = m->blend_channels.data[c].name;
-			rk_json_string(j, NULL, nm ? nm : "");
+	}
+	if (mw.channels || m->extras) {
+		/* the mesh's own extras, with targetNames (three.js convention) for
+		 * its morph targets in place of a stored one */
+		const rk_ext_value *x = m->extras;
+		if (x && (x->kind != RK_EXT_OBJECT || !mw.channels)) {
+			if (mw.channels) rki_gw_warn(w, "mesh \"%s\": extras that are not an object replaced by targetNames", m->name);
+			else rki_gw_extras_write(w, j, x);
 		}
-		rk_json_array_end(j);
-		rk_json_object_end(j);
+		if (mw.channels) {
+			rk_json_object_begin(j, "extras");
+			for (size_t k = 0; x && x->kind == RK_EXT_OBJECT && k < x->count; k++)
+				if (x->items[k].key && strcmp(x->items[k].key, "targetNames") != 0) rki_gw_ext_write_value(w, j, x->items[k].key, &x->items[k]);
+			rk_json_array_begin(j, "targetNames");
+			for (size_t c = 0; c < mw.channels; c++) {
+				const char *nm = m->blend_channels.data[c].name;
+				rk_json_string(j, NULL, nm ? nm : "");
+			}
+			rk_json_array_end(j);
+			rk_json_object_end(j);
+		}
 	}
 	rk_json_object_end(j);
 	key->out_mesh = (int32_t)w->meshes.count++;
@@ -874,6 +913,28 @@ bool rki_gw_write_meshes(rki_gw *w)
 		rki_arena saved = w->tmp;
 		rki_arena_init(&w->tmp, &w->alloc);
 		bool ok = rki_gw_write_mesh(w, &w->mesh_keys[k], first);
+		rki_arena_free(&w->tmp);
+		w->tmp = saved;
+		if (!ok) return false;
+	}
+	/* Skins no mesh uses (the glTF reader keeps them without vertices) are
+	 * written too, unless an equal one was. The spare entry after the keys
+	 * (mesh_keys has room for one per node, the root never has one) holds
+	 * each in turn. */
+	for (size_t i = 0; i < s->skins.count && w->mesh_key_count < s->nodes.count; i++) {
+		const rk_skin_deformer *sk = &s->skins.data[i];
+		if (sk->vertex_count != 0 || sk->joint_count == 0 || !sk->joints) continue;
+		rki_gw_mesh_key *spare = &w->mesh_keys[w->mesh_key_count];
+		memset(spare, 0, sizeof(*spare));
+		spare->skin = sk;
+		spare->out_mesh = spare->out_skin = -1;
+		rki_arena saved = w->tmp;
+		rki_arena_init(&w->tmp, &w->alloc);
+		int32_t *jm = (int32_t *)rki_gw_tmp_array(w, sk->joint_count, sizeof(int32_t));
+		size_t used = 0;
+		bool ok = jm != NULL;
+		if (ok) rki_gw_joint_map(sk, jm, &used);
+		if (ok && used > 0) ok = rki_gw_write_skin(w, spare, NULL, jm, used);
 		rki_arena_free(&w->tmp);
 		w->tmp = saved;
 		if (!ok) return false;

@@ -108,10 +108,12 @@ bool rki_gw_write_nodes(rki_gw *w)
 		rk_json_object_begin(j, NULL);
 		if (i == 0) rk_json_string(j, "name", w->opts.root_name);
 		else if (nd->name && nd->name[0]) rk_json_string(j, "name", nd->name);
-		if (nd->children.count > 0) {
+		bool extra_children = w->attr_child && (w->attr_child[2 * i] >= 0 || w->attr_child[2 * i + 1] >= 0);
+		if (nd->children.count > 0 || extra_children) {
 			rk_json_array_begin(j, "children");
 			for (size_t c = 0; c < nd->children.count; c++)
 				rk_json_uint(j, NULL, (uint64_t)w->node_out[nd->children.data[c]->index]);
+			rki_gw_attr_children(w, j, nd);
 			rk_json_array_end(j);
 		}
 		rki_gw_write_trs(j, w->node_trs[i]);
@@ -126,13 +128,18 @@ bool rki_gw_write_nodes(rki_gw *w)
 				if (differs) rk_json_numbers(j, "weights", nd->blend_weights, m->blend_channels.count);
 			}
 		}
-		if (rki_gw_ext_has(w, RK_EXT_OWNER_NODE, nd)) {
+		bool has_light = false;
+		if (i > 0) rki_gw_attr_node(w, j, nd, &has_light);
+		if (rki_gw_ext_has(w, RK_EXT_OWNER_NODE, nd) || has_light) {
 			rk_json_object_begin(j, "extensions");
 			rki_gw_ext_write(w, j, RK_EXT_OWNER_NODE, nd);
+			if (has_light) rki_gw_attr_node_light(w, j, nd);
 			rk_json_object_end(j);
 		}
+		if (i > 0) rki_gw_extras_write(w, j, nd->extras);
 		rk_json_object_end(j);
 		w->nodes.count++;
 	}
+	rki_gw_attr_write_nodes(w, j);
 	return true;
 }

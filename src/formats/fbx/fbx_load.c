@@ -11,6 +11,7 @@
  * Features and restrictions: include/rigkit/load.h, FBX IMPORTER.
  */
 #include "formats/fbx/fbx_anim.h"
+#include "formats/fbx/fbx_attrs.h"
 #include "formats/fbx/fbx_deformers.h"
 #include "formats/fbx/fbx_geometry.h"
 #include "formats/fbx/fbx_legacy.h"
@@ -318,6 +319,7 @@ rk_scene *rki_fbx_load(const void *data, size_t size, const rk_load_opts *opts, 
 			rki_scene_update_matrices(s);
 			ok = rki_fbx_read_bind_poses(&ctx);
 		}
+		if (ok && !rki_fbx_is_legacy(&ctx)) ok = rki_fbx_build_attributes(&ctx);
 	}
 	/* Meshes and skins read the batch's arrays as they go: each is waited for
 	 * (or decoded here) when first read, while the helpers decode the rest. */

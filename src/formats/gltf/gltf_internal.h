@@ -17,8 +17,10 @@
  *   gltf_meshopt.c   EXT_meshopt_compression bufferViews (meshoptimizer's decoders)
  *   gltf_draco.c     KHR_draco_mesh_compression primitives, over
  *   gltf_draco_shim.cpp  the only C++: libdraco behind a C API (gltf_draco.h)
- *   gltf_vrm.c       VRM 1.0 / 0.x / VRM Animation extensions: kept extension
- *                    data and the declared humanoid (scene->hints)
+ *   gltf_vrm.c       VRM 1.0 / 0.x / VRM Animation extensions and KHR material
+ *                    extensions: kept extension data and the declared
+ *                    humanoid (scene->hints)
+ *   gltf_extras.c    cameras, KHR_lights_punctual, extras
  *
  * ERRORS
  *   Every function that can fail returns bool; false means g->err holds the
@@ -468,5 +470,13 @@ bool rki_gltf_load_animations(rki_gltf *g); /* gltf_anim.c: scene->clips */
  * and scene->hints (the declared humanoid). Problems are warnings; false
  * only when out of memory. */
 bool rki_gltf_load_vrm(rki_gltf *g);
+/* gltf_vrm.c: a JSON value kept as plain data (no index rules) in the
+ * scene arena; *out NULL when v is NULL. False only when out of memory. */
+bool rki_gltf_keep_json(rki_gltf *g, const rki_json *v, const rki_gltf_loc *loc, const rk_ext_value **out);
+/* gltf_extras.c, after the nodes: scene->cameras, scene->lights
+ * (KHR_lights_punctual), node->camera / node->light, the extras of the
+ * asset, nodes, meshes, materials, cameras and lights; warnings naming the
+ * extras that are not kept. */
+bool rki_gltf_load_extras(rki_gltf *g);
 
 #endif

@@ -17,6 +17,13 @@ static const char *const rki_gltf_understood[] = {
 	/* kept for writers and read for the declared humanoid (gltf_vrm.c) */
 	"VRMC_vrm", "VRMC_springBone", "VRMC_node_constraint", "VRMC_materials_mtoon",
 	"VRMC_materials_hdr_emissiveMultiplier", "VRMC_vrm_animation", "VRM",
+	/* scene->lights (gltf_extras.c) */
+	"KHR_lights_punctual",
+	/* kept for writers (gltf_vrm.c; docs/gltf.md, What convert carries) */
+	"KHR_materials_specular", "KHR_materials_ior", "KHR_materials_clearcoat", "KHR_materials_sheen",
+	"KHR_materials_transmission", "KHR_materials_volume", "KHR_materials_emissive_strength", "KHR_materials_iridescence",
+	"KHR_materials_anisotropy", "KHR_materials_dispersion", "KHR_materials_diffuse_transmission",
+	"KHR_materials_pbrSpecularGlossiness",
 };
 
 static bool rki_gltf_is_ws(unsigned char c)
@@ -276,6 +283,7 @@ static bool rki_gltf_run(rki_gltf *g, const unsigned char *data, size_t size)
 	if (!rki_gltf_load_skins(g)) return false;
 	if (!rki_gltf_load_animations(g)) return false;
 	if (!rki_gltf_load_vrm(g)) return false;
+	if (!rki_gltf_load_extras(g)) return false;
 
 	st->format = g->is_glb ? RK_FORMAT_GLB : RK_FORMAT_GLTF;
 	st->fbx_version = 0;

@@ -176,13 +176,24 @@ bool rki_gltf_load_textures(rki_gltf *g)
 			x->wrap_u = rki_gltf_wrap(g, &g->samplers.items[sampler], spath, "wrapS", &ok_u);
 			x->wrap_v = rki_gltf_wrap(g, &g->samplers.items[sampler], spath, "wrapT", &ok_v);
 			if (!ok_u || !ok_v) return false;
+			size_t mag, min;
+			if (!rki_gltf_uint(g, &g->samplers.items[sampler], spath, "magFilter", 0, 1u << 16, false, &mag)
+				|| !rki_gltf_uint(g, &g->samplers.items[sampler], spath, "minFilter", 0, 1u << 16, false, &min))
+				return false;
+			x->mag_filter = (mag == 9728 || mag == 9729) ? (uint32_t)mag : 0;
+			x->min_filter = (min == 9728 || min == 9729 || (min >= 9984 && min <= 9987)) ? (uint32_t)min : 0;
+			if ((mag && !x->mag_filter) || (min && !x->min_filter))
+				rki_gltf_warn(g, spath, "unknown sampler filter: left unset");
 		}
 		if (!rki_gltf_string(g, obj, base, "name", &name)) return false;
+		x->image_name = "";
 		if (source != RKI_GLTF_NONE) {
+			const rki_json *iname;
+			if (!rki_gltf_string(g, &g->images.items[source], RKI_GLTF_IDX(RKI_GLTF_KEY(NULL, "images"), source), "name", &iname))
+				return false;
+			if (!(x->image_name = rki_gltf_json_strdup(g, g->sc.arena, iname))) return false;
 			rki_gltf_image *img = &images[source];
 			if (!img->done && !rki_gltf_resolve_image(g, source, img)) return false;
-			if (!name && !rki_gltf_string(g, &g->images.items[source], RKI_GLTF_IDX(RKI_GLTF_KEY(NULL, "images"), source), "name", &name))
-				return false;
 			x->filename = img->filename;
 			x->resolved_path = img->resolved_path;
 			x->content = img->content;
@@ -243,7 +254,10 @@ static void rki_gltf_material_defaults(rk_material *m)
 	m->roughness = 1.0;
 	m->alpha_mode = RK_ALPHA_OPAQUE;
 	m->alpha_cutoff = 0.5;
-	rk_texture_ref *refs[] = { &m->base_color_texture, &m->metallic_roughness_texture, &m->normal_texture, &m->emissive_texture };
+	m->normal_scale = 1.0;
+	m->occlusion_strength = 1.0;
+	rk_texture_ref *refs[] = { &m->base_color_texture, &m->metallic_roughness_texture, &m->normal_texture, &m->emissive_texture,
+		&m->occlusion_texture };
 	for (size_t i = 0; i < sizeof(refs) / sizeof(refs[0]); i++) {
 		refs[i]->uv_set = "";
 		refs[i]->scale = (rk_vec2){ 1.0, 1.0 };
@@ -270,6 +284,14 @@ static bool rki_gltf_load_material(rki_gltf *g, size_t i, rk_material *m)
 	}
 	if (!rki_gltf_texture_ref(g, obj, base, "normalTexture", &m->normal_texture)) return false;
 	if (!rki_gltf_texture_ref(g, obj, base, "emissiveTexture", &m->emissive_texture)) return false;
+	if (!rki_gltf_texture_ref(g, obj, base, "occlusionTexture", &m->occlusion_texture)) return false;
+	const rki_json *info = rki_gltf_member(obj, "normalTexture");
+	if (rki_json_is(info, RKI_JSON_OBJECT) && !rki_gltf_number(g, info, RKI_GLTF_KEY(base, "normalTexture"), "scale", 1.0, &m->normal_scale))
+		return false;
+	info = rki_gltf_member(obj, "occlusionTexture");
+	if (rki_json_is(info, RKI_JSON_OBJECT)
+		&& !rki_gltf_number(g, info, RKI_GLTF_KEY(base, "occlusionTexture"), "strength", 1.0, &m->occlusion_strength))
+		return false;
 	double e[3];
 	bool present;
 	if (!rki_gltf_numbers(g, obj, base, "emissiveFactor", 3, e, &present)) return false;

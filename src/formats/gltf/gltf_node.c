@@ -60,13 +60,7 @@ static bool rki_gltf_fill_node(rki_gltf *g, size_t i, rk_node *n)
 	const rki_json *obj = &g->nodes.items[i], *name;
 	size_t camera;
 	if (!rki_gltf_string(g, obj, base, "name", &name)) return false;
-	if (name) {
-		n->name = rki_gltf_json_strdup(g, g->sc.arena, name);
-	} else {
-		char fallback[32];
-		snprintf(fallback, sizeof(fallback), "node%zu", i);
-		n->name = rki_gltf_strdup(g, fallback);
-	}
+	n->name = rki_gltf_json_strdup(g, g->sc.arena, name); /* "" when unnamed: names stay as in the file */
 	if (!n->name) return false;
 	n->source_id = i;
 	n->attribute_type = "";
@@ -190,6 +184,7 @@ bool rki_gltf_load_nodes(rki_gltf *g)
 		const rki_json *list;
 		size_t count;
 		if (!rki_gltf_array(g, &g->scenes.items[scene], base, "nodes", &list, &count)) return false;
+		if (!(s->scene_name = rki_gltf_name(g, &g->scenes.items[scene], base))) return false;
 		for (size_t k = 0; k < count; k++) {
 			const rki_gltf_loc *path = RKI_GLTF_IDX(npath, k);
 			size_t ni;

@@ -34,7 +34,14 @@
 /* Where a kept extension sits in the file. */
 static const char *const rki_vrm_top[] = { "VRMC_vrm", "VRMC_springBone", "VRMC_vrm_animation", "VRM" };
 static const char *const rki_vrm_node_ext[] = { "VRMC_node_constraint" };
-static const char *const rki_vrm_material_ext[] = { "VRMC_materials_mtoon", "VRMC_materials_hdr_emissiveMultiplier" };
+static const char *const rki_vrm_material_ext[] = { "VRMC_materials_mtoon", "VRMC_materials_hdr_emissiveMultiplier",
+	/* KHR material extensions kept as they are: every textureInfo sits one
+	 * level below the extension object ({"clearcoatTexture": {"index": 2}}) */
+	"KHR_materials_specular", "KHR_materials_ior", "KHR_materials_clearcoat", "KHR_materials_sheen",
+	"KHR_materials_transmission", "KHR_materials_volume", "KHR_materials_emissive_strength", "KHR_materials_iridescence",
+	"KHR_materials_anisotropy", "KHR_materials_dispersion", "KHR_materials_diffuse_transmission",
+	"KHR_materials_pbrSpecularGlossiness" };
+#define RKI_VRM_MATERIAL_EXT_COUNT (sizeof(rki_vrm_material_ext) / sizeof(rki_vrm_material_ext[0]))
 
 /* Which values of an extension are indices: `pattern` is the path below the
  * extension object, '*' any member name or array index. */
@@ -57,6 +64,7 @@ static const rki_vrm_rule rki_vrm_rules[] = {
 	{ "VRMC_springBone", "springs/*/center", RK_EXT_NODE },
 	{ "VRMC_node_constraint", "constraint/*/source", RK_EXT_NODE },
 	{ "VRMC_materials_mtoon", "*/index", RK_EXT_TEXTURE },
+	{ "KHR_materials_*", "*/index", RK_EXT_TEXTURE },
 	/* VRM Animation 1.0 */
 	{ "VRMC_vrm_animation", "humanoid/humanBones/*/node", RK_EXT_NODE },
 	{ "VRMC_vrm_animation", "expressions/*/*/node", RK_EXT_NODE },
@@ -106,11 +114,19 @@ static bool rki_vrm_match(const rki_vrm_conv *c, const char *pattern)
 	return i == c->depth;
 }
 
+/* Rule name `rule` ("VRM", or a prefix ending in '*') covers extension `ext`. */
+static bool rki_vrm_ext_is(const char *rule, const char *ext)
+{
+	size_t n = strlen(rule);
+	if (n > 0 && rule[n - 1] == '*') return strncmp(rule, ext, n - 1) == 0;
+	return strcmp(rule, ext) == 0;
+}
+
 static rk_ext_kind rki_vrm_index_kind(const rki_vrm_conv *c)
 {
 	if (c->depth > RKI_VRM_SEGS) return RK_EXT_NUMBER;
 	for (size_t i = 0; i < sizeof(rki_vrm_rules) / sizeof(rki_vrm_rules[0]); i++)
-		if (strcmp(rki_vrm_rules[i].ext, c->ext) == 0 && rki_vrm_match(c, rki_vrm_rules[i].pattern))
+		if (rki_vrm_ext_is(rki_vrm_rules[i].ext, c->ext) && rki_vrm_match(c, rki_vrm_rules[i].pattern))
 			return rki_vrm_rules[i].kind;
 	return RK_EXT_NUMBER;
 }
@@ -133,7 +149,7 @@ static const void *rki_vrm_resolve(rki_vrm_conv *c, rk_ext_kind kind, double x, 
 	}
 	if (!(x >= 0.0 && x < (double)count && floor(x) == x)) {
 		if (x != -1.0) /* UniVRM (0.x) writes -1 for "none" (center, meta.texture) */
-			rki_gltf_warn(g, loc, "VRM: expected %s index below %zu, got %g: kept as a number", what[kind], count, x);
+			rki_gltf_warn(g, loc, "%s: expected %s index below %zu, got %g: kept as a number", c->ext, what[kind], count, x);
 		return NULL;
 	}
 	size_t i = (size_t)x;
@@ -192,7 +208,7 @@ static bool rki_vrm_convert(rki_vrm_conv *c, const rki_json *v, const rki_gltf_l
 	bool object = v->type == RKI_JSON_OBJECT;
 	out->kind = object ? RK_EXT_OBJECT : RK_EXT_ARRAY;
 	if (c->depth >= RKI_VRM_MAX_DEPTH) {
-		if (!*c->cut_warned) rki_gltf_warn(g, loc, "VRM: nested deeper than %d levels: cut here", RKI_VRM_MAX_DEPTH);
+		if (!*c->cut_warned) rki_gltf_warn(g, loc, "%s: nested deeper than %d levels: cut here", c->ext[0] ? c->ext : "extras", RKI_VRM_MAX_DEPTH);
 		*c->cut_warned = true;
 		out->kind = RK_EXT_NULL;
 		return true;
@@ -216,6 +232,23 @@ static bool rki_vrm_convert(rki_vrm_conv *c, const rki_json *v, const rki_gltf_l
 		c->depth--;
 		if (!ok) return false;
 	}
+	return true;
+}
+
+bool rki_gltf_keep_json(rki_gltf *g, const rki_json *v, const rki_gltf_loc *loc, const rk_ext_value **out)
+{
+	*out = NULL;
+	if (!v) return true;
+	rk_ext_value *value = (rk_ext_value *)rki_arena_array(g->sc.arena, 1, sizeof(rk_ext_value));
+	if (!value) return rki_gltf_oom(g);
+	bool cut = false;
+	rki_vrm_conv c;
+	memset(&c, 0, sizeof(c));
+	c.g = g;
+	c.ext = "";                  /* no index rules: plain data */
+	c.cut_warned = &cut;
+	if (!rki_vrm_convert(&c, v, loc, value)) return false;
+	*out = value;
 	return true;
 }
 
@@ -389,7 +422,7 @@ static bool rki_vrm_scan(rki_vrm_pass *p)
 	}
 	for (size_t i = 0; i < g->materials.count && i < s->materials.count; i++) {
 		const rki_gltf_loc *loc = RKI_GLTF_KEY(RKI_GLTF_IDX(RKI_GLTF_KEY(NULL, "materials"), i), "extensions");
-		if (!rki_vrm_keep(p, rki_json_get(&g->materials.items[i], "extensions"), loc, rki_vrm_material_ext, 2,
+		if (!rki_vrm_keep(p, rki_json_get(&g->materials.items[i], "extensions"), loc, rki_vrm_material_ext, RKI_VRM_MATERIAL_EXT_COUNT,
 			RK_EXT_OWNER_MATERIAL, NULL, &s->materials.data[i]))
 			return false;
 	}
