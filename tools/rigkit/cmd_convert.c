@@ -51,7 +51,10 @@ const cli_spec cli_convert_spec = {
 		"front, right-handed): hierarchy, triangulated meshes with normals, UVs,\n"
 		"top-4 skin influences, materials with embedded textures, skins, morph\n"
 		"targets, and every animation clip (FBX curves baked at the file frame\n"
-		"rate, or --fps, with redundant keys removed). Writer warnings go to stderr.\n"
+		"rate, or --fps, with redundant keys removed), each on the file's own time\n"
+		"axis (a clip whose first key is at 0.033 s still starts there; --rebase-time\n"
+		"moves clips to 0). --compress meshopt writes quantised, meshopt-encoded\n"
+		"data (docs/gltf.md). Writer warnings go to stderr.\n"
 		"VRM input keeps its VRM extensions (humanoid, meta, expressions, spring\n"
 		"bones, MToon...; docs/vrm.md): OUT.vrm is GLB, still a VRM.\n"
 		"\n"
@@ -74,7 +77,7 @@ const cli_spec cli_convert_spec = {
 	.footer = "OBJ: without --clip/--time the static scene (values stored in the file) is written.\n"
 		"With --json: {input, output, format, clip, time, gltf / bvh: writer counts} on stdout.\n",
 	.operands = "IN and OUT", .min_operands = 2, .max_operands = 2,
-	.tables = { &cli_convert_table, &cli_load_table },
+	.tables = { &cli_convert_table, &cli_gltf_out_table, &cli_load_table },
 };
 
 static int cli_convert_json(cli_ctx *ctx, const char *in, const char *out, int format, const rk_anim_clip *clip,
@@ -106,6 +109,7 @@ static int cli_convert_json(cli_ctx *ctx, const char *in, const char *out, int f
 		cli_json_int(&j, "json_bytes", (long long)st->json_size);
 		cli_json_int(&j, "bin_bytes", (long long)st->bin_size);
 		cli_json_close_object(&j);
+		cli_json_compression(&j, ctx);
 	}
 	if (bst) {
 		cli_json_object(&j, "bvh");
@@ -125,9 +129,10 @@ static int cli_convert_json(cli_ctx *ctx, const char *in, const char *out, int f
 int cli_cmd_convert(cli_ctx *ctx, int argc, char **argv)
 {
 	cli_convert_args a = { 0 };
+	cli_gltf_out_args g = { 0 };
 	rk_load_opts lo = { 0 };
 	cli_operands ops;
-	int rc = cli_opts_parse(ctx, &cli_convert_spec, (void *const[]){ &a, &lo }, argc, argv, &ops);
+	int rc = cli_opts_parse(ctx, &cli_convert_spec, (void *const[]){ &a, &g, &lo }, argc, argv, &ops);
 	if (rc) return rc;
 	const char *in = ops.v[0], *out = ops.v[1];
 	int format = 0;
@@ -165,6 +170,7 @@ int cli_cmd_convert(cli_ctx *ctx, int argc, char **argv)
 		rk_gltf_write_opts o = { 0 };
 		o.bake_fps = a.fps;
 		o.max_frames = a.max_frames > 0 ? (size_t)a.max_frames : 0;
+		cli_gltf_out_apply(&g, &o);
 		o.stats = &st;
 		rc = cli_write_gltf(ctx, s, out, format, &o);
 		if (rc == CLI_EXIT_OK) {

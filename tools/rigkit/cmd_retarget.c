@@ -68,11 +68,13 @@ const cli_spec cli_retarget_spec = {
 		"OUT '-' writes GLB to stdout. A VRM TARGET stays a VRM (OUT.vrm keeps its\n"
 		"VRM extensions); OUT.vrma writes the first new clip as VRM Animation\n"
 		"(TARGET's humanoid bones only; docs/vrm.md).\n"
+		"Each new clip keeps the source clip's time axis (same start and end\n"
+		"times; --rebase-time moves every clip to 0 in glTF output).\n"
 		"\n",
 	.footer = "With --json: the report (per clip: bones, frames, tracks, hips heights,\n"
 		"max bone direction error) as one JSON document.\n",
 	.operands = "SOURCE TARGET OUT", .min_operands = 3, .max_operands = 3,
-	.tables = { &cli_retarget_cmd_table, &cli_retarget_table, &cli_load_table },
+	.tables = { &cli_retarget_cmd_table, &cli_retarget_table, &cli_gltf_out_table, &cli_load_table },
 };
 
 /* ---- map files ------------------------------------------------------------- */
@@ -255,9 +257,10 @@ int cli_cmd_retarget(cli_ctx *ctx, int argc, char **argv)
 	cli_retarget_cmd_args a = { 0 };
 	cli_retarget_args ra;
 	memset(&ra, 0, sizeof(ra));
+	cli_gltf_out_args g = { 0 };
 	rk_load_opts lo = { 0 };
 	cli_operands ops;
-	int rc = cli_opts_parse(ctx, &cli_retarget_spec, (void *const[]){ &a, &ra, &lo }, argc, argv, &ops);
+	int rc = cli_opts_parse(ctx, &cli_retarget_spec, (void *const[]){ &a, &ra, &g, &lo }, argc, argv, &ops);
 	if (rc) return rc;
 	cli_retarget_args_apply(&ra);
 	const char *const *paths = ops.v;
@@ -358,6 +361,7 @@ int cli_cmd_retarget(cli_ctx *ctx, int argc, char **argv)
 		rk_gltf_write_opts wo;
 		memset(&wo, 0, sizeof(wo));
 		wo.max_frames = ra.ro.max_frames;
+		cli_gltf_out_apply(&g, &wo);
 		if ((rc = cli_write_gltf(ctx, dst, paths[2], format, &wo)) != CLI_EXIT_OK) goto out;
 	}
 	if (json) {
@@ -387,6 +391,7 @@ int cli_cmd_retarget(cli_ctx *ctx, int argc, char **argv)
 			cli_json_close_object(&j);
 		}
 		cli_json_close_array(&j);
+		cli_json_compression(&j, ctx);
 		cli_json_close_object(&j);
 		rc = cli_json_end(&j);
 	} else {

@@ -132,6 +132,18 @@ typedef struct cli_retarget_args {
 #define CLI_RETARGET_MAX_CLIPS 256
 
 void cli_retarget_args_apply(cli_retarget_args *a);
+
+/* Target of cli_gltf_out_table (--rebase-time, --compress, --compress-anim):
+ * glTF output options of `convert`, `retarget` and `batch`. */
+typedef struct cli_gltf_out_args {
+	bool rebase_time;
+	int compress;                  /* an rk_gltf_compression */
+	bool compress_anim;
+} cli_gltf_out_args;
+
+extern const cli_opt_table cli_gltf_out_table;
+/* Copies the options into o (the fields of rk_gltf_write_opts they name). */
+void cli_gltf_out_apply(const cli_gltf_out_args *a, rk_gltf_write_opts *o);
 const char *cli_retarget_root_name(rk_retarget_root r);
 
 #endif
