@@ -4,10 +4,11 @@
 // EXT_meshopt_compression (three/examples/jsm/libs/meshopt_decoder.module.js).
 //
 //   node gltf_pair_check.mjs A.glb B.glb [--shift S] [--tol REL] [--vertices]
-//        [--clip NAME]... [--first T] [--bytes-ratio MAX]
+//        [--clip NAME]... [--prefix P] [--first T] [--last T] [--times-only]
+//        [--bytes-ratio MAX]
 //
 // For every clip of A (by name; --clip restricts them) B must have a clip of
-// that name whose first key time (the earliest input of its samplers) is A's
+// that name (P + the name with --prefix) whose first key time (the earliest input of its samplers) is A's
 // + S and whose last key time is A's + S (within 1e-6 s), and at 41 times t
 // spread over A's key range (plus every key time of A's first sampler) the
 // world position of every node named in both (three.js AnimationMixer at t
@@ -15,7 +16,9 @@
 // the extent of A's static node positions (default 1e-6). With --vertices,
 // every skinned or plain mesh named in both is compared vertex by vertex
 // (morph targets, SkinnedMesh.applyBoneTransform, matrixWorld), in the
-// static pose and at those times. --first T: A's first key must be at T.
+// static pose and at those times. --first T / --last T: A's first / last
+// key must be at T. --times-only: only the time axes are compared (files
+// with different skeletons).
 // --bytes-ratio MAX: B's file size must be at most MAX x A's.
 // Prints the worst errors; exit 1 on a mismatch, 2 on bad input.
 import fs from 'node:fs';
@@ -25,7 +28,7 @@ import { MeshoptDecoder } from 'three/examples/jsm/libs/meshopt_decoder.module.j
 
 const args = process.argv.slice(2);
 const files = [];
-let shift = 0, tol = 1e-6, vertices = false, first = null, bytesRatio = null;
+let shift = 0, tol = 1e-6, vertices = false, first = null, last = null, bytesRatio = null, prefix = '', timesOnly = false;
 const only = [];
 for (let i = 0; i < args.length; i++) {
 	const a = args[i];
@@ -34,6 +37,9 @@ for (let i = 0; i < args.length; i++) {
 	else if (a === '--vertices') vertices = true;
 	else if (a === '--clip') only.push(args[++i]);
 	else if (a === '--first') first = Number(args[++i]);
+	else if (a === '--last') last = Number(args[++i]);
+	else if (a === '--prefix') prefix = args[++i];
+	else if (a === '--times-only') timesOnly = true;
 	else if (a === '--bytes-ratio') bytesRatio = Number(args[++i]);
 	else files.push(a);
 }
@@ -104,7 +110,7 @@ const extent = Math.max(box.getSize(v).length(), 1e-12);
 const limit = tol * extent;
 const shared = [...A.byName.keys()].filter((n) => B.byName.has(n));
 const sharedMeshes = [...A.meshes.keys()].filter((n) => B.meshes.has(n));
-if (!shared.length) problems.push('no node name in common');
+if (!shared.length && !timesOnly) problems.push('no node name in common');
 
 let worstNode = 0, worstNodeAt = '', worstVert = 0, worstVertAt = '';
 function comparePose(label) {
@@ -129,19 +135,21 @@ function comparePose(label) {
 	}
 }
 
-comparePose('static');
+if (!timesOnly) comparePose('static');
 let clipsChecked = 0;
 for (const ca of A.gltf.animations) {
 	if (only.length && !only.includes(ca.name)) continue;
-	const cb = B.gltf.animations.find((c) => c.name === ca.name);
+	const cb = B.gltf.animations.find((c) => c.name === prefix + ca.name);
 	if (!cb) {
 		problems.push(`clip ${ca.name}: missing in ${files[1]}`);
 		continue;
 	}
 	const [a0, a1] = keyRange(ca), [b0, b1] = keyRange(cb);
 	if (first !== null && Math.abs(a0 - first) > 1e-6) problems.push(`clip ${ca.name}: ${files[0]} starts at ${a0}, expected ${first}`);
+	if (last !== null && Math.abs(a1 - last) > 1e-6) problems.push(`clip ${ca.name}: ${files[0]} ends at ${a1}, expected ${last}`);
 	if (Math.abs(b0 - (a0 + shift)) > 1e-6 || Math.abs(b1 - (a1 + shift)) > 1e-6)
 		problems.push(`clip ${ca.name}: keys ${a0}..${a1} s became ${b0}..${b1} s (expected ${a0 + shift}..${a1 + shift})`);
+	if (timesOnly) { clipsChecked++; continue; }
 	const times = new Set();
 	for (let k = 0; k <= 40; k++) times.add(a0 + (a1 - a0) * k / 40);
 	if (ca.tracks.length) for (const t of ca.tracks[0].times) times.add(t);
