@@ -1306,8 +1306,9 @@ RK_TEST(texture_uv_set_becomes_texcoord_0)
 
 /* FBX-style curve tracks are baked at the frame rate and reduced: a linear
  * translation keeps its 2 end keys, a constant-speed rotation about one
- * axis too (slerp reproduces it), an eased curve keeps more; times start at
- * clip time - time_begin; a clip holding the static pose keeps one channel. */
+ * axis too (slerp reproduces it), an eased curve keeps more; times are the
+ * file's (time_begin 2 s stays 2 s), with rebase_time time - time_begin; a
+ * clip holding the static pose keeps one channel. */
 RK_TEST(baked_animation)
 {
 	static double t_lin[2] = { 2.0, 3.0 }, v_lin[2] = { 0.0, 10.0 };
@@ -1358,9 +1359,16 @@ RK_TEST(baked_animation)
 	t.s.clips.data = clips;
 	t.s.clips.count = 2;
 
+	/* pass 0: the file's times (the clip spans [2, 3] s); pass 1:
+	 * rebase_time moves it to [0, 1] s */
+	for (int pass = 0; pass < 2; pass++) {
+	rk_gltf_write_opts wo;
+	memset(&wo, 0, sizeof(wo));
+	wo.rebase_time = pass == 1;
+	double base = pass == 1 ? 0.0 : 2.0;
 	void *data;
 	size_t size;
-	RK_REQUIRE(write_mem(&t.s, NULL, &data, &size));
+	RK_REQUIRE(write_mem(&t.s, &wo, &data, &size));
 	tg_doc d;
 	RK_REQUIRE(tg_parse_glb(data, size, &d));
 	RK_REQUIRE(tg_count(tg_get(d.json, "animations")) == 2);
@@ -1377,8 +1385,8 @@ RK_TEST(baked_animation)
 		double *in = tg_accessor(&d, tg_int(smp, "input", -1), &comp, &nin);
 		double *out = tg_accessor(&d, tg_int(smp, "output", -1), &comp, &nout);
 		RK_REQUIRE(in && out && nin == nout && nin >= 2);
-		RK_CHECK_NEAR(in[0], 0.0, 0.0);
-		RK_CHECK_NEAR(in[nin - 1], 1.0, 1e-7);
+		RK_CHECK_NEAR(in[0], base, 0.0);
+		RK_CHECK_NEAR(in[nin - 1], base + 1.0, 1e-7);
 		if (!strcmp(path, "translation")) {
 			found |= 1;
 			RK_CHECK_INT(nin, 2);
@@ -1397,8 +1405,8 @@ RK_TEST(baked_animation)
 			for (int f = 0; f <= 30; f++) {
 				double tt = f / 30.0, y = 0.0;
 				size_t k = 0;
-				while (k + 2 < nin && in[k + 1] < tt) k++;
-				double u = (tt - in[k]) / (in[k + 1] - in[k]);
+				while (k + 2 < nin && in[k + 1] - base < tt) k++;
+				double u = (tt + base - in[k]) / (in[k + 1] - in[k]);
 				y = out[k * 3 + 1] + (out[(k + 1) * 3 + 1] - out[k * 3 + 1]) * u;
 				double expect = rk_anim_curve_eval(&ease, 2.0 + tt, false);
 				RK_CHECK_NEAR(y, expect, 1e-4);
@@ -1413,6 +1421,7 @@ RK_TEST(baked_animation)
 	RK_CHECK_INT(tg_count(tg_get(hold_anim, "channels")), 1);
 	tg_free(&d);
 	rk_gltf_memory_free(data);
+	}
 }
 
 /* ---------------------------------------------------------------------------
@@ -2224,7 +2233,9 @@ static void export_one(rk_test_state *rk_t_, const char *out, const char *name, 
 		first = false;
 		for (size_t k = 0; k < nt; k++) {
 			if (!pose_at(s, clip, times[k], &p)) break;
-			fprintf(f, "%s{\"time\":%.9g,\"positions\":", k ? "," : "", times[k] - clip->time_begin);
+			/* glTF times are the file's (only a negative start is moved to 0) */
+			fprintf(f, "%s{\"time\":%.9g,\"positions\":", k ? "," : "",
+				times[k] - (clip->time_begin < 0.0 ? clip->time_begin : 0.0));
 			json_positions(f, s, p.pose.node_to_world, c);
 			fprintf(f, ",\"meshes\":");
 			json_mesh_boxes(f, s, &p.pose, c, &d);
