@@ -97,6 +97,14 @@ static rki_gw_cube rki_gw_position_cube(const rki_gw *w)
 	return q;
 }
 
+/* The accessor's new element type (its data quantised into out). */
+static void rki_gw_retype(rki_gw_accessor *a, rki_gw_qdata *out, uint32_t type, bool normalized, size_t stride)
+{
+	a->component_type = type;
+	a->normalized = normalized;
+	out->stride = stride;
+}
+
 /* Quantises accessor a (data: its tight float/integer elements). */
 static bool rki_gw_quantise(rki_gw *w, rki_gw_accessor *a, const unsigned char *src, const rki_gw_cube *cube,
 	rki_gw_qdata *out)
@@ -127,10 +135,8 @@ static bool rki_gw_quantise(rki_gw *w, rki_gw_accessor *a, const unsigned char *
 			}
 			memcpy(q + i * 8, e, 8);
 		}
-		a->component_type = RKI_GW_SHORT;
-		a->normalized = true;
+		rki_gw_retype(a, out, RKI_GW_SHORT, true, 8);
 		rki_gw_int_minmax(a, q, 8, true);
-		out->stride = 8;
 		break;
 	}
 	case RKI_GW_USE_NORMAL:
@@ -143,9 +149,7 @@ static bool rki_gw_quantise(rki_gw *w, rki_gw_accessor *a, const unsigned char *
 			if (comps == 4) e[3] = f[i * 4 + 3] < 0.0f ? -127 : 127;
 			memcpy(q + i * 4, e, 4);
 		}
-		a->component_type = RKI_GW_BYTE;
-		a->normalized = true;
-		out->stride = 4;
+		rki_gw_retype(a, out, RKI_GW_BYTE, true, 4);
 		break;
 	}
 	case RKI_GW_USE_TEXCOORD: {
@@ -157,9 +161,7 @@ static bool rki_gw_quantise(rki_gw *w, rki_gw_accessor *a, const unsigned char *
 			uint16_t e = (uint16_t)floor((double)f[k] * 65535.0 + 0.5);
 			memcpy(q + k * 2, &e, 2);
 		}
-		a->component_type = RKI_GW_UNSIGNED_SHORT;
-		a->normalized = true;
-		out->stride = 4;
+		rki_gw_retype(a, out, RKI_GW_UNSIGNED_SHORT, true, 4);
 		break;
 	}
 	case RKI_GW_USE_COLOR: {
@@ -170,9 +172,7 @@ static bool rki_gw_quantise(rki_gw *w, rki_gw_accessor *a, const unsigned char *
 			uint16_t e = (uint16_t)floor((x > 1.0 ? 1.0 : x > 0.0 ? x : 0.0) * 65535.0 + 0.5);
 			memcpy(q + k * 2, &e, 2);
 		}
-		a->component_type = RKI_GW_UNSIGNED_SHORT;
-		a->normalized = true;
-		out->stride = 8;
+		rki_gw_retype(a, out, RKI_GW_UNSIGNED_SHORT, true, 8);
 		break;
 	}
 	case RKI_GW_USE_JOINTS: {
@@ -182,8 +182,7 @@ static bool rki_gw_quantise(rki_gw *w, rki_gw_accessor *a, const unsigned char *
 			if (j[k] > 255) return true;
 		if (!(q = (unsigned char *)rki_gw_tmp_array(w, n, 4))) return false;
 		for (size_t k = 0; k < n * 4; k++) q[k] = (unsigned char)j[k];
-		a->component_type = RKI_GW_UNSIGNED_BYTE;
-		out->stride = 4;
+		rki_gw_retype(a, out, RKI_GW_UNSIGNED_BYTE, false, 4);
 		break;
 	}
 	case RKI_GW_USE_WEIGHTS: {
@@ -206,9 +205,7 @@ static bool rki_gw_quantise(rki_gw *w, rki_gw_accessor *a, const unsigned char *
 				memcpy(q + i * 8 + (size_t)c * 2, &x, 2);
 			}
 		}
-		a->component_type = RKI_GW_UNSIGNED_SHORT;
-		a->normalized = true;
-		out->stride = 8;
+		rki_gw_retype(a, out, RKI_GW_UNSIGNED_SHORT, true, 8);
 		break;
 	}
 	case RKI_GW_USE_ANIM_ROTATION: {
@@ -219,9 +216,7 @@ static bool rki_gw_quantise(rki_gw *w, rki_gw_accessor *a, const unsigned char *
 			for (int c = 0; c < 4; c++) e[c] = rki_gw_snorm16((double)f[i * 4 + (size_t)c]);
 			memcpy(q + i * 8, e, 8);
 		}
-		a->component_type = RKI_GW_SHORT;
-		a->normalized = true;
-		out->stride = 8;
+		rki_gw_retype(a, out, RKI_GW_SHORT, true, 8);
 		break;
 	}
 	case RKI_GW_USE_IBM: {
