@@ -1585,6 +1585,7 @@ static int cli_batch_parse(cli_batch *b, cli_batch_args *a, int argc, char **arg
 	int rc = cli_opts_parse(ctx, &cli_batch_spec, (void *const[]){ a, &ra, &b->gltf_out, &b->lo }, argc, argv, &ops);
 	if (rc) return rc;
 	cli_retarget_args_apply(&ra);
+	if ((rc = cli_gltf_out_check(ctx, &b->gltf_out, true))) return rc;
 	b->defaults.root = ra.ro.root;
 	b->defaults.fps = ra.ro.fps;
 	b->defaults.skip_fingers = ra.ro.skip_fingers;

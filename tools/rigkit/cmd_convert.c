@@ -139,6 +139,7 @@ int cli_cmd_convert(cli_ctx *ctx, int argc, char **argv)
 	if ((rc = cli_output_format(ctx, out, a.format,
 			 CLI_FORMATS_GLTF | (1u << CLI_FORMAT_OBJ) | (1u << CLI_FORMAT_VRMA) | (1u << CLI_FORMAT_BVH), &format)))
 		return rc;
+	if ((rc = cli_gltf_out_check(ctx, &g, format == CLI_FORMAT_GLB || format == CLI_FORMAT_GLTF))) return rc;
 	rk_scene *s = cli_load(ctx, in, &lo, &rc);
 	if (!s) return rc;
 	if (format == CLI_FORMAT_VRMA) {

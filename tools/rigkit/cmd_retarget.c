@@ -274,6 +274,7 @@ int cli_cmd_retarget(cli_ctx *ctx, int argc, char **argv)
 	if ((rc = cli_output_format(ctx, paths[2], cli_is_stdio(paths[2]) ? CLI_FORMAT_GLB : CLI_FORMAT_NONE,
 			 CLI_FORMATS_GLTF | (1u << CLI_FORMAT_VRMA) | (1u << CLI_FORMAT_BVH), &format)))
 		return rc;
+	if ((rc = cli_gltf_out_check(ctx, &g, format == CLI_FORMAT_GLB || format == CLI_FORMAT_GLTF))) return rc;
 	rk_error err;
 	rk_scene *src = cli_load(ctx, paths[0], &lo, &rc);
 	if (!src) return rc;

@@ -155,6 +155,14 @@ static const cli_opt cli_gltf_out_rows[] = {
 };
 const cli_opt_table cli_gltf_out_table = CLI_TABLE("glTF output options", cli_gltf_out_rows);
 
+int cli_gltf_out_check(cli_ctx *ctx, const cli_gltf_out_args *a, bool gltf_out)
+{
+	if (a->compress_anim && !a->compress) return cli_usage(ctx, "--compress-anim needs --compress meshopt");
+	if (!gltf_out && (a->rebase_time || a->compress))
+		return cli_usage(ctx, "--rebase-time and --compress are glTF / GLB output options");
+	return CLI_EXIT_OK;
+}
+
 void cli_gltf_out_apply(const cli_gltf_out_args *a, rk_gltf_write_opts *o)
 {
 	o->rebase_time = a->rebase_time;

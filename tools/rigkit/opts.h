@@ -142,6 +142,9 @@ typedef struct cli_gltf_out_args {
 } cli_gltf_out_args;
 
 extern const cli_opt_table cli_gltf_out_table;
+/* 0, or CLI_EXIT_USAGE after reporting: --compress-anim without --compress,
+ * or any of them with an output that is not glTF (`gltf_out` false). */
+int cli_gltf_out_check(struct cli_ctx *ctx, const cli_gltf_out_args *a, bool gltf_out);
 /* Copies the options into o (the fields of rk_gltf_write_opts they name). */
 void cli_gltf_out_apply(const cli_gltf_out_args *a, rk_gltf_write_opts *o);
 const char *cli_retarget_root_name(rk_retarget_root r);
