@@ -386,6 +386,7 @@ static bool rki_gw_build_json(rki_gw *w, rk_json_writer *j, bool embed_buffer)
 				rk_json_uint(j, "byteStride", vw->enc_stride);
 				rk_json_uint(j, "count", vw->enc_count);
 				rk_json_string(j, "mode", vw->enc_mode ? "TRIANGLES" : "ATTRIBUTES");
+				if (vw->enc_filter) rk_json_string(j, "filter", "EXPONENTIAL");
 				rk_json_object_end(j);
 				rk_json_object_end(j);
 			}

@@ -19,7 +19,17 @@ typedef struct rki_gw_qdata {
 	const unsigned char *data;
 	size_t stride;               /* bytes per element, a multiple of 4 for the vertex codec */
 	bool changed;                /* quantised: component type / normalized / min-max updated */
+	/* EXPONENTIAL filter (float data): data holds the filtered values, which
+	 * only an encoded view may carry; plain the original floats, decoded
+	 * what a reader gets back (for min/max) */
+	bool exp_filter;
+	const unsigned char *plain, *decoded;
 } rki_gw_qdata;
+
+/* Mantissa bits of the EXPONENTIAL filter: positions of meshes without
+ * skin, morph target deltas (relative error about 2^-bits of each vector's
+ * largest component). */
+enum { RKI_GW_EXP_BITS_POSITION = 18, RKI_GW_EXP_BITS_MORPH = 16 };
 
 /* Dequantisation cube of the skinned positions: p = centre + h * q / 32767. */
 typedef struct rki_gw_cube {
@@ -105,6 +115,27 @@ static void rki_gw_retype(rki_gw_accessor *a, rki_gw_qdata *out, uint32_t type, 
 	out->stride = stride;
 }
 
+/* Float data through the EXPONENTIAL filter (the accessor stays float). */
+static bool rki_gw_exp_filter(rki_gw *w, const rki_gw_accessor *a, const unsigned char *src, int bits, rki_gw_qdata *out)
+{
+	if (a->component_type != RKI_GW_FLOAT || a->components > 4) return true;
+	size_t stride = (size_t)a->components * 4;
+	const float *f = (const float *)(const void *)src;
+	for (size_t k = 0; k < a->count * a->components; k++)
+		if (!isfinite(f[k])) return true; /* the filter takes finite values only */
+	unsigned char *enc = (unsigned char *)rki_gw_tmp_array(w, a->count, stride);
+	unsigned char *dec = (unsigned char *)rki_gw_tmp_array(w, a->count, stride);
+	if (!enc || !dec) return false;
+	meshopt_encodeFilterExp(enc, a->count, stride, bits, f);
+	memcpy(dec, enc, a->count * stride);
+	meshopt_decodeFilterExp(dec, a->count, stride);
+	out->exp_filter = true;
+	out->data = enc;
+	out->plain = src;
+	out->decoded = dec;
+	return true;
+}
+
 /* Quantises accessor a (data: its tight float/integer elements). */
 static bool rki_gw_quantise(rki_gw *w, rki_gw_accessor *a, const unsigned char *src, const rki_gw_cube *cube,
 	rki_gw_qdata *out)
@@ -115,17 +146,24 @@ static bool rki_gw_quantise(rki_gw *w, rki_gw_accessor *a, const unsigned char *
 	out->data = src;
 	out->stride = comps * csize;
 	out->changed = false;
+	out->exp_filter = false;
+	out->plain = out->decoded = NULL;
 	bool is_float = a->component_type == RKI_GW_FLOAT;
 	const float *f = (const float *)(const void *)src;
 	unsigned char *q = NULL;
 	switch (a->use) {
+	case RKI_GW_USE_POSITION:
+	case RKI_GW_USE_MORPH_POSITION:
+	case RKI_GW_USE_MORPH_NORMAL:
+		return rki_gw_exp_filter(w, a, src, a->use == RKI_GW_USE_POSITION ? RKI_GW_EXP_BITS_POSITION : RKI_GW_EXP_BITS_MORPH,
+			out);
 	case RKI_GW_USE_POSITION_SKINNED:
 	case RKI_GW_USE_MORPH_POSITION_SKINNED: {
 		if (!is_float || comps != 3 || !cube->have) return true;
 		bool delta = a->use == RKI_GW_USE_MORPH_POSITION_SKINNED;
 		if (delta) /* deltas in cube units must fit [-1, 1] */
 			for (size_t k = 0; k < n * 3; k++)
-				if (!(fabs((double)f[k]) <= cube->h)) return true;
+				if (!(fabs((double)f[k]) <= cube->h)) return rki_gw_exp_filter(w, a, src, RKI_GW_EXP_BITS_MORPH, out);
 		if (!(q = (unsigned char *)rki_gw_tmp_array(w, n, 8))) return false;
 		for (size_t i = 0; i < n; i++) {
 			int16_t e[4] = { 0, 0, 0, 0 };
@@ -359,11 +397,31 @@ bool rki_gw_compress(rki_gw *w)
 		memcpy(data, qd.data, raw);
 		size_t enc_size = 0;
 		uint8_t mode = 0;
-		const unsigned char *enc = rki_gw_encode(w, a, view, data, qd.stride, &enc_size, &mode);
+		unsigned char *enc = rki_gw_encode(w, a, view, data, qd.stride, &enc_size, &mode);
 		if (w->failed) { ok = false; break; }
 		bool vertex_attr = view->target == RKI_GW_ARRAY_BUFFER;
 		view->stride = vertex_attr && qd.changed ? (uint32_t)qd.stride : 0;
+		if (qd.exp_filter && !(enc && enc_size > 0 && enc_size < raw)) {
+			/* the filtered values need the extension: plain floats instead */
+			memcpy(data, qd.plain, raw);
+			enc = rki_gw_encode(w, a, view, data, qd.stride, &enc_size, &mode);
+			if (w->failed) { ok = false; break; }
+			qd.exp_filter = false;
+		}
 		if (enc && enc_size > 0 && enc_size < raw) {
+			if (qd.exp_filter && a->has_minmax) /* what a reader decodes */
+				for (uint32_t c = 0; c < a->components; c++) {
+					a->min[c] = INFINITY;
+					a->max[c] = -INFINITY;
+					for (size_t i = 0; i < a->count; i++) {
+						float x;
+						memcpy(&x, qd.decoded + (i * a->components + c) * 4, 4);
+						if (x < a->min[c]) a->min[c] = x;
+						if (x > a->max[c]) a->max[c] = x;
+					}
+				}
+			view->enc_filter = qd.exp_filter;
+			if (qd.exp_filter) w->stats.quantized_accessor_count++;
 			if (!(ok = rki_gw_push_aligned(w, &nb, enc, enc_size, &off))) break;
 			view->encoded = true;
 			view->enc_mode = mode;

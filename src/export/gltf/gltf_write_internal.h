@@ -73,6 +73,7 @@ typedef struct rki_gw_view {
 	bool encoded;                /* offset/length are in the fallback buffer (1); the
 	                                EXT_meshopt_compression data is enc_* in buffer 0 */
 	uint8_t enc_mode;            /* 0 ATTRIBUTES, 1 TRIANGLES */
+	bool enc_filter;             /* filter EXPONENTIAL */
 	uint32_t enc_stride;         /* EXT_meshopt_compression byteStride */
 	size_t enc_offset, enc_length, enc_count;
 } rki_gw_view;
@@ -91,6 +92,7 @@ enum {
 	RKI_GW_USE_WEIGHTS,
 	RKI_GW_USE_MORPH_POSITION,
 	RKI_GW_USE_MORPH_POSITION_SKINNED,
+	RKI_GW_USE_MORPH_NORMAL,
 	RKI_GW_USE_INDICES,
 	RKI_GW_USE_IBM,
 	RKI_GW_USE_ANIM_TIME,

@@ -614,6 +614,7 @@ static bool rki_gw_build_primitive(rki_gw *w, rki_gw_mesh_work *mw, const uint32
 					memcpy(fd + v * 3, mw->morph_nrm + (c * nv + vi) * 3, 12);
 				}
 				po->morph_nrm[c] = rki_gw_accessor_add(w, fd, RKI_GW_FLOAT, nvert, 3, RKI_GW_ARRAY_BUFFER, false);
+				rki_gw_accessor_use(w, po->morph_nrm[c], RKI_GW_USE_MORPH_NORMAL);
 			}
 		}
 	}
