@@ -195,10 +195,15 @@
  *                 the skinned result is unchanged up to the rounding
  *                 (h / 32767 / 2 per coordinate). Their morph target
  *                 POSITION deltas: int16 normalised in the same units when
- *                 every delta fits (|delta| <= h), else float. POSITION of
- *                 meshes that are not skinned stays float (encoded
- *                 losslessly): a dequantisation transform on their nodes
- *                 would also move their children and animation.
+ *                 every delta fits (|delta| <= h), else as below.
+ *                 POSITION of meshes that are not skinned and the other
+ *                 morph POSITION / NORMAL deltas stay float accessors
+ *                 through meshopt's EXPONENTIAL filter (a shared exponent
+ *                 per vertex, 18-bit mantissa for positions, 16 for
+ *                 deltas: relative error about 2^-17 / 2^-15 of the
+ *                 vertex's largest component; min/max are those of the
+ *                 decoded values): a dequantisation transform on their
+ *                 nodes would also move their children and animation.
  *     NORMAL      int8 normalised (stride 4), renormalised by the reader;
  *                 TANGENT int8 normalised (w stays +-1)
  *     TEXCOORD_n  uint16 normalised when every u, v is in [0, 1], else float

@@ -16,7 +16,8 @@
 // the extent of A's static node positions (default 1e-6). With --vertices,
 // every skinned or plain mesh named in both is compared vertex by vertex
 // (morph targets, SkinnedMesh.applyBoneTransform, matrixWorld), in the
-// static pose and at those times. --first T / --last T: A's first / last
+// static pose and at those times, and their normals (static, as stored)
+// within 0.01 rad (int8 rounding: sqrt(3) x 0.5 / 127 = 0.0068). --first T / --last T: A's first / last
 // key must be at T. --times-only: only the time axes are compared (files
 // with different skeletons).
 // --bytes-ratio MAX: B's file size must be at most MAX x A's.
@@ -112,7 +113,7 @@ const shared = [...A.byName.keys()].filter((n) => B.byName.has(n));
 const sharedMeshes = [...A.meshes.keys()].filter((n) => B.meshes.has(n));
 if (!shared.length && !timesOnly) problems.push('no node name in common');
 
-let worstNode = 0, worstNodeAt = '', worstVert = 0, worstVertAt = '';
+let worstNode = 0, worstNodeAt = '', worstVert = 0, worstVertAt = '', worstNormal = 0, worstNormalAt = '';
 function comparePose(label) {
 	A.gltf.scene.updateMatrixWorld(true);
 	B.gltf.scene.updateMatrixWorld(true);
@@ -132,6 +133,15 @@ function comparePose(label) {
 			const e = vertexAt(ma, i, v).distanceTo(vertexAt(mb, i, w));
 			if (e > worstVert) { worstVert = e; worstVertAt = `${label} mesh ${n} vertex ${i}`; }
 		}
+		const na = ma.geometry.attributes.normal, nb = mb.geometry.attributes.normal;
+		if (label === 'static' && na && nb) {
+			for (let i = 0; i < ca; i++) {
+				v.fromBufferAttribute(na, i).normalize();
+				w.fromBufferAttribute(nb, i).normalize();
+				const e = v.angleTo(w);
+				if (e > worstNormal) { worstNormal = e; worstNormalAt = `mesh ${n} normal ${i}`; }
+			}
+		} else if (label === 'static' && !!na !== !!nb) problems.push(`mesh ${n}: normals in one file only`);
 	}
 }
 
@@ -169,11 +179,13 @@ for (const ca of A.gltf.animations) {
 if (!clipsChecked && !only.length && A.gltf.animations.length) problems.push('no clip compared');
 if (only.length && clipsChecked !== only.length) problems.push(`only ${clipsChecked} of the ${only.length} clips named were found`);
 if (worstNode > limit) problems.push(`${worstNodeAt}: off by ${worstNode.toExponential(3)} (limit ${limit.toExponential(3)})`);
+if (worstNormal > 0.01) problems.push(`${worstNormalAt}: ${worstNormal.toExponential(3)} rad apart (limit 0.01)`);
 if (worstVert > limit) problems.push(`${worstVertAt}: off by ${worstVert.toExponential(3)} (limit ${limit.toExponential(3)})`);
 const ratio = B.size / A.size;
 if (bytesRatio !== null && !(ratio <= bytesRatio)) problems.push(`${files[1]} is ${(100 * ratio).toFixed(1)}% of ${files[0]} (at most ${(100 * bytesRatio).toFixed(1)}%)`);
 console.log(`${files[0]} vs ${files[1]}: ${clipsChecked} clips, ${shared.length} nodes${vertices ? `, ${sharedMeshes.length} meshes` : ''}, ` +
 	`worst node ${(worstNode / extent).toExponential(2)}${vertices ? `, worst vertex ${(worstVert / extent).toExponential(2)}` : ''} of the extent ${extent.toPrecision(4)}, ` +
+	`${vertices ? `worst normal ${worstNormal.toExponential(2)} rad, ` : ''}` +
 	`size ${(100 * ratio).toFixed(1)}%${problems.length ? ' FAIL' : ' ok'}`);
 for (const p of problems.slice(0, 12)) console.log(`  ${p}`);
 process.exit(problems.length ? 1 : 0);

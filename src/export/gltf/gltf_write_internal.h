@@ -73,7 +73,7 @@ typedef struct rki_gw_view {
 	bool encoded;                /* offset/length are in the fallback buffer (1); the
 	                                EXT_meshopt_compression data is enc_* in buffer 0 */
 	uint8_t enc_mode;            /* 0 ATTRIBUTES, 1 TRIANGLES */
-	bool enc_filter;             /* filter EXPONENTIAL */
+	bool enc_filter;             /* filter EXPONENTIAL (no other filter is written) */
 	uint32_t enc_stride;         /* EXT_meshopt_compression byteStride */
 	size_t enc_offset, enc_length, enc_count;
 } rki_gw_view;
