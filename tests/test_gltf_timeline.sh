@@ -24,9 +24,11 @@
 #   - every shared avatar, the rig fixture and late.glb converted with
 #     --compress meshopt: 0 validator errors, EXT_meshopt_compression and
 #     KHR_mesh_quantization required, the same clips, nodes and (skinned)
-#     vertices as the uncompressed output within the int16 position
-#     quantisation (3e-5 of the extent: sqrt(3) x h / 32767 / 2 with h half
-#     the largest extent, twice over for margin); Xbot at most 60% of its
+#     vertices (also with each morph target fully on) as the uncompressed
+#     output within the int16 position quantisation (3e-5 of the extent:
+#     sqrt(3) x h / 32767 / 2 = 1.3e-5 with h half the largest extent, twice
+#     for a morphed vertex: base and delta are both rounded), normals within
+#     0.01 rad; Xbot at most 60% of its
 #     uncompressed GLB; --compress-anim within 1e-4; the --json ratio equals
 #     the files' sizes;
 #   - retarget and batch with --compress: valid, same poses.

@@ -16,7 +16,8 @@
 // the extent of A's static node positions (default 1e-6). With --vertices,
 // every skinned or plain mesh named in both is compared vertex by vertex
 // (morph targets, SkinnedMesh.applyBoneTransform, matrixWorld), in the
-// static pose and at those times, and their normals (static, as stored)
+// static pose (also with each of the first 16 morph targets fully on) and
+// at those times, and their normals (static, as stored)
 // within 0.01 rad (int8 rounding: sqrt(3) x 0.5 / 127 = 0.0068). --first T / --last T: A's first / last
 // key must be at T. --times-only: only the time axes are compared (files
 // with different skeletons).
@@ -113,6 +114,7 @@ const shared = [...A.byName.keys()].filter((n) => B.byName.has(n));
 const sharedMeshes = [...A.meshes.keys()].filter((n) => B.meshes.has(n));
 if (!shared.length && !timesOnly) problems.push('no node name in common');
 
+let morphsChecked = 0;
 let worstNode = 0, worstNodeAt = '', worstVert = 0, worstVertAt = '', worstNormal = 0, worstNormalAt = '';
 function comparePose(label) {
 	A.gltf.scene.updateMatrixWorld(true);
@@ -132,6 +134,21 @@ function comparePose(label) {
 		for (let i = 0; i < ca; i++) {
 			const e = vertexAt(ma, i, v).distanceTo(vertexAt(mb, i, w));
 			if (e > worstVert) { worstVert = e; worstVertAt = `${label} mesh ${n} vertex ${i}`; }
+		}
+		// every morph target fully on, one at a time (static pose only)
+		const ta = ma.geometry.morphAttributes.position, ia = ma.morphTargetInfluences, ib = mb.morphTargetInfluences;
+		if (label === 'static' && ta && ia && ib && ia.length === ib.length) {
+			const saved = [ia.slice(), ib.slice()];
+			for (let t = 0; t < Math.min(ta.length, 16); t++) {
+				ia.fill(0); ib.fill(0); ia[t] = 1; ib[t] = 1;
+				for (let i = 0; i < ca; i++) {
+					const e = vertexAt(ma, i, v).distanceTo(vertexAt(mb, i, w));
+					if (e > worstVert) { worstVert = e; worstVertAt = `${label} mesh ${n} morph target ${t} vertex ${i}`; }
+				}
+			}
+			saved[0].forEach((x, k) => { ia[k] = x; });
+			saved[1].forEach((x, k) => { ib[k] = x; });
+			morphsChecked += Math.min(ta.length, 16);
 		}
 		const na = ma.geometry.attributes.normal, nb = mb.geometry.attributes.normal;
 		if (label === 'static' && na && nb) {
@@ -185,7 +202,7 @@ const ratio = B.size / A.size;
 if (bytesRatio !== null && !(ratio <= bytesRatio)) problems.push(`${files[1]} is ${(100 * ratio).toFixed(1)}% of ${files[0]} (at most ${(100 * bytesRatio).toFixed(1)}%)`);
 console.log(`${files[0]} vs ${files[1]}: ${clipsChecked} clips, ${shared.length} nodes${vertices ? `, ${sharedMeshes.length} meshes` : ''}, ` +
 	`worst node ${(worstNode / extent).toExponential(2)}${vertices ? `, worst vertex ${(worstVert / extent).toExponential(2)}` : ''} of the extent ${extent.toPrecision(4)}, ` +
-	`${vertices ? `worst normal ${worstNormal.toExponential(2)} rad, ` : ''}` +
+	`${vertices ? `worst normal ${worstNormal.toExponential(2)} rad, ${morphsChecked} morph targets, ` : ''}` +
 	`size ${(100 * ratio).toFixed(1)}%${problems.length ? ' FAIL' : ' ok'}`);
 for (const p of problems.slice(0, 12)) console.log(`  ${p}`);
 process.exit(problems.length ? 1 : 0);
