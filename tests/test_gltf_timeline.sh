@@ -180,6 +180,13 @@ if [ -f "$OUT/Xbot_plain.glb" ]; then
 	compressed+=("$OUT/Xbot_meshopt_anim.glb")
 	pair "$OUT/Xbot_plain.glb" "$OUT/Xbot_meshopt_anim.glb" --vertices --tol 1e-4
 fi
+echo "== usage errors"
+for bad in "$OUT/x.obj --compress meshopt" "$OUT/x.bvh --rebase-time" "$OUT/x.glb --compress-anim" "$OUT/x.glb --compress zstd"; do
+	# shellcheck disable=SC2086
+	"$RIGKIT" convert "$HERE/fixtures/rig.glb" $bad -q 2>/dev/null
+	rc=$?
+	[ $rc -eq 1 ] || { echo "  ^ FAILED: rigkit convert rig.glb $bad exited $rc, expected 1 (usage)"; status=1; }
+done
 echo "== retarget and batch with --compress meshopt"
 rk retarget "$OUT/late.glb" "$OUT/skeleton.glb" "$OUT/late_rt_meshopt.glb" --compress meshopt -q
 pair "$OUT/late_rt.glb" "$OUT/late_rt_meshopt.glb"
