@@ -129,17 +129,17 @@ static int cli_convert_json(cli_ctx *ctx, const char *in, const char *out, int f
 int cli_cmd_convert(cli_ctx *ctx, int argc, char **argv)
 {
 	cli_convert_args a = { 0 };
-	cli_gltf_out_args g = { 0 };
+	cli_gltf_out_args gout = { 0 };
 	rk_load_opts lo = { 0 };
 	cli_operands ops;
-	int rc = cli_opts_parse(ctx, &cli_convert_spec, (void *const[]){ &a, &g, &lo }, argc, argv, &ops);
+	int rc = cli_opts_parse(ctx, &cli_convert_spec, (void *const[]){ &a, &gout, &lo }, argc, argv, &ops);
 	if (rc) return rc;
 	const char *in = ops.v[0], *out = ops.v[1];
 	int format = 0;
 	if ((rc = cli_output_format(ctx, out, a.format,
 			 CLI_FORMATS_GLTF | (1u << CLI_FORMAT_OBJ) | (1u << CLI_FORMAT_VRMA) | (1u << CLI_FORMAT_BVH), &format)))
 		return rc;
-	if ((rc = cli_gltf_out_check(ctx, &g, format == CLI_FORMAT_GLB || format == CLI_FORMAT_GLTF))) return rc;
+	if ((rc = cli_gltf_out_check(ctx, &gout, format == CLI_FORMAT_GLB || format == CLI_FORMAT_GLTF))) return rc;
 	rk_scene *s = cli_load(ctx, in, &lo, &rc);
 	if (!s) return rc;
 	if (format == CLI_FORMAT_VRMA) {
@@ -171,7 +171,7 @@ int cli_cmd_convert(cli_ctx *ctx, int argc, char **argv)
 		rk_gltf_write_opts o = { 0 };
 		o.bake_fps = a.fps;
 		o.max_frames = a.max_frames > 0 ? (size_t)a.max_frames : 0;
-		cli_gltf_out_apply(&g, &o);
+		cli_gltf_out_apply(&gout, &o);
 		o.stats = &st;
 		rc = cli_write_gltf(ctx, s, out, format, &o);
 		if (rc == CLI_EXIT_OK) {

@@ -257,10 +257,10 @@ int cli_cmd_retarget(cli_ctx *ctx, int argc, char **argv)
 	cli_retarget_cmd_args a = { 0 };
 	cli_retarget_args ra;
 	memset(&ra, 0, sizeof(ra));
-	cli_gltf_out_args g = { 0 };
+	cli_gltf_out_args gout = { 0 };
 	rk_load_opts lo = { 0 };
 	cli_operands ops;
-	int rc = cli_opts_parse(ctx, &cli_retarget_spec, (void *const[]){ &a, &ra, &g, &lo }, argc, argv, &ops);
+	int rc = cli_opts_parse(ctx, &cli_retarget_spec, (void *const[]){ &a, &ra, &gout, &lo }, argc, argv, &ops);
 	if (rc) return rc;
 	cli_retarget_args_apply(&ra);
 	const char *const *paths = ops.v;
@@ -274,7 +274,7 @@ int cli_cmd_retarget(cli_ctx *ctx, int argc, char **argv)
 	if ((rc = cli_output_format(ctx, paths[2], cli_is_stdio(paths[2]) ? CLI_FORMAT_GLB : CLI_FORMAT_NONE,
 			 CLI_FORMATS_GLTF | (1u << CLI_FORMAT_VRMA) | (1u << CLI_FORMAT_BVH), &format)))
 		return rc;
-	if ((rc = cli_gltf_out_check(ctx, &g, format == CLI_FORMAT_GLB || format == CLI_FORMAT_GLTF))) return rc;
+	if ((rc = cli_gltf_out_check(ctx, &gout, format == CLI_FORMAT_GLB || format == CLI_FORMAT_GLTF))) return rc;
 	rk_error err;
 	rk_scene *src = cli_load(ctx, paths[0], &lo, &rc);
 	if (!src) return rc;
@@ -362,7 +362,7 @@ int cli_cmd_retarget(cli_ctx *ctx, int argc, char **argv)
 		rk_gltf_write_opts wo;
 		memset(&wo, 0, sizeof(wo));
 		wo.max_frames = ra.ro.max_frames;
-		cli_gltf_out_apply(&g, &wo);
+		cli_gltf_out_apply(&gout, &wo);
 		if ((rc = cli_write_gltf(ctx, dst, paths[2], format, &wo)) != CLI_EXIT_OK) goto out;
 	}
 	if (json) {
