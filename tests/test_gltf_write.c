@@ -34,6 +34,8 @@
 #include "scene/scene_internal.h"
 
 #include <cjson/cJSON.h>
+#include <math.h>
+#include <meshoptimizer.h>
 #include <dirent.h>
 #include <errno.h>
 #include <stdint.h>
@@ -1313,8 +1315,9 @@ RK_TEST(texture_uv_set_becomes_texcoord_0)
 
 /* FBX-style curve tracks are baked at the frame rate and reduced: a linear
  * translation keeps its 2 end keys, a constant-speed rotation about one
- * axis too (slerp reproduces it), an eased curve keeps more; times start at
- * clip time - time_begin; a clip holding the static pose keeps one channel. */
+ * axis too (slerp reproduces it), an eased curve keeps more; times are the
+ * file's (time_begin 2 s stays 2 s), with rebase_time time - time_begin; a
+ * clip holding the static pose keeps one channel. */
 RK_TEST(baked_animation)
 {
 	static double t_lin[2] = { 2.0, 3.0 }, v_lin[2] = { 0.0, 10.0 };
@@ -1365,9 +1368,16 @@ RK_TEST(baked_animation)
 	t.s.clips.data = clips;
 	t.s.clips.count = 2;
 
+	/* pass 0: the file's times (the clip spans [2, 3] s); pass 1:
+	 * rebase_time moves it to [0, 1] s */
+	for (int pass = 0; pass < 2; pass++) {
+	rk_gltf_write_opts wo;
+	memset(&wo, 0, sizeof(wo));
+	wo.rebase_time = pass == 1;
+	double base = pass == 1 ? 0.0 : 2.0;
 	void *data;
 	size_t size;
-	RK_REQUIRE(write_mem(&t.s, NULL, &data, &size));
+	RK_REQUIRE(write_mem(&t.s, &wo, &data, &size));
 	tg_doc d;
 	RK_REQUIRE(tg_parse_glb(data, size, &d));
 	RK_REQUIRE(tg_count(tg_get(d.json, "animations")) == 2);
@@ -1384,8 +1394,8 @@ RK_TEST(baked_animation)
 		double *in = tg_accessor(&d, tg_int(smp, "input", -1), &comp, &nin);
 		double *out = tg_accessor(&d, tg_int(smp, "output", -1), &comp, &nout);
 		RK_REQUIRE(in && out && nin == nout && nin >= 2);
-		RK_CHECK_NEAR(in[0], 0.0, 0.0);
-		RK_CHECK_NEAR(in[nin - 1], 1.0, 1e-7);
+		RK_CHECK_NEAR(in[0], base, 0.0);
+		RK_CHECK_NEAR(in[nin - 1], base + 1.0, 1e-7);
 		if (!strcmp(path, "translation")) {
 			found |= 1;
 			RK_CHECK_INT(nin, 2);
@@ -1404,8 +1414,8 @@ RK_TEST(baked_animation)
 			for (int f = 0; f <= 30; f++) {
 				double tt = f / 30.0, y = 0.0;
 				size_t k = 0;
-				while (k + 2 < nin && in[k + 1] < tt) k++;
-				double u = (tt - in[k]) / (in[k + 1] - in[k]);
+				while (k + 2 < nin && in[k + 1] - base < tt) k++;
+				double u = (tt + base - in[k]) / (in[k + 1] - in[k]);
 				y = out[k * 3 + 1] + (out[(k + 1) * 3 + 1] - out[k * 3 + 1]) * u;
 				double expect = rk_anim_curve_eval(&ease, 2.0 + tt, false);
 				RK_CHECK_NEAR(y, expect, 1e-4);
@@ -1420,6 +1430,154 @@ RK_TEST(baked_animation)
 	RK_CHECK_INT(tg_count(tg_get(hold_anim, "channels")), 1);
 	tg_free(&d);
 	rk_gltf_memory_free(data);
+	}
+}
+
+/* ---------------------------------------------------------------------------
+ * Compressed output (export.h COMPRESSION), read back with meshoptimizer's
+ * own decoder (not rigkit's reader)
+ * ------------------------------------------------------------------------- */
+
+/* The decoded bytes of bufferView vi (plain: a copy from the BIN chunk;
+ * EXT_meshopt_compression ATTRIBUTES: meshopt_decodeVertexBuffer). */
+static unsigned char *tc_view(const tg_doc *d, int vi, size_t *size, bool *encoded)
+{
+	const cJSON *v = tg_at(d->json, "bufferViews", vi);
+	if (!v) return NULL;
+	const cJSON *x = tg_get(tg_get(v, "extensions"), "EXT_meshopt_compression");
+	size_t len = (size_t)tg_int(v, "byteLength", 0);
+	unsigned char *out = (unsigned char *)malloc(len ? len : 1);
+	if (!out) return NULL;
+	*size = len;
+	*encoded = x != NULL;
+	if (!x) {
+		size_t off = (size_t)tg_int(v, "byteOffset", 0);
+		if (tg_int(v, "buffer", -1) != 0 || off + len > d->bin_size) { free(out); return NULL; }
+		memcpy(out, d->bin + off, len);
+		return out;
+	}
+	size_t off = (size_t)tg_int(x, "byteOffset", 0), elen = (size_t)tg_int(x, "byteLength", 0);
+	size_t count = (size_t)tg_int(x, "count", 0), stride = (size_t)tg_int(x, "byteStride", 0);
+	const char *mode = cJSON_GetStringValue(tg_get(x, "mode"));
+	if (tg_int(x, "buffer", -1) != 0 || off + elen > d->bin_size || count * stride > len || !mode
+		|| strcmp(mode, "ATTRIBUTES") != 0 || meshopt_decodeVertexBuffer(out, count, stride, d->bin + off, elen) != 0) {
+		free(out);
+		return NULL;
+	}
+	return out;
+}
+
+RK_TEST(meshopt_compressed)
+{
+	char path[4096];
+	snprintf(path, sizeof(path), "%s/tests/fixtures/rig.glb", RK_SOURCE_DIR);
+	rk_error err;
+	rk_scene *s = rk_load_file(path, NULL, &err);
+	RK_REQUIRE(s);
+	rk_gltf_write_opts wo;
+	memset(&wo, 0, sizeof(wo));
+	rk_gltf_write_stats st;
+	memset(&st, 0, sizeof(st));
+	void *plain = NULL, *comp = NULL;
+	size_t plain_size = 0, comp_size = 0;
+	RK_REQUIRE(write_mem(s, &wo, &plain, &plain_size));
+	wo.compress = RK_GLTF_COMPRESS_MESHOPT;
+	wo.stats = &st;
+	RK_REQUIRE(write_mem(s, &wo, &comp, &comp_size));
+	tg_doc a, b;
+	RK_REQUIRE(tg_parse_glb(plain, plain_size, &a));
+	RK_REQUIRE(tg_parse_glb(comp, comp_size, &b));
+	/* both extensions used and required; buffer 1 is the fallback, no data */
+	for (int k = 0; k < 2; k++) {
+		const char *e = k ? "KHR_mesh_quantization" : "EXT_meshopt_compression";
+		bool used = false, req = false;
+		for (int i = 0; i < tg_count(tg_get(b.json, "extensionsUsed")); i++)
+			used |= !strcmp(cJSON_GetStringValue(cJSON_GetArrayItem(tg_get(b.json, "extensionsUsed"), i)), e);
+		for (int i = 0; i < tg_count(tg_get(b.json, "extensionsRequired")); i++)
+			req |= !strcmp(cJSON_GetStringValue(cJSON_GetArrayItem(tg_get(b.json, "extensionsRequired"), i)), e);
+		RK_CHECK(used && req);
+	}
+	const cJSON *fb = tg_at(b.json, "buffers", 1);
+	RK_REQUIRE(fb);
+	RK_CHECK(!tg_get(fb, "uri"));
+	RK_CHECK(cJSON_IsTrue(tg_get(tg_get(tg_get(fb, "extensions"), "EXT_meshopt_compression"), "fallback")));
+	RK_CHECK_INT((size_t)tg_int(fb, "byteLength", 0), st.fallback_size);
+	RK_CHECK(st.compressed_view_count > 0 && st.quantized_accessor_count > 0);
+
+	/* POSITION: int16 normalised; D = inverse(IBM) * IBM' maps it back to
+	 * the uncompressed positions within half a step (h / 32767 / 2) */
+	const cJSON *pa = tg_get(tg_get(tg_at(tg_at(a.json, "meshes", 0), "primitives", 0), "attributes"), "POSITION");
+	const cJSON *pb = tg_get(tg_get(tg_at(tg_at(b.json, "meshes", 0), "primitives", 0), "attributes"), "POSITION");
+	RK_REQUIRE(pa && pb);
+	const cJSON *acc = tg_at(b.json, "accessors", pb->valueint);
+	RK_CHECK_INT(tg_int(acc, "componentType", 0), 5122);
+	RK_CHECK(cJSON_IsTrue(tg_get(acc, "normalized")));
+	int comp_n;
+	size_t n_a, vsize;
+	bool enc;
+	double *pos = tg_accessor(&a, pa->valueint, &comp_n, &n_a);
+	unsigned char *qpos = tc_view(&b, tg_int(acc, "bufferView", -1), &vsize, &enc);
+	RK_REQUIRE(pos && qpos && comp_n == 3);
+	RK_CHECK(enc);
+	RK_CHECK_INT((size_t)tg_int(acc, "count", 0), n_a);
+	RK_CHECK_INT(vsize, n_a * 8);
+	int sa = tg_int(tg_at(a.json, "nodes", 3), "skin", -1), sb = tg_int(tg_at(b.json, "nodes", 3), "skin", -1);
+	double *ibm = tg_accessor(&a, tg_int(tg_at(a.json, "skins", sa), "inverseBindMatrices", -1), &comp_n, &vsize);
+	RK_REQUIRE(ibm && comp_n == 16);
+	size_t ibsize;
+	unsigned char *ibq = tc_view(&b, tg_int(tg_at(b.json, "accessors",
+		tg_int(tg_at(b.json, "skins", sb), "inverseBindMatrices", -1)), "bufferView", -1), &ibsize, &enc);
+	RK_REQUIRE(ibq && ibsize == vsize * 64);
+	rk_mat4 m, mq, inv, dq;
+	for (int e = 0; e < 16; e++) {
+		float f;
+		memcpy(&f, ibq + (size_t)e * 4, 4);
+		m.m[e] = ibm[e];
+		mq.m[e] = f;
+	}
+	RK_REQUIRE(rk_mat4_invert(m, &inv));
+	dq = rk_mat4_mul(inv, mq);
+	double h = dq.m[0], worst = 0.0, extent = 0.0;
+	RK_CHECK(h > 0.0);
+	for (size_t i = 0; i < n_a; i++) {
+		int16_t q[3];
+		memcpy(q, qpos + i * 8, 6);
+		rk_vec3 p = rk_mat4_transform_point(dq, (rk_vec3){ q[0] / 32767.0, q[1] / 32767.0, q[2] / 32767.0 });
+		double e = fmax(fabs(p.x - pos[i * 3]), fmax(fabs(p.y - pos[i * 3 + 1]), fabs(p.z - pos[i * 3 + 2])));
+		if (e > worst) worst = e;
+		extent = fmax(extent, fabs(pos[i * 3 + 1]));
+	}
+	RK_CHECK(worst <= h / 32767.0 * 0.5 + 1e-6 * extent);
+	RK_CHECK(worst > 0.0); /* it is quantised: an exact match would mean the test reads floats */
+	free(pos);
+	free(qpos);
+	free(ibm);
+	free(ibq);
+	/* animation keys: float, decoded losslessly, identical to the plain file's */
+	const cJSON *smp_a = tg_at(tg_at(a.json, "animations", 0), "samplers", 0);
+	const cJSON *smp_b = tg_at(tg_at(b.json, "animations", 0), "samplers", 0);
+	RK_REQUIRE(smp_a && smp_b);
+	for (int io = 0; io < 2; io++) {
+		const char *key = io ? "output" : "input";
+		size_t na2, nb2;
+		double *va = tg_accessor(&a, tg_int(smp_a, key, -1), &comp_n, &na2);
+		const cJSON *ab = tg_at(b.json, "accessors", tg_int(smp_b, key, -1));
+		RK_CHECK_INT(tg_int(ab, "componentType", 0), 5126);
+		unsigned char *vb = tc_view(&b, tg_int(ab, "bufferView", -1), &nb2, &enc);
+		RK_REQUIRE(va && vb && nb2 == na2 * (size_t)comp_n * 4);
+		for (size_t k = 0; k < na2 * (size_t)comp_n; k++) {
+			float f;
+			memcpy(&f, vb + k * 4, 4);
+			RK_CHECK_NEAR((double)f, va[k], 0.0);
+		}
+		free(va);
+		free(vb);
+	}
+	tg_free(&a);
+	tg_free(&b);
+	rk_gltf_memory_free(plain);
+	rk_gltf_memory_free(comp);
+	rk_scene_free(s);
 }
 
 /* ---------------------------------------------------------------------------
@@ -2231,7 +2389,9 @@ static void export_one(rk_test_state *rk_t_, const char *out, const char *name, 
 		first = false;
 		for (size_t k = 0; k < nt; k++) {
 			if (!pose_at(s, clip, times[k], &p)) break;
-			fprintf(f, "%s{\"time\":%.9g,\"positions\":", k ? "," : "", times[k] - clip->time_begin);
+			/* glTF times are the file's (only a negative start is moved to 0) */
+			fprintf(f, "%s{\"time\":%.9g,\"positions\":", k ? "," : "",
+				times[k] - (clip->time_begin < 0.0 ? clip->time_begin : 0.0));
 			json_positions(f, s, p.pose.node_to_world, c);
 			fprintf(f, ",\"meshes\":");
 			json_mesh_boxes(f, s, &p.pose, c, &d);
@@ -2319,6 +2479,7 @@ RK_TEST_MAIN(
 	RK_TEST_ENTRY(computed_normals_match_expansion),
 	RK_TEST_ENTRY(texture_uv_set_becomes_texcoord_0),
 	RK_TEST_ENTRY(baked_animation),
+	RK_TEST_ENTRY(meshopt_compressed),
 	RK_TEST_ENTRY(atomic_output),
 	RK_TEST_ENTRY(bad_inputs_rejected),
 	RK_TEST_ENTRY(allocation_failures_leak_nothing),

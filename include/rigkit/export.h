@@ -158,9 +158,14 @@
  *
  * ANIMATION
  *   Every rk_anim_clip becomes one glTF animation with the clip's name.
- *   Times are written as  file time - clip.time_begin  (the clip starts at 0
- *   when its first key is at time_begin; keys before time_begin are cut,
- *   with an interpolated key at 0 for STEP/LINEAR). Per node and path:
+ *   Times are the file's own: a key at file time t is written at t, so a
+ *   clip whose first key is at 0.033 s (Blender's frame 1) still starts at
+ *   0.033 s and the pose at every t is unchanged (docs/gltf.md, Timelines).
+ *   With opts.rebase_time they are written as  t - clip.time_begin  (each
+ *   clip starts at 0). A clip with time_begin < 0 is always moved that way
+ *   (glTF times cannot be negative; warned). Keys before time_begin are
+ *   cut, with an interpolated key at time_begin for STEP/LINEAR. Per node
+ *   and path:
  *     - glTF sampler tracks (TRANSLATION, ROTATION_QUAT, SCALE,
  *       MORPH_WEIGHTS) on nodes without rigkit adjust transforms are copied
  *       key for key (STEP/LINEAR/CUBICSPLINE kept, rotations normalised);
@@ -199,6 +204,48 @@
  *   so a reader never sees a .gltf whose files are missing. A failure
  *   leaves the .gltf untouched; side files already replaced stay replaced.
  *   Asset extras are written back.
+ * COMPRESSION (opts.compress = RK_GLTF_COMPRESS_MESHOPT; docs/gltf.md)
+ *   The same asset, with its vertex, index and animation data encoded by
+ *   meshoptimizer (EXT_meshopt_compression, "extensionsRequired"): buffer 0
+ *   (GLB: the BIN chunk) holds the encoded bytes and the images; buffer 1
+ *   is the fallback buffer the spec describes (no data, extension
+ *   {"fallback": true}, byteLength = what the decoded views take); every
+ *   encoded bufferView lives in buffer 1 and carries
+ *   EXT_meshopt_compression {buffer 0, byteOffset, byteLength, byteStride,
+ *   count, mode ATTRIBUTES / TRIANGLES}. Quantisation (KHR_mesh_quantization,
+ *   also required):
+ *     POSITION    of skinned primitives: int16 normalised (stride 8) in a
+ *                 cube D = translation(centre) * scale(h), h = half the
+ *                 largest extent of all skinned positions of the file; D is
+ *                 folded into every inverse bind matrix (IBM' = IBM * D), so
+ *                 the skinned result is unchanged up to the rounding
+ *                 (h / 32767 / 2 per coordinate). Their morph target
+ *                 POSITION deltas: int16 normalised in the same units when
+ *                 every delta fits (|delta| <= h), else as below.
+ *                 POSITION of meshes that are not skinned and the other
+ *                 morph POSITION / NORMAL deltas stay float accessors
+ *                 through meshopt's EXPONENTIAL filter (a shared exponent
+ *                 per vertex, 18-bit mantissa for positions, 16 for
+ *                 deltas: relative error about 2^-17 / 2^-15 of the
+ *                 vertex's largest component; min/max are those of the
+ *                 decoded values): a dequantisation transform on their
+ *                 nodes would also move their children and animation.
+ *     NORMAL      int8 normalised (stride 4), renormalised by the reader;
+ *                 TANGENT int8 normalised (w stays +-1)
+ *     TEXCOORD_n  uint16 normalised when every u, v is in [0, 1], else float
+ *     WEIGHTS_0   uint16 normalised, rounded so each vertex's weights sum
+ *                 to 65535 exactly (8 bits would move a vertex by up to
+ *                 1/510 of its bone's reach); JOINTS_0 uint8 when every
+ *                 index is below 256; COLOR_0 uint16 normalised; morph
+ *                 NORMAL deltas unchanged
+ *     indices     vertex-cache optimised triangle order
+ *                 (meshopt_optimizeVertexCache), meshopt index codec
+ *   Animation keeps its precision: times and outputs are float and encoded
+ *   losslessly, unless compress_animation (rotations as int16 normalised,
+ *   the quaternion rounded per component). Inverse bind matrices: float,
+ *   lossless. Images: unchanged. The fallback buffer has no data, so a
+ *   reader needs a meshopt decoder (three.js MeshoptDecoder, gltfpack,
+ *   rigkit).
  *
  * THREAD SAFETY
  *   The scene is only read: any number of threads may write the same const
@@ -212,6 +259,12 @@
 #ifdef __cplusplus
 extern "C" {
 #endif
+
+/* Compression of the binary data (see COMPRESSION below). */
+typedef enum rk_gltf_compression {
+	RK_GLTF_COMPRESS_NONE = 0,   /* default: plain float / integer accessors */
+	RK_GLTF_COMPRESS_MESHOPT     /* EXT_meshopt_compression + KHR_mesh_quantization */
+} rk_gltf_compression;
 
 typedef enum rk_gltf_container {
 	RK_GLTF_CONTAINER_AUTO = 0,  /* default: files ending in ".gltf" (any case) -> JSON, else GLB; memory -> GLB */
@@ -237,6 +290,10 @@ typedef struct rk_gltf_write_stats {
 	size_t json_size;            /* bytes of JSON (GLB: chunk payload without padding) */
 	size_t bin_size;             /* bytes of binary buffer (before base64 for JSON) */
 	size_t file_count;           /* files written with separate_files (.gltf, .bin, images), else 0 */
+	/* compression (opts.compress; all 0 without it) */
+	size_t compressed_view_count;  /* bufferViews stored EXT_meshopt_compression encoded */
+	size_t quantized_accessor_count; /* accessors written as normalised integers (KHR_mesh_quantization) */
+	size_t fallback_size;        /* bytes the decoded views take (the fallback buffer's byteLength) */
 } rk_gltf_write_stats;
 
 /* Write options. Zero-initialise; every zero field means its default. */
@@ -249,6 +306,8 @@ typedef struct rk_gltf_write_opts {
 
 	/* Animation */
 	bool no_animation;            /* default false: write every clip */
+	bool rebase_time;             /* default false: key times as in the scene (file time); true: each
+	                                 clip moved to start at 0 (time - clip.time_begin) */
 	double bake_fps;              /* samples per second when baking; 0 = settings.frame_rate, 30 when that is 0 */
 	bool no_key_reduction;        /* default false: drop redundant baked keys */
 	double translation_tolerance; /* relative, for translation/scale/weights; 0 = 1e-5 */
@@ -265,6 +324,11 @@ typedef struct rk_gltf_write_opts {
 	                                 (scene->extensions: VRM 1.0 / 0.x, VRM Animation, KHR
 	                                 material extensions) with their references renumbered
 	                                 (docs/vrm.md, docs/gltf.md); true: leave them out */
+
+	/* Compression (see COMPRESSION) */
+	rk_gltf_compression compress; /* default NONE */
+	bool compress_animation;      /* default false: animation data compressed losslessly only;
+	                                 true: rotation outputs quantised to normalised int16 too */
 
 	/* Output file */
 	bool separate_files;          /* default false: one self-contained file; true (.gltf output to a

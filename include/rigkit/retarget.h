@@ -241,7 +241,10 @@ typedef struct rk_retarget_report {
  * rotation track (RK_TARGET_ROTATION_QUAT, LINEAR keys at opts->fps over
  * [clip->time_begin, clip->time_end]) for every mapped target bone and a
  * translation track for the target's hips, and returns it (an element of
- * target->clips). FBX target nodes get their "Lcl Rotation" /
+ * target->clips). The new clip keeps the source clip's time axis: its
+ * time_begin / time_end are the source clip's, key k is at time_begin +
+ * k / fps (the last at time_end), and the target's pose at time t is the
+ * retargeted source pose at the same t (docs/gltf.md, Timelines). FBX target nodes get their "Lcl Rotation" /
  * "Lcl Translation" as quaternion / translation tracks, so Pre/PostRotation
  * and pivots are honoured. opts and report may be NULL. NULL with err on
  * bad arguments, a humanoid that is not valid, or out of memory. */

@@ -303,9 +303,9 @@ static void rki_baked_track(rk_anim_track *tr, const rk_node *n, bool rotation, 
 	tr->interpolation = RK_INTERP_LINEAR;
 }
 
-/* A clip of one override layer `layer` (filled here) over [0, duration]. */
+/* A clip of one override layer `layer` (filled here) over [begin, end]. */
 static rk_anim_clip rki_one_layer_clip(rk_anim_layer *layer, const char *layer_name, rk_anim_track *tracks,
-	size_t track_count, const char *name, double duration)
+	size_t track_count, const char *name, double begin, double end)
 {
 	memset(layer, 0, sizeof(*layer));
 	layer->name = layer_name;
@@ -316,8 +316,8 @@ static rk_anim_clip rki_one_layer_clip(rk_anim_layer *layer, const char *layer_n
 	rk_anim_clip c;
 	memset(&c, 0, sizeof(c));
 	c.name = name;
-	c.time_begin = 0.0;
-	c.time_end = duration;
+	c.time_begin = begin;
+	c.time_end = end;
 	c.layer_count = 1;
 	c.layers = layer;
 	return c;
@@ -547,10 +547,11 @@ rk_anim_clip *rk_retarget(rk_scene *target, const rk_scene *source, const rk_ani
 	int slot_of_bone[RK_HUMANOID_BONE_COUNT];
 	size_t slot = 0;
 	for (int b = 0; b < RK_HUMANOID_BONE_COUNT; b++) slot_of_bone[b] = r.use[b] ? (int)slot++ : -1;
+	/* keys on the source clip's own time axis: begin + k / fps, the last at its end */
 	for (size_t k = 0; k < frames; k++) {
 		double t = (double)k / fps;
 		if (t > duration || k + 1 == frames) t = duration;
-		times[k] = t;
+		times[k] = k + 1 == frames ? clip->time_end : clip->time_begin + t;
 	}
 
 	rk_mat4 hips_parent_inv = rk_mat4_identity();
@@ -563,7 +564,7 @@ rk_anim_clip *rk_retarget(rk_scene *target, const rk_scene *source, const rk_ani
 	rk_quat hips_rot_value = RK_QUAT_IDENTITY;
 	double foot_miss = 0.0;
 	for (size_t k = 0; k < frames; k++) {
-		if (!rki_pose_buffer_eval(&src_pose, source, clip, clip->time_begin + times[k], err)) {
+		if (!rki_pose_buffer_eval(&src_pose, source, clip, times[k], err)) {
 			rki_error_file(err, source->source_path);
 			goto done;
 		}
@@ -648,7 +649,7 @@ rk_anim_clip *rk_retarget(rk_scene *target, const rk_scene *source, const rk_ani
 			/* the source's pose is broken, not the target */
 			rki_error_set(err, RK_ERROR_INVALID_ARGUMENT,
 				"source clip \"%.80s\" at %g s gives a non-finite hips position (its node transforms do not evaluate)",
-				clip->name ? clip->name : "", clip->time_begin + times[k]);
+				clip->name ? clip->name : "", times[k]);
 			rki_error_file(err, source->source_path);
 			goto done;
 		}
@@ -720,7 +721,8 @@ rk_anim_clip *rk_retarget(rk_scene *target, const rk_scene *source, const rk_ani
 	ht->values = hips_values;
 	ht->interpolation = RK_INTERP_LINEAR;
 
-	rk_anim_clip c = rki_one_layer_clip(layer, "retarget", tracks, track_count, name, duration);
+	rk_anim_clip c = rki_one_layer_clip(layer, "retarget", tracks, track_count, name, clip->time_begin,
+		clip->time_end);
 	/* Report, measured on the result: the new clip evaluated on the target. */
 	if (report) {
 		report->mapped_bones = mapped;
@@ -738,7 +740,7 @@ rk_anim_clip *rk_retarget(rk_scene *target, const rk_scene *source, const rk_ani
 		if (!rki_pose_buffer_init(&dst_pose, target, &tmp, err)) goto done;
 		for (size_t k = 0; k < frames; k++) {
 			rki_humanoid_pose ps, pd;
-			if (!rki_pose_buffer_eval(&src_pose, source, clip, clip->time_begin + times[k], err) ||
+			if (!rki_pose_buffer_eval(&src_pose, source, clip, times[k], err) ||
 				!rki_pose_buffer_eval(&dst_pose, target, &c, times[k], err))
 				goto done;
 			rki_humanoid_pose_from(r.hs, &r.fs, src_pose.pose.node_to_world, &ps);
@@ -834,7 +836,7 @@ rk_anim_clip *rk_rest_clip_add(rk_scene *scene, rk_rest_mode rest, const char *n
 	times[0] = zero;
 	if (!rki_rest_track_values(&r, t.local, 0, 1, rv, tv, sv, err)) goto done;
 	if (count) rki_rest_tracks(&r, tracks, times, 1, rv, tv, sv);
-	rk_anim_clip c = rki_one_layer_clip(layer, "rest", tracks, count, cname, 0.0);
+	rk_anim_clip c = rki_one_layer_clip(layer, "rest", tracks, count, cname, 0.0, 0.0);
 	result = rki_scene_append_clip(scene, &c);
 	if (!result) rki_error_set(err, RK_ERROR_OUT_OF_MEMORY, "cannot add the rest clip to the scene");
 done:

@@ -412,7 +412,8 @@ static void rki_expr_frame(const rki_xtable *t, const rk_scene *s, const size_t 
 /* Overwrites the rotation keys of the eye bones' tracks in `layer` with the
  * look-at rule (rigkit/retarget.h, LOOK-AT). Returns the tracks changed. */
 static size_t rki_lookat_apply(rk_scene *target, const rk_anim_layer *layer, const rk_humanoid *ht, const rk_scene *source,
-	const rk_anim_clip *source_clip, const rk_anim_track *keys, rk_anim_track *tracks, const rk_retarget_opts *o)
+	const rk_anim_clip *source_clip, double shift, const rk_anim_track *keys, rk_anim_track *tracks,
+	const rk_retarget_opts *o)
 {
 	const rk_anim_track *la = rki_lookat_track(source, source_clip);
 	if (!la) return 0;
@@ -438,7 +439,7 @@ static size_t rki_lookat_apply(rk_scene *target, const rk_anim_layer *layer, con
 		if (!vals) return SIZE_MAX;
 		for (size_t f = 0; f < keys->key_count; f++) {
 			double v[4] = { 0, 0, 0, 1 };
-			rk_anim_track_eval(la, source_clip->time_begin + keys->times[f], false, v, 4);
+			rk_anim_track_eval(la, keys->times[f] + shift, false, v, 4);
 			double yaw, pitch;
 			rki_yaw_pitch(rk_quat_normalize((rk_quat){ v[0], v[1], v[2], v[3] }), &yaw, &pitch);
 			double ex = pitch < 0 ? -rki_range_map(down, -pitch) : rki_range_map(up, pitch);
@@ -479,6 +480,9 @@ bool rk_retarget_expressions(rk_scene *target, rk_anim_clip *clip, const rk_scen
 		rki_error_set(err, RK_ERROR_INVALID_ARGUMENT, "rk_retarget_expressions: the clip has no keys to sample at");
 		return false;
 	}
+	/* source time of a key: the clip keeps the source clip's time axis
+	 * (rk_retarget), shifted when it was moved */
+	double shift = source_clip->time_begin - clip->time_begin;
 	rk_retarget_opts o;
 	memset(&o, 0, sizeof(o));
 	if (opts) o = *opts;
@@ -578,7 +582,7 @@ bool rk_retarget_expressions(rk_scene *target, rk_anim_clip *clip, const rk_scen
 		goto done;
 	}
 	for (size_t f = 0; weights && f < frames; f++) {
-		rki_expr_frame(&t, target, offset, source_clip->time_begin + keys->times[f], row, total);
+		rki_expr_frame(&t, target, offset, keys->times[f] + shift, row, total);
 		/* values of node n at frame f: values + frames * offset[n] + f * channels */
 		for (size_t n = 0; n < n_nodes; n++) {
 			if (offset[n] == SIZE_MAX) continue;
@@ -608,7 +612,7 @@ bool rk_retarget_expressions(rk_scene *target, rk_anim_clip *clip, const rk_scen
 		rk_humanoid ht;
 		if (opts && opts->target_humanoid) ht = *opts->target_humanoid;
 		else if (!rk_humanoid_detect(target, &ht, err)) goto done;
-		size_t eyes = rki_lookat_apply(target, old, &ht, source, source_clip, keys, all, &o);
+		size_t eyes = rki_lookat_apply(target, old, &ht, source, source_clip, shift, keys, all, &o);
 		if (eyes == SIZE_MAX) {
 			rki_error_set(err, RK_ERROR_OUT_OF_MEMORY, "rk_retarget_expressions: out of memory for the eye keys");
 			goto done;

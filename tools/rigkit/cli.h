@@ -41,6 +41,8 @@ typedef struct cli_ctx {
 	size_t owned_count;
 	char text_ring[8][512];       /* cli_text results */
 	unsigned text_next;
+	/* the last compressed glTF written by cli_write_gltf (--compress) */
+	size_t gltf_bytes, gltf_plain_bytes; /* its size, and the size without compression */
 } cli_ctx;
 
 /* Terminal output of names and messages from files: `s` with control bytes
@@ -112,6 +114,10 @@ int cli_output_format(cli_ctx *ctx, const char *path, int format, unsigned allow
  * writer warnings go to cli_warn unless o->warning is set. 0 or an exit code
  * after reporting (3 for output failures, else 2). */
 int cli_write_gltf(cli_ctx *ctx, const rk_scene *s, const char *path, int format, rk_gltf_write_opts *o);
+/* (cli_write_gltf with o->compress: also builds the uncompressed file in
+ * memory to measure it, prints "OUT: N bytes compressed (meshopt), R% of
+ * the M bytes uncompressed" on stderr unless -q, and keeps both sizes in
+ * ctx->gltf_bytes / gltf_plain_bytes.) */
 /* Writes s to path (a file, not "-") in `format` (a cli_output_formats
  * value) without printing: the writer dispatch of commands that write from
  * worker threads (batch). A new output format gets its case here. false
@@ -119,6 +125,15 @@ int cli_write_gltf(cli_ctx *ctx, const rk_scene *s, const char *path, int format
  * --force, max_frames as --max-frames (glTF baking; 0 = default). Safe from
  * several threads for distinct paths. */
 bool cli_write_scene(const rk_scene *s, const char *path, int format, bool force, size_t max_frames, rk_error *err);
+/* As cli_write_scene, glTF output with the --rebase-time / --compress
+ * options `g` (NULL = none). With compression, *bytes and *plain_bytes
+ * (may be NULL) receive the file's size and the size it has uncompressed. */
+bool cli_write_scene_gltf(const rk_scene *s, const char *path, int format, bool force, size_t max_frames,
+	const cli_gltf_out_args *g, size_t *bytes, size_t *plain_bytes, rk_error *err);
+/* JSON member "compression": {mode, bytes, uncompressed_bytes, ratio} of
+ * the last compressed glTF cli_write_gltf wrote (nothing when none). */
+struct cli_json;
+void cli_json_compression(struct cli_json *j, const cli_ctx *ctx);
 /* As cli_write_gltf, OBJ. */
 int cli_write_obj(cli_ctx *ctx, const rk_scene *s, const char *path, const rk_obj_write_opts *o);
 /* VRM Animation (rigkit/vrma.h) of `clip` (NULL = the first with tracks)

@@ -352,6 +352,7 @@ typedef struct cli_batch_job {
 	cli_batch_clip_result *results;  /* clip_count */
 	cli_batch_failures failures;
 	bool ran, written;
+	size_t bytes, plain_bytes;       /* --compress: the output's size, and without compression */
 	size_t ok_clips;
 	double seconds;
 } cli_batch_job;
@@ -377,6 +378,7 @@ typedef struct cli_batch {
 	cli_twist_weights twist_weight_store;   /* --twist-weight (names copied) */
 	const rk_twist_weight *twist_weights;
 	size_t twist_weight_count;
+	cli_gltf_out_args gltf_out;      /* --rebase-time, --compress, --compress-anim (glTF outputs) */
 	rk_load_opts lo;                 /* load options for every file */
 	const char *const *clip_names;
 	size_t clip_name_count;
@@ -916,6 +918,15 @@ static int cli_batch_input_cmp(const void *key, const void *elem)
 	return strcmp((const char *)key, ((const cli_batch_input *)elem)->path);
 }
 
+/* The glTF output options in a job digest (only when some is given, so
+ * sidecars written without them stay valid). */
+static const char *cli_batch_gltf_out_key(const cli_gltf_out_args *g)
+{
+	static const char *const keys[8] = { "", " rebase", " meshopt", " rebase meshopt", " anim", " rebase anim",
+		" meshopt anim", " rebase meshopt anim" };
+	return keys[(g->rebase_time ? 1 : 0) | (g->compress ? 2 : 0) | (g->compress_anim ? 4 : 0)];
+}
+
 /* The digest of one job: the rigkit version, the load and retarget
  * options, the output format and clip names, and the bytes of every input.
  * false when an input cannot be read (the job then runs, and fails). */
@@ -923,9 +934,11 @@ static bool cli_batch_job_digest(const cli_batch *b, cli_batch_job *job, const c
 {
 	const cli_batch_jobspec *s = job->spec;
 	char opts[256];
-	snprintf(opts, sizeof(opts), "axes %d %d %d unit %.17g root %d fps %.17g fingers %d foot_ik %d drop %d rest %d format %d",
+	snprintf(opts, sizeof(opts), "axes %d %d %d unit %.17g root %d fps %.17g fingers %d foot_ik %d drop %d rest %d format %d%s",
 		(int)b->lo.target_axes.right, (int)b->lo.target_axes.up, (int)b->lo.target_axes.front, b->lo.target_unit_meters,
-		(int)s->opts.root, s->opts.fps, s->opts.skip_fingers, s->opts.foot_ik, s->opts.drop_avatar_clips, (int)s->opts.rest, job->format);
+		(int)s->opts.root, s->opts.fps, s->opts.skip_fingers, s->opts.foot_ik, s->opts.drop_avatar_clips, (int)s->opts.rest, job->format,
+		b->gltf_out.rebase_time || b->gltf_out.compress || b->gltf_out.compress_anim
+			? cli_batch_gltf_out_key(&b->gltf_out) : "");
 	uint64_t h = cli_batch_fnv_str(CLI_BATCH_FNV_OFFSET, "rigkit batch job digest 1");
 	h = cli_batch_fnv_str(h, rk_version());
 	h = cli_batch_fnv_str(h, opts);
@@ -1201,7 +1214,8 @@ static void cli_batch_run_job(cli_batch *b, size_t j)
 		if (b->manifest && dir[0] && !cli_batch_make_dir(dir)) {
 			cli_batch_fail_text(&job->failures, spec->output, "write", CLI_EXIT_OUTPUT,
 				cli_batch_format("%s: cannot create the folder %s (%s)", spec->output, dir, strerror(errno)));
-		} else if (cli_write_scene(s, spec->output, job->format, b->ctx->force, b->max_frames, &err)) {
+		} else if (cli_write_scene_gltf(s, spec->output, job->format, b->ctx->force, b->max_frames, &b->gltf_out,
+					   &job->bytes, &job->plain_bytes, &err)) {
 			job->written = true;
 			if (b->resume && job->has_digest) cli_batch_write_sidecar(b, job);
 		} else {
@@ -1347,6 +1361,14 @@ static void cli_batch_json_job(cli_json *j, const cli_batch *b, const cli_batch_
 		cli_json_int(j, "frames", (long long)st.frames);
 		cli_json_number(j, "max_direction_error_deg", st.worst * CLI_BATCH_RAD_TO_DEG);
 		if (timings) cli_json_number(j, "ms", job->seconds * 1000.0);
+		if (job->written && job->bytes) { /* --compress */
+			cli_json_object(j, "compression");
+			cli_json_string(j, "mode", "meshopt");
+			cli_json_int(j, "bytes", (long long)job->bytes);
+			cli_json_int(j, "uncompressed_bytes", (long long)job->plain_bytes);
+			if (job->plain_bytes) cli_json_number(j, "ratio", (double)job->bytes / (double)job->plain_bytes);
+			cli_json_close_object(j);
+		}
 	}
 	cli_json_array(j, "clips");
 	for (size_t c = 0; c < job->clip_count; c++) {
@@ -1574,7 +1596,7 @@ const cli_spec cli_batch_spec = {
 		"(also when some input failed). Exit codes: 0 all done, 1 usage, 2 some input\n"
 		"failed, 3 an output could not be written.\n",
 	.operands = "no operand", .min_operands = 0, .max_operands = 0,
-	.tables = { &cli_batch_table, &cli_retarget_table, &cli_load_table },
+	.tables = { &cli_batch_table, &cli_retarget_table, &cli_gltf_out_table, &cli_load_table },
 };
 
 /* Parses the arguments into b (and a, for --merge-reports). 0 or
@@ -1586,9 +1608,10 @@ static int cli_batch_parse(cli_batch *b, cli_batch_args *a, int argc, char **arg
 	cli_retarget_args ra;
 	memset(&ra, 0, sizeof(ra));
 	cli_operands ops;
-	int rc = cli_opts_parse(ctx, &cli_batch_spec, (void *const[]){ a, &ra, &b->lo }, argc, argv, &ops);
+	int rc = cli_opts_parse(ctx, &cli_batch_spec, (void *const[]){ a, &ra, &b->gltf_out, &b->lo }, argc, argv, &ops);
 	if (rc) return rc;
 	cli_retarget_args_apply(&ra);
+	if ((rc = cli_gltf_out_check(ctx, &b->gltf_out, true))) return rc;
 	b->defaults.root = ra.ro.root;
 	b->defaults.fps = ra.ro.fps;
 	b->defaults.skip_fingers = ra.ro.skip_fingers;

@@ -54,7 +54,10 @@ const cli_spec cli_convert_spec = {
 		"front, right-handed): hierarchy, triangulated meshes with normals, UVs,\n"
 		"top-4 skin influences, materials with embedded textures, skins, morph\n"
 		"targets, and every animation clip (FBX curves baked at the file frame\n"
-		"rate, or --fps, with redundant keys removed). Writer warnings go to stderr.\n"
+		"rate, or --fps, with redundant keys removed), each on the file's own time\n"
+		"axis (a clip whose first key is at 0.033 s still starts there; --rebase-time\n"
+		"moves clips to 0). --compress meshopt writes quantised, meshopt-encoded\n"
+		"data (docs/gltf.md). Writer warnings go to stderr.\n"
 		"Cameras, lights (KHR_lights_punctual), occlusion textures, KHR material\n"
 		"extensions, tangents, extras and names are carried; what cannot be is\n"
 		"named in a warning (docs/gltf.md). --separate: .bin and images as files.\n"
@@ -80,7 +83,7 @@ const cli_spec cli_convert_spec = {
 	.footer = "OBJ: without --clip/--time the static scene (values stored in the file) is written.\n"
 		"With --json: {input, output, format, clip, time, gltf / bvh: writer counts} on stdout.\n",
 	.operands = "IN and OUT", .min_operands = 2, .max_operands = 2,
-	.tables = { &cli_convert_table, &cli_load_table },
+	.tables = { &cli_convert_table, &cli_gltf_out_table, &cli_load_table },
 };
 
 static int cli_convert_json(cli_ctx *ctx, const char *in, const char *out, int format, const rk_anim_clip *clip,
@@ -112,6 +115,7 @@ static int cli_convert_json(cli_ctx *ctx, const char *in, const char *out, int f
 		cli_json_int(&j, "json_bytes", (long long)st->json_size);
 		cli_json_int(&j, "bin_bytes", (long long)st->bin_size);
 		cli_json_close_object(&j);
+		cli_json_compression(&j, ctx);
 	}
 	if (bst) {
 		cli_json_object(&j, "bvh");
@@ -131,15 +135,17 @@ static int cli_convert_json(cli_ctx *ctx, const char *in, const char *out, int f
 int cli_cmd_convert(cli_ctx *ctx, int argc, char **argv)
 {
 	cli_convert_args a = { 0 };
+	cli_gltf_out_args gout = { 0 };
 	rk_load_opts lo = { 0 };
 	cli_operands ops;
-	int rc = cli_opts_parse(ctx, &cli_convert_spec, (void *const[]){ &a, &lo }, argc, argv, &ops);
+	int rc = cli_opts_parse(ctx, &cli_convert_spec, (void *const[]){ &a, &gout, &lo }, argc, argv, &ops);
 	if (rc) return rc;
 	const char *in = ops.v[0], *out = ops.v[1];
 	int format = 0;
 	if ((rc = cli_output_format(ctx, out, a.format,
 			 CLI_FORMATS_GLTF | (1u << CLI_FORMAT_OBJ) | (1u << CLI_FORMAT_VRMA) | (1u << CLI_FORMAT_BVH), &format)))
 		return rc;
+	if ((rc = cli_gltf_out_check(ctx, &gout, format == CLI_FORMAT_GLB || format == CLI_FORMAT_GLTF))) return rc;
 	rk_scene *s = cli_load(ctx, in, &lo, &rc);
 	if (!s) return rc;
 	if (format == CLI_FORMAT_VRMA) {
@@ -178,6 +184,7 @@ int cli_cmd_convert(cli_ctx *ctx, int argc, char **argv)
 		o.bake_fps = a.fps;
 		o.max_frames = a.max_frames > 0 ? (size_t)a.max_frames : 0;
 		o.separate_files = a.separate;
+		cli_gltf_out_apply(&gout, &o);
 		o.stats = &st;
 		rc = cli_write_gltf(ctx, s, out, format, &o);
 		if (rc == CLI_EXIT_OK) {

@@ -68,11 +68,13 @@ const cli_spec cli_retarget_spec = {
 		"OUT '-' writes GLB to stdout. A VRM TARGET stays a VRM (OUT.vrm keeps its\n"
 		"VRM extensions); OUT.vrma writes the first new clip as VRM Animation\n"
 		"(TARGET's humanoid bones only; docs/vrm.md).\n"
+		"Each new clip keeps the source clip's time axis (same start and end\n"
+		"times; --rebase-time moves every clip to 0 in glTF output).\n"
 		"\n",
 	.footer = "With --json: the report (per clip: bones, frames, tracks, hips heights,\n"
 		"max bone direction error) as one JSON document.\n",
 	.operands = "SOURCE TARGET OUT", .min_operands = 3, .max_operands = 3,
-	.tables = { &cli_retarget_cmd_table, &cli_retarget_table, &cli_load_table },
+	.tables = { &cli_retarget_cmd_table, &cli_retarget_table, &cli_gltf_out_table, &cli_load_table },
 };
 
 /* ---- map files ------------------------------------------------------------- */
@@ -280,9 +282,10 @@ int cli_cmd_retarget(cli_ctx *ctx, int argc, char **argv)
 	cli_retarget_cmd_args a = { 0 };
 	cli_retarget_args ra;
 	memset(&ra, 0, sizeof(ra));
+	cli_gltf_out_args gout = { 0 };
 	rk_load_opts lo = { 0 };
 	cli_operands ops;
-	int rc = cli_opts_parse(ctx, &cli_retarget_spec, (void *const[]){ &a, &ra, &lo }, argc, argv, &ops);
+	int rc = cli_opts_parse(ctx, &cli_retarget_spec, (void *const[]){ &a, &ra, &gout, &lo }, argc, argv, &ops);
 	if (rc) return rc;
 	cli_retarget_args_apply(&ra);
 	const char *const *paths = ops.v;
@@ -299,6 +302,7 @@ int cli_cmd_retarget(cli_ctx *ctx, int argc, char **argv)
 	if (ro.root == RK_RETARGET_ROOT_EXTRACT && (format == CLI_FORMAT_BVH || format == CLI_FORMAT_VRMA))
 		return cli_usage(ctx, "--root extract puts the travel on a root node, which %s output does not keep: write glTF / "
 			"GLB, or use --root keep", format == CLI_FORMAT_BVH ? "BVH" : "VRM Animation");
+	if ((rc = cli_gltf_out_check(ctx, &gout, format == CLI_FORMAT_GLB || format == CLI_FORMAT_GLTF))) return rc;
 	rk_error err;
 	rk_scene *src = cli_load(ctx, paths[0], &lo, &rc);
 	if (!src) return rc;
@@ -418,6 +422,7 @@ int cli_cmd_retarget(cli_ctx *ctx, int argc, char **argv)
 		rk_gltf_write_opts wo;
 		memset(&wo, 0, sizeof(wo));
 		wo.max_frames = ra.ro.max_frames;
+		cli_gltf_out_apply(&gout, &wo);
 		if ((rc = cli_write_gltf(ctx, dst, paths[2], format, &wo)) != CLI_EXIT_OK) goto out;
 	}
 	if (json) {
@@ -453,6 +458,7 @@ int cli_cmd_retarget(cli_ctx *ctx, int argc, char **argv)
 			cli_json_close_object(&j);
 		}
 		cli_json_close_array(&j);
+		cli_json_compression(&j, ctx);
 		cli_json_close_object(&j);
 		rc = cli_json_end(&j);
 	} else {

@@ -2,6 +2,7 @@
  * and writing scenes (a path or "-" for stdout). */
 #include "cli.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -133,6 +134,53 @@ int cli_output_format(cli_ctx *ctx, const char *path, int format, unsigned allow
 	return CLI_EXIT_OK;
 }
 
+/* Bytes of the file `o` describes without compression (built in memory,
+ * warnings not reported twice); 0 when it cannot be built. */
+static size_t cli_gltf_plain_size(const rk_scene *s, const rk_gltf_write_opts *o)
+{
+	rk_gltf_write_opts plain = *o;
+	plain.compress = RK_GLTF_COMPRESS_NONE;
+	plain.compress_animation = false;
+	plain.warning = NULL;
+	plain.stats = NULL;
+	void *data = NULL;
+	size_t size = 0;
+	rk_error err;
+	if (!rk_gltf_write_memory(s, &plain, &data, &size, &err)) return 0;
+	rk_gltf_memory_free(data);
+	return size;
+}
+
+static size_t cli_file_size(const char *path)
+{
+	FILE *f = fopen(path, "rb");
+	if (!f) return 0;
+	long n = fseek(f, 0, SEEK_END) == 0 ? ftell(f) : -1;
+	fclose(f);
+	return n > 0 ? (size_t)n : 0;
+}
+
+static void cli_gltf_note_ratio(cli_ctx *ctx, const char *path, size_t bytes, size_t plain)
+{
+	ctx->gltf_bytes = bytes;
+	ctx->gltf_plain_bytes = plain;
+	if (!ctx->quiet && plain)
+		fprintf(stderr, "rigkit: %s: %zu bytes compressed (meshopt), %.1f%% of the %zu bytes uncompressed\n",
+			cli_text(ctx, path), bytes, 100.0 * (double)bytes / (double)plain, plain);
+}
+
+void cli_json_compression(cli_json *j, const cli_ctx *ctx)
+{
+	if (!ctx->gltf_bytes) return;
+	cli_json_object(j, "compression");
+	cli_json_string(j, "mode", "meshopt");
+	cli_json_int(j, "bytes", (long long)ctx->gltf_bytes);
+	cli_json_int(j, "uncompressed_bytes", (long long)ctx->gltf_plain_bytes);
+	if (ctx->gltf_plain_bytes) cli_json_number(j, "ratio", (double)ctx->gltf_bytes / (double)ctx->gltf_plain_bytes);
+	else cli_json_null(j, "ratio");
+	cli_json_close_object(j);
+}
+
 int cli_write_gltf(cli_ctx *ctx, const rk_scene *s, const char *path, int format, rk_gltf_write_opts *o)
 {
 	rk_error err;
@@ -153,6 +201,7 @@ int cli_write_gltf(cli_ctx *ctx, const rk_scene *s, const char *path, int format
 			cli_print_error(ctx, &err);
 			return err.code == RK_ERROR_OUTPUT ? CLI_EXIT_OUTPUT : CLI_EXIT_INPUT;
 		}
+		if (o->compress) cli_gltf_note_ratio(ctx, path, cli_file_size(path), cli_gltf_plain_size(s, o));
 		return CLI_EXIT_OK;
 	}
 	void *data = NULL;
@@ -161,12 +210,19 @@ int cli_write_gltf(cli_ctx *ctx, const rk_scene *s, const char *path, int format
 		cli_print_error(ctx, &err);
 		return CLI_EXIT_INPUT;
 	}
+	if (o->compress) cli_gltf_note_ratio(ctx, path, size, cli_gltf_plain_size(s, o));
 	int rc = cli_write_stdout(ctx, data, size);
 	rk_gltf_memory_free(data);
 	return rc;
 }
 
 bool cli_write_scene(const rk_scene *s, const char *path, int format, bool force, size_t max_frames, rk_error *err)
+{
+	return cli_write_scene_gltf(s, path, format, force, max_frames, NULL, NULL, NULL, err);
+}
+
+bool cli_write_scene_gltf(const rk_scene *s, const char *path, int format, bool force, size_t max_frames,
+	const cli_gltf_out_args *g, size_t *bytes, size_t *plain_bytes, rk_error *err)
 {
 	switch (format) {
 	case CLI_FORMAT_GLB:
@@ -176,7 +232,13 @@ bool cli_write_scene(const rk_scene *s, const char *path, int format, bool force
 		o.container = format == CLI_FORMAT_GLTF ? RK_GLTF_CONTAINER_JSON : RK_GLTF_CONTAINER_GLB;
 		o.force = force;
 		o.max_frames = max_frames;
-		return rk_gltf_write(s, path, &o, err);
+		if (g) cli_gltf_out_apply(g, &o);
+		if (!rk_gltf_write(s, path, &o, err)) return false;
+		if (o.compress) {
+			if (bytes) *bytes = cli_file_size(path);
+			if (plain_bytes) *plain_bytes = cli_gltf_plain_size(s, &o);
+		}
+		return true;
 	}
 	case CLI_FORMAT_OBJ:
 		return rk_obj_write(s, path, &(rk_obj_write_opts){ .force = force }, err);

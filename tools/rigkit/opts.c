@@ -173,6 +173,40 @@ const char *cli_retarget_root_name(rk_retarget_root r)
 	return "keep";
 }
 
+static const cli_enum_name cli_compress_names[] = {
+	{ "none", RK_GLTF_COMPRESS_NONE },
+	{ "meshopt", RK_GLTF_COMPRESS_MESHOPT },
+	{ NULL, 0 },
+};
+
+static const cli_opt cli_gltf_out_rows[] = {
+	{ .name = "--rebase-time", .kind = CLI_OPT_FLAG, .offset = offsetof(cli_gltf_out_args, rebase_time),
+		.help = "move every clip to start at 0 (default: key times as\nin the file, e.g. a Blender clip starting at 1/30 s\n"
+			"stays there; docs/gltf.md)" },
+	{ .name = "--compress", .kind = CLI_OPT_ENUM, .offset = offsetof(cli_gltf_out_args, compress),
+		.names = cli_compress_names, .metavar = "MODE",
+		.help = "meshopt: quantised vertex data, EXT_meshopt_compression\n+ KHR_mesh_quantization (readers need a meshopt\n"
+			"decoder); none (default). Reports the size ratio" },
+	{ .name = "--compress-anim", .kind = CLI_OPT_FLAG, .offset = offsetof(cli_gltf_out_args, compress_anim),
+		.help = "with --compress: rotation keys as int16 too (default:\nanimation data is encoded losslessly)" },
+};
+const cli_opt_table cli_gltf_out_table = CLI_TABLE("glTF output options", cli_gltf_out_rows);
+
+int cli_gltf_out_check(cli_ctx *ctx, const cli_gltf_out_args *a, bool gltf_out)
+{
+	if (a->compress_anim && !a->compress) return cli_usage(ctx, "--compress-anim needs --compress meshopt");
+	if (!gltf_out && (a->rebase_time || a->compress))
+		return cli_usage(ctx, "--rebase-time and --compress are glTF / GLB output options");
+	return CLI_EXIT_OK;
+}
+
+void cli_gltf_out_apply(const cli_gltf_out_args *a, rk_gltf_write_opts *o)
+{
+	o->rebase_time = a->rebase_time;
+	o->compress = (rk_gltf_compression)a->compress;
+	o->compress_animation = a->compress_anim;
+}
+
 /* ---- values ------------------------------------------------------------------------ */
 
 static bool cli_in_range(const cli_opt *o, double v)

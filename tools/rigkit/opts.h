@@ -142,6 +142,21 @@ typedef struct cli_retarget_args {
 #define CLI_RETARGET_MAX_CLIPS 256
 
 void cli_retarget_args_apply(cli_retarget_args *a);
+
+/* Target of cli_gltf_out_table (--rebase-time, --compress, --compress-anim):
+ * glTF output options of `convert`, `retarget` and `batch`. */
+typedef struct cli_gltf_out_args {
+	bool rebase_time;
+	int compress;                  /* an rk_gltf_compression */
+	bool compress_anim;
+} cli_gltf_out_args;
+
+extern const cli_opt_table cli_gltf_out_table;
+/* 0, or CLI_EXIT_USAGE after reporting: --compress-anim without --compress,
+ * or any of them with an output that is not glTF (`gltf_out` false). */
+int cli_gltf_out_check(struct cli_ctx *ctx, const cli_gltf_out_args *a, bool gltf_out);
+/* Copies the options into o (the fields of rk_gltf_write_opts they name). */
+void cli_gltf_out_apply(const cli_gltf_out_args *a, rk_gltf_write_opts *o);
 const char *cli_retarget_root_name(rk_retarget_root r);
 
 #endif

@@ -406,6 +406,11 @@ static bool rki_gw_build_json(rki_gw *w, rk_json_writer *j, bool embed_buffer)
 		if (w->uses_texture_basisu) rk_json_string(j, NULL, "KHR_texture_basisu");
 		rk_json_array_end(j);
 	}
+	if (w->ext_required_count) {
+		rk_json_array_begin(j, "extensionsRequired");
+		for (size_t i = 0; i < w->ext_required_count; i++) rk_json_string(j, NULL, w->ext_required[i]);
+		rk_json_array_end(j);
+	}
 	rk_json_uint(j, "scene", 0);
 	rk_json_array_begin(j, "scenes");
 	rk_json_object_begin(j, NULL);
@@ -458,11 +463,26 @@ static bool rki_gw_build_json(rki_gw *w, rk_json_writer *j, bool embed_buffer)
 		rk_json_array_begin(j, "bufferViews");
 		const rki_gw_view *views = (const rki_gw_view *)w->views.data;
 		for (size_t i = 0; i < nv; i++) {
+			const rki_gw_view *vw = &views[i];
 			rk_json_object_begin(j, NULL);
-			rk_json_uint(j, "buffer", 0);
-			if (views[i].offset) rk_json_uint(j, "byteOffset", views[i].offset);
-			rk_json_uint(j, "byteLength", views[i].length);
-			if (views[i].target) rk_json_uint(j, "target", views[i].target);
+			rk_json_uint(j, "buffer", vw->encoded ? 1 : 0);
+			if (vw->offset) rk_json_uint(j, "byteOffset", vw->offset);
+			rk_json_uint(j, "byteLength", vw->length);
+			if (vw->stride) rk_json_uint(j, "byteStride", vw->stride);
+			if (vw->target) rk_json_uint(j, "target", vw->target);
+			if (vw->encoded) { /* gltf_write_compress.c */
+				rk_json_object_begin(j, "extensions");
+				rk_json_object_begin(j, "EXT_meshopt_compression");
+				rk_json_uint(j, "buffer", 0);
+				if (vw->enc_offset) rk_json_uint(j, "byteOffset", vw->enc_offset);
+				rk_json_uint(j, "byteLength", vw->enc_length);
+				rk_json_uint(j, "byteStride", vw->enc_stride);
+				rk_json_uint(j, "count", vw->enc_count);
+				rk_json_string(j, "mode", vw->enc_mode ? "TRIANGLES" : "ATTRIBUTES");
+				if (vw->enc_filter) rk_json_string(j, "filter", "EXPONENTIAL");
+				rk_json_object_end(j);
+				rk_json_object_end(j);
+			}
 			rk_json_object_end(j);
 		}
 		rk_json_array_end(j);
@@ -479,6 +499,16 @@ static bool rki_gw_build_json(rki_gw *w, rk_json_writer *j, bool embed_buffer)
 			rk_json_string_end(j);
 		}
 		rk_json_object_end(j);
+		if (w->fallback_size) { /* EXT_meshopt_compression's fallback buffer: no data */
+			rk_json_object_begin(j, NULL);
+			rk_json_uint(j, "byteLength", w->fallback_size);
+			rk_json_object_begin(j, "extensions");
+			rk_json_object_begin(j, "EXT_meshopt_compression");
+			rk_json_bool(j, "fallback", true);
+			rk_json_object_end(j);
+			rk_json_object_end(j);
+			rk_json_object_end(j);
+		}
 		rk_json_array_end(j);
 	}
 	rk_json_object_end(j);
@@ -643,6 +673,7 @@ static bool rki_gw_run(const rk_scene *scene, const rk_gltf_write_opts *opts, bo
 	/* values outside the documented ones are the caller's error, never a silent default */
 	const char *bad = NULL;
 	if ((unsigned)w->opts.container > (unsigned)RK_GLTF_CONTAINER_JSON) bad = "container (expected AUTO, GLB or JSON)";
+	else if ((unsigned)w->opts.compress > (unsigned)RK_GLTF_COMPRESS_MESHOPT) bad = "compress (expected NONE or MESHOPT)";
 	else if (!(w->opts.bake_fps == 0.0 || (w->opts.bake_fps > 0.0 && isfinite(w->opts.bake_fps))))
 		bad = "bake_fps (expected 0 = default or a finite rate > 0)";
 	else if (!(w->opts.translation_tolerance == 0.0 || (w->opts.translation_tolerance > 0.0 && isfinite(w->opts.translation_tolerance))))
@@ -709,6 +740,7 @@ static bool rki_gw_run(const rk_scene *scene, const rk_gltf_write_opts *opts, bo
 	ok = ok && rki_gw_compute_nodes(w) && rki_gw_write_attrs(w) && rki_gw_write_textures(w) && rki_gw_write_materials(w)
 		&& rki_gw_write_meshes(w) && rki_gw_write_nodes(w);
 	if (ok && !w->opts.no_animation) ok = rki_gw_write_animations(w);
+	ok = ok && rki_gw_compress(w);
 	ok = ok && rki_gw_sections_ok(w);
 	if (ok) {
 		w->stats.node_count = w->nodes.count;

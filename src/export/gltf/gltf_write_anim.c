@@ -109,6 +109,7 @@ static int32_t rki_gw_input(rki_gw *w, rki_gw_anim_out *ao, float *times, size_t
 		if (ao->input_count[i] == n && memcmp(ao->input_data[i], times, n * sizeof(float)) == 0) return ao->inputs[i];
 	int32_t acc = rki_gw_accessor_add(w, times, RKI_GW_FLOAT, n, 1, 0, true);
 	if (acc < 0) return -1;
+	rki_gw_accessor_use(w, acc, RKI_GW_USE_ANIM_TIME);
 	if (ao->input_n < ao->input_cap) {
 		ao->inputs[ao->input_n] = acc;
 		ao->input_data[ao->input_n] = times;
@@ -124,6 +125,8 @@ static bool rki_gw_emit_channel(rki_gw *w, rki_gw_anim_out *ao, size_t node, int
 	int32_t in = rki_gw_input(w, ao, times, n);
 	int32_t out = rki_gw_accessor_add(w, values, RKI_GW_FLOAT, value_count, components, 0, false);
 	if (in < 0 || out < 0) return false;
+	rki_gw_accessor_use(w, out, path == RKI_GW_PATH_R && strcmp(interp, "CUBICSPLINE") != 0 ? RKI_GW_USE_ANIM_ROTATION
+		: RKI_GW_USE_ANIM_OUTPUT);
 	size_t sampler = ao->channels.count;
 	rk_json_writer *s = rki_gw_section_json(&ao->samplers);
 	rk_json_object_begin(s, NULL);
@@ -145,7 +148,17 @@ static bool rki_gw_emit_channel(rki_gw *w, rki_gw_anim_out *ao, size_t node, int
 	return true;
 }
 
-/* Copies a glTF sampler track (times shifted by -begin). */
+/* The time written as 0 for `clip`: 0 (file times kept), time_begin with
+ * opts.rebase_time, or time_begin when it is negative (glTF times are >= 0). */
+static double rki_gw_time_base(const rki_gw *w, const rk_anim_clip *clip)
+{
+	double b = clip->time_begin;
+	if (!isfinite(b)) return 0.0;
+	return w->opts.rebase_time || b < 0.0 ? b : 0.0;
+}
+
+/* Copies a glTF sampler track (keys before time_begin cut, times shifted by
+ * -rki_gw_time_base). */
 static bool rki_gw_copy_track(rki_gw *w, rki_gw_anim_out *ao, const rk_anim_clip *clip, const rk_anim_track *t,
 	size_t node, int path)
 {
@@ -158,6 +171,7 @@ static bool rki_gw_copy_track(rki_gw *w, rki_gw_anim_out *ao, const rk_anim_clip
 	if (!times || !vals) return false;
 	size_t m = 0;
 	bool dropped_order = false, cut = false;
+	double base = rki_gw_time_base(w, clip), start = clip->time_begin - base; /* output time of time_begin */
 	for (size_t k = 0; k < n; k++) {
 		double tt = t->times[k] - clip->time_begin;
 		if (!isfinite(tt)) { dropped_order = true; continue; }
@@ -177,13 +191,13 @@ static bool rki_gw_copy_track(rki_gw *w, rki_gw_anim_out *ao, const rk_anim_clip
 					for (uint32_t c = 0; c < cc; c++)
 						tmp[c] = t->interpolation == RK_INTERP_LINEAR ? src[c] + (nx[c] - src[c]) * u : src[c];
 				}
-				times[m] = 0.0f;
+				times[m] = rki_gw_f32(start);
 				for (uint32_t c = 0; c < cc; c++) vals[m * per_key + c] = rki_gw_f32(tmp[c]);
 				m++;
 			}
 			continue;
 		}
-		float ft = rki_gw_f32(tt);
+		float ft = rki_gw_f32(t->times[k] - base);
 		if (m > 0 && !(ft > times[m - 1])) { dropped_order = true; continue; }
 		times[m] = ft;
 		for (size_t c = 0; c < per_key; c++) {
@@ -359,7 +373,8 @@ static bool rki_gw_emit_baked(rki_gw *w, rki_gw_anim_out *ao, const rk_anim_clip
 	if (!keep) return false;
 	double *rel = (double *)rki_gw_tmp_array(w, n, sizeof(double));
 	if (!rel) return false;
-	for (size_t k = 0; k < n; k++) rel[k] = b->times[k] - clip->time_begin;
+	double base = rki_gw_time_base(w, clip);
+	for (size_t k = 0; k < n; k++) rel[k] = b->times[k] - base;
 	size_t m = n;
 	if (w->opts.no_key_reduction) for (size_t k = 0; k < n; k++) keep[k] = 1;
 	else m = rki_gw_reduce(rel, v, n, dim, quat, tol, keep);
@@ -530,6 +545,10 @@ bool rki_gw_write_animations(rki_gw *w)
 {
 	const rk_scene *s = w->scene;
 	for (size_t c = 0; c < s->clips.count; c++) {
+		const rk_anim_clip *clip = &s->clips.data[c];
+		if (!w->opts.rebase_time && clip->time_begin < 0.0)
+			rki_gw_warn(w, "clip \"%s\" starts at %g s and glTF times cannot be negative: its times are moved by %g s",
+				clip->name, clip->time_begin, -clip->time_begin);
 		rki_arena saved = w->tmp;
 		rki_arena_init(&w->tmp, &w->alloc);
 		bool ok = rki_gw_write_clip(w, &s->clips.data[c]);

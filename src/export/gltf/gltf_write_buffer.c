@@ -147,7 +147,11 @@ int32_t rki_gw_view_add(rki_gw *w, const void *data, size_t size, uint32_t targe
 		rki_gw_oom(w);
 		return -1;
 	}
-	rki_gw_view v = { w->bin.size - size, size, target };
+	rki_gw_view v;
+	memset(&v, 0, sizeof(v));
+	v.offset = w->bin.size - size;
+	v.length = size;
+	v.target = target;
 	if (!rki_buf_push(&w->views, &v, sizeof(v))) {
 		rki_gw_oom(w);
 		return -1;
@@ -155,10 +159,18 @@ int32_t rki_gw_view_add(rki_gw *w, const void *data, size_t size, uint32_t targe
 	return (int32_t)(w->views.size / sizeof(rki_gw_view) - 1);
 }
 
+void rki_gw_accessor_use(rki_gw *w, int32_t acc, unsigned use)
+{
+	if (acc < 0 || (size_t)acc >= w->accessors.size / sizeof(rki_gw_accessor)) return;
+	((rki_gw_accessor *)w->accessors.data)[acc].use = (uint8_t)use;
+}
+
 static size_t rki_gw_component_size(uint32_t ct)
 {
 	switch (ct) {
+	case RKI_GW_BYTE:
 	case RKI_GW_UNSIGNED_BYTE: return 1;
+	case RKI_GW_SHORT:
 	case RKI_GW_UNSIGNED_SHORT: return 2;
 	default: return 4;
 	}

@@ -18,6 +18,8 @@
  *     |-- gltf_write_attrs.c  cameras and KHR_lights_punctual lights, the
  *     |                       extra nodes that turn FBX attribute axes to
  *     |                       glTF's; separate .bin / image file names
+ *     |-- gltf_write_compress.c  rki_gw_compress (opts.compress: quantisation,
+ *     |                       meshopt encoding, the fallback buffer)
  *     |-- gltf_write_anim.c   rki_gw_write_animations (copied samplers, baked
  *     |     |                 poses); calls gltf_write_node.c for baked TRS
  *     |     '-- gltf_write_node.c
@@ -54,7 +56,9 @@
 
 /* glTF enums */
 enum {
+	RKI_GW_BYTE = 5120,
 	RKI_GW_UNSIGNED_BYTE = 5121,
+	RKI_GW_SHORT = 5122,
 	RKI_GW_UNSIGNED_SHORT = 5123,
 	RKI_GW_UNSIGNED_INT = 5125,
 	RKI_GW_FLOAT = 5126,
@@ -68,7 +72,37 @@ enum {
 typedef struct rki_gw_view {
 	size_t offset, length;
 	uint32_t target;             /* 0 = none */
+	/* compression (gltf_write_compress.c); all 0 otherwise */
+	uint32_t stride;             /* byteStride to write; 0 = none */
+	bool encoded;                /* offset/length are in the fallback buffer (1); the
+	                                EXT_meshopt_compression data is enc_* in buffer 0 */
+	uint8_t enc_mode;            /* 0 ATTRIBUTES, 1 TRIANGLES */
+	bool enc_filter;             /* filter EXPONENTIAL (no other filter is written) */
+	uint32_t enc_stride;         /* EXT_meshopt_compression byteStride */
+	size_t enc_offset, enc_length, enc_count;
 } rki_gw_view;
+
+/* What an accessor holds (set by the mesh and animation writers with
+ * rki_gw_accessor_use; decides how compression quantises it). */
+enum {
+	RKI_GW_USE_OTHER = 0,
+	RKI_GW_USE_POSITION,            /* of a primitive without skin */
+	RKI_GW_USE_POSITION_SKINNED,
+	RKI_GW_USE_NORMAL,
+	RKI_GW_USE_TANGENT,
+	RKI_GW_USE_TEXCOORD,
+	RKI_GW_USE_COLOR,
+	RKI_GW_USE_JOINTS,
+	RKI_GW_USE_WEIGHTS,
+	RKI_GW_USE_MORPH_POSITION,
+	RKI_GW_USE_MORPH_POSITION_SKINNED,
+	RKI_GW_USE_MORPH_NORMAL,
+	RKI_GW_USE_INDICES,
+	RKI_GW_USE_IBM,
+	RKI_GW_USE_ANIM_TIME,
+	RKI_GW_USE_ANIM_ROTATION,       /* STEP / LINEAR rotation keys */
+	RKI_GW_USE_ANIM_OUTPUT
+};
 
 typedef struct rki_gw_accessor {
 	uint32_t view;
@@ -76,6 +110,7 @@ typedef struct rki_gw_accessor {
 	size_t count;
 	uint32_t components;         /* 1, 2, 3, 4, 16 */
 	bool normalized;
+	uint8_t use;                 /* RKI_GW_USE_* */
 	bool has_minmax;
 	double min[16], max[16];
 } rki_gw_accessor;
@@ -166,6 +201,11 @@ typedef struct rki_gw {
 	struct rki_gw_image_file *image_files; /* their bytes (keep arena), image_file_count of them */
 	size_t image_file_cap;
 
+	/* compression (gltf_write_compress.c) */
+	size_t fallback_size;        /* byteLength of the fallback buffer; 0 = none */
+	const char *ext_required[4]; /* extensionsRequired */
+	size_t ext_required_count;
+
 	rk_gltf_write_stats stats;
 } rki_gw;
 
@@ -200,6 +240,9 @@ int32_t rki_gw_view_add(rki_gw *w, const void *data, size_t size, uint32_t targe
  * component_type. Float accessors with want_minmax get exact min/max. */
 int32_t rki_gw_accessor_add(rki_gw *w, const void *data, uint32_t component_type, size_t count,
 	uint32_t components, uint32_t target, bool want_minmax);
+
+/* Records what accessor `acc` holds (RKI_GW_USE_*); acc < 0 is ignored. */
+void rki_gw_accessor_use(rki_gw *w, int32_t acc, unsigned use);
 
 /* Temporary memory (lives until the end of the run). NULL -> w failed. */
 void *rki_gw_tmp_array(rki_gw *w, size_t count, size_t size);
@@ -281,6 +324,13 @@ void rki_gw_uri_image(rki_gw *w, rk_json_writer *j, size_t n);
 void rki_gw_uri_buffer(rki_gw *w, rk_json_writer *j);
 /* Separate files: writes the .bin and image files (atomically, each) */
 bool rki_gw_write_side_files(rki_gw *w, const rk_file_write_opts *fo);
+
+/* ---- gltf_write_compress.c ---- */
+
+/* opts.compress: quantises and meshopt-encodes the accessors' views in
+ * place (w->bin, views, accessors; export.h COMPRESSION) and notes the
+ * extensions. After every accessor is written, before the assembly. */
+bool rki_gw_compress(rki_gw *w);
 
 /* ---- gltf_write_anim.c ---- */
 

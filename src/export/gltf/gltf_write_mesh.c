@@ -416,6 +416,7 @@ static bool rki_gw_write_skin(rki_gw *w, rki_gw_mesh_key *key, const rk_node *me
 	}
 	int32_t acc = rki_gw_accessor_add(w, ibm, RKI_GW_FLOAT, total, 16, 0, false);
 	if (acc < 0) return false;
+	rki_gw_accessor_use(w, acc, RKI_GW_USE_IBM);
 	if (skin->method != RK_SKINNING_LINEAR && skin->method != RK_SKINNING_RIGID)
 		rki_gw_warn(w, "skin \"%s\": dual quaternion skinning written as linear (glTF has only linear skinning)", skin->name);
 	if (key->extra_joint)
@@ -575,19 +576,24 @@ static bool rki_gw_build_primitive(rki_gw *w, rki_gw_mesh_work *mw, const uint32
 		if (ftan) memcpy(ftan + v * 4, r + mw->off_tan, 16);
 	}
 	po->pos = rki_gw_accessor_add(w, fpos, RKI_GW_FLOAT, nvert, 3, RKI_GW_ARRAY_BUFFER, true);
+	rki_gw_accessor_use(w, po->pos, mw->skinned ? RKI_GW_USE_POSITION_SKINNED : RKI_GW_USE_POSITION);
 	po->nrm = rki_gw_accessor_add(w, fnrm, RKI_GW_FLOAT, nvert, 3, RKI_GW_ARRAY_BUFFER, false);
+	rki_gw_accessor_use(w, po->nrm, RKI_GW_USE_NORMAL);
 	if (ftan) po->tan = rki_gw_accessor_add(w, ftan, RKI_GW_FLOAT, nvert, 4, RKI_GW_ARRAY_BUFFER, false);
+	if (ftan) rki_gw_accessor_use(w, po->tan, RKI_GW_USE_TANGENT);
 	for (uint32_t t = 0; t < mw->uv_count; t++) {
 		float *fuv = (float *)rki_gw_tmp_array(w, nvert, 2 * sizeof(float));
 		if (!fuv) return false;
 		for (size_t v = 0; v < nvert; v++) memcpy(fuv + v * 2, vrec + v * mw->rec_words + mw->off_uv + t * 2, 8);
 		po->uv[t] = rki_gw_accessor_add(w, fuv, RKI_GW_FLOAT, nvert, 2, RKI_GW_ARRAY_BUFFER, false);
+		rki_gw_accessor_use(w, po->uv[t], RKI_GW_USE_TEXCOORD);
 	}
 	if (mw->colors) {
 		float *fc = (float *)rki_gw_tmp_array(w, nvert, 4 * sizeof(float));
 		if (!fc) return false;
 		for (size_t v = 0; v < nvert; v++) memcpy(fc + v * 4, vrec + v * mw->rec_words + mw->off_col, 16);
 		po->col = rki_gw_accessor_add(w, fc, RKI_GW_FLOAT, nvert, 4, RKI_GW_ARRAY_BUFFER, false);
+		rki_gw_accessor_use(w, po->col, RKI_GW_USE_COLOR);
 	}
 	if (mw->skinned) {
 		uint16_t *fj = (uint16_t *)rki_gw_tmp_array(w, nvert, 4 * sizeof(uint16_t));
@@ -599,6 +605,8 @@ static bool rki_gw_build_primitive(rki_gw *w, rki_gw_mesh_work *mw, const uint32
 		}
 		po->jnt = rki_gw_accessor_add(w, fj, RKI_GW_UNSIGNED_SHORT, nvert, 4, RKI_GW_ARRAY_BUFFER, false);
 		po->wgt = rki_gw_accessor_add(w, fw, RKI_GW_FLOAT, nvert, 4, RKI_GW_ARRAY_BUFFER, false);
+		rki_gw_accessor_use(w, po->jnt, RKI_GW_USE_JOINTS);
+		rki_gw_accessor_use(w, po->wgt, RKI_GW_USE_WEIGHTS);
 	}
 	if (mw->channels) {
 		po->morph_pos = (int32_t *)rki_gw_tmp_array(w, mw->channels, sizeof(int32_t));
@@ -612,6 +620,7 @@ static bool rki_gw_build_primitive(rki_gw *w, rki_gw_mesh_work *mw, const uint32
 				memcpy(fd + v * 3, mw->morph_pos + (c * nv + vi) * 3, 12);
 			}
 			po->morph_pos[c] = rki_gw_accessor_add(w, fd, RKI_GW_FLOAT, nvert, 3, RKI_GW_ARRAY_BUFFER, true);
+			rki_gw_accessor_use(w, po->morph_pos[c], mw->skinned ? RKI_GW_USE_MORPH_POSITION_SKINNED : RKI_GW_USE_MORPH_POSITION);
 			po->morph_nrm[c] = -1;
 			if (mw->morph_nrm) {
 				for (size_t v = 0; v < nvert; v++) {
@@ -619,6 +628,7 @@ static bool rki_gw_build_primitive(rki_gw *w, rki_gw_mesh_work *mw, const uint32
 					memcpy(fd + v * 3, mw->morph_nrm + (c * nv + vi) * 3, 12);
 				}
 				po->morph_nrm[c] = rki_gw_accessor_add(w, fd, RKI_GW_FLOAT, nvert, 3, RKI_GW_ARRAY_BUFFER, false);
+				rki_gw_accessor_use(w, po->morph_nrm[c], RKI_GW_USE_MORPH_NORMAL);
 			}
 		}
 	}
@@ -630,6 +640,7 @@ static bool rki_gw_build_primitive(rki_gw *w, rki_gw_mesh_work *mw, const uint32
 	} else {
 		po->idx = rki_gw_accessor_add(w, idx, RKI_GW_UNSIGNED_INT, ni, 1, RKI_GW_ELEMENT_ARRAY_BUFFER, false);
 	}
+	rki_gw_accessor_use(w, po->idx, RKI_GW_USE_INDICES);
 	if (w->failed) return false;
 	w->stats.primitive_count++;
 	w->stats.triangle_count += ni / 3;
