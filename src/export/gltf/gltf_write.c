@@ -400,14 +400,11 @@ static bool rki_gw_build_json(rki_gw *w, rk_json_writer *j, bool embed_buffer)
 		if (w->uses_texture_basisu) rk_json_string(j, NULL, "KHR_texture_basisu");
 		rk_json_array_end(j);
 	}
-	if (w->uses_texture_webp || w->uses_texture_basisu) {
+	if (w->uses_texture_webp || w->uses_texture_basisu || w->ext_required_count) {
+		/* one array: images a reader must decode, then compression */
 		rk_json_array_begin(j, "extensionsRequired");
 		if (w->uses_texture_webp) rk_json_string(j, NULL, "EXT_texture_webp");
 		if (w->uses_texture_basisu) rk_json_string(j, NULL, "KHR_texture_basisu");
-		rk_json_array_end(j);
-	}
-	if (w->ext_required_count) {
-		rk_json_array_begin(j, "extensionsRequired");
 		for (size_t i = 0; i < w->ext_required_count; i++) rk_json_string(j, NULL, w->ext_required[i]);
 		rk_json_array_end(j);
 	}
