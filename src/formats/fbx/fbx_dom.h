@@ -136,7 +136,8 @@ enum {
  *   type 'f' 'd' 'l' 'i' 'b' -> v.a: count elements of float / double / int64_t /
  *                            int32_t / uint8_t in native byte order, arena memory
  *                            (16-byte aligned; a static empty array when count 0).
- * ASCII files only produce 'L', 'D', 'S' and 'd'. */
+ * Binary 'c' arrays (bytes) are stored as 'b'. ASCII files only produce
+ * 'L', 'D', 'S' and 'd'. */
 typedef struct rki_fbx_prop {
 	char type;
 	bool all_integers;  /* ASCII 'd' arrays: every element was written as an integer */
@@ -177,6 +178,12 @@ typedef struct rki_fbx_doc {
 	bool ascii;
 	bool big_endian;    /* binary file stored big-endian (decoded transparently) */
 	rki_fbx_node root;
+	/* Binary properties with an unknown type code: each one ends its node's
+	 * property list (the node keeps the properties before it). Count, and
+	 * the code and byte offset of the first. */
+	size_t skipped_props;
+	char skipped_type;
+	uint64_t skipped_offset;
 	/* Internal, for pending (lazy) arrays: the input, the document's arena and
 	 * the running rki_fbx_decode_start() batch, if any. */
 	const unsigned char *input_;
