@@ -4,7 +4,8 @@ GLB of the same file, read back by rigkit's glTF reader) at given times:
 world positions of every node both name, and world positions of every
 vertex of every mesh (rigkit convert ... .obj --time T on both).
 
-    fbx_sdk_compare.py RIGKIT FBX GLB WORKDIR [--tol 1e-6] [--vertices-only|--nodes-only] [--json]
+    fbx_sdk_compare.py RIGKIT FBX GLB WORKDIR [--tol 1e-6] [--vertices-only|--nodes-only]
+                       [--skip-nodes PREFIX]... [--extrapolation]
 
 Vertex correspondence: FBX2glTF splits vertices per corner, so each GLB
 vertex is mapped to the nearest rigkit vertex of the same object at the
@@ -55,7 +56,17 @@ def main():
     if '--nodes-only' in args:
         args.remove('--nodes-only')
         mode = 'nodes'
+    skip = []
+    while '--skip-nodes' in args:
+        i = args.index('--skip-nodes')
+        skip.append(args[i + 1])
+        del args[i:i + 2]
+    extra = '--extrapolation' in args
+    if extra:
+        args.remove('--extrapolation')
     rigkit, fbx, glb, work = args[:4]
+    if extra:
+        return extrapolation(rigkit, fbx, glb, tol)
     name = os.path.splitext(os.path.basename(fbx))[0]
     info = json.loads(run([rigkit, 'info', '--json', '--no-tree', fbx]))
     fps = 30.0
@@ -93,7 +104,7 @@ def main():
         for a, b in zip(ours, sdk):
             for jn, pa in a['nodes'].items():
                 pb = b['nodes'].get(jn)
-                if pb is None:
+                if pb is None or any(jn.startswith(x) for x in skip):
                     continue
                 d = dist(pa['position'], pb['position'])
                 nodes_cmp += 1
@@ -130,6 +141,70 @@ def main():
     print('%s %s: %d frames, %d node and %d vertex samples, size %.4g m, worst %.3g m (%.3g of size)%s'
           % ('ok' if ok else 'FAIL', name, len(times), nodes_cmp, verts_cmp, size, worst, worst / size,
              ' at ' + where if where else ''))
+    return 0 if ok else 1
+
+
+def extrapolation(rigkit, fbx, glb, tol):
+    """tests/fixtures/fbx/extrapolation.fbx: FBX2glTF bakes only the keyed range
+    (0.5 .. 1.5 s, rebased to start at 0), so the SDK gives the curve inside
+    it; outside, the expected value follows the extrapolation rule by hand:
+    C hold, R repeat, M mirror, K keep the end slope (10 /s at both ends:
+    the first segment is linear 0 -> 4 in 0.4 s, the last key's left slope
+    is 10), A repeat with the end-to-end offset added per cycle."""
+    name = 'extrapolation'
+    a, b, period = 0.5, 1.5, 1.0
+    times = [k / 30.0 for k in range(91)]
+    inner = [a + k / 30.0 for k in range(31)]
+    targs = []
+    for t in times:
+        targs += ['--time', '%.9f' % t]
+    ours = json.loads(run([rigkit, 'pose', fbx, '--json', '--unit-meters', '1'] + targs))['samples']
+    sargs = []
+    for t in inner:
+        sargs += ['--time', '%.9f' % (t - a)]
+    sdk = json.loads(run([rigkit, 'pose', glb, '--json'] + sargs))['samples']
+    worst, where, count = 0.0, '', 0
+    for mode in 'CRMKA':
+        node = 'Extra' + mode
+        curve = [s['nodes'][node]['position'][0] for s in sdk]
+
+        def at(t):
+            k = int(round((t - a) * 30.0))
+            return curve[k]
+        va, vb = curve[0], curve[-1]
+        for s in ours:
+            t = s['time']
+            if a <= t <= b:
+                want = at(t)
+            elif mode == 'C':
+                want = va if t < a else vb
+            elif mode == 'K':
+                want = va + (t - a) * 0.10 if t < a else vb + (t - b) * 0.10
+            else:
+                u = (t - a) / period
+                cyc = math.floor(u + 1e-9)
+                frac = t - a - cyc * period
+                if abs(frac - period) < 1e-9:
+                    frac, cyc = 0.0, cyc + 1
+                if mode == 'R':
+                    want = at(a + frac)
+                    # an exact cycle boundary of a curve that does not end
+                    # where it starts: either end value is accepted
+                    if frac == 0.0 and abs(s['nodes'][node]['position'][0] - at(b)) < 1e-6:
+                        want = at(b)
+                elif mode == 'M':
+                    want = at(a + frac) if cyc % 2 == 0 else at(b - frac)
+                else:
+                    want = at(a + frac) + cyc * (vb - va)
+            d = abs(s['nodes'][node]['position'][0] - want)
+            count += 1
+            if d > worst:
+                worst, where = d, 'node %s at t=%.4f' % (node, t)
+    size = 0.15
+    ok = worst <= tol * size
+    print('%s %s: 91 frames, %d node samples against the SDK inside the keys and the rule outside, worst %.3g m '
+          '(%.3g of size %.2f m)%s' % ('ok' if ok else 'FAIL', name, count, worst, worst / size, size,
+                                      ' at ' + where if where else ''))
     return 0 if ok else 1
 
 
