@@ -47,7 +47,7 @@
  *   Auto keys store no usable slope (the right word is an "auto" parameter,
  *   often 0 while the curve is not flat), so their slope is computed like
  *   the SDK's time-independent auto tangent: the secant between the two
- *   neighbours (at the first and last key the secant of their one segment), limited by clamp progressive
+ *   neighbours, 0 at the first and last key, limited by clamp progressive
  *   so neither tangent handle passes the neighbouring key's value (and 0
  *   with "clamp" when a neighbour has the same value). TCB keys get
  *   Kochanek-Bartels slopes from their tension/continuity/bias words.
@@ -158,15 +158,7 @@ static double rki_finite_or(double v, double def)
 static double rki_auto_slope(const rki_raw_key *keys, const double *t, size_t n, size_t i,
 	double left_weight, double right_weight)
 {
-	if (n < 2) return 0.0;
-	if (i == 0 || i + 1 >= n) {
-		/* An end key: the secant of its one segment (measured against the
-		 * FBX SDK, tests/fixtures/fbx/curves.fbx). */
-		size_t a = i == 0 ? 0 : i - 1;
-		double dt = t[a + 1] - t[a];
-		double s = dt > 0.0 ? (keys[a + 1].value - keys[a].value) / dt : 0.0;
-		return isfinite(s) ? s : 0.0;
-	}
+	if (i == 0 || i + 1 >= n) return 0.0;
 	double v0 = keys[i - 1].value, v1 = keys[i].value, v2 = keys[i + 1].value;
 	double dt0 = t[i] - t[i - 1], dt1 = t[i + 1] - t[i];
 	if (!(dt0 > 0.0) || !(dt1 > 0.0)) return 0.0;
