@@ -59,6 +59,10 @@ for f in "$fx"/*.fbx; do
 	esac
 	check "$name" "$f" "$glb.glb" "${opts[@]}"
 	for v in 7400 7500; do check "$name" "$work/bin/${name}_$v.fbx" "$glb.glb" "${opts[@]}"; done
+	if [ "$name" = transformed_skin ]; then
+		"$rigkit" info --json "$f" | grep -q "cluster link mode 'Total1' is evaluated as Normalize" \
+			&& pass=$((pass + 1)) || { echo "FAIL transformed_skin: no warning for the Total1 link mode"; fail=$((fail + 1)); }
+	fi
 	if [ "$name" = ctype ]; then
 		for b in ctype_zlib_7400 ctype_raw_7500 unknown_type_7400; do check "$name" "$fx/$b.fbx" "$glb.glb"; done
 		"$rigkit" info --json "$fx/unknown_type_7400.fbx" | grep -q 'unknown type code 0x7a' \

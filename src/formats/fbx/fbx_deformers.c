@@ -62,6 +62,12 @@ bool rki_fbx_build_skin_from_clusters(rki_fbx_ctx *ctx, const rki_fbx_cluster *c
 		rk_skin_joint *jt = &joints[j];
 		jt->node = clusters[j].bone;
 		if (!jt->node) rki_fbx_warn(ctx, cnode, "cluster without a bone: its weights are ignored");
+		const char *mode;
+		size_t mode_len;
+		/* FbxCluster link mode ("Mode"): exporters write none (Normalize). */
+		if (rki_fbx_child_str(cnode, "Mode", &mode, &mode_len) && strcmp(mode, "Normalize") != 0)
+			rki_fbx_warn(ctx, cnode, "cluster link mode '%s' is evaluated as Normalize (weights divided by their sum)",
+				mode);
 		/* Missing cluster matrices come from the bind pose, else from the
 		 * static scene: TransformLink = bone world at bind, Transform =
 		 * inv(TransformLink) * mesh world at bind. */
