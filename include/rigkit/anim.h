@@ -125,7 +125,8 @@
  *        ADDITIVE  translation-like: previous + w * layer; Euler rotation
  *          component-wise: previous + w * layer, by layer: q_prev *
  *          slerp(identity, q_layer, w); scale: scale_accumulate_multiply ?
- *          previous * layer^w : previous + w * (layer - 1); weights:
+ *          previous * layer^w : previous + w * layer (the FBX SDK's
+ *          ScaleAccumulationMode additive, docs/fbx.md); weights:
  *          previous + w * layer.
  *      RK_ROTATION_SPHERIC_XYZ nodes interpolate their Euler curves per
  *      component like XYZ (quaternion interpolation of FBX "spheric"

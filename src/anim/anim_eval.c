@@ -214,7 +214,7 @@ static double rki_blend_scale1(double base, double v, const rki_layer_mode *m)
 	if (m->assign) return v;
 	if (!m->additive) return base + (v - base) * m->weight;
 	if (m->scale_multiply) return v > 0.0 ? base * pow(v, m->weight) : base * (1.0 + m->weight * (v - 1.0));
-	return base + m->weight * (v - 1.0);
+	return base + m->weight * v;   /* FBX ScaleAccumulationMode additive, as the SDK evaluates it */
 }
 
 static rk_vec3 rki_blend_scale(rk_vec3 base, rk_vec3 v, const rki_layer_mode *m)
