@@ -17,16 +17,11 @@ fx=$src/tests/fixtures/fbx
 cmp=$src/tests/fbx_sdk_compare.py
 if ! command -v python3 >/dev/null; then echo "SKIP: python3 missing"; exit 77; fi
 if ! command -v npm >/dev/null; then echo "SKIP: npm missing (the FBX SDK comes as npm fbx2gltf)"; exit 77; fi
+# shellcheck source=tests/fbx2gltf_lib.sh
+. "$(dirname "$0")/fbx2gltf_lib.sh"
+rk_fbx2gltf "$build"
+bin=$fbx2gltf_bin
 oracle=$build/oracle
-mkdir -p "$oracle"
-bin=$oracle/node_modules/fbx2gltf/bin/Linux/FBX2glTF
-if [ ! -f "$bin" ]; then
-	(cd "$oracle" && [ -f package.json ] || echo '{"private":true}' >package.json
-	 timeout 300 npm install --no-audit --no-fund --silent fbx2gltf@0.9.7 >/dev/null 2>&1) \
-		|| { echo "SKIP: npm install fbx2gltf failed (no registry access?)"; exit 77; }
-fi
-chmod +x "$bin" 2>/dev/null
-[ -x "$bin" ] || { echo "SKIP: FBX2glTF binary not executable"; exit 77; }
 
 work=$build/fbx_sdk_fixtures
 mkdir -p "$work/bin"
