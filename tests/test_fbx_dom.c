@@ -907,6 +907,32 @@ RK_TEST(binary_char_arrays)
 		for (size_t i = 0; i < 20; i++) RK_CHECK_INT(iv[i], k_c[i]);
 		parsed_free(&p);
 	}
+	/* Corrupt: a raw 'c' array declaring 30 elements over 20 data bytes, and
+	 * a zlib one inflating to fewer bytes than declared; each names its
+	 * property's byte offset and node. */
+	for (int zlib = 0; zlib < 2; zlib++) {
+		tb_header(&b, 7400, false);
+		size_t a = tb_begin(&b, "Smoothing", 1);
+		size_t prop_at = b.size;
+		tb_array(&b, 'c', k_c, 20, 1, zlib != 0, 30, 0);
+		tb_props_done(&b, a);
+		tb_end(&b, a, false);
+		tb_null(&b);
+		parse_bytes(&p, b.d, b.size, NULL);
+		bool failed = !p.ok;
+		if (p.ok) {
+			/* zlib arrays may be checked when decoded */
+			const int32_t *iv;
+			size_t count;
+			rki_error_clear(&p.err);
+			failed = !rki_fbx_array_i32(&p.doc.root.children[0], 0, &p.arena, &iv, &count, &p.err);
+		}
+		RK_CHECK(failed);
+		RK_CHECK_INT(p.err.code, RK_ERROR_CORRUPT);
+		RK_CHECK_INT(p.err.byte_offset, prop_at);
+		RK_CHECK(strstr(p.err.path, "Smoothing") != NULL);
+		parsed_free(&p);
+	}
 }
 
 RK_TEST(binary_corrupt_records)
