@@ -342,6 +342,18 @@ bool rki_fbx_build_blend(rki_fbx_ctx *ctx, rki_fbx_object *bo, rk_mesh *mesh, rk
 			}
 			t++;
 		}
+		/* In-betweens are defined by their FullWeights: keep them ascending
+		 * (exporters write them so; a file that does not is sorted, stably). */
+		for (size_t a = 1; a < t; a++) {
+			for (size_t b = a; b > 0 && tw[b - 1] > tw[b]; b--) {
+				double w = tw[b];
+				tw[b] = tw[b - 1];
+				tw[b - 1] = w;
+				rk_blend_shape sh = targets[b];
+				targets[b] = targets[b - 1];
+				targets[b - 1] = sh;
+			}
+		}
 		c->target_count = t;
 		c->targets = targets;
 		c->target_weights = tw;
