@@ -878,13 +878,14 @@ RK_TEST(binary_corrupt_arrays)
 	parsed_free(&p);
 }
 
-/* Type 'c' arrays (bytes, as some exporters write them): read like 'b',
- * raw and zlib, big- and little-endian headers. */
+/* Type 'c' arrays (FbxChar: signed bytes, as some exporters write them),
+ * raw and zlib, 32- and 64-bit records: 0xFF reads as -1, so a polygon
+ * index list stored this way keeps its negative polygon ends. */
 RK_TEST(binary_char_arrays)
 {
 	static tb b;
 	parsed p;
-	static const uint8_t k_c[20] = { 1, 0, 1, 1, 0, 255, 7, 1, 0, 1, 1, 1, 0, 0, 1, 2, 3, 4, 5, 6 };
+	static const int8_t k_c[20] = { 1, 0, 1, 1, 0, -1, 7, 1, 0, 1, 1, 1, 0, 0, 1, 2, 3, 4, -128, 127 };
 	for (int zlib = 0; zlib < 2; zlib++) {
 		tb_header(&b, zlib ? 7500 : 7400, false);
 		size_t a = tb_begin(&b, "Smoothing", 1);
@@ -897,7 +898,7 @@ RK_TEST(binary_char_arrays)
 		RK_CHECK_INT(p.doc.skipped_props, 0);
 		const rki_fbx_node *n = &p.doc.root.children[0];
 		RK_REQUIRE(n->prop_count == 1);
-		RK_CHECK(n->props[0].type == 'b');
+		RK_CHECK(n->props[0].type == 'c');
 		const int32_t *iv;
 		size_t count;
 		rk_error err;
@@ -1469,12 +1470,12 @@ RK_TEST(limits)
 
 static bool is_array_type(char t)
 {
-	return t && strchr("fdlib", t) != NULL;
+	return t && strchr("fdlibc", t) != NULL;
 }
 
 static size_t elem_size(char t)
 {
-	return t == 'd' || t == 'l' ? 8 : t == 'b' ? 1 : 4;
+	return t == 'd' || t == 'l' ? 8 : t == 'b' || t == 'c' ? 1 : 4;
 }
 
 /* True when the RKI_FBX_ARRAY_PAD bytes after a 'd' array are zero. */

@@ -60,6 +60,15 @@ for f in "$fx"/*.fbx; do
 	fi
 	if [ "$name" = ctype ]; then
 		for b in ctype_zlib_7400 ctype_raw_7500 unknown_type_7400; do check "$name" "$fx/$b.fbx" "$glb.glb"; done
+		# the 'c' polygon indices read right: 6 quads, no warning
+		for b in ctype_zlib_7400 ctype_raw_7500; do
+			"$rigkit" info --json "$fx/$b.fbx" | python3 -c '
+import json, sys
+d = json.load(sys.stdin)
+m = d["meshes"][0]
+sys.exit(0 if not d["warnings"] and m["faces"] == 6 and m["vertices"] == 8 else 1)' \
+				&& pass=$((pass + 1)) || { echo "FAIL $b: type c arrays misread"; fail=$((fail + 1)); }
+		done
 		"$rigkit" info --json "$fx/unknown_type_7400.fbx" | grep -q 'unknown type code 0x7a' \
 			&& pass=$((pass + 1)) || { echo "FAIL unknown_type_7400: no warning for the unknown type code"; fail=$((fail + 1)); }
 	fi

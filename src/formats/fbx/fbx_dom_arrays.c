@@ -514,7 +514,6 @@ static void rki_fbx_ps_props(rki_fbx_prescan *s, size_t pos, size_t pend, uint64
 			break;
 		case 'c': case 'f': case 'd': case 'l': case 'i': case 'b': {
 			if (pend - pos < RKI_FBX_ARRAY_HEADER) return;
-			if (t == 'c') t = 'b';
 			const unsigned char *h = s->d + pos;
 			uint32_t count = rki_fbx_ps32(s, h), encoding = rki_fbx_ps32(s, h + 4), clen = rki_fbx_ps32(s, h + 8);
 			pos += RKI_FBX_ARRAY_HEADER;

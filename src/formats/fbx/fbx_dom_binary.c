@@ -131,10 +131,9 @@ static bool rki_fbx_binary_props(rki_fbx_parser *p, rki_fbx_node *node, uint64_t
 		case 'C': need = 1; break;
 		case 'I': case 'F': case 'S': case 'R': need = 4; break;
 		case 'D': case 'L': need = 8; break;
-		case 'c': /* byte array, stored like 'b' (some exporters write it) */
+		case 'c': /* signed char array (FbxChar; some exporters write it) */
 		case 'f': case 'd': case 'l': case 'i': case 'b':
 			if (!rki_fbx_binary_array(p, pr, pend)) return false;
-			if (pr->type == 'c') pr->type = 'b';
 			continue;
 		default:
 			/* An unknown code has no known size: the node keeps the properties
