@@ -903,6 +903,11 @@ static bool rki_anim_read_stacks7(rki_fbx_ctx *ctx)
 			rki_fbx_object *lo = &ctx->objects[cc->other];
 			if (cc->prop || !rki_anim_is(lo, "AnimationLayer")) continue;
 			if (!rki_anim_read_layer7(ctx, lo, &ls[li])) return false;
+			/* FbxAnimLayer Mute: the SDK leaves a muted layer out. */
+			if (rki_fbx_obj_i64(lo, "Mute", 0) != 0) {
+				if (li == 0) rki_fbx_warn(ctx, lo->node, "the first animation layer is muted: it is evaluated anyway");
+				else ls[li].weight = 0.0;
+			}
 			li++;
 		}
 		clip->layers = ls;
