@@ -178,6 +178,11 @@ struct rk_node {
 	 * load conversion). has_bind_pose false when no bind pose lists it. */
 	bool has_bind_pose;
 	rk_mat4 bind_node_to_world;
+	/* FBX transform limits (see rk_transform_limits); has_limits false when
+	 * the node has none (every other format). props holds the stored values
+	 * already clamped to them. */
+	bool has_limits;
+	rk_transform_limits limits;
 };
 
 /* ---------------------------------------------------------------------------

@@ -428,6 +428,11 @@ bool rk_pose_eval_run(const rk_pose_eval_job *job)
 			rki_apply_track(&layer->tracks[ti], pose, job->time, job->no_extrapolation, &m);
 	}
 
+	/* FBX transform limits clamp the evaluated Lcl values (as the SDK does). */
+	for (size_t i = 0; clip && i < count; i++)
+		if (s->nodes.data[i].has_limits && s->nodes.data[i].has_fbx_props)
+			rk_transform_limits_apply(&s->nodes.data[i].limits, &pose->props[i]);
+
 	/* 3. matrices, parents first */
 	for (size_t i = 0; i < count; i++) rki_node_matrices(&s->nodes.data[i], pose);
 	return true;
