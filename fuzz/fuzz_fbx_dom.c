@@ -32,7 +32,7 @@ static void fuzz_walk(const rki_fbx_node *n, rki_arena *scratch, size_t depth)
 		(void)rki_fbx_prop_f64(n, i, &fv);
 		if (rki_fbx_prop_str(n, i, &s, &len) && s[len] != '\0') abort();
 		const rki_fbx_prop *pr = &n->props[i];
-		bool is_array = strchr("fdlib", pr->type) != NULL && pr->type != '\0';
+		bool is_array = strchr("fdlibc", pr->type) != NULL && pr->type != '\0';
 		if ((is_array && pr->v.a.count <= FUZZ_MAX_CONVERT) || (i == 0 && n->prop_count <= FUZZ_MAX_CONVERT)) {
 			const double *d;
 			const int32_t *i32;

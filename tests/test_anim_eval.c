@@ -1284,10 +1284,13 @@ RK_TEST(test_layer_blending)
 	layers[1].rotation_accumulate_by_component = true;
 	RK_REQUIRE(eval_pose(&ts.scene, &clip, 0.0, false, &tp.pose));
 	RK_CHECK_NEAR(tp.pose.props[1].rotation.z, 22.5, TOL);
-	/* Additive scale in add mode: 2 + .5 * (4 - 1) = 3.5 */
+	/* Additive scale in add mode adds weight x the layer's value, as the FBX
+	 * SDK evaluates ScaleAccumulationMode 1 (docs/fbx.md): 2 + .5 * 4 = 4;
+	 * y, z: 2 + .5 * 1 = 2.5 */
 	layers[2].scale_accumulate_multiply = false;
 	RK_REQUIRE(eval_pose(&ts.scene, &clip, 0.0, false, &tp.pose));
-	RK_CHECK_NEAR(tp.pose.props[1].scaling.x, 3.5, TOL);
+	RK_CHECK_NEAR(tp.pose.props[1].scaling.x, 4.0, TOL);
+	RK_CHECK_NEAR(tp.pose.props[1].scaling.y, 2.5, TOL);
 	/* Weight 0 layers do nothing. */
 	layers[1].weight = 0.0;
 	layers[2].weight = 0.0;

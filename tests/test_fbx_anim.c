@@ -834,6 +834,53 @@ static bool has_warning(const rk_scene *s, const char *part)
 	return false;
 }
 
+/* In-between shapes connected out of weight order: sorted by FullWeights, so
+ * weight 0.5 is exactly the in-between (shape "Half", +2 in x) and 1.0 the
+ * main target ("Full", +3 in y); between them the two mix linearly. */
+RK_TEST(inbetween_shapes_sorted_by_full_weight)
+{
+	static const char text[] =
+		"; FBX 7.4.0 project file\n"
+		"FBXHeaderExtension:  {\n\tFBXVersion: 7400\n}\n"
+		"Objects:  {\n"
+		"\tGeometry: 10, \"Geometry::G\", \"Mesh\" {\n"
+		"\t\tVertices: *9 {\n\t\t\ta: 0,0,0,1,0,0,0,1,0\n\t\t}\n"
+		"\t\tPolygonVertexIndex: *3 {\n\t\t\ta: 0,1,-3\n\t\t}\n\t}\n"
+		"\tModel: 20, \"Model::M\", \"Mesh\" {\n\t}\n"
+		"\tDeformer: 30, \"Deformer::B\", \"BlendShape\" {\n\t}\n"
+		"\tDeformer: 31, \"SubDeformer::C\", \"BlendShapeChannel\" {\n"
+		"\t\tDeformPercent: 75\n\t\tFullWeights: *2 {\n\t\t\ta: 100,50\n\t\t}\n\t}\n"
+		"\tGeometry: 40, \"Geometry::Full\", \"Shape\" {\n"
+		"\t\tIndexes: *1 {\n\t\t\ta: 0\n\t\t}\n\t\tVertices: *3 {\n\t\t\ta: 0,3,0\n\t\t}\n\t}\n"
+		"\tGeometry: 41, \"Geometry::Half\", \"Shape\" {\n"
+		"\t\tIndexes: *1 {\n\t\t\ta: 0\n\t\t}\n\t\tVertices: *3 {\n\t\t\ta: 2,0,0\n\t\t}\n\t}\n"
+		"}\n"
+		"Connections:  {\n"
+		"\tC: \"OO\",20,0\n\tC: \"OO\",10,20\n\tC: \"OO\",30,10\n\tC: \"OO\",31,30\n"
+		"\tC: \"OO\",40,31\n\tC: \"OO\",41,31\n}\n";
+	rk_error err;
+	rk_scene *s = load_text(text, &err);
+	RK_REQUIRE(s);
+	RK_REQUIRE(s->meshes.count == 1 && s->meshes.data[0].blend_channels.count == 1);
+	const rk_blend_channel *ch = &s->meshes.data[0].blend_channels.data[0];
+	RK_REQUIRE(ch->target_count == 2);
+	RK_CHECK_NEAR(ch->target_weights[0], 0.5, 0);
+	RK_CHECK_NEAR(ch->target_weights[1], 1.0, 0);
+	RK_CHECK_STR(ch->targets[0].name, "Half");
+	RK_CHECK_STR(ch->targets[1].name, "Full");
+	double f[2];
+	rk_blend_channel_factors_eval(ch, 0.75, f);   /* halfway between the two */
+	RK_CHECK_NEAR(f[0], 0.5, 1e-12);
+	RK_CHECK_NEAR(f[1], 0.5, 1e-12);
+	rk_blend_channel_factors_eval(ch, 0.25, f);   /* base -> Half */
+	RK_CHECK_NEAR(f[0], 0.5, 1e-12);
+	RK_CHECK_NEAR(f[1], 0.0, 1e-12);
+	rk_blend_channel_factors_eval(ch, 1.5, f);    /* past the last: Half -> Full extended */
+	RK_CHECK_NEAR(f[0], -1.0, 1e-12);
+	RK_CHECK_NEAR(f[1], 2.0, 1e-12);
+	rk_scene_free(s);
+}
+
 static const rk_anim_curve *only_curve(const rk_scene *s)
 {
 	if (s->clips.count != 1 || s->clips.data[0].layer_count != 1 || s->clips.data[0].layers[0].track_count != 1) return NULL;
@@ -1256,4 +1303,5 @@ RK_TEST_MAIN(
 	RK_TEST_ENTRY(hand_written_6100_keys),
 	RK_TEST_ENTRY(hostile_6100_key_lists),
 	RK_TEST_ENTRY(take_entry_of_another_class_is_ignored),
-	RK_TEST_ENTRY(truncations_and_allocation_failures))
+	RK_TEST_ENTRY(truncations_and_allocation_failures),
+	RK_TEST_ENTRY(inbetween_shapes_sorted_by_full_weight))

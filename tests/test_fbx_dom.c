@@ -859,12 +859,81 @@ RK_TEST(binary_corrupt_arrays)
 	RK_CHECK(!p.ok && p.err.code == RK_ERROR_CORRUPT && strstr(p.err.message, "encoding 2"));
 	parsed_free(&p);
 
-	/* Unknown property type. */
+	/* Unknown property type: the node keeps the properties before it, the
+	 * rest of its property list is skipped and counted; the parse goes on
+	 * (its child and the records after it are read). */
 	build_sample(&b, 7400, false, true, true);
 	b.d[dprop] = 'x';
 	parse_bytes(&p, b.d, b.size, NULL);
-	RK_CHECK(!p.ok && p.err.code == RK_ERROR_CORRUPT && p.err.byte_offset == dprop);
+	RK_REQUIRE(p.ok);
+	RK_CHECK_INT(p.doc.skipped_props, 1);
+	RK_CHECK(p.doc.skipped_type == 'x');
+	RK_CHECK_INT(p.doc.skipped_offset, dprop);
+	RK_REQUIRE(p.doc.root.child_count == 2);
+	const rki_fbx_node *arr = &p.doc.root.children[1];
+	RK_CHECK_INT(arr->prop_count, 1);
+	RK_CHECK(arr->props[0].type == 'f');
+	RK_REQUIRE(arr->child_count == 1);
+	RK_CHECK_STR(arr->children[0].name, "Child");
 	parsed_free(&p);
+}
+
+/* Type 'c' arrays (FbxChar: signed bytes, as some exporters write them),
+ * raw and zlib, 32- and 64-bit records: 0xFF reads as -1, so a polygon
+ * index list stored this way keeps its negative polygon ends. */
+RK_TEST(binary_char_arrays)
+{
+	static tb b;
+	parsed p;
+	static const int8_t k_c[20] = { 1, 0, 1, 1, 0, -1, 7, 1, 0, 1, 1, 1, 0, 0, 1, 2, 3, 4, -128, 127 };
+	for (int zlib = 0; zlib < 2; zlib++) {
+		tb_header(&b, zlib ? 7500 : 7400, false);
+		size_t a = tb_begin(&b, "Smoothing", 1);
+		tb_array(&b, 'c', k_c, 20, 1, zlib != 0, 0, 0);
+		tb_props_done(&b, a);
+		tb_end(&b, a, false);
+		tb_null(&b);
+		parse_bytes(&p, b.d, b.size, NULL);
+		RK_REQUIRE(p.ok);
+		RK_CHECK_INT(p.doc.skipped_props, 0);
+		const rki_fbx_node *n = &p.doc.root.children[0];
+		RK_REQUIRE(n->prop_count == 1);
+		RK_CHECK(n->props[0].type == 'c');
+		const int32_t *iv;
+		size_t count;
+		rk_error err;
+		rki_error_clear(&err);
+		RK_REQUIRE(rki_fbx_array_i32(n, 0, &p.arena, &iv, &count, &err));
+		RK_REQUIRE(count == 20);
+		for (size_t i = 0; i < 20; i++) RK_CHECK_INT(iv[i], k_c[i]);
+		parsed_free(&p);
+	}
+	/* Corrupt: a raw 'c' array declaring 30 elements over 20 data bytes, and
+	 * a zlib one inflating to fewer bytes than declared; each names its
+	 * property's byte offset and node. */
+	for (int zlib = 0; zlib < 2; zlib++) {
+		tb_header(&b, 7400, false);
+		size_t a = tb_begin(&b, "Smoothing", 1);
+		size_t prop_at = b.size;
+		tb_array(&b, 'c', k_c, 20, 1, zlib != 0, 30, 0);
+		tb_props_done(&b, a);
+		tb_end(&b, a, false);
+		tb_null(&b);
+		parse_bytes(&p, b.d, b.size, NULL);
+		bool failed = !p.ok;
+		if (p.ok) {
+			/* zlib arrays may be checked when decoded */
+			const int32_t *iv;
+			size_t count;
+			rki_error_clear(&p.err);
+			failed = !rki_fbx_array_i32(&p.doc.root.children[0], 0, &p.arena, &iv, &count, &p.err);
+		}
+		RK_CHECK(failed);
+		RK_CHECK_INT(p.err.code, RK_ERROR_CORRUPT);
+		RK_CHECK_INT(p.err.byte_offset, prop_at);
+		RK_CHECK(strstr(p.err.path, "Smoothing") != NULL);
+		parsed_free(&p);
+	}
 }
 
 RK_TEST(binary_corrupt_records)
@@ -1401,12 +1470,12 @@ RK_TEST(limits)
 
 static bool is_array_type(char t)
 {
-	return t && strchr("fdlib", t) != NULL;
+	return t && strchr("fdlibc", t) != NULL;
 }
 
 static size_t elem_size(char t)
 {
-	return t == 'd' || t == 'l' ? 8 : t == 'b' ? 1 : 4;
+	return t == 'd' || t == 'l' ? 8 : t == 'b' || t == 'c' ? 1 : 4;
 }
 
 /* True when the RKI_FBX_ARRAY_PAD bytes after a 'd' array are zero. */
@@ -2077,6 +2146,7 @@ RK_TEST_MAIN(
 	RK_TEST_ENTRY(binary_array_conversions),
 	RK_TEST_ENTRY(binary_footer_and_null_record),
 	RK_TEST_ENTRY(binary_corrupt_arrays),
+	RK_TEST_ENTRY(binary_char_arrays),
 	RK_TEST_ENTRY(binary_corrupt_records),
 	RK_TEST_ENTRY(ascii_syntax),
 	RK_TEST_ENTRY(ascii_number_rounding),

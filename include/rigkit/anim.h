@@ -125,11 +125,14 @@
  *        ADDITIVE  translation-like: previous + w * layer; Euler rotation
  *          component-wise: previous + w * layer, by layer: q_prev *
  *          slerp(identity, q_layer, w); scale: scale_accumulate_multiply ?
- *          previous * layer^w : previous + w * (layer - 1); weights:
+ *          previous * layer^w : previous + w * layer (the FBX SDK's
+ *          ScaleAccumulationMode additive, docs/fbx.md); weights:
  *          previous + w * layer.
  *      RK_ROTATION_SPHERIC_XYZ nodes interpolate their Euler curves per
  *      component like XYZ (quaternion interpolation of FBX "spheric"
- *      rotation is not implemented).
+ *      rotation is not implemented). Then nodes with FBX transform limits
+ *      (rk_node.has_limits) get their Lcl Translation / Rotation / Scaling
+ *      clamped (rk_transform_limits_apply, transform.h), as the FBX SDK does.
  *   3. Matrices, mirroring the scene's cached static matrices exactly:
  *        root (RK_NODE_ROOT): node_to_parent = node->node_to_parent (the
  *          load conversion), geometry_to_node = identity;

@@ -189,6 +189,11 @@ struct rk_node {
 	rk_light *light;              /* glTF KHR_lights_punctual light, FBX Light attribute */
 	rk_camera *camera;            /* glTF camera, FBX Camera attribute */
 	const rk_ext_value *extras;   /* glTF node "extras" as stored (plain JSON data), NULL if none */
+	/* FBX transform limits (see rk_transform_limits); has_limits false when
+	 * the node has none (every other format). props holds the stored values
+	 * already clamped to them. */
+	bool has_limits;
+	rk_transform_limits limits;
 };
 
 /* ---------------------------------------------------------------------------

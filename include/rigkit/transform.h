@@ -88,6 +88,27 @@ typedef struct rk_transform_props {
 	rk_vec3 geometric_scaling;    /* "GeometricScaling", default 1 */
 } rk_transform_props;
 
+/* FBX transform limits (FbxNode TranslationMin/Max, RotationMin/Max,
+ * ScalingMin/Max with their per-axis enable flags TranslationMinX ...; the
+ * translation ones count when TranslationActive is set, the rotation ones
+ * when RotationActive, the scaling ones when ScalingActive). Bit 0/1/2 of a
+ * mask enables the X/Y/Z bound. The FBX SDK clamps the evaluated Lcl
+ * Translation / Lcl Rotation (degrees, per Euler component) / Lcl Scaling
+ * values to them; so do the FBX reader (static values, scene.h rk_node.limits)
+ * and anim.h, with rk_transform_limits_apply(). */
+typedef struct rk_transform_limits {
+	rk_vec3 translation_min, translation_max;
+	rk_vec3 rotation_min, rotation_max;
+	rk_vec3 scaling_min, scaling_max;
+	uint8_t translation_min_mask, translation_max_mask;
+	uint8_t rotation_min_mask, rotation_max_mask;
+	uint8_t scaling_min_mask, scaling_max_mask;
+} rk_transform_limits;
+
+/* Clamps p->translation, p->rotation and p->scaling to the enabled bounds
+ * of l (a reader enables only the bounds whose ...Active flag is set). */
+void rk_transform_limits_apply(const rk_transform_limits *l, rk_transform_props *p);
+
 /* rigkit-added corrections around the chain (see OVERVIEW). */
 typedef struct rk_adjust_transform {
 	rk_vec3 pre_translation;      /* default 0 */

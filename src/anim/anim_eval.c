@@ -214,7 +214,7 @@ static double rki_blend_scale1(double base, double v, const rki_layer_mode *m)
 	if (m->assign) return v;
 	if (!m->additive) return base + (v - base) * m->weight;
 	if (m->scale_multiply) return v > 0.0 ? base * pow(v, m->weight) : base * (1.0 + m->weight * (v - 1.0));
-	return base + m->weight * (v - 1.0);
+	return base + m->weight * v;   /* FBX ScaleAccumulationMode additive, as the SDK evaluates it */
 }
 
 static rk_vec3 rki_blend_scale(rk_vec3 base, rk_vec3 v, const rki_layer_mode *m)
@@ -427,6 +427,11 @@ bool rk_pose_eval_run(const rk_pose_eval_job *job)
 		for (size_t ti = 0; ti < layer->track_count; ti++)
 			rki_apply_track(&layer->tracks[ti], pose, job->time, job->no_extrapolation, &m);
 	}
+
+	/* FBX transform limits clamp the evaluated Lcl values (as the SDK does). */
+	for (size_t i = 0; clip && i < count; i++)
+		if (s->nodes.data[i].has_limits && s->nodes.data[i].has_fbx_props)
+			rk_transform_limits_apply(&s->nodes.data[i].limits, &pose->props[i]);
 
 	/* 3. matrices, parents first */
 	for (size_t i = 0; i < count; i++) rki_node_matrices(&s->nodes.data[i], pose);

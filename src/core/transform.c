@@ -190,3 +190,26 @@ rk_world_transform rk_world_transform_compose(const rk_world_transform *parent, 
 	w.unscaled_node_to_world = rk_mat4_mul(parent->unscaled_node_to_world, rk_mat4_from_trs(u));
 	return w;
 }
+
+static double rki_limit1(double v, double lo, double hi, uint8_t lo_mask, uint8_t hi_mask, int axis)
+{
+	if ((lo_mask >> axis) & 1u && v < lo) v = lo;
+	if ((hi_mask >> axis) & 1u && v > hi) v = hi;
+	return v;
+}
+
+static rk_vec3 rki_limit3(rk_vec3 v, rk_vec3 lo, rk_vec3 hi, uint8_t lo_mask, uint8_t hi_mask)
+{
+	if (!(lo_mask | hi_mask)) return v;
+	return (rk_vec3){ rki_limit1(v.x, lo.x, hi.x, lo_mask, hi_mask, 0), rki_limit1(v.y, lo.y, hi.y, lo_mask, hi_mask, 1),
+		rki_limit1(v.z, lo.z, hi.z, lo_mask, hi_mask, 2) };
+}
+
+void rk_transform_limits_apply(const rk_transform_limits *l, rk_transform_props *p)
+{
+	if (!l || !p) return;
+	p->translation = rki_limit3(p->translation, l->translation_min, l->translation_max, l->translation_min_mask,
+		l->translation_max_mask);
+	p->rotation = rki_limit3(p->rotation, l->rotation_min, l->rotation_max, l->rotation_min_mask, l->rotation_max_mask);
+	p->scaling = rki_limit3(p->scaling, l->scaling_min, l->scaling_max, l->scaling_min_mask, l->scaling_max_mask);
+}

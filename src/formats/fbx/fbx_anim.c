@@ -72,7 +72,7 @@
  *   time-independent flag (0x2000) and auto bias values are evaluated as
  *   time-independent auto tangents; 6100 tangent modes 'p', 'q', 'd' as
  *   auto; TCB keys use the time-normalised Kochanek-Bartels slopes above
- *   (an end key uses its one neighbouring secant). Animated properties of
+ *   (an end key uses its one secant's term, doubled, as the SDK does). Animated properties of
  *   objects other than Models and blend shape channels (materials, camera
  *   attributes, geometry properties, ...) are ignored (warned). Channels
  *   stored directly on pre-6000 Models outside any Take are not read.
@@ -185,7 +185,7 @@ static double rki_auto_slope(const rki_raw_key *keys, const double *t, size_t n,
 
 /* Kochanek-Bartels slopes (per second) of key i from its tension,
  * continuity and bias, using the secants of the neighbouring segments (an
- * end key uses its one secant for both). */
+ * end key: see below). */
 static void rki_tcb_slopes(const rki_raw_key *keys, const double *t, size_t n, size_t i,
 	double *left, double *right)
 {
@@ -193,9 +193,15 @@ static void rki_tcb_slopes(const rki_raw_key *keys, const double *t, size_t n, s
 	bool has0 = i > 0 && t[i] > t[i - 1], has1 = i + 1 < n && t[i + 1] > t[i];
 	if (has0) d0 = (keys[i].value - keys[i - 1].value) / (t[i] - t[i - 1]);
 	if (has1) d1 = (keys[i + 1].value - keys[i].value) / (t[i + 1] - t[i]);
-	if (!has0) d0 = d1;
-	if (!has1) d1 = d0;
 	double tn = keys[i].tcb[0], c = keys[i].tcb[1], b = keys[i].tcb[2];
+	if (!has0 || !has1) {
+		/* An end key: its one secant's term of the Kochanek-Bartels tangent,
+		 * doubled, on both sides (measured against the FBX SDK: first key
+		 * (1-t)(1-c)(1-b) d1, last key (1-t)(1-c)(1+b) d0). */
+		double s = has1 ? (1.0 - tn) * (1.0 - c) * (1.0 - b) * d1 : (1.0 - tn) * (1.0 - c) * (1.0 + b) * d0;
+		*left = *right = s;
+		return;
+	}
 	*left = (1.0 - tn) * ((1.0 - c) * (1.0 + b) * 0.5 * d0 + (1.0 + c) * (1.0 - b) * 0.5 * d1);
 	*right = (1.0 - tn) * ((1.0 + c) * (1.0 + b) * 0.5 * d0 + (1.0 - c) * (1.0 - b) * 0.5 * d1);
 }
@@ -897,6 +903,11 @@ static bool rki_anim_read_stacks7(rki_fbx_ctx *ctx)
 			rki_fbx_object *lo = &ctx->objects[cc->other];
 			if (cc->prop || !rki_anim_is(lo, "AnimationLayer")) continue;
 			if (!rki_anim_read_layer7(ctx, lo, &ls[li])) return false;
+			/* FbxAnimLayer Mute: the SDK leaves a muted layer out. */
+			if (rki_fbx_obj_i64(lo, "Mute", 0) != 0) {
+				if (li == 0) rki_fbx_warn(ctx, lo->node, "the first animation layer is muted: it is evaluated anyway");
+				else ls[li].weight = 0.0;
+			}
 			li++;
 		}
 		clip->layers = ls;

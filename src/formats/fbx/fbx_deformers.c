@@ -62,6 +62,12 @@ bool rki_fbx_build_skin_from_clusters(rki_fbx_ctx *ctx, const rki_fbx_cluster *c
 		rk_skin_joint *jt = &joints[j];
 		jt->node = clusters[j].bone;
 		if (!jt->node) rki_fbx_warn(ctx, cnode, "cluster without a bone: its weights are ignored");
+		const char *mode;
+		size_t mode_len;
+		/* FbxCluster link mode ("Mode"): exporters write none (Normalize). */
+		if (rki_fbx_child_str(cnode, "Mode", &mode, &mode_len) && strcmp(mode, "Normalize") != 0)
+			rki_fbx_warn(ctx, cnode, "cluster link mode '%s' is evaluated as Normalize (weights divided by their sum)",
+				mode);
 		/* Missing cluster matrices come from the bind pose, else from the
 		 * static scene: TransformLink = bone world at bind, Transform =
 		 * inv(TransformLink) * mesh world at bind. */
@@ -335,6 +341,18 @@ bool rki_fbx_build_blend(rki_fbx_ctx *ctx, rki_fbx_object *bo, rk_mesh *mesh, rk
 				tw[t] = 1.0;
 			}
 			t++;
+		}
+		/* In-betweens are defined by their FullWeights: keep them ascending
+		 * (exporters write them so; a file that does not is sorted, stably). */
+		for (size_t a = 1; a < t; a++) {
+			for (size_t b = a; b > 0 && tw[b - 1] > tw[b]; b--) {
+				double w = tw[b];
+				tw[b] = tw[b - 1];
+				tw[b - 1] = w;
+				rk_blend_shape sh = targets[b];
+				targets[b] = targets[b - 1];
+				targets[b - 1] = sh;
+			}
 		}
 		c->target_count = t;
 		c->targets = targets;

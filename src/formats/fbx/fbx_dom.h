@@ -125,7 +125,7 @@ enum {
 	RKI_FBX_I16 = 'Y', RKI_FBX_BOOL = 'C', RKI_FBX_I32 = 'I', RKI_FBX_F32 = 'F',
 	RKI_FBX_F64 = 'D', RKI_FBX_I64 = 'L', RKI_FBX_STRING = 'S', RKI_FBX_RAW = 'R',
 	RKI_FBX_ARRAY_F32 = 'f', RKI_FBX_ARRAY_F64 = 'd', RKI_FBX_ARRAY_I64 = 'l',
-	RKI_FBX_ARRAY_I32 = 'i', RKI_FBX_ARRAY_BOOL = 'b'
+	RKI_FBX_ARRAY_I32 = 'i', RKI_FBX_ARRAY_BOOL = 'b', RKI_FBX_ARRAY_CHAR = 'c'
 };
 
 /* One property value.
@@ -133,10 +133,10 @@ enum {
  *                            usually 0/1, sometimes 'T'/'Y' in old files)
  *   type 'F' 'D'          -> v.f (a 'F' float widened to double)
  *   type 'S' 'R'          -> v.s: bytes (arena copy, NUL-terminated, may contain NULs)
- *   type 'f' 'd' 'l' 'i' 'b' -> v.a: count elements of float / double / int64_t /
- *                            int32_t / uint8_t in native byte order, arena memory
+ *   type 'f' 'd' 'l' 'i' 'b' 'c' -> v.a: count elements of float / double / int64_t /
+ *                            int32_t / uint8_t / int8_t in native byte order, arena memory
  *                            (16-byte aligned; a static empty array when count 0).
- * ASCII files only produce 'L', 'D', 'S' and 'd'. */
+ * ('c': FbxChar arrays, signed.) ASCII files only produce 'L', 'D', 'S' and 'd'. */
 typedef struct rki_fbx_prop {
 	char type;
 	bool all_integers;  /* ASCII 'd' arrays: every element was written as an integer */
@@ -177,6 +177,12 @@ typedef struct rki_fbx_doc {
 	bool ascii;
 	bool big_endian;    /* binary file stored big-endian (decoded transparently) */
 	rki_fbx_node root;
+	/* Binary properties with an unknown type code: each one ends its node's
+	 * property list (the node keeps the properties before it). Count, and
+	 * the code and byte offset of the first. */
+	size_t skipped_props;
+	char skipped_type;
+	uint64_t skipped_offset;
 	/* Internal, for pending (lazy) arrays: the input, the document's arena and
 	 * the running rki_fbx_decode_start() batch, if any. */
 	const unsigned char *input_;
@@ -235,7 +241,7 @@ bool rki_fbx_prop_f64(const rki_fbx_node *n, size_t i, double *out);
 bool rki_fbx_prop_str(const rki_fbx_node *n, size_t i, const char **data, size_t *len);
 
 /* Array property i of n as double / int32 / int64. Accepts every numeric array
- * type ('f' 'd' 'l' 'i' 'b', ASCII 'd') and, at i == 0, a node whose
+ * type ('f' 'd' 'l' 'i' 'b' 'c', ASCII 'd') and, at i == 0, a node whose
  * properties are all numeric scalars (5800/6100 ASCII lists; see RESTRICTIONS).
  * When the stored type already matches (_f64 of 'd', _i32 of 'i', _i64 of 'l')
  * *out points at the document's own array; otherwise a converted copy is
@@ -267,7 +273,7 @@ bool rki_fbx_array_i64_scratch(const rki_fbx_node *n, size_t i, rki_arena *ar, c
 bool rki_fbx_array_f64_any_scratch(const rki_fbx_node *n, size_t i, rki_arena *ar, const double **out,
 	size_t *count, rk_error *err);
 
-/* Array property i of n in its stored type ('f' 'd' 'l' 'i' 'b'): *data points
+/* Array property i of n in its stored type ('f' 'd' 'l' 'i' 'b' 'c'): *data points
  * at count elements (see rki_fbx_prop), decoding a pending lazy array first
  * (into the document's arena). False with err filled when property i is not
  * an array (RK_ERROR_CORRUPT), or when decoding fails: RK_ERROR_CORRUPT for

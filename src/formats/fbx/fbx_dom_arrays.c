@@ -512,7 +512,7 @@ static void rki_fbx_ps_props(rki_fbx_prescan *s, size_t pos, size_t pend, uint64
 			fixed = 4 + (size_t)rki_fbx_ps32(s, s->d + pos);
 			if (fixed < 4) return;
 			break;
-		case 'f': case 'd': case 'l': case 'i': case 'b': {
+		case 'c': case 'f': case 'd': case 'l': case 'i': case 'b': {
 			if (pend - pos < RKI_FBX_ARRAY_HEADER) return;
 			const unsigned char *h = s->d + pos;
 			uint32_t count = rki_fbx_ps32(s, h), encoding = rki_fbx_ps32(s, h + 4), clen = rki_fbx_ps32(s, h + 8);

@@ -131,13 +131,21 @@ static bool rki_fbx_binary_props(rki_fbx_parser *p, rki_fbx_node *node, uint64_t
 		case 'C': need = 1; break;
 		case 'I': case 'F': case 'S': case 'R': need = 4; break;
 		case 'D': case 'L': need = 8; break;
+		case 'c': /* signed char array (FbxChar; some exporters write it) */
 		case 'f': case 'd': case 'l': case 'i': case 'b':
 			if (!rki_fbx_binary_array(p, pr, pend)) return false;
 			continue;
 		default:
-			return rki_fbx_parse_error(p, RK_ERROR_CORRUPT, pr->offset,
-				"unknown property type code 0x%02x (expected one of Y C I F D L S R f d l i b)",
-				(unsigned)(unsigned char)pr->type);
+			/* An unknown code has no known size: the node keeps the properties
+			 * before it, the rest of its list is skipped, and the document
+			 * counts it (the loader warns; a needed property then is missing). */
+			if (p->doc->skipped_props++ == 0) {
+				p->doc->skipped_type = pr->type;
+				p->doc->skipped_offset = pr->offset;
+			}
+			node->prop_count = i;
+			p->pos = pend;
+			return true;
 		}
 		if (left < need)
 			return rki_fbx_parse_error(p, RK_ERROR_CORRUPT, pr->offset,

@@ -162,7 +162,7 @@ static inline size_t rki_fbx_array_elem_size(char type)
 	switch (type) {
 	case 'f': case 'i': return 4;
 	case 'd': case 'l': return 8;
-	case 'b': return 1;
+	case 'b': case 'c': return 1;
 	default: return 0;
 	}
 }

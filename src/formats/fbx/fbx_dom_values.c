@@ -231,6 +231,7 @@ static double rki_fbx_seq_f64(const rki_fbx_seq *s, size_t k)
 	case 'l': return (double)((const int64_t *)s->data)[k];
 	case 'i': return ((const int32_t *)s->data)[k];
 	case 'b': return ((const uint8_t *)s->data)[k];
+	case 'c': return ((const int8_t *)s->data)[k];
 	default: {
 		const rki_fbx_prop *pr = &s->props[k];
 		return rki_fbx_is_int_type(pr->type) ? (double)pr->v.i : pr->v.f;
@@ -245,6 +246,7 @@ static bool rki_fbx_seq_i64(const rki_fbx_seq *s, size_t k, int64_t *out)
 	case 'l': *out = ((const int64_t *)s->data)[k]; return true;
 	case 'i': *out = ((const int32_t *)s->data)[k]; return true;
 	case 'b': *out = ((const uint8_t *)s->data)[k]; return true;
+	case 'c': *out = ((const int8_t *)s->data)[k]; return true;
 	case 'f': return rki_fbx_f64_to_i64(((const float *)s->data)[k], out);
 	case 'd': return rki_fbx_f64_to_i64(((const double *)s->data)[k], out);
 	default: {

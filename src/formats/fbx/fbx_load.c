@@ -301,6 +301,11 @@ rk_scene *rki_fbx_load(const void *data, size_t size, const rk_load_opts *opts, 
 	s->settings.format = RK_FORMAT_FBX;
 	s->settings.fbx_version = ctx.doc.version;
 	s->settings.ascii = ctx.doc.ascii;
+	if (ctx.doc.skipped_props)
+		rki_scene_warn(&sc, ctx.doc.skipped_offset, "",
+			"%zu binary propert%s of unknown type code 0x%02x (first here) skipped with the rest of %s node's "
+			"property list", ctx.doc.skipped_props, ctx.doc.skipped_props == 1 ? "y" : "ies",
+			(unsigned)(unsigned char)ctx.doc.skipped_type, ctx.doc.skipped_props == 1 ? "its" : "each");
 	ctx.v6 = ctx.doc.version < 7000;
 	s->settings.creator = rki_fbx_creator(&ctx);
 	bool ok = s->settings.creator != NULL;

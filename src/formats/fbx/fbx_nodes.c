@@ -8,6 +8,7 @@
 #include "formats/fbx/fbx_props.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <string.h>
 
 /* ---- nodes ------------------------------------------------------------------------------ */
@@ -30,7 +31,8 @@ static rk_node_kind rki_fbx_node_kind(const char *sub)
 enum {
 	RKI_NP_LCL_T, RKI_NP_LCL_R, RKI_NP_LCL_S, RKI_NP_ROT_ORDER, RKI_NP_ROT_OFFSET, RKI_NP_ROT_PIVOT,
 	RKI_NP_SCL_OFFSET, RKI_NP_SCL_PIVOT, RKI_NP_PRE_ROT, RKI_NP_POST_ROT, RKI_NP_ROT_ACTIVE, RKI_NP_INHERIT,
-	RKI_NP_GEO_T, RKI_NP_GEO_R, RKI_NP_GEO_S, RKI_NP_VISIBILITY, RKI_NP_UV_SET, RKI_NP_COUNT
+	RKI_NP_GEO_T, RKI_NP_GEO_R, RKI_NP_GEO_S, RKI_NP_VISIBILITY, RKI_NP_UV_SET, RKI_NP_T_ACTIVE, RKI_NP_S_ACTIVE,
+	RKI_NP_COUNT
 };
 
 static const struct { const char *name; size_t len; } rki_node_prop_names[RKI_NP_COUNT] = {
@@ -39,7 +41,7 @@ static const struct { const char *name; size_t len; } rki_node_prop_names[RKI_NP
 	RKI_NP("RotationOffset"), RKI_NP("RotationPivot"), RKI_NP("ScalingOffset"), RKI_NP("ScalingPivot"),
 	RKI_NP("PreRotation"), RKI_NP("PostRotation"), RKI_NP("RotationActive"), RKI_NP("InheritType"),
 	RKI_NP("GeometricTranslation"), RKI_NP("GeometricRotation"), RKI_NP("GeometricScaling"), RKI_NP("Visibility"),
-	RKI_NP("currentUVSet")
+	RKI_NP("currentUVSet"), RKI_NP("TranslationActive"), RKI_NP("ScalingActive")
 #undef RKI_NP
 };
 
@@ -91,6 +93,29 @@ typedef struct rki_node_templ_cache {
 	rki_node_prop_refs refs;
 } rki_node_templ_cache;
 
+/* FbxNode limits of one kind ("Translation", "Rotation", "Scaling"): the
+ * <kind>Min/<kind>Max vectors and the <kind>MinX ... <kind>MaxZ flags. Only
+ * called for a kind whose <kind>Active is set (rare: one lookup each). */
+static void rki_node_read_limit(const rki_fbx_object *o, const char *kind, rk_vec3 *lo, rk_vec3 *hi, uint8_t *lo_mask,
+	uint8_t *hi_mask)
+{
+	char name[32];
+	static const char axes[3] = { 'X', 'Y', 'Z' };
+	snprintf(name, sizeof(name), "%sMin", kind);
+	*lo = rki_fbx_obj_vec3(o, name, (rk_vec3){ 0, 0, 0 });
+	snprintf(name, sizeof(name), "%sMax", kind);
+	*hi = rki_fbx_obj_vec3(o, name, (rk_vec3){ 0, 0, 0 });
+	*lo_mask = *hi_mask = 0;
+	for (int a = 0; a < 3; a++) {
+		snprintf(name, sizeof(name), "%sMin%c", kind, axes[a]);
+		if (rki_fbx_obj_i64(o, name, 0) != 0) *lo_mask |= (uint8_t)(1u << a);
+		snprintf(name, sizeof(name), "%sMax%c", kind, axes[a]);
+		if (rki_fbx_obj_i64(o, name, 0) != 0) *hi_mask |= (uint8_t)(1u << a);
+	}
+	if (!(isfinite(lo->x) && isfinite(lo->y) && isfinite(lo->z))) *lo_mask = 0;
+	if (!(isfinite(hi->x) && isfinite(hi->y) && isfinite(hi->z))) *hi_mask = 0;
+}
+
 /* Reads the node's transform properties; *uv_set = its currentUVSet or "". */
 static void rki_fbx_read_node_props(rki_fbx_ctx *ctx, const rki_fbx_object *o, rki_node_templ_cache *cache,
 	rk_node *node, const char **uv_set)
@@ -129,6 +154,22 @@ static void rki_fbx_read_node_props(rki_fbx_ctx *ctx, const rki_fbx_object *o, r
 	p->geometric_translation = rki_node_prop_vec3(ctx, o, &r, RKI_NP_GEO_T, zero);
 	p->geometric_rotation = rki_node_prop_vec3(ctx, o, &r, RKI_NP_GEO_R, zero);
 	p->geometric_scaling = rki_node_prop_vec3(ctx, o, &r, RKI_NP_GEO_S, one);
+	/* Limits (FbxNode ...Active, ...Min/Max and their axis flags); the stored
+	 * values are clamped to them like every evaluated value (anim.h). */
+	rk_transform_limits *lim = &node->limits;
+	memset(lim, 0, sizeof(*lim));
+	if (rki_node_prop_i64(&r, RKI_NP_T_ACTIVE, 0) != 0)
+		rki_node_read_limit(o, "Translation", &lim->translation_min, &lim->translation_max, &lim->translation_min_mask,
+			&lim->translation_max_mask);
+	if (p->rotation_active)
+		rki_node_read_limit(o, "Rotation", &lim->rotation_min, &lim->rotation_max, &lim->rotation_min_mask,
+			&lim->rotation_max_mask);
+	if (rki_node_prop_i64(&r, RKI_NP_S_ACTIVE, 0) != 0)
+		rki_node_read_limit(o, "Scaling", &lim->scaling_min, &lim->scaling_max, &lim->scaling_min_mask,
+			&lim->scaling_max_mask);
+	node->has_limits = (lim->translation_min_mask | lim->translation_max_mask | lim->rotation_min_mask |
+		lim->rotation_max_mask | lim->scaling_min_mask | lim->scaling_max_mask) != 0;
+	if (node->has_limits) rk_transform_limits_apply(lim, p);
 	double vis;
 	node->visible = !(r.p[RKI_NP_VISIBILITY] && rki_fbx_prop_f64(r.p[RKI_NP_VISIBILITY], r.vi[RKI_NP_VISIBILITY], &vis) &&
 		vis == 0.0);
