@@ -1,5 +1,6 @@
 /* src/core/math.c - vector, quaternion, matrix and Euler helpers (see rigkit/math.h). */
 #include "rigkit/math.h"
+#include "internal.h"
 
 #include <math.h>
 #include <string.h>
@@ -246,6 +247,8 @@ rk_quat rk_quat_look_rotation(rk_vec3 forward, rk_vec3 up)
 	};
 	return rki_m3_to_quat(r);
 }
+
+rk_quat rki_quat_from_m3(const double r[3][3]) { return rki_m3_to_quat(r); }
 
 /* ---- matrices ---------------------------------------------------------------- */
 

@@ -415,6 +415,8 @@ rk_anim_clip *rk_retarget(rk_scene *target, const rk_scene *source, const rk_ani
 
 	size_t nodes = target->nodes.count;
 	rki_pose_buffer src_pose, dst_pose;
+	rki_src_sampler sampler;   /* the source's humanoid pose per frame (retarget_sample.c) */
+	memset(&sampler, 0, sizeof(sampler));
 	memset(&src_pose, 0, sizeof(src_pose));
 	memset(&dst_pose, 0, sizeof(dst_pose));
 	rki_rest_table rest_src, rest_dst;
@@ -459,6 +461,7 @@ rk_anim_clip *rk_retarget(rk_scene *target, const rk_scene *source, const rk_ani
 		goto done;
 	}
 	if (!rki_pose_buffer_init(&src_pose, source, &tmp, err)) goto done;
+	if (!rki_src_sampler_init(&sampler, source, clip, r.hs, &src_pose, &tmp, err)) goto done;
 	for (size_t i = 0; i < nodes; i++) {
 		const rk_node *n = &target->nodes.data[i];
 		r.bone_of_node[i] = -1;
@@ -522,12 +525,16 @@ rk_anim_clip *rk_retarget(rk_scene *target, const rk_scene *source, const rk_ani
 	rk_quat hips_rot_value = RK_QUAT_IDENTITY;
 	double foot_miss = 0.0;
 	for (size_t k = 0; k < frames; k++) {
-		if (!rki_pose_buffer_eval(&src_pose, source, clip, clip->time_begin + times[k], err)) {
-			rki_error_file(err, source->source_path);
-			goto done;
-		}
 		rki_humanoid_pose ps;
-		rki_humanoid_pose_from(r.hs, &r.fs, src_pose.pose.node_to_world, &ps);
+		if (sampler.fast) {
+			rki_src_sampler_pose(&sampler, source, clip->time_begin + times[k], &r.fs, &ps);
+		} else {
+			if (!rki_pose_buffer_eval(&src_pose, source, clip, clip->time_begin + times[k], err)) {
+				rki_error_file(err, source->source_path);
+				goto done;
+			}
+			rki_humanoid_pose_from(r.hs, &r.fs, src_pose.pose.node_to_world, &ps);
+		}
 		rk_quat to_world = rk_quat_conjugate(r.ft.rotation);
 		/* hips position (character units relative to rest) */
 		rk_vec3 delta = rk_vec3_sub(ps.position[RK_HUMANOID_HIPS], r.rest_s.position[RK_HUMANOID_HIPS]);
@@ -690,6 +697,7 @@ done:
 	rki_rest_table_free(&rest_dst);
 	if (r.rest_track) rki_free(&tmp, r.rest_track, nodes);
 	if (r.value) rki_free(&tmp, r.value, nodes * sizeof(rk_quat));
+	rki_src_sampler_free(&sampler);
 	rki_pose_buffer_free(&src_pose);
 	rki_pose_buffer_free(&dst_pose);
 	if (r.bone_of_node) rki_free(&tmp, r.bone_of_node, nodes * sizeof(int));

@@ -79,6 +79,46 @@ void rki_pose_buffer_free(rki_pose_buffer *b);
 bool rki_pose_buffer_eval(rki_pose_buffer *b, const rk_scene *scene, const rk_anim_clip *clip, double t,
 	rk_error *err);
 
+/* The source side of rk_retarget's frame loop (retarget_sample.c): the
+ * humanoid pose of a clip at increasing times from the humanoid bones and
+ * their ancestors only, each track with a key cursor. fast is false when the
+ * scene or clip needs the full evaluation (FBX nodes, load adjustments,
+ * layers, a clip rk_pose_eval refuses): rki_pose_buffer_eval +
+ * rki_humanoid_pose_from then. */
+typedef struct rki_affine { double m[12]; } rki_affine;   /* 3x3 column-major, then translation */
+typedef struct rki_src_track {
+	const rk_anim_track *track;
+	uint32_t slot;                   /* node slot it sets */
+	uint8_t kind;                    /* which local field */
+	bool sorted;                     /* key times non-decreasing: the cursor may be used */
+	size_t hint;                     /* key cursor */
+} rki_src_track;
+typedef struct rki_src_sampler {
+	bool fast;
+	size_t count;                    /* nodes evaluated (slots), parents first */
+	uint32_t *node;                  /* slot -> node index */
+	int32_t *parent;                 /* slot -> parent slot or -1 */
+	int32_t *slot_of_node;           /* node index -> slot or -1 */
+	rk_trs *local;                   /* slot -> local TRS at the current time */
+	rki_affine *world;               /* slot -> node_to_world at the current time */
+	rki_src_track *track;
+	size_t track_count;
+	int32_t bone_slot[RK_HUMANOID_BONE_COUNT];
+	void *block;
+	size_t block_size;
+	rki_alloc *alloc;
+} rki_src_sampler;
+
+/* False with err only when out of memory; `check` (a pose buffer of scene)
+ * is used for rk_pose_eval_validate. */
+bool rki_src_sampler_init(rki_src_sampler *s, const rk_scene *scene, const rk_anim_clip *clip, const rk_humanoid *h,
+	rki_pose_buffer *check, rki_alloc *alloc, rk_error *err);
+/* The humanoid pose (character frame f) at absolute file time `time`
+ * (s->fast only). */
+void rki_src_sampler_pose(rki_src_sampler *s, const rk_scene *scene, double time, const rki_char_frame *f,
+	rki_humanoid_pose *out);
+void rki_src_sampler_free(rki_src_sampler *s);
+
 /* The only places rk_retarget_opts / rk_compare_opts defaults are applied
  * (in NULL = all defaults): fps 0 = the source's frame rate (30 when unset)
  * / 30, memory_limit 0 = RKI_DEFAULT_MEMORY_LIMIT. Other values are copied

@@ -1,0 +1,218 @@
+/*
+ * src/retarget/retarget_sample.c - the source side of rk_retarget's frame
+ * loop: the humanoid pose of the source clip at increasing times, without
+ * evaluating the whole scene (retarget_internal.h, rki_src_sampler).
+ *
+ * What rk_pose_eval + rki_humanoid_pose_from compute for the humanoid bones,
+ * with the per-clip work done once: the nodes evaluated are the humanoid
+ * bones and their ancestors only, the tracks applied are the ones on those
+ * nodes (found once, each with a key cursor), and node_to_world is the
+ * product of 3x4 affine blocks (no geometry, unscaled or inherit-scale
+ * matrices: glTF-style nodes inherit normally). The values agree with the
+ * full evaluation to rounding (1e-15 relative): the same key intervals and
+ * interpolation (rki_anim_track_eval_hint), the same TRS matrices and
+ * products, the rotation read with the same Gram-Schmidt.
+ *
+ * RESTRICTIONS (fast == false, the caller evaluates the full pose): FBX
+ * nodes (transform chain, inherit modes), nodes with a load adjustment,
+ * clips of more than one layer, a clip rk_pose_eval_validate refuses.
+ */
+#include "retarget/retarget_internal.h"
+#include "anim/anim_internal.h"
+
+#include <math.h>
+#include <string.h>
+
+enum { RKI_APPLY_NONE, RKI_APPLY_T, RKI_APPLY_R_QUAT, RKI_APPLY_R_EULER, RKI_APPLY_S };
+
+/* What rk_pose_eval's track application does on a glTF-style node (full
+ * weight, one layer): which local field the track sets. */
+static uint8_t rki_apply_kind(const rk_anim_track *tr)
+{
+	switch (tr->target) {
+	case RK_TARGET_TRANSLATION: return RKI_APPLY_T;
+	case RK_TARGET_ROTATION_EULER: return RKI_APPLY_R_EULER;
+	case RK_TARGET_ROTATION_QUAT: return RKI_APPLY_R_QUAT;
+	case RK_TARGET_SCALE: return RKI_APPLY_S;
+	case RK_TARGET_FBX_PROPERTY: {
+		const char *name = tr->property ? tr->property : "";
+		if (strcmp(name, "Lcl Translation") == 0) return RKI_APPLY_T;
+		if (strcmp(name, "Lcl Rotation") == 0) return RKI_APPLY_R_EULER;
+		if (strcmp(name, "Lcl Scaling") == 0) return RKI_APPLY_S;
+		return RKI_APPLY_NONE;
+	}
+	default: return RKI_APPLY_NONE;
+	}
+}
+
+static bool rki_times_sorted(const rk_anim_track *tr)
+{
+	if (tr->curves[0] || tr->curves[1] || tr->curves[2] || tr->curves[3] || !tr->times) return true;
+	for (size_t k = 1; k < tr->key_count; k++)
+		if (!(tr->times[k] >= tr->times[k - 1])) return false;
+	return true;
+}
+
+void rki_src_sampler_free(rki_src_sampler *s)
+{
+	if (s->block) rki_free(s->alloc, s->block, s->block_size);
+	memset(s, 0, sizeof(*s));
+}
+
+bool rki_src_sampler_init(rki_src_sampler *s, const rk_scene *scene, const rk_anim_clip *clip, const rk_humanoid *h,
+	rki_pose_buffer *check, rki_alloc *alloc, rk_error *err)
+{
+	memset(s, 0, sizeof(*s));
+	s->alloc = alloc;
+	size_t n = scene->nodes.count;
+	/* the full evaluation's checks, once: a clip they refuse takes the full
+	 * path, which reports it at the first frame */
+	rk_pose_eval_job job;
+	memset(&job, 0, sizeof(job));
+	job.scene = scene;
+	job.clip = clip;
+	job.time = clip->time_begin;
+	job.pose = &check->pose;
+	if (clip->layer_count > 1 || !rk_pose_eval_validate(&job, NULL)) return true;
+	size_t tracks = clip->layer_count ? clip->layers[0].track_count : 0;
+	/* one block: slot_of_node (n), node (n), parent (n), local (n),
+	 * world (n), tracks */
+	size_t bytes = n * (2 * sizeof(int32_t) + sizeof(uint32_t) + sizeof(rk_trs) + sizeof(rki_affine)) +
+		tracks * sizeof(rki_src_track) + 64;
+	s->block = rki_malloc(alloc, bytes);
+	if (!s->block) {
+		rki_error_set(err, alloc->limit_hit ? RK_ERROR_LIMIT : RK_ERROR_OUT_OF_MEMORY,
+			"cannot allocate the source sampler of %zu nodes", n);
+		return false;
+	}
+	s->block_size = bytes;
+	unsigned char *p = (unsigned char *)s->block;
+	s->world = (rki_affine *)p, p += n * sizeof(rki_affine);
+	s->local = (rk_trs *)p, p += n * sizeof(rk_trs);
+	s->track = (rki_src_track *)p, p += tracks * sizeof(rki_src_track);
+	s->slot_of_node = (int32_t *)p, p += n * sizeof(int32_t);
+	s->parent = (int32_t *)p, p += n * sizeof(int32_t);
+	s->node = (uint32_t *)p;
+	/* needed nodes: humanoid bones and their ancestors */
+	for (size_t i = 0; i < n; i++) s->slot_of_node[i] = -1;
+	for (int b = 0; b < RK_HUMANOID_BONE_COUNT; b++)
+		for (const rk_node *x = h->bones[b]; x && s->slot_of_node[x->index] < 0; x = x->parent)
+			s->slot_of_node[x->index] = 0;
+	for (size_t i = 0; i < n; i++) {
+		if (s->slot_of_node[i] < 0) continue;
+		const rk_node *x = &scene->nodes.data[i];
+		if (x->has_fbx_props || (x->kind != RK_NODE_ROOT && !rk_adjust_transform_is_identity(&x->adjust))) return true;
+		s->slot_of_node[i] = (int32_t)s->count;
+		s->node[s->count] = (uint32_t)i;
+		/* parents come first (validated) */
+		s->parent[s->count] = x->parent ? s->slot_of_node[x->parent->index] : -1;
+		s->count++;
+	}
+	for (size_t i = 0; i < tracks; i++) {
+		const rk_anim_track *tr = &clip->layers[0].tracks[i];
+		if (tr->node->kind == RK_NODE_ROOT) continue;   /* the root keeps the load conversion */
+		int32_t slot = s->slot_of_node[tr->node->index];
+		uint8_t kind = rki_apply_kind(tr);
+		if (slot < 0 || kind == RKI_APPLY_NONE) continue;
+		rki_src_track *st = &s->track[s->track_count++];
+		st->track = tr;
+		st->slot = (uint32_t)slot;
+		st->kind = kind;
+		st->sorted = rki_times_sorted(tr);
+		st->hint = 0;
+	}
+	for (int b = 0; b < RK_HUMANOID_BONE_COUNT; b++) s->bone_slot[b] = h->bones[b] ? s->slot_of_node[h->bones[b]->index] : -1;
+	s->fast = true;
+	return true;
+}
+
+/* out = a * b (affine 3x4 blocks: 3x3 column-major, then translation), the
+ * sums in rk_mat4_mul's order. */
+static inline void rki_affine_mul(const rki_affine *a, const rki_affine *b, rki_affine *out)
+{
+	for (int c = 0; c < 4; c++) {
+		double b0 = b->m[c * 3], b1 = b->m[c * 3 + 1], b2 = b->m[c * 3 + 2];
+		for (int r = 0; r < 3; r++) {
+			double v = a->m[r] * b0 + a->m[3 + r] * b1 + a->m[6 + r] * b2;
+			out->m[c * 3 + r] = c == 3 ? v + a->m[9 + r] : v;
+		}
+	}
+}
+
+static inline void rki_affine_from_trs(const rk_trs *t, rki_affine *out)
+{
+	rk_quat q = t->rotation;
+	double xx = q.x * q.x, yy = q.y * q.y, zz = q.z * q.z;
+	double xy = q.x * q.y, xz = q.x * q.z, yz = q.y * q.z;
+	double wx = q.w * q.x, wy = q.w * q.y, wz = q.w * q.z;
+	double sx = t->scale.x, sy = t->scale.y, sz = t->scale.z;
+	out->m[0] = (1 - 2 * (yy + zz)) * sx, out->m[1] = 2 * (xy + wz) * sx, out->m[2] = 2 * (xz - wy) * sx;
+	out->m[3] = 2 * (xy - wz) * sy, out->m[4] = (1 - 2 * (xx + zz)) * sy, out->m[5] = 2 * (yz + wx) * sy;
+	out->m[6] = 2 * (xz + wy) * sz, out->m[7] = 2 * (yz - wx) * sz, out->m[8] = (1 - 2 * (xx + yy)) * sz;
+	out->m[9] = t->translation.x, out->m[10] = t->translation.y, out->m[11] = t->translation.z;
+}
+
+static inline rk_vec3 rki_v3_normalize(rk_vec3 a)
+{
+	double len = sqrt(a.x * a.x + a.y * a.y + a.z * a.z);
+	if (!(len > 0.0)) return (rk_vec3){ 0, 0, 0 };
+	double k = 1.0 / len;
+	return (rk_vec3){ a.x * k, a.y * k, a.z * k };
+}
+
+/* rki_matrix_rotation of the block's 3x3 (Gram-Schmidt on the columns). */
+static rk_quat rki_affine_rotation(const rki_affine *a)
+{
+	rk_vec3 x = rki_v3_normalize((rk_vec3){ a->m[0], a->m[1], a->m[2] });
+	rk_vec3 y = { a->m[3], a->m[4], a->m[5] };
+	double d = x.x * y.x + x.y * y.y + x.z * y.z;
+	y = rki_v3_normalize((rk_vec3){ y.x - x.x * d, y.y - x.y * d, y.z - x.z * d });
+	rk_vec3 z = { x.y * y.z - x.z * y.y, x.z * y.x - x.x * y.z, x.x * y.y - x.y * y.x };
+	double r[3][3] = { { x.x, y.x, z.x }, { x.y, y.y, z.y }, { x.z, y.z, z.z } };
+	return rki_quat_from_m3(r);
+}
+
+void rki_src_sampler_pose(rki_src_sampler *s, const rk_scene *scene, double time, const rki_char_frame *f,
+	rki_humanoid_pose *out)
+{
+	for (size_t k = 0; k < s->count; k++) s->local[k] = scene->nodes.data[s->node[k]].local;
+	for (size_t i = 0; i < s->track_count; i++) {
+		rki_src_track *st = &s->track[i];
+		double v[4] = { 0.0, 0.0, 0.0, 0.0 };
+		rki_anim_track_eval_hint(st->track, time, false, v, 4, st->sorted ? &st->hint : NULL);
+		rk_trs *l = &s->local[st->slot];
+		switch (st->kind) {
+		case RKI_APPLY_T: l->translation = (rk_vec3){ v[0], v[1], v[2] }; break;
+		case RKI_APPLY_R_QUAT: l->rotation = rk_quat_normalize((rk_quat){ v[0], v[1], v[2], v[3] }); break;
+		case RKI_APPLY_R_EULER: l->rotation = rk_quat_from_euler_deg((rk_vec3){ v[0], v[1], v[2] }, RK_ROTATION_XYZ); break;
+		case RKI_APPLY_S: l->scale = (rk_vec3){ v[0], v[1], v[2] }; break;
+		default: break;
+		}
+	}
+	for (size_t k = 0; k < s->count; k++) {
+		const rk_node *n = &scene->nodes.data[s->node[k]];
+		rki_affine ntp;
+		if (n->kind == RK_NODE_ROOT) {
+			const double *m = n->node_to_parent.m;
+			bool id = m[15] == 0.0;
+			for (int c = 0; c < 4; c++)
+				for (int r = 0; r < 3; r++) ntp.m[c * 3 + r] = id ? (c == r ? 1.0 : 0.0) : m[c * 4 + r];
+		} else {
+			rki_affine_from_trs(&s->local[k], &ntp);
+		}
+		if (s->parent[k] >= 0) rki_affine_mul(&s->world[s->parent[k]], &ntp, &s->world[k]);
+		else s->world[k] = ntp;
+	}
+	rk_quat fr = f->rotation;
+	for (int b = 0; b < RK_HUMANOID_BONE_COUNT; b++) {
+		int32_t slot = s->bone_slot[b];
+		if (slot < 0) {
+			out->position[b] = (rk_vec3){ 0, 0, 0 };
+			out->rotation[b] = RK_QUAT_IDENTITY;
+			continue;
+		}
+		const rki_affine *w = &s->world[slot];
+		out->position[b] = rki_char_point(f, (rk_vec3){ w->m[9], w->m[10], w->m[11] });
+		out->rotation[b] = rk_quat_normalize(rk_quat_mul(fr, rki_affine_rotation(w)));
+	}
+}
