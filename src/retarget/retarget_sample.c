@@ -6,7 +6,9 @@
  * What rk_pose_eval + rki_humanoid_pose_from compute for the humanoid bones,
  * with the per-clip work done once: the nodes evaluated are the humanoid
  * bones and their ancestors only, the tracks applied are the ones on those
- * nodes (found once, each with a key cursor), and node_to_world is the
+ * nodes (found once, each with a key cursor; a track that holds one value
+ * and the tracks a later one overrides are applied once, or not at all),
+ * and node_to_world is the
  * product of 3x4 affine blocks (no geometry, unscaled or inherit-scale
  * matrices: glTF-style nodes inherit normally). The values agree with the
  * full evaluation to rounding (1e-15 relative): the same key intervals and
@@ -45,12 +47,40 @@ static uint8_t rki_apply_kind(const rk_anim_track *tr)
 	}
 }
 
+/* True when a sampler-based LINEAR / STEP track holds one value at every
+ * key: its value at any time is that value (lerp of equal values; slerp
+ * of equal quaternions takes the normalised lerp), so it is applied once. */
+static bool rki_track_constant(const rk_anim_track *tr)
+{
+	if (tr->curves[0] || tr->curves[1] || tr->curves[2] || tr->curves[3] || !tr->times || !tr->values ||
+		!tr->key_count || tr->interpolation == RK_INTERP_CUBIC)
+		return false;
+	size_t c = tr->components;
+	for (size_t k = 1; k < tr->key_count; k++)
+		if (memcmp(tr->values + k * c, tr->values, c * sizeof(double)) != 0) return false;
+	return true;
+}
+
 static bool rki_times_sorted(const rk_anim_track *tr)
 {
 	if (tr->curves[0] || tr->curves[1] || tr->curves[2] || tr->curves[3] || !tr->times) return true;
 	for (size_t k = 1; k < tr->key_count; k++)
 		if (!(tr->times[k] >= tr->times[k - 1])) return false;
 	return true;
+}
+
+static void rki_src_track_apply(rki_src_track *st, rk_trs *local, double time)
+{
+	double v[4] = { 0.0, 0.0, 0.0, 0.0 };
+	rki_anim_track_eval_hint(st->track, time, false, v, 4, st->sorted ? &st->hint : NULL);
+	rk_trs *l = &local[st->slot];
+	switch (st->kind) {
+	case RKI_APPLY_T: l->translation = (rk_vec3){ v[0], v[1], v[2] }; break;
+	case RKI_APPLY_R_QUAT: l->rotation = rki_qnorm((rk_quat){ v[0], v[1], v[2], v[3] }); break;
+	case RKI_APPLY_R_EULER: l->rotation = rk_quat_from_euler_deg((rk_vec3){ v[0], v[1], v[2] }, RK_ROTATION_XYZ); break;
+	case RKI_APPLY_S: l->scale = (rk_vec3){ v[0], v[1], v[2] }; break;
+	default: break;
+	}
 }
 
 void rki_src_sampler_free(rki_src_sampler *s)
@@ -77,7 +107,7 @@ bool rki_src_sampler_init(rki_src_sampler *s, const rk_scene *scene, const rk_an
 	size_t tracks = clip->layer_count ? clip->layers[0].track_count : 0;
 	/* one block: slot_of_node (n), node (n), parent (n), local (n),
 	 * world (n), tracks */
-	size_t bytes = n * (2 * sizeof(int32_t) + sizeof(uint32_t) + sizeof(rk_trs) + sizeof(rki_affine)) +
+	size_t bytes = n * (2 * sizeof(int32_t) + sizeof(uint32_t) + 1 + 2 * sizeof(rk_trs) + sizeof(rki_affine)) +
 		tracks * sizeof(rki_src_track) + 64;
 	s->block = rki_malloc(alloc, bytes);
 	if (!s->block) {
@@ -89,10 +119,13 @@ bool rki_src_sampler_init(rki_src_sampler *s, const rk_scene *scene, const rk_an
 	unsigned char *p = (unsigned char *)s->block;
 	s->world = (rki_affine *)p, p += n * sizeof(rki_affine);
 	s->local = (rk_trs *)p, p += n * sizeof(rk_trs);
+	s->base = (rk_trs *)p, p += n * sizeof(rk_trs);
 	s->track = (rki_src_track *)p, p += tracks * sizeof(rki_src_track);
 	s->slot_of_node = (int32_t *)p, p += n * sizeof(int32_t);
 	s->parent = (int32_t *)p, p += n * sizeof(int32_t);
-	s->node = (uint32_t *)p;
+	s->node = (uint32_t *)p, p += n * sizeof(uint32_t);
+	s->field_set = p;
+	memset(s->field_set, 0, n);
 	/* needed nodes: humanoid bones and their ancestors */
 	for (size_t i = 0; i < n; i++) s->slot_of_node[i] = -1;
 	for (int b = 0; b < RK_HUMANOID_BONE_COUNT; b++)
@@ -108,18 +141,35 @@ bool rki_src_sampler_init(rki_src_sampler *s, const rk_scene *scene, const rk_an
 		s->parent[s->count] = x->parent ? s->slot_of_node[x->parent->index] : -1;
 		s->count++;
 	}
-	for (size_t i = 0; i < tracks; i++) {
+	for (size_t k = 0; k < s->count; k++) s->base[k] = scene->nodes.data[s->node[k]].local;
+	/* every track sets its field outright (one layer, full weight), so only
+	 * the last track on a node's field counts; a constant one goes into
+	 * base once */
+	for (size_t i = tracks; i-- > 0;) {
 		const rk_anim_track *tr = &clip->layers[0].tracks[i];
 		if (tr->node->kind == RK_NODE_ROOT) continue;   /* the root keeps the load conversion */
 		int32_t slot = s->slot_of_node[tr->node->index];
 		uint8_t kind = rki_apply_kind(tr);
 		if (slot < 0 || kind == RKI_APPLY_NONE) continue;
+		uint8_t field = kind == RKI_APPLY_T ? 1 : kind == RKI_APPLY_S ? 4 : 2;
+		if (s->field_set[slot] & field) continue;   /* a later track sets it */
+		s->field_set[slot] |= field;
 		rki_src_track *st = &s->track[s->track_count++];
 		st->track = tr;
 		st->slot = (uint32_t)slot;
 		st->kind = kind;
 		st->sorted = rki_times_sorted(tr);
 		st->hint = 0;
+		if (rki_track_constant(tr)) {
+			rki_src_track_apply(st, s->base, clip->time_begin);
+			s->track_count--;
+		}
+	}
+	/* back in the clip's order */
+	for (size_t a = 0, b = s->track_count; a + 1 < b; a++, b--) {
+		rki_src_track t = s->track[a];
+		s->track[a] = s->track[b - 1];
+		s->track[b - 1] = t;
 	}
 	for (int b = 0; b < RK_HUMANOID_BONE_COUNT; b++) s->bone_slot[b] = h->bones[b] ? s->slot_of_node[h->bones[b]->index] : -1;
 	s->fast = true;
@@ -152,21 +202,13 @@ static inline void rki_affine_from_trs(const rk_trs *t, rki_affine *out)
 	out->m[9] = t->translation.x, out->m[10] = t->translation.y, out->m[11] = t->translation.z;
 }
 
-static inline rk_vec3 rki_v3_normalize(rk_vec3 a)
-{
-	double len = sqrt(a.x * a.x + a.y * a.y + a.z * a.z);
-	if (!(len > 0.0)) return (rk_vec3){ 0, 0, 0 };
-	double k = 1.0 / len;
-	return (rk_vec3){ a.x * k, a.y * k, a.z * k };
-}
-
 /* rki_matrix_rotation of the block's 3x3 (Gram-Schmidt on the columns). */
 static rk_quat rki_affine_rotation(const rki_affine *a)
 {
-	rk_vec3 x = rki_v3_normalize((rk_vec3){ a->m[0], a->m[1], a->m[2] });
+	rk_vec3 x = rki_v3norm((rk_vec3){ a->m[0], a->m[1], a->m[2] });
 	rk_vec3 y = { a->m[3], a->m[4], a->m[5] };
 	double d = x.x * y.x + x.y * y.y + x.z * y.z;
-	y = rki_v3_normalize((rk_vec3){ y.x - x.x * d, y.y - x.y * d, y.z - x.z * d });
+	y = rki_v3norm((rk_vec3){ y.x - x.x * d, y.y - x.y * d, y.z - x.z * d });
 	rk_vec3 z = { x.y * y.z - x.z * y.y, x.z * y.x - x.x * y.z, x.x * y.y - x.y * y.x };
 	double r[3][3] = { { x.x, y.x, z.x }, { x.y, y.y, z.y }, { x.z, y.z, z.z } };
 	return rki_quat_from_m3(r);
@@ -175,20 +217,8 @@ static rk_quat rki_affine_rotation(const rki_affine *a)
 void rki_src_sampler_pose(rki_src_sampler *s, const rk_scene *scene, double time, const rki_char_frame *f,
 	rki_humanoid_pose *out)
 {
-	for (size_t k = 0; k < s->count; k++) s->local[k] = scene->nodes.data[s->node[k]].local;
-	for (size_t i = 0; i < s->track_count; i++) {
-		rki_src_track *st = &s->track[i];
-		double v[4] = { 0.0, 0.0, 0.0, 0.0 };
-		rki_anim_track_eval_hint(st->track, time, false, v, 4, st->sorted ? &st->hint : NULL);
-		rk_trs *l = &s->local[st->slot];
-		switch (st->kind) {
-		case RKI_APPLY_T: l->translation = (rk_vec3){ v[0], v[1], v[2] }; break;
-		case RKI_APPLY_R_QUAT: l->rotation = rk_quat_normalize((rk_quat){ v[0], v[1], v[2], v[3] }); break;
-		case RKI_APPLY_R_EULER: l->rotation = rk_quat_from_euler_deg((rk_vec3){ v[0], v[1], v[2] }, RK_ROTATION_XYZ); break;
-		case RKI_APPLY_S: l->scale = (rk_vec3){ v[0], v[1], v[2] }; break;
-		default: break;
-		}
-	}
+	memcpy(s->local, s->base, s->count * sizeof(rk_trs));
+	for (size_t i = 0; i < s->track_count; i++) rki_src_track_apply(&s->track[i], s->local, time);
 	for (size_t k = 0; k < s->count; k++) {
 		const rk_node *n = &scene->nodes.data[s->node[k]];
 		rki_affine ntp;
@@ -204,6 +234,7 @@ void rki_src_sampler_pose(rki_src_sampler *s, const rk_scene *scene, double time
 		else s->world[k] = ntp;
 	}
 	rk_quat fr = f->rotation;
+	double inv_unit = 1.0 / f->unit;
 	for (int b = 0; b < RK_HUMANOID_BONE_COUNT; b++) {
 		int32_t slot = s->bone_slot[b];
 		if (slot < 0) {
@@ -212,7 +243,9 @@ void rki_src_sampler_pose(rki_src_sampler *s, const rk_scene *scene, double time
 			continue;
 		}
 		const rki_affine *w = &s->world[slot];
-		out->position[b] = rki_char_point(f, (rk_vec3){ w->m[9], w->m[10], w->m[11] });
-		out->rotation[b] = rk_quat_normalize(rk_quat_mul(fr, rki_affine_rotation(w)));
+		/* rki_char_point */
+		rk_vec3 cp = rki_qrot(fr, rki_v3sub((rk_vec3){ w->m[9], w->m[10], w->m[11] }, f->origin));
+		out->position[b] = (rk_vec3){ cp.x * inv_unit, cp.y * inv_unit, cp.z * inv_unit };
+		out->rotation[b] = rki_qnorm(rki_qmul(fr, rki_affine_rotation(w)));
 	}
 }
