@@ -259,6 +259,13 @@ double rki_anim_sample_component(const rk_anim_track *track, double time, uint32
 	return rki_sample_value(track, &p, k);
 }
 
+size_t rki_anim_track_locate(const rk_anim_track *track, double time, size_t *hint, double *u)
+{
+	rki_sample_pos p = rki_sample_locate(track, time, hint);
+	*u = p.u;
+	return p.i;
+}
+
 size_t rk_anim_track_value_count(const rk_anim_track *track)
 {
 	if (!track) return 0;

@@ -539,6 +539,7 @@ rk_anim_clip *rk_retarget(rk_scene *target, const rk_scene *source, const rk_ani
 		times[k] = t;
 	}
 
+	rki_src_sampler_set_times(&sampler, times, frames, clip->time_begin);
 	rk_mat4 hips_parent_inv = rk_mat4_identity();
 	if (hips->parent && !rk_mat4_invert(rest_dst.world[hips->parent->index], &hips_parent_inv)) {
 		rki_error_set(err, RK_ERROR_INVALID_ARGUMENT, "target hips' parent has a singular world matrix");
@@ -566,7 +567,7 @@ rk_anim_clip *rk_retarget(rk_scene *target, const rk_scene *source, const rk_ani
 	for (size_t k = 0; k < frames; k++) {
 		rki_humanoid_pose ps;
 		if (sampler.fast) {
-			rki_src_sampler_pose(&sampler, source, clip->time_begin + times[k], &r.fs, &ps);
+			rki_src_sampler_pose(&sampler, source, k, &r.fs, &ps);
 		} else {
 			if (!rki_pose_buffer_eval(&src_pose, source, clip, clip->time_begin + times[k], err)) {
 				rki_error_file(err, source->source_path);

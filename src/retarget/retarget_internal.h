@@ -84,7 +84,12 @@ bool rki_pose_buffer_eval(rki_pose_buffer *b, const rk_scene *scene, const rk_an
 /* Inline forms of the rigkit/math.h quaternion and vector operations the
  * per-frame loops use (the same formulas, so the same results; the
  * library's math functions are out of line and pass structs in memory). */
-static inline rk_quat rki_qmul(rk_quat a, rk_quat b)
+#if defined(__GNUC__) || defined(__clang__)
+#define RKI_HOT_INLINE static inline __attribute__((always_inline))
+#else
+#define RKI_HOT_INLINE static inline
+#endif
+RKI_HOT_INLINE rk_quat rki_qmul(rk_quat a, rk_quat b)
 {
 	return (rk_quat){
 		a.w * b.x + a.x * b.w + a.y * b.z - a.z * b.y,
@@ -93,27 +98,27 @@ static inline rk_quat rki_qmul(rk_quat a, rk_quat b)
 		a.w * b.w - a.x * b.x - a.y * b.y - a.z * b.z,
 	};
 }
-static inline rk_quat rki_qconj(rk_quat q) { return (rk_quat){ -q.x, -q.y, -q.z, q.w }; }
-static inline rk_quat rki_qnorm(rk_quat q)
+RKI_HOT_INLINE rk_quat rki_qconj(rk_quat q) { return (rk_quat){ -q.x, -q.y, -q.z, q.w }; }
+RKI_HOT_INLINE rk_quat rki_qnorm(rk_quat q)
 {
 	double n = sqrt(q.x * q.x + q.y * q.y + q.z * q.z + q.w * q.w);
 	if (!(n > 0.0)) return RK_QUAT_IDENTITY;
 	return (rk_quat){ q.x / n, q.y / n, q.z / n, q.w / n };
 }
-static inline rk_vec3 rki_v3sub(rk_vec3 a, rk_vec3 b) { return (rk_vec3){ a.x - b.x, a.y - b.y, a.z - b.z }; }
-static inline double rki_v3dot(rk_vec3 a, rk_vec3 b) { return a.x * b.x + a.y * b.y + a.z * b.z; }
-static inline rk_vec3 rki_v3cross(rk_vec3 a, rk_vec3 b)
+RKI_HOT_INLINE rk_vec3 rki_v3sub(rk_vec3 a, rk_vec3 b) { return (rk_vec3){ a.x - b.x, a.y - b.y, a.z - b.z }; }
+RKI_HOT_INLINE double rki_v3dot(rk_vec3 a, rk_vec3 b) { return a.x * b.x + a.y * b.y + a.z * b.z; }
+RKI_HOT_INLINE rk_vec3 rki_v3cross(rk_vec3 a, rk_vec3 b)
 {
 	return (rk_vec3){ a.y * b.z - a.z * b.y, a.z * b.x - a.x * b.z, a.x * b.y - a.y * b.x };
 }
-static inline rk_vec3 rki_v3norm(rk_vec3 a)
+RKI_HOT_INLINE rk_vec3 rki_v3norm(rk_vec3 a)
 {
 	double len = sqrt(rki_v3dot(a, a));
 	if (!(len > 0.0)) return (rk_vec3){ 0, 0, 0 };
 	double k = 1.0 / len;
 	return (rk_vec3){ a.x * k, a.y * k, a.z * k };
 }
-static inline rk_vec3 rki_qrot(rk_quat q, rk_vec3 v)
+RKI_HOT_INLINE rk_vec3 rki_qrot(rk_quat q, rk_vec3 v)
 {
 	rk_vec3 u = { q.x, q.y, q.z };
 	rk_vec3 c = rki_v3cross(u, v);
@@ -135,6 +140,7 @@ typedef struct rki_src_track {
 	uint32_t slot;                   /* node slot it sets */
 	uint8_t kind;                    /* which local field */
 	bool sorted;                     /* key times non-decreasing: the cursor may be used */
+	bool direct;                     /* LINEAR / STEP T, R (quaternion) or S sampler track */
 	size_t hint;                     /* key cursor */
 } rki_src_track;
 typedef struct rki_src_sampler {
@@ -143,13 +149,17 @@ typedef struct rki_src_sampler {
 	uint32_t *node;                  /* slot -> node index */
 	int32_t *parent;                 /* slot -> parent slot or -1 */
 	int32_t *slot_of_node;           /* node index -> slot or -1 */
-	rk_trs *local;                   /* slot -> local TRS at the current time */
+	rk_trs *local;                   /* [frame in block][slot] -> local TRS */
 	rk_trs *base;                    /* slot -> local TRS with the constant tracks applied */
 	uint8_t *field_set;              /* slot -> fields a track sets (init only) */
 	rki_affine *world;               /* slot -> node_to_world at the current time */
 	rki_src_track *track;
 	size_t track_count;
 	int32_t bone_slot[RK_HUMANOID_BONE_COUNT];
+	const double *times;             /* frame times (rki_src_sampler_set_times) */
+	size_t frames;
+	double time_offset;              /* added to times: absolute file time */
+	size_t block_first, block_count; /* frames whose local TRS are in local */
 	void *block;
 	size_t block_size;
 	rki_alloc *alloc;
@@ -159,9 +169,14 @@ typedef struct rki_src_sampler {
  * is used for rk_pose_eval_validate. */
 bool rki_src_sampler_init(rki_src_sampler *s, const rk_scene *scene, const rk_anim_clip *clip, const rk_humanoid *h,
 	rki_pose_buffer *check, rki_alloc *alloc, rk_error *err);
-/* The humanoid pose (character frame f) at absolute file time `time`
- * (s->fast only). */
-void rki_src_sampler_pose(rki_src_sampler *s, const rk_scene *scene, double time, const rki_char_frame *f,
+/* The frames to sample: absolute file time offset + times[k] for frame k
+ * (times stay the caller's). */
+void rki_src_sampler_set_times(rki_src_sampler *s, const double *times, size_t frames, double offset);
+/* The humanoid pose (character frame f) at frame `frame` (s->fast only;
+ * frames in increasing order are cheapest: tracks are evaluated for
+ * RKI_SRC_BLOCK frames at once). */
+#define RKI_SRC_BLOCK 16
+void rki_src_sampler_pose(rki_src_sampler *s, const rk_scene *scene, size_t frame, const rki_char_frame *f,
 	rki_humanoid_pose *out);
 void rki_src_sampler_free(rki_src_sampler *s);
 

@@ -71,9 +71,28 @@ static bool rki_times_sorted(const rk_anim_track *tr)
 
 static void rki_src_track_apply(rki_src_track *st, rk_trs *local, double time)
 {
+	rk_trs *l = &local[st->slot];
+	if (st->direct) {
+		/* rk_anim_track_eval's values for a LINEAR / STEP sampler track,
+		 * without its generic dispatch */
+		const rk_anim_track *tr = st->track;
+		double u;
+		size_t i = rki_anim_track_locate(tr, time, st->sorted ? &st->hint : NULL, &u);
+		const double *a = tr->values + i * tr->components;
+		if (st->kind == RKI_APPLY_R_QUAT) {
+			rk_quat q = u < 0.0 ? rki_qnorm((rk_quat){ a[0], a[1], a[2], a[3] })
+				: rk_quat_slerp((rk_quat){ a[0], a[1], a[2], a[3] }, (rk_quat){ a[4], a[5], a[6], a[7] }, u);
+			l->rotation = rki_qnorm(q);
+			return;
+		}
+		rk_vec3 v = u < 0.0 ? (rk_vec3){ a[0], a[1], a[2] }
+			: (rk_vec3){ a[0] + (a[3] - a[0]) * u, a[1] + (a[4] - a[1]) * u, a[2] + (a[5] - a[2]) * u };
+		if (st->kind == RKI_APPLY_T) l->translation = v;
+		else l->scale = v;
+		return;
+	}
 	double v[4] = { 0.0, 0.0, 0.0, 0.0 };
 	rki_anim_track_eval_hint(st->track, time, false, v, 4, st->sorted ? &st->hint : NULL);
-	rk_trs *l = &local[st->slot];
 	switch (st->kind) {
 	case RKI_APPLY_T: l->translation = (rk_vec3){ v[0], v[1], v[2] }; break;
 	case RKI_APPLY_R_QUAT: l->rotation = rki_qnorm((rk_quat){ v[0], v[1], v[2], v[3] }); break;
@@ -107,8 +126,8 @@ bool rki_src_sampler_init(rki_src_sampler *s, const rk_scene *scene, const rk_an
 	size_t tracks = clip->layer_count ? clip->layers[0].track_count : 0;
 	/* one block: slot_of_node (n), node (n), parent (n), local (n),
 	 * world (n), tracks */
-	size_t bytes = n * (2 * sizeof(int32_t) + sizeof(uint32_t) + 1 + 2 * sizeof(rk_trs) + sizeof(rki_affine)) +
-		tracks * sizeof(rki_src_track) + 64;
+	size_t bytes = n * (2 * sizeof(int32_t) + sizeof(uint32_t) + 1 + (RKI_SRC_BLOCK + 1) * sizeof(rk_trs) +
+		sizeof(rki_affine)) + tracks * sizeof(rki_src_track) + 64;
 	s->block = rki_malloc(alloc, bytes);
 	if (!s->block) {
 		rki_error_set(err, alloc->limit_hit ? RK_ERROR_LIMIT : RK_ERROR_OUT_OF_MEMORY,
@@ -118,7 +137,7 @@ bool rki_src_sampler_init(rki_src_sampler *s, const rk_scene *scene, const rk_an
 	s->block_size = bytes;
 	unsigned char *p = (unsigned char *)s->block;
 	s->world = (rki_affine *)p, p += n * sizeof(rki_affine);
-	s->local = (rk_trs *)p, p += n * sizeof(rk_trs);
+	s->local = (rk_trs *)p, p += RKI_SRC_BLOCK * n * sizeof(rk_trs);
 	s->base = (rk_trs *)p, p += n * sizeof(rk_trs);
 	s->track = (rki_src_track *)p, p += tracks * sizeof(rki_src_track);
 	s->slot_of_node = (int32_t *)p, p += n * sizeof(int32_t);
@@ -160,6 +179,11 @@ bool rki_src_sampler_init(rki_src_sampler *s, const rk_scene *scene, const rk_an
 		st->kind = kind;
 		st->sorted = rki_times_sorted(tr);
 		st->hint = 0;
+		st->direct = !tr->curves[0] && !tr->curves[1] && !tr->curves[2] && !tr->curves[3] && tr->key_count &&
+			tr->times && tr->values && tr->interpolation != RK_INTERP_CUBIC &&
+			((kind == RKI_APPLY_R_QUAT && tr->target == RK_TARGET_ROTATION_QUAT && tr->components == 4) ||
+			((kind == RKI_APPLY_T || kind == RKI_APPLY_S) && tr->components == 3 &&
+			(tr->target == RK_TARGET_TRANSLATION || tr->target == RK_TARGET_SCALE)));
 		if (rki_track_constant(tr)) {
 			rki_src_track_apply(st, s->base, clip->time_begin);
 			s->track_count--;
@@ -178,7 +202,7 @@ bool rki_src_sampler_init(rki_src_sampler *s, const rk_scene *scene, const rk_an
 
 /* out = a * b (affine 3x4 blocks: 3x3 column-major, then translation), the
  * sums in rk_mat4_mul's order. */
-static inline void rki_affine_mul(const rki_affine *a, const rki_affine *b, rki_affine *out)
+RKI_HOT_INLINE void rki_affine_mul(const rki_affine *a, const rki_affine *b, rki_affine *out)
 {
 	for (int c = 0; c < 4; c++) {
 		double b0 = b->m[c * 3], b1 = b->m[c * 3 + 1], b2 = b->m[c * 3 + 2];
@@ -189,7 +213,7 @@ static inline void rki_affine_mul(const rki_affine *a, const rki_affine *b, rki_
 	}
 }
 
-static inline void rki_affine_from_trs(const rk_trs *t, rki_affine *out)
+RKI_HOT_INLINE void rki_affine_from_trs(const rk_trs *t, rki_affine *out)
 {
 	rk_quat q = t->rotation;
 	double xx = q.x * q.x, yy = q.y * q.y, zz = q.z * q.z;
@@ -214,11 +238,34 @@ static rk_quat rki_affine_rotation(const rki_affine *a)
 	return rki_quat_from_m3(r);
 }
 
-void rki_src_sampler_pose(rki_src_sampler *s, const rk_scene *scene, double time, const rki_char_frame *f,
+/* The local TRS of frames first .. first + RKI_SRC_BLOCK - 1 (as far as
+ * there are frames), track by track: a track's keys are read in order
+ * instead of one key of every track per frame (the clip's keys are more
+ * than the caches hold; a frame at a time missed them at every track). */
+static void rki_src_fill_block(rki_src_sampler *s, size_t first)
+{
+	size_t count = s->frames - first < RKI_SRC_BLOCK ? s->frames - first : RKI_SRC_BLOCK;
+	for (size_t j = 0; j < count; j++) memcpy(s->local + j * s->count, s->base, s->count * sizeof(rk_trs));
+	for (size_t i = 0; i < s->track_count; i++)
+		for (size_t j = 0; j < count; j++)
+			rki_src_track_apply(&s->track[i], s->local + j * s->count, s->time_offset + s->times[first + j]);
+	s->block_first = first;
+	s->block_count = count;
+}
+
+void rki_src_sampler_set_times(rki_src_sampler *s, const double *times, size_t frames, double offset)
+{
+	s->times = times;
+	s->frames = frames;
+	s->time_offset = offset;
+	s->block_count = 0;
+}
+
+void rki_src_sampler_pose(rki_src_sampler *s, const rk_scene *scene, size_t frame, const rki_char_frame *f,
 	rki_humanoid_pose *out)
 {
-	memcpy(s->local, s->base, s->count * sizeof(rk_trs));
-	for (size_t i = 0; i < s->track_count; i++) rki_src_track_apply(&s->track[i], s->local, time);
+	if (frame < s->block_first || frame >= s->block_first + s->block_count) rki_src_fill_block(s, frame);
+	const rk_trs *local = s->local + (frame - s->block_first) * s->count;
 	for (size_t k = 0; k < s->count; k++) {
 		const rk_node *n = &scene->nodes.data[s->node[k]];
 		rki_affine ntp;
@@ -228,7 +275,7 @@ void rki_src_sampler_pose(rki_src_sampler *s, const rk_scene *scene, double time
 			for (int c = 0; c < 4; c++)
 				for (int r = 0; r < 3; r++) ntp.m[c * 3 + r] = id ? (c == r ? 1.0 : 0.0) : m[c * 4 + r];
 		} else {
-			rki_affine_from_trs(&s->local[k], &ntp);
+			rki_affine_from_trs(&local[k], &ntp);
 		}
 		if (s->parent[k] >= 0) rki_affine_mul(&s->world[s->parent[k]], &ntp, &s->world[k]);
 		else s->world[k] = ntp;
