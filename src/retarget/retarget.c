@@ -601,7 +601,14 @@ rk_anim_clip *rk_retarget(rk_scene *target, const rk_scene *source, const rk_ani
 					rk_quat turn = rki_qmul(ps.rotation[b], rest_conj[b]);
 					rk_vec3 expected = rki_v3norm(rki_qrot(turn, rest_dir[b]));
 					rk_vec3 actual = rki_v3norm(now_dir);
-					if (rki_v3dot(expected, actual) < 1.0 - 1e-12) wc = rki_qmul(rki_quat_from_to(expected, actual), wc);
+					double d = rki_v3dot(expected, actual);
+					if (d < 1.0 - 1e-12) {
+						/* rki_quat_from_to, its common case inline */
+						rk_vec3 cr = rki_v3cross(expected, actual);
+						rk_quat swing = d < -1.0 + 1e-12 ? rki_quat_from_to(expected, actual)
+							: rki_qnorm((rk_quat){ cr.x, cr.y, cr.z, 1.0 + d });
+						wc = rki_qmul(swing, wc);
+					}
 				}
 			}
 			r.wbone[b] = rki_qnorm(rki_qmul(to_world, wc));

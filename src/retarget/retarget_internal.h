@@ -82,8 +82,9 @@ bool rki_pose_buffer_eval(rki_pose_buffer *b, const rk_scene *scene, const rk_an
 	rk_error *err);
 
 /* Inline forms of the rigkit/math.h quaternion and vector operations the
- * per-frame loops use (the same formulas, so the same results; the
- * library's math functions are out of line and pass structs in memory). */
+ * per-frame loops use (the same formulas, rki_qnorm multiplying by the
+ * reciprocal: results within an ulp; the library's math functions are out
+ * of line and pass structs in memory). */
 #if defined(__GNUC__) || defined(__clang__)
 #define RKI_HOT_INLINE static inline __attribute__((always_inline))
 #else
@@ -103,7 +104,8 @@ RKI_HOT_INLINE rk_quat rki_qnorm(rk_quat q)
 {
 	double n = sqrt(q.x * q.x + q.y * q.y + q.z * q.z + q.w * q.w);
 	if (!(n > 0.0)) return RK_QUAT_IDENTITY;
-	return (rk_quat){ q.x / n, q.y / n, q.z / n, q.w / n };
+	double k = 1.0 / n;   /* one division: results within an ulp of rk_quat_normalize's */
+	return (rk_quat){ q.x * k, q.y * k, q.z * k, q.w * k };
 }
 RKI_HOT_INLINE rk_vec3 rki_v3sub(rk_vec3 a, rk_vec3 b) { return (rk_vec3){ a.x - b.x, a.y - b.y, a.z - b.z }; }
 RKI_HOT_INLINE double rki_v3dot(rk_vec3 a, rk_vec3 b) { return a.x * b.x + a.y * b.y + a.z * b.z; }

@@ -80,8 +80,20 @@ static void rki_src_track_apply(rki_src_track *st, rk_trs *local, double time)
 		size_t i = rki_anim_track_locate(tr, time, st->sorted ? &st->hint : NULL, &u);
 		const double *a = tr->values + i * tr->components;
 		if (st->kind == RKI_APPLY_R_QUAT) {
-			rk_quat q = u < 0.0 ? rki_qnorm((rk_quat){ a[0], a[1], a[2], a[3] })
-				: rk_quat_slerp((rk_quat){ a[0], a[1], a[2], a[3] }, (rk_quat){ a[4], a[5], a[6], a[7] }, u);
+			rk_quat qa = { a[0], a[1], a[2], a[3] }, q;
+			if (u < 0.0) {
+				q = rki_qnorm(qa);
+			} else {
+				/* rk_quat_slerp: the normalised lerp of close keys inline */
+				rk_quat qb = { a[4], a[5], a[6], a[7] };
+				double d = qa.x * qb.x + qa.y * qb.y + qa.z * qb.z + qa.w * qb.w;
+				if (d < 0.0) qb = (rk_quat){ -qb.x, -qb.y, -qb.z, -qb.w };
+				if (fabs(d) > 0.9995)
+					q = rki_qnorm((rk_quat){ qa.x + (qb.x - qa.x) * u, qa.y + (qb.y - qa.y) * u, qa.z + (qb.z - qa.z) * u,
+						qa.w + (qb.w - qa.w) * u });
+				else
+					q = rk_quat_slerp(qa, qb, u);
+			}
 			l->rotation = rki_qnorm(q);
 			return;
 		}
