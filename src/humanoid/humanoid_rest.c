@@ -124,7 +124,7 @@ bool rk_rest_pose_eval(const rk_scene *scene, const rk_rest_opts *opts, rk_mat4 
 	 * rest world as children inherit it), bound[i] */
 	rki_alloc alloc;
 	rki_alloc_init(&alloc, &o.allocator, o.memory_limit, 0);
-	size_t per = 2 * sizeof(rk_mat4) + sizeof(rk_world_transform) + 1;
+	size_t per = 2 * sizeof(rk_mat4) + sizeof(rk_world_transform) + sizeof(const rk_skin_joint *) + 1;
 	if (count > SIZE_MAX / per) {
 		rki_error_set(err, RK_ERROR_LIMIT, "rk_rest_pose_eval: %zu nodes", count);
 		return false;
@@ -138,7 +138,8 @@ bool rk_rest_pose_eval(const rk_scene *scene, const rk_rest_opts *opts, rk_mat4 
 	}
 	rk_mat4 *bind = (rk_mat4 *)mem, *local = bind + count;
 	rk_world_transform *state = (rk_world_transform *)(local + count);
-	unsigned char *bound = (unsigned char *)(state + count);
+	const rk_skin_joint **binder = (const rk_skin_joint **)(state + count);   /* the joint that gave bind[i] */
+	unsigned char *bound = (unsigned char *)(binder + count);
 	memset(bound, 0, count);
 
 	/* 1. the first skin binding each joint gives its bind matrix */
@@ -152,6 +153,7 @@ bool rk_rest_pose_eval(const rk_scene *scene, const rk_rest_opts *opts, rk_mat4 
 			rk_mat4 b;
 			if (!rki_rest_joint_bind(scene, &conversion, jt, &b)) continue;
 			bind[jt->node->index] = b;
+			binder[jt->node->index] = jt;
 			bound[jt->node->index] = 1;
 			used = true;
 			rep.joints_bound++;
@@ -178,6 +180,12 @@ bool rk_rest_pose_eval(const rk_scene *scene, const rk_rest_opts *opts, rk_mat4 
 			const rk_skin_joint *jt = &skin->joints[j];
 			rk_mat4 b;
 			if (!rki_rest_in_scene(scene, jt->node) || !bound[jt->node->index]) continue;
+			/* the same matrices as the first binding give the same bind (the
+			 * usual case: one skeleton skinning several meshes) */
+			const rk_skin_joint *fj = binder[jt->node->index];
+			if (memcmp(&fj->mesh_to_joint, &jt->mesh_to_joint, sizeof(rk_mat4)) == 0 &&
+				memcmp(&fj->mesh_to_world_bind, &jt->mesh_to_world_bind, sizeof(rk_mat4)) == 0)
+				continue;
 			if (!rki_rest_joint_bind(scene, &conversion, jt, &b)) continue;
 			const rk_mat4 *a = &bind[jt->node->index];
 			if (rk_mat4_max_diff(*a, b) == 0.0) continue;
