@@ -203,9 +203,15 @@ bool rk_rest_pose_eval(const rk_scene *scene, const rk_rest_opts *opts, rk_mat4 
 		/* as the evaluator composes (transform.h, INHERIT MODES); the parent's
 		 * own scale is its rest local scale */
 		const rk_node *pn = &nodes[p];
-		rk_vec3 pls = bound[p] ? rk_mat4_decompose(local[p]).scale : pn->has_fbx_props ? pn->props.scaling : pn->local.scale;
 		rk_inherit_mode mode = n->has_fbx_props ? n->props.inherit_mode : RK_INHERIT_NORMAL;
-		rk_world_transform from = rk_world_transform_compose(&state[p], pls, n->node_to_parent, mode);
+		/* (normal inheritance reads neither the parent's scale nor, for a
+		 * bound joint, more than the stored world) */
+		rk_vec3 pls = mode == RK_INHERIT_NORMAL ? (rk_vec3){ 1, 1, 1 }
+			: bound[p] ? rk_mat4_decompose(local[p]).scale : pn->has_fbx_props ? pn->props.scaling : pn->local.scale;
+		rk_world_transform from;
+		bool from_full = !bound[i] || mode != RK_INHERIT_NORMAL;
+		if (from_full) from = rk_world_transform_compose(&state[p], pls, n->node_to_parent, mode);
+		else from.node_to_world = rk_mat4_mul(state[p].node_to_world, n->node_to_parent);
 		rk_mat4 from_stored = from.node_to_world;
 		/* a bound joint's local is solved for normal inheritance; other modes
 		 * agree with it only where the scale they treat apart is 1 */
@@ -236,7 +242,7 @@ bool rk_rest_pose_eval(const rk_scene *scene, const rk_rest_opts *opts, rk_mat4 
 				}
 			}
 		} else {
-			state[i] = from;
+			state[i] = from_full ? from : rk_world_transform_compose(&state[p], pls, n->node_to_parent, mode);
 			local[i] = n->node_to_parent;
 		}
 	}
