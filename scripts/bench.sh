@@ -44,12 +44,24 @@ retarget_section() {
 		pairs+=("$a/ybot@kick.fbx|mixamo.com|$a/readyplayer.me.glb|$tmp/ybot_kick.glb|$a/readyplayer.me.glb"
 			"$a/Xbot.glb|walk|$a/readyplayer.me.glb|$a/Xbot.glb|$a/readyplayer.me.glb"
 			"$a/Soldier.glb|Walk|$a/readyplayer.me.glb|$a/Soldier.glb|$a/readyplayer.me.glb")
+		# long clips: Soldier's Walk repeated to 248 and 548 frames
+		# (bench/bench_long_clip.c), the same GLB for both sides
+		local nfr
+		for nfr in 248 548; do
+			if [ -x "$build"/bench_long_clip ] &&
+				"$build"/bench_long_clip "$a/Soldier.glb" Walk "$nfr" 30 "$tmp/soldier_walk_$nfr.glb" >/dev/null 2>&1; then
+				pairs+=("$tmp/soldier_walk_$nfr.glb|Walk|$a/readyplayer.me.glb|$tmp/soldier_walk_$nfr.glb|$a/readyplayer.me.glb")
+			fi
+		done
 	fi
 	echo "Medians of $runs runs after a warm-up (three.js: 10 untimed calls first);"
-	echo "speed-up = three.js retargetClip / rigkit rk_retarget."
+	echo "speed-up = three.js retargetClip / rigkit rk_retarget; ns per bone-frame ="
+	echo "rk_retarget / (frames x bones). soldier_walk_N.glb: Soldier.glb's Walk"
+	echo "repeated to N frames (bench/bench_long_clip.c)."
 	echo
-	echo "| pair | frames | bones | rigkit rk_retarget ms | rigkit end-to-end ms | three.js retargetClip ms | speed-up | rigkit with report ms | three.js first call ms |"
-	echo "|---|---:|---:|---:|---:|---:|---:|---:|---:|"
+	echo "| pair | frames | bones | rigkit rk_retarget ms | rigkit ns per bone-frame | rigkit end-to-end ms | three.js retargetClip ms | three.js ns per bone-frame | speed-up | rigkit with report ms | three.js first call ms |"
+	echo "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"
+	local slope=""
 	for p in "${pairs[@]}"; do
 		IFS='|' read -r src clip dst sg dg <<<"$p"
 		r=$("$build"/bench_retarget -n "$runs" "$src" "$clip" "$dst" 2>/dev/null || true)
@@ -65,17 +77,46 @@ label = "%s '%s' → %s" % (name(src, "source"), clip, name(dst, "avatar"))
 r, q = r.split()[-7:], q.split()[-4:]
 ms = lambda x: "%.2f" % (float(x) * 1e3)
 if len(r) < 7:
-    print("| %s | n/a | n/a | n/a | n/a | n/a | n/a | n/a | n/a |" % label)
+    print("| %s | n/a | n/a | n/a | n/a | n/a | n/a | n/a | n/a | n/a | n/a |" % label)
 else:
+    bf = float(r[0]) * float(r[1])
     three = ms(q[2]) if len(q) == 4 else "n/a"
+    tns = "%.0f" % (float(q[2]) / bf * 1e9) if len(q) == 4 and bf else "n/a"
     sp = "%.1f×" % (float(q[2]) / float(r[3])) if len(q) == 4 else "n/a"
-    print("| %s | %s | %s | %s | %s | %s | %s | %s | %s |" % (label, r[0], r[1], ms(r[3]), ms(r[4]), three, sp, ms(r[5]),
+    print("| %s | %s | %s | %s | %.0f | %s | %s | %s | %s | %s | %s |" % (label, r[0], r[1], ms(r[3]),
+          float(r[3]) / bf * 1e9 if bf else float("nan"), ms(r[4]), three, tns, sp, ms(r[5]),
           ms(q[3]) if len(q) == 4 else "n/a"))
 PY
+		case "$src" in *soldier_walk_*|*/Soldier.glb) slope="$slope ${r:+$(awk '{print $5, $8}' <<<"$r")}${q:+ $(awk '{print $7}' <<<"$q")}|" ;; esac
 	done
+	# the cost per frame as the clip grows: least squares over the Soldier Walk rows
+	python3 - "$slope" <<'PY'
+import sys
+rows = [x.split() for x in sys.argv[1].split("|") if x.strip()]
+def fit(pts):
+    n = len(pts)
+    if n < 2: return None
+    mx = sum(p[0] for p in pts) / n; my = sum(p[1] for p in pts) / n
+    sxx = sum((p[0] - mx) ** 2 for p in pts)
+    if not sxx: return None
+    b = sum((p[0] - mx) * (p[1] - my) for p in pts) / sxx
+    return b, my - b * mx
+rk = fit([(float(x[0]), float(x[1])) for x in rows if len(x) >= 2])
+th = fit([(float(x[0]), float(x[2])) for x in rows if len(x) >= 3])
+if rk:
+    print()
+    line = "Per frame as Soldier's Walk grows (32, 248, 548 frames, least squares): rigkit %.1f us per frame + %.0f us per call" % (rk[0] * 1e6, rk[1] * 1e6)
+    if th: line += "; three.js %.1f us per frame + %.0f us per call" % (th[0] * 1e6, th[1] * 1e6)
+    print(line + ".")
+PY
 	rm -rf "$tmp"
 }
 
+# BENCH_ONLY=retarget: the retargeting section alone
+if [ "${BENCH_ONLY:-}" = retarget ]; then
+	retarget_section
+	exit 0
+fi
 if [ ! -d "$shared/assets" ]; then
 	echo "bench: $shared/assets not found: only the retargeting samples are measured (set RIGKIT_SHARED_DIR)" >&2
 	retarget_section

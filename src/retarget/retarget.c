@@ -437,9 +437,10 @@ rk_anim_clip *rk_retarget(rk_scene *target, const rk_scene *source, const rk_ani
 
 	size_t nodes = target->nodes.count;
 	rki_pose_buffer src_pose, dst_pose;
-	rki_src_sampler sampler;   /* the source's humanoid pose per frame (retarget_sample.c) */
+	rki_src_sampler sampler, dst_sampler;   /* humanoid poses per frame (retarget_sample.c) */
 	bool *plain = NULL;        /* target node -> rotation track value = local rotation */
 	memset(&sampler, 0, sizeof(sampler));
+	memset(&dst_sampler, 0, sizeof(dst_sampler));
 	memset(&src_pose, 0, sizeof(src_pose));
 	memset(&dst_pose, 0, sizeof(dst_pose));
 	rki_rest_table rest_src, rest_dst;
@@ -717,13 +718,18 @@ rk_anim_clip *rk_retarget(rk_scene *target, const rk_scene *source, const rk_ani
 		report->target_rest = rest_dst.report.used;
 		report->rest_tracks = rot_extra + trans_extra + scale_extra;
 		if (!rki_pose_buffer_init(&dst_pose, target, &tmp, err)) goto done;
+		/* both poses from samplers where they apply (retarget_sample.c) */
+		if (!rki_src_sampler_init(&dst_sampler, target, &c, r.ht, &dst_pose, &tmp, err)) goto done;
+		rki_src_sampler_set_times(&sampler, times, frames, clip->time_begin);
+		rki_src_sampler_set_times(&dst_sampler, times, frames, 0.0);
 		for (size_t k = 0; k < frames; k++) {
 			rki_humanoid_pose ps, pd;
-			if (!rki_pose_buffer_eval(&src_pose, source, clip, clip->time_begin + times[k], err) ||
-				!rki_pose_buffer_eval(&dst_pose, target, &c, times[k], err))
-				goto done;
-			rki_humanoid_pose_from(r.hs, &r.fs, src_pose.pose.node_to_world, &ps);
-			rki_humanoid_pose_from(r.ht, &r.ft, dst_pose.pose.node_to_world, &pd);
+			if (!sampler.fast && !rki_pose_buffer_eval(&src_pose, source, clip, clip->time_begin + times[k], err)) goto done;
+			if (!dst_sampler.fast && !rki_pose_buffer_eval(&dst_pose, target, &c, times[k], err)) goto done;
+			if (sampler.fast) rki_src_sampler_pose(&sampler, source, k, &r.fs, &ps);
+			else rki_humanoid_pose_from(r.hs, &r.fs, src_pose.pose.node_to_world, &ps);
+			if (dst_sampler.fast) rki_src_sampler_pose(&dst_sampler, target, k, &r.ft, &pd);
+			else rki_humanoid_pose_from(r.ht, &r.ft, dst_pose.pose.node_to_world, &pd);
 			double e = rki_direction_error(&r, &ps, &pd);
 			if (e > report->max_direction_error) report->max_direction_error = e;
 		}
@@ -746,6 +752,7 @@ done:
 	if (r.rest_track) rki_free(&tmp, r.rest_track, nodes);
 	if (r.value) rki_free(&tmp, r.value, nodes * sizeof(rk_quat));
 	rki_src_sampler_free(&sampler);
+	rki_src_sampler_free(&dst_sampler);
 	if (plain) rki_free(&tmp, plain, nodes * sizeof(bool));
 	rki_pose_buffer_free(&src_pose);
 	rki_pose_buffer_free(&dst_pose);
