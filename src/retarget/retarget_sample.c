@@ -77,7 +77,18 @@ static void rki_src_track_apply(rki_src_track *st, rk_trs *local, double time)
 		 * without its generic dispatch */
 		const rk_anim_track *tr = st->track;
 		double u;
-		size_t i = rki_anim_track_locate(tr, time, st->sorted ? &st->hint : NULL, &u);
+		size_t i, h = st->hint, n = tr->key_count;
+		const double *tt = tr->times;
+		/* the cursor's interval or the next one strictly inside the keys of a
+		 * LINEAR track: rki_sample_locate's answer, inline */
+		if (st->sorted && h + 2 < n && tt[h + 1] <= time) h++;
+		if (st->sorted && tr->interpolation == RK_INTERP_LINEAR && h + 1 < n && time > tt[0] && time < tt[n - 1] &&
+			tt[h] < time && time < tt[h + 1]) {
+			st->hint = i = h;
+			u = (time - tt[h]) / (tt[h + 1] - tt[h]);
+		} else {
+			i = rki_anim_track_locate(tr, time, st->sorted ? &st->hint : NULL, &u);
+		}
 		const double *a = tr->values + i * tr->components;
 		if (st->kind == RKI_APPLY_R_QUAT) {
 			rk_quat qa = { a[0], a[1], a[2], a[3] }, q;
