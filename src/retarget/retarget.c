@@ -612,7 +612,7 @@ rk_anim_clip *rk_retarget(rk_scene *target, const rk_scene *source, const rk_ani
 					}
 				}
 			}
-			r.wbone[b] = rki_qnorm(rki_qmul(to_world, wc));
+			r.wbone[b] = rki_qnorm(rki_qmul(to_world, wc));   /* wc drifts by the swings' rounding */
 		}
 		rki_world_rotations(&r);
 		if (r.foot_ik) {
@@ -638,7 +638,7 @@ rk_anim_clip *rk_retarget(rk_scene *target, const rk_scene *source, const rk_ani
 			if (b < 0) continue;
 			rk_quat local = rki_qnorm(rki_qmul(rki_qconj(r.world[n->parent->index]), r.world[i]));
 			/* rki_track_rotation: no pre / post rotations on a plain node */
-			rk_quat v = plain[i] ? rki_qnorm(local) : rki_track_rotation(n, local);
+			rk_quat v = plain[i] ? local : rki_track_rotation(n, local);   /* (local is unit: one normalisation) */
 			double *dst = rot_values + ((size_t)slot_of_bone[b] * frames + k) * 4;
 			if (k > 0) {
 				const double *prev = dst - 4;

@@ -316,6 +316,8 @@ void rki_src_sampler_pose(rki_src_sampler *s, const rk_scene *scene, size_t fram
 		/* rki_char_point */
 		rk_vec3 cp = rki_qrot(fr, rki_v3sub((rk_vec3){ w->m[9], w->m[10], w->m[11] }, f->origin));
 		out->position[b] = (rk_vec3){ cp.x * inv_unit, cp.y * inv_unit, cp.z * inv_unit };
-		out->rotation[b] = rki_qnorm(rki_qmul(fr, rki_affine_rotation(w)));
+		/* a product of unit quaternions (to rounding): rki_humanoid_pose_from
+		 * normalises it again, which moves it by an ulp */
+		out->rotation[b] = rki_qmul(fr, rki_affine_rotation(w));
 	}
 }
