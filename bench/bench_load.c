@@ -1,8 +1,11 @@
 /*
  * bench/bench_load.c - load time of scene files with rigkit.
  *
- * usage: bench_load [-n RUNS] FILE...
+ * usage: bench_load [-n RUNS] [-1] [-c] FILE...
  * Prints one line per file: "rigkit FILE BYTES MEDIAN_SECONDS MB_PER_S".
+ * -1: one thread (rk_load_opts.threads = 1: no helper threads for FBX
+ * array decoding); -c: the process's CPU time instead of wall time (every
+ * thread; what a loaded, shared machine still measures reliably).
  * Each run reads the file from disk (page cache warm after the first
  * untimed run) and builds the whole scene; the median of RUNS (default 9)
  * is reported. scripts/bench.sh runs this beside the Assimp peer.
@@ -11,6 +14,7 @@
 
 #include <rigkit/rigkit.h>
 
+#include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -19,10 +23,24 @@ int main(int argc, char **argv)
 {
 	int runs = 9;
 	int first = 1;
-	if (argc > 2 && strcmp(argv[1], "-n") == 0) {
-		runs = atoi(argv[2]);
-		first = 3;
+	bool one_thread = false, cpu = false;
+	for (;;) {
+		if (argc > first + 1 && strcmp(argv[first], "-n") == 0) {
+			runs = atoi(argv[first + 1]);
+			first += 2;
+		} else if (argc > first && strcmp(argv[first], "-1") == 0) {
+			one_thread = true;
+			first++;
+		} else if (argc > first && strcmp(argv[first], "-c") == 0) {
+			cpu = true;
+			first++;
+		} else {
+			break;
+		}
 	}
+	rk_load_opts lo;
+	memset(&lo, 0, sizeof(lo));
+	lo.threads = one_thread ? 1 : 0;
 	if (runs < 1 || runs > 1000) runs = 9;
 	double *t = (double *)malloc(sizeof(double) * (size_t)runs);
 	if (!t) return 1;
@@ -35,7 +53,7 @@ int main(int argc, char **argv)
 			continue;
 		}
 		rk_error err;
-		rk_scene *warm = rk_load_file(argv[a], NULL, &err);
+		rk_scene *warm = rk_load_file(argv[a], &lo, &err);
 		if (!warm) {
 			char buf[1024];
 			rk_error_format(buf, sizeof(buf), &err);
@@ -45,9 +63,9 @@ int main(int argc, char **argv)
 		}
 		rk_scene_free(warm);
 		for (int r = 0; r < runs; r++) {
-			double t0 = bench_now();
-			rk_scene *s = rk_load_file(argv[a], NULL, &err);
-			double t1 = bench_now();
+			double t0 = cpu ? bench_proc_cpu_now() : bench_now();
+			rk_scene *s = rk_load_file(argv[a], &lo, &err);
+			double t1 = cpu ? bench_proc_cpu_now() : bench_now();
 			rk_scene_free(s);
 			t[r] = t1 - t0;
 		}
