@@ -168,6 +168,81 @@ print("| %s | %.0f KB | %s | %s | %s | %s | %s |" % (os.path.basename(f), int(b)
 PY
 done
 
+# FBX per byte over the conformance corpus (issue 16): one thread
+# (rk_load_opts.threads = 1), the process's CPU time, median of 5 loads per
+# file; the medians of the files' MB/s, binary and ASCII apart.
+if [ -d "$shared/conformance/data" ] && [ -x "$build"/bench_load ]; then
+	echo
+	echo "## FBX load per byte: the conformance corpus, one thread, CPU time"
+	echo
+	for f in "$shared"/conformance/data/*.fbx; do "$build"/bench_load -n 5 -1 -c "$f" 2>/dev/null || true; done |
+		python3 -c '
+import statistics, sys
+rows = [l.split() for l in sys.stdin if l.startswith("rigkit ")]
+print("| files | count | median MB/s | slowest file MB/s | all bytes / all time MB/s |")
+print("|---|---:|---:|---:|---:|")
+for kind in ("binary", "ascii"):
+    r = [x for x in rows if kind in x[1].rsplit("/", 1)[-1]]
+    if not r: continue
+    mb = [float(x[4]) for x in r]
+    agg = sum(int(x[2]) for x in r) / sum(float(x[3]) for x in r) / 1e6
+    print("| %s | %d | %.0f | %.0f | %.0f |" % (kind, len(r), statistics.median(mb), min(mb), agg))
+'
+fi
+
+# Peak memory of a GLB load (issue 16): the most bytes the load holds
+# through its allocator (bench_load -m) against the file's decoded accessor
+# bytes and embedded images (bench/glb_accessor_bytes.py).
+if [ -x "$build"/bench_load ]; then
+	echo
+	echo "## GLB load peak memory against the decoded accessor bytes"
+	echo
+	echo "| file | accessor bytes | image bytes | peak bytes | peak / accessors | peak / (accessors + images) |"
+	echo "|---|---:|---:|---:|---:|---:|"
+	for f in "${glbs[@]}"; do
+		pk=$("$build"/bench_load -n 1 -m "$f" 2>/dev/null | awk '{print $6}')
+		python3 "$(dirname "$0")/../bench/glb_accessor_bytes.py" "$f" | python3 -c '
+import os, sys
+f, acc, img = sys.stdin.read().split()
+pk = int(sys.argv[1] or 0)
+acc, img = int(acc), int(img)
+print("| %s | %d | %d | %d | %.2f | %.2f |" % (os.path.basename(f), acc, img, pk, pk / acc if acc else 0, pk / (acc + img) if acc + img else 0))
+' "${pk:-0}"
+	done
+fi
+
+# FBX -> GLB conversion against `assimp export` (Debian assimp-utils), CPU
+# time of the processes (children rusage), 5 interleaved rounds of one each.
+if command -v assimp >/dev/null 2>&1; then
+	echo
+	echo "## FBX → GLB: rigkit convert vs assimp export (CPU time, interleaved)"
+	echo
+	echo "| file | rigkit ms | rigkit GLB bytes | assimp ms | assimp GLB bytes | speed-up |"
+	echo "|---|---:|---:|---:|---:|---:|"
+	for f in "$shared"/assets/*.fbx; do
+		python3 - "$build/rigkit" "$f" <<'PY'
+import os, resource, statistics, subprocess, sys, tempfile
+rk, f = sys.argv[1:]
+d = tempfile.mkdtemp()
+def run(cmd, out):
+    r0 = resource.getrusage(resource.RUSAGE_CHILDREN)
+    ok = subprocess.run(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL).returncode == 0
+    r1 = resource.getrusage(resource.RUSAGE_CHILDREN)
+    t = (r1.ru_utime - r0.ru_utime) + (r1.ru_stime - r0.ru_stime)
+    return (t if ok and os.path.exists(out) else None), (os.path.getsize(out) if os.path.exists(out) else 0)
+a, b, sa, sb = [], [], 0, 0
+for _ in range(5):
+    t, sa = run([rk, "convert", f, d + "/r.glb"], d + "/r.glb"); a.append(t)
+    t, sb = run(["assimp", "export", f, d + "/a.glb", "-fglb2"], d + "/a.glb"); b.append(t)
+ms = lambda v: "n/a" if None in v else "%.1f" % (statistics.median(v) * 1e3)
+sp = "n/a" if None in a + b else "%.1f×" % (statistics.median(b) / statistics.median(a))
+print("| %s | %s | %d | %s | %d | %s |" % (os.path.basename(f), ms(a), sa, ms(b), sb, sp))
+PY
+	done
+	echo
+	echo "(The shared assets hold no girl_dance-length FBX clip: ybot@kick.fbx is 2 s.)"
+fi
+
 if [ -x "$build"/bench_json ]; then
 	echo
 	echo "## glTF JSON: libcjson vs rigkit's reader (src/formats/gltf/gltf_json_parse.c), same bytes"
