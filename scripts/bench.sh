@@ -136,7 +136,9 @@ echo "## Load time: rigkit vs Assimp (same run)"
 echo
 echo "Each file: $rounds rounds, each one rigkit process and one Assimp process of"
 echo "$runs loads; the table gives the median of the round medians (a round in"
-echo "which another job held the second core does not decide the row)."
+echo "which another job held the second core does not decide the row). Times are"
+echo "the processes' CPU time (every thread: rigkit's FBX array decoding helpers"
+echo "count), which a shared machine's load does not stretch as it does wall time."
 echo
 echo "| file | size | rigkit ms | rigkit MB/s | assimp ms | speed-up | rigkit rounds ms |"
 echo "|---|---:|---:|---:|---:|---:|---|"
@@ -145,9 +147,9 @@ for f in "${files[@]}" "${glbs[@]}"; do
 	pt_list=""
 	bytes=0
 	for ((round = 0; round < rounds; round++)); do
-		r=$("$build"/bench_load -n "$runs" "$f" 2>/dev/null || true)
+		r=$("$build"/bench_load -n "$runs" -c "$f" 2>/dev/null || true)
 		p=""
-		[ -x "$build"/peer_assimp_load ] && p=$("$build"/peer_assimp_load -n "$runs" "$f" 2>/dev/null || true)
+		[ -x "$build"/peer_assimp_load ] && p=$("$build"/peer_assimp_load -n "$runs" -c "$f" 2>/dev/null || true)
 		read -r _ _ bytes rt _ <<<"${r:-x x 0 nan nan}"
 		read -r _ _ _ pt _ <<<"${p:-x x 0 nan nan}"
 		rt_list="$rt_list $rt"
