@@ -162,8 +162,8 @@ typedef struct rki_src_sampler {
 	size_t frames;
 	double time_offset;              /* added to times: absolute file time */
 	size_t block_first, block_count; /* frames whose local TRS are in local */
-	void *block;
-	size_t block_size;
+	void *block, *block2;            /* by node, by slot */
+	size_t block_size, block2_size;
 	rki_alloc *alloc;
 } rki_src_sampler;
 

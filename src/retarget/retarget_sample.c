@@ -128,6 +128,7 @@ static void rki_src_track_apply(rki_src_track *st, rk_trs *local, double time)
 void rki_src_sampler_free(rki_src_sampler *s)
 {
 	if (s->block) rki_free(s->alloc, s->block, s->block_size);
+	if (s->block2) rki_free(s->alloc, s->block2, s->block2_size);
 	memset(s, 0, sizeof(*s));
 }
 
@@ -147,27 +148,26 @@ bool rki_src_sampler_init(rki_src_sampler *s, const rk_scene *scene, const rk_an
 	job.pose = &check->pose;
 	if (clip->layer_count > 1 || !rk_pose_eval_validate(&job, NULL)) return true;
 	size_t tracks = clip->layer_count ? clip->layers[0].track_count : 0;
-	/* one block: slot_of_node (n), node (n), parent (n), local (n),
-	 * world (n), tracks */
-	size_t bytes = n * (2 * sizeof(int32_t) + sizeof(uint32_t) + 1 + (RKI_SRC_BLOCK + 1) * sizeof(rk_trs) +
-		sizeof(rki_affine)) + tracks * sizeof(rki_src_track) + 64;
-	s->block = rki_malloc(alloc, bytes);
+	/* two blocks: by node (slot_of_node, parent, node), then by slot, sized
+	 * by the nodes evaluated (world, RKI_SRC_BLOCK frames of local TRS,
+	 * base, field_set) and the tracks */
+	size_t per_node = 2 * sizeof(int32_t) + sizeof(uint32_t);
+	size_t per_slot = sizeof(rki_affine) + (RKI_SRC_BLOCK + 1) * sizeof(rk_trs) + 1;
+	if (n > SIZE_MAX / 2 / per_slot || tracks > SIZE_MAX / 2 / sizeof(rki_src_track)) {
+		rki_error_set(err, RK_ERROR_LIMIT, "%zu nodes / %zu tracks: too many to sample", n, tracks);
+		return false;
+	}
+	s->block_size = n * per_node;
+	s->block = s->block_size ? rki_malloc(alloc, s->block_size) : NULL;
 	if (!s->block) {
 		rki_error_set(err, alloc->limit_hit ? RK_ERROR_LIMIT : RK_ERROR_OUT_OF_MEMORY,
 			"cannot allocate the source sampler of %zu nodes", n);
 		return false;
 	}
-	s->block_size = bytes;
 	unsigned char *p = (unsigned char *)s->block;
-	s->world = (rki_affine *)p, p += n * sizeof(rki_affine);
-	s->local = (rk_trs *)p, p += RKI_SRC_BLOCK * n * sizeof(rk_trs);
-	s->base = (rk_trs *)p, p += n * sizeof(rk_trs);
-	s->track = (rki_src_track *)p, p += tracks * sizeof(rki_src_track);
 	s->slot_of_node = (int32_t *)p, p += n * sizeof(int32_t);
 	s->parent = (int32_t *)p, p += n * sizeof(int32_t);
-	s->node = (uint32_t *)p, p += n * sizeof(uint32_t);
-	s->field_set = p;
-	memset(s->field_set, 0, n);
+	s->node = (uint32_t *)p;
 	/* needed nodes: humanoid bones and their ancestors */
 	for (size_t i = 0; i < n; i++) s->slot_of_node[i] = -1;
 	for (int b = 0; b < RK_HUMANOID_BONE_COUNT; b++)
@@ -183,6 +183,20 @@ bool rki_src_sampler_init(rki_src_sampler *s, const rk_scene *scene, const rk_an
 		s->parent[s->count] = x->parent ? s->slot_of_node[x->parent->index] : -1;
 		s->count++;
 	}
+	s->block2_size = s->count * per_slot + tracks * sizeof(rki_src_track) + 64;
+	s->block2 = rki_malloc(alloc, s->block2_size);
+	if (!s->block2) {
+		rki_error_set(err, alloc->limit_hit ? RK_ERROR_LIMIT : RK_ERROR_OUT_OF_MEMORY,
+			"cannot allocate the source sampler of %zu nodes", s->count);
+		return false;
+	}
+	p = (unsigned char *)s->block2;
+	s->world = (rki_affine *)p, p += s->count * sizeof(rki_affine);
+	s->local = (rk_trs *)p, p += RKI_SRC_BLOCK * s->count * sizeof(rk_trs);
+	s->base = (rk_trs *)p, p += s->count * sizeof(rk_trs);
+	s->track = (rki_src_track *)p, p += tracks * sizeof(rki_src_track);
+	s->field_set = p;
+	memset(s->field_set, 0, s->count);
 	for (size_t k = 0; k < s->count; k++) s->base[k] = scene->nodes.data[s->node[k]].local;
 	/* every track sets its field outright (one layer, full weight), so only
 	 * the last track on a node's field counts; a constant one goes into
