@@ -4,7 +4,9 @@
  * usage: bench_retarget [-n RUNS] [SOURCE CLIP TARGET]...
  *
  * For each (SOURCE, CLIP, TARGET) triple, after one untimed warm-up run,
- * the median of RUNS (default 9) of:
+ * the median of RUNS (default 9) of (CPU time: the thread's for the
+ * rk_retarget rows, the process's end to end - wall time follows the other
+ * jobs on a shared machine):
  *   retarget    rk_retarget() alone: the source scene is loaded once; every
  *               run gets a freshly loaded target scene (loaded outside the
  *               timed region: rk_retarget adds a clip to the target and its
@@ -183,9 +185,9 @@ static int bench_pair(const char *src_arg, const char *clip_name, const char *ds
 				print_err(side_name(&ds), &err);
 				goto out;
 			}
-			double t0 = bench_now();
+			double t0 = bench_cpu_now();
 			const rk_anim_clip *res = rk_retarget(dst, src, clip, NULL, pass ? &rep : NULL, &err);
-			double t1 = bench_now();
+			double t1 = bench_cpu_now();
 			rk_scene_free(dst);
 			if (!res) {
 				print_err("rk_retarget", &err);
@@ -196,9 +198,9 @@ static int bench_pair(const char *src_arg, const char *clip_name, const char *ds
 	}
 	/* end to end; run -1 warms up */
 	for (int r = -1; r < runs; r++) {
-		double t0 = bench_now();
+		double t0 = bench_proc_cpu_now();
 		bool ok = end_to_end(&ss, clip_name, &ds, &glb_bytes);
-		double t1 = bench_now();
+		double t1 = bench_proc_cpu_now();
 		if (!ok) goto out;
 		if (r >= 0) t2[r] = t1 - t0;
 	}

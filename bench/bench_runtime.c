@@ -11,7 +11,8 @@
  *              context, then local-to-model
  *   random     600 pseudo-random times, sample without context (binary
  *              search per track), then local-to-model
- * and the parts alone. Prints the median over RUNS (default 11) in million
+ * and the parts alone (the thread's CPU time: wall time follows the other
+ * jobs on a shared machine). Prints the median over RUNS (default 11) in million
  * joints per second (joints * frames / seconds) and nanoseconds per joint.
  * With the shared Xbot.glb (argument or RK_SHARED_DIR) it also times its
  * "walk" clip on the 67-joint Hips skeleton (glTF, converted exactly).
@@ -166,7 +167,7 @@ static double run_once(bench_state *b, int mode)
 	bool sample = mode != MODE_MODEL_ONLY;
 	bool model = mode == MODE_PLAY_FULL || mode == MODE_RANDOM_FULL || mode == MODE_MODEL_ONLY;
 	sj.context = playback ? &b->ctx : NULL;
-	double t0 = bench_now();
+	double t0 = bench_cpu_now();
 	for (int f = 0; f < FRAMES; f++) {
 		if (sample) {
 			sj.time = playback ? f / 60.0 : b->times[f];
@@ -174,7 +175,7 @@ static double run_once(bench_state *b, int mode)
 		}
 		if (model) rk_local_to_model_run(&mj);
 	}
-	double t1 = bench_now();
+	double t1 = bench_cpu_now();
 	b->sink = b->model[b->sk->joint_count - 1].m[12] + b->pose.translation[0].x;
 	return t1 - t0;
 }

@@ -33,8 +33,8 @@
 //  - fps: FRAMES / clip.duration, so the result has FRAMES keys per track,
 //    as rigkit's (retargetClip makes round(duration * fps) keys spread over
 //    the duration).
-// WARMUP untimed calls (default 10), then the median of RUNS (default 9) with
-// performance.now(). Prints one line per group:
+// WARMUP untimed calls (default 10), then the median of RUNS (default 9) of the
+// process's CPU time (process.cpuUsage; the first call: performance.now()). Prints one line per group:
 //   three-retarget SOURCE CLIP TARGET FRAMES TRACKS MEDIAN_S FIRST_S
 // (TRACKS = tracks of the returned clip, FIRST_S = the first, cold call,
 // before any warm-up: the JIT has not compiled retargetClip yet).
@@ -130,9 +130,12 @@ for (let i = 0; i < args.length; i += 4) {
 		for (let w = 0; w < warmup; w++) call();
 		const t = [];
 		for (let r = 0; r < runs; r++) {
-			t0 = performance.now();
+			// CPU time of the process (user + system, ms), as bench_retarget
+			// takes CPU time: wall time follows the other jobs on a shared machine
+			const c0 = process.cpuUsage();
 			call();
-			t.push(performance.now() - t0);
+			const c = process.cpuUsage(c0);
+			t.push((c.user + c.system) / 1e3);
 		}
 		console.log(`three-retarget ${srcFile} ${clipName || '-'} ${tgtFile} ${keys} ${result.tracks.length} `
 			+ `${(median(t) / 1e3).toFixed(6)} ${(first / 1e3).toFixed(6)}`);

@@ -44,12 +44,24 @@ retarget_section() {
 		pairs+=("$a/ybot@kick.fbx|mixamo.com|$a/readyplayer.me.glb|$tmp/ybot_kick.glb|$a/readyplayer.me.glb"
 			"$a/Xbot.glb|walk|$a/readyplayer.me.glb|$a/Xbot.glb|$a/readyplayer.me.glb"
 			"$a/Soldier.glb|Walk|$a/readyplayer.me.glb|$a/Soldier.glb|$a/readyplayer.me.glb")
+		# long clips: Soldier's Walk repeated to 248 and 548 frames
+		# (bench/bench_long_clip.c), the same GLB for both sides
+		local nfr
+		for nfr in 248 548; do
+			if [ -x "$build"/bench_long_clip ] &&
+				"$build"/bench_long_clip "$a/Soldier.glb" Walk "$nfr" 30 "$tmp/soldier_walk_$nfr.glb" >/dev/null 2>&1; then
+				pairs+=("$tmp/soldier_walk_$nfr.glb|Walk|$a/readyplayer.me.glb|$tmp/soldier_walk_$nfr.glb|$a/readyplayer.me.glb")
+			fi
+		done
 	fi
 	echo "Medians of $runs runs after a warm-up (three.js: 10 untimed calls first);"
-	echo "speed-up = three.js retargetClip / rigkit rk_retarget."
+	echo "speed-up = three.js retargetClip / rigkit rk_retarget; ns per bone-frame ="
+	echo "rk_retarget / (frames x bones). soldier_walk_N.glb: Soldier.glb's Walk"
+	echo "repeated to N frames (bench/bench_long_clip.c)."
 	echo
-	echo "| pair | frames | bones | rigkit rk_retarget ms | rigkit end-to-end ms | three.js retargetClip ms | speed-up | rigkit with report ms | three.js first call ms |"
-	echo "|---|---:|---:|---:|---:|---:|---:|---:|---:|"
+	echo "| pair | frames | bones | rigkit rk_retarget ms | rigkit ns per bone-frame | rigkit end-to-end ms | three.js retargetClip ms | three.js ns per bone-frame | speed-up | rigkit with report ms | three.js first call ms |"
+	echo "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"
+	local slope=""
 	for p in "${pairs[@]}"; do
 		IFS='|' read -r src clip dst sg dg <<<"$p"
 		r=$("$build"/bench_retarget -n "$runs" "$src" "$clip" "$dst" 2>/dev/null || true)
@@ -65,17 +77,46 @@ label = "%s '%s' → %s" % (name(src, "source"), clip, name(dst, "avatar"))
 r, q = r.split()[-7:], q.split()[-4:]
 ms = lambda x: "%.2f" % (float(x) * 1e3)
 if len(r) < 7:
-    print("| %s | n/a | n/a | n/a | n/a | n/a | n/a | n/a | n/a |" % label)
+    print("| %s | n/a | n/a | n/a | n/a | n/a | n/a | n/a | n/a | n/a | n/a |" % label)
 else:
+    bf = float(r[0]) * float(r[1])
     three = ms(q[2]) if len(q) == 4 else "n/a"
+    tns = "%.0f" % (float(q[2]) / bf * 1e9) if len(q) == 4 and bf else "n/a"
     sp = "%.1f×" % (float(q[2]) / float(r[3])) if len(q) == 4 else "n/a"
-    print("| %s | %s | %s | %s | %s | %s | %s | %s | %s |" % (label, r[0], r[1], ms(r[3]), ms(r[4]), three, sp, ms(r[5]),
+    print("| %s | %s | %s | %s | %.0f | %s | %s | %s | %s | %s | %s |" % (label, r[0], r[1], ms(r[3]),
+          float(r[3]) / bf * 1e9 if bf else float("nan"), ms(r[4]), three, tns, sp, ms(r[5]),
           ms(q[3]) if len(q) == 4 else "n/a"))
 PY
+		case "$src" in *soldier_walk_*|*/Soldier.glb) slope="$slope ${r:+$(awk '{print $5, $8}' <<<"$r")}${q:+ $(awk '{print $7}' <<<"$q")}|" ;; esac
 	done
+	# the cost per frame as the clip grows: least squares over the Soldier Walk rows
+	python3 - "$slope" <<'PY'
+import sys
+rows = [x.split() for x in sys.argv[1].split("|") if x.strip()]
+def fit(pts):
+    n = len(pts)
+    if n < 2: return None
+    mx = sum(p[0] for p in pts) / n; my = sum(p[1] for p in pts) / n
+    sxx = sum((p[0] - mx) ** 2 for p in pts)
+    if not sxx: return None
+    b = sum((p[0] - mx) * (p[1] - my) for p in pts) / sxx
+    return b, my - b * mx
+rk = fit([(float(x[0]), float(x[1])) for x in rows if len(x) >= 2])
+th = fit([(float(x[0]), float(x[2])) for x in rows if len(x) >= 3])
+if rk:
+    print()
+    line = "Per frame as Soldier's Walk grows (32, 248, 548 frames, least squares): rigkit %.1f us per frame + %.0f us per call" % (rk[0] * 1e6, rk[1] * 1e6)
+    if th: line += "; three.js %.1f us per frame + %.0f us per call" % (th[0] * 1e6, th[1] * 1e6)
+    print(line + ".")
+PY
 	rm -rf "$tmp"
 }
 
+# BENCH_ONLY=retarget: the retargeting section alone
+if [ "${BENCH_ONLY:-}" = retarget ]; then
+	retarget_section
+	exit 0
+fi
 if [ ! -d "$shared/assets" ]; then
 	echo "bench: $shared/assets not found: only the retargeting samples are measured (set RIGKIT_SHARED_DIR)" >&2
 	retarget_section
@@ -95,7 +136,9 @@ echo "## Load time: rigkit vs Assimp (same run)"
 echo
 echo "Each file: $rounds rounds, each one rigkit process and one Assimp process of"
 echo "$runs loads; the table gives the median of the round medians (a round in"
-echo "which another job held the second core does not decide the row)."
+echo "which another job held the second core does not decide the row). Times are"
+echo "the processes' CPU time (every thread: rigkit's FBX array decoding helpers"
+echo "count), which a shared machine's load does not stretch as it does wall time."
 echo
 echo "| file | size | rigkit ms | rigkit MB/s | assimp ms | speed-up | rigkit rounds ms |"
 echo "|---|---:|---:|---:|---:|---:|---|"
@@ -104,9 +147,9 @@ for f in "${files[@]}" "${glbs[@]}"; do
 	pt_list=""
 	bytes=0
 	for ((round = 0; round < rounds; round++)); do
-		r=$("$build"/bench_load -n "$runs" "$f" 2>/dev/null || true)
+		r=$("$build"/bench_load -n "$runs" -c "$f" 2>/dev/null || true)
 		p=""
-		[ -x "$build"/peer_assimp_load ] && p=$("$build"/peer_assimp_load -n "$runs" "$f" 2>/dev/null || true)
+		[ -x "$build"/peer_assimp_load ] && p=$("$build"/peer_assimp_load -n "$runs" -c "$f" 2>/dev/null || true)
 		read -r _ _ bytes rt _ <<<"${r:-x x 0 nan nan}"
 		read -r _ _ _ pt _ <<<"${p:-x x 0 nan nan}"
 		rt_list="$rt_list $rt"
@@ -126,6 +169,81 @@ rounds = " ".join(ms(float(x)) for x in rts.split())
 print("| %s | %.0f KB | %s | %s | %s | %s | %s |" % (os.path.basename(f), int(b) / 1024, ms(rt), mb, ms(pt), sp, rounds))
 PY
 done
+
+# FBX per byte over the conformance corpus (issue 16): one thread
+# (rk_load_opts.threads = 1), the process's CPU time, median of 5 loads per
+# file; the medians of the files' MB/s, binary and ASCII apart.
+if [ -d "$shared/conformance/data" ] && [ -x "$build"/bench_load ]; then
+	echo
+	echo "## FBX load per byte: the conformance corpus, one thread, CPU time"
+	echo
+	for f in "$shared"/conformance/data/*.fbx; do "$build"/bench_load -n 5 -1 -c "$f" 2>/dev/null || true; done |
+		python3 -c '
+import statistics, sys
+rows = [l.split() for l in sys.stdin if l.startswith("rigkit ")]
+print("| files | count | median MB/s | slowest file MB/s | all bytes / all time MB/s |")
+print("|---|---:|---:|---:|---:|")
+for kind in ("binary", "ascii"):
+    r = [x for x in rows if kind in x[1].rsplit("/", 1)[-1]]
+    if not r: continue
+    mb = [float(x[4]) for x in r]
+    agg = sum(int(x[2]) for x in r) / sum(float(x[3]) for x in r) / 1e6
+    print("| %s | %d | %.0f | %.0f | %.0f |" % (kind, len(r), statistics.median(mb), min(mb), agg))
+'
+fi
+
+# Peak memory of a GLB load (issue 16): the most bytes the load holds
+# through its allocator (bench_load -m) against the file's decoded accessor
+# bytes and embedded images (bench/glb_accessor_bytes.py).
+if [ -x "$build"/bench_load ]; then
+	echo
+	echo "## GLB load peak memory against the decoded accessor bytes"
+	echo
+	echo "| file | accessor bytes | image bytes | peak bytes | peak / accessors | peak / (accessors + images) |"
+	echo "|---|---:|---:|---:|---:|---:|"
+	for f in "${glbs[@]}"; do
+		pk=$("$build"/bench_load -n 1 -m "$f" 2>/dev/null | awk '{print $6}')
+		python3 "$(dirname "$0")/../bench/glb_accessor_bytes.py" "$f" | python3 -c '
+import os, sys
+f, acc, img = sys.stdin.read().split()
+pk = int(sys.argv[1] or 0)
+acc, img = int(acc), int(img)
+print("| %s | %d | %d | %d | %.2f | %.2f |" % (os.path.basename(f), acc, img, pk, pk / acc if acc else 0, pk / (acc + img) if acc + img else 0))
+' "${pk:-0}"
+	done
+fi
+
+# FBX -> GLB conversion against `assimp export` (Debian assimp-utils), CPU
+# time of the processes (children rusage), 5 interleaved rounds of one each.
+if command -v assimp >/dev/null 2>&1; then
+	echo
+	echo "## FBX → GLB: rigkit convert vs assimp export (CPU time, interleaved)"
+	echo
+	echo "| file | rigkit ms | rigkit GLB bytes | assimp ms | assimp GLB bytes | speed-up |"
+	echo "|---|---:|---:|---:|---:|---:|"
+	for f in "$shared"/assets/*.fbx; do
+		python3 - "$build/rigkit" "$f" <<'PY'
+import os, resource, statistics, subprocess, sys, tempfile
+rk, f = sys.argv[1:]
+d = tempfile.mkdtemp()
+def run(cmd, out):
+    r0 = resource.getrusage(resource.RUSAGE_CHILDREN)
+    ok = subprocess.run(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL).returncode == 0
+    r1 = resource.getrusage(resource.RUSAGE_CHILDREN)
+    t = (r1.ru_utime - r0.ru_utime) + (r1.ru_stime - r0.ru_stime)
+    return (t if ok and os.path.exists(out) else None), (os.path.getsize(out) if os.path.exists(out) else 0)
+a, b, sa, sb = [], [], 0, 0
+for _ in range(5):
+    t, sa = run([rk, "convert", f, d + "/r.glb"], d + "/r.glb"); a.append(t)
+    t, sb = run(["assimp", "export", f, d + "/a.glb", "-fglb2"], d + "/a.glb"); b.append(t)
+ms = lambda v: "n/a" if None in v else "%.1f" % (statistics.median(v) * 1e3)
+sp = "n/a" if None in a + b else "%.1f×" % (statistics.median(b) / statistics.median(a))
+print("| %s | %s | %d | %s | %d | %s |" % (os.path.basename(f), ms(a), sa, ms(b), sb, sp))
+PY
+	done
+	echo
+	echo "(The shared assets hold no girl_dance-length FBX clip: ybot@kick.fbx is 2 s.)"
+fi
 
 if [ -x "$build"/bench_json ]; then
 	echo

@@ -20,7 +20,7 @@ pkgs_for() {
 	case "$1" in
 	build) echo "cmake make gcc pkg-config python3 libdeflate-dev libcjson-dev libstb-dev libmeshoptimizer-dev libpng-dev libjpeg62-turbo-dev libwebp-dev g++ libdraco-dev" ;;
 	sanitize) echo "clang libclang-rt-14-dev" ;;
-	bench) echo "g++ libassimp-dev" ;;
+	bench) echo "g++ libassimp-dev assimp-utils" ;;
 	fuzz) echo "clang libclang-rt-14-dev" ;;
 	wasm) echo "emscripten dpkg-dev" ;;
 	format) echo "clang-format" ;;

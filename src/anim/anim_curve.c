@@ -202,7 +202,20 @@ typedef struct rki_sample_pos {
 	uint32_t offset;  /* of the value inside a key */
 } rki_sample_pos;
 
-static rki_sample_pos rki_sample_locate(const rk_anim_track *tr, double time)
+/* rki_key_at_or_before with a guess: *hint (the previous answer of a
+ * caller that samples forward) is checked, then its successor, before the
+ * binary search; the answer is stored back. Same result on sorted times. */
+static size_t rki_key_at_or_before_hint(const double *times, size_t n, double t, size_t *hint)
+{
+	size_t h = *hint;
+	if (h + 1 < n && times[h] <= t) {
+		if (times[h + 1] > t) return h;
+		if (h + 2 < n && times[h + 2] > t) return *hint = h + 1;
+	}
+	return *hint = rki_key_at_or_before(times, n, t);
+}
+
+static rki_sample_pos rki_sample_locate(const rk_anim_track *tr, double time, size_t *hint)
 {
 	rki_sample_pos p;
 	size_t n = tr->key_count;
@@ -213,7 +226,7 @@ static rki_sample_pos rki_sample_locate(const rk_anim_track *tr, double time)
 	p.u = -1.0;
 	if (n == 1 || !(time > tr->times[0])) { p.i = 0; return p; }
 	if (time >= tr->times[n - 1]) { p.i = n - 1; return p; }
-	p.i = rki_key_at_or_before(tr->times, n, time);
+	p.i = hint ? rki_key_at_or_before_hint(tr->times, n, time, hint) : rki_key_at_or_before(tr->times, n, time);
 	if (p.i >= n - 1) { p.i = n - 1; return p; }
 	double ta = tr->times[p.i], tb = tr->times[p.i + 1];
 	if (time <= ta || tr->interpolation == RK_INTERP_CONSTANT) return p;
@@ -242,8 +255,15 @@ static double rki_sample_value(const rk_anim_track *tr, const rki_sample_pos *p,
 double rki_anim_sample_component(const rk_anim_track *track, double time, uint32_t k)
 {
 	if (!rki_anim_track_is_sampled(track) || !track->times || !track->values || k >= track->components) return 0.0;
-	rki_sample_pos p = rki_sample_locate(track, time);
+	rki_sample_pos p = rki_sample_locate(track, time, NULL);
 	return rki_sample_value(track, &p, k);
+}
+
+size_t rki_anim_track_locate(const rk_anim_track *track, double time, size_t *hint, double *u)
+{
+	rki_sample_pos p = rki_sample_locate(track, time, hint);
+	*u = p.u;
+	return p.i;
 }
 
 size_t rk_anim_track_value_count(const rk_anim_track *track)
@@ -254,6 +274,12 @@ size_t rk_anim_track_value_count(const rk_anim_track *track)
 
 size_t rk_anim_track_eval(const rk_anim_track *track, double time, bool no_extrapolation,
 	double *out, size_t out_count)
+{
+	return rki_anim_track_eval_hint(track, time, no_extrapolation, out, out_count, NULL);
+}
+
+size_t rki_anim_track_eval_hint(const rk_anim_track *track, double time, bool no_extrapolation,
+	double *out, size_t out_count, size_t *hint)
 {
 	size_t count = rk_anim_track_value_count(track);
 	if (!track || !out) return count;
@@ -267,7 +293,7 @@ size_t rk_anim_track_eval(const rk_anim_track *track, double time, bool no_extra
 		for (size_t k = 0; k < m; k++) out[k] = 0.0;
 		return count;
 	}
-	rki_sample_pos p = rki_sample_locate(track, time);
+	rki_sample_pos p = rki_sample_locate(track, time, hint);
 	if (track->target == RK_TARGET_ROTATION_QUAT && track->components == 4) {
 		rk_quat q;
 		if (p.u >= 0.0 && !p.cubic) {

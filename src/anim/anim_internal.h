@@ -14,4 +14,18 @@ bool rki_anim_track_is_sampled(const rk_anim_track *track);
  * quaternion handling (plain step/lerp/Hermite). 0 for bad input. */
 double rki_anim_sample_component(const rk_anim_track *track, double time, uint32_t k);
 
+/* rk_anim_track_eval with a key cursor for a caller that samples one track
+ * at increasing times: *hint (0 at first) is the sampler-based track's last
+ * key interval, tried before a binary search and updated. The values are
+ * those of rk_anim_track_eval (the same interval on times sorted as the
+ * loaders keep them); curve-based tracks ignore it. */
+size_t rki_anim_track_eval_hint(const rk_anim_track *track, double time, bool no_extrapolation,
+	double *out, size_t out_count, size_t *hint);
+
+/* Where a sampler-based track with times and values (key_count > 0) is at
+ * `time`, as rk_anim_track_eval finds it: the key returned alone (*u < 0,
+ * STEP keys and the ends included) or blended with the next one at *u in
+ * (0, 1). hint as rki_anim_track_eval_hint (NULL: none). */
+size_t rki_anim_track_locate(const rk_anim_track *track, double time, size_t *hint, double *u);
+
 #endif

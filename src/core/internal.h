@@ -13,6 +13,7 @@
 #define RIGKIT_CORE_INTERNAL_H
 
 #include "rigkit/base.h"
+#include "rigkit/math.h"
 
 #include <stdarg.h>
 #include <stdbool.h>
@@ -127,6 +128,11 @@ void rki_error_at_line(rk_error *err, uint64_t line);
 void rki_error_at_path(rk_error *err, uint32_t kind, const char *path);
 /* Bounded strncpy that always NUL-terminates. */
 void rki_strlcpy(char *dst, const char *src, size_t cap);
+
+/* The quaternion of a rotation matrix r[row][col] (math.c; the conversion
+ * rk_mat4_decompose ends with, before its normalisation: unit to rounding
+ * when r is orthonormal). */
+rk_quat rki_quat_from_m3(const double r[3][3]);
 
 /* Percent-decodes s[0..len) into dst (capacity >= len); escaped (NULL or
  * capacity >= len) gets 1 for each output byte that came from a %XX escape.

@@ -1,5 +1,6 @@
 /* src/core/math.c - vector, quaternion, matrix and Euler helpers (see rigkit/math.h). */
 #include "rigkit/math.h"
+#include "internal.h"
 
 #include <math.h>
 #include <string.h>
@@ -161,7 +162,7 @@ static void rki_quat_to_m3(rk_quat q, double r[3][3])
 }
 
 /* Rotation matrix (rows/cols) -> unit quaternion, numerically stable branch choice. */
-static rk_quat rki_m3_to_quat(const double r[3][3])
+static rk_quat rki_m3_to_quat_raw(const double r[3][3])
 {
 	double tr = r[0][0] + r[1][1] + r[2][2];
 	rk_quat q;
@@ -190,8 +191,10 @@ static rk_quat rki_m3_to_quat(const double r[3][3])
 		q.y = (r[1][2] + r[2][1]) / s;
 		q.z = 0.25 * s;
 	}
-	return rk_quat_normalize(q);
+	return q;
 }
+
+static rk_quat rki_m3_to_quat(const double r[3][3]) { return rk_quat_normalize(rki_m3_to_quat_raw(r)); }
 
 rk_vec3 rk_quat_to_euler_deg(rk_quat q, rk_rotation_order order)
 {
@@ -246,6 +249,8 @@ rk_quat rk_quat_look_rotation(rk_vec3 forward, rk_vec3 up)
 	};
 	return rki_m3_to_quat(r);
 }
+
+rk_quat rki_quat_from_m3(const double r[3][3]) { return rki_m3_to_quat_raw(r); }
 
 /* ---- matrices ---------------------------------------------------------------- */
 

@@ -124,7 +124,7 @@ bool rk_rest_pose_eval(const rk_scene *scene, const rk_rest_opts *opts, rk_mat4 
 	 * rest world as children inherit it), bound[i] */
 	rki_alloc alloc;
 	rki_alloc_init(&alloc, &o.allocator, o.memory_limit, 0);
-	size_t per = 2 * sizeof(rk_mat4) + sizeof(rk_world_transform) + 1;
+	size_t per = 2 * sizeof(rk_mat4) + sizeof(rk_world_transform) + sizeof(const rk_skin_joint *) + 1;
 	if (count > SIZE_MAX / per) {
 		rki_error_set(err, RK_ERROR_LIMIT, "rk_rest_pose_eval: %zu nodes", count);
 		return false;
@@ -138,7 +138,8 @@ bool rk_rest_pose_eval(const rk_scene *scene, const rk_rest_opts *opts, rk_mat4 
 	}
 	rk_mat4 *bind = (rk_mat4 *)mem, *local = bind + count;
 	rk_world_transform *state = (rk_world_transform *)(local + count);
-	unsigned char *bound = (unsigned char *)(state + count);
+	const rk_skin_joint **binder = (const rk_skin_joint **)(state + count);   /* the joint that gave bind[i] */
+	unsigned char *bound = (unsigned char *)(binder + count);
 	memset(bound, 0, count);
 
 	/* 1. the first skin binding each joint gives its bind matrix */
@@ -152,6 +153,7 @@ bool rk_rest_pose_eval(const rk_scene *scene, const rk_rest_opts *opts, rk_mat4 
 			rk_mat4 b;
 			if (!rki_rest_joint_bind(scene, &conversion, jt, &b)) continue;
 			bind[jt->node->index] = b;
+			binder[jt->node->index] = jt;
 			bound[jt->node->index] = 1;
 			used = true;
 			rep.joints_bound++;
@@ -178,6 +180,12 @@ bool rk_rest_pose_eval(const rk_scene *scene, const rk_rest_opts *opts, rk_mat4 
 			const rk_skin_joint *jt = &skin->joints[j];
 			rk_mat4 b;
 			if (!rki_rest_in_scene(scene, jt->node) || !bound[jt->node->index]) continue;
+			/* the same matrices as the first binding give the same bind (the
+			 * usual case: one skeleton skinning several meshes) */
+			const rk_skin_joint *fj = binder[jt->node->index];
+			if (memcmp(&fj->mesh_to_joint, &jt->mesh_to_joint, sizeof(rk_mat4)) == 0 &&
+				memcmp(&fj->mesh_to_world_bind, &jt->mesh_to_world_bind, sizeof(rk_mat4)) == 0)
+				continue;
 			if (!rki_rest_joint_bind(scene, &conversion, jt, &b)) continue;
 			const rk_mat4 *a = &bind[jt->node->index];
 			if (rk_mat4_max_diff(*a, b) == 0.0) continue;
@@ -195,9 +203,15 @@ bool rk_rest_pose_eval(const rk_scene *scene, const rk_rest_opts *opts, rk_mat4 
 		/* as the evaluator composes (transform.h, INHERIT MODES); the parent's
 		 * own scale is its rest local scale */
 		const rk_node *pn = &nodes[p];
-		rk_vec3 pls = bound[p] ? rk_mat4_decompose(local[p]).scale : pn->has_fbx_props ? pn->props.scaling : pn->local.scale;
 		rk_inherit_mode mode = n->has_fbx_props ? n->props.inherit_mode : RK_INHERIT_NORMAL;
-		rk_world_transform from = rk_world_transform_compose(&state[p], pls, n->node_to_parent, mode);
+		/* (normal inheritance reads neither the parent's scale nor, for a
+		 * bound joint, more than the stored world) */
+		rk_vec3 pls = mode == RK_INHERIT_NORMAL ? (rk_vec3){ 1, 1, 1 }
+			: bound[p] ? rk_mat4_decompose(local[p]).scale : pn->has_fbx_props ? pn->props.scaling : pn->local.scale;
+		rk_world_transform from;
+		bool from_full = !bound[i] || mode != RK_INHERIT_NORMAL;
+		if (from_full) from = rk_world_transform_compose(&state[p], pls, n->node_to_parent, mode);
+		else from.node_to_world = rk_mat4_mul(state[p].node_to_world, n->node_to_parent);
 		rk_mat4 from_stored = from.node_to_world;
 		/* a bound joint's local is solved for normal inheritance; other modes
 		 * agree with it only where the scale they treat apart is 1 */
@@ -228,7 +242,7 @@ bool rk_rest_pose_eval(const rk_scene *scene, const rk_rest_opts *opts, rk_mat4 
 				}
 			}
 		} else {
-			state[i] = from;
+			state[i] = from_full ? from : rk_world_transform_compose(&state[p], pls, n->node_to_parent, mode);
 			local[i] = n->node_to_parent;
 		}
 	}

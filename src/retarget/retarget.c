@@ -84,7 +84,12 @@ static rk_quat rki_track_rotation(const rk_node *n, rk_quat local)
 /* Translation track value that puts the node's origin at `local_pos` (in its
  * parent's space) given rotation track value q: node_to_parent's
  * translation is affine in the track value, solved from four evaluations. */
-static bool rki_track_translation(const rk_node *n, rk_quat q, rk_vec3 local_pos, rk_vec3 *out)
+typedef struct rki_translation_solve {
+	rk_vec3 t0;                      /* node_to_parent's translation for a zero track value */
+	rk_mat4 inv;                     /* inverse of its linear part in the track value */
+} rki_translation_solve;
+
+static bool rki_translation_solve_init(const rk_node *n, rk_quat q, rki_translation_solve *s)
 {
 	rk_vec3 t0 = rk_mat4_get_translation(rki_node_ntp(n, q, (rk_vec3){ 0, 0, 0 }));
 	rk_vec3 cx = rk_vec3_sub(rk_mat4_get_translation(rki_node_ntp(n, q, (rk_vec3){ 1, 0, 0 })), t0);
@@ -94,9 +99,26 @@ static bool rki_track_translation(const rk_node *n, rk_quat q, rk_vec3 local_pos
 	l.m[0] = cx.x, l.m[1] = cx.y, l.m[2] = cx.z;
 	l.m[4] = cy.x, l.m[5] = cy.y, l.m[6] = cy.z;
 	l.m[8] = cz.x, l.m[9] = cz.y, l.m[10] = cz.z;
-	rk_mat4 inv;
-	if (!rk_mat4_invert(l, &inv)) return false;
-	*out = rk_mat4_transform_vector(inv, rk_vec3_sub(local_pos, t0));
+	s->t0 = t0;
+	return rk_mat4_invert(l, &s->inv);
+}
+
+static rk_vec3 rki_translation_solve_apply(const rki_translation_solve *s, rk_vec3 local_pos)
+{
+	return rk_mat4_transform_vector(s->inv, rk_vec3_sub(local_pos, s->t0));
+}
+
+/* A glTF-style node's translation does not depend on its rotation value
+ * (node_to_parent's translation is the adjusted track value whatever the
+ * rotation), so its solve is made once per clip; an FBX node's (pivots,
+ * offsets turned by the rotation) is made for each rotation value. */
+static bool rki_translation_depends_on_rotation(const rk_node *n) { return n->has_fbx_props; }
+
+static bool rki_track_translation(const rk_node *n, rk_quat q, rk_vec3 local_pos, rk_vec3 *out)
+{
+	rki_translation_solve s;
+	if (!rki_translation_solve_init(n, q, &s)) return false;
+	*out = rki_translation_solve_apply(&s, local_pos);
 	return true;
 }
 
@@ -137,7 +159,7 @@ static void rki_world_rotations(rki_retarget *r)
 		if (i == 0) r->world[0] = r->rest_local[0];
 		else if (b >= 0) r->world[i] = r->wbone[b];
 		else if (r->root && r->root->on && i == r->root->node) r->world[i] = r->root->world_rotation;
-		else r->world[i] = rk_quat_normalize(rk_quat_mul(r->world[n->parent->index], r->rest_local[i]));
+		else r->world[i] = rki_qnorm(rki_qmul(r->world[n->parent->index], r->rest_local[i]));
 	}
 }
 
@@ -444,6 +466,10 @@ rk_anim_clip *rk_retarget(rk_scene *target, const rk_scene *source, const rk_ani
 
 	size_t nodes = target->nodes.count;
 	rki_pose_buffer src_pose, dst_pose;
+	rki_src_sampler sampler, dst_sampler;   /* humanoid poses per frame (retarget_sample.c) */
+	bool *plain = NULL;        /* target node -> rotation track value = local rotation */
+	memset(&sampler, 0, sizeof(sampler));
+	memset(&dst_sampler, 0, sizeof(dst_sampler));
 	memset(&src_pose, 0, sizeof(src_pose));
 	memset(&dst_pose, 0, sizeof(dst_pose));
 	rki_rest_table rest_src, rest_dst;
@@ -481,17 +507,19 @@ rk_anim_clip *rk_retarget(rk_scene *target, const rk_scene *source, const rk_ani
 	r.pos = (rk_vec3 *)rki_malloc(&tmp, nodes * sizeof(rk_vec3));
 	r.value = (rk_quat *)rki_malloc(&tmp, nodes * sizeof(rk_quat));
 	r.rest_track = (uint8_t *)rki_malloc(&tmp, nodes);
+	plain = (bool *)rki_malloc(&tmp, nodes * sizeof(bool));
 	r.foot_ik = o.foot_ik;
-	if (!r.rest_track || !r.value || !r.bone_of_node || !r.rest_local || !r.world || !r.rest_world || !r.rest_pos || !r.pos) {
+	if (!plain || !r.rest_track || !r.value || !r.bone_of_node || !r.rest_local || !r.world || !r.rest_world || !r.rest_pos || !r.pos) {
 		rki_error_set(err, tmp.limit_hit ? RK_ERROR_LIMIT : RK_ERROR_OUT_OF_MEMORY,
 			"cannot allocate retargeting state for %zu nodes (memory_limit %zu bytes)", nodes, o.memory_limit);
 		goto done;
 	}
 	if (!rki_pose_buffer_init(&src_pose, source, &tmp, err)) goto done;
+	if (!rki_src_sampler_init(&sampler, source, clip, r.hs, &src_pose, &tmp, err)) goto done;
 	for (size_t i = 0; i < nodes; i++) {
 		const rk_node *n = &target->nodes.data[i];
 		r.bone_of_node[i] = -1;
-		(void)n;
+		plain[i] = !n->has_fbx_props && rk_adjust_transform_is_identity(&n->adjust);
 		r.rest_local[i] = i == 0 ? rki_matrix_rotation(rest_dst.world[0]) : rki_matrix_rotation(rest_dst.local[i]);
 		r.rest_world[i] = rki_matrix_rotation(rest_dst.world[i]);
 		r.rest_pos[i] = rk_mat4_get_translation(rest_dst.world[i]);
@@ -554,22 +582,42 @@ rk_anim_clip *rk_retarget(rk_scene *target, const rk_scene *source, const rk_ani
 		times[k] = k + 1 == frames ? clip->time_end : clip->time_begin + t;
 	}
 
+	rki_src_sampler_set_times(&sampler, times, frames, 0.0);   /* times are on the clip's own axis */
 	rk_mat4 hips_parent_inv = rk_mat4_identity();
 	if (hips->parent && !rk_mat4_invert(rest_dst.world[hips->parent->index], &hips_parent_inv)) {
 		rki_error_set(err, RK_ERROR_INVALID_ARGUMENT, "target hips' parent has a singular world matrix");
 		rki_error_file(err, target->source_path);
 		goto done;
 	}
+	/* per clip: the source's rest bone directions (the direction swing
+	 * below), the hips' translation solve for glTF-style hips */
+	rk_vec3 rest_dir[RK_HUMANOID_BONE_COUNT];
+	rk_quat rest_conj[RK_HUMANOID_BONE_COUNT];
+	bool rest_dir_ok[RK_HUMANOID_BONE_COUNT];
+	for (int b = 0; b < RK_HUMANOID_BONE_COUNT; b++) {
+		int c = r.use[b] ? r.dir_child[b] : -1;
+		rest_dir[b] = c >= 0 ? rk_vec3_sub(r.rest_s.position[c], r.rest_s.position[b]) : (rk_vec3){ 0, 0, 0 };
+		rest_dir_ok[b] = c >= 0 && rk_vec3_length(rest_dir[b]) > 1e-9;
+		rest_conj[b] = rk_quat_conjugate(r.rest_s.rotation[b]);
+	}
+	bool hips_solve_once = !rki_translation_depends_on_rotation(hips);
+	rki_translation_solve hips_solve;
+	memset(&hips_solve, 0, sizeof(hips_solve));
+	bool hips_solve_ok = hips_solve_once && rki_translation_solve_init(hips, RK_QUAT_IDENTITY, &hips_solve);
 	rk_vec3 first_delta = { 0, 0, 0 };
 	rk_quat hips_rot_value = RK_QUAT_IDENTITY;
 	double foot_miss = 0.0;
 	for (size_t k = 0; k < frames; k++) {
-		if (!rki_pose_buffer_eval(&src_pose, source, clip, times[k], err)) {
-			rki_error_file(err, source->source_path);
-			goto done;
-		}
 		rki_humanoid_pose ps;
-		rki_humanoid_pose_from(r.hs, &r.fs, src_pose.pose.node_to_world, &ps);
+		if (sampler.fast) {
+			rki_src_sampler_pose(&sampler, source, k, &r.fs, &ps);
+		} else {
+			if (!rki_pose_buffer_eval(&src_pose, source, clip, times[k], err)) {
+				rki_error_file(err, source->source_path);
+				goto done;
+			}
+			rki_humanoid_pose_from(r.hs, &r.fs, src_pose.pose.node_to_world, &ps);
+		}
 		rk_quat to_world = rk_quat_conjugate(r.ft.rotation);
 		/* hips position (character units relative to rest) */
 		rk_vec3 delta = rk_vec3_sub(ps.position[RK_HUMANOID_HIPS], r.rest_s.position[RK_HUMANOID_HIPS]);
@@ -588,19 +636,25 @@ rk_anim_clip *rk_retarget(rk_scene *target, const rk_scene *source, const rk_ani
 		 * source's actual direction */
 		for (int b = 0; b < RK_HUMANOID_BONE_COUNT; b++) {
 			if (!r.use[b]) continue;
-			rk_quat wc = rk_quat_mul(ps.rotation[b], r.k[b]);
+			rk_quat wc = rki_qmul(ps.rotation[b], r.k[b]);
 			int c = r.dir_child[b];
-			if (c >= 0) {
-				rk_vec3 rest_dir = rk_vec3_sub(r.rest_s.position[c], r.rest_s.position[b]);
-				rk_vec3 now_dir = rk_vec3_sub(ps.position[c], ps.position[b]);
-				if (rk_vec3_length(rest_dir) > 1e-9 && rk_vec3_length(now_dir) > 1e-9) {
-					rk_quat turn = rk_quat_mul(ps.rotation[b], rk_quat_conjugate(r.rest_s.rotation[b]));
-					rk_vec3 expected = rk_vec3_normalize(rk_quat_rotate(turn, rest_dir));
-					rk_vec3 actual = rk_vec3_normalize(now_dir);
-					if (rk_vec3_dot(expected, actual) < 1.0 - 1e-12) wc = rk_quat_mul(rki_quat_from_to(expected, actual), wc);
+			if (c >= 0 && rest_dir_ok[b]) {
+				rk_vec3 now_dir = rki_v3sub(ps.position[c], ps.position[b]);
+				if (sqrt(rki_v3dot(now_dir, now_dir)) > 1e-9) {
+					rk_quat turn = rki_qmul(ps.rotation[b], rest_conj[b]);
+					rk_vec3 expected = rki_v3norm(rki_qrot(turn, rest_dir[b]));
+					rk_vec3 actual = rki_v3norm(now_dir);
+					double d = rki_v3dot(expected, actual);
+					if (d < 1.0 - 1e-12) {
+						/* rki_quat_from_to, its common case inline */
+						rk_vec3 cr = rki_v3cross(expected, actual);
+						rk_quat swing = d < -1.0 + 1e-12 ? rki_quat_from_to(expected, actual)
+							: rki_qnorm((rk_quat){ cr.x, cr.y, cr.z, 1.0 + d });
+						wc = rki_qmul(swing, wc);
+					}
 				}
 			}
-			r.wbone[b] = rk_quat_normalize(rk_quat_mul(to_world, wc));
+			r.wbone[b] = rki_qnorm(rki_qmul(to_world, wc));   /* wc drifts by the swings' rounding */
 		}
 		if (root.on) rki_root_frame(&root, &r.ft, r.wbone[RK_HUMANOID_HIPS], r.rest_world[hips->index], delta);
 		rki_world_rotations(&r);
@@ -626,8 +680,9 @@ rk_anim_clip *rk_retarget(rk_scene *target, const rk_scene *source, const rk_ani
 			const rk_node *n = &target->nodes.data[i];
 			int b = r.bone_of_node[i], tj = b < 0 && twist.count ? rki_twist_index(&twist, i) : -1;
 			if (b < 0 && tj < 0) continue;
-			rk_quat local = rk_quat_normalize(rk_quat_mul(rk_quat_conjugate(r.world[n->parent->index]), r.world[i]));
-			rk_quat v = rki_track_rotation(n, local);
+			rk_quat local = rki_qnorm(rki_qmul(rki_qconj(r.world[n->parent->index]), r.world[i]));
+			/* rki_track_rotation: no pre / post rotations on a plain node */
+			rk_quat v = plain[i] ? local : rki_track_rotation(n, local);   /* (local is unit: one normalisation) */
 			double *dst = b >= 0 ? rot_values + ((size_t)slot_of_bone[b] * frames + k) * 4
 				: twist_values + ((size_t)tj * frames + k) * 4;
 			if (k > 0) {
@@ -676,9 +731,10 @@ rk_anim_clip *rk_retarget(rk_scene *target, const rk_scene *source, const rk_ani
 			tdst[0] = rt.x, tdst[1] = rt.y, tdst[2] = rt.z;
 		}
 		rk_vec3 local_pos = rk_mat4_transform_point(hips_parent_inv, world_pos);
-		rk_vec3 tv;
-		if (!rki_track_translation(hips, hips_rot_value, local_pos, &tv) || !isfinite(tv.x) || !isfinite(tv.y) ||
-			!isfinite(tv.z)) {
+		rk_vec3 tv = { 0, 0, 0 };
+		bool solved = hips_solve_once ? hips_solve_ok : rki_translation_solve_init(hips, hips_rot_value, &hips_solve);
+		if (solved) tv = rki_translation_solve_apply(&hips_solve, local_pos);
+		if (!solved || !isfinite(tv.x) || !isfinite(tv.y) || !isfinite(tv.z)) {
 			rki_error_set(err, RK_ERROR_INVALID_ARGUMENT, "target hips' translation cannot be solved (degenerate scale)");
 			rki_error_file(err, target->source_path);
 			goto done;
@@ -738,13 +794,18 @@ rk_anim_clip *rk_retarget(rk_scene *target, const rk_scene *source, const rk_ani
 		report->root_node = root.on ? &target->nodes.data[root.node] : NULL;
 		report->root_travel = root.travel;
 		if (!rki_pose_buffer_init(&dst_pose, target, &tmp, err)) goto done;
+		/* both poses from samplers where they apply (retarget_sample.c) */
+		if (!rki_src_sampler_init(&dst_sampler, target, &c, r.ht, &dst_pose, &tmp, err)) goto done;
+		rki_src_sampler_set_times(&sampler, times, frames, 0.0);   /* times are on the clip's own axis */
+		rki_src_sampler_set_times(&dst_sampler, times, frames, 0.0);
 		for (size_t k = 0; k < frames; k++) {
 			rki_humanoid_pose ps, pd;
-			if (!rki_pose_buffer_eval(&src_pose, source, clip, times[k], err) ||
-				!rki_pose_buffer_eval(&dst_pose, target, &c, times[k], err))
-				goto done;
-			rki_humanoid_pose_from(r.hs, &r.fs, src_pose.pose.node_to_world, &ps);
-			rki_humanoid_pose_from(r.ht, &r.ft, dst_pose.pose.node_to_world, &pd);
+			if (!sampler.fast && !rki_pose_buffer_eval(&src_pose, source, clip, times[k], err)) goto done;
+			if (!dst_sampler.fast && !rki_pose_buffer_eval(&dst_pose, target, &c, times[k], err)) goto done;
+			if (sampler.fast) rki_src_sampler_pose(&sampler, source, k, &r.fs, &ps);
+			else rki_humanoid_pose_from(r.hs, &r.fs, src_pose.pose.node_to_world, &ps);
+			if (dst_sampler.fast) rki_src_sampler_pose(&dst_sampler, target, k, &r.ft, &pd);
+			else rki_humanoid_pose_from(r.ht, &r.ft, dst_pose.pose.node_to_world, &pd);
 			double e = rki_direction_error(&r, &ps, &pd);
 			if (e > report->max_direction_error) report->max_direction_error = e;
 		}
@@ -766,6 +827,9 @@ done:
 	rki_rest_table_free(&rest_dst);
 	if (r.rest_track) rki_free(&tmp, r.rest_track, nodes);
 	if (r.value) rki_free(&tmp, r.value, nodes * sizeof(rk_quat));
+	rki_src_sampler_free(&sampler);
+	rki_src_sampler_free(&dst_sampler);
+	if (plain) rki_free(&tmp, plain, nodes * sizeof(bool));
 	rki_pose_buffer_free(&src_pose);
 	rki_pose_buffer_free(&dst_pose);
 	if (r.bone_of_node) rki_free(&tmp, r.bone_of_node, nodes * sizeof(int));

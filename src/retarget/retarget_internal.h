@@ -8,6 +8,8 @@
 #include "rigkit/anim.h"
 #include "rigkit/retarget.h"
 
+#include <math.h>
+
 /* A skeleton's character frame: char = rotation * (world - origin) / unit. */
 typedef struct rki_char_frame {
 	rk_vec3 origin;                  /* world: on the floor under the rest hips */
@@ -78,6 +80,107 @@ void rki_pose_buffer_free(rki_pose_buffer *b);
 /* Evaluates clip (NULL = static pose) at absolute file time t. */
 bool rki_pose_buffer_eval(rki_pose_buffer *b, const rk_scene *scene, const rk_anim_clip *clip, double t,
 	rk_error *err);
+
+/* Inline forms of the rigkit/math.h quaternion and vector operations the
+ * per-frame loops use (the same formulas, rki_qnorm multiplying by the
+ * reciprocal: results within an ulp; the library's math functions are out
+ * of line and pass structs in memory). */
+#if defined(__GNUC__) || defined(__clang__)
+#define RKI_HOT_INLINE static inline __attribute__((always_inline))
+#else
+#define RKI_HOT_INLINE static inline
+#endif
+RKI_HOT_INLINE rk_quat rki_qmul(rk_quat a, rk_quat b)
+{
+	return (rk_quat){
+		a.w * b.x + a.x * b.w + a.y * b.z - a.z * b.y,
+		a.w * b.y - a.x * b.z + a.y * b.w + a.z * b.x,
+		a.w * b.z + a.x * b.y - a.y * b.x + a.z * b.w,
+		a.w * b.w - a.x * b.x - a.y * b.y - a.z * b.z,
+	};
+}
+RKI_HOT_INLINE rk_quat rki_qconj(rk_quat q) { return (rk_quat){ -q.x, -q.y, -q.z, q.w }; }
+RKI_HOT_INLINE rk_quat rki_qnorm(rk_quat q)
+{
+	double n = sqrt(q.x * q.x + q.y * q.y + q.z * q.z + q.w * q.w);
+	if (!(n > 0.0)) return RK_QUAT_IDENTITY;
+	double k = 1.0 / n;   /* one division: results within an ulp of rk_quat_normalize's */
+	return (rk_quat){ q.x * k, q.y * k, q.z * k, q.w * k };
+}
+RKI_HOT_INLINE rk_vec3 rki_v3sub(rk_vec3 a, rk_vec3 b) { return (rk_vec3){ a.x - b.x, a.y - b.y, a.z - b.z }; }
+RKI_HOT_INLINE double rki_v3dot(rk_vec3 a, rk_vec3 b) { return a.x * b.x + a.y * b.y + a.z * b.z; }
+RKI_HOT_INLINE rk_vec3 rki_v3cross(rk_vec3 a, rk_vec3 b)
+{
+	return (rk_vec3){ a.y * b.z - a.z * b.y, a.z * b.x - a.x * b.z, a.x * b.y - a.y * b.x };
+}
+RKI_HOT_INLINE rk_vec3 rki_v3norm(rk_vec3 a)
+{
+	double len = sqrt(rki_v3dot(a, a));
+	if (!(len > 0.0)) return (rk_vec3){ 0, 0, 0 };
+	double k = 1.0 / len;
+	return (rk_vec3){ a.x * k, a.y * k, a.z * k };
+}
+RKI_HOT_INLINE rk_vec3 rki_qrot(rk_quat q, rk_vec3 v)
+{
+	rk_vec3 u = { q.x, q.y, q.z };
+	rk_vec3 c = rki_v3cross(u, v);
+	rk_vec3 t = { c.x * 2.0, c.y * 2.0, c.z * 2.0 };
+	rk_vec3 a = { v.x + t.x * q.w, v.y + t.y * q.w, v.z + t.z * q.w };
+	rk_vec3 b = rki_v3cross(u, t);
+	return (rk_vec3){ a.x + b.x, a.y + b.y, a.z + b.z };
+}
+
+/* The source side of rk_retarget's frame loop (retarget_sample.c): the
+ * humanoid pose of a clip at increasing times from the humanoid bones and
+ * their ancestors only, each track with a key cursor. fast is false when the
+ * scene or clip needs the full evaluation (FBX nodes, load adjustments,
+ * layers, a clip rk_pose_eval refuses): rki_pose_buffer_eval +
+ * rki_humanoid_pose_from then. */
+typedef struct rki_affine { double m[12]; } rki_affine;   /* 3x3 column-major, then translation */
+typedef struct rki_src_track {
+	const rk_anim_track *track;
+	uint32_t slot;                   /* node slot it sets */
+	uint8_t kind;                    /* which local field */
+	bool sorted;                     /* key times non-decreasing: the cursor may be used */
+	bool direct;                     /* LINEAR / STEP T, R (quaternion) or S sampler track */
+	size_t hint;                     /* key cursor */
+} rki_src_track;
+typedef struct rki_src_sampler {
+	bool fast;
+	size_t count;                    /* nodes evaluated (slots), parents first */
+	uint32_t *node;                  /* slot -> node index */
+	int32_t *parent;                 /* slot -> parent slot or -1 */
+	int32_t *slot_of_node;           /* node index -> slot or -1 */
+	rk_trs *local;                   /* [frame in block][slot] -> local TRS */
+	rk_trs *base;                    /* slot -> local TRS with the constant tracks applied */
+	uint8_t *field_set;              /* slot -> fields a track sets (init only) */
+	rki_affine *world;               /* slot -> node_to_world at the current time */
+	rki_src_track *track;
+	size_t track_count;
+	int32_t bone_slot[RK_HUMANOID_BONE_COUNT];
+	const double *times;             /* frame times (rki_src_sampler_set_times) */
+	size_t frames;
+	double time_offset;              /* added to times: absolute file time */
+	size_t block_first, block_count; /* frames whose local TRS are in local */
+	void *block, *block2;            /* by node, by slot */
+	size_t block_size, block2_size;
+	rki_alloc *alloc;
+} rki_src_sampler;
+
+/* False with err only when out of memory; `check` (a pose buffer of scene)
+ * is used for rk_pose_eval_validate. */
+bool rki_src_sampler_init(rki_src_sampler *s, const rk_scene *scene, const rk_anim_clip *clip, const rk_humanoid *h,
+	rki_pose_buffer *check, rki_alloc *alloc, rk_error *err);
+/* The frames to sample: absolute file time offset + times[k] for frame k
+ * (times stay the caller's). */
+void rki_src_sampler_set_times(rki_src_sampler *s, const double *times, size_t frames, double offset);
+/* The humanoid pose (character frame f) at frame `frame` (s->fast only;
+ * frames in increasing order are cheapest: tracks are evaluated for
+ * RKI_SRC_BLOCK frames at once). */
+#define RKI_SRC_BLOCK 16
+void rki_src_sampler_pose(rki_src_sampler *s, const rk_scene *scene, size_t frame, const rki_char_frame *f,
+	rki_humanoid_pose *out);
+void rki_src_sampler_free(rki_src_sampler *s);
 
 /* The only places rk_retarget_opts / rk_compare_opts defaults are applied
  * (in NULL = all defaults): fps 0 = the source's frame rate (30 when unset)

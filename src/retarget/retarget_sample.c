@@ -1,0 +1,337 @@
+/*
+ * src/retarget/retarget_sample.c - the source side of rk_retarget's frame
+ * loop: the humanoid pose of the source clip at increasing times, without
+ * evaluating the whole scene (retarget_internal.h, rki_src_sampler).
+ *
+ * What rk_pose_eval + rki_humanoid_pose_from compute for the humanoid bones,
+ * with the per-clip work done once: the nodes evaluated are the humanoid
+ * bones and their ancestors only, the tracks applied are the ones on those
+ * nodes (found once, each with a key cursor; a track that holds one value
+ * and the tracks a later one overrides are applied once, or not at all),
+ * and node_to_world is the
+ * product of 3x4 affine blocks (no geometry, unscaled or inherit-scale
+ * matrices: glTF-style nodes inherit normally). The values agree with the
+ * full evaluation to rounding (1e-15 relative): the same key intervals and
+ * interpolation (rki_anim_track_eval_hint), the same TRS matrices and
+ * products, the rotation read with the same Gram-Schmidt.
+ *
+ * RESTRICTIONS (fast == false, the caller evaluates the full pose): FBX
+ * nodes (transform chain, inherit modes), nodes with a load adjustment,
+ * clips of more than one layer, a clip rk_pose_eval_validate refuses.
+ */
+#include "retarget/retarget_internal.h"
+#include "anim/anim_internal.h"
+
+#include <math.h>
+#include <string.h>
+
+enum { RKI_APPLY_NONE, RKI_APPLY_T, RKI_APPLY_R_QUAT, RKI_APPLY_R_EULER, RKI_APPLY_S };
+
+/* What rk_pose_eval's track application does on a glTF-style node (full
+ * weight, one layer): which local field the track sets. */
+static uint8_t rki_apply_kind(const rk_anim_track *tr)
+{
+	switch (tr->target) {
+	case RK_TARGET_TRANSLATION: return RKI_APPLY_T;
+	case RK_TARGET_ROTATION_EULER: return RKI_APPLY_R_EULER;
+	case RK_TARGET_ROTATION_QUAT: return RKI_APPLY_R_QUAT;
+	case RK_TARGET_SCALE: return RKI_APPLY_S;
+	case RK_TARGET_FBX_PROPERTY: {
+		const char *name = tr->property ? tr->property : "";
+		if (strcmp(name, "Lcl Translation") == 0) return RKI_APPLY_T;
+		if (strcmp(name, "Lcl Rotation") == 0) return RKI_APPLY_R_EULER;
+		if (strcmp(name, "Lcl Scaling") == 0) return RKI_APPLY_S;
+		return RKI_APPLY_NONE;
+	}
+	default: return RKI_APPLY_NONE;
+	}
+}
+
+/* True when a sampler-based LINEAR / STEP track holds one value at every
+ * key: its value at any time is that value (lerp of equal values; slerp
+ * of equal quaternions takes the normalised lerp), so it is applied once. */
+static bool rki_track_constant(const rk_anim_track *tr)
+{
+	if (tr->curves[0] || tr->curves[1] || tr->curves[2] || tr->curves[3] || !tr->times || !tr->values ||
+		!tr->key_count || tr->interpolation == RK_INTERP_CUBIC)
+		return false;
+	size_t c = tr->components;
+	for (size_t k = 1; k < tr->key_count; k++)
+		if (memcmp(tr->values + k * c, tr->values, c * sizeof(double)) != 0) return false;
+	return true;
+}
+
+static bool rki_times_sorted(const rk_anim_track *tr)
+{
+	if (tr->curves[0] || tr->curves[1] || tr->curves[2] || tr->curves[3] || !tr->times) return true;
+	for (size_t k = 1; k < tr->key_count; k++)
+		if (!(tr->times[k] >= tr->times[k - 1])) return false;
+	return true;
+}
+
+static void rki_src_track_apply(rki_src_track *st, rk_trs *local, double time)
+{
+	rk_trs *l = &local[st->slot];
+	if (st->direct) {
+		/* rk_anim_track_eval's values for a LINEAR / STEP sampler track,
+		 * without its generic dispatch */
+		const rk_anim_track *tr = st->track;
+		double u;
+		size_t i, h = st->hint, n = tr->key_count;
+		const double *tt = tr->times;
+		/* the cursor's interval or the next one strictly inside the keys of a
+		 * LINEAR track: rki_sample_locate's answer, inline */
+		if (st->sorted && h + 2 < n && tt[h + 1] <= time) h++;
+		if (st->sorted && tr->interpolation == RK_INTERP_LINEAR && h + 1 < n && time > tt[0] && time < tt[n - 1] &&
+			tt[h] < time && time < tt[h + 1]) {
+			st->hint = i = h;
+			u = (time - tt[h]) / (tt[h + 1] - tt[h]);
+		} else {
+			i = rki_anim_track_locate(tr, time, st->sorted ? &st->hint : NULL, &u);
+		}
+		const double *a = tr->values + i * tr->components;
+		if (st->kind == RKI_APPLY_R_QUAT) {
+			rk_quat qa = { a[0], a[1], a[2], a[3] }, q;
+			if (u < 0.0) {
+				q = rki_qnorm(qa);
+			} else {
+				/* rk_quat_slerp: the normalised lerp of close keys inline */
+				rk_quat qb = { a[4], a[5], a[6], a[7] };
+				double d = qa.x * qb.x + qa.y * qb.y + qa.z * qb.z + qa.w * qb.w;
+				if (d < 0.0) qb = (rk_quat){ -qb.x, -qb.y, -qb.z, -qb.w };
+				if (fabs(d) > 0.9995)
+					q = rki_qnorm((rk_quat){ qa.x + (qb.x - qa.x) * u, qa.y + (qb.y - qa.y) * u, qa.z + (qb.z - qa.z) * u,
+						qa.w + (qb.w - qa.w) * u });
+				else
+					q = rk_quat_slerp(qa, qb, u);
+			}
+			l->rotation = rki_qnorm(q);
+			return;
+		}
+		rk_vec3 v = u < 0.0 ? (rk_vec3){ a[0], a[1], a[2] }
+			: (rk_vec3){ a[0] + (a[3] - a[0]) * u, a[1] + (a[4] - a[1]) * u, a[2] + (a[5] - a[2]) * u };
+		if (st->kind == RKI_APPLY_T) l->translation = v;
+		else l->scale = v;
+		return;
+	}
+	double v[4] = { 0.0, 0.0, 0.0, 0.0 };
+	rki_anim_track_eval_hint(st->track, time, false, v, 4, st->sorted ? &st->hint : NULL);
+	switch (st->kind) {
+	case RKI_APPLY_T: l->translation = (rk_vec3){ v[0], v[1], v[2] }; break;
+	case RKI_APPLY_R_QUAT: l->rotation = rki_qnorm((rk_quat){ v[0], v[1], v[2], v[3] }); break;
+	case RKI_APPLY_R_EULER: l->rotation = rk_quat_from_euler_deg((rk_vec3){ v[0], v[1], v[2] }, RK_ROTATION_XYZ); break;
+	case RKI_APPLY_S: l->scale = (rk_vec3){ v[0], v[1], v[2] }; break;
+	default: break;
+	}
+}
+
+void rki_src_sampler_free(rki_src_sampler *s)
+{
+	if (s->block) rki_free(s->alloc, s->block, s->block_size);
+	if (s->block2) rki_free(s->alloc, s->block2, s->block2_size);
+	memset(s, 0, sizeof(*s));
+}
+
+bool rki_src_sampler_init(rki_src_sampler *s, const rk_scene *scene, const rk_anim_clip *clip, const rk_humanoid *h,
+	rki_pose_buffer *check, rki_alloc *alloc, rk_error *err)
+{
+	memset(s, 0, sizeof(*s));
+	s->alloc = alloc;
+	size_t n = scene->nodes.count;
+	/* the full evaluation's checks, once: a clip they refuse takes the full
+	 * path, which reports it at the first frame */
+	rk_pose_eval_job job;
+	memset(&job, 0, sizeof(job));
+	job.scene = scene;
+	job.clip = clip;
+	job.time = clip->time_begin;
+	job.pose = &check->pose;
+	if (clip->layer_count > 1 || !rk_pose_eval_validate(&job, NULL)) return true;
+	size_t tracks = clip->layer_count ? clip->layers[0].track_count : 0;
+	/* two blocks: by node (slot_of_node, parent, node), then by slot, sized
+	 * by the nodes evaluated (world, RKI_SRC_BLOCK frames of local TRS,
+	 * base, field_set) and the tracks */
+	size_t per_node = 2 * sizeof(int32_t) + sizeof(uint32_t);
+	size_t per_slot = sizeof(rki_affine) + (RKI_SRC_BLOCK + 1) * sizeof(rk_trs) + 1;
+	if (n > SIZE_MAX / 2 / per_slot || tracks > SIZE_MAX / 2 / sizeof(rki_src_track)) {
+		rki_error_set(err, RK_ERROR_LIMIT, "%zu nodes / %zu tracks: too many to sample", n, tracks);
+		return false;
+	}
+	s->block_size = n * per_node;
+	s->block = s->block_size ? rki_malloc(alloc, s->block_size) : NULL;
+	if (!s->block) {
+		rki_error_set(err, alloc->limit_hit ? RK_ERROR_LIMIT : RK_ERROR_OUT_OF_MEMORY,
+			"cannot allocate the source sampler of %zu nodes", n);
+		return false;
+	}
+	unsigned char *p = (unsigned char *)s->block;
+	s->slot_of_node = (int32_t *)p, p += n * sizeof(int32_t);
+	s->parent = (int32_t *)p, p += n * sizeof(int32_t);
+	s->node = (uint32_t *)p;
+	/* needed nodes: humanoid bones and their ancestors */
+	for (size_t i = 0; i < n; i++) s->slot_of_node[i] = -1;
+	for (int b = 0; b < RK_HUMANOID_BONE_COUNT; b++)
+		for (const rk_node *x = h->bones[b]; x && s->slot_of_node[x->index] < 0; x = x->parent)
+			s->slot_of_node[x->index] = 0;
+	for (size_t i = 0; i < n; i++) {
+		if (s->slot_of_node[i] < 0) continue;
+		const rk_node *x = &scene->nodes.data[i];
+		if (x->has_fbx_props || (x->kind != RK_NODE_ROOT && !rk_adjust_transform_is_identity(&x->adjust))) return true;
+		s->slot_of_node[i] = (int32_t)s->count;
+		s->node[s->count] = (uint32_t)i;
+		/* parents come first (validated) */
+		s->parent[s->count] = x->parent ? s->slot_of_node[x->parent->index] : -1;
+		s->count++;
+	}
+	s->block2_size = s->count * per_slot + tracks * sizeof(rki_src_track) + 64;
+	s->block2 = rki_malloc(alloc, s->block2_size);
+	if (!s->block2) {
+		rki_error_set(err, alloc->limit_hit ? RK_ERROR_LIMIT : RK_ERROR_OUT_OF_MEMORY,
+			"cannot allocate the source sampler of %zu nodes", s->count);
+		return false;
+	}
+	p = (unsigned char *)s->block2;
+	s->world = (rki_affine *)p, p += s->count * sizeof(rki_affine);
+	s->local = (rk_trs *)p, p += RKI_SRC_BLOCK * s->count * sizeof(rk_trs);
+	s->base = (rk_trs *)p, p += s->count * sizeof(rk_trs);
+	s->track = (rki_src_track *)p, p += tracks * sizeof(rki_src_track);
+	s->field_set = p;
+	memset(s->field_set, 0, s->count);
+	for (size_t k = 0; k < s->count; k++) s->base[k] = scene->nodes.data[s->node[k]].local;
+	/* every track sets its field outright (one layer, full weight), so only
+	 * the last track on a node's field counts; a constant one goes into
+	 * base once */
+	for (size_t i = tracks; i-- > 0;) {
+		const rk_anim_track *tr = &clip->layers[0].tracks[i];
+		if (tr->node->kind == RK_NODE_ROOT) continue;   /* the root keeps the load conversion */
+		int32_t slot = s->slot_of_node[tr->node->index];
+		uint8_t kind = rki_apply_kind(tr);
+		if (slot < 0 || kind == RKI_APPLY_NONE) continue;
+		uint8_t field = kind == RKI_APPLY_T ? 1 : kind == RKI_APPLY_S ? 4 : 2;
+		if (s->field_set[slot] & field) continue;   /* a later track sets it */
+		s->field_set[slot] |= field;
+		rki_src_track *st = &s->track[s->track_count++];
+		st->track = tr;
+		st->slot = (uint32_t)slot;
+		st->kind = kind;
+		st->sorted = rki_times_sorted(tr);
+		st->hint = 0;
+		st->direct = !tr->curves[0] && !tr->curves[1] && !tr->curves[2] && !tr->curves[3] && tr->key_count &&
+			tr->times && tr->values && tr->interpolation != RK_INTERP_CUBIC &&
+			((kind == RKI_APPLY_R_QUAT && tr->target == RK_TARGET_ROTATION_QUAT && tr->components == 4) ||
+			((kind == RKI_APPLY_T || kind == RKI_APPLY_S) && tr->components == 3 &&
+			(tr->target == RK_TARGET_TRANSLATION || tr->target == RK_TARGET_SCALE)));
+		if (rki_track_constant(tr)) {
+			rki_src_track_apply(st, s->base, clip->time_begin);
+			s->track_count--;
+		}
+	}
+	/* back in the clip's order */
+	for (size_t a = 0, b = s->track_count; a + 1 < b; a++, b--) {
+		rki_src_track t = s->track[a];
+		s->track[a] = s->track[b - 1];
+		s->track[b - 1] = t;
+	}
+	for (int b = 0; b < RK_HUMANOID_BONE_COUNT; b++) s->bone_slot[b] = h->bones[b] ? s->slot_of_node[h->bones[b]->index] : -1;
+	s->fast = true;
+	return true;
+}
+
+/* out = a * b (affine 3x4 blocks: 3x3 column-major, then translation), the
+ * sums in rk_mat4_mul's order. */
+RKI_HOT_INLINE void rki_affine_mul(const rki_affine *a, const rki_affine *b, rki_affine *out)
+{
+	for (int c = 0; c < 4; c++) {
+		double b0 = b->m[c * 3], b1 = b->m[c * 3 + 1], b2 = b->m[c * 3 + 2];
+		for (int r = 0; r < 3; r++) {
+			double v = a->m[r] * b0 + a->m[3 + r] * b1 + a->m[6 + r] * b2;
+			out->m[c * 3 + r] = c == 3 ? v + a->m[9 + r] : v;
+		}
+	}
+}
+
+RKI_HOT_INLINE void rki_affine_from_trs(const rk_trs *t, rki_affine *out)
+{
+	rk_quat q = t->rotation;
+	double xx = q.x * q.x, yy = q.y * q.y, zz = q.z * q.z;
+	double xy = q.x * q.y, xz = q.x * q.z, yz = q.y * q.z;
+	double wx = q.w * q.x, wy = q.w * q.y, wz = q.w * q.z;
+	double sx = t->scale.x, sy = t->scale.y, sz = t->scale.z;
+	out->m[0] = (1 - 2 * (yy + zz)) * sx, out->m[1] = 2 * (xy + wz) * sx, out->m[2] = 2 * (xz - wy) * sx;
+	out->m[3] = 2 * (xy - wz) * sy, out->m[4] = (1 - 2 * (xx + zz)) * sy, out->m[5] = 2 * (yz + wx) * sy;
+	out->m[6] = 2 * (xz + wy) * sz, out->m[7] = 2 * (yz - wx) * sz, out->m[8] = (1 - 2 * (xx + yy)) * sz;
+	out->m[9] = t->translation.x, out->m[10] = t->translation.y, out->m[11] = t->translation.z;
+}
+
+/* rki_matrix_rotation of the block's 3x3 (Gram-Schmidt on the columns). */
+static rk_quat rki_affine_rotation(const rki_affine *a)
+{
+	rk_vec3 x = rki_v3norm((rk_vec3){ a->m[0], a->m[1], a->m[2] });
+	rk_vec3 y = { a->m[3], a->m[4], a->m[5] };
+	double d = x.x * y.x + x.y * y.y + x.z * y.z;
+	y = rki_v3norm((rk_vec3){ y.x - x.x * d, y.y - x.y * d, y.z - x.z * d });
+	rk_vec3 z = { x.y * y.z - x.z * y.y, x.z * y.x - x.x * y.z, x.x * y.y - x.y * y.x };
+	double r[3][3] = { { x.x, y.x, z.x }, { x.y, y.y, z.y }, { x.z, y.z, z.z } };
+	return rki_quat_from_m3(r);
+}
+
+/* The local TRS of frames first .. first + RKI_SRC_BLOCK - 1 (as far as
+ * there are frames), track by track: a track's keys are read in order
+ * instead of one key of every track per frame (the clip's keys are more
+ * than the caches hold; a frame at a time missed them at every track). */
+static void rki_src_fill_block(rki_src_sampler *s, size_t first)
+{
+	size_t count = s->frames - first < RKI_SRC_BLOCK ? s->frames - first : RKI_SRC_BLOCK;
+	for (size_t j = 0; j < count; j++) memcpy(s->local + j * s->count, s->base, s->count * sizeof(rk_trs));
+	for (size_t i = 0; i < s->track_count; i++)
+		for (size_t j = 0; j < count; j++)
+			rki_src_track_apply(&s->track[i], s->local + j * s->count, s->time_offset + s->times[first + j]);
+	s->block_first = first;
+	s->block_count = count;
+}
+
+void rki_src_sampler_set_times(rki_src_sampler *s, const double *times, size_t frames, double offset)
+{
+	s->times = times;
+	s->frames = frames;
+	s->time_offset = offset;
+	s->block_count = 0;
+}
+
+void rki_src_sampler_pose(rki_src_sampler *s, const rk_scene *scene, size_t frame, const rki_char_frame *f,
+	rki_humanoid_pose *out)
+{
+	if (frame < s->block_first || frame >= s->block_first + s->block_count) rki_src_fill_block(s, frame);
+	const rk_trs *local = s->local + (frame - s->block_first) * s->count;
+	for (size_t k = 0; k < s->count; k++) {
+		const rk_node *n = &scene->nodes.data[s->node[k]];
+		rki_affine ntp;
+		if (n->kind == RK_NODE_ROOT) {
+			const double *m = n->node_to_parent.m;
+			bool id = m[15] == 0.0;
+			for (int c = 0; c < 4; c++)
+				for (int r = 0; r < 3; r++) ntp.m[c * 3 + r] = id ? (c == r ? 1.0 : 0.0) : m[c * 4 + r];
+		} else {
+			rki_affine_from_trs(&local[k], &ntp);
+		}
+		if (s->parent[k] >= 0) rki_affine_mul(&s->world[s->parent[k]], &ntp, &s->world[k]);
+		else s->world[k] = ntp;
+	}
+	rk_quat fr = f->rotation;
+	double inv_unit = 1.0 / f->unit;
+	for (int b = 0; b < RK_HUMANOID_BONE_COUNT; b++) {
+		int32_t slot = s->bone_slot[b];
+		if (slot < 0) {
+			out->position[b] = (rk_vec3){ 0, 0, 0 };
+			out->rotation[b] = RK_QUAT_IDENTITY;
+			continue;
+		}
+		const rki_affine *w = &s->world[slot];
+		/* rki_char_point */
+		rk_vec3 cp = rki_qrot(fr, rki_v3sub((rk_vec3){ w->m[9], w->m[10], w->m[11] }, f->origin));
+		out->position[b] = (rk_vec3){ cp.x * inv_unit, cp.y * inv_unit, cp.z * inv_unit };
+		/* a product of unit quaternions (to rounding): rki_humanoid_pose_from
+		 * normalises it again, which moves it by an ulp */
+		out->rotation[b] = rki_qmul(fr, rki_affine_rotation(w));
+	}
+}
