@@ -33,6 +33,7 @@ typedef struct cli_ctx {
 	bool verbose;                 /* -v: more detail on stderr */
 	bool help;                    /* --help (handled by main) */
 	bool force;                   /* --force: replace a symbolic link or special file at an output path */
+	bool fbx_ascii;               /* --fbx-ascii: FBX outputs as ASCII FBX 7.4 */
 	bool stdin_read;              /* "-" was read already */
 	bool document_written;        /* a JSON document went to stdout */
 	bool failed;                  /* `error` holds the first error reported */
@@ -98,7 +99,8 @@ bool cli_is_stdio(const char *path);
 int cli_write_stdout(cli_ctx *ctx, const void *data, size_t size);
 
 /* Output formats (--format NAME, else the extension of OUT). */
-enum { CLI_FORMAT_NONE = 0, CLI_FORMAT_GLB, CLI_FORMAT_GLTF, CLI_FORMAT_OBJ, CLI_FORMAT_VRMA, CLI_FORMAT_BVH };
+enum { CLI_FORMAT_NONE = 0, CLI_FORMAT_GLB, CLI_FORMAT_GLTF, CLI_FORMAT_OBJ, CLI_FORMAT_VRMA, CLI_FORMAT_BVH, CLI_FORMAT_FBX,
+	CLI_FORMAT_FBX_ASCII /* FBX with --fbx-ascii (cli_write_scene; never named) */ };
 #define CLI_FORMATS_GLTF ((1u << CLI_FORMAT_GLB) | (1u << CLI_FORMAT_GLTF))
 /* glb, gltf, obj, bvh, vrma and vrm (= glb: a VRM is a GLB; for --format rows) */
 extern const cli_enum_name cli_output_formats[];
@@ -119,6 +121,9 @@ int cli_write_gltf(cli_ctx *ctx, const rk_scene *s, const char *path, int format
  * --force, max_frames as --max-frames (glTF baking; 0 = default). Safe from
  * several threads for distinct paths. */
 bool cli_write_scene(const rk_scene *s, const char *path, int format, bool force, size_t max_frames, rk_error *err);
+/* FBX (rk_fbx_write; ASCII with ctx->fbx_ascii) to path or stdout; writer
+ * warnings to cli_warn unless o->warning is set. 0 or an exit code. */
+int cli_write_fbx(cli_ctx *ctx, const rk_scene *s, const char *path, rk_fbx_write_opts *o);
 /* As cli_write_gltf, OBJ. */
 int cli_write_obj(cli_ctx *ctx, const rk_scene *s, const char *path, const rk_obj_write_opts *o);
 /* VRM Animation (rigkit/vrma.h) of `clip` (NULL = the first with tracks)
