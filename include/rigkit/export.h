@@ -470,7 +470,11 @@ bool rk_bvh_write(const rk_scene *scene, const char *path, const rk_bvh_write_op
  *         equivalent triples, continuous through gimbal lock), linear keys
  *         at every source key, and segments are halved until linear Euler
  *         interpolation stays within rotation_tolerance of the quaternion
- *         track everywhere (checked at 1/4, 1/2, 3/4 of each segment).
+ *         track everywhere (checked at 1/4, 1/2, 3/4 of each segment;
+ *         never below 4 ticks). A track passing exactly through gimbal
+ *         lock has a true jump of the first and last angles there: it is
+ *         confined to a segment of at most 4 ticks (< 1e-10 s; counted in
+ *         stats.euler_jump_count).
  *     Constant, repeat and other extrapolation modes are not written (FBX
  *     7.x curves have none; warned when a curve asks for one).
  *   Errors: RK_ERROR_INVALID_ARGUMENT (NULL scene/path, unknown version),
@@ -490,6 +494,9 @@ typedef struct rk_fbx_write_stats {
 	size_t stack_count, curve_count, key_count;
 	size_t euler_key_count;          /* keys of Euler curves made from quaternion tracks */
 	double max_euler_error;          /* radians: largest checked deviation of those curves */
+	size_t euler_jump_count;         /* segments of 4 ticks or less (< 1e-10 s) kept over the tolerance:
+	                                    a track passing exactly through gimbal lock, where the first and
+	                                    last angles jump */
 	size_t warning_count;
 	size_t size;                     /* bytes of the file */
 } rk_fbx_write_stats;
@@ -501,7 +508,8 @@ typedef struct rk_fbx_write_opts {
 	int compression_level;           /* libdeflate level 1..12; 0 = 6 */
 	bool no_animation;               /* default false: every clip */
 	bool no_embed;                   /* default false: embed texture content; true: reference files */
-	double rotation_tolerance;       /* radians, quaternion -> Euler conversion; 0 = 1e-6 */
+	double rotation_tolerance;       /* radians, quaternion -> Euler conversion (checked at 1/4, 1/2, 3/4
+	                                    of every segment); 0 = 4e-6 */
 	size_t max_frames;               /* most Euler keys per quaternion track; 0 = RK_DEFAULT_MAX_FRAMES * 4 */
 	const char *creator;             /* Creator text; NULL = "rigkit <version>" */
 	bool force;                      /* default false: a symbolic link or special file at the output

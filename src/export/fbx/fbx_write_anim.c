@@ -5,7 +5,7 @@
  * the Euler triple nearest the previous key's (rki_fw_euler_near), then
  * every segment is halved while linear interpolation of its Euler angles
  * departs from the track's own rotation by more than the tolerance at 1/4,
- * 1/2 or 3/4 of it (at most 24 halvings, never below 2 ticks). */
+ * 1/2 or 3/4 of it (at most 40 halvings, never below 4 ticks). */
 #include "export/fbx/fbx_write_internal.h"
 
 #include <math.h>
@@ -20,7 +20,7 @@
 #define RKI_FW_KEY_WEIGHTED_RIGHT 0x01000000u
 #define RKI_FW_KEY_WEIGHTED_NEXT_LEFT 0x02000000u
 #define RKI_FW_WEIGHT_DIVIDER 9999.0
-#define RKI_FW_MAX_DEPTH 24
+#define RKI_FW_MAX_DEPTH 40
 
 /* One curve to write: keys with everything explicit. */
 typedef struct rki_fw_keys {
@@ -161,9 +161,18 @@ static double *rki_fw_comp(rk_vec3 *v, char axis)
 	return axis == 'X' ? &v->x : axis == 'Y' ? &v->y : &v->z;
 }
 
+/* Rotation angle between unit quaternions a and b, accurate for tiny angles
+ * too (2 atan2(|v|, |w|) of a^-1 b; acos of the dot product loses about 1e-8). */
+static double rki_fw_quat_dist(rk_quat a, rk_quat b)
+{
+	rk_quat d = rk_quat_mul(rk_quat_conjugate(a), b);
+	double v = sqrt(d.x * d.x + d.y * d.y + d.z * d.z);
+	return 2.0 * atan2(v, fabs(d.w));
+}
+
 static double rki_fw_euler_error(rk_vec3 e, rk_rotation_order order, rk_quat q)
 {
-	return rk_quat_angle_between(rk_quat_from_euler_deg(e, order), q);
+	return rki_fw_quat_dist(rk_quat_from_euler_deg(e, order), q);
 }
 
 static double rki_fw_turns(double v, double prev)
@@ -263,7 +272,8 @@ static bool rki_fw_rot_refine(rki_fw_rot *r, int64_t a, rk_vec3 ea, int64_t b, r
 		rk_vec3 em = rki_fw_euler_near(rki_fw_track_quat(r->track, mid), r->order, true, ea);
 		return rki_fw_rot_refine(r, a, ea, mid, em, depth + 1) && rki_fw_rot_refine(r, mid, em, b, eb, depth + 1);
 	}
-	if (worst > r->w->st.max_euler_error) r->w->st.max_euler_error = worst;
+	if (worst > r->tol && b - a < 4) r->w->st.euler_jump_count++;   /* an exact gimbal-lock crossing */
+	else if (worst > r->w->st.max_euler_error) r->w->st.max_euler_error = worst;
 	return rki_fw_rot_key(r, b, eb, RK_INTERP_LINEAR);
 }
 
@@ -312,7 +322,7 @@ static bool rki_fw_rotation_curves(rki_fw *w, const rk_anim_track *t, rk_rotatio
 	r.w = w;
 	r.track = t;
 	r.order = order;
-	r.tol = w->o.rotation_tolerance > 0.0 ? w->o.rotation_tolerance : 1e-6;
+	r.tol = w->o.rotation_tolerance > 0.0 ? w->o.rotation_tolerance : 4e-6;
 	r.max_keys = w->o.max_frames ? w->o.max_frames : (size_t)RK_DEFAULT_MAX_FRAMES * 4;
 	size_t n;
 	int64_t *tk = rki_fw_track_ticks(w, t, &n);
