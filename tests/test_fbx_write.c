@@ -392,6 +392,10 @@ RK_TEST(gimbal_euler)
 		rk_scene *b = write_read(&t, &o, &err, NULL);
 		RK_REQUIRE(b != NULL);
 		RK_REQUIRE(b->clips.count == 1);
+		/* the file for the FBX SDK (tests/test_fbx_write_oracle.sh) */
+		char path[1024];
+		snprintf(path, sizeof(path), "%s/fbx_write_gimbal_%d.fbx", RK_BINARY_DIR, (int)orders[oi]);
+		RK_CHECK(rk_fbx_write(&t, path, NULL, &err));
 		const rk_node *bn = rk_scene_find_node(b, n->name);
 		RK_REQUIRE(bn && bn->props.rotation_order == orders[oi]);
 		const rk_anim_track *bt = find_track(&b->clips.data[0].layers[0], n->name, "Lcl Rotation", RK_TARGET_ROTATION_EULER);
