@@ -70,6 +70,12 @@ const cli_spec cli_convert_spec = {
 		"else the first with tracks) sampled at its frame rate (or --fps), in\n"
 		"centimetres, Y up; position channels on the ROOT and on joints whose\n"
 		"translation moves; leaf joints named *_End become End Sites (docs/bvh.md).\n"
+		"\n"
+		"FBX output: the whole scene as binary FBX 7400 (--fbx-ascii: ASCII 7.4)\n"
+		"for Unity, Unreal, Maya and Blender: nodes with their FBX transforms,\n"
+		"meshes, materials, embedded textures, skins with a bind pose, blend shapes\n"
+		"and every clip (FBX curves key for key; quaternion tracks as continuous\n"
+		"Euler curves within 4e-6 rad; docs/fbx.md \"## Writer\").\n"
 		"\n",
 	.footer = "OBJ: without --clip/--time the static scene (values stored in the file) is written.\n"
 		"With --json: {input, output, format, clip, time, gltf / bvh: writer counts} on stdout.\n",
