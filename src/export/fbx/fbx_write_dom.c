@@ -121,40 +121,21 @@ static rki_fw_prop *rki_fw_prop_new(rki_fw *w, rki_fw_elem *e, char type)
 	return p;
 }
 
-rki_fw_elem *rki_fw_i16(rki_fw *w, rki_fw_elem *e, int v)
+static rki_fw_elem *rki_fw_scalar(rki_fw *w, rki_fw_elem *e, char type, int64_t i, double d)
 {
-	rki_fw_prop *p = rki_fw_prop_new(w, e, 'Y');
-	if (p) p->i = v;
+	rki_fw_prop *p = rki_fw_prop_new(w, e, type);
+	if (p) {
+		p->i = i;
+		p->d = d;
+	}
 	return e;
 }
 
-rki_fw_elem *rki_fw_bool(rki_fw *w, rki_fw_elem *e, bool v)
-{
-	rki_fw_prop *p = rki_fw_prop_new(w, e, 'C');
-	if (p) p->i = v;
-	return e;
-}
-
-rki_fw_elem *rki_fw_i32(rki_fw *w, rki_fw_elem *e, int32_t v)
-{
-	rki_fw_prop *p = rki_fw_prop_new(w, e, 'I');
-	if (p) p->i = v;
-	return e;
-}
-
-rki_fw_elem *rki_fw_i64(rki_fw *w, rki_fw_elem *e, int64_t v)
-{
-	rki_fw_prop *p = rki_fw_prop_new(w, e, 'L');
-	if (p) p->i = v;
-	return e;
-}
-
-rki_fw_elem *rki_fw_f64(rki_fw *w, rki_fw_elem *e, double v)
-{
-	rki_fw_prop *p = rki_fw_prop_new(w, e, 'D');
-	if (p) p->d = v;
-	return e;
-}
+rki_fw_elem *rki_fw_i16(rki_fw *w, rki_fw_elem *e, int v) { return rki_fw_scalar(w, e, 'Y', v, 0.0); }
+rki_fw_elem *rki_fw_bool(rki_fw *w, rki_fw_elem *e, bool v) { return rki_fw_scalar(w, e, 'C', v ? 1 : 0, 0.0); }
+rki_fw_elem *rki_fw_i32(rki_fw *w, rki_fw_elem *e, int32_t v) { return rki_fw_scalar(w, e, 'I', v, 0.0); }
+rki_fw_elem *rki_fw_i64(rki_fw *w, rki_fw_elem *e, int64_t v) { return rki_fw_scalar(w, e, 'L', v, 0.0); }
+rki_fw_elem *rki_fw_f64(rki_fw *w, rki_fw_elem *e, double v) { return rki_fw_scalar(w, e, 'D', 0, v); }
 
 static rki_fw_elem *rki_fw_bytes(rki_fw *w, rki_fw_elem *e, char type, const void *data, size_t size, bool copy)
 {
