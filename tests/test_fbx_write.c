@@ -161,6 +161,14 @@ static void check_same(rk_test_state *rk_t_, const rk_scene *a, const rk_scene *
 			for (size_t u = 0; u < ma->uv_sets.count && u < mb->uv_sets.count; u++) {
 				const rk_attrib_vec2 *x = &ma->uv_sets.data[u].uv, *y = &mb->uv_sets.data[u].uv;
 				RK_CHECK_STR(mb->uv_sets.data[u].name, ma->uv_sets.data[u].name);
+				if (u == 0) {
+					RK_CHECK(ma->uv_sets.data[0].tangent.exists == mb->uv_sets.data[0].tangent.exists);
+					const rk_attrib_vec3 *ta = &ma->uv_sets.data[0].tangent, *tb = &mb->uv_sets.data[0].tangent;
+					for (size_t c = 0; c < ma->index_count && ta->exists && tb->exists; c++) {
+						rk_vec3 p = ta->values[ta->indices[c]], q = tb->values[tb->indices[c]];
+						RK_CHECK(p.x == q.x && p.y == q.y && p.z == q.z);
+					}
+				}
 				for (size_t c = 0; c < ma->index_count && x->exists && y->exists; c++) {
 					rk_vec2 p = x->values[x->indices[c]], q = y->values[y->indices[c]];
 					RK_CHECK(p.x == q.x && p.y == q.y);

@@ -432,8 +432,8 @@ bool rk_bvh_write(const rk_scene *scene, const char *path, const rk_bvh_write_op
  *   MESHES: one Geometry per rk_mesh (instancing nodes share it): Vertices,
  *     PolygonVertexIndex (faces without corners are dropped, warned),
  *     normals (ByPolygonVertex, Direct), UV sets and colour sets
- *     (ByPolygonVertex, IndexToDirect, the value tables as stored), UV-set
- *     tangents and binormals, material indices (ByPolygon, or AllSame when
+ *     (ByPolygonVertex, IndexToDirect, the value tables as stored), the
+ *     first UV set's tangents and binormals, material indices (ByPolygon, or AllSame when
  *     the mesh has no face_material), one Layer per set index.
  *   MATERIALS AND TEXTURES: Phong materials (DiffuseColor/Factor, Opacity
  *     and TransparencyFactor, EmissiveColor, SpecularColor, Shininess,

@@ -425,6 +425,24 @@ static bool rki_fw_geometry(rki_fw *w, const rk_mesh *m)
 				corner_of, corners))
 			return false;
 	}
+	/* tangents and binormals of the first UV set (the set FBX readers attach them to) */
+	const rk_uv_set *us0 = m->uv_sets.count ? &m->uv_sets.data[0] : NULL;
+	bool has_tan = us0 && us0->tangent.exists && us0->tangent.values && us0->tangent.indices;
+	bool has_bin = us0 && us0->bitangent.exists && us0->bitangent.values && us0->bitangent.indices;
+	if (has_tan) {
+		rki_fw_elem *le = rki_fw_i32(w, rki_fw_add(w, g, "LayerElementTangent"), 0);
+		rki_fw_layer_header(w, le, 102, us0->name, "ByPolygonVertex", "IndexToDirect");
+		if (!rki_fw_indexed(w, le, "Tangents", "TangentsIndex", (const double *)us0->tangent.values, us0->tangent.value_count,
+				3, us0->tangent.indices, corner_of, corners))
+			return false;
+	}
+	if (has_bin) {
+		rki_fw_elem *le = rki_fw_i32(w, rki_fw_add(w, g, "LayerElementBinormal"), 0);
+		rki_fw_layer_header(w, le, 102, us0->name, "ByPolygonVertex", "IndexToDirect");
+		if (!rki_fw_indexed(w, le, "Binormals", "BinormalsIndex", (const double *)us0->bitangent.values,
+				us0->bitangent.value_count, 3, us0->bitangent.indices, corner_of, corners))
+			return false;
+	}
 	for (size_t k = 0; k < m->colors.count; k++) {
 		const rk_attrib_vec4 *cs = &m->colors.data[k];
 		if (!cs->exists || !cs->values || !cs->indices) continue;
@@ -457,6 +475,8 @@ static bool rki_fw_geometry(rki_fw *w, const rk_mesh *m)
 	}
 	layer0 = layer[0];
 	if (has_normals) rki_fw_layer_ref(w, layer0, "LayerElementNormal", 0);
+	if (has_tan) rki_fw_layer_ref(w, layer0, "LayerElementTangent", 0);
+	if (has_bin) rki_fw_layer_ref(w, layer0, "LayerElementBinormal", 0);
 	rki_fw_layer_ref(w, layer0, "LayerElementMaterial", 0);
 	for (size_t u = 0; u < m->uv_sets.count; u++)
 		if (m->uv_sets.data[u].uv.exists && m->uv_sets.data[u].uv.values && m->uv_sets.data[u].uv.indices)
