@@ -559,6 +559,37 @@ RK_TEST(randomized_round_trip)
 	rk_scene_free(s);
 }
 
+/* A load conversion (held by the synthetic root) becomes a "RootNode" model;
+ * the read-back world matrices and settings are the converted scene's. */
+RK_TEST(load_conversion_root)
+{
+	rk_error err;
+	rk_load_opts lo = { 0 };
+	lo.target_axes = RK_AXES_RIGHT_HANDED_Z_UP;
+	lo.target_unit_meters = 0.01;
+	rk_scene *s = rk_load_file(FIXTURES "rig.glb", &lo, &err);
+	RK_REQUIRE(s != NULL);
+	rk_scene *b = write_read(s, NULL, &err, NULL);
+	RK_REQUIRE(b != NULL);
+	RK_CHECK_INT(b->nodes.count, s->nodes.count + 1);
+	RK_CHECK(rk_scene_find_node(b, "RootNode") != NULL);
+	RK_CHECK(rk_axes_equal(b->settings.axes, RK_AXES_RIGHT_HANDED_Z_UP));
+	RK_CHECK_NEAR(b->settings.unit_meters, 0.01, 1e-15);
+	double size = scene_size(s);
+	for (size_t i = 1; i < s->nodes.count; i++) {
+		const rk_node *n = rk_scene_find_node(b, s->nodes.data[i].name);
+		RK_REQUIRE(n != NULL);
+		RK_CHECK(rk_mat4_max_diff(n->node_to_world, s->nodes.data[i].node_to_world) <= 1e-9 * size);
+	}
+	const rk_anim_clip *cb = &b->clips.data[0];
+	for (int k = 0; k <= 10; k++) {
+		double t = s->clips.data[0].time_begin + (s->clips.data[0].time_end - s->clips.data[0].time_begin) * k / 10.0;
+		RK_CHECK(pose_diff(s, &s->clips.data[0], b, cb, t) <= 1e-6 * size);
+	}
+	rk_scene_free(b);
+	rk_scene_free(s);
+}
+
 /* ---- structure, errors ------------------------------------------------------------ */
 
 RK_TEST(binary_layout)
@@ -637,5 +668,6 @@ RK_TEST_MAIN(
 	RK_TEST_ENTRY(shared_assets),
 	RK_TEST_ENTRY(gimbal_euler),
 	RK_TEST_ENTRY(randomized_round_trip),
+	RK_TEST_ENTRY(load_conversion_root),
 	RK_TEST_ENTRY(binary_layout),
 	RK_TEST_ENTRY(bad_arguments_and_outputs))
