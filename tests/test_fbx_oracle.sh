@@ -11,17 +11,11 @@ rigkit=$1
 shared=$2
 build=${3:-/tmp}
 if [ ! -f "$shared/assets/ybot.fbx" ]; then echo "SKIP: $shared/assets not found"; exit 77; fi
-if ! command -v npm >/dev/null || ! command -v python3 >/dev/null; then echo "SKIP: npm or python3 missing"; exit 77; fi
+# shellcheck source=tests/fbx2gltf_lib.sh
+. "$(dirname "${BASH_SOURCE[0]}")/fbx2gltf_lib.sh"
+fbx2gltf_install "$build"
 oracle=$build/oracle
-mkdir -p "$oracle"
-bin=$oracle/node_modules/fbx2gltf/bin/Linux/FBX2glTF
-if [ ! -f "$bin" ]; then
-	(cd "$oracle" && [ -f package.json ] || echo '{"private":true}' >package.json
-	 timeout 300 npm install --no-audit --no-fund --silent fbx2gltf@0.9.7 >/dev/null 2>&1) \
-		|| { echo "SKIP: npm install fbx2gltf failed (no registry access?)"; exit 77; }
-fi
-chmod +x "$bin" 2>/dev/null
-[ -x "$bin" ] || { echo "SKIP: FBX2glTF binary not executable"; exit 77; }
+bin=$FBX2GLTF
 
 fail=0
 pass=0

@@ -2,7 +2,8 @@
 # tests/test_fbx_write_oracle.sh RIGKIT SHARED BUILD - the Autodesk FBX SDK
 # reads rigkit's FBX files as rigkit does. The SDK is reached through the npm
 # package fbx2gltf@0.9.7 (FBX2glTF linked with the FBX SDK), installed into
-# BUILD/oracle as tests/test_fbx_oracle.sh does: `FBX2glTF -b --anim-framerate
+# BUILD/oracle by tests/fbx2gltf_lib.sh (shared with tests/test_fbx_oracle.sh):
+# `FBX2glTF -b --anim-framerate
 # bake30` bakes every node of every written file into a GLB, which rigkit
 # then evaluates. Compared at every 30 fps key of the clip:
 #   - the world position of every joint (every node for the gimbal clip);
@@ -20,17 +21,10 @@ rigkit=$1
 shared=$2
 build=${3:-/tmp}
 if [ ! -f "$shared/assets/ybot.fbx" ]; then echo "SKIP: $shared/assets not found"; exit 77; fi
-if ! command -v npm >/dev/null || ! command -v python3 >/dev/null; then echo "SKIP: npm or python3 missing"; exit 77; fi
-oracle=$build/oracle
-mkdir -p "$oracle"
-bin=$oracle/node_modules/fbx2gltf/bin/Linux/FBX2glTF
-if [ ! -f "$bin" ]; then
-	(cd "$oracle" && [ -f package.json ] || echo '{"private":true}' >package.json
-	 timeout 300 npm install --no-audit --no-fund --silent fbx2gltf@0.9.7 >/dev/null 2>&1) \
-		|| { echo "SKIP: npm install fbx2gltf failed (no registry access?)"; exit 77; }
-fi
-chmod +x "$bin" 2>/dev/null
-[ -x "$bin" ] || { echo "SKIP: FBX2glTF binary not executable"; exit 77; }
+# shellcheck source=tests/fbx2gltf_lib.sh
+. "$(dirname "${BASH_SOURCE[0]}")/fbx2gltf_lib.sh"
+fbx2gltf_install "$build"
+bin=$FBX2GLTF
 work=$build/fbx_write_oracle
 rm -rf "$work"
 mkdir -p "$work"
