@@ -3,9 +3,8 @@
 # reads rigkit's FBX files as rigkit does. The SDK is reached through the npm
 # package fbx2gltf@0.9.7 (FBX2glTF linked with the FBX SDK), installed into
 # BUILD/oracle by tests/fbx2gltf_lib.sh (shared with tests/test_fbx_oracle.sh):
-# `FBX2glTF -b --anim-framerate
-# bake30` bakes every node of every written file into a GLB, which rigkit
-# then evaluates. Compared at every 30 fps key of the clip:
+# `FBX2glTF -b --anim-framerate bake30` bakes every node of every written
+# file into a GLB, which rigkit then evaluates. Compared at every 30 fps key of the clip:
 #   - the world position of every joint (every node for the gimbal clip);
 #   - every skinned vertex at every 4th key and the last (OBJ of the
 #     evaluated meshes; each SDK vertex is matched to the nearest of
