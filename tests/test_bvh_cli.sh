@@ -31,7 +31,7 @@ expect_text stdout-order "$tmp/out" 'CHANNELS 6 Xposition Yposition Zposition Xr
 expect bad-order 2 -- "$rigkit" convert "$fix/orders.bvh" "$tmp/o.bvh" --rotation-order XXY
 expect_text bad-order-msg "$tmp/err" "rotation order 'XXY'"
 expect unknown-ext 1 -- "$rigkit" convert "$fix/orders.bvh" "$tmp/o.xyz"
-expect_text unknown-ext-msg "$tmp/err" "unsupported output format '.xyz' \(supported: .glb, .gltf, .obj, .bvh, .vrma, .vrm\)"
+expect_text unknown-ext-msg "$tmp/err" "unsupported output format '.xyz' \(supported: .glb, .gltf, .obj, .bvh, .vrma, .vrm, .fbx\)"
 [ -e "$tmp/o.xyz" ] && { fail=$((fail + 1)); echo "FAIL unknown-ext: a file was written"; }
 expect no-clip 2 -- "$rigkit" convert "$fix/orders.bvh" "$tmp/o.bvh" --clip nope
 expect_text no-clip-msg "$tmp/err" "nope"

@@ -11,12 +11,11 @@ rigkit=$1
 shared=$2
 build=${3:-/tmp}
 if [ ! -f "$shared/assets/ybot.fbx" ]; then echo "SKIP: $shared/assets not found"; exit 77; fi
-if ! command -v npm >/dev/null || ! command -v python3 >/dev/null; then echo "SKIP: npm or python3 missing"; exit 77; fi
 # shellcheck source=tests/fbx2gltf_lib.sh
-. "$(dirname "$0")/fbx2gltf_lib.sh"
-rk_fbx2gltf "$build"
-bin=$fbx2gltf_bin
+. "$(dirname "${BASH_SOURCE[0]}")/fbx2gltf_lib.sh"
+fbx2gltf_install "$build"
 oracle=$build/oracle
+bin=$FBX2GLTF
 
 fail=0
 pass=0

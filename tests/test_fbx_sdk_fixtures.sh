@@ -19,8 +19,8 @@ if ! command -v python3 >/dev/null; then echo "SKIP: python3 missing"; exit 77; 
 if ! command -v npm >/dev/null; then echo "SKIP: npm missing (the FBX SDK comes as npm fbx2gltf)"; exit 77; fi
 # shellcheck source=tests/fbx2gltf_lib.sh
 . "$(dirname "$0")/fbx2gltf_lib.sh"
-rk_fbx2gltf "$build"
-bin=$fbx2gltf_bin
+fbx2gltf_install "$build"
+bin=$FBX2GLTF
 oracle=$build/oracle
 
 work=$build/fbx_sdk_fixtures

@@ -1,9 +1,9 @@
 /*
  * rigkit/export.h - writers: glTF 2.0 (GLB, or .gltf JSON with an embedded
  * buffer), Wavefront OBJ of evaluated meshes and BVH motion capture of a
- * skeleton and one clip. Writers consume exactly
- * the rk_scene the readers produce, whatever format it came from; an FBX
- * writer will join them here.
+ * skeleton and one clip, and FBX 7.4 / 7.5 (binary or ASCII) of the whole
+ * scene. Writers consume exactly the rk_scene the readers produce, whatever
+ * format it came from.
  *
  * OVERVIEW
  *   rk_gltf_write() turns any loaded rk_scene (FBX or glTF) into one glTF 2.0
@@ -495,6 +495,135 @@ void rk_bvh_memory_free(char *text);
 /* As rk_bvh_write_memory, then written atomically to `path`
  * (rk_file_write_atomic: on failure the destination is untouched). */
 bool rk_bvh_write(const rk_scene *scene, const char *path, const rk_bvh_write_opts *opts, rk_error *err);
+
+/* ---------------------------------------------------------------------------
+ * FBX WRITER (docs/fbx.md, "## Writer")
+ *
+ *   The whole scene as one FBX file that the Autodesk FBX SDK (Unity,
+ *   Unreal, Maya, FBX2glTF), Blender, Assimp and rigkit itself read:
+ *   binary FBX 7400 by default (7500, with 64-bit record offsets, on request
+ *   or when the file would pass 4 GiB), arrays larger than 128 bytes zlib
+ *   compressed with libdeflate, or ASCII FBX 7.4 (opts.ascii, for reading
+ *   by eye). Sections: FBXHeaderExtension, FileId/CreationTime/Creator,
+ *   GlobalSettings, Documents, References, Definitions, Objects,
+ *   Connections, Takes.
+ *
+ *   SPACE: the file's GlobalSettings state settings.axes and unit_meters
+ *     (UnitScaleFactor = centimetres per unit; unknown axes are written as
+ *     right-handed Y-up, unit_meters <= 0 as 1 cm). Coordinates are the
+ *     scene's own; a load conversion held by the synthetic root
+ *     (root->node_to_parent not the identity) is written as one extra Null
+ *     model "RootNode" above the root's children.
+ *   NODES: every node but the synthetic root is a Model, children in scene
+ *     order: kind JOINT -> "LimbNode" with a LimbNode NodeAttribute, MESH ->
+ *     "Mesh" with its Geometry, others -> "Null" with a Null NodeAttribute
+ *     (cameras and lights are written as Nulls, warned). FBX nodes
+ *     (has_fbx_props, no rigkit adjust transform) keep every property of
+ *     the transform chain as stored (Lcl Translation/Rotation/Scaling,
+ *     RotationOrder, RotationActive, offsets, pivots, Pre/PostRotation,
+ *     InheritType, Geometric*), so the FBX SDK rebuilds node_to_parent
+ *     exactly; other nodes get Lcl T/R/S from rk_node.local (rotation as
+ *     Euler XYZ), or decompose(node_to_parent) when an adjust transform is
+ *     set (warned: its animation is written without the adjustment).
+ *   MESHES: one Geometry per rk_mesh (instancing nodes share it): Vertices,
+ *     PolygonVertexIndex (faces without corners are dropped, warned),
+ *     normals (ByPolygonVertex, Direct), UV sets and colour sets
+ *     (ByPolygonVertex, IndexToDirect, the value tables as stored), the
+ *     first UV set's tangents and binormals, material indices (ByPolygon, or AllSame when
+ *     the mesh has no face_material), one Layer per set index.
+ *   MATERIALS AND TEXTURES: Phong materials (DiffuseColor/Factor, Opacity
+ *     and TransparencyFactor, EmissiveColor, SpecularColor, Shininess,
+ *     ShininessExponent) connected to the nodes in slot order
+ *     (rk_node_material_slots()); base colour, normal and emissive textures
+ *     connect to DiffuseColor, NormalMap and EmissiveColor with their UVSet.
+ *     A texture with content is embedded (Video Content, binary only);
+ *     otherwise, or with opts.no_embed, it is referenced by filename.
+ *   SKINS: a Skin deformer per rk_skin_deformer on its mesh's Geometry,
+ *     one Cluster per joint (Indexes, Weights, Transform = mesh_to_joint,
+ *     TransformLink = joint_to_world_bind), SkinningType (Linear,
+ *     DualQuaternion, Blend with BlendWeights, Rigid), and one BindPose
+ *     listing every node with a bind matrix (bind_node_to_world, else the
+ *     clusters' TransformLink / TransformLink * Transform).
+ *   BLEND SHAPES: BlendShape deformer per mesh, a BlendShapeChannel per
+ *     channel (DeformPercent = weight * 100, FullWeights = target weights *
+ *     100), one Shape geometry per target (Indexes, Vertices offsets,
+ *     Normals offsets). A single target's per-offset weights are written as
+ *     per-offset FullWeights (Blender's form); several targets with
+ *     per-offset weights get them multiplied into the offsets (warned).
+ *   ANIMATION: every clip is an AnimationStack (LocalStart/LocalStop =
+ *     time_begin/time_end) with its layers (Weight, BlendMode, accumulation
+ *     modes), per node and property an AnimationCurveNode and per component
+ *     an AnimationCurve (KeyTime in 1/46186158000 s ticks, KeyValueFloat,
+ *     KeyAttrFlags/DataFloat/RefCount):
+ *       - FBX curves are written key for key with their interpolation,
+ *         slopes and weights (cubic keys as user tangents);
+ *       - glTF sampler tracks: translation/scale/weights keys as they are
+ *         (STEP -> constant, LINEAR -> linear, CUBICSPLINE -> cubic with the
+ *         tangents as slopes); weights as DeformPercent (x 100);
+ *       - quaternion tracks become Euler curves in the node's written
+ *         rotation order: each sample is turned into the Euler triple closest
+ *         to the previous one (no 360-degree flips, no jumps between the two
+ *         equivalent triples, continuous through gimbal lock), linear keys
+ *         at every source key, and segments are halved until linear Euler
+ *         interpolation stays within rotation_tolerance of the quaternion
+ *         track everywhere (checked at 1/4, 1/2, 3/4 of each segment;
+ *         never below 4 ticks). A track passing exactly through gimbal
+ *         lock has a true jump of the first and last angles there: it is
+ *         confined to a segment of at most 4 ticks (< 1e-10 s; counted in
+ *         stats.euler_jump_count).
+ *     Constant, repeat and other extrapolation modes are not written (FBX
+ *     7.x curves have none; warned when a curve asks for one).
+ *   Errors: RK_ERROR_INVALID_ARGUMENT (NULL scene/path, unknown version),
+ *   RK_ERROR_UNSUPPORTED (a mesh of more than 2^31 corners, a 7400 file
+ *   over 4 GiB when version 7400 was asked for explicitly), RK_ERROR_LIMIT /
+ *   OUT_OF_MEMORY, RK_ERROR_OUTPUT. The file is built in memory and written
+ *   with rk_file_write (atomic). Thread safety: the scene is only read.
+ * ------------------------------------------------------------------------- */
+
+typedef struct rk_fbx_write_stats {
+	uint32_t version;                /* 7400 or 7500 */
+	size_t model_count;              /* Model objects (the extra RootNode included) */
+	size_t geometry_count;           /* mesh geometries */
+	size_t shape_count;              /* blend shape geometries */
+	size_t skin_count, cluster_count;
+	size_t material_count, texture_count, embedded_texture_count;
+	size_t stack_count, curve_count, key_count;
+	size_t euler_key_count;          /* keys of Euler curves made from quaternion tracks */
+	double max_euler_error;          /* radians: largest checked deviation of those curves */
+	size_t euler_jump_count;         /* segments of 4 ticks or less (< 1e-10 s) kept over the tolerance:
+	                                    a track passing exactly through gimbal lock, where the first and
+	                                    last angles jump */
+	size_t warning_count;
+	size_t size;                     /* bytes of the file */
+} rk_fbx_write_stats;
+
+typedef struct rk_fbx_write_opts {
+	uint32_t version;                /* 0 = 7400 (7500 when the file would pass 4 GiB); 7400 or 7500 */
+	bool ascii;                      /* default false: binary; true: ASCII FBX 7.4 (no embedded textures) */
+	bool no_compression;             /* default false: arrays > 128 bytes are zlib compressed */
+	int compression_level;           /* libdeflate level 1..12; 0 = 6 */
+	bool no_animation;               /* default false: every clip */
+	bool no_embed;                   /* default false: embed texture content; true: reference files */
+	double rotation_tolerance;       /* radians, quaternion -> Euler conversion (checked at 1/4, 1/2, 3/4
+	                                    of every segment); 0 = 4e-6 */
+	size_t max_frames;               /* most Euler keys per quaternion track; 0 = RK_DEFAULT_MAX_FRAMES * 4 */
+	const char *creator;             /* Creator text; NULL = "rigkit <version>" */
+	bool force;                      /* default false: a symbolic link or special file at the output
+	                                    path is refused (rk_file_write_opts.force) */
+	rk_allocator allocator;          /* zero = malloc/free */
+	size_t memory_limit;             /* bytes; 0 = 4 GiB (1.5 GiB with 32-bit size_t) */
+	rk_warning_fn *warning;          /* NULL = warnings only counted (stats) */
+	void *warning_user;
+	rk_fbx_write_stats *stats;       /* NULL = not reported; filled on success */
+} rk_fbx_write_opts;
+
+/* Builds the file in memory: *out_data (*out_size bytes; free with
+ * rk_fbx_memory_free()). opts may be NULL. */
+bool rk_fbx_write_memory(const rk_scene *scene, const rk_fbx_write_opts *opts, void **out_data, size_t *out_size,
+	rk_error *err);
+void rk_fbx_memory_free(void *data);
+/* As rk_fbx_write_memory, then written atomically to `path`. */
+bool rk_fbx_write(const rk_scene *scene, const char *path, const rk_fbx_write_opts *opts, rk_error *err);
 
 #ifdef __cplusplus
 }

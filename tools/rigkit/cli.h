@@ -33,6 +33,7 @@ typedef struct cli_ctx {
 	bool verbose;                 /* -v: more detail on stderr */
 	bool help;                    /* --help (handled by main) */
 	bool force;                   /* --force: replace a symbolic link or special file at an output path */
+	bool fbx_ascii;               /* --fbx-ascii: FBX outputs as ASCII FBX 7.4 */
 	bool stdin_read;              /* "-" was read already */
 	bool document_written;        /* a JSON document went to stdout */
 	bool failed;                  /* `error` holds the first error reported */
@@ -100,7 +101,8 @@ bool cli_is_stdio(const char *path);
 int cli_write_stdout(cli_ctx *ctx, const void *data, size_t size);
 
 /* Output formats (--format NAME, else the extension of OUT). */
-enum { CLI_FORMAT_NONE = 0, CLI_FORMAT_GLB, CLI_FORMAT_GLTF, CLI_FORMAT_OBJ, CLI_FORMAT_VRMA, CLI_FORMAT_BVH };
+enum { CLI_FORMAT_NONE = 0, CLI_FORMAT_GLB, CLI_FORMAT_GLTF, CLI_FORMAT_OBJ, CLI_FORMAT_VRMA, CLI_FORMAT_BVH, CLI_FORMAT_FBX,
+	CLI_FORMAT_FBX_ASCII /* FBX with --fbx-ascii (cli_write_scene; never named) */ };
 #define CLI_FORMATS_GLTF ((1u << CLI_FORMAT_GLB) | (1u << CLI_FORMAT_GLTF))
 /* glb, gltf, obj, bvh, vrma and vrm (= glb: a VRM is a GLB; for --format rows) */
 extern const cli_enum_name cli_output_formats[];
@@ -134,6 +136,9 @@ bool cli_write_scene_gltf(const rk_scene *s, const char *path, int format, bool 
  * the last compressed glTF cli_write_gltf wrote (nothing when none). */
 struct cli_json;
 void cli_json_compression(struct cli_json *j, const cli_ctx *ctx);
+/* FBX (rk_fbx_write; ASCII with ctx->fbx_ascii) to path or stdout; writer
+ * warnings to cli_warn unless o->warning is set. 0 or an exit code. */
+int cli_write_fbx(cli_ctx *ctx, const rk_scene *s, const char *path, rk_fbx_write_opts *o);
 /* As cli_write_gltf, OBJ. */
 int cli_write_obj(cli_ctx *ctx, const rk_scene *s, const char *path, const rk_obj_write_opts *o);
 /* VRM Animation (rigkit/vrma.h) of `clip` (NULL = the first with tracks)

@@ -369,6 +369,7 @@ typedef struct cli_batch {
 	cli_ctx *ctx;
 	cli_batch_job_opts defaults;     /* the command line's retarget options */
 	bool per_clip, json, keep_going, resume, plan, sharded;
+	int out_format;                  /* folder form: CLI_FORMAT_GLB or CLI_FORMAT_FBX (--format) */
 	const char *out_dir;             /* folder form */
 	const char *manifest;            /* --manifest, or NULL */
 	const char *report_path;         /* --report, or NULL */
@@ -776,7 +777,7 @@ static void cli_batch_folder_specs(cli_batch *b)
 	bool slash = dlen > 0 && b->out_dir[dlen - 1] == '/';
 	for (size_t j = 0; j < count; j++) {
 		cli_batch_jobspec *s = cli_batch_specs_push(&b->specs);
-		s->id = cli_batch_format("%s.glb", ids[j]);
+		s->id = cli_batch_format("%s.%s", ids[j], b->out_format == CLI_FORMAT_FBX ? "fbx" : "glb");
 		s->output = cli_batch_format("%s%s%s", b->out_dir, slash ? "" : "/", s->id);
 		s->target = cli_batch_strdup(b->avatar_files.data[b->per_clip ? j / b->def_count : j].path);
 		s->opts = b->defaults;
@@ -889,7 +890,8 @@ static void cli_batch_select_jobs(cli_batch *b)
 		if (cli_batch_in_shard(b, &b->specs.data[i])) {
 			cli_batch_job *job = &b->jobs[b->job_count++];
 			job->spec = &b->specs.data[i];
-			job->format = b->manifest ? cli_batch_output_format(job->spec->output) : CLI_FORMAT_GLB;
+			job->format = b->manifest ? cli_batch_output_format(job->spec->output) : b->out_format;
+			if (job->format == CLI_FORMAT_FBX && b->ctx->fbx_ascii) job->format = CLI_FORMAT_FBX_ASCII;
 		}
 	if (b->manifest) {
 		size_t count = b->job_count;
@@ -1528,7 +1530,10 @@ typedef struct cli_batch_args {
 	long threads;
 	cli_batch_shard_arg shard;
 	bool per_clip, keep_going, drop_avatar_clips, plan, resume;
+	int format;                      /* --format: CLI_FORMAT_GLB (default) or CLI_FORMAT_FBX */
 } cli_batch_args;
+
+static const cli_enum_name cli_batch_formats[] = { { "glb", CLI_FORMAT_GLB }, { "fbx", CLI_FORMAT_FBX }, { NULL, 0 } };
 
 static const cli_opt cli_batch_rows[] = {
 	{ .name = "--motions", .kind = CLI_OPT_PATHS, .offset = offsetof(cli_batch_args, motions),
@@ -1562,6 +1567,8 @@ static const cli_opt cli_batch_rows[] = {
 		.max = CLI_BATCH_MAX_THREADS, .metavar = "N", .help = "worker threads, the main one included; more than\n64 run as 64 (default: the CPUs this process can use)" },
 	{ .name = "--per-clip", .kind = CLI_OPT_FLAG, .offset = offsetof(cli_batch_args, per_clip),
 		.help = "one output per avatar and clip instead:\nDIR/<avatar>__<motion>[__<clip>].glb" },
+	{ .name = "--format", .kind = CLI_OPT_ENUM, .offset = offsetof(cli_batch_args, format), .names = cli_batch_formats,
+		.metavar = "FMT", .help = "glb (default) or fbx: the folder form's outputs\n(DIR/<avatar>.glb or .fbx; --fbx-ascii for ASCII FBX)" },
 	{ .name = "--drop-avatar-clips", .kind = CLI_OPT_FLAG, .offset = offsetof(cli_batch_args, drop_avatar_clips),
 		.help = "write only the retargeted clips, not the avatar's own" },
 	{ .name = "--keep-going", .kind = CLI_OPT_FLAG, .offset = offsetof(cli_batch_args, keep_going),
@@ -1629,6 +1636,7 @@ static int cli_batch_parse(cli_batch *b, cli_batch_args *a, int argc, char **arg
 	b->clip_name_count = ra.clips.count;
 	b->json = ctx->json;
 	b->per_clip = a->per_clip;
+	b->out_format = a->format ? a->format : CLI_FORMAT_GLB;
 	b->keep_going = a->keep_going;
 	b->resume = a->resume;
 	b->plan = a->plan;

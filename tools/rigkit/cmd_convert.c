@@ -38,7 +38,7 @@ static const cli_opt cli_convert_rows[] = {
 		.help = "(.gltf) write the binary buffer to OUT-stem.bin and each image to\nOUT-stem_N.png/.jpg beside OUT instead of embedding them" },
 	{ .name = "--format", .kind = CLI_OPT_ENUM, .offset = offsetof(cli_convert_args, format),
 		.names = cli_output_formats, .metavar = "FMT",
-		.help = "glb, gltf, obj, bvh, vrma (or vrm = glb): the output format\nwhatever OUT's extension; needed when OUT is '-' (stdout)" },
+		.help = "glb, gltf, obj, bvh, vrma, fbx (or vrm = glb): the output format\nwhatever OUT's extension; needed when OUT is '-' (stdout)" },
 };
 static const cli_opt_table cli_convert_table = CLI_TABLE("options", cli_convert_rows);
 
@@ -79,6 +79,12 @@ const cli_spec cli_convert_spec = {
 		"else the first with tracks) sampled at its frame rate (or --fps), in\n"
 		"centimetres, Y up; position channels on the ROOT and on joints whose\n"
 		"translation moves; leaf joints named *_End become End Sites (docs/bvh.md).\n"
+		"\n"
+		"FBX output: the whole scene as binary FBX 7400 (--fbx-ascii: ASCII 7.4)\n"
+		"for Unity, Unreal, Maya and Blender: nodes with their FBX transforms,\n"
+		"meshes, materials, embedded textures, skins with a bind pose, blend shapes\n"
+		"and every clip (FBX curves key for key; quaternion tracks as continuous\n"
+		"Euler curves within 4e-6 rad; docs/fbx.md \"## Writer\").\n"
 		"\n",
 	.footer = "OBJ: without --clip/--time the static scene (values stored in the file) is written.\n"
 		"With --json: {input, output, format, clip, time, gltf / bvh: writer counts} on stdout.\n",
@@ -143,7 +149,8 @@ int cli_cmd_convert(cli_ctx *ctx, int argc, char **argv)
 	const char *in = ops.v[0], *out = ops.v[1];
 	int format = 0;
 	if ((rc = cli_output_format(ctx, out, a.format,
-			 CLI_FORMATS_GLTF | (1u << CLI_FORMAT_OBJ) | (1u << CLI_FORMAT_VRMA) | (1u << CLI_FORMAT_BVH), &format)))
+			 CLI_FORMATS_GLTF | (1u << CLI_FORMAT_OBJ) | (1u << CLI_FORMAT_VRMA) | (1u << CLI_FORMAT_BVH) |
+			 (1u << CLI_FORMAT_FBX), &format)))
 		return rc;
 	if ((rc = cli_gltf_out_check(ctx, &gout, format == CLI_FORMAT_GLB || format == CLI_FORMAT_GLTF))) return rc;
 	rk_scene *s = cli_load(ctx, in, &lo, &rc);
@@ -168,6 +175,19 @@ int cli_cmd_convert(cli_ctx *ctx, int argc, char **argv)
 			cli_note(ctx, "%s: %zu joints, %zu end sites, %zu frames at %g fps, %zu channels", out, st.joint_count,
 				st.end_site_count, st.frame_count, 1.0 / st.frame_time, st.channel_count);
 			if (ctx->json) rc = cli_convert_json(ctx, in, out, format, o.clip, o.clip ? o.clip->time_begin : 0.0, NULL, &st);
+		}
+		rk_scene_free(s);
+		return rc;
+	}
+	if (format == CLI_FORMAT_FBX) {
+		rk_fbx_write_stats st = { 0 };
+		rk_fbx_write_opts o = { .stats = &st, .max_frames = a.max_frames > 0 ? (size_t)a.max_frames : 0 };
+		rc = cli_write_fbx(ctx, s, out, &o);
+		if (rc == CLI_EXIT_OK) {
+			cli_note(ctx, "%s: FBX %u%s, %zu models, %zu meshes, %zu skins, %zu clips, %zu curves, %zu bytes", out,
+				(unsigned)st.version, ctx->fbx_ascii ? " ASCII" : "", st.model_count, st.geometry_count, st.skin_count,
+				st.stack_count, st.curve_count, st.size);
+			if (ctx->json) rc = cli_convert_json(ctx, in, out, format, NULL, 0.0, NULL, NULL);
 		}
 		rk_scene_free(s);
 		return rc;

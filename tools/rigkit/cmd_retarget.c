@@ -297,7 +297,7 @@ int cli_cmd_retarget(cli_ctx *ctx, int argc, char **argv)
 	if (name && clip_count > 1) return cli_usage(ctx, "--name needs exactly one --clip");
 	int format = 0;
 	if ((rc = cli_output_format(ctx, paths[2], cli_is_stdio(paths[2]) ? CLI_FORMAT_GLB : CLI_FORMAT_NONE,
-			 CLI_FORMATS_GLTF | (1u << CLI_FORMAT_VRMA) | (1u << CLI_FORMAT_BVH), &format)))
+			 CLI_FORMATS_GLTF | (1u << CLI_FORMAT_VRMA) | (1u << CLI_FORMAT_BVH) | (1u << CLI_FORMAT_FBX), &format)))
 		return rc;
 	if (ro.root == RK_RETARGET_ROOT_EXTRACT && (format == CLI_FORMAT_BVH || format == CLI_FORMAT_VRMA))
 		return cli_usage(ctx, "--root extract puts the travel on a root node, which %s output does not keep: write glTF / "
@@ -418,6 +418,10 @@ int cli_cmd_retarget(cli_ctx *ctx, int argc, char **argv)
 	} else if (format == CLI_FORMAT_BVH) {
 		rk_bvh_write_opts bo = { .clip = &dst->clips.data[first_new], .fps = ro.fps > 0.0 ? ro.fps : src->settings.frame_rate };
 		if ((rc = cli_write_bvh(ctx, dst, paths[2], &bo)) != CLI_EXIT_OK) goto out;
+	} else if (format == CLI_FORMAT_FBX) {
+		rk_fbx_write_opts fo;
+		memset(&fo, 0, sizeof(fo));
+		if ((rc = cli_write_fbx(ctx, dst, paths[2], &fo)) != CLI_EXIT_OK) goto out;
 	} else {
 		rk_gltf_write_opts wo;
 		memset(&wo, 0, sizeof(wo));

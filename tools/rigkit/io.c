@@ -101,7 +101,7 @@ int cli_write_stdout(cli_ctx *ctx, const void *data, size_t size)
 
 const cli_enum_name cli_output_formats[] = {
 	{ "glb", CLI_FORMAT_GLB }, { "gltf", CLI_FORMAT_GLTF }, { "obj", CLI_FORMAT_OBJ }, { "bvh", CLI_FORMAT_BVH },
-	{ "vrma", CLI_FORMAT_VRMA }, { "vrm", CLI_FORMAT_GLB }, { NULL, 0 },
+	{ "vrma", CLI_FORMAT_VRMA }, { "vrm", CLI_FORMAT_GLB }, { "fbx", CLI_FORMAT_FBX }, { NULL, 0 },
 };
 
 const char *cli_output_format_name(int format)
@@ -246,6 +246,9 @@ bool cli_write_scene_gltf(const rk_scene *s, const char *path, int format, bool 
 		return rk_bvh_write(s, path, &(rk_bvh_write_opts){ .force = force }, err);
 	case CLI_FORMAT_VRMA:
 		return rk_vrma_write(s, path, &(rk_vrma_write_opts){ .force = force }, err);
+	case CLI_FORMAT_FBX:
+	case CLI_FORMAT_FBX_ASCII:
+		return rk_fbx_write(s, path, &(rk_fbx_write_opts){ .force = force, .ascii = format == CLI_FORMAT_FBX_ASCII }, err);
 	default:
 		memset(err, 0, sizeof(*err));
 		err->code = RK_ERROR_UNSUPPORTED;
@@ -254,6 +257,33 @@ bool cli_write_scene_gltf(const rk_scene *s, const char *path, int format, bool 
 		snprintf(err->file, sizeof(err->file), "%s", path);
 		return false;
 	}
+}
+
+int cli_write_fbx(cli_ctx *ctx, const rk_scene *s, const char *path, rk_fbx_write_opts *o)
+{
+	rk_error err;
+	if (!o->warning) {
+		o->warning = cli_writer_warning;
+		o->warning_user = ctx;
+	}
+	o->force = o->force || ctx->force;
+	o->ascii = o->ascii || ctx->fbx_ascii;
+	if (!cli_is_stdio(path)) {
+		if (!rk_fbx_write(s, path, o, &err)) {
+			cli_print_error(ctx, &err);
+			return err.code == RK_ERROR_OUTPUT ? CLI_EXIT_OUTPUT : CLI_EXIT_INPUT;
+		}
+		return CLI_EXIT_OK;
+	}
+	void *data = NULL;
+	size_t size = 0;
+	if (!rk_fbx_write_memory(s, o, &data, &size, &err)) {
+		cli_print_error(ctx, &err);
+		return CLI_EXIT_INPUT;
+	}
+	int rc = cli_write_stdout(ctx, data, size);
+	rk_fbx_memory_free(data);
+	return rc;
 }
 
 /* Text writers: to `path` atomically, or built in memory for stdout. */

@@ -7,12 +7,12 @@
 
 static const cli_command cli_commands[] = {
 	{ "info", "describe a scene file (FBX, glTF, GLB, VRM, BVH)", &cli_info_spec, cli_cmd_info },
-	{ "convert", "convert a scene to GLB/glTF/VRM/VRMA/BVH, or evaluate it into a posed OBJ", &cli_convert_spec, cli_cmd_convert },
+	{ "convert", "convert a scene to GLB/glTF/VRM/VRMA/BVH/FBX, or evaluate it into a posed OBJ", &cli_convert_spec, cli_cmd_convert },
 	{ "pose", "print evaluated node world transforms at given times", &cli_pose_spec, cli_cmd_pose },
 	{ "transform", "evaluate the FBX node transform chain for given properties", &cli_transform_spec, cli_cmd_transform },
 	{ "sample", "write the built-in sample characters (source.glb, avatar.glb)", &cli_sample_spec, cli_cmd_sample },
 	{ "humanoid", "show which node plays which humanoid bone", &cli_humanoid_spec, cli_cmd_humanoid },
-	{ "retarget", "play a clip of one humanoid on another, write it as GLB/VRM/VRMA/BVH", &cli_retarget_spec, cli_cmd_retarget },
+	{ "retarget", "play a clip of one humanoid on another, write it as GLB/VRM/VRMA/BVH/FBX", &cli_retarget_spec, cli_cmd_retarget },
 	{ "compare", "compare two clips on two humanoids bone by bone, in numbers", &cli_compare_spec, cli_cmd_compare },
 	{ "batch", "retarget many motions onto many avatars in parallel", &cli_batch_spec, cli_cmd_batch },
 	{ "render", "draw a posed scene into a PNG (no GPU)", &cli_render_spec, cli_cmd_render },

@@ -18,6 +18,8 @@ static const cli_opt cli_common_rows[] = {
 		.help = "this text" },
 	{ .name = "--force", .kind = CLI_OPT_FLAG, .offset = offsetof(cli_ctx, force),
 		.help = "commands that write: replace a symbolic link, FIFO or\ndevice at an output path (default: refused)" },
+	{ .name = "--fbx-ascii", .kind = CLI_OPT_FLAG, .offset = offsetof(cli_ctx, fbx_ascii),
+		.help = "commands that write FBX: ASCII FBX 7.4 (for reading by\neye) instead of binary FBX 7400" },
 };
 static const cli_opt_table cli_common_table = CLI_TABLE("common options", cli_common_rows);
 
