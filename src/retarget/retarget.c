@@ -22,6 +22,7 @@
  *   the hips' ancestors are not animated.
  */
 #include "retarget/retarget_internal.h"
+#include "retarget/contact_internal.h"
 #include "scene/scene_internal.h"
 #include "core/ik.h"
 #include "rigkit/runtime.h"
@@ -117,6 +118,7 @@ typedef struct rki_retarget {
 	uint8_t *rest_track;                     /* target node -> RKI_REST_* tracks holding its bind rest */
 	rk_quat *value;                          /* target node rotation track values at the current frame */
 	bool foot_ik;
+	bool skip_dir[RK_HUMANOID_BONE_COUNT];   /* turned by the contact solve: not in max_direction_error */
 } rki_retarget;
 
 /* World rotations of every target node for the current frame: mapped
@@ -344,6 +346,7 @@ static double rki_direction_error(const rki_retarget *r, const rki_humanoid_pose
 		if (r->foot_ik && (b == RK_HUMANOID_LEFT_UPPER_LEG || b == RK_HUMANOID_LEFT_LOWER_LEG ||
 			b == RK_HUMANOID_RIGHT_UPPER_LEG || b == RK_HUMANOID_RIGHT_LOWER_LEG))
 			continue;   /* turned by the foot IK on purpose */
+		if (r->skip_dir[b]) continue;   /* and by the contact solve */
 		int c = rki_humanoid_direction_child(&both, (rk_humanoid_bone)b);
 		if (c < 0) continue;
 		rk_vec3 ds = rk_vec3_sub(src->position[c], src->position[b]);
@@ -373,6 +376,10 @@ rk_anim_clip *rk_retarget(rk_scene *target, const rk_scene *source, const rk_ani
 	rki_retarget_opts_resolve(&o, opts, source);
 	if (o.root != RK_RETARGET_ROOT_KEEP && o.root != RK_RETARGET_ROOT_IN_PLACE && o.root != RK_RETARGET_ROOT_LOCK) {
 		rki_error_set(err, RK_ERROR_INVALID_ARGUMENT, "unknown root motion mode %d", (int)o.root);
+		return NULL;
+	}
+	if (o.contacts != RK_RETARGET_CONTACTS_FEET && o.contacts != RK_RETARGET_CONTACTS_OFF) {
+		rki_error_set(err, RK_ERROR_INVALID_ARGUMENT, "unknown contacts mode %d", (int)o.contacts);
 		return NULL;
 	}
 	if (!(o.fps >= 0.0) || !isfinite(o.fps)) {
@@ -423,6 +430,7 @@ rk_anim_clip *rk_retarget(rk_scene *target, const rk_scene *source, const rk_ani
 	rki_alloc tmp; /* every temporary, within opts.memory_limit */
 	rki_alloc_init(&tmp, &o.allocator, o.memory_limit, 0);
 	rk_anim_clip *result = NULL;
+	rki_contact_solver *contact = NULL;   /* CONTACT SOLVE (retarget_contact.c) */
 	size_t rot_extra = 0, trans_extra = 0, scale_extra = 0;   /* constant tracks holding a bind rest */
 	if (!rki_rest_table_init(&rest_src, source, o.rest, &tmp, err) ||
 		!rki_char_frame_from_rest(source, r.hs, rest_src.world, &r.fs, err)) {
@@ -518,6 +526,15 @@ rk_anim_clip *rk_retarget(rk_scene *target, const rk_scene *source, const rk_ani
 		rki_error_file(err, target->source_path);
 		goto done;
 	}
+	if (o.contacts == RK_RETARGET_CONTACTS_FEET) {
+		rki_contact_setup cset = {
+			.source = source, .target = target, .clip = clip, .hs = r.hs, .ht = r.ht, .use = r.use,
+			.fs = &r.fs, .ft = &r.ft, .rest_s = &r.rest_s, .rest_t = &r.rest_t, .rest_world_s = rest_src.world,
+			.rest_world_t = rest_dst.world, .times = times, .frames = frames, .hands = o.hand_contacts,
+			.opts = o.contact_opts, .warning = o.warning, .warning_user = o.warning_user,
+		};
+		if (!(contact = rki_contact_solver_create(&cset, &tmp, err))) goto done;
+	}
 	rk_vec3 first_delta = { 0, 0, 0 };
 	rk_quat hips_rot_value = RK_QUAT_IDENTITY;
 	double foot_miss = 0.0;
@@ -575,6 +592,11 @@ rk_anim_clip *rk_retarget(rk_scene *target, const rk_scene *source, const rk_ani
 				double miss = rki_leg_ik(&r, legs[side][0], legs[side][1], legs[side][2], goal, forward) / r.ft.unit;
 				if (miss > foot_miss) foot_miss = miss;
 			}
+			rki_world_rotations(&r);
+		}
+		if (contact) {
+			rki_contact_solver_frame(contact, k, r.wbone, &hips_char);
+			world_pos = rki_char_from_world_point(&r.ft, hips_char);
 			rki_world_rotations(&r);
 		}
 		/* local rotations -> track values */
@@ -650,6 +672,7 @@ rk_anim_clip *rk_retarget(rk_scene *target, const rk_scene *source, const rk_ani
 	ht->interpolation = RK_INTERP_LINEAR;
 
 	rk_anim_clip c = rki_one_layer_clip(layer, "retarget", tracks, track_count, name, duration);
+	if (contact) rki_contact_solver_report(contact, report, r.skip_dir);
 	/* Report, measured on the result: the new clip evaluated on the target. */
 	if (report) {
 		report->mapped_bones = mapped;
@@ -686,6 +709,7 @@ done:
 		report->target_rest = rest_dst.report.used;
 		report->rest_tracks = rot_extra + trans_extra + scale_extra;
 	}
+	rki_contact_solver_destroy(contact);
 	rki_rest_table_free(&rest_src);
 	rki_rest_table_free(&rest_dst);
 	if (r.rest_track) rki_free(&tmp, r.rest_track, nodes);
