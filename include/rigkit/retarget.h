@@ -423,8 +423,10 @@ typedef struct rk_compare_opts {
 
 /* CONTACT MEASURES (rk_compare_result.contacts): A is taken as the source,
  * B as its retargeted result. Contacts (CONTACTS) are found on both sides
- * at the compared frames. Heights are each side's e_p (CONTACTS) in its own
- * hips heights.
+ * at the compared frames, B's with A's ground velocity and in the space
+ * that moves with B's hips' horizontal offset from A's (so a result made
+ * with --root in-place is measured like one with keep). Heights are each
+ * side's e_p (CONTACTS) in its own hips heights.
  *   floor_penetration   max over frames where A's foot or toes point p is on
  *                       the floor of max(0, -e_p) on B (its toe tip too:
  *                       the toes joint's first child node, when both sides

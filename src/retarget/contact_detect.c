@@ -294,10 +294,18 @@ static double rki_foot_clearance(const rki_contact_rig *g, const rki_humanoid_po
 
 void rki_contact_measure(const rki_contact_rig *ga, const rki_contact_rig *gb, const bool *usable,
 	const rki_humanoid_pose *rest_a, const rki_humanoid_pose *rest_b, const rki_humanoid_pose *pa,
-	const rki_humanoid_pose *pb, const double *times, size_t frames, const rk_contact_opts *o,
+	rki_humanoid_pose *pb, const double *times, size_t frames, const rk_contact_opts *o,
 	double b_meters_per_unit, rk_contact_frame *ca, rk_contact_frame *cb, rk_compare_contacts *out)
 {
 	memset(out, 0, sizeof(*out));
+	/* B in the space that moves with its hips' horizontal offset from A's
+	 * (a --root in-place result is measured like a --root keep one) */
+	for (size_t k = 0; k < frames; k++) {
+		rk_vec3 d = rk_vec3_sub(pb[k].position[RK_HUMANOID_HIPS], pa[k].position[RK_HUMANOID_HIPS]);
+		d.y = 0.0;
+		for (int b = 0; b < RK_HUMANOID_BONE_COUNT; b++)
+			if (usable[b]) pb[k].position[b] = rk_vec3_sub(pb[k].position[b], d);
+	}
 	/* B follows A's ground (in hips heights / s): an in-place walk's
 	 * treadmill moves B's planted feet as fast as A's */
 	rk_vec3 ground = rki_ground_velocity(ga, pa, times, frames, o->off_height);

@@ -60,10 +60,11 @@ void rki_contact_weights(const double *times, size_t frames, const uint8_t *on, 
 	int32_t *owner);
 
 /* CONTACT MEASURES of two sequences of poses (a the source, b the result)
- * at the same times; rest poses and frames of both. */
+ * at the same times; rest poses and frames of both. pb's positions are
+ * shifted in place (horizontally, by the hips offset from pa). */
 void rki_contact_measure(const rki_contact_rig *ga, const rki_contact_rig *gb, const bool *usable,
 	const rki_humanoid_pose *rest_a, const rki_humanoid_pose *rest_b, const rki_humanoid_pose *pa,
-	const rki_humanoid_pose *pb, const double *times, size_t frames, const rk_contact_opts *o,
+	rki_humanoid_pose *pb, const double *times, size_t frames, const rk_contact_opts *o,
 	double b_meters_per_unit, rk_contact_frame *scratch_a, rk_contact_frame *scratch_b, rk_compare_contacts *out);
 
 /* ---- the solve (retarget_contact.c) ---------------------------------------- */

@@ -71,7 +71,8 @@ struct rki_contact_solver {
 	int32_t anchor_run[2];                 /* contact run of the anchor, -1 none */
 	int pin[2];                            /* contact point pinned: RK_CONTACT_LEFT_FOOT+side or _TOES+side */
 	rk_vec3 anchor[2];                     /* where the pinned point stays (x, z used) at anchor_time,
-	                                          moving with the ground */
+	                                          less the hips offset, moving with the ground */
+	rk_vec3 prev_off;                      /* last frame's hips offset (target - source, horizontal) */
 	double anchor_time[2];
 	rk_vec3 prev_point[2][2];              /* last frame's ankle / toes of each foot */
 	rki_miss_run miss[RKI_LIMBS];
@@ -362,6 +363,21 @@ void rki_contact_solver_frame(rki_contact_solver *cs, size_t k, rk_quat *wbone, 
 	bool changed = false;
 	memset(cs->touched, 0, sizeof(cs->touched));
 
+	/* where the rule puts the feet (anchors of new contacts), and the offset
+	 * of the target's hips from the source's: planted feet are held in the
+	 * space that moves with it (so --root in-place / lock keep them planted
+	 * on the target's treadmill) and with the source's ground */
+	rki_fk(cs, h);
+	rk_vec3 rule_pt[2][2];
+	for (int side = 0; side < 2; side++) {
+		if (!cs->legs[side]) continue;
+		int t = cs->gt.bone[RK_CONTACT_LEFT_TOES + side];
+		rule_pt[side][0] = p->position[k_foot[side]];
+		rule_pt[side][1] = t >= 0 ? p->position[t] : rule_pt[side][0];
+	}
+	rk_vec3 off = rk_vec3_sub(h, ps->position[RK_HUMANOID_HIPS]);
+	off.y = 0.0;
+
 	/* feet: rotations relative to rest (the sole turns as the source's),
 	 * then the ankle goal */
 	rk_vec3 goal[2];
@@ -403,23 +419,27 @@ void rki_contact_solver_frame(rki_contact_solver *cs, size_t k, rk_quat *wbone, 
 		bool ht, hp;
 		rki_foot_offsets(cs, side, &toes, &ht, &tip, &hp);
 		if (cs->anchor_run[side] != run) {
-			/* a new contact: the pinned point where the source's is, on its
-			 * first contact frame (character units are hips heights on both) */
+			/* a new contact (or its blend-in): where the rule puts the pinned
+			 * point now, moved as the source's moves until its first contact
+			 * frame j (so the target keeps its own stance width) */
 			size_t j = (size_t)run;
 			const rk_contact_frame *cj = &cs->cf[j];
 			pin = cs->gt.bone[RK_CONTACT_LEFT_TOES + side] >= 0 && (cj->floor & (1u << (side + 2)))
 				? RK_CONTACT_LEFT_TOES + side : RK_CONTACT_LEFT_FOOT + side;
-			cs->anchor[side] = cs->src[j].position[cs->gs.bone[pin]];
+			int sb = cs->gs.bone[pin];
+			rk_vec3 travel = rk_vec3_sub(cs->src[j].position[sb], ps->position[sb]);
+			cs->anchor[side] = rk_vec3_add(rk_vec3_sub(rule_pt[side][pin == RK_CONTACT_LEFT_TOES + side], off), travel);
 			cs->anchor_time[side] = cs->times[j];
 			cs->anchor_run[side] = run;
 			cs->pin[side] = pin;
 		} else if (in && pin != cs->pin[side]) {
 			/* heel-off (or toes lifting first): pin the other point where it was */
-			cs->anchor[side] = cs->prev_point[side][pin == RK_CONTACT_LEFT_TOES + side];
+			cs->anchor[side] = rk_vec3_sub(cs->prev_point[side][pin == RK_CONTACT_LEFT_TOES + side], cs->prev_off);
 			cs->anchor_time[side] = k > 0 ? cs->times[k - 1] : cs->times[k];
 			cs->pin[side] = pin;
 		}
-		rk_vec3 at = rk_vec3_add(cs->anchor[side], rk_vec3_scale(cs->ground, cs->times[k] - cs->anchor_time[side]));
+		rk_vec3 at = rk_vec3_add(rk_vec3_add(cs->anchor[side], off),
+			rk_vec3_scale(cs->ground, cs->times[k] - cs->anchor_time[side]));
 		rk_vec3 pin_off = cs->pin[side] == RK_CONTACT_LEFT_TOES + side ? toes : (rk_vec3){ 0, 0, 0 };
 		contact[side] = (rk_vec3){ at.x - pin_off.x, rki_ankle_height(cs, side, clear[side]), at.z - pin_off.z };
 	}
@@ -463,6 +483,7 @@ void rki_contact_solver_frame(rki_contact_solver *cs, size_t k, rk_quat *wbone, 
 		rki_miss_note(cs, side, k, rki_limb_ik(cs, side, goal[side]));
 		rki_fk(cs, h);
 	}
+	cs->prev_off = off;
 	for (int side = 0; side < 2; side++) {
 		if (!cs->legs[side]) continue;
 		cs->prev_point[side][0] = p->position[k_foot[side]];
