@@ -121,9 +121,10 @@ extern "C" {
  *             at the ends), hips heights per second, against the ground's
  *             velocity g: the horizontal velocity of the lowest foot point
  *             (the feet's and toes' lowest e_p) on the frames where that
- *             e_p < off_height, averaged, then averaged again over the
- *             frames within max(0.5, |average| / 4) hips heights / s of
- *             the first average (0 for a clip with root motion, the treadmill
+ *             e_p < off_height, averaged; averaged again over the frames
+ *             within max(0.5, |average| / 4), then max(0.1, |average| / 10)
+ *             hips heights / s of the last average; 0 when under 0.05
+ *             (0 for a clip with root motion, the treadmill
  *             speed of an in-place walk)
  *     on      when off and e < on_height and v < on_speed; off again when
  *             e > off_height or v > off_speed (hysteresis).

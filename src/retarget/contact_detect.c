@@ -160,15 +160,16 @@ rk_vec3 rki_ground_velocity(const rki_contact_rig *g, const rki_humanoid_pose *p
 	size_t frames, double near)
 {
 	/* the horizontal velocity of the lowest foot point on the frames where
-	 * it is within `near` of its floor height, averaged twice: over those
-	 * frames, then over the ones within max(0.5, a quarter of the speed) of
-	 * that average (steps and toe-offs left out) */
+	 * it is within `near` of its floor height, averaged, then averaged
+	 * again over the frames close to that average (twice, the band
+	 * narrowing: steps and toe-offs left out); under 0.05 hips heights / s
+	 * it is no treadmill but noise: 0 */
 	rk_vec3 mean = { 0, 0, 0 };
-	for (int pass = 0; pass < 2; pass++) {
+	for (int pass = 0; pass < 3; pass++) {
 		rk_vec3 sum = { 0, 0, 0 };
 		size_t n = 0;
-		double band = 0.25 * rk_vec3_length(mean);
-		if (band < 0.5) band = 0.5;
+		double speed = rk_vec3_length(mean);
+		double band = pass == 1 ? (speed / 4 > 0.5 ? speed / 4 : 0.5) : (speed / 10 > 0.1 ? speed / 10 : 0.1);
 		for (size_t k = 0; k < frames; k++) {
 			int low = -1;
 			double low_e = INFINITY;
@@ -180,13 +181,14 @@ rk_vec3 rki_ground_velocity(const rki_contact_rig *g, const rki_humanoid_pose *p
 			if (low < 0 || !(low_e < near)) continue;
 			rk_vec3 v = rki_velocity(poses, times, frames, k, low);
 			v.y = 0.0;
-			if (pass == 1 && rk_vec3_length(rk_vec3_sub(v, mean)) > band) continue;
+			if (pass > 0 && rk_vec3_length(rk_vec3_sub(v, mean)) > band) continue;
 			sum = rk_vec3_add(sum, v);
 			n++;
 		}
 		if (!n) break;
 		mean = rk_vec3_scale(sum, 1.0 / (double)n);
 	}
+	if (rk_vec3_length(mean) < 0.05) mean = (rk_vec3){ 0, 0, 0 };
 	return mean;
 }
 
