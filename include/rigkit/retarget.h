@@ -73,6 +73,48 @@
  *   feet becomes 0.77 m on a target whose hips are 0.835 m above its feet.
  *   opts.root removes locomotion if asked.
  *
+ * CONTACT SOLVE (opts.contacts, default on; src/retarget/retarget_contact.c)
+ *   After the rule (and foot_ik), frame by frame, in the target's character
+ *   frame, with the source's CONTACTS (below; opts.contact_opts) found at
+ *   the key times:
+ *   - blend weight w per foot: 1 on frames where its ankle or toes touch
+ *     the floor and on the frame after such a run, falling to 0
+ *     (smoothstep) over blend_time before and after (shortened to half the
+ *     gap between two contacts). Where w > 0 the
+ *     foot's and toes' world rotations are slerped by w towards the
+ *     source's rotation relative to rest, Ws Rs^-1 Rd (no rest alignment:
+ *     the sole turns as the source's sole turns, so a foot flat on the
+ *     source's floor is flat on the target's whatever the foot's shape).
+ *   - the ankle's goal height puts the lowest of the foot's points (ankle,
+ *     toes joint, toe tip = the toes' first child node when both rigs have
+ *     one) as far above its rest height as the source's lowest point is
+ *     above its own (hips heights); the goal's horizontal position pins a
+ *     point: the toes joint while the source's toes touch, else the ankle,
+ *     held where it was when that point's contact began (at the first
+ *     contact frame: where the rule puts it, moved as the source's point
+ *     moves until then), moving with the source's ground velocity (CONTACTS)
+ *     and with the horizontal offset of the target's hips from the source's
+ *     (root modes). Goal = lerp(the rule's ankle, that, w).
+ *   - nothing below the floor: on every frame the ankle goal is raised so
+ *     no foot point is below its rest height by more than the source's
+ *     lowest point is below its own (none when the source's is above).
+ *   - the hips are lowered (at most 0.25 hips heights) so each leg with
+ *     w > 0 reaches its blended goal (reach: 0.999 of the leg's length).
+ *   - each leg whose goal differs from the rule's ankle is turned by the
+ *     runtime's two-bone IK job (rk_two_bone_ik_job, swing mode, reach
+ *     margin 1e-4), the knee bending on the side the rule bent it.
+ *   - with opts.hand_contacts, each hand the source has on the body gets
+ *     the goal: the point of the same body segment at the same fraction
+ *     along it on the target, plus the source's offset from it (hips
+ *     heights); hands touching each other: the midpoint of the target's
+ *     hands plus / minus half the source's offset between them; blended in
+ *     and out like the feet; arms solved like the legs (elbow side kept).
+ *   Every goal left further than 1e-4 hips heights away is counted
+ *   (report.unreached_goals, max_contact_miss) and reported as one warning
+ *   per limb and run of frames. Bones the solve never turned keep the
+ *   rule's keys bit for bit (report.solved_bones lists the others); with
+ *   RK_RETARGET_CONTACTS_OFF the output is the rule's, bit for bit.
+ *
  * COMPARISON (rk_clip_compare)
  *   Both clips sampled at the same times (opts.fps from each clip's start);
  *   for each humanoid bone mapped in both: the angle between the two bones'
@@ -80,7 +122,8 @@
  *   the angle between their world rotations relative to rest
  *   (Ws(t) * Rs^-1 in character frames), and the distance between the joint
  *   positions relative to the hips in hips heights. Maximum, mean and the
- *   time of the maximum per bone.
+ *   time of the maximum per bone. Two animated clips also get the CONTACT
+ *   MEASURES (below, rk_compare_contacts).
  *
  * THREADS, MEMORY
  *   No global state. rk_retarget MODIFIES the target scene (the one
@@ -117,8 +160,9 @@ extern "C" {
  *     height  e_p(k) = y_p(k) - y_p(rest) for feet and toes (the joint's
  *             height above where it stands when the foot is flat on the
  *             floor, i.e. its rest height); e_p(k) = y_p(k) for hands
- *     speed   v_p(k) = |(x_p(k+1) - x_p(k-1)) / (t_{k+1} - t_{k-1}) - g| (one-sided
- *             at the ends), hips heights per second, against the ground's
+ *     speed   v_p(k) = |(x_p(k+1) - x_p(k-1)) / (t_{k+1} - t_{k-1}) - g|, the
+ *             horizontal part only (x, z; one-sided differences at the
+ *             ends), hips heights per second, against the ground's
  *             velocity g: the horizontal velocity of the lowest foot point
  *             (the feet's and toes' lowest e_p) on the frames where that
  *             e_p < off_height, averaged; averaged again over the frames

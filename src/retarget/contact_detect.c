@@ -18,7 +18,6 @@
 
 #include <math.h>
 #include <string.h>
-#include <stdio.h>
 
 void rki_contact_opts_resolve(rk_contact_opts *out, const rk_contact_opts *in)
 {
@@ -208,7 +207,8 @@ void rki_contacts_find(const rki_contact_rig *g, const bool *usable, const rki_h
 			int b = g->bone[p];
 			if (b < 0) continue;
 			double e = poses[k].position[b].y - g->rest_height[p];
-			double v = rk_vec3_length(rk_vec3_sub(rki_velocity(poses, times, frames, k, b), ground));
+			rk_vec3 vel = rk_vec3_sub(rki_velocity(poses, times, frames, k, b), ground);
+			double v = hypot(vel.x, vel.z);   /* sliding; lifting is the height's business */
 			if (!on[p] && e < o->on_height && v < o->on_speed) on[p] = true;
 			else if (on[p] && (e > o->off_height || v > o->off_speed)) on[p] = false;
 			if (on[p]) c->floor |= (uint8_t)(1u << p);
@@ -251,6 +251,9 @@ void rki_contact_weights(const double *times, size_t frames, const uint8_t *on, 
 		size_t b = k - 1;   /* run [a, b] */
 		size_t next = k;
 		while (next < frames && !on[next]) next++;
+		/* held one frame past the run (the speed at its last frame looks
+		 * one frame ahead), unless the next run starts right there */
+		if (b + 2 < next) b++;
 		double before = blend, after = blend;
 		if (have_prev && (times[a] - times[prev_end]) * 0.5 < before) before = (times[a] - times[prev_end]) * 0.5;
 		if (next < frames && (times[next] - times[b]) * 0.5 < after) after = (times[next] - times[b]) * 0.5;
@@ -326,9 +329,6 @@ void rki_contact_measure(const rki_contact_rig *ga, const rki_contact_rig *gb, c
 			if (isfinite(ea) && -ea > out->a_floor_penetration_any) out->a_floor_penetration_any = -ea;
 			uint8_t mask = (uint8_t)((1u << side) | (1u << (side + 2)));
 			if ((ca[k].floor & mask) && isfinite(eb) && -eb > out->floor_penetration) out->floor_penetration = -eb;
-#ifdef RKI_DEBUG_CONTACT
-			fprintf(stderr, "k %zu side %d ea %.4f eb %.4f floor %x %x\n", k, side, ea, eb, ca[k].floor, cb[k].floor);
-#endif
 			if (ca[k].floor & mask) {
 				out->a_contact_frames++;
 				if (cb[k].floor & mask) out->kept_frames++;

@@ -264,6 +264,13 @@ int cli_cmd_humanoid(cli_ctx *ctx, int argc, char **argv)
 
 /* ---- retarget ----------------------------------------------------------------- */
 
+/* rk_retarget's warnings shown: the contact solve's goals out of reach
+ * (the others, bones mapped on one side only, stay quiet as before). */
+static void cli_contact_warning(void *user, const rk_warning *w)
+{
+	if (!strncmp(w->message, "contact solve:", 14)) cli_writer_warning(user, w);
+}
+
 /* Contact p of frame f: a floor point (rk_contact_point), then the hands
  * together, the left and the right hand on the body. */
 static bool cli_contact_on(const rk_contact_frame *f, int p)
@@ -338,7 +345,7 @@ int cli_cmd_retarget(cli_ctx *ctx, int argc, char **argv)
 	rk_retarget_opts ro = ra.ro;
 	ro.contacts = (rk_retarget_contacts)a.contacts;
 	ro.hand_contacts = a.hand_contacts;
-	ro.warning = cli_writer_warning;
+	ro.warning = cli_contact_warning;
 	ro.warning_user = ctx;
 	bool json = ctx->json, drop_target = a.drop_target;
 	if (name && clip_count > 1) return cli_usage(ctx, "--name needs exactly one --clip");
