@@ -78,9 +78,8 @@
  *   frame, with the source's CONTACTS (below; opts.contact_opts) found at
  *   the key times:
  *   - blend weight w per foot: 1 on frames where its ankle or toes touch
- *     the floor and on the frame after such a run, falling to 0
- *     (smoothstep) over blend_time before and after (shortened to half the
- *     gap between two contacts). Where w > 0 the
+ *     the floor, falling to 0 (smoothstep) over blend_time before and
+ *     after (shortened to half the gap between two contacts). Where w > 0 the
  *     foot's and toes' world rotations are slerped by w towards the
  *     source's rotation relative to rest, Ws Rs^-1 Rd (no rest alignment:
  *     the sole turns as the source's sole turns, so a foot flat on the
@@ -94,7 +93,9 @@
  *     contact frame: where the rule puts it, moved as the source's point
  *     moves until then), moving with the source's ground velocity (CONTACTS)
  *     and with the horizontal offset of the target's hips from the source's
- *     (root modes). Goal = lerp(the rule's ankle, that, w).
+ *     (root modes); before and after the contact the pinned point moves
+ *     as the source's moves from the contact's first / last frame. Goal =
+ *     lerp(the rule's ankle, that, w).
  *   - nothing below the floor: on every frame the ankle goal is raised so
  *     no foot point is below its rest height by more than the source's
  *     lowest point is below its own (none when the source's is above).

@@ -251,9 +251,6 @@ void rki_contact_weights(const double *times, size_t frames, const uint8_t *on, 
 		size_t b = k - 1;   /* run [a, b] */
 		size_t next = k;
 		while (next < frames && !on[next]) next++;
-		/* held one frame past the run (the speed at its last frame looks
-		 * one frame ahead), unless the next run starts right there */
-		if (b + 2 < next) b++;
 		double before = blend, after = blend;
 		if (have_prev && (times[a] - times[prev_end]) * 0.5 < before) before = (times[a] - times[prev_end]) * 0.5;
 		if (next < frames && (times[next] - times[b]) * 0.5 < after) after = (times[next] - times[b]) * 0.5;

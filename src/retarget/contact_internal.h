@@ -51,11 +51,11 @@ int rki_body_segment_find(int seg[RKI_BODY_SEGMENTS][2], size_t count, int end);
 /* Nearest point of segment a-b to p: fraction along it (0..1). */
 double rki_segment_fraction(rk_vec3 a, rk_vec3 b, rk_vec3 p);
 
-/* Blend weights of a contact series on[frames]: 1 on contact frames and
- * on the frame after each run of them (unless the next run is within two
- * frames), falling smoothly (smoothstep) to 0 over blend seconds before and
- * after, shortened to half the gap where two runs are closer; owner[k] =
- * first frame of the run frame k belongs to (-1 where w[k] = 0). */
+/* Blend weights of a contact series on[frames]: 1 on contact frames,
+ * falling smoothly (smoothstep) to 0 over blend seconds before and after
+ * each run of contact frames, shortened to half the gap where two runs are
+ * closer; owner[k] = first frame of the run frame k belongs to (-1 where
+ * w[k] = 0). */
 void rki_contact_weights(const double *times, size_t frames, const uint8_t *on, double blend, double *w,
 	int32_t *owner);
 

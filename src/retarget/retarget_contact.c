@@ -438,8 +438,21 @@ void rki_contact_solver_frame(rki_contact_solver *cs, size_t k, rk_quat *wbone, 
 			cs->anchor_time[side] = k > 0 ? cs->times[k - 1] : cs->times[k];
 			cs->pin[side] = pin;
 		}
-		rk_vec3 at = rk_vec3_add(rk_vec3_add(cs->anchor[side], off),
-			rk_vec3_scale(cs->ground, cs->times[k] - cs->anchor_time[side]));
+		rk_vec3 at;
+		if (in || (size_t)run == k) {
+			at = rk_vec3_add(rk_vec3_add(cs->anchor[side], off),
+				rk_vec3_scale(cs->ground, cs->times[k] - cs->anchor_time[side]));
+		} else {
+			/* blending in or out: the pinned point moves as the source's does
+			 * from the contact's first (last) frame */
+			size_t edge = (size_t)run;
+			if (k > edge)
+				while (edge + 1 < k && (cs->cf[edge + 1].floor & ((1u << side) | (1u << (side + 2))))) edge++;
+			int sb = cs->gs.bone[cs->pin[side]];
+			rk_vec3 q = rk_vec3_add(cs->anchor[side], rk_vec3_scale(cs->ground, cs->times[edge] - cs->anchor_time[side]));
+			q = rk_vec3_add(q, rk_vec3_sub(ps->position[sb], cs->src[edge].position[sb]));
+			at = rk_vec3_add(q, off);
+		}
 		rk_vec3 pin_off = cs->pin[side] == RK_CONTACT_LEFT_TOES + side ? toes : (rk_vec3){ 0, 0, 0 };
 		contact[side] = (rk_vec3){ at.x - pin_off.x, rki_ankle_height(cs, side, clear[side]), at.z - pin_off.z };
 	}
