@@ -86,8 +86,10 @@
  *     source's floor is flat on the target's whatever the foot's shape).
  *   - the ankle's goal height puts the lowest of the foot's points (ankle,
  *     toes joint, toe tip = the toes' first child node when both rigs have
- *     one) as far above its rest height as the source's lowest point is
- *     above its own (hips heights); the goal's horizontal position pins a
+ *     one, heel = the point under the ankle at the height of the foot's
+ *     lowest rest joint, turning with the foot: the sole the rest pose
+ *     stands on) as far above its rest height as the source's lowest point
+ *     is above its own (hips heights); the goal's horizontal position pins a
  *     point: the toes joint while the source's toes touch, else the ankle,
  *     held where it was when that point's contact began (at the first
  *     contact frame: where the rule puts it, moved as the source's point
@@ -169,6 +171,7 @@ extern "C" {
  *             e_p < off_height, averaged; averaged again over the frames
  *             within max(0.5, |average| / 4), then max(0.1, |average| / 10)
  *             hips heights / s of the last average; 0 when under 0.05
+ *             or averaged over fewer than 5 frames
  *             (0 for a clip with root motion, the treadmill
  *             speed of an in-place walk)
  *     on      when off and e < on_height and v < on_speed; off again when
@@ -474,9 +477,9 @@ typedef struct rk_compare_opts {
  * with --root in-place is measured like one with keep). Heights are each
  * side's e_p (CONTACTS) in its own hips heights.
  *   floor_penetration   max over frames where A's foot or toes point p is on
- *                       the floor of max(0, -e_p) on B (its toe tip too:
- *                       the toes joint's first child node, when both sides
- *                       have one); b_/a_floor_penetration_any: over every
+ *                       the floor of max(0, -e_p) on B (its heel and toe
+ *                       tip too, as in CONTACT SOLVE; the tip when both
+ *                       sides have one); b_/a_floor_penetration_any: over every
  *                       frame (A's own is a reference: what B may copy)
  *   foot_slide          per foot, the contact point (the toes when A's toes
  *                       touch, else the ankle) at consecutive frames k-1, k
@@ -486,7 +489,10 @@ typedef struct rk_compare_opts {
  *                       is A's own
  *   agreement           of A's (foot, frame) floor contacts (the ankle or
  *                       the toes on the floor), the fraction where B's same
- *                       foot touches the floor too (1 when A has none)
+ *                       foot touches the floor too: its ankle or toes, or
+ *                       its heel or toe tip within on_height of its rest
+ *                       height and sliding slower than off_speed (longer
+ *                       toes than A's raise the ball); 1 when A has none
  *   hand_contact_error  max over frames where A's hands touch each other or
  *                       the body of |(B hand - B partner) - (A hand - A
  *                       partner)|, partners the other hand or the nearest

@@ -84,6 +84,21 @@ void rki_contact_rig_init(rki_contact_rig *g, const rk_humanoid *h, const bool *
 		g->has_tip[side] = true;
 		g->tip_rest[side] = rki_char_point(f, rk_mat4_get_translation(rest_world[c->index]));
 	}
+	for (int side = 0; side < 2; side++) {
+		int a = g->bone[RK_CONTACT_LEFT_FOOT + side], t = g->bone[RK_CONTACT_LEFT_TOES + side];
+		if (a < 0) continue;
+		double low = rest->position[a].y;
+		if (t >= 0 && rest->position[t].y < low) low = rest->position[t].y;
+		if (g->has_tip[side] && g->tip_rest[side].y < low) low = g->tip_rest[side].y;
+		g->heel_rest[side] = (rk_vec3){ rest->position[a].x, low, rest->position[a].z };
+	}
+}
+
+rk_vec3 rki_contact_heel(const rki_contact_rig *g, const rki_humanoid_pose *rest, const rki_humanoid_pose *p, int side)
+{
+	int a = g->bone[RK_CONTACT_LEFT_FOOT + side];
+	rk_quat turn = rk_quat_mul(p->rotation[a], rk_quat_conjugate(rest->rotation[a]));
+	return rk_vec3_add(p->position[a], rk_quat_rotate(turn, rk_vec3_sub(g->heel_rest[side], rest->position[a])));
 }
 
 rk_vec3 rki_contact_tip(const rki_contact_rig *g, const rki_humanoid_pose *rest, const rki_humanoid_pose *p, int side)
@@ -164,6 +179,7 @@ rk_vec3 rki_ground_velocity(const rki_contact_rig *g, const rki_humanoid_pose *p
 	 * narrowing: steps and toe-offs left out); under 0.05 hips heights / s
 	 * it is no treadmill but noise: 0 */
 	rk_vec3 mean = { 0, 0, 0 };
+	size_t used = 0;
 	for (int pass = 0; pass < 3; pass++) {
 		rk_vec3 sum = { 0, 0, 0 };
 		size_t n = 0;
@@ -184,10 +200,12 @@ rk_vec3 rki_ground_velocity(const rki_contact_rig *g, const rki_humanoid_pose *p
 			sum = rk_vec3_add(sum, v);
 			n++;
 		}
+		used = n;
 		if (!n) break;
 		mean = rk_vec3_scale(sum, 1.0 / (double)n);
 	}
-	if (rk_vec3_length(mean) < 0.05) mean = (rk_vec3){ 0, 0, 0 };
+	/* fewer than 5 such frames (a pose, a jump) tell nothing */
+	if (used < 5 || rk_vec3_length(mean) < 0.05) mean = (rk_vec3){ 0, 0, 0 };
 	return mean;
 }
 
@@ -291,7 +309,35 @@ static double rki_foot_clearance(const rki_contact_rig *g, const rki_humanoid_po
 		double e = rki_contact_tip(g, rest, p, side).y - g->tip_rest[side].y;
 		if (e < low) low = e;
 	}
+	if (g->bone[RK_CONTACT_LEFT_FOOT + side] >= 0) {
+		double e = rki_contact_heel(g, rest, p, side).y - g->heel_rest[side].y;
+		if (e < low) low = e;
+	}
 	return low;
+}
+
+/* B's heel or toe tip (which = 0 / 1) on the floor at frame k: within
+ * on_height of its rest height and sliding slower than off_speed (a foot
+ * standing on the tips of longer toes than A's, or on its heel with the
+ * ankle higher than A's). */
+static rk_vec3 rki_sole_point(const rki_contact_rig *g, const rki_humanoid_pose *rest, const rki_humanoid_pose *p,
+	int side, int which)
+{
+	return which ? rki_contact_tip(g, rest, p, side) : rki_contact_heel(g, rest, p, side);
+}
+
+static bool rki_sole_touches(const rki_contact_rig *g, const rki_humanoid_pose *rest, const rki_humanoid_pose *p,
+	const double *times, size_t frames, size_t k, int side, int which, const rk_contact_opts *o, rk_vec3 ground)
+{
+	if (which ? !g->has_tip[side] : g->bone[RK_CONTACT_LEFT_FOOT + side] < 0) return false;
+	double rest_y = which ? g->tip_rest[side].y : g->heel_rest[side].y;
+	if (rki_sole_point(g, rest, &p[k], side, which).y - rest_y >= o->on_height) return false;
+	size_t k0 = k > 0 ? k - 1 : k, k1 = k + 1 < frames ? k + 1 : k;
+	double dt = times[k1] - times[k0];
+	if (!(dt > 0.0)) return true;
+	rk_vec3 v = rk_vec3_sub(rk_vec3_scale(rk_vec3_sub(rki_sole_point(g, rest, &p[k1], side, which),
+		rki_sole_point(g, rest, &p[k0], side, which)), 1.0 / dt), ground);
+	return hypot(v.x, v.z) < o->off_speed;
 }
 
 void rki_contact_measure(const rki_contact_rig *ga, const rki_contact_rig *gb, const bool *usable,
@@ -328,7 +374,9 @@ void rki_contact_measure(const rki_contact_rig *ga, const rki_contact_rig *gb, c
 			if ((ca[k].floor & mask) && isfinite(eb) && -eb > out->floor_penetration) out->floor_penetration = -eb;
 			if (ca[k].floor & mask) {
 				out->a_contact_frames++;
-				if (cb[k].floor & mask) out->kept_frames++;
+				if ((cb[k].floor & mask) || rki_sole_touches(gb, rest_b, pb, times, frames, k, side, 0, o, ground) ||
+					(tip && rki_sole_touches(gb, rest_b, pb, times, frames, k, side, 1, o, ground)))
+					out->kept_frames++;
 			}
 			/* slide of the contact point: the toes when A's toes touch, else the ankle */
 			if (k == 0) continue;

@@ -19,6 +19,8 @@ typedef struct rki_contact_rig {
 	double rest_height[RK_CONTACT_POINT_COUNT];
 	bool has_tip[2];                    /* left / right toes have a child node (the toe tip) */
 	rk_vec3 tip_rest[2];                /* its rest position (character units) */
+	rk_vec3 heel_rest[2];               /* the heel: under the ankle at the height of the foot's
+	                                       lowest rest joint (toes, tip), turning with the foot */
 } rki_contact_rig;
 
 /* `usable[b]`: humanoid bones that may be used (mapped on every side the
@@ -30,6 +32,8 @@ void rki_contact_rig_init(rki_contact_rig *g, const rk_humanoid *h, const bool *
 /* Tip of toes `side` at pose p (character units): the rest tip turned with
  * the toes. Only when g->has_tip[side]. */
 rk_vec3 rki_contact_tip(const rki_contact_rig *g, const rki_humanoid_pose *rest, const rki_humanoid_pose *p, int side);
+/* Heel of foot `side` at pose p (character units). Only when the foot is usable. */
+rk_vec3 rki_contact_heel(const rki_contact_rig *g, const rki_humanoid_pose *rest, const rki_humanoid_pose *p, int side);
 
 /* The ground's velocity (CONTACTS), character units per second, y = 0;
  * near: the off_height threshold. */

@@ -246,7 +246,7 @@ static void rki_foot_offsets(const rki_contact_solver *cs, int side, rk_vec3 *to
 }
 
 /* The ankle height that puts the lowest of the foot's points (ankle, toes,
- * tip) `clear` above its flat height. */
+ * tip, heel) `clear` above its flat height. */
 static double rki_ankle_height(const rki_contact_solver *cs, int side, double clear)
 {
 	rk_vec3 toes, tip;
@@ -256,6 +256,10 @@ static double rki_ankle_height(const rki_contact_solver *cs, int side, double cl
 	if (ht && cs->gt.rest_height[RK_CONTACT_LEFT_TOES + side] - toes.y > need)
 		need = cs->gt.rest_height[RK_CONTACT_LEFT_TOES + side] - toes.y;
 	if (hp && cs->gt.tip_rest[side].y - tip.y > need) need = cs->gt.tip_rest[side].y - tip.y;
+	/* the heel turns with the foot */
+	int foot = k_foot[side];
+	rk_vec3 heel = rk_quat_rotate(rki_turn(cs, foot), rk_vec3_sub(cs->gt.heel_rest[side], cs->rest_t->position[foot]));
+	if (cs->gt.heel_rest[side].y - heel.y > need) need = cs->gt.heel_rest[side].y - heel.y;
 	return clear + need;
 }
 
@@ -273,6 +277,10 @@ static double rki_source_clearance(const rki_contact_solver *cs, size_t k, int s
 	}
 	if (cs->tip[side]) {
 		double e = rki_contact_tip(&cs->gs, cs->rest_s, p, side).y - cs->gs.tip_rest[side].y;
+		if (e < low) low = e;
+	}
+	if (cs->gs.bone[RK_CONTACT_LEFT_FOOT + side] >= 0) {
+		double e = rki_contact_heel(&cs->gs, cs->rest_s, p, side).y - cs->gs.heel_rest[side].y;
 		if (e < low) low = e;
 	}
 	return isfinite(low) ? low : 0.0;
