@@ -97,14 +97,14 @@ rki_contact_solver *rki_contact_solver_create(const rki_contact_setup *s, rki_al
 	rki_contact_opts_resolve(&o, s->opts);
 	if (!rki_contact_opts_check(&o, err)) return NULL;
 	size_t frames = s->frames;
-	/* one block: the solver, source poses, contact frames, weights, owners, scratch */
-	size_t sz_src = frames * sizeof(rki_humanoid_pose), sz_cf = frames * sizeof(rk_contact_frame);
-	size_t sz_w = frames * sizeof(double), sz_own = frames * sizeof(int32_t);
-	size_t bytes = sizeof(rki_contact_solver) + 16 + sz_src + 16 + sz_cf + 16 + 5 * (sz_w + 8 + sz_own + 8) + frames + 16;
-	if (frames > ((size_t)-1) / (sizeof(rki_humanoid_pose) + 8 * 64)) {
+	if (frames > ((size_t)-1) / (2 * (sizeof(rki_humanoid_pose) + 8 * 64))) {
 		rki_error_set(err, RK_ERROR_LIMIT, "%zu frames of contact state overflow the address space", frames);
 		return NULL;
 	}
+	/* one block: the solver, source poses, contact frames, weights, owners, scratch */
+	size_t sz_src = frames * sizeof(rki_humanoid_pose), sz_cf = frames * sizeof(rk_contact_frame);
+	size_t sz_w = frames * sizeof(double), sz_own = frames * sizeof(int32_t);
+	size_t bytes = sizeof(rki_contact_solver) + 16 + sz_src + 16 + sz_cf + 16 + 5 * (sz_w + 16 + sz_own + 16) + frames + 16;
 	unsigned char *block = (unsigned char *)rki_calloc(alloc, 1, bytes);
 	if (!block) {
 		rki_error_set(err, alloc->limit_hit ? RK_ERROR_LIMIT : RK_ERROR_OUT_OF_MEMORY,
