@@ -1,4 +1,4 @@
-# tests/node_lib.sh - sourced by the node oracle tests (test_gltf_interop.sh,
+# tests/node_lib.sh - sourced by the node oracle tests (test_gltf_interop.sh, test_root_threejs.sh,
 # test_vrm_interop.sh; test_retarget_threejs.sh has its own variant that can
 # share test_gltf_interop's install): node/npm checks and the pinned `npm ci`. Needs skip()
 # and fail() from the caller. Not a test itself (CMake runs tests/test_*.sh).
@@ -26,4 +26,18 @@ rk_npm_ci() {
 		fail "npm ci failed although the registry answers (see above)"
 	fi
 	cp "$pkg/package-lock.json" "$pkg/.installed-lock.json"
+}
+
+# rk_npm_reuse PKG SHARED_PKG WHAT: links PKG/node_modules to SHARED_PKG's
+# install when that one matches tests/node's lock file (PKG holds a copy of
+# it), else rk_npm_ci PKG WHAT (a stale link removed first).
+rk_npm_reuse() {
+	local pkg=$1 shared=$2 what=$3
+	if [ -d "$shared/node_modules" ] && cmp -s "$pkg/package-lock.json" "$shared/.installed-lock.json"; then
+		[ -L "$pkg/node_modules" ] || rm -rf "$pkg/node_modules" "$pkg/.installed-lock.json"
+		ln -sfn "$shared/node_modules" "$pkg/node_modules" || fail "cannot link $shared/node_modules"
+		return 0
+	fi
+	[ -L "$pkg/node_modules" ] && rm -f "$pkg/node_modules" "$pkg/.installed-lock.json"
+	rk_npm_ci "$pkg" "$what"
 }

@@ -170,7 +170,7 @@ bad_line clips-no-source 1 "clip 'W' has no \"source\"" '{"output": "o/a.glb", "
 bad_line clips-key 1 "unknown key 'nmae' in a \"clips\" item" '{"output": "o/a.glb", "target": "a.glb", "clips": [{"source": "m.glb", "nmae": "x"}]}'
 bad_line name-without-clip 1 'a "clips" item: "name" needs "clip"' '{"output": "o/a.glb", "target": "a.glb", "clips": [{"source": "m.glb", "name": "x"}]}'
 bad_line options-key 1 "unknown key 'rot' in \"options\"" '{"output": "o/a.glb", "target": "a.glb", "source": "m.glb", "options": {"rot": "lock"}}'
-bad_line options-root 1 '"options": "root" must be "keep", "in-place" or "lock"' '{"output": "o/a.glb", "target": "a.glb", "source": "m.glb", "options": {"root": "up"}}'
+bad_line options-root 1 '"options": "root" must be "keep", "in-place", "lock" or "extract"' '{"output": "o/a.glb", "target": "a.glb", "source": "m.glb", "options": {"root": "up"}}'
 bad_line options-fps 1 '"options": "fps" must be a number in \(0, 1000\]' '{"output": "o/a.glb", "target": "a.glb", "source": "m.glb", "options": {"fps": 0}}'
 bad_line options-bool 1 '"options": "foot_ik" must be true or false' '{"output": "o/a.glb", "target": "a.glb", "source": "m.glb", "options": {"foot_ik": 1}}'
 bad_line options-rest 1 '"options": "rest" must be "auto", "bind" or "stored"' '{"output": "o/a.glb", "target": "a.glb", "source": "m.glb", "options": {"rest": "crouch"}}'

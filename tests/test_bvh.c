@@ -12,6 +12,7 @@
 #include <rigkit/anim.h>
 #include <rigkit/demo.h>
 #include <rigkit/export.h>
+#include <rigkit/humanoid.h>
 #include <rigkit/load.h>
 
 #include <stdlib.h>
@@ -374,12 +375,13 @@ static unsigned char *read_fixture(const char *name, size_t *size)
 
 static const char *const fixtures[] = {
 	"orders.bvh", "six_channels.bvh", "subsets.bvh", "mixamo_walk.bvh", "cmu_walk.bvh", "bandai_walk.bvh",
+	"poser_walk.bvh",
 };
 
 RK_TEST(fixtures_load)
 {
-	static const size_t nodes[] = { 9, 12, 9, 28, 30, 29 };
-	static const size_t frames[] = { 12, 15, 9, 31, 31, 31 };
+	static const size_t nodes[] = { 9, 12, 9, 28, 30, 29, 26 };
+	static const size_t frames[] = { 12, 15, 9, 31, 31, 31, 31 };
 	for (size_t i = 0; i < sizeof(fixtures) / sizeof(fixtures[0]); i++) {
 		size_t size;
 		unsigned char *d = read_fixture(fixtures[i], &size);
@@ -398,6 +400,67 @@ RK_TEST(fixtures_load)
 		rk_scene_free(s);
 		free(d);
 	}
+}
+
+static const rk_node *find_node(const rk_scene *s, const char *name)
+{
+	for (size_t i = 0; i < s->nodes.count; i++)
+		if (s->nodes.data[i].name && strcmp(s->nodes.data[i].name, name) == 0) return &s->nodes.data[i];
+	return NULL;
+}
+
+/* Poser's naming (as in public BVH files such as three.js's pirouette.bvh):
+ * lower-case names with a glued l/r side letter, "buttock" joints between
+ * hip and thigh, no head joint (the neck ends in an End Site), no toes. The
+ * expected map is read off the hierarchy by hand. */
+RK_TEST(poser_names_detected)
+{
+	size_t size;
+	unsigned char *d = read_fixture("poser_walk.bvh", &size);
+	RK_REQUIRE(d);
+	rk_error err;
+	rk_scene *s = rk_load_memory(d, size, NULL, &err);
+	RK_REQUIRE(s);
+	rk_humanoid h;
+	rk_humanoid_explanation why;
+	RK_REQUIRE(rk_humanoid_detect_explained(s, &h, &why, &err));
+	static const char *const map[][2] = {
+		{ "hips", "hip" }, { "spine", "abdomen" }, { "chest", "chest" }, { "neck", "neck" }, { "head", "neck_End" },
+		{ "leftShoulder", "lcollar" }, { "leftUpperArm", "lshldr" }, { "leftLowerArm", "lforearm" },
+		{ "leftHand", "lhand" }, { "rightShoulder", "rcollar" }, { "rightUpperArm", "rshldr" },
+		{ "rightLowerArm", "rforearm" }, { "rightHand", "rhand" }, { "leftUpperLeg", "lthigh" },
+		{ "leftLowerLeg", "lshin" }, { "leftFoot", "lfoot" }, { "rightUpperLeg", "rthigh" },
+		{ "rightLowerLeg", "rshin" }, { "rightFoot", "rfoot" },
+	};
+	size_t mapped = 0;
+	for (int b = 0; b < RK_HUMANOID_BONE_COUNT; b++) mapped += h.bones[b] != NULL;
+	RK_CHECK_INT(mapped, sizeof(map) / sizeof(map[0]));
+	for (size_t i = 0; i < sizeof(map) / sizeof(map[0]); i++) {
+		rk_humanoid_bone bone;
+		RK_REQUIRE(rk_humanoid_bone_parse(map[i][0], &bone));
+		RK_CHECK(h.bones[bone] && h.bones[bone] == find_node(s, map[i][1]));
+	}
+	RK_CHECK_INT(why.reason[RK_HUMANOID_LEFT_UPPER_ARM], RK_HUMANOID_REASON_NAME);
+	RK_CHECK_INT(why.reason[RK_HUMANOID_HEAD], RK_HUMANOID_REASON_HIERARCHY);
+	rk_scene_free(s);
+
+	/* without its twin "rshldr" a lone "lshldr" is not read as a sided
+	 * name (the limb chain may still place it) */
+	char *text = malloc(size + 1);
+	RK_REQUIRE(text);
+	memcpy(text, d, size);
+	text[size] = '\0';
+	char *r = strstr(text, "JOINT rshldr");
+	RK_REQUIRE(r);
+	memcpy(r + 6, "xshldr", 6);
+	s = rk_load_memory(text, size, NULL, &err);
+	RK_REQUIRE(s);
+	rk_humanoid_detect_explained(s, &h, &why, &err);
+	RK_CHECK(why.reason[RK_HUMANOID_LEFT_UPPER_ARM] != RK_HUMANOID_REASON_NAME);
+	RK_CHECK(why.reason[RK_HUMANOID_LEFT_LOWER_LEG] == RK_HUMANOID_REASON_NAME);
+	rk_scene_free(s);
+	free(text);
+	free(d);
 }
 
 /* The walk as Blender writes BVH (absolute position channels on every
@@ -714,6 +777,7 @@ RK_TEST_MAIN(
 	RK_TEST_ENTRY(claimed_frames_bounded),
 	RK_TEST_ENTRY(fixtures_load),
 	RK_TEST_ENTRY(blender_style_file),
+	RK_TEST_ENTRY(poser_names_detected),
 	RK_TEST_ENTRY(line_endings),
 	RK_TEST_ENTRY(every_prefix_and_flip),
 	RK_TEST_ENTRY(allocation_failures),

@@ -711,11 +711,18 @@ static const rk_anim_track *face_track(const rk_anim_clip *clip)
  * the right eye swaps inner and outer. The eyes and the head have identity
  * rest rotations, so the eye's local rotation is Ry(yaw') Rx(pitch'):
  *   0.5 s: left (4, -4/3), right (8/3, -4/3); 1 s: left (-16/3, 5),
- *   right (-8, 5). */
-static void check_look_at(rk_test_state *rk_t_, const rk_scene *dst, const rk_anim_clip *c)
+ *   right (-8, 5).
+ * vroid_face_vrm0.vrm: firstPerson.lookAtTypeName "Bone" without degree
+ * maps: three-vrm's defaults xRange 90, yRange 10 on all four; faceFront
+ * (0, 0, -1) conjugates E by Ry(180), which negates the pitch:
+ *   0.5 s: both (10/3, 20/9); 1 s: both (-20/3, -5). */
+static void check_look_at(rk_test_state *rk_t_, const rk_scene *dst, const rk_anim_clip *c, bool vrm0)
 {
-	static const double want[2][3][2] = { { { 0, 0 }, { 4, -4.0 / 3 }, { -16.0 / 3, 5 } },
+	static const double want1[2][3][2] = { { { 0, 0 }, { 4, -4.0 / 3 }, { -16.0 / 3, 5 } },
 		{ { 0, 0 }, { 8.0 / 3, -4.0 / 3 }, { -8, 5 } } };
+	static const double want0[2][3][2] = { { { 0, 0 }, { 10.0 / 3, 20.0 / 9 }, { -20.0 / 3, -5 } },
+		{ { 0, 0 }, { 10.0 / 3, 20.0 / 9 }, { -20.0 / 3, -5 } } };
+	const double (*want)[3][2] = vrm0 ? want0 : want1;
 	for (int side = 0; side < 2; side++) {
 		const rk_node *eye = rk_scene_find_node(dst, side ? "J_Adj_R_FaceEye" : "J_Adj_L_FaceEye");
 		RK_REQUIRE(eye);
@@ -733,6 +740,44 @@ static void check_look_at(rk_test_state *rk_t_, const rk_scene *dst, const rk_an
 			double ang = rk_quat_angle_between(e, (rk_quat){ q[0], q[1], q[2], q[3] });
 			RK_CHECK(ang < 1e-6); /* the file's float keys */
 		}
+	}
+}
+
+/* `avatar` (a fixture) with vroid_face.vrma retargeted at 2 fps and its
+ * expressions applied; warnings into *log. NULL on a failure (reported). */
+static rk_scene *face_retarget(rk_test_state *rk_t_, const rk_scene *src, const char *avatar, warn_log *log,
+	rk_expression_report *rep, rk_anim_clip **clip)
+{
+	rk_scene *dst = load_fixture(avatar);
+	RK_CHECK(dst != NULL);
+	if (!dst) return NULL;
+	rk_error err;
+	rk_retarget_opts ro = { .fps = 2 };
+	const rk_anim_clip *sc = &src->clips.data[0];
+	rk_anim_clip *c = rk_retarget(dst, src, sc, &ro, NULL, &err);
+	ro.warning = log_warning;
+	ro.warning_user = log;
+	bool ok = c && rk_retarget_expressions(dst, c, src, sc, &ro, rep, &err);
+	RK_CHECK(ok);
+	if (!ok) {
+		rk_scene_free(dst);
+		return NULL;
+	}
+	*clip = c;
+	return dst;
+}
+
+/* The face's 3 morph weights at 0, 0.5 and 1 s against `want`. */
+static void check_face_weights(rk_test_state *rk_t_, const rk_anim_clip *c, const double want[3][3])
+{
+	const rk_anim_track *t = face_track(c);
+	RK_REQUIRE(t);
+	RK_CHECK_INT(t->components, 3);
+	RK_REQUIRE(t->key_count == 3);
+	for (int f = 0; f < 3; f++) {
+		double v[3];
+		RK_CHECK_INT(rk_anim_track_eval(t, 0.5 * f, false, v, 3), 3);
+		for (int k = 0; k < 3; k++) RK_CHECK_NEAR(v[k], want[f][k], 1e-6);
 	}
 }
 
@@ -755,37 +800,22 @@ RK_TEST(vrma_expressions_onto_vrm)
 	RK_REQUIRE(src);
 	RK_CHECK(rk_scene_has_vrma_expressions(src));
 	for (int a = 0; a < 2; a++) {
-		rk_scene *dst = load_fixture(avatars[a]);
+		warn_log log = { 0 };
+		rk_expression_report rep;
+		rk_anim_clip *c = NULL;
+		rk_scene *dst = face_retarget(rk_t_, src, avatars[a], &log, &rep, &c);
 		RK_REQUIRE(dst);
 		RK_CHECK(!rk_scene_has_vrma_expressions(dst));
-		rk_error err;
-		rk_retarget_opts ro = { .fps = 2 };
-		const rk_anim_clip *sc = &src->clips.data[0];
-		rk_anim_clip *c = rk_retarget(dst, src, sc, &ro, NULL, &err);
-		RK_REQUIRE(c);
-		warn_log log = { 0 };
-		ro.warning = log_warning;
-		ro.warning_user = &log;
-		rk_expression_report rep;
-		RK_REQUIRE(rk_retarget_expressions(dst, c, src, sc, &ro, &rep, &err));
 		RK_CHECK_INT(rep.source_expressions, 5);
 		RK_CHECK_INT(rep.matched, 4);
 		RK_CHECK_INT(rep.tracks, 1);
-		RK_CHECK_INT(log.count, a == 0 ? 1 : 2);
+		RK_CHECK_INT(log.count, 1);
 		RK_CHECK(strstr(log.text, "'surprised'") != NULL);
-		/* look-at: VRM 1.0 bone type only (the 0.x avatar is warned) */
-		RK_CHECK_INT(rep.look_at_tracks, a == 0 ? 2 : 0);
-		if (a == 0) check_look_at(rk_t_, dst, c);
-		else RK_CHECK(strstr(log.text, "look-at") != NULL);
-		const rk_anim_track *t = face_track(c);
-		RK_REQUIRE(t);
-		RK_CHECK_INT(t->components, 3);
-		RK_REQUIRE(t->key_count == 3);
-		for (int f = 0; f < 3; f++) {
-			double v[3];
-			RK_CHECK_INT(rk_anim_track_eval(t, 0.5 * f, false, v, 3), 3);
-			for (int k = 0; k < 3; k++) RK_CHECK_NEAR(v[k], want[a][f][k], 1e-6);
-		}
+		/* look-at: bone type on both (the 0.x one with three-vrm's
+		 * default degree maps and its -Z face) */
+		RK_CHECK_INT(rep.look_at_tracks, 2);
+		check_look_at(rk_t_, dst, c, a == 1);
+		check_face_weights(rk_t_, c, want[a]);
 		rk_scene_free(dst);
 	}
 	/* a target without VRM expressions: nothing added, each expression warned */
@@ -808,6 +838,41 @@ RK_TEST(vrma_expressions_onto_vrm)
 	RK_CHECK_INT(err.code, RK_ERROR_INVALID_ARGUMENT);
 	RK_CHECK(!rk_retarget_expressions(NULL, c, src, &src->clips.data[0], NULL, NULL, &err));
 	rk_scene_free(rig);
+	rk_scene_free(src);
+}
+
+/* vroid_face.vrma's look-at onto avatars with an expression look-at, worked
+ * by hand from make_vrm.py and three-vrm's VRMLookAtExpressionApplier:
+ * look-at (yaw, pitch) (0, 0), (30, -20), (-60, 45); maps input max 60,
+ * outer 0.8, up 0.9, down 0.6. pitch < 0: lookUp = 0.9 x 20/60 = 0.3;
+ * yaw >= 0: lookLeft = 0.8 x 30/60 = 0.4; at 1 s lookDown = 0.6 x 45/60 =
+ * 0.45, lookRight = 0.8. Binds: lookUp t0 x1, lookDown t0 x0.5, lookLeft
+ * t2 x1, lookRight t2 x0.25, aa t1 x0.5 (aa 0.3, 0.7, 0.4).
+ *   1.0 (aa overrideLookAt blend: look multiplier 1 - aa = 0.7, 0.3, 0.6):
+ *     0 s (0, 0.15, 0); 0.5 s (0.3 x 0.3, 0.35, 0.4 x 0.3) = (0.09, 0.35,
+ *     0.12); 1 s (0.45 x 0.6 x 0.5, 0.2, 0.8 x 0.6 x 0.25) = (0.135, 0.2, 0.12)
+ *   0.x (no overrides): 0 s (0, 0.15, 0); 0.5 s (0.3, 0.35, 0.4);
+ *     1 s (0.225, 0.2, 0.2) */
+RK_TEST(vrma_look_at_expressions)
+{
+	static const char *const avatars[] = { "vroid_lookexpr_vrm1.vrm", "vroid_lookexpr_vrm0.vrm" };
+	static const double want[2][3][3] = { { { 0, 0.15, 0 }, { 0.09, 0.35, 0.12 }, { 0.135, 0.2, 0.12 } },
+		{ { 0, 0.15, 0 }, { 0.3, 0.35, 0.4 }, { 0.225, 0.2, 0.2 } } };
+	rk_scene *src = load_fixture("vroid_face.vrma");
+	RK_REQUIRE(src);
+	for (int a = 0; a < 2; a++) {
+		warn_log log = { 0 };
+		rk_expression_report rep;
+		rk_anim_clip *c = NULL;
+		rk_scene *dst = face_retarget(rk_t_, src, avatars[a], &log, &rep, &c);
+		RK_REQUIRE(dst);
+		RK_CHECK_INT(rep.look_at_tracks, 0);
+		RK_CHECK_INT(rep.look_at_expressions, 4);
+		RK_CHECK_INT(rep.matched, 1);   /* aa; happy, blink, smirk, surprised are warned */
+		RK_CHECK_INT(log.count, 4);
+		check_face_weights(rk_t_, c, want[a]);
+		rk_scene_free(dst);
+	}
 	rk_scene_free(src);
 }
 
@@ -929,5 +994,6 @@ RK_TEST_MAIN(RK_TEST_ENTRY(vrm1_declared_humanoid), RK_TEST_ENTRY(vrm0_thumbs_tr
 	RK_TEST_ENTRY(vrm_write_keeps_extensions), RK_TEST_ENTRY(vrm_write_drops_unwritten_reference),
 	RK_TEST_ENTRY(vrma_write_round_trip), RK_TEST_ENTRY(vrma_write_bad_inputs), RK_TEST_ENTRY(vrma_tpose_rest),
 	RK_TEST_ENTRY(vrma_write_allocator_and_limit), RK_TEST_ENTRY(vrma_faces_plus_z),
-	RK_TEST_ENTRY(vrma_expressions_onto_vrm), RK_TEST_ENTRY(vrma_expressions_flipped),
+	RK_TEST_ENTRY(vrma_expressions_onto_vrm), RK_TEST_ENTRY(vrma_look_at_expressions),
+	RK_TEST_ENTRY(vrma_expressions_flipped),
 	RK_TEST_ENTRY(vrma_write_expressions))

@@ -147,12 +147,13 @@ rigkit_map "$FIX/vroid_walk.vrma" "$OUT/vroid_walk.rigkit.json" && json_same "$O
 # VRMA expressions onto VRM expression binds: three-vrm's expression manager
 # playing the .vrma on the avatar vs three.js playing rigkit's retarget.
 TIMES=$(python3 -c 'print(",".join(str(k / 30) for k in range(0, 31, 3)))')
-for A in vroid_face_vrm1 vroid_face_vrm0; do
+for A in vroid_face_vrm1 vroid_face_vrm0 vroid_lookexpr_vrm1 vroid_lookexpr_vrm0; do
 	echo "== vroid_face.vrma expressions -> $A"
 	"$RIGKIT" retarget "$FIX/vroid_face.vrma" "$FIX/$A.vrm" "$OUT/$A.face.glb" --drop-target-clips 2>"$OUT/$A.face.err" >/dev/null \
 		|| { bad "$A: retarget of vroid_face.vrma failed: $(cat "$OUT/$A.face.err")"; continue; }
 	grep -q "expression 'surprised'" "$OUT/$A.face.err" || bad "$A: no warning for the expression the avatar lacks"
-	EYES=; [ "$A" = vroid_face_vrm1 ] && EYES=eyes   # look-at: VRM 1.0 bone type only
+	EYES=eyes   # look-at: bone type on the face avatars (VRM 0.x: three-vrm's degree maps, -Z face)
+	case $A in vroid_lookexpr_*) EYES=lookexpr ;; esac   # expression look-at: the look weights
 	(cd "$PKG" && node vrm_check.mjs morphs "$FIX/$A.vrm" "$FIX/vroid_face.vrma" "$OUT/$A.face.glb" "$TIMES" $EYES) \
 		|| bad "$A: three-vrm's expression weights (or look-at) differ from rigkit's"
 	"$RIGKIT" retarget "$FIX/vroid_face.vrma" "$FIX/$A.vrm" "$OUT/$A.face.vrm" -q 2>/dev/null >/dev/null || bad "$A: retarget to .vrm failed"
@@ -166,7 +167,7 @@ done
 	|| bad "vroid_face.conv.vrma: converted expressions differ from the source's"
 
 echo "== Khronos glTF-Validator"
-(cd "$PKG" && node validate.mjs "$OUT"/*.vrm "$OUT"/*.vrma "$FIX"/vroid_walk.vrma "$FIX"/vroid_face*) || bad "the validator reports errors"
+(cd "$PKG" && node validate.mjs "$OUT"/*.vrm "$OUT"/*.vrma "$FIX"/vroid_walk.vrma "$FIX"/vroid_face* "$FIX"/vroid_lookexpr*) || bad "the validator reports errors"
 [ $status -eq 0 ] || fail "see the messages above"
 echo "PASSED: $(echo $AVATARS | wc -w) VRM avatars (declared humanoid in rigkit and three-vrm, .vrm out intact, .vrma plays as rigkit evaluates)"
 exit 0

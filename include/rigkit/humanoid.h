@@ -190,6 +190,55 @@ bool rk_humanoid_map_apply(rk_humanoid *humanoid, const rk_scene *scene, const c
  * RK_ERROR_IO when it cannot be read). */
 bool rk_humanoid_map_apply_file(rk_humanoid *humanoid, const rk_scene *scene, const char *path, rk_error *err);
 
+
+/* ---------------------------------------------------------------------------
+ * Twist joints (docs/retarget.md, "Twist joints")
+ *
+ * The four limb segments of each side, from a mapped bone to its mapped
+ * child: upperArm -> lowerArm, lowerArm -> hand, upperLeg -> lowerLeg,
+ * lowerLeg -> foot. A twist joint of a segment is a node that is no
+ * humanoid bone, carries no mesh, camera or light, and either
+ *   - lies on the node path strictly between the bone's node and the
+ *     child's (in chain: Daz's lShldrTwist / lForearmTwist, Rigify's
+ *     DEF-forearm.L.001; any name), or
+ *   - is a child of the bone's node off that path, with no humanoid bone
+ *     below it, whose name says twist or roll (a leaf twist joint: Unreal's
+ *     upperarm_twist_01_l, lowerarm_twist_01_l, thigh_twist_01_l,
+ *     calf_twist_01_l; Character Creator's CC_Base_L_ForearmTwist01;
+ *     3ds Max's "Bip01 L ForeTwist"; HumanIK's LeftForeArmRoll): "twist"
+ *     anywhere in any case, or "Roll", or "roll" at the start or after a
+ *     separator (so "Controller" is not one).
+ * A segment whose path holds another humanoid bone has none. At most
+ * RK_HUMANOID_MAX_TWIST per segment (the first ones in the order below;
+ * the others are counted in `ignored`). Order: by the projection of the
+ * node's stored world position onto the segment (bone joint 0, child
+ * joint 1), ties by node order.
+ * ------------------------------------------------------------------------- */
+
+#define RK_HUMANOID_MAX_TWIST 4
+#define RK_HUMANOID_TWIST_SEGMENTS 8
+
+typedef struct rk_humanoid_twist_segment {
+	rk_humanoid_bone bone;                          /* leftUpperArm, leftLowerArm, ... */
+	rk_humanoid_bone child;                         /* its mapped child: leftLowerArm, leftHand, ... */
+	size_t count;                                   /* twist joints found (0 = none, or a bone unmapped) */
+	const rk_node *joints[RK_HUMANOID_MAX_TWIST];   /* from the bone towards the child */
+	bool in_chain[RK_HUMANOID_MAX_TWIST];           /* on the path bone -> child; else a leaf joint */
+} rk_humanoid_twist_segment;
+
+typedef struct rk_humanoid_twists {
+	/* left upperArm, left lowerArm, right upperArm, right lowerArm, left
+	 * upperLeg, left lowerLeg, right upperLeg, right lowerLeg */
+	rk_humanoid_twist_segment segments[RK_HUMANOID_TWIST_SEGMENTS];
+	size_t joint_count;                             /* over all segments */
+	size_t ignored;                                 /* candidates past RK_HUMANOID_MAX_TWIST */
+} rk_humanoid_twists;
+
+/* Fills *out with the twist joints of `humanoid` (mapped in `scene`) and
+ * returns out->joint_count; 0 with *out zeroed (bones and children set)
+ * for NULL arguments. Reads the scene only; thread safe. */
+size_t rk_humanoid_find_twists(const rk_scene *scene, const rk_humanoid *humanoid, rk_humanoid_twists *out);
+
 #ifdef __cplusplus
 }
 #endif

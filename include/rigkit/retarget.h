@@ -66,12 +66,13 @@
  *   source shows a T-pose on an A-pose target, not the target's A-pose), with
  *   the source's twist added to the target's own roll. Local rotations follow
  *   from the target's hierarchy (unmapped nodes between mapped ones keep their
- *   rest local transform). Bone lengths and non-hips translations stay the
+ *   rest local transform, except twist joints: TWIST JOINTS). Bone lengths and non-hips translations stay the
  *   target's (no cm/m mix-up; docs/retarget.md). The hips translation is
  *   the source's, relative to its rest, in character-frame units (hips
  *   heights): a 0.9 m stride of a source whose hips are 0.97 m above its
  *   feet becomes 0.77 m on a target whose hips are 0.835 m above its feet.
- *   opts.root removes locomotion if asked.
+ *   opts.root removes locomotion if asked, or moves it onto a root node
+ *   (ROOT MOTION).
  *
  * CONTACT SOLVE (opts.contacts, default on; src/retarget/retarget_contact.c)
  *   After the rule (and foot_ik), frame by frame, in the target's character
@@ -101,8 +102,9 @@
  *   - nothing below the floor: on every frame the ankle goal is raised so
  *     no foot point is below its rest height by more than the source's
  *     lowest point is below its own (none when the source's is above).
- *   - the hips are lowered (at most 0.25 hips heights) so each leg with
- *     w > 0 reaches its blended goal (reach: 0.999 of the leg's length).
+ *   - the hips are lowered (at most 0.25 hips heights; never with
+ *     RK_RETARGET_ROOT_LOCK, which holds them) so each leg with w > 0
+ *     reaches its blended goal (reach: 0.999 of the leg's length).
  *   - each leg whose goal differs from the rule's ankle is turned by the
  *     runtime's two-bone IK job (rk_two_bone_ik_job, swing mode, reach
  *     margin 1e-4), the knee bending on the side the rule bent it.
@@ -253,9 +255,68 @@ typedef enum rk_retarget_root {
 	RK_RETARGET_ROOT_KEEP = 0,       /* hips move as the source's, scaled by the hips heights */
 	RK_RETARGET_ROOT_IN_PLACE,       /* horizontal travel removed (character frame X/Z held at the
 	                                    first frame's), vertical bob kept */
-	RK_RETARGET_ROOT_LOCK            /* hips translation held at the target's rest (keeps a bobbing
+	RK_RETARGET_ROOT_LOCK,           /* hips translation held at the target's rest (keeps a bobbing
 	                                    source from sinking the target; docs/retarget.md) */
+	RK_RETARGET_ROOT_EXTRACT         /* root motion for game engines (ROOT MOTION below): the hips'
+	                                    horizontal travel and facing (yaw) on the target's root
+	                                    node, the hips keep the rest of their motion */
 } rk_retarget_root;
+
+/* TWIST JOINTS (docs/retarget.md, "Twist joints")
+ *   The target's twist joints (rk_humanoid_find_twists) get rotation tracks
+ *   that spread a twist angle theta along their segment; every mapped bone
+ *   keeps the world rotation the rule gives it, so no bone direction moves.
+ *   Twist about an axis: the swing-twist decomposition q = swing * twist,
+ *   twist = normalize(q.w, (q.xyz . a) a), theta = 2 atan2(q.xyz . a, q.w),
+ *   unwrapped from frame to frame (no jump past +-180 degrees).
+ *   Segment bone b -> child c, axis a = the rest direction from b's joint
+ *   to c's, carried by b:
+ *     child twist  theta = twist of (Wb^-1 Wc) (Rb^-1 Rc)^-1 about a: the
+ *                  child's turn about the segment relative to rest (a hand's
+ *                  pronation about the forearm). Taken by in-chain joints of
+ *                  every segment and by leaf joints of lowerArm / lowerLeg.
+ *     bone twist   theta = twist of (Wp^-1 Wb) (Rp^-1 Rb)^-1 about a (p the
+ *                  parent node of b): the bone's own turn about its axis
+ *                  (an upper arm's roll relative to the shoulder). Taken by
+ *                  leaf joints of upperArm / upperLeg.
+ *   A joint with share f (0..1) gets world rotation
+ *     Wj = twist(axis_j, phi) * Wj0,   Wj0 = the joint following its parent
+ *          at its rest local rotation (today's result),
+ *     phi = f theta (child twist) or -(1 - f) theta (bone twist),
+ *   axis_j = the direction from the joint to the next one on the chain
+ *   (in-chain joints: so no joint below moves) or the segment axis (leaf
+ *   joints). So with child twist a joint carries f of the child's twist
+ *   relative to the bone and the child the rest; with bone twist a joint
+ *   carries f of the bone's twist relative to its parent (the part near
+ *   the shoulder is taken back). Default shares: the i-th of n joints of a
+ *   segment (i = 1..n from the bone) gets i / (n + 1), an even split;
+ *   opts.twist_weights sets them per node. */
+typedef enum rk_retarget_twist {
+	RK_RETARGET_TWIST_ON = 0,        /* distribute onto the target's twist joints (default) */
+	RK_RETARGET_TWIST_OFF            /* twist joints keep their rest (no tracks: the rule alone) */
+} rk_retarget_twist;
+
+typedef struct rk_twist_weight {
+	const char *node;                /* a twist joint of the target, by exact node name */
+	double share;                    /* its share f of the twist, 0..1 */
+} rk_twist_weight;
+
+/* ROOT MOTION (opts.root = RK_RETARGET_ROOT_EXTRACT; docs/retarget.md, "Root motion")
+ *   Root node: the target hips' parent node when that is not the scene's
+ *   synthetic root (Unreal's "root" joint, an "Armature" node), else none
+ *   (RK_ERROR_INVALID_ARGUMENT; rk_scene_insert_parent, scene.h, adds one,
+ *   as rigkit retarget does). With the hips'
+ *   world transform H(t) of RK_RETARGET_ROOT_KEEP, in the character frame:
+ *     travel  d(t) = the hips' displacement from rest with its up component
+ *             zeroed (x, z);
+ *     yaw     psi(t) = twist angle about up (TWIST JOINTS) of the hips'
+ *             world rotation relative to rest, unwrapped;
+ *     root    world = translate(d(t)) * rotate about up through the root's
+ *             rest origin by psi(t) * the root's rest world;
+ *     hips    local = inverse(root world) * H(t) (the nodes between keep
+ *             their rest), so the hips' world transform is exactly KEEP's.
+ *   The root gets a rotation and a translation track; its vertical motion
+ *   and tilt are zero. */
 
 typedef struct rk_retarget_opts {
 	const rk_humanoid *source_humanoid;  /* NULL = rk_humanoid_detect(source) */
@@ -275,6 +336,10 @@ typedef struct rk_retarget_opts {
 	                                        target taken in its bind pose gets constant tracks that
 	                                        hold its bind-pose local transforms on the nodes where
 	                                        they differ from the stored ones (see REST POSE). */
+	rk_retarget_twist twist;             /* TWIST JOINTS; default on */
+	const rk_twist_weight *twist_weights;   /* per-node shares; NULL = the even split. A name that is
+	                                        not a twist joint of the target is a warning */
+	size_t twist_weight_count;
 	size_t max_frames;                   /* most keys per track; 0 = RK_DEFAULT_MAX_FRAMES (base.h).
 	                                        A clip needing more (duration x fps + 1) is RK_ERROR_LIMIT
 	                                        naming the source file and the clip. */
@@ -312,6 +377,10 @@ typedef struct rk_retarget_report {
 	                                    RK_REST_STORED (rigkit/rest.h) */
 	rk_rest_mode target_rest;
 	size_t rest_tracks;              /* of `tracks`: constant tracks holding the target's bind pose */
+	size_t twist_tracks;             /* of `tracks`: rotation tracks of twist joints (TWIST JOINTS) */
+	const rk_node *root_node;        /* RK_RETARGET_ROOT_EXTRACT: the node carrying the root motion */
+	double root_travel;              /* extract: largest horizontal distance of the root from its
+	                                    rest, in target hips heights */
 	double max_direction_error;      /* radians: worst angle, over all frames and mapped bones
 	                                    with a mapped child, between the target's and the source's
 	                                    bone directions, measured on the result (0 up to rounding;
@@ -389,15 +458,28 @@ rk_anim_clip *rk_retarget(rk_scene *target, const rk_scene *source, const rk_ani
  *   local rotation = P^-1 E P x rest, P = the eye parent's rest world
  *   rotation, rest = the eye's rest local rotation. These keys replace
  *   those of the clip's rotation tracks of the eye bones (leftEye /
- *   rightEye mapped in both skeletons, glTF-style nodes). A source look-at
- *   on any other target (VRM 0.x, expression look-at, no VRM) is a warning:
- *   not retargeted. */
+ *   rightEye mapped in both skeletons, glTF-style nodes). On a VRM 0.x
+ *   target with firstPerson.lookAtTypeName "Bone" (or none), as three-vrm
+ *   reads it: the four degree maps lookAtHorizontalInner/Outer,
+ *   lookAtVerticalDown/Up give inputMaxValue = xRange (default 90) and
+ *   outputScale = yRange (default 10), their curves are not applied (a
+ *   warning unless linear), and the avatar faces -Z: E = Ry(yaw')
+ *   Rx(-pitch'). On a target with an expression look-at (VRM 1.0
+ *   lookAt.type "expression", 0.x lookAtTypeName "BlendShape"; default
+ *   outputScale / yRange 1), as three-vrm's VRMLookAtExpressionApplier:
+ *   pitch < 0 -> lookUp = up(-pitch), else lookDown = down(pitch); yaw < 0
+ *   -> lookRight = outer(-yaw), else lookLeft = outer(yaw) (the outer map
+ *   on both sides, as three-vrm); the other look expression 0. These
+ *   weights replace any the source animates for those four (a warning) and
+ *   then go through EXPRESSIONS (overrideLookAt, binds). A source look-at on
+ *   a target without a VRM look-at is a warning: not retargeted. */
 
 typedef struct rk_expression_report {
 	size_t source_expressions;       /* expressions the source clip animates */
 	size_t matched;                  /* of them, found on the target */
 	size_t tracks;                   /* morph weight tracks added to the clip */
-	size_t look_at_tracks;           /* eye bone rotation tracks set by LOOK-AT */
+	size_t look_at_tracks;           /* eye bone rotation tracks set by LOOK-AT (bone look-at) */
+	size_t look_at_expressions;      /* look expressions driven by LOOK-AT (expression look-at) */
 } rk_expression_report;
 
 /* True when `scene` declares VRM Animation expressions (a .vrma with

@@ -737,6 +737,22 @@ void rk_scene_free(rk_scene *scene);
 /* Short name of a format ("fbx", "gltf", "glb", "obj", "bvh", "unknown"). */
 const char *rk_format_name(rk_file_format format);
 
+/* Inserts a new node named `name` (copied) between `child` (a node of
+ * `scene`, not the synthetic root) and its parent: kind RK_NODE_NULL, an
+ * identity local transform (a plain TRS node, has_fbx_props false), in no
+ * skin, so every world matrix stays as it was. How `rigkit retarget --root
+ * extract` gives a rig whose hips hang from the scene a root node
+ * (docs/retarget.md, "Root motion"). MODIFIES the scene: nodes.data is a
+ * new array (the new node at child's old index, the nodes from there on one
+ * index later) and every node pointer the scene holds (parents, children,
+ * skins, clips, hints, extensions, root) is moved to it; node pointers held
+ * outside the scene (an rk_humanoid, rk_scene_find_node results) are stale
+ * afterwards: look them up again. Costs one node array in the scene's
+ * arena. Returns the new node, or NULL with err on bad arguments or out of
+ * memory (the scene unchanged). No other thread may use the scene
+ * meanwhile. */
+rk_node *rk_scene_insert_parent(rk_scene *scene, const rk_node *child, const char *name, rk_error *err);
+
 /* Lookup by exact name (first in node order), NULL if absent. */
 rk_node *rk_scene_find_node(const rk_scene *scene, const char *name);
 rk_anim_clip *rk_scene_find_clip(const rk_scene *scene, const char *name);

@@ -31,6 +31,10 @@
  *     the start of the name:
  *       lower-case "l"/"r" followed by an upper-case letter (Daz / Poser:
  *         "lShldrBend", "rForearmBend", "lThigh", "lIndex1");
+ *       lower-case "l"/"r" followed by a lower-case letter (Poser BVH:
+ *         "lshldr", "rthigh") only when the whole name matches nothing, the
+ *         rest is a sided bone name and the scene holds the twin with the
+ *         other letter ("rshldr");
  *       upper-case "L"/"R" followed by an upper-case letter only when the
  *         whole name matches nothing and the rest is a sided bone name
  *         ("LUpperArm", "RThigh", "LHand"; "LEG", "LHipJoint", "LThumb"
@@ -97,6 +101,9 @@
  *     an ancestor of the shoulders (or upper arms) so that they stay below
  *     the mapped chest. Names of spine nodes are only used when there is no
  *     neck and no head.
+ *   - A head from the hierarchy: with a neck and no joint named head, a
+ *     BVH End Site that is the neck's only child is the head (Poser's
+ *     exports end the neck there); it follows the neck rigidly.
  *   - Hierarchy: a node is a candidate for bone b only if it is below the
  *     node already chosen for b's nearest mapped humanoid ancestor (the left
  *     hand must be below the left lower arm). Bones are resolved parents
@@ -715,6 +722,37 @@ static int rki_hm_classify(const char *name, bool *duplicate)
 	return bone;
 }
 
+/* The humanoid bone of a name whose side is a lower-case "l"/"r" glued to a
+ * lower-case rest ("lshldr", "rthigh": Poser's BVH exports), or -1. Taken
+ * only when the whole name matches nothing, the rest is a sided bone name,
+ * and the scene holds the twin with the other letter ("rshldr"): without the
+ * twin, "leg", "lowerarm" or "rib" would not be read this way anyway, and
+ * with it a one-off name starting with l/r cannot be misread. */
+static int rki_hm_classify_lower_glue(const rk_scene *scene, const rk_node *node)
+{
+	const char *name = node->name;
+	if (!name) return -1;
+	const char *s = name;
+	for (const char *p = name; *p; p++)
+		if (*p == ':' || *p == '|') s = p + 1;
+	if ((s[0] != 'l' && s[0] != 'r') || s[1] < 'a' || s[1] > 'z') return -1;
+	size_t len = strlen(name);
+	if (len >= RKI_HM_NAME_MAX) return -1;
+	char twin[RKI_HM_NAME_MAX];
+	memcpy(twin, name, len + 1);
+	twin[s - name] = s[0] == 'l' ? 'r' : 'l';
+	bool found = false;
+	for (size_t i = 0; i < scene->nodes.count && !found; i++) {
+		const rk_node *n = &scene->nodes.data[i];
+		found = n != node && n->name && strcmp(n->name, twin) == 0;
+	}
+	if (!found) return -1;
+	rki_hm_name nm;
+	if (!rki_hm_normalize(s + 1, false, &nm) || nm.side != RKI_HM_SIDE_NONE) return -1;
+	nm.side = s[0] == 'l' ? RKI_HM_SIDE_LEFT : RKI_HM_SIDE_RIGHT;
+	return rki_hm_classify_name(&nm);
+}
+
 /* The left bone a name designates when it has no side marker although the
  * bone needs one ("Thigh", "Shin", "UpperArm", "Hand"), or -1. */
 static int rki_hm_classify_unsided(const char *name)
@@ -1210,6 +1248,7 @@ static bool rki_hm_detect_run(const rk_scene *scene, rk_humanoid *out, rk_humano
 		if (!rki_hm_mappable(n)) continue;
 		bool duplicate;
 		int bone = rki_hm_classify(n->name, &duplicate);
+		if (bone < 0) bone = rki_hm_classify_lower_glue(scene, n);
 		if (bone >= 0) {
 			rki_hm_add_candidate(&d, bone, n, duplicate);
 		} else if (d.unsided_count < RKI_HM_MAX_UNSIDED && (bone = rki_hm_classify_unsided(n->name)) >= 0) {
@@ -1234,6 +1273,20 @@ static bool rki_hm_detect_run(const rk_scene *scene, rk_humanoid *out, rk_humano
 	/* neck and head, then the spine between them and the hips */
 	out->bones[RK_HUMANOID_NECK] = rki_hm_pick_bone(&d, RK_HUMANOID_NECK);
 	out->bones[RK_HUMANOID_HEAD] = rki_hm_pick_bone(&d, RK_HUMANOID_HEAD);
+	if (!out->bones[RK_HUMANOID_HEAD] && out->bones[RK_HUMANOID_NECK]) {
+		/* a BVH neck that ends in an End Site (Poser's exports have no
+		 * head joint): the End Site is where the head is, following the
+		 * neck rigidly */
+		const rk_node *neck = out->bones[RK_HUMANOID_NECK], *end = NULL;
+		if (neck->children.count == 1 && neck->children.data[0]->attribute_type &&
+			strcmp(neck->children.data[0]->attribute_type, "End Site") == 0)
+			end = neck->children.data[0];
+		if (end && rki_hm_mappable(end)) {
+			out->bones[RK_HUMANOID_HEAD] = end;
+			rki_hm_explain(&d, RK_HUMANOID_HEAD, RK_HUMANOID_REASON_HIERARCHY,
+				"the neck \"%s\" has no head joint and ends in this End Site", rki_hm_node_name(neck));
+		}
+	}
 	const rk_node *top = out->bones[RK_HUMANOID_NECK] ? out->bones[RK_HUMANOID_NECK] : out->bones[RK_HUMANOID_HEAD];
 	if (hips && top) {
 		rki_hm_spine_chain(&d, hips, top);

@@ -86,6 +86,7 @@ typedef struct rki_contact_setup {
 	const double *times;                 /* frames key times from the clip's start */
 	size_t frames;
 	bool hands;
+	bool hips_locked;                    /* RK_RETARGET_ROOT_LOCK: the hips are never lowered */
 	const rk_contact_opts *opts;         /* NULL = defaults */
 	rk_warning_fn *warning;
 	void *warning_user;

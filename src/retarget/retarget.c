@@ -15,7 +15,9 @@
  *
  * RESTRICTIONS
  *   Unmapped target nodes keep their rest transform (no IK, no finger
- *   curling of bones the source lacks). Local rotations are solved against
+ *   curling of bones the source lacks), except twist joints
+ *   (retarget_twist.c) and the root node of RK_RETARGET_ROOT_EXTRACT
+ *   (retarget_root.c). Local rotations are solved against
  *   the parents' rotations; a parent with non-uniform scale (shear) is taken
  *   by its rotation only. FBX targets with inherit modes other than normal
  *   on a mapped node are solved as if normal. The hips translation assumes
@@ -23,6 +25,8 @@
  */
 #include "retarget/retarget_internal.h"
 #include "retarget/contact_internal.h"
+#include "retarget/retarget_twist.h"
+#include "retarget/retarget_root.h"
 #include "scene/scene_internal.h"
 #include "core/ik.h"
 #include "rigkit/runtime.h"
@@ -118,6 +122,8 @@ typedef struct rki_retarget {
 	uint8_t *rest_track;                     /* target node -> RKI_REST_* tracks holding its bind rest */
 	rk_quat *value;                          /* target node rotation track values at the current frame */
 	bool foot_ik;
+	const rki_twist *twist;                  /* twist joints (retarget_twist.c); NULL = none */
+	const rki_root *root;                    /* root motion (retarget_root.c); NULL or off = none */
 	bool skip_dir[RK_HUMANOID_BONE_COUNT];   /* turned by the contact solve: not in max_direction_error */
 } rki_retarget;
 
@@ -132,6 +138,7 @@ static void rki_world_rotations(rki_retarget *r)
 		int b = r->bone_of_node[i];
 		if (i == 0) r->world[0] = r->rest_local[0];
 		else if (b >= 0) r->world[i] = r->wbone[b];
+		else if (r->root && r->root->on && i == r->root->node) r->world[i] = r->root->world_rotation;
 		else r->world[i] = rk_quat_normalize(rk_quat_mul(r->world[n->parent->index], r->rest_local[i]));
 	}
 }
@@ -209,7 +216,8 @@ static bool rki_rest_track_values(rki_retarget *r, const rk_mat4 *rest_local, si
 		const rk_node *n = &r->target->nodes.data[i];
 		uint8_t what = r->rest_track[i];
 		if (!what) continue;
-		rk_quat q = r->bone_of_node[i] >= 0 ? r->value[i] : rki_stored_rotation_value(n);
+		bool animated = r->bone_of_node[i] >= 0 || (r->twist && rki_twist_index(r->twist, i) >= 0);
+		rk_quat q = animated ? r->value[i] : rki_stored_rotation_value(n);
 		if (what & RKI_REST_ROTATION) {
 			q = rki_track_rotation(n, r->rest_local[i]);
 			double *dst = rot + (nr++ * frames + k) * 4;
@@ -279,6 +287,22 @@ static uint8_t rki_rest_needs(const rk_node *n, rk_mat4 rest, rk_quat rest_rot, 
 	rk_vec3 sr = rk_mat4_decompose(rest).scale, ss = rk_mat4_decompose(n->node_to_parent).scale;
 	if (fabs(sr.x - ss.x) + fabs(sr.y - ss.y) + fabs(sr.z - ss.z) > 1e-9) what |= RKI_REST_SCALE;
 	return what;
+}
+
+/* A LINEAR track of `frames` keys on node n: its rotation (quaternions) or
+ * its translation. */
+static void rki_baked_track(rk_anim_track *tr, const rk_node *n, bool rotation, const double *times, size_t frames,
+	const double *values)
+{
+	memset(tr, 0, sizeof(*tr));
+	tr->node = (rk_node *)(uintptr_t)n;
+	tr->target = rotation ? RK_TARGET_ROTATION_QUAT : RK_TARGET_TRANSLATION;
+	tr->property = n->has_fbx_props ? (rotation ? "Lcl Rotation" : "Lcl Translation") : "";
+	tr->key_count = frames;
+	tr->times = times;
+	tr->components = rotation ? 4 : 3;
+	tr->values = values;
+	tr->interpolation = RK_INTERP_LINEAR;
 }
 
 /* A clip of one override layer `layer` (filled here) over [0, duration]. */
@@ -374,7 +398,8 @@ rk_anim_clip *rk_retarget(rk_scene *target, const rk_scene *source, const rk_ani
 	}
 	rk_retarget_opts o;
 	rki_retarget_opts_resolve(&o, opts, source);
-	if (o.root != RK_RETARGET_ROOT_KEEP && o.root != RK_RETARGET_ROOT_IN_PLACE && o.root != RK_RETARGET_ROOT_LOCK) {
+	if (o.root != RK_RETARGET_ROOT_KEEP && o.root != RK_RETARGET_ROOT_IN_PLACE && o.root != RK_RETARGET_ROOT_LOCK &&
+		o.root != RK_RETARGET_ROOT_EXTRACT) {
 		rki_error_set(err, RK_ERROR_INVALID_ARGUMENT, "unknown root motion mode %d", (int)o.root);
 		return NULL;
 	}
@@ -405,6 +430,10 @@ rk_anim_clip *rk_retarget(rk_scene *target, const rk_scene *source, const rk_ani
 
 	rki_retarget r;
 	memset(&r, 0, sizeof(r));
+	rki_twist twist;
+	memset(&twist, 0, sizeof(twist));
+	rki_root root;
+	memset(&root, 0, sizeof(root));
 	r.source = source;
 	r.target = target;
 	rk_humanoid hs_store, ht_store;
@@ -477,13 +506,21 @@ rk_anim_clip *rk_retarget(rk_scene *target, const rk_scene *source, const rk_ani
 	}
 	for (int b = 0; b < RK_HUMANOID_BONE_COUNT; b++)
 		if (r.use[b]) r.bone_of_node[r.ht->bones[b]->index] = b;
+	/* twist joints (retarget_twist.c): rotation tracks of their own */
+	if (!rki_twist_init(&twist, target, r.ht, r.use, r.rest_world, r.rest_pos, &o, err)) goto done;
+	r.twist = &twist;
+	/* root motion (retarget_root.c): a rotation and a translation track on the root */
+	if (!rki_root_init(&root, o.root, target, r.ht, rest_dst.world, err)) goto done;
+	r.root = &root;
 	/* a bind rest: which nodes need constant tracks to hold it */
 	const rk_node *hips = r.ht->bones[RK_HUMANOID_HIPS];
 	for (size_t i = 0; i < nodes; i++) {
 		r.rest_track[i] = 0;
 		if (i == 0 || rest_dst.report.used != RK_REST_BIND) continue;
 		const rk_node *n = &target->nodes.data[i];
-		r.rest_track[i] = rki_rest_needs(n, rest_dst.local[i], r.rest_local[i], r.bone_of_node[i] >= 0, n == hips,
+		bool is_root = root.on && i == root.node;
+		bool animated = r.bone_of_node[i] >= 0 || rki_twist_index(&twist, i) >= 0 || is_root;
+		r.rest_track[i] = rki_rest_needs(n, rest_dst.local[i], r.rest_local[i], animated, n == hips || is_root,
 			r.ft.unit);
 		rot_extra += (r.rest_track[i] & RKI_REST_ROTATION) != 0;
 		trans_extra += (r.rest_track[i] & RKI_REST_TRANSLATION) != 0;
@@ -493,7 +530,7 @@ rk_anim_clip *rk_retarget(rk_scene *target, const rk_scene *source, const rk_ani
 	/* Scene memory for the clip: times, one rotation track per used bone,
 	 * one translation track for the hips. */
 	rki_arena *ar = rki_scene_arena(target);
-	size_t track_count = mapped + 1 + rot_extra + trans_extra + scale_extra;
+	size_t track_count = mapped + 1 + rot_extra + trans_extra + scale_extra + twist.count + (root.on ? 2 : 0);
 	double *times = ar ? (double *)rki_arena_array(ar, frames, sizeof(double)) : NULL;
 	rk_anim_track *tracks = ar ? (rk_anim_track *)rki_arena_array(ar, track_count, sizeof(rk_anim_track)) : NULL;
 	double *rot_values = ar ? (double *)rki_arena_array(ar, frames * mapped, 4 * sizeof(double)) : NULL;
@@ -503,11 +540,15 @@ rk_anim_clip *rk_retarget(rk_scene *target, const rk_scene *source, const rk_ani
 		: NULL;
 	double *extra_scale = ar && scale_extra ? (double *)rki_arena_array(ar, frames * scale_extra, 3 * sizeof(double))
 		: NULL;
+	double *twist_values = ar && twist.count ? (double *)rki_arena_array(ar, frames * twist.count, 4 * sizeof(double))
+		: NULL;
+	double *root_values = ar && root.on ? (double *)rki_arena_array(ar, frames, 7 * sizeof(double)) : NULL;
 	rk_anim_layer *layer = ar ? (rk_anim_layer *)rki_arena_alloc(ar, sizeof(rk_anim_layer)) : NULL;
 	const char *name_src = o.name ? o.name : clip->name ? clip->name : "";
 	char *name = ar ? rki_arena_strndup(ar, name_src, strlen(name_src)) : NULL;
 	if (!times || !tracks || !rot_values || !hips_values || !layer || !name || (rot_extra && !extra_rot) ||
-		(trans_extra && !extra_trans) || (scale_extra && !extra_scale)) {
+		(trans_extra && !extra_trans) || (scale_extra && !extra_scale) || (twist.count && !twist_values) ||
+		(root.on && !root_values)) {
 		rki_error_set(err, RK_ERROR_OUT_OF_MEMORY, "cannot allocate %zu frames of %zu tracks", frames, track_count);
 		goto done;
 	}
@@ -531,6 +572,7 @@ rk_anim_clip *rk_retarget(rk_scene *target, const rk_scene *source, const rk_ani
 			.source = source, .target = target, .clip = clip, .hs = r.hs, .ht = r.ht, .use = r.use,
 			.fs = &r.fs, .ft = &r.ft, .rest_s = &r.rest_s, .rest_t = &r.rest_t, .rest_world_s = rest_src.world,
 			.rest_world_t = rest_dst.world, .times = times, .frames = frames, .hands = o.hand_contacts,
+			.hips_locked = o.root == RK_RETARGET_ROOT_LOCK,
 			.opts = o.contact_opts, .warning = o.warning, .warning_user = o.warning_user,
 		};
 		if (!(contact = rki_contact_solver_create(&cset, &tmp, err))) goto done;
@@ -577,6 +619,7 @@ rk_anim_clip *rk_retarget(rk_scene *target, const rk_scene *source, const rk_ani
 			}
 			r.wbone[b] = rk_quat_normalize(rk_quat_mul(to_world, wc));
 		}
+		if (root.on) rki_root_frame(&root, &r.ft, r.wbone[RK_HUMANOID_HIPS], r.rest_world[hips->index], delta);
 		rki_world_rotations(&r);
 		if (r.foot_ik) {
 			static const int legs[2][3] = {
@@ -599,14 +642,16 @@ rk_anim_clip *rk_retarget(rk_scene *target, const rk_scene *source, const rk_ani
 			world_pos = rki_char_from_world_point(&r.ft, hips_char);
 			rki_world_rotations(&r);
 		}
+		if (twist.count) rki_twist_apply(&twist, r.world, r.rest_world);
 		/* local rotations -> track values */
 		for (size_t i = 1; i < nodes; i++) {
 			const rk_node *n = &target->nodes.data[i];
-			int b = r.bone_of_node[i];
-			if (b < 0) continue;
+			int b = r.bone_of_node[i], tj = b < 0 && twist.count ? rki_twist_index(&twist, i) : -1;
+			if (b < 0 && tj < 0) continue;
 			rk_quat local = rk_quat_normalize(rk_quat_mul(rk_quat_conjugate(r.world[n->parent->index]), r.world[i]));
 			rk_quat v = rki_track_rotation(n, local);
-			double *dst = rot_values + ((size_t)slot_of_bone[b] * frames + k) * 4;
+			double *dst = b >= 0 ? rot_values + ((size_t)slot_of_bone[b] * frames + k) * 4
+				: twist_values + ((size_t)tj * frames + k) * 4;
 			if (k > 0) {
 				const double *prev = dst - 4;
 				if (prev[0] * v.x + prev[1] * v.y + prev[2] * v.z + prev[3] * v.w < 0.0)
@@ -614,7 +659,7 @@ rk_anim_clip *rk_retarget(rk_scene *target, const rk_scene *source, const rk_ani
 			}
 			if (!isfinite(v.x) || !isfinite(v.y) || !isfinite(v.z) || !isfinite(v.w)) {
 				rki_error_set(err, RK_ERROR_INVALID_ARGUMENT, "%s: the pose at %g s gives a non-finite rotation for %s",
-					source->source_path, times[k], rk_humanoid_bone_name((rk_humanoid_bone)b));
+					source->source_path, times[k], b >= 0 ? rk_humanoid_bone_name((rk_humanoid_bone)b) : n->name ? n->name : "");
 				rki_error_file(err, source->source_path);
 				goto done;
 			}
@@ -633,6 +678,25 @@ rk_anim_clip *rk_retarget(rk_scene *target, const rk_scene *source, const rk_ani
 		if ((rot_extra || trans_extra || scale_extra) &&
 			!rki_rest_track_values(&r, rest_dst.local, k, frames, extra_rot, extra_trans, extra_scale, err))
 			goto done;
+		if (root.on) {
+			/* the root's track values; the hips solved against the moving root */
+			const rk_node *rn = &target->nodes.data[root.node];
+			rk_quat v = rki_track_rotation(rn, rk_quat_normalize(rk_quat_mul(rk_quat_conjugate(r.world[root.parent]),
+				r.world[root.node])));
+			double *dst = root_values + k * 4;
+			if (k > 0 && dst[-4] * v.x + dst[-3] * v.y + dst[-2] * v.z + dst[-1] * v.w < 0.0)
+				v = (rk_quat){ -v.x, -v.y, -v.z, -v.w };
+			rk_vec3 rt;
+			if (!rki_track_translation(rn, v, root.local_position, &rt) || !rk_mat4_invert(root.world, &hips_parent_inv) ||
+				!isfinite(rt.x) || !isfinite(rt.y) || !isfinite(rt.z) || !isfinite(v.w)) {
+				rki_error_set(err, RK_ERROR_INVALID_ARGUMENT, "root node's transform cannot be solved (degenerate scale)");
+				rki_error_file(err, target->source_path);
+				goto done;
+			}
+			dst[0] = v.x, dst[1] = v.y, dst[2] = v.z, dst[3] = v.w;
+			double *tdst = root_values + frames * 4 + k * 3;
+			tdst[0] = rt.x, tdst[1] = rt.y, tdst[2] = rt.z;
+		}
 		rk_vec3 local_pos = rk_mat4_transform_point(hips_parent_inv, world_pos);
 		rk_vec3 tv;
 		if (!rki_track_translation(hips, hips_rot_value, local_pos, &tv) || !isfinite(tv.x) || !isfinite(tv.y) ||
@@ -660,6 +724,14 @@ rk_anim_clip *rk_retarget(rk_scene *target, const rk_scene *source, const rk_ani
 		tr->interpolation = RK_INTERP_LINEAR;
 	}
 	rki_rest_tracks(&r, tracks + mapped + 1, times, frames, extra_rot, extra_trans, extra_scale);
+	for (size_t j = 0; j < twist.count; j++)
+		rki_baked_track(&tracks[mapped + 1 + rot_extra + trans_extra + scale_extra + j],
+			&target->nodes.data[twist.joints[j].node], true, times, frames, twist_values + j * frames * 4);
+	if (root.on) {
+		rki_baked_track(&tracks[track_count - 2], &target->nodes.data[root.node], true, times, frames, root_values);
+		rki_baked_track(&tracks[track_count - 1], &target->nodes.data[root.node], false, times, frames,
+			root_values + frames * 4);
+	}
 	rk_anim_track *ht = &tracks[mapped];
 	memset(ht, 0, sizeof(*ht));
 	ht->node = (rk_node *)(uintptr_t)hips;
@@ -684,6 +756,9 @@ rk_anim_clip *rk_retarget(rk_scene *target, const rk_scene *source, const rk_ani
 		report->source_rest = rest_src.report.used;
 		report->target_rest = rest_dst.report.used;
 		report->rest_tracks = rot_extra + trans_extra + scale_extra;
+		report->twist_tracks = twist.count;
+		report->root_node = root.on ? &target->nodes.data[root.node] : NULL;
+		report->root_travel = root.travel;
 		if (!rki_pose_buffer_init(&dst_pose, target, &tmp, err)) goto done;
 		for (size_t k = 0; k < frames; k++) {
 			rki_humanoid_pose ps, pd;

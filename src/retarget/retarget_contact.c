@@ -60,7 +60,7 @@ struct rki_contact_solver {
 	bool tip[2];                           /* toe tips on both sides */
 	bool use[RK_HUMANOID_BONE_COUNT];
 	bool legs[2], arms[2];
-	bool hands;
+	bool hands, hips_locked;
 	int up[RK_HUMANOID_BONE_COUNT];        /* nearest retargeted ancestor bone, -1 for the hips */
 	rk_vec3 off[RK_HUMANOID_BONE_COUNT];   /* rest offset from it, character units */
 	rk_quat kc[RK_HUMANOID_BONE_COUNT];    /* Rs^-1 * Rd: the rotation relative to rest copied */
@@ -132,6 +132,7 @@ rki_contact_solver *rki_contact_solver_create(const rki_contact_setup *s, rki_al
 	cs->to_char = s->ft->rotation;
 	cs->o = o;
 	cs->hands = s->hands;
+	cs->hips_locked = s->hips_locked;
 	cs->warning = s->warning;
 	cs->warning_user = s->warning_user;
 	for (int b = 0; b < RK_HUMANOID_BONE_COUNT; b++) cs->use[b] = s->use[b];
@@ -480,6 +481,7 @@ void rki_contact_solver_frame(rki_contact_solver *cs, size_t k, rk_quat *wbone, 
 		if (need > drop) drop = need;
 	}
 	if (drop > 0.25) drop = 0.25;
+	if (cs->hips_locked) drop = 0.0;
 	if (drop > 0.0) {
 		h.y -= drop;
 		rki_fk(cs, h);

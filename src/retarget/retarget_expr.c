@@ -14,8 +14,10 @@
  *   Morph target binds only: materialColorBinds and textureTransformBinds
  *   (colour / UV changes) have no counterpart in the scene model and are
  *   not applied. Only the source clip's first layer is read (glTF clips have
- *   one). Look-at: VRM 1.0 "bone" type only (no 0.x degree-map curves, no
- *   expression look-at); the avatar is taken to face +Z (VRM 1.0).
+ *   one). Look-at: "bone" type only (VRM 1.0 lookAt.type "bone", VRM 0.x
+ *   firstPerson.lookAtTypeName "Bone"; no expression / BlendShape look-at);
+ *   VRM 0.x degree-map curves are read as linear (as three-vrm does) with a
+ *   warning; a VRM 1.0 avatar faces +Z, a 0.x one -Z.
  */
 #include "retarget/retarget_internal.h"
 #include "scene/scene_internal.h"
@@ -94,6 +96,126 @@ static int rki_category(const char *name)
 	return 0;
 }
 
+/* ---- look-at ------------------------------------------------------------------ */
+
+/* A VRM 1.0 range map: outputScale x clamp(x / inputMaxValue, 0, 1). */
+typedef struct rki_range { double in_max, out_scale; } rki_range;
+
+static rki_range rki_range_read(const rk_ext_value *lookat, const char *key, double default_scale)
+{
+	const rk_ext_value *m = rk_ext_member(lookat, key);
+	rki_range r = { rki_ext_number(rk_ext_member(m, "inputMaxValue"), 90.0),
+		rki_ext_number(rk_ext_member(m, "outputScale"), default_scale) };
+	if (r.in_max < 0.01) r.in_max = 0.01; /* three-vrm's minimum */
+	return r;
+}
+
+/* A VRM 0.x degree map (firstPerson.lookAt*: xRange, yRange, curve) read as
+ * three-vrm reads it: a linear range map with input max xRange (default 90)
+ * and output scale yRange (default 10 for a bone look-at, 1 for
+ * BlendShape). A curve other than the linear default is not applied (as in
+ * three-vrm) and sets *curved. */
+static rki_range rki_degree_map_read(const rk_ext_value *first_person, const char *key, double default_scale,
+	bool *curved)
+{
+	const rk_ext_value *m = rk_ext_member(first_person, key);
+	rki_range r = { rki_ext_number(rk_ext_member(m, "xRange"), 90.0),
+		rki_ext_number(rk_ext_member(m, "yRange"), default_scale) };
+	if (r.in_max < 0.01) r.in_max = 0.01;
+	const rk_ext_value *c = rk_ext_member(m, "curve");
+	static const double linear[8] = { 0, 0, 0, 1, 1, 1, 1, 0 };
+	if (c) {
+		bool same = c->kind == RK_EXT_ARRAY && c->count == 8;
+		for (size_t i = 0; same && i < 8; i++) same = c->items[i].kind == RK_EXT_NUMBER && c->items[i].number == linear[i];
+		if (!same) *curved = true;
+	}
+	return r;
+}
+
+static double rki_range_map(rki_range r, double x)
+{
+	double u = x / r.in_max;
+	return r.out_scale * (u < 0 ? 0 : u > 1 ? 1 : u);
+}
+
+/* Yaw (about Y) and pitch (about X), degrees, of q read as Euler angles
+ * applied Y, then X, then Z (three.js order "YXZ"). */
+static void rki_yaw_pitch(rk_quat q, double *yaw, double *pitch)
+{
+	double m13 = 2 * (q.x * q.z + q.w * q.y), m23 = 2 * (q.y * q.z - q.w * q.x);
+	double m33 = 1 - 2 * (q.x * q.x + q.y * q.y), m31 = 2 * (q.x * q.z - q.w * q.y), m11 = 1 - 2 * (q.y * q.y + q.z * q.z);
+	double c = m23 < -1 ? -1 : m23 > 1 ? 1 : m23;
+	*pitch = asin(-c) * 180.0 / RKI_XPI;
+	*yaw = (fabs(c) < 0.9999999 ? atan2(m13, m33) : atan2(-m31, m11)) * 180.0 / RKI_XPI;
+}
+
+/* How the target turns a look-at into a pose, as three-vrm's
+ * VRMLookAtLoaderPlugin reads it: VRMC_vrm.lookAt (type "expression" ->
+ * expressions, anything else -> bones) or VRM 0.x firstPerson
+ * (lookAtTypeName "BlendShape" -> expressions, else bones); none without
+ * either object. */
+enum { RKI_LOOK_NONE = 0, RKI_LOOK_BONE, RKI_LOOK_EXPRESSION };
+
+typedef struct rki_lookat_cfg {
+	int type;
+	bool vrm0;                       /* VRM 0.x: the avatar faces -Z */
+	bool curved;                     /* a 0.x degree map curve that is read as linear */
+	rki_range inner, outer, down, up;
+} rki_lookat_cfg;
+
+static rki_lookat_cfg rki_lookat_config(const rk_scene *target)
+{
+	rki_lookat_cfg c;
+	memset(&c, 0, sizeof(c));
+	const rk_ext_value *vrm1 = rk_scene_extension(target, "VRMC_vrm");
+	if (vrm1) {
+		const rk_ext_value *look = rk_ext_member(vrm1, "lookAt");
+		if (!look || look->kind != RK_EXT_OBJECT) return c;
+		c.type = rki_ext_is_string(rk_ext_member(look, "type"), "expression") ? RKI_LOOK_EXPRESSION : RKI_LOOK_BONE;
+		double scale = c.type == RKI_LOOK_EXPRESSION ? 1.0 : 10.0;
+		c.inner = rki_range_read(look, "rangeMapHorizontalInner", scale);
+		c.outer = rki_range_read(look, "rangeMapHorizontalOuter", scale);
+		c.down = rki_range_read(look, "rangeMapVerticalDown", scale);
+		c.up = rki_range_read(look, "rangeMapVerticalUp", scale);
+		return c;
+	}
+	const rk_ext_value *fp = rk_ext_member(rk_scene_extension(target, "VRM"), "firstPerson");
+	if (!fp || fp->kind != RK_EXT_OBJECT) return c;
+	c.type = rki_ext_is_string(rk_ext_member(fp, "lookAtTypeName"), "BlendShape") ? RKI_LOOK_EXPRESSION : RKI_LOOK_BONE;
+	double scale = c.type == RKI_LOOK_EXPRESSION ? 1.0 : 10.0;
+	c.inner = rki_degree_map_read(fp, "lookAtHorizontalInner", scale, &c.curved);
+	c.outer = rki_degree_map_read(fp, "lookAtHorizontalOuter", scale, &c.curved);
+	c.down = rki_degree_map_read(fp, "lookAtVerticalDown", scale, &c.curved);
+	c.up = rki_degree_map_read(fp, "lookAtVerticalUp", scale, &c.curved);
+	c.vrm0 = true;
+	return c;
+}
+
+/* The weight of look expression `name` (lookUp, lookDown, lookLeft,
+ * lookRight) for a look-at (yaw, pitch) in degrees, as three-vrm's
+ * VRMLookAtExpressionApplier sets them: pitch < 0 -> lookUp = up(-pitch),
+ * else lookDown = down(pitch); yaw < 0 -> lookRight = outer(-yaw), else
+ * lookLeft = outer(yaw) (the outer map on both sides); the others 0. */
+static double rki_look_expression_weight(const rki_lookat_cfg *c, const char *name, double yaw, double pitch)
+{
+	if (!strcmp(name, "lookUp")) return pitch < 0 ? rki_range_map(c->up, -pitch) : 0.0;
+	if (!strcmp(name, "lookDown")) return pitch < 0 ? 0.0 : rki_range_map(c->down, pitch);
+	if (!strcmp(name, "lookRight")) return yaw < 0 ? rki_range_map(c->outer, -yaw) : 0.0;
+	if (!strcmp(name, "lookLeft")) return yaw < 0 ? 0.0 : rki_range_map(c->outer, yaw);
+	return 0.0;
+}
+
+/* The look-at node of a VRMA and its rotation track, or NULL. */
+static const rk_anim_track *rki_lookat_track(const rk_scene *source, const rk_anim_clip *clip)
+{
+	const rk_ext_value *n = rk_ext_member(rk_ext_member(rk_scene_extension(source, "VRMC_vrm_animation"), "lookAt"), "node");
+	if (!n || n->kind != RK_EXT_NODE || !clip->layer_count) return NULL;
+	const rk_anim_layer *l = &clip->layers[0];
+	for (size_t i = 0; i < l->track_count; i++)
+		if (l->tracks[i].node == n->ref && l->tracks[i].target == RK_TARGET_ROTATION_QUAT) return &l->tracks[i];
+	return NULL;
+}
+
 /* The target's expressions and binds. Two passes: counting (out NULL), then
  * filling. Returns false on a size overflow. */
 typedef struct rki_xtable {
@@ -101,6 +223,10 @@ typedef struct rki_xtable {
 	size_t expr_count;
 	rki_xbind *bind;
 	size_t bind_count;
+	/* an expression look-at: the source's look-at track drives the target's
+	 * look expressions (NULL look: none) */
+	const rk_anim_track *look;
+	rki_lookat_cfg look_cfg;
 } rki_xtable;
 
 static bool rki_bind_ok(const rk_node *n, double index)
@@ -247,7 +373,15 @@ static void rki_expr_frame(const rki_xtable *t, const rk_scene *s, const size_t 
 	for (size_t i = 0; i < t->expr_count; i++) {
 		rki_xexpr *e = &t->expr[i];
 		double w = 0.0;
-		if (e->track) {
+		if (t->look && (e->category & RKI_CAT_LOOKAT)) {
+			/* three-vrm's lookAt.update() sets these after the clip's own
+			 * tracks, so the look-at wins */
+			double v[4] = { 0, 0, 0, 1 }, yaw, pitch;
+			rk_anim_track_eval(t->look, time, false, v, 4);
+			rki_yaw_pitch(rk_quat_normalize((rk_quat){ v[0], v[1], v[2], v[3] }), &yaw, &pitch);
+			w = rki_look_expression_weight(&t->look_cfg, e->name, yaw, pitch);
+			w = isfinite(w) ? (w < 0 ? 0 : w > 1 ? 1 : w) : 0.0;
+		} else if (e->track) {
 			double v[4] = { 0, 0, 0, 0 };
 			rk_anim_track_eval(e->track, time, false, v, 4);
 			w = isfinite(v[0]) ? (v[0] < 0 ? 0 : v[0] > 1 ? 1 : v[0]) : 0.0;
@@ -275,47 +409,6 @@ static void rki_expr_frame(const rki_xtable *t, const rk_scene *s, const size_t 
 	}
 }
 
-/* ---- look-at ------------------------------------------------------------------ */
-
-/* A VRM 1.0 range map: outputScale x clamp(x / inputMaxValue, 0, 1). */
-typedef struct rki_range { double in_max, out_scale; } rki_range;
-
-static rki_range rki_range_read(const rk_ext_value *lookat, const char *key)
-{
-	const rk_ext_value *m = rk_ext_member(lookat, key);
-	rki_range r = { rki_ext_number(rk_ext_member(m, "inputMaxValue"), 90.0), rki_ext_number(rk_ext_member(m, "outputScale"), 10.0) };
-	if (r.in_max < 0.01) r.in_max = 0.01; /* three-vrm's minimum */
-	return r;
-}
-
-static double rki_range_map(rki_range r, double x)
-{
-	double u = x / r.in_max;
-	return r.out_scale * (u < 0 ? 0 : u > 1 ? 1 : u);
-}
-
-/* Yaw (about Y) and pitch (about X), degrees, of q read as Euler angles
- * applied Y, then X, then Z (three.js order "YXZ"). */
-static void rki_yaw_pitch(rk_quat q, double *yaw, double *pitch)
-{
-	double m13 = 2 * (q.x * q.z + q.w * q.y), m23 = 2 * (q.y * q.z - q.w * q.x);
-	double m33 = 1 - 2 * (q.x * q.x + q.y * q.y), m31 = 2 * (q.x * q.z - q.w * q.y), m11 = 1 - 2 * (q.y * q.y + q.z * q.z);
-	double c = m23 < -1 ? -1 : m23 > 1 ? 1 : m23;
-	*pitch = asin(-c) * 180.0 / RKI_XPI;
-	*yaw = (fabs(c) < 0.9999999 ? atan2(m13, m33) : atan2(-m31, m11)) * 180.0 / RKI_XPI;
-}
-
-/* The look-at node of a VRMA and its rotation track, or NULL. */
-static const rk_anim_track *rki_lookat_track(const rk_scene *source, const rk_anim_clip *clip)
-{
-	const rk_ext_value *n = rk_ext_member(rk_ext_member(rk_scene_extension(source, "VRMC_vrm_animation"), "lookAt"), "node");
-	if (!n || n->kind != RK_EXT_NODE || !clip->layer_count) return NULL;
-	const rk_anim_layer *l = &clip->layers[0];
-	for (size_t i = 0; i < l->track_count; i++)
-		if (l->tracks[i].node == n->ref && l->tracks[i].target == RK_TARGET_ROTATION_QUAT) return &l->tracks[i];
-	return NULL;
-}
-
 /* Overwrites the rotation keys of the eye bones' tracks in `layer` with the
  * look-at rule (rigkit/retarget.h, LOOK-AT). Returns the tracks changed. */
 static size_t rki_lookat_apply(rk_scene *target, const rk_anim_layer *layer, const rk_humanoid *ht, const rk_scene *source,
@@ -323,15 +416,13 @@ static size_t rki_lookat_apply(rk_scene *target, const rk_anim_layer *layer, con
 {
 	const rk_anim_track *la = rki_lookat_track(source, source_clip);
 	if (!la) return 0;
-	const rk_ext_value *vrm1 = rk_scene_extension(target, "VRMC_vrm");
-	const rk_ext_value *look = rk_ext_member(vrm1, "lookAt");
-	if (!vrm1 || !rki_ext_is_string(rk_ext_member(look, "type"), "bone")) {
-		rki_expr_warn(o, "%s: the target is not a VRM 1.0 avatar with a bone look-at: not retargeted",
-			"the VRM Animation's look-at track");
-		return 0;
-	}
-	rki_range inner = rki_range_read(look, "rangeMapHorizontalInner"), outer = rki_range_read(look, "rangeMapHorizontalOuter");
-	rki_range down = rki_range_read(look, "rangeMapVerticalDown"), up = rki_range_read(look, "rangeMapVerticalUp");
+	rki_lookat_cfg cfg = rki_lookat_config(target);
+	if (cfg.type != RKI_LOOK_BONE) return 0;
+	/* VRM 0.x: the avatar faces -Z; three-vrm's faceFront (0, 0, -1) turns
+	 * the eye rotation by 180 degrees about Y, which negates the pitch and
+	 * keeps the yaw */
+	rki_range inner = cfg.inner, outer = cfg.outer, down = cfg.down, up = cfg.up;
+	bool vrm0 = cfg.vrm0;
 	size_t changed = 0;
 	for (int side = 0; side < 2; side++) {
 		const rk_node *eye = ht->bones[side ? RK_HUMANOID_RIGHT_EYE : RK_HUMANOID_LEFT_EYE];
@@ -351,6 +442,7 @@ static size_t rki_lookat_apply(rk_scene *target, const rk_anim_layer *layer, con
 			double yaw, pitch;
 			rki_yaw_pitch(rk_quat_normalize((rk_quat){ v[0], v[1], v[2], v[3] }), &yaw, &pitch);
 			double ex = pitch < 0 ? -rki_range_map(down, -pitch) : rki_range_map(up, pitch);
+			if (vrm0) ex = -ex;
 			rki_range yin = side ? outer : inner, yout = side ? inner : outer;
 			double ey = yaw < 0 ? -rki_range_map(yin, -yaw) : rki_range_map(yout, yaw);
 			rk_quat e = rk_quat_mul(rk_quat_axis_angle((rk_vec3){ 0, 1, 0 }, ey * RKI_XPI / 180.0),
@@ -395,6 +487,12 @@ bool rk_retarget_expressions(rk_scene *target, rk_anim_clip *clip, const rk_scen
 
 	rki_xtable t;
 	memset(&t, 0, sizeof(t));
+	rki_lookat_cfg look_cfg = rki_lookat_config(target);
+	if (look && look_cfg.type == RKI_LOOK_NONE)
+		rki_expr_warn(&o, "%s: the target declares no VRM look-at: not retargeted", "the VRM Animation's look-at track");
+	if (look && look_cfg.curved)
+		rki_expr_warn(&o, "%s: the avatar's VRM 0.x look-at degree map curves are not applied (read as linear, as three-vrm does)",
+			"the VRM Animation's look-at track");
 	rki_target_pass(&t, false, target);
 	size_t ecap = t.expr_count, bcap = t.bind_count, n_nodes = target->nodes.count;
 	size_t total = 0, tracks = 0;
@@ -411,6 +509,15 @@ bool rk_retarget_expressions(rk_scene *target, rk_anim_clip *clip, const rk_scen
 	t.expr = expr;
 	t.bind = bind;
 	rki_target_pass(&t, true, target);
+	size_t look_exprs = 0;
+	if (look && look_cfg.type == RKI_LOOK_EXPRESSION) {
+		t.look = look;
+		t.look_cfg = look_cfg;
+		for (size_t k = 0; k < t.expr_count; k++) look_exprs += (t.expr[k].category & RKI_CAT_LOOKAT) != 0;
+		if (!look_exprs)
+			rki_expr_warn(&o, "%s: the target's expression look-at has no lookUp/lookDown/lookLeft/lookRight expressions: not retargeted",
+				"the VRM Animation's look-at track");
+	}
 
 	/* the source's animated expressions, matched by name */
 	size_t matched = 0, animated = 0;
@@ -434,20 +541,24 @@ bool rk_retarget_expressions(rk_scene *target, rk_anim_clip *clip, const rk_scen
 			}
 			if (!t.expr[k].track) matched++;
 			t.expr[k].track = tr;
+			if (t.look && (t.expr[k].category & RKI_CAT_LOOKAT))
+				rki_expr_warn(&o, "expression '%s' of the VRM Animation is overridden by its look-at track (as three-vrm does)", name);
 		}
 	}
 	if (report) {
 		report->source_expressions = animated;
 		report->matched = matched;
+		report->look_at_expressions = look_exprs;
 	}
-	if (matched == 0 && !look) {
+	if (matched == 0 && !look_exprs && (!look || look_cfg.type != RKI_LOOK_BONE)) {
 		ok = true;
 		goto done;
 	}
 
 	/* the mesh nodes any expression binds: each gets one weights track */
+	bool weights = matched || look_exprs;
 	for (size_t n = 0; n < n_nodes; n++) offset[n] = SIZE_MAX;
-	for (size_t b = 0; matched && b < t.bind_count; b++) {
+	for (size_t b = 0; weights && b < t.bind_count; b++) {
 		uint32_t n = t.bind[b].node;
 		if (offset[n] != SIZE_MAX) continue;
 		offset[n] = total;
@@ -466,7 +577,7 @@ bool rk_retarget_expressions(rk_scene *target, rk_anim_clip *clip, const rk_scen
 			"rk_retarget_expressions: out of memory for %zu frames of %zu morph weights", frames, total);
 		goto done;
 	}
-	for (size_t f = 0; matched && f < frames; f++) {
+	for (size_t f = 0; weights && f < frames; f++) {
 		rki_expr_frame(&t, target, offset, source_clip->time_begin + keys->times[f], row, total);
 		/* values of node n at frame f: values + frames * offset[n] + f * channels */
 		for (size_t n = 0; n < n_nodes; n++) {

@@ -27,6 +27,9 @@
 //       morphTargetInfluences entry of every mesh must agree within 1e-6.
 //       OUT.vrma instead: played on AVATAR with three-vrm-animation too
 //       (a VRMA rigkit wrote must move the face as the original does).
+//   node vrm_check.mjs morphs AVATAR.vrm ANIM.vrma OUT.glb TIMES lookexpr
+//       an avatar with an expression look-at: vrm.lookAt.update() (three-vrm's
+//       expression applier) before the expression manager, then the weights
 //   node vrm_check.mjs morphs AVATAR.vrm ANIM.vrma OUT.glb TIMES eyes
 //       also the look-at: vrm.lookAt.update() (three-vrm's bone applier)
 //       vs OUT's eye bones, world rotations within 1e-6 rad.
@@ -188,8 +191,16 @@ async function morphs(avatarFile, animFile, outFile, timeList, eyes) {
 	action2.clampWhenFinished = true;
 	action2.play();
 	let worst = 0, where = '', checked = 0, moved = 0, eyeWorst = 0, eyeWhere = '', eyeChecked = 0;
+	const lookExpr = eyes === 'lookexpr';
+	if (lookExpr) eyes = undefined;
 	for (const t of timeList.split(',').map(Number)) {
 		mixer.setTime(t);
+		if (lookExpr) {
+			// an expression look-at: three-vrm's VRM.update() order (the look-at
+			// sets the look expressions, then the expression manager applies)
+			vrm.humanoid.update();
+			vrm.lookAt.update(0);
+		}
 		vrm.expressionManager.update();
 		mixer2.setTime(t);
 		if (outVrm) outVrm.expressionManager.update();

@@ -38,6 +38,7 @@ typedef struct cli_batch_job_opts {
 	double fps;                      /* 0 = the source's frame rate */
 	bool skip_fingers, foot_ik, drop_avatar_clips;
 	rk_rest_mode rest;               /* RK_REST_AUTO (0) = default */
+	rk_retarget_twist twist;         /* RK_RETARGET_TWIST_ON (0) = default */
 } cli_batch_job_opts;
 
 /* One job: one output file. */

@@ -428,13 +428,15 @@ static void cli_batch_add_entry(cli_batch_jobspec *s, size_t *cap, const char *s
 static int cli_batch_read_options(cli_batch_reader *r, const cJSON *o, cli_batch_job_opts *opts)
 {
 	if (!cJSON_IsObject(o)) return cli_batch_bad(r, "\"options\" must be an object");
-	static const char *const keys[] = { "root", "fps", "skip_fingers", "foot_ik", "drop_avatar_clips", "rest", NULL };
+	static const char *const keys[] = { "root", "fps", "skip_fingers", "foot_ik", "drop_avatar_clips", "rest", "twist",
+		NULL };
 	int rc = cli_batch_keys(r, o, keys, "\"options\"");
 	if (rc) return rc;
 	for (const cJSON *k = o->child; k; k = k->next) {
 		if (!strcmp(k->string, "root")) {
 			static const struct { const char *name; rk_retarget_root v; } roots[] = {
 				{ "keep", RK_RETARGET_ROOT_KEEP }, { "in-place", RK_RETARGET_ROOT_IN_PLACE }, { "lock", RK_RETARGET_ROOT_LOCK },
+				{ "extract", RK_RETARGET_ROOT_EXTRACT },
 			};
 			bool found = false;
 			for (size_t i = 0; i < sizeof(roots) / sizeof(roots[0]) && cJSON_IsString(k); i++)
@@ -442,7 +444,12 @@ static int cli_batch_read_options(cli_batch_reader *r, const cJSON *o, cli_batch
 					opts->root = roots[i].v;
 					found = true;
 				}
-			if (!found) return cli_batch_bad(r, "\"options\": \"root\" must be \"keep\", \"in-place\" or \"lock\"");
+			if (!found)
+				return cli_batch_bad(r, "\"options\": \"root\" must be \"keep\", \"in-place\", \"lock\" or \"extract\"");
+		} else if (!strcmp(k->string, "twist")) {
+			if (!cJSON_IsString(k) || (strcmp(k->valuestring, "on") && strcmp(k->valuestring, "off")))
+				return cli_batch_bad(r, "\"options\": \"twist\" must be \"on\" or \"off\"");
+			opts->twist = strcmp(k->valuestring, "off") ? RK_RETARGET_TWIST_ON : RK_RETARGET_TWIST_OFF;
 		} else if (!strcmp(k->string, "rest")) {
 			if (!cJSON_IsString(k) || !rk_rest_mode_parse(k->valuestring, &opts->rest))
 				return cli_batch_bad(r, "\"options\": \"rest\" must be \"auto\", \"bind\" or \"stored\"");
@@ -659,6 +666,7 @@ char *cli_batch_manifest_line(const cli_batch_jobspec *s, const char *base, size
 	rk_json_bool(w, "foot_ik", s->opts.foot_ik);
 	rk_json_bool(w, "drop_avatar_clips", s->opts.drop_avatar_clips);
 	if (s->opts.rest != RK_REST_AUTO) rk_json_string(w, "rest", rk_rest_mode_name(s->opts.rest));
+	if (s->opts.twist == RK_RETARGET_TWIST_OFF) rk_json_string(w, "twist", "off");
 	rk_json_object_end(w);
 	rk_json_object_end(w);
 	size_t n = 0;

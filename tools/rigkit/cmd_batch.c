@@ -374,6 +374,9 @@ typedef struct cli_batch {
 	const char *output;              /* -o (--plan), or NULL */
 	size_t threads, shard, shards;
 	size_t max_frames;               /* --max-frames (0 = RK_DEFAULT_MAX_FRAMES) */
+	cli_twist_weights twist_weight_store;   /* --twist-weight (names copied) */
+	const rk_twist_weight *twist_weights;
+	size_t twist_weight_count;
 	rk_load_opts lo;                 /* load options for every file */
 	const char *const *clip_names;
 	size_t clip_name_count;
@@ -926,6 +929,12 @@ static bool cli_batch_job_digest(const cli_batch *b, cli_batch_job *job, const c
 	uint64_t h = cli_batch_fnv_str(CLI_BATCH_FNV_OFFSET, "rigkit batch job digest 1");
 	h = cli_batch_fnv_str(h, rk_version());
 	h = cli_batch_fnv_str(h, opts);
+	if (s->opts.twist != RK_RETARGET_TWIST_ON) h = cli_batch_fnv_str(h, "twist off");
+	for (size_t i = 0; i < b->twist_weight_count; i++) {
+		char tw[200];
+		snprintf(tw, sizeof(tw), "twist %.150s %.17g", b->twist_weights[i].node, b->twist_weights[i].share);
+		h = cli_batch_fnv_str(h, tw);
+	}
 	const cli_batch_input *t = (const cli_batch_input *)bsearch(s->target, in, count, sizeof(*in), cli_batch_input_cmp);
 	if (!t || !t->ok) return false;
 	h = cli_batch_fnv(h, &t->digest, sizeof(t->digest));
@@ -1129,6 +1138,20 @@ static void cli_batch_run_job(cli_batch *b, size_t j)
 			cli_batch_format("%s: not a humanoid: %s", avatar, err.message));
 		goto done;
 	}
+	if (spec->opts.root == RK_RETARGET_ROOT_EXTRACT && (job->format == CLI_FORMAT_BVH || job->format == CLI_FORMAT_VRMA)) {
+		cli_batch_fail_text(&job->failures, spec->output, "options", CLI_EXIT_USAGE,
+			cli_batch_format("%s: root extract puts the travel on a root node, which %s output does not keep", spec->output,
+				job->format == CLI_FORMAT_BVH ? "BVH" : "VRM Animation"));
+		goto done;
+	}
+	if (spec->opts.root == RK_RETARGET_ROOT_EXTRACT && ht.bones[RK_HUMANOID_HIPS]->parent == s->root) {
+		/* hips hanging from the scene: a new "root" node carries the root motion */
+		if (!rk_scene_insert_parent(s, ht.bones[RK_HUMANOID_HIPS], "root", &err) || !rk_humanoid_detect(s, &ht, &err)) {
+			cli_batch_fail_text(&job->failures, avatar, "humanoid", CLI_EXIT_INPUT,
+				cli_batch_format("%s: cannot add a root node above the hips: %s", avatar, err.message));
+			goto done;
+		}
+	}
 	if (spec->opts.drop_avatar_clips) s->clips.count = 0;
 	size_t own = s->clips.count;
 	rk_retarget_opts ro;
@@ -1138,6 +1161,9 @@ static void cli_batch_run_job(cli_batch *b, size_t j)
 	ro.skip_fingers = spec->opts.skip_fingers;
 	ro.foot_ik = spec->opts.foot_ik;
 	ro.rest = spec->opts.rest;
+	ro.twist = spec->opts.twist;
+	ro.twist_weights = b->twist_weights;
+	ro.twist_weight_count = b->twist_weight_count;
 	ro.max_frames = b->max_frames;
 	ro.target_humanoid = &ht;
 	for (size_t k = 0; k < job->clip_count; k++) {
@@ -1568,6 +1594,12 @@ static int cli_batch_parse(cli_batch *b, cli_batch_args *a, int argc, char **arg
 	b->defaults.skip_fingers = ra.ro.skip_fingers;
 	b->defaults.foot_ik = ra.ro.foot_ik;
 	b->defaults.rest = ra.ro.rest;
+	b->defaults.twist = ra.ro.twist;
+	b->twist_weight_store = ra.twist_weights;
+	for (size_t i = 0; i < b->twist_weight_store.count; i++)
+		b->twist_weight_store.items[i].node = b->twist_weight_store.names[i];
+	b->twist_weights = b->twist_weight_store.count ? b->twist_weight_store.items : NULL;
+	b->twist_weight_count = b->twist_weight_store.count;
 	b->max_frames = ra.ro.max_frames;
 	b->defaults.drop_avatar_clips = a->drop_avatar_clips;
 	b->clip_names = ra.clips.items;

@@ -225,6 +225,20 @@ int cli_cmd_humanoid(cli_ctx *ctx, int argc, char **argv)
 			}
 			cli_json_close_object(&j);
 		}
+		rk_humanoid_twists twists;
+		if (valid && rk_humanoid_find_twists(s, &h, &twists)) {
+			cli_json_array(&j, "twist_joints");
+			for (int g = 0; g < RK_HUMANOID_TWIST_SEGMENTS; g++)
+				for (size_t i = 0; i < twists.segments[g].count; i++) {
+					cli_json_object(&j, NULL);
+					cli_json_string(&j, "node", twists.segments[g].joints[i]->name);
+					cli_json_string(&j, "bone", rk_humanoid_bone_name(twists.segments[g].bone));
+					cli_json_string(&j, "child", rk_humanoid_bone_name(twists.segments[g].child));
+					cli_json_bool(&j, "in_chain", twists.segments[g].in_chain[i]);
+					cli_json_close_object(&j);
+				}
+			cli_json_close_array(&j);
+		}
 		cli_rest_json(&j, &cf, have_frame, rop.mode);
 		/* where each mapped bone's joint is in that rest (world, file units) */
 		rk_mat4 *rw = (rk_mat4 *)malloc((s->nodes.count ? s->nodes.count : 1) * sizeof(rk_mat4));
@@ -255,6 +269,17 @@ int cli_cmd_humanoid(cli_ctx *ctx, int argc, char **argv)
 			printf("%s = %s", rk_humanoid_bone_name((rk_humanoid_bone)b), cli_text(ctx, h.bones[b]->name));
 			if (a.explain) printf("    # %s: %s", rk_humanoid_reason_name(why.reason[b]), why.text[b]);
 			printf("\n");
+		}
+		rk_humanoid_twists twists;
+		if (valid && rk_humanoid_find_twists(s, &h, &twists)) {
+			for (int g = 0; g < RK_HUMANOID_TWIST_SEGMENTS; g++) {
+				const rk_humanoid_twist_segment *seg = &twists.segments[g];
+				if (!seg->count) continue;
+				printf("# twist joints %s -> %s:", rk_humanoid_bone_name(seg->bone), rk_humanoid_bone_name(seg->child));
+				for (size_t i = 0; i < seg->count; i++)
+					printf(" %s (%s)", cli_text(ctx, seg->joints[i]->name), seg->in_chain[i] ? "in chain" : "leaf");
+				printf("\n");
+			}
 		}
 		if (!valid) cli_fail(ctx, err.code, CLI_EXIT_INPUT, path, "%s", err.message);
 	}
@@ -353,6 +378,9 @@ int cli_cmd_retarget(cli_ctx *ctx, int argc, char **argv)
 	if ((rc = cli_output_format(ctx, paths[2], cli_is_stdio(paths[2]) ? CLI_FORMAT_GLB : CLI_FORMAT_NONE,
 			 CLI_FORMATS_GLTF | (1u << CLI_FORMAT_VRMA) | (1u << CLI_FORMAT_BVH), &format)))
 		return rc;
+	if (ro.root == RK_RETARGET_ROOT_EXTRACT && (format == CLI_FORMAT_BVH || format == CLI_FORMAT_VRMA))
+		return cli_usage(ctx, "--root extract puts the travel on a root node, which %s output does not keep: write glTF / "
+			"GLB, or use --root keep", format == CLI_FORMAT_BVH ? "BVH" : "VRM Animation");
 	rk_error err;
 	rk_scene *src = cli_load(ctx, paths[0], &lo, &rc);
 	if (!src) return rc;
@@ -374,6 +402,23 @@ int cli_cmd_retarget(cli_ctx *ctx, int argc, char **argv)
 		rc = cli_fail(ctx, err.code, CLI_EXIT_INPUT, paths[1], "not a humanoid: %s (fix with --target-map, see rigkit humanoid)",
 			err.message);
 		goto out;
+	}
+	/* --root extract onto hips that hang from the scene: a new "root" node
+	 * above them carries the root motion (rk_scene_insert_parent; the map is
+	 * taken again, the node array moved) */
+	bool root_added = false;
+	if (ro.root == RK_RETARGET_ROOT_EXTRACT && ht.bones[RK_HUMANOID_HIPS]->parent == dst->root) {
+		if (!rk_scene_insert_parent(dst, ht.bones[RK_HUMANOID_HIPS], "root", &err)) {
+			rc = cli_fail(ctx, err.code, CLI_EXIT_INPUT, paths[1], "cannot add a root node: %s", err.message);
+			goto out;
+		}
+		root_added = true;
+		if ((rc = cli_humanoid_of(ctx, dst, target_map, &ht, &valid_t, NULL, &err)) != 0) goto out;
+		if (!valid_t) {
+			rc = cli_fail(ctx, err.code, CLI_EXIT_INPUT, paths[1], "not a humanoid after adding a root node: %s",
+				err.message);
+			goto out;
+		}
 	}
 	ro.source_humanoid = &hs;
 	ro.target_humanoid = &ht;
@@ -406,6 +451,21 @@ int cli_cmd_retarget(cli_ctx *ctx, int argc, char **argv)
 	if (format == CLI_FORMAT_BVH && picked_count > 1) {
 		rc = cli_usage(ctx, "%s: a BVH file holds one clip and %s has %zu: pick one with --clip", paths[2], paths[0], picked_count);
 		goto out;
+	}
+	/* --twist-weight names that are no twist joint of the target */
+	rk_humanoid_twists twists;
+	rk_humanoid_find_twists(dst, &ht, &twists);
+	for (size_t w = 0; w < ro.twist_weight_count; w++) {
+		bool hit = false;
+		for (int g = 0; g < RK_HUMANOID_TWIST_SEGMENTS; g++)
+			for (size_t i = 0; i < twists.segments[g].count; i++)
+				hit = hit || !strcmp(twists.segments[g].joints[i]->name ? twists.segments[g].joints[i]->name : "",
+					ro.twist_weights[w].node);
+		if (hit) continue;
+		char msg[300];
+		snprintf(msg, sizeof(msg), "--twist-weight %.150s: not a twist joint of the target (ignored)", ro.twist_weights[w].node);
+		rk_warning wr = { msg, UINT64_MAX, "", 1 };
+		cli_writer_warning(ctx, &wr);
 	}
 	size_t first_new = dst->clips.count;
 	rk_retarget_report reports[CLI_RETARGET_MAX_CLIPS];
@@ -466,6 +526,12 @@ int cli_cmd_retarget(cli_ctx *ctx, int argc, char **argv)
 			cli_json_string(&j, "target_rest", rk_rest_mode_name(r->target_rest));
 			cli_json_int(&j, "rest_tracks", (long long)r->rest_tracks);
 			if (ro.foot_ik) cli_json_number(&j, "max_foot_miss", r->max_foot_miss);
+			cli_json_int(&j, "twist_tracks", (long long)r->twist_tracks);
+			if (r->root_node) {
+				cli_json_string(&j, "root_node", r->root_node->name ? r->root_node->name : "");
+				cli_json_bool(&j, "root_node_added", root_added);
+				cli_json_number(&j, "root_travel_hips", r->root_travel);
+			}
 			cli_retarget_json_contacts(&j, &ro, r, src, &src->clips.data[picked[c]]);
 			cli_json_close_object(&j);
 		}
@@ -478,13 +544,18 @@ int cli_cmd_retarget(cli_ctx *ctx, int argc, char **argv)
 		for (size_t c = 0; c < picked_count && !(report == stderr && ctx->quiet); c++) {
 			const rk_retarget_report *r = &reports[c];
 			fprintf(report, "%s: '%s' -> '%s': %zu bones, %zu frames, hips %.4g -> %.4g (file units), root %s, "
-				"max bone direction error %.2g deg%s%s%s\n",
+				"max bone direction error %.2g deg%s%s%s",
 				paths[2], src->clips.data[picked[c]].name, dst->clips.data[first_new + c].name, r->mapped_bones,
 				r->frames, r->source_hips_height, r->target_hips_height, cli_retarget_root_name(ro.root),
 				r->max_direction_error * 180.0 / 3.14159265358979323846,
 				r->source_rest == RK_REST_BIND ? ", source in its bind pose" : "",
 				r->target_rest == RK_REST_BIND ? ", target in its bind pose" : "",
 				r->target_rest == RK_REST_BIND ? " (constant tracks hold it)" : "");
+			if (r->twist_tracks) fprintf(report, ", %zu twist joints", r->twist_tracks);
+			if (r->root_node)
+				fprintf(report, ", root motion on '%s'%s", r->root_node->name ? r->root_node->name : "",
+					root_added ? " (a node added above the hips)" : "");
+			fputc('\n', report);
 		}
 	}
 out:

@@ -95,8 +95,32 @@ static const cli_enum_name cli_root_names[] = {
 	{ "keep", RK_RETARGET_ROOT_KEEP },
 	{ "in-place", RK_RETARGET_ROOT_IN_PLACE },
 	{ "lock", RK_RETARGET_ROOT_LOCK },
+	{ "extract", RK_RETARGET_ROOT_EXTRACT },
 	{ NULL, 0 },
 };
+
+static const cli_enum_name cli_twist_names[] = {
+	{ "on", RK_RETARGET_TWIST_ON },
+	{ "off", RK_RETARGET_TWIST_OFF },
+	{ NULL, 0 },
+};
+
+/* "NODE=SHARE", SHARE in [0, 1], NODE at most 127 bytes: appended. */
+static bool cli_parse_twist_weight(const char *v, void *target)
+{
+	cli_twist_weights *w = (cli_twist_weights *)target;
+	const char *eq = strrchr(v, '=');
+	if (!eq || eq == v || (size_t)(eq - v) >= sizeof(w->names[0]) || w->count >= CLI_RETARGET_MAX_TWIST_WEIGHTS)
+		return false;
+	char *end = NULL;
+	double f = strtod(eq + 1, &end);
+	if (end == eq + 1 || *end || !(f >= 0.0 && f <= 1.0)) return false;
+	memcpy(w->names[w->count], v, (size_t)(eq - v));
+	w->names[w->count][eq - v] = '\0';
+	w->items[w->count].share = f;
+	w->count++;
+	return true;
+}
 
 static const cli_opt cli_retarget_rows[] = {
 	{ .name = "--clip", .kind = CLI_OPT_LIST, .offset = offsetof(cli_retarget_args, clips), .item = CLI_OPT_STRING,
@@ -108,7 +132,16 @@ static const cli_opt cli_retarget_rows[] = {
 	{ .name = "--root", .kind = CLI_OPT_ENUM, .offset = offsetof(cli_retarget_args, root), .names = cli_root_names,
 		.metavar = "MODE",
 		.help = "keep (default): hips travel as the source's, scaled to\nthe target's hips height; in-place: horizontal "
-			"travel\nremoved, vertical bob kept; lock: hips held at rest" },
+			"travel\nremoved, vertical bob kept; lock: hips held at rest;\nextract: travel and facing on the "
+			"target's root node\n(the hips' parent), the hips keep the rest (docs/retarget.md)" },
+	{ .name = "--twist", .kind = CLI_OPT_ENUM, .offset = offsetof(cli_retarget_args, twist), .names = cli_twist_names,
+		.metavar = "MODE",
+		.help = "on (default): spread the twist onto the target's twist\njoints (upperarm_twist_01_l, ...); off: "
+			"leave them\nat rest (docs/retarget.md, Twist joints)" },
+	{ .name = "--twist-weight", .kind = CLI_OPT_CUSTOM, .offset = offsetof(cli_retarget_args, twist_weights),
+		.parse = cli_parse_twist_weight, .expects = "NODE=SHARE with SHARE in [0, 1] (at most 64)",
+		.metavar = "NODE=F",
+		.help = "the share of the twist twist joint NODE carries\n(repeatable; default: an even split)" },
 	{ .name = "--skip-fingers", .kind = CLI_OPT_FLAG, .offset = offsetof(cli_retarget_args, ro.skip_fingers),
 		.help = "leave the target's fingers at rest" },
 	{ .name = "--foot-ik", .kind = CLI_OPT_FLAG, .offset = offsetof(cli_retarget_args, ro.foot_ik),
@@ -125,6 +158,10 @@ const cli_opt_table cli_retarget_table = CLI_TABLE("retarget options", cli_retar
 void cli_retarget_args_apply(cli_retarget_args *a)
 {
 	a->ro.root = (rk_retarget_root)a->root;
+	a->ro.twist = (rk_retarget_twist)a->twist;
+	for (size_t i = 0; i < a->twist_weights.count; i++) a->twist_weights.items[i].node = a->twist_weights.names[i];
+	a->ro.twist_weights = a->twist_weights.count ? a->twist_weights.items : NULL;
+	a->ro.twist_weight_count = a->twist_weights.count;
 	a->ro.rest = (rk_rest_mode)a->rest;
 	if (a->max_frames > 0) a->ro.max_frames = (size_t)a->max_frames;
 }

@@ -121,8 +121,18 @@ extern const cli_opt_table cli_retarget_table;  /* target: cli_retarget_args */
 
 /* Target of cli_retarget_table. `root` is an rk_retarget_root; call
  * cli_retarget_args_apply() after parsing. */
+/* --twist-weight NODE=SHARE values (names copied: argv holds "NODE=SHARE"). */
+#define CLI_RETARGET_MAX_TWIST_WEIGHTS 64
+typedef struct cli_twist_weights {
+	size_t count;
+	rk_twist_weight items[CLI_RETARGET_MAX_TWIST_WEIGHTS];
+	char names[CLI_RETARGET_MAX_TWIST_WEIGHTS][128];
+} cli_twist_weights;
+
 typedef struct cli_retarget_args {
 	rk_retarget_opts ro;           /* fps, skip_fingers, foot_ik */
+	int twist;                     /* --twist (rk_retarget_twist) */
+	cli_twist_weights twist_weights; /* --twist-weight: ro.twist_weights after apply */
 	int root;
 	int rest;                      /* --rest (rk_rest_mode) */
 	cli_list clips;                /* --clip NAME... */
