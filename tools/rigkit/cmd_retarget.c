@@ -84,7 +84,9 @@ const cli_spec cli_retarget_spec = {
 		"(TARGET's humanoid bones only; docs/vrm.md).\n"
 		"\n",
 	.footer = "With --json: the report (per clip: bones, frames, tracks, hips heights,\n"
-		"max bone direction error) as one JSON document.\n",
+		"max bone direction error, contacts: the source's contact runs in seconds and\n"
+		"the contact solve's counts) as one JSON document. A contact goal out of\n"
+		"reach is a warning on stderr.\n",
 	.operands = "SOURCE TARGET OUT", .min_operands = 3, .max_operands = 3,
 	.tables = { &cli_retarget_cmd_table, &cli_retarget_table, &cli_load_table },
 };
