@@ -164,7 +164,11 @@ extern "C" {
  *   ball of the foot, the hand joint):
  *     height  e_p(k) = y_p(k) - y_p(rest) for feet and toes (the joint's
  *             height above where it stands when the foot is flat on the
- *             floor, i.e. its rest height); e_p(k) = y_p(k) for hands
+ *             floor, i.e. its rest height; when the clip's lowest foot
+ *             point, ankle, toes, toe tip or heel as in CONTACT SOLVE, is
+ *             more than on_height below its rest height, a capture whose
+ *             floor is lower than its rest pose's, every rest height is
+ *             lowered by that much); e_p(k) = y_p(k) for hands
  *     speed   v_p(k) = |(x_p(k+1) - x_p(k-1)) / (t_{k+1} - t_{k-1}) - g|, the
  *             horizontal part only (x, z; one-sided differences at the
  *             ends), hips heights per second, against the ground's
@@ -221,7 +225,8 @@ typedef struct rk_contacts {
 	double fps;                      /* frame rate of frame[] */
 	double time_begin;               /* clip time of frame 0 */
 	rk_contact_frame *frame;         /* frames entries (opts.allocator memory; rk_contacts_free) */
-	double rest_height[RK_CONTACT_POINT_COUNT];   /* y_p(rest), hips heights (0 for hands) */
+	double rest_height[RK_CONTACT_POINT_COUNT];   /* y_p(rest) (lowered to the clip's floor, see
+	                                                 height), hips heights (0 for hands) */
 	rk_vec3 ground_velocity;         /* g, character frame, hips heights / s */
 	size_t contact_frames[RK_CONTACT_POINT_COUNT];
 	size_t hand_pair_frames, hand_body_frames[2];

@@ -306,14 +306,28 @@ static double rki_foot_clearance(const rki_contact_rig *g, const rki_humanoid_po
 		if (e < low) low = e;
 	}
 	if (tip && g->has_tip[side]) {
-		double e = rki_contact_tip(g, rest, p, side).y - g->tip_rest[side].y;
+		double e = rki_contact_tip(g, rest, p, side).y - g->tip_rest[side].y - g->floor;
 		if (e < low) low = e;
 	}
 	if (g->bone[RK_CONTACT_LEFT_FOOT + side] >= 0) {
-		double e = rki_contact_heel(g, rest, p, side).y - g->heel_rest[side].y;
+		double e = rki_contact_heel(g, rest, p, side).y - g->heel_rest[side].y - g->floor;
 		if (e < low) low = e;
 	}
 	return low;
+}
+
+void rki_contact_rig_fit_floor(rki_contact_rig *g, const rki_humanoid_pose *rest, const rki_humanoid_pose *poses,
+	size_t frames, double on_height)
+{
+	double low = 0.0;
+	for (size_t k = 0; k < frames; k++)
+		for (int side = 0; side < 2; side++) {
+			double e = rki_foot_clearance(g, rest, &poses[k], side, true);
+			if (isfinite(e) && e < low) low = e;
+		}
+	if (!(low < -on_height)) return;
+	g->floor += low;
+	for (int p = 0; p < RK_CONTACT_LEFT_HAND; p++) g->rest_height[p] += low;
 }
 
 /* B's heel or toe tip (which = 0 / 1) on the floor at frame k: within
@@ -330,7 +344,7 @@ static bool rki_sole_touches(const rki_contact_rig *g, const rki_humanoid_pose *
 	const double *times, size_t frames, size_t k, int side, int which, const rk_contact_opts *o, rk_vec3 ground)
 {
 	if (which ? !g->has_tip[side] : g->bone[RK_CONTACT_LEFT_FOOT + side] < 0) return false;
-	double rest_y = which ? g->tip_rest[side].y : g->heel_rest[side].y;
+	double rest_y = (which ? g->tip_rest[side].y : g->heel_rest[side].y) + g->floor;
 	if (rki_sole_point(g, rest, &p[k], side, which).y - rest_y >= o->on_height) return false;
 	size_t k0 = k > 0 ? k - 1 : k, k1 = k + 1 < frames ? k + 1 : k;
 	double dt = times[k1] - times[k0];
@@ -356,6 +370,9 @@ void rki_contact_measure(const rki_contact_rig *ga, const rki_contact_rig *gb, c
 	}
 	/* B follows A's ground (in hips heights / s): an in-place walk's
 	 * treadmill moves B's planted feet as fast as A's */
+	rki_contact_rig fa = *ga;
+	rki_contact_rig_fit_floor(&fa, rest_a, pa, frames, o->on_height);
+	ga = &fa;
 	rk_vec3 ground = rki_ground_velocity(ga, pa, times, frames, o->off_height);
 	rki_contacts_find(ga, usable, pa, times, frames, o, ground, ca);
 	rki_contacts_find(gb, usable, pb, times, frames, o, ground, cb);
@@ -500,6 +517,7 @@ bool rk_contacts_detect(const rk_scene *scene, const rk_anim_clip *clip, const r
 	rki_humanoid_pose_from(hm, &f, rt.world, &rest_pose);
 	rki_contact_rig g;
 	rki_contact_rig_init(&g, hm, usable, &f, rt.world, &rest_pose);
+	rki_contact_rig_fit_floor(&g, &rest_pose, poses, frames, o.on_height);
 	/* the result lives in the caller's allocator, outside the temporaries' limit */
 	rki_alloc res;
 	rki_alloc_init(&res, allocator, RKI_DEFAULT_MEMORY_LIMIT, 0);

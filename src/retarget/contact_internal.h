@@ -21,7 +21,15 @@ typedef struct rki_contact_rig {
 	rk_vec3 tip_rest[2];                /* its rest position (character units) */
 	rk_vec3 heel_rest[2];               /* the heel: under the ankle at the height of the foot's
 	                                       lowest rest joint (toes, tip), turning with the foot */
+	double floor;                       /* the clip's floor below the rest's (<= 0; rest heights
+	                                       include it, tip / heel heights subtract it) */
 } rki_contact_rig;
+
+/* A source clip that goes below its rest floor (a capture whose floor is
+ * lower than its rest pose's): the floor is moved down to the lowest foot
+ * point of the poses when that is more than on_height below. */
+void rki_contact_rig_fit_floor(rki_contact_rig *g, const rki_humanoid_pose *rest, const rki_humanoid_pose *poses,
+	size_t frames, double on_height);
 
 /* `usable[b]`: humanoid bones that may be used (mapped on every side the
  * caller compares). rest: the skeleton's rest pose (character frame), rest_world

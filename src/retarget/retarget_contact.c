@@ -155,6 +155,7 @@ rki_contact_solver *rki_contact_solver_create(const rki_contact_setup *s, rki_al
 	rki_pose_buffer_free(&pb);
 	rki_contact_rig_init(&cs->gs, s->hs, cs->use, s->fs, s->rest_world_s, s->rest_s);
 	rki_contact_rig_init(&cs->gt, s->ht, cs->use, s->ft, s->rest_world_t, s->rest_t);
+	rki_contact_rig_fit_floor(&cs->gs, s->rest_s, cs->src, frames, o.on_height);
 	for (int side = 0; side < 2; side++) cs->tip[side] = cs->gs.has_tip[side] && cs->gt.has_tip[side];
 	cs->ground = rki_ground_velocity(&cs->gs, cs->src, s->times, frames, o.off_height);
 	rki_contacts_find(&cs->gs, cs->use, cs->src, s->times, frames, &o, cs->ground, cs->cf);
@@ -277,11 +278,11 @@ static double rki_source_clearance(const rki_contact_solver *cs, size_t k, int s
 		if (e < low) low = e;
 	}
 	if (cs->tip[side]) {
-		double e = rki_contact_tip(&cs->gs, cs->rest_s, p, side).y - cs->gs.tip_rest[side].y;
+		double e = rki_contact_tip(&cs->gs, cs->rest_s, p, side).y - cs->gs.tip_rest[side].y - cs->gs.floor;
 		if (e < low) low = e;
 	}
 	if (cs->gs.bone[RK_CONTACT_LEFT_FOOT + side] >= 0) {
-		double e = rki_contact_heel(&cs->gs, cs->rest_s, p, side).y - cs->gs.heel_rest[side].y;
+		double e = rki_contact_heel(&cs->gs, cs->rest_s, p, side).y - cs->gs.heel_rest[side].y - cs->gs.floor;
 		if (e < low) low = e;
 	}
 	return isfinite(low) ? low : 0.0;
