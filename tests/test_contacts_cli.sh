@@ -17,7 +17,8 @@
 #     wrist-to-hip-joint offset (in hips heights) equal the source's within
 #     1 % of the hips height on an A-pose avatar with 20 % longer arms and on
 #     a bulky one; a goal out of reach (10 % shorter arms on the hips) is a
-#     warning and counted in --json.
+#     warning and counted in --json;
+#   - a BVH capture whose feet go below its rest floor: contacts found and kept.
 set -u
 rigkit=$1
 build=${3:-.}
@@ -169,6 +170,18 @@ assert c['floor_penetration_hips'] < 0.005 and c['foot_slide_hips_per_s'] < 0.02
 EOF
 expect compare-contacts-text 0 -- "$rigkit" compare "$tmp/s/source.glb" "$tmp/bf0.glb" --clip-a Walk
 expect_text compare-contacts-line "$tmp/out" '^contacts \(a = source\): [0-9]+ foot/toe contact frames in a'
+
+# a capture whose feet go below its rest floor (the CMU-style BVH fixture):
+# the floor is found from the clip, contacts are found and kept
+cmu=$here/fixtures/bvh/cmu_walk.bvh
+expect bvh-walk 0 -- "$rigkit" retarget "$cmu" "$tmp/av/big_feet.glb" "$tmp/bvh.glb" --drop-target-clips
+expect bvh-compare 0 -- "$rigkit" compare "$cmu" "$tmp/bvh.glb" --json
+check bvh-contacts-kept - "$tmp/out" <<'EOF2'
+import json, sys
+c = json.load(open(sys.argv[1]))['contacts']
+assert c['a_contact_frames'] > 0 and c['agreement'] >= 0.98, c
+assert c['floor_penetration_hips'] < 0.005 and c['foot_slide_hips_per_s'] < 0.02, c
+EOF2
 
 echo "$pass passed, $fail failed"
 [ "$fail" -eq 0 ]
