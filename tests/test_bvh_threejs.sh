@@ -91,7 +91,8 @@ if [ -n "$ASSETS" ]; then
 	fi
 	for avatar in readyplayer.me.glb Xbot.glb; do
 		[ -f "$ASSETS/$avatar" ] || { SKIPPED+=("$avatar: missing"); continue; }
-		run retarget "$FIX/mixamo_walk.bvh" "$ASSETS/$avatar" "$OUT/walk_$avatar"
+		# the direction rule alone (three.js checks every bone; the contact solve turns the legs)
+		run retarget "$FIX/mixamo_walk.bvh" "$ASSETS/$avatar" "$OUT/walk_$avatar" --contacts off
 		RETARGET+=("bvh -> $avatar" "$FIX/mixamo_walk.bvh" mixamo_walk "$ASSETS/$avatar" "$OUT/walk_$avatar" mixamo_walk)
 	done
 else

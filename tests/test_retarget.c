@@ -131,6 +131,10 @@ static rk_scene *round_trip(const rk_scene *s)
 	return back;
 }
 
+/* The retargeting rule alone (the contact solve has its own tests,
+ * tests/test_contacts.c). */
+static const rk_retarget_opts k_rule = { .contacts = RK_RETARGET_CONTACTS_OFF };
+
 static rk_scene *sample(rk_demo_kind kind, bool z_up)
 {
 	rk_demo_opts o;
@@ -148,7 +152,7 @@ RK_TEST(sample_walk_on_avatar_points_every_bone_like_the_source)
 	RK_REQUIRE(walk);
 	rk_retarget_report rep;
 	rk_error err;
-	rk_anim_clip *out = rk_retarget(dst, src, walk, NULL, &rep, &err);
+	rk_anim_clip *out = rk_retarget(dst, src, walk, &k_rule, &rep, &err);
 	if (!out) fprintf(stderr, "%s\n", err.message);
 	RK_REQUIRE(out);
 	RK_CHECK_STR(out->name, "Walk");
@@ -212,8 +216,8 @@ RK_TEST(z_up_armature_source_gives_the_same_result)
 	rk_scene *da = sample(RK_DEMO_AVATAR, false), *db = sample(RK_DEMO_AVATAR, false);
 	RK_REQUIRE(a && b && da && db);
 	rk_error err;
-	rk_anim_clip *ca = rk_retarget(da, a, rk_scene_find_clip(a, "Walk"), NULL, NULL, &err);
-	rk_anim_clip *cb = rk_retarget(db, b, rk_scene_find_clip(b, "Walk"), NULL, NULL, &err);
+	rk_anim_clip *ca = rk_retarget(da, a, rk_scene_find_clip(a, "Walk"), &k_rule, NULL, &err);
+	rk_anim_clip *cb = rk_retarget(db, b, rk_scene_find_clip(b, "Walk"), &k_rule, NULL, &err);
 	RK_REQUIRE(ca && cb);
 	const rk_node *hb = rk_scene_find_node(b, "mixamorig:Hips");
 	RK_REQUIRE(hb);
@@ -246,6 +250,7 @@ RK_TEST(root_modes)
 		memset(&o, 0, sizeof(o));
 		o.root = modes[m];
 		o.name = "walk-fixed";
+		o.contacts = RK_RETARGET_CONTACTS_OFF;
 		rk_error err;
 		rk_anim_clip *c = rk_retarget(dst, src, walk, &o, NULL, &err);
 		RK_REQUIRE(c);
@@ -315,6 +320,7 @@ RK_TEST(foot_ik_keeps_planted_feet_planted)
 		rk_retarget_opts o;
 		memset(&o, 0, sizeof(o));
 		o.foot_ik = ik == 1;
+		o.contacts = RK_RETARGET_CONTACTS_OFF;
 		rk_retarget_report rep;
 		rk_error err;
 		rk_anim_clip *c = rk_retarget(dst, src, walk, &o, &rep, &err);
@@ -356,7 +362,7 @@ RK_TEST(fbx_target_with_pre_rotations)
 	size_t before = dst->clips.count;
 	const rk_anim_clip *walk = rk_scene_find_clip(src, "Walk");
 	rk_retarget_report rep;
-	rk_anim_clip *c = rk_retarget(dst, src, walk, NULL, &rep, &err);
+	rk_anim_clip *c = rk_retarget(dst, src, walk, &k_rule, &rep, &err);
 	if (!c) fprintf(stderr, "%s\n", err.message);
 	RK_REQUIRE(c);
 	RK_CHECK_INT(dst->clips.count, before + 1);
@@ -391,7 +397,7 @@ RK_TEST(mixamo_kick_on_ready_player_me)
 	rk_scene *src = rk_load_file(ps, NULL, &err), *dst = rk_load_file(pt, NULL, &err);
 	RK_REQUIRE(src && dst && src->clips.count == 1);
 	rk_retarget_report rep;
-	rk_anim_clip *c = rk_retarget(dst, src, &src->clips.data[0], NULL, &rep, &err);
+	rk_anim_clip *c = rk_retarget(dst, src, &src->clips.data[0], &k_rule, &rep, &err);
 	if (!c) fprintf(stderr, "%s\n", err.message);
 	RK_REQUIRE(c);
 	RK_CHECK(rep.max_direction_error < 1e-6);
@@ -524,7 +530,7 @@ RK_TEST(stretching_source_bones_still_point_right)
 	RK_REQUIRE(src && dst);
 	const rk_anim_clip *sad = rk_scene_find_clip(src, "sad_pose");
 	RK_REQUIRE(sad);
-	rk_anim_clip *c = rk_retarget(dst, src, sad, NULL, NULL, &err);
+	rk_anim_clip *c = rk_retarget(dst, src, sad, &k_rule, NULL, &err);
 	RK_REQUIRE(c);
 	double worst = worst_direction(src, sad, "mixamorig:", dst, c, "", 2, 17);
 	fprintf(stderr, "Xbot sad_pose -> avatar: worst bone direction %.3g rad\n", worst);
@@ -750,9 +756,10 @@ RK_TEST(allocator_and_memory_limit)
 	co.memory_limit = 0;
 	t = (tally_alloc){ 0, 0, 0 };
 	RK_CHECK(rk_clip_compare(src, walk, src, walk, &co, &res, &err));
-	/* per scene: the rest pose table, rk_rest_pose_eval's temporaries, a pose buffer */
-	RK_CHECK_INT(t.allocs, 6);
-	RK_CHECK_INT(t.frees, 6);
+	/* per scene: the rest pose table, rk_rest_pose_eval's temporaries, a pose buffer;
+	 * and the poses kept for the contact measures */
+	RK_CHECK_INT(t.allocs, 7);
+	RK_CHECK_INT(t.frees, 7);
 	RK_CHECK_INT(t.live_bytes, 0);
 	rk_scene_free(src);
 	rk_scene_free(dst);

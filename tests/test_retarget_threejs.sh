@@ -87,7 +87,9 @@ run() {
 retarget() {
 	local label=$1 src=$2 src_glb=$3 clip=$4 tgt=$5 res=$6
 	shift 6
-	run retarget "$src" "$tgt" "$res" "$@" || fail "$label: rigkit retarget failed"
+	# the direction rule alone: three.js checks every bone's direction (the
+	# contact solve turns the legs on purpose; tests/test_contacts.c)
+	run retarget "$src" "$tgt" "$res" --contacts off "$@" || fail "$label: rigkit retarget failed"
 	[ -s "$res" ] || fail "$label: $res was not written"
 	CASES+=("$label" "$src_glb" "$clip" "$tgt" "$res" "$clip")
 	RESULTS+=("$res")

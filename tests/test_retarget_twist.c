@@ -106,7 +106,10 @@ static rk_scene *retargeted(const char *target_file, const rk_retarget_opts *opt
 	if (src && dst) {
 		rk_error err;
 		const rk_anim_clip *c = rk_scene_find_clip(src, "Twist");
-		if (c && rk_retarget(dst, src, c, opts, rep, &err)) back = round_trip(dst);
+		/* the rule with twist / root alone (the contact solve: test_contacts.c) */
+		rk_retarget_opts o = opts ? *opts : (rk_retarget_opts){ .name = NULL };
+		o.contacts = RK_RETARGET_CONTACTS_OFF;
+		if (c && rk_retarget(dst, src, c, &o, rep, &err)) back = round_trip(dst);
 		else fprintf(stderr, "retarget: %s\n", c ? err.message : "no clip Twist");
 		if (back && rep->root_node) rep->root_node = rk_scene_find_node(back, rep->root_node->name);
 	}

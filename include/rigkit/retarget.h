@@ -74,6 +74,52 @@
  *   opts.root removes locomotion if asked, or moves it onto a root node
  *   (ROOT MOTION).
  *
+ * CONTACT SOLVE (opts.contacts, default on; src/retarget/retarget_contact.c)
+ *   After the rule (and foot_ik), frame by frame, in the target's character
+ *   frame, with the source's CONTACTS (below; opts.contact_opts) found at
+ *   the key times:
+ *   - blend weight w per foot: 1 on frames where its ankle or toes touch
+ *     the floor, falling to 0 (smoothstep) over blend_time before and
+ *     after (shortened to half the gap between two contacts). Where w > 0 the
+ *     foot's and toes' world rotations are slerped by w towards the
+ *     source's rotation relative to rest, Ws Rs^-1 Rd (no rest alignment:
+ *     the sole turns as the source's sole turns, so a foot flat on the
+ *     source's floor is flat on the target's whatever the foot's shape).
+ *   - the ankle's goal height puts the lowest of the foot's points (ankle,
+ *     toes joint, toe tip = the toes' first child node when both rigs have
+ *     one, heel = the point under the ankle at the height of the foot's
+ *     lowest rest joint, turning with the foot: the sole the rest pose
+ *     stands on) as far above its rest height as the source's lowest point
+ *     is above its own (hips heights); the goal's horizontal position pins a
+ *     point: the toes joint while the source's toes touch, else the ankle,
+ *     held where it was when that point's contact began (at the first
+ *     contact frame: where the rule puts it, moved as the source's point
+ *     moves until then), moving with the source's ground velocity (CONTACTS)
+ *     and with the horizontal offset of the target's hips from the source's
+ *     (root modes); before and after the contact the pinned point moves
+ *     as the source's moves from the contact's first / last frame. Goal =
+ *     lerp(the rule's ankle, that, w).
+ *   - nothing below the floor: on every frame the ankle goal is raised so
+ *     no foot point is below its rest height by more than the source's
+ *     lowest point is below its own (none when the source's is above).
+ *   - the hips are lowered (at most 0.25 hips heights; never with
+ *     RK_RETARGET_ROOT_LOCK, which holds them) so each leg with w > 0
+ *     reaches its blended goal (reach: 0.999 of the leg's length).
+ *   - each leg whose goal differs from the rule's ankle is turned by the
+ *     runtime's two-bone IK job (rk_two_bone_ik_job, swing mode, reach
+ *     margin 1e-4), the knee bending on the side the rule bent it.
+ *   - with opts.hand_contacts, each hand the source has on the body gets
+ *     the goal: the point of the same body segment at the same fraction
+ *     along it on the target, plus the source's offset from it (hips
+ *     heights); hands touching each other: the midpoint of the target's
+ *     hands plus / minus half the source's offset between them; blended in
+ *     and out like the feet; arms solved like the legs (elbow side kept).
+ *   Every goal left further than 1e-4 hips heights away is counted
+ *   (report.unreached_goals, max_contact_miss) and reported as one warning
+ *   per limb and run of frames. Bones the solve never turned keep the
+ *   rule's keys bit for bit (report.solved_bones lists the others); with
+ *   RK_RETARGET_CONTACTS_OFF the output is the rule's, bit for bit.
+ *
  * COMPARISON (rk_clip_compare)
  *   Both clips sampled at the same times (opts.fps from each clip's start);
  *   for each humanoid bone mapped in both: the angle between the two bones'
@@ -81,7 +127,8 @@
  *   the angle between their world rotations relative to rest
  *   (Ws(t) * Rs^-1 in character frames), and the distance between the joint
  *   positions relative to the hips in hips heights. Maximum, mean and the
- *   time of the maximum per bone.
+ *   time of the maximum per bone. Two animated clips also get the CONTACT
+ *   MEASURES (below, rk_compare_contacts).
  *
  * THREADS, MEMORY
  *   No global state. rk_retarget MODIFIES the target scene (the one
@@ -105,6 +152,105 @@
 #ifdef __cplusplus
 extern "C" {
 #endif
+
+/* ---------------------------------------------------------------------------
+ * Contacts found from a clip (src/retarget/contact_detect.c)
+ *
+ * CONTACTS
+ *   Measured in the skeleton's character frame (hips height = 1, +Y up; the
+ *   floor y = 0 is the height of the lowest foot joint at rest), at frame
+ *   times t_k = k / fps from the clip's start (the last one exactly at its
+ *   end). For each floor point p (the foot = ankle joint, the toes joint =
+ *   ball of the foot, the hand joint):
+ *     height  e_p(k) = y_p(k) - y_p(rest) for feet and toes (the joint's
+ *             height above where it stands when the foot is flat on the
+ *             floor, i.e. its rest height; when the clip's lowest foot
+ *             point, ankle, toes, toe tip or heel as in CONTACT SOLVE, is
+ *             more than on_height below its rest height, a capture whose
+ *             floor is lower than its rest pose's, every rest height is
+ *             lowered by that much); e_p(k) = y_p(k) for hands
+ *     speed   v_p(k) = |(x_p(k+1) - x_p(k-1)) / (t_{k+1} - t_{k-1}) - g|, the
+ *             horizontal part only (x, z; one-sided differences at the
+ *             ends), hips heights per second, against the ground's
+ *             velocity g: the horizontal velocity of the lowest foot point
+ *             (the feet's and toes' lowest e_p) on the frames where that
+ *             e_p < off_height, averaged; averaged again over the frames
+ *             within max(0.5, |average| / 4), then max(0.1, |average| / 10)
+ *             hips heights / s of the last average; 0 when under 0.05
+ *             or averaged over fewer than 5 frames
+ *             (0 for a clip with root motion, the treadmill
+ *             speed of an in-place walk)
+ *     on      when off and e < on_height and v < on_speed; off again when
+ *             e > off_height or v > off_speed (hysteresis).
+ *   Hands: the hands touch each other while the hand joints are closer than
+ *   hand_on_distance (apart again past hand_off_distance); a hand touches
+ *   the body while its joint is that close to a body segment (hips ->
+ *   spine -> chest -> upperChest -> neck -> head, hips -> each upper leg ->
+ *   each lower leg), reported as the segment's second bone.
+ * ------------------------------------------------------------------------- */
+
+typedef enum rk_contact_point {
+	RK_CONTACT_LEFT_FOOT = 0,        /* humanoid leftFoot joint (the ankle) */
+	RK_CONTACT_RIGHT_FOOT,
+	RK_CONTACT_LEFT_TOES,            /* humanoid leftToes joint (ball of the foot) */
+	RK_CONTACT_RIGHT_TOES,
+	RK_CONTACT_LEFT_HAND,            /* humanoid leftHand joint (the wrist) */
+	RK_CONTACT_RIGHT_HAND,
+	RK_CONTACT_POINT_COUNT
+} rk_contact_point;
+
+/* Thresholds; zero fields = the defaults given (hips heights, seconds). */
+typedef struct rk_contact_opts {
+	double on_height;                /* 0 = 0.02 */
+	double off_height;               /* 0 = 0.04 (at least on_height) */
+	double on_speed;                 /* hips heights / s; 0 = 0.25 */
+	double off_speed;                /* 0 = 0.5 (at least on_speed) */
+	double hand_on_distance;         /* 0 = 0.12 */
+	double hand_off_distance;        /* 0 = 0.15 (at least hand_on_distance) */
+	double blend_time;               /* seconds the solve blends in before and out after a
+	                                    contact; 0 = 0.15 */
+} rk_contact_opts;
+
+typedef struct rk_contact_frame {
+	uint8_t floor;                   /* bit (1 << p), p an rk_contact_point: p touches the floor */
+	bool hands_touch;                /* left and right hand touch each other */
+	int8_t hand_body[2];             /* left / right hand: the body segment it touches, named by its
+	                                    second bone (rk_humanoid_bone: spine for hips -> spine,
+	                                    leftUpperLeg for hips -> leftUpperLeg, leftLowerLeg for the
+	                                    left thigh ...), -1 none */
+} rk_contact_frame;
+
+typedef struct rk_contacts {
+	size_t frames;
+	double fps;                      /* frame rate of frame[] */
+	double time_begin;               /* clip time of frame 0 */
+	rk_contact_frame *frame;         /* frames entries (opts.allocator memory; rk_contacts_free) */
+	double rest_height[RK_CONTACT_POINT_COUNT];   /* y_p(rest) (lowered to the clip's floor, see
+	                                                 height), hips heights (0 for hands) */
+	rk_vec3 ground_velocity;         /* g, character frame, hips heights / s */
+	size_t contact_frames[RK_CONTACT_POINT_COUNT];
+	size_t hand_pair_frames, hand_body_frames[2];
+	rk_allocator allocator;          /* what frame[] came from */
+} rk_contacts;
+
+/* Finds CONTACTS of `clip` (a clip of `scene`, sampled at fps: 0 = the
+ * scene's frame rate, 30 if unset) for humanoid `h` (NULL = detected) in
+ * rest `rest`. opts NULL = defaults; allocator zero = malloc/free.
+ * False with err on bad arguments (a clip not of the scene, thresholds not
+ * finite or negative, a humanoid not valid, no feet), or memory; then out
+ * holds nothing to free. Reads the scene only (thread safe on a const
+ * scene). */
+bool rk_contacts_detect(const rk_scene *scene, const rk_anim_clip *clip, const rk_humanoid *h, rk_rest_mode rest,
+	double fps, const rk_contact_opts *opts, const rk_allocator *allocator, rk_contacts *out, rk_error *err);
+void rk_contacts_free(rk_contacts *contacts);
+
+/* "leftFoot", "rightFoot", "leftToes", "rightToes", "leftHand", "rightHand", or "unknown". */
+const char *rk_contact_point_name(rk_contact_point p);
+
+typedef enum rk_retarget_contacts {
+	RK_RETARGET_CONTACTS_FEET = 0,   /* the CONTACT SOLVE for feet and toes (default) */
+	RK_RETARGET_CONTACTS_OFF         /* the retargeting rule alone */
+} rk_retarget_contacts;
 
 /* ---------------------------------------------------------------------------
  * Retargeting
@@ -210,9 +356,18 @@ typedef struct rk_retarget_opts {
 	size_t memory_limit;                 /* bytes of temporaries; 0 = 4 GiB (1.5 GiB with 32-bit size_t);
 	                                        exceeded: RK_ERROR_LIMIT */
 	/* Reporting (rk_warning_fn, scene.h): humanoid bones mapped in only one
-	 * of the two skeletons (they get no track). NULL = not reported. */
+	 * of the two skeletons (they get no track), and every contact goal the
+	 * CONTACT SOLVE could not reach (one warning per limb and run of frames).
+	 * NULL = not reported. */
 	rk_warning_fn *warning;
 	void *warning_user;
+
+	/* Contacts (CONTACT SOLVE below). */
+	rk_retarget_contacts contacts;       /* default RK_RETARGET_CONTACTS_FEET; _OFF = the rule alone
+	                                        (bit for bit the output without the solve) */
+	bool hand_contacts;                  /* also keep the source's hand contacts (hand with hand, hand
+	                                        with the body); default false */
+	const rk_contact_opts *contact_opts; /* detection thresholds; NULL = defaults */
 } rk_retarget_opts;
 
 typedef struct rk_retarget_report {
@@ -234,7 +389,17 @@ typedef struct rk_retarget_report {
 	double max_direction_error;      /* radians: worst angle, over all frames and mapped bones
 	                                    with a mapped child, between the target's and the source's
 	                                    bone directions, measured on the result (0 up to rounding;
-	                                    with foot_ik the upper and lower legs are not counted) */
+	                                    with foot_ik the upper and lower legs are not counted, nor
+	                                    the bones the CONTACT SOLVE turned: solved_bones) */
+	/* CONTACT SOLVE (zero with RK_RETARGET_CONTACTS_OFF) */
+	size_t contact_frames[RK_CONTACT_POINT_COUNT];   /* source frames with each point on the floor */
+	size_t hand_pair_frames;         /* source frames with the hands touching each other */
+	size_t hand_body_frames[2];      /* source frames with the left / right hand on the body */
+	bool solved_bones[RK_HUMANOID_BONE_COUNT];   /* bones the solve turned in some frame */
+	size_t solved_frames;            /* frames where the solve changed something */
+	size_t unreached_goals;          /* (limb, frame) goals left out of reach (each also a warning) */
+	double max_contact_miss;         /* largest distance left to a goal, target hips heights */
+	double max_hips_drop;            /* largest lowering of the hips so the legs reach, hips heights */
 } rk_retarget_report;
 
 /* Retargets `clip` (a clip of `source`) onto `target`: adds one clip with a
@@ -392,7 +557,48 @@ typedef struct rk_compare_opts {
 	 * of the two skeletons (not compared). NULL = not reported. */
 	rk_warning_fn *warning;
 	void *warning_user;
+	const rk_contact_opts *contact_opts;   /* CONTACT MEASURES thresholds; NULL = defaults */
 } rk_compare_opts;
+
+/* CONTACT MEASURES (rk_compare_result.contacts): A is taken as the source,
+ * B as its retargeted result. Contacts (CONTACTS) are found on both sides
+ * at the compared frames, B's with A's ground velocity and in the space
+ * that moves with B's hips' horizontal offset from A's (so a result made
+ * with --root in-place is measured like one with keep). Heights are each
+ * side's e_p (CONTACTS) in its own hips heights.
+ *   floor_penetration   max over frames where A's foot or toes point p is on
+ *                       the floor of max(0, -e_p) on B (its heel and toe
+ *                       tip too, as in CONTACT SOLVE; the tip when both
+ *                       sides have one); b_/a_floor_penetration_any: over every
+ *                       frame (A's own is a reference: what B may copy)
+ *   foot_slide          per foot, the contact point (the toes when A's toes
+ *                       touch, else the ankle) at consecutive frames k-1, k
+ *                       where A's same point touches at both: B's horizontal
+ *                       speed, max (and mean) over them; hips heights / s
+ *                       and m/s (B's hips height x unit_meters); a_foot_slide
+ *                       is A's own
+ *   agreement           of A's (foot, frame) floor contacts (the ankle or
+ *                       the toes on the floor), the fraction where B's same
+ *                       foot touches the floor too: its ankle or toes, or
+ *                       its heel or toe tip within on_height of its rest
+ *                       height and sliding slower than off_speed (longer
+ *                       toes than A's raise the ball); 1 when A has none
+ *   hand_contact_error  max over frames where A's hands touch each other or
+ *                       the body of |(B hand - B partner) - (A hand - A
+ *                       partner)|, partners the other hand or the nearest
+ *                       point of the same body segment (same fraction
+ *                       along it), hips heights (0 when none) */
+typedef struct rk_compare_contacts {
+	size_t a_contact_frames;         /* A's (foot, frame) floor contacts */
+	size_t kept_frames;              /* of them, on the floor in B too */
+	double agreement;
+	double floor_penetration;
+	double b_floor_penetration_any, a_floor_penetration_any;
+	double foot_slide, mean_foot_slide, foot_slide_mps;
+	double a_foot_slide;
+	size_t hand_contact_frames;      /* A's frames with a hand contact */
+	double hand_contact_error;
+} rk_compare_contacts;
 
 typedef struct rk_compare_bone {
 	bool compared;                   /* mapped in both */
@@ -409,6 +615,7 @@ typedef struct rk_compare_result {
 	double max_direction_angle, max_rotation_angle, max_position_error;   /* over all bones */
 	rk_rest_mode a_rest, b_rest;     /* the rest each skeleton was taken in: RK_REST_BIND or
 	                                    RK_REST_STORED (rigkit/rest.h) */
+	rk_compare_contacts contacts;    /* CONTACT MEASURES (both clips animated; zero otherwise) */
 } rk_compare_result;
 
 /* Compares clip a_clip of scene a with b_clip of b (either clip may be NULL:

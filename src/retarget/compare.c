@@ -33,6 +33,7 @@
  *   fine.
  */
 #include "retarget/retarget_internal.h"
+#include "retarget/contact_internal.h"
 
 #include <math.h>
 #include <string.h>
@@ -119,6 +120,22 @@ static bool rki_compare_run(const rk_scene *a, const rk_anim_clip *a_clip, const
 	}
 	rki_compare_acc acc[RK_HUMANOID_BONE_COUNT];
 	memset(acc, 0, sizeof(acc));
+	/* CONTACT MEASURES: both animated sides' poses kept for after the loop */
+	rki_humanoid_pose *keep = NULL;
+	double *keep_t = NULL;
+	size_t keep_bytes = 0;
+	if (a_clip && b_clip && frames <= ((size_t)-1) / (2 * sizeof(rki_humanoid_pose) + 2 * sizeof(rk_contact_frame) + 8)) {
+		keep_bytes = frames * (2 * sizeof(rki_humanoid_pose) + 2 * sizeof(rk_contact_frame) + sizeof(double));
+		keep = (rki_humanoid_pose *)rki_malloc(tmp, keep_bytes);
+		if (!keep) {
+			rki_error_set(err, tmp->limit_hit ? RK_ERROR_LIMIT : RK_ERROR_OUT_OF_MEMORY,
+				"cannot keep %zu frames of poses for the contact measures", frames);
+			rki_pose_buffer_free(&bufa);
+			rki_pose_buffer_free(&bufb);
+			return false;
+		}
+		keep_t = (double *)(void *)(keep + 2 * frames);
+	}
 	bool ok = true;
 	for (size_t f = 0; f < frames && ok; f++) {
 		double t = f + 1 == frames ? duration : (double)f / fps;
@@ -142,6 +159,7 @@ static bool rki_compare_run(const rk_scene *a, const rk_anim_clip *a_clip, const
 			if (ok) rki_humanoid_pose_from(hb, &fb, w, &pb);
 		}
 		if (!ok) break;
+		if (keep) keep[f] = pa, keep[frames + f] = pb, keep_t[f] = t;
 		rk_vec3 hips_a = pa.position[RK_HUMANOID_HIPS], hips_b = pb.position[RK_HUMANOID_HIPS];
 		for (int k = 0; k < RK_HUMANOID_BONE_COUNT; k++) {
 			if (!both.bones[k]) continue;
@@ -170,6 +188,22 @@ static bool rki_compare_run(const rk_scene *a, const rk_anim_clip *a_clip, const
 	}
 	rki_pose_buffer_free(&bufa);
 	rki_pose_buffer_free(&bufb);
+	if (ok && keep) {
+		bool usable[RK_HUMANOID_BONE_COUNT];
+		for (int k = 0; k < RK_HUMANOID_BONE_COUNT; k++) usable[k] = both.bones[k] != NULL;
+		rki_contact_rig ga, gb;
+		rki_contact_rig_init(&ga, ha, usable, &fa, ra->world, &rest_a);
+		rki_contact_rig_init(&gb, hb, usable, &fb, rb->world, &rest_b);
+		rk_contact_opts co;
+		rki_contact_opts_resolve(&co, o.contact_opts);
+		ok = rki_contact_opts_check(&co, err);
+		rk_contact_frame *ca = (rk_contact_frame *)(void *)(keep_t + frames);
+		double mpu = b->settings.unit_meters > 0.0 ? b->settings.unit_meters : 1.0;
+		if (ok)
+			rki_contact_measure(&ga, &gb, usable, &rest_a, &rest_b, keep, keep + frames, keep_t, frames, &co, fb.unit * mpu,
+				ca, ca + frames, &out->contacts);
+	}
+	if (keep) rki_free(tmp, keep, keep_bytes);
 	if (!ok) {
 		memset(out, 0, sizeof(*out));
 		return false;

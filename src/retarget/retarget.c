@@ -24,6 +24,7 @@
  *   the hips' ancestors are not animated.
  */
 #include "retarget/retarget_internal.h"
+#include "retarget/contact_internal.h"
 #include "retarget/retarget_twist.h"
 #include "retarget/retarget_root.h"
 #include "scene/scene_internal.h"
@@ -145,6 +146,7 @@ typedef struct rki_retarget {
 	bool foot_ik;
 	const rki_twist *twist;                  /* twist joints (retarget_twist.c); NULL = none */
 	const rki_root *root;                    /* root motion (retarget_root.c); NULL or off = none */
+	bool skip_dir[RK_HUMANOID_BONE_COUNT];   /* turned by the contact solve: not in max_direction_error */
 } rki_retarget;
 
 /* World rotations of every target node for the current frame: mapped
@@ -390,6 +392,7 @@ static double rki_direction_error(const rki_retarget *r, const rki_humanoid_pose
 		if (r->foot_ik && (b == RK_HUMANOID_LEFT_UPPER_LEG || b == RK_HUMANOID_LEFT_LOWER_LEG ||
 			b == RK_HUMANOID_RIGHT_UPPER_LEG || b == RK_HUMANOID_RIGHT_LOWER_LEG))
 			continue;   /* turned by the foot IK on purpose */
+		if (r->skip_dir[b]) continue;   /* and by the contact solve */
 		int c = rki_humanoid_direction_child(&both, (rk_humanoid_bone)b);
 		if (c < 0) continue;
 		rk_vec3 ds = rk_vec3_sub(src->position[c], src->position[b]);
@@ -420,6 +423,10 @@ rk_anim_clip *rk_retarget(rk_scene *target, const rk_scene *source, const rk_ani
 	if (o.root != RK_RETARGET_ROOT_KEEP && o.root != RK_RETARGET_ROOT_IN_PLACE && o.root != RK_RETARGET_ROOT_LOCK &&
 		o.root != RK_RETARGET_ROOT_EXTRACT) {
 		rki_error_set(err, RK_ERROR_INVALID_ARGUMENT, "unknown root motion mode %d", (int)o.root);
+		return NULL;
+	}
+	if (o.contacts != RK_RETARGET_CONTACTS_FEET && o.contacts != RK_RETARGET_CONTACTS_OFF) {
+		rki_error_set(err, RK_ERROR_INVALID_ARGUMENT, "unknown contacts mode %d", (int)o.contacts);
 		return NULL;
 	}
 	if (!(o.fps >= 0.0) || !isfinite(o.fps)) {
@@ -478,6 +485,7 @@ rk_anim_clip *rk_retarget(rk_scene *target, const rk_scene *source, const rk_ani
 	rki_alloc tmp; /* every temporary, within opts.memory_limit */
 	rki_alloc_init(&tmp, &o.allocator, o.memory_limit, 0);
 	rk_anim_clip *result = NULL;
+	rki_contact_solver *contact = NULL;   /* CONTACT SOLVE (retarget_contact.c) */
 	size_t rot_extra = 0, trans_extra = 0, scale_extra = 0;   /* constant tracks holding a bind rest */
 	if (!rki_rest_table_init(&rest_src, source, o.rest, &tmp, err) ||
 		!rki_char_frame_from_rest(source, r.hs, rest_src.world, &r.fs, err)) {
@@ -604,6 +612,16 @@ rk_anim_clip *rk_retarget(rk_scene *target, const rk_scene *source, const rk_ani
 	rki_translation_solve hips_solve;
 	memset(&hips_solve, 0, sizeof(hips_solve));
 	bool hips_solve_ok = hips_solve_once && rki_translation_solve_init(hips, RK_QUAT_IDENTITY, &hips_solve);
+	if (o.contacts == RK_RETARGET_CONTACTS_FEET) {
+		rki_contact_setup cset = {
+			.source = source, .target = target, .clip = clip, .hs = r.hs, .ht = r.ht, .use = r.use,
+			.fs = &r.fs, .ft = &r.ft, .rest_s = &r.rest_s, .rest_t = &r.rest_t, .rest_world_s = rest_src.world,
+			.rest_world_t = rest_dst.world, .times = times, .frames = frames, .hands = o.hand_contacts,
+			.hips_locked = o.root == RK_RETARGET_ROOT_LOCK,
+			.opts = o.contact_opts, .warning = o.warning, .warning_user = o.warning_user,
+		};
+		if (!(contact = rki_contact_solver_create(&cset, &tmp, err))) goto done;
+	}
 	rk_vec3 first_delta = { 0, 0, 0 };
 	rk_quat hips_rot_value = RK_QUAT_IDENTITY;
 	double foot_miss = 0.0;
@@ -672,6 +690,11 @@ rk_anim_clip *rk_retarget(rk_scene *target, const rk_scene *source, const rk_ani
 				double miss = rki_leg_ik(&r, legs[side][0], legs[side][1], legs[side][2], goal, forward) / r.ft.unit;
 				if (miss > foot_miss) foot_miss = miss;
 			}
+			rki_world_rotations(&r);
+		}
+		if (contact) {
+			rki_contact_solver_frame(contact, k, r.wbone, &hips_char);
+			world_pos = rki_char_from_world_point(&r.ft, hips_char);
 			rki_world_rotations(&r);
 		}
 		if (twist.count) rki_twist_apply(&twist, r.world, r.rest_world);
@@ -779,6 +802,7 @@ rk_anim_clip *rk_retarget(rk_scene *target, const rk_scene *source, const rk_ani
 
 	rk_anim_clip c = rki_one_layer_clip(layer, "retarget", tracks, track_count, name, clip->time_begin,
 		clip->time_end);
+	if (contact) rki_contact_solver_report(contact, report, r.skip_dir);
 	/* Report, measured on the result: the new clip evaluated on the target. */
 	if (report) {
 		report->mapped_bones = mapped;
@@ -823,6 +847,7 @@ done:
 		report->target_rest = rest_dst.report.used;
 		report->rest_tracks = rot_extra + trans_extra + scale_extra;
 	}
+	rki_contact_solver_destroy(contact);
 	rki_rest_table_free(&rest_src);
 	rki_rest_table_free(&rest_dst);
 	if (r.rest_track) rki_free(&tmp, r.rest_track, nodes);

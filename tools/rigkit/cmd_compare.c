@@ -173,6 +173,23 @@ int cli_cmd_compare(cli_ctx *ctx, int argc, char **argv)
 		cli_json_number(&j, "max_position_hips", res.max_position_error);
 		if (worst >= 0) cli_json_string(&j, "worst_bone", rk_humanoid_bone_name((rk_humanoid_bone)worst));
 		else cli_json_null(&j, "worst_bone");
+		if (side[0].clip && side[1].clip) {
+			const rk_compare_contacts *ct = &res.contacts;
+			cli_json_object(&j, "contacts");
+			cli_json_int(&j, "a_contact_frames", (long long)ct->a_contact_frames);
+			cli_json_int(&j, "kept_frames", (long long)ct->kept_frames);
+			cli_json_number(&j, "agreement", ct->agreement);
+			cli_json_number(&j, "floor_penetration_hips", ct->floor_penetration);
+			cli_json_number(&j, "b_floor_penetration_any_hips", ct->b_floor_penetration_any);
+			cli_json_number(&j, "a_floor_penetration_any_hips", ct->a_floor_penetration_any);
+			cli_json_number(&j, "foot_slide_hips_per_s", ct->foot_slide);
+			cli_json_number(&j, "mean_foot_slide_hips_per_s", ct->mean_foot_slide);
+			cli_json_number(&j, "foot_slide_m_per_s", ct->foot_slide_mps);
+			cli_json_number(&j, "a_foot_slide_hips_per_s", ct->a_foot_slide);
+			cli_json_int(&j, "hand_contact_frames", (long long)ct->hand_contact_frames);
+			cli_json_number(&j, "hand_contact_error_hips", ct->hand_contact_error);
+			cli_json_close_object(&j);
+		}
 		cli_json_array(&j, "bones");
 		for (int k = 0; k < RK_HUMANOID_BONE_COUNT; k++) {
 			const rk_compare_bone *c = &res.bones[k];
@@ -215,6 +232,15 @@ int cli_cmd_compare(cli_ctx *ctx, int argc, char **argv)
 			printf(" (largest rotation: %s, %.2f deg at %.3f s)", rk_humanoid_bone_name((rk_humanoid_bone)worst),
 				res.bones[worst].max_rotation_angle * CLI_DEG, res.bones[worst].worst_time);
 		printf("\n");
+		if (side[0].clip && side[1].clip) {
+			const rk_compare_contacts *ct = &res.contacts;
+			printf("contacts (a = source): %zu foot/toe contact frames in a, %.1f%% kept in b; floor penetration %.2f%% "
+				"of hips height at a's contacts (%.2f%% any frame; a: %.2f%%); planted-foot slide max %.4f hips heights/s "
+				"(%.4f m/s; a: %.4f); %zu hand contact frames, hand contact error %.2f%% of hips height\n",
+				ct->a_contact_frames, ct->agreement * 100.0, ct->floor_penetration * 100.0,
+				ct->b_floor_penetration_any * 100.0, ct->a_floor_penetration_any * 100.0, ct->foot_slide,
+				ct->foot_slide_mps, ct->a_foot_slide, ct->hand_contact_frames, ct->hand_contact_error * 100.0);
+		}
 	}
 	rk_scene_free(side[0].scene);
 	rk_scene_free(side[1].scene);

@@ -43,7 +43,15 @@ const cli_spec cli_humanoid_spec = {
 typedef struct cli_retarget_cmd_args {
 	const char *name, *source_map, *target_map;
 	bool drop_target;
+	int contacts;                  /* rk_retarget_contacts */
+	bool hand_contacts;
 } cli_retarget_cmd_args;
+
+static const cli_enum_name cli_contacts_names[] = {
+	{ "on", RK_RETARGET_CONTACTS_FEET },
+	{ "off", RK_RETARGET_CONTACTS_OFF },
+	{ NULL, 0 },
+};
 
 static const cli_opt cli_retarget_cmd_rows[] = {
 	{ .name = "--name", .kind = CLI_OPT_STRING, .offset = offsetof(cli_retarget_cmd_args, name), .metavar = "NAME",
@@ -54,6 +62,12 @@ static const cli_opt cli_retarget_cmd_rows[] = {
 		.metavar = "FILE", .help = "bone map corrections of TARGET" },
 	{ .name = "--drop-target-clips", .kind = CLI_OPT_FLAG, .offset = offsetof(cli_retarget_cmd_args, drop_target),
 		.help = "write only the new clips" },
+	{ .name = "--contacts", .kind = CLI_OPT_ENUM, .offset = offsetof(cli_retarget_cmd_args, contacts),
+		.names = cli_contacts_names, .metavar = "on|off",
+		.help = "on (default): feet and toes the source has on the floor\nsit on the target's floor and do not "
+			"slide (IK);\noff: the bone direction rule alone (docs/retarget.md)" },
+	{ .name = "--hand-contacts", .kind = CLI_OPT_FLAG, .offset = offsetof(cli_retarget_cmd_args, hand_contacts),
+		.help = "also keep the source's hand contacts (hands together,\nhands on the body)" },
 };
 static const cli_opt_table cli_retarget_cmd_table = CLI_TABLE("options", cli_retarget_cmd_rows);
 
@@ -72,7 +86,9 @@ const cli_spec cli_retarget_spec = {
 		"times; --rebase-time moves every clip to 0 in glTF output).\n"
 		"\n",
 	.footer = "With --json: the report (per clip: bones, frames, tracks, hips heights,\n"
-		"max bone direction error) as one JSON document.\n",
+		"max bone direction error, contacts: the source's contact runs in seconds and\n"
+		"the contact solve's counts) as one JSON document. A contact goal out of\n"
+		"reach is a warning on stderr.\n",
 	.operands = "SOURCE TARGET OUT", .min_operands = 3, .max_operands = 3,
 	.tables = { &cli_retarget_cmd_table, &cli_retarget_table, &cli_gltf_out_table, &cli_load_table },
 };
@@ -277,6 +293,70 @@ int cli_cmd_humanoid(cli_ctx *ctx, int argc, char **argv)
 
 /* ---- retarget ----------------------------------------------------------------- */
 
+/* rk_retarget's warnings shown: the contact solve's goals out of reach
+ * (the others, bones mapped on one side only, stay quiet as before). */
+static void cli_contact_warning(void *user, const rk_warning *w)
+{
+	if (!strncmp(w->message, "contact solve:", 14)) cli_writer_warning(user, w);
+}
+
+/* Contact p of frame f: a floor point (rk_contact_point), then the hands
+ * together, the left and the right hand on the body. */
+static bool cli_contact_on(const rk_contact_frame *f, int p)
+{
+	if (p < RK_CONTACT_POINT_COUNT) return ((f->floor >> p) & 1u) != 0;
+	if (p == RK_CONTACT_POINT_COUNT) return f->hands_touch;
+	return f->hand_body[p - RK_CONTACT_POINT_COUNT - 1] >= 0;
+}
+
+/* The contact part of one clip's JSON report: the solve's counts and the
+ * source's contacts as runs of [begin, end] seconds per point. */
+static void cli_retarget_json_contacts(cli_json *j, const rk_retarget_opts *ro, const rk_retarget_report *r,
+	const rk_scene *src, const rk_anim_clip *clip)
+{
+	cli_json_object(j, "contacts");
+	cli_json_string(j, "mode", ro->contacts == RK_RETARGET_CONTACTS_OFF ? "off" : "on");
+	cli_json_bool(j, "hand_contacts", ro->hand_contacts);
+	if (ro->contacts != RK_RETARGET_CONTACTS_OFF) {
+		cli_json_int(j, "solved_frames", (long long)r->solved_frames);
+		cli_json_int(j, "unreached_goals", (long long)r->unreached_goals);
+		cli_json_number(j, "max_contact_miss", r->max_contact_miss);
+		cli_json_number(j, "max_hips_drop", r->max_hips_drop);
+		cli_json_array(j, "solved_bones");
+		for (int b = 0; b < RK_HUMANOID_BONE_COUNT; b++)
+			if (r->solved_bones[b]) cli_json_string(j, NULL, rk_humanoid_bone_name((rk_humanoid_bone)b));
+		cli_json_close_array(j);
+	}
+	rk_contacts cs;
+	rk_error err;
+	if (rk_contacts_detect(src, clip, ro->source_humanoid, ro->rest, ro->fps, ro->contact_opts, NULL, &cs, &err)) {
+		cli_json_object(j, "source");
+		cli_json_number(j, "fps", cs.fps);
+		for (int p = 0; p <= RK_CONTACT_POINT_COUNT + 2; p++) {
+			const char *key = p < RK_CONTACT_POINT_COUNT ? rk_contact_point_name((rk_contact_point)p)
+				: p == RK_CONTACT_POINT_COUNT ? "handsTogether" : p == RK_CONTACT_POINT_COUNT + 1 ? "leftHandOnBody"
+				: "rightHandOnBody";
+			cli_json_array(j, key);
+			for (size_t k = 0; k < cs.frames; k++) {
+				bool on = cli_contact_on(&cs.frame[k], p);
+				if (on && (k == 0 || !cli_contact_on(&cs.frame[k - 1], p))) {
+					cli_json_array(j, NULL);
+					cli_json_number(j, NULL, (double)k / cs.fps);
+				}
+				if (on && (k + 1 == cs.frames || !cli_contact_on(&cs.frame[k + 1], p))) {
+					double t = (double)k / cs.fps, d = clip->time_end - clip->time_begin;
+					cli_json_number(j, NULL, t < d ? t : d);
+					cli_json_close_array(j);
+				}
+			}
+			cli_json_close_array(j);
+		}
+		cli_json_close_object(j);
+		rk_contacts_free(&cs);
+	}
+	cli_json_close_object(j);
+}
+
 int cli_cmd_retarget(cli_ctx *ctx, int argc, char **argv)
 {
 	cli_retarget_cmd_args a = { 0 };
@@ -293,6 +373,10 @@ int cli_cmd_retarget(cli_ctx *ctx, int argc, char **argv)
 	size_t clip_count = ra.clips.count;
 	const char *name = a.name, *source_map = a.source_map, *target_map = a.target_map;
 	rk_retarget_opts ro = ra.ro;
+	ro.contacts = (rk_retarget_contacts)a.contacts;
+	ro.hand_contacts = a.hand_contacts;
+	ro.warning = cli_contact_warning;
+	ro.warning_user = ctx;
 	bool json = ctx->json, drop_target = a.drop_target;
 	if (name && clip_count > 1) return cli_usage(ctx, "--name needs exactly one --clip");
 	int format = 0;
@@ -459,6 +543,7 @@ int cli_cmd_retarget(cli_ctx *ctx, int argc, char **argv)
 				cli_json_bool(&j, "root_node_added", root_added);
 				cli_json_number(&j, "root_travel_hips", r->root_travel);
 			}
+			cli_retarget_json_contacts(&j, &ro, r, src, &src->clips.data[picked[c]]);
 			cli_json_close_object(&j);
 		}
 		cli_json_close_array(&j);

@@ -1,0 +1,561 @@
+/*
+ * src/retarget/contact_detect.c - contacts found from a clip (rigkit/retarget.h,
+ * CONTACTS) and the contact measures of rk_clip_compare (CONTACT MEASURES).
+ *
+ * FEATURES
+ *   Feet, toes and hands on the floor (height above the joint's rest
+ *   height and speed, with hysteresis), hands touching each other and
+ *   hands touching the body (distance of the hand joint to segments between
+ *   body joints), all in the skeleton's character frame so the thresholds
+ *   are in hips heights whatever the file's units.
+ *
+ * RESTRICTIONS
+ *   Joints only: the floor under a joint is its rest height (the rest pose
+ *   is taken as standing flat on the floor), the body is a set of segments
+ *   between joints (no mesh surface), a hand is its wrist joint.
+ */
+#include "retarget/contact_internal.h"
+
+#include <math.h>
+#include <string.h>
+
+void rki_contact_opts_resolve(rk_contact_opts *out, const rk_contact_opts *in)
+{
+	if (in) *out = *in;
+	else memset(out, 0, sizeof(*out));
+	if (out->on_height == 0.0) out->on_height = 0.02;
+	if (out->off_height == 0.0) out->off_height = out->on_height > 0.04 ? out->on_height : 0.04;
+	if (out->on_speed == 0.0) out->on_speed = 0.25;
+	if (out->off_speed == 0.0) out->off_speed = out->on_speed > 0.5 ? out->on_speed : 0.5;
+	if (out->hand_on_distance == 0.0) out->hand_on_distance = 0.12;
+	if (out->hand_off_distance == 0.0)
+		out->hand_off_distance = out->hand_on_distance > 0.15 ? out->hand_on_distance : 0.15;
+	if (out->blend_time == 0.0) out->blend_time = 0.15;
+}
+
+bool rki_contact_opts_check(const rk_contact_opts *o, rk_error *err)
+{
+	const struct { const char *name; double v; } f[] = {
+		{ "on_height", o->on_height }, { "off_height", o->off_height }, { "on_speed", o->on_speed },
+		{ "off_speed", o->off_speed }, { "hand_on_distance", o->hand_on_distance },
+		{ "hand_off_distance", o->hand_off_distance }, { "blend_time", o->blend_time },
+	};
+	for (size_t i = 0; i < sizeof(f) / sizeof(f[0]); i++) {
+		if (!isfinite(f[i].v) || f[i].v < 0.0 || f[i].v > 1e6) {
+			rki_error_set(err, RK_ERROR_INVALID_ARGUMENT, "contact option %s = %g: expected 0 (default) or a positive "
+				"finite value", f[i].name, f[i].v);
+			return false;
+		}
+	}
+	if (o->off_height < o->on_height || o->off_speed < o->on_speed || o->hand_off_distance < o->hand_on_distance) {
+		rki_error_set(err, RK_ERROR_INVALID_ARGUMENT,
+			"contact options: an off threshold (height %g, speed %g, distance %g) is below its on threshold (%g, %g, %g)",
+			o->off_height, o->off_speed, o->hand_off_distance, o->on_height, o->on_speed, o->hand_on_distance);
+		return false;
+	}
+	return true;
+}
+
+static const rk_humanoid_bone k_point_bone[RK_CONTACT_POINT_COUNT] = {
+	RK_HUMANOID_LEFT_FOOT, RK_HUMANOID_RIGHT_FOOT, RK_HUMANOID_LEFT_TOES, RK_HUMANOID_RIGHT_TOES,
+	RK_HUMANOID_LEFT_HAND, RK_HUMANOID_RIGHT_HAND,
+};
+
+const char *rk_contact_point_name(rk_contact_point p)
+{
+	if ((int)p < 0 || p >= RK_CONTACT_POINT_COUNT) return "unknown";
+	return rk_humanoid_bone_name(k_point_bone[p]);
+}
+
+void rki_contact_rig_init(rki_contact_rig *g, const rk_humanoid *h, const bool *usable, const rki_char_frame *f,
+	const rk_mat4 *rest_world, const rki_humanoid_pose *rest)
+{
+	memset(g, 0, sizeof(*g));
+	for (int p = 0; p < RK_CONTACT_POINT_COUNT; p++) {
+		int b = (int)k_point_bone[p];
+		g->bone[p] = usable[b] && h->bones[b] ? b : -1;
+		g->rest_height[p] = g->bone[p] >= 0 && p < RK_CONTACT_LEFT_HAND ? rest->position[b].y : 0.0;
+	}
+	for (int side = 0; side < 2; side++) {
+		int t = g->bone[RK_CONTACT_LEFT_TOES + side];
+		if (t < 0 || !h->bones[t]->children.count) continue;
+		/* the toes joint's first child node: the toe tip of Mixamo / RPM rigs */
+		const rk_node *c = h->bones[t]->children.data[0];
+		g->has_tip[side] = true;
+		g->tip_rest[side] = rki_char_point(f, rk_mat4_get_translation(rest_world[c->index]));
+	}
+	for (int side = 0; side < 2; side++) {
+		int a = g->bone[RK_CONTACT_LEFT_FOOT + side], t = g->bone[RK_CONTACT_LEFT_TOES + side];
+		if (a < 0) continue;
+		double low = rest->position[a].y;
+		if (t >= 0 && rest->position[t].y < low) low = rest->position[t].y;
+		if (g->has_tip[side] && g->tip_rest[side].y < low) low = g->tip_rest[side].y;
+		g->heel_rest[side] = (rk_vec3){ rest->position[a].x, low, rest->position[a].z };
+	}
+}
+
+rk_vec3 rki_contact_heel(const rki_contact_rig *g, const rki_humanoid_pose *rest, const rki_humanoid_pose *p, int side)
+{
+	int a = g->bone[RK_CONTACT_LEFT_FOOT + side];
+	rk_quat turn = rk_quat_mul(p->rotation[a], rk_quat_conjugate(rest->rotation[a]));
+	return rk_vec3_add(p->position[a], rk_quat_rotate(turn, rk_vec3_sub(g->heel_rest[side], rest->position[a])));
+}
+
+rk_vec3 rki_contact_tip(const rki_contact_rig *g, const rki_humanoid_pose *rest, const rki_humanoid_pose *p, int side)
+{
+	int t = g->bone[RK_CONTACT_LEFT_TOES + side];
+	rk_quat turn = rk_quat_mul(p->rotation[t], rk_quat_conjugate(rest->rotation[t]));
+	return rk_vec3_add(p->position[t], rk_quat_rotate(turn, rk_vec3_sub(g->tip_rest[side], rest->position[t])));
+}
+
+size_t rki_body_segments(const bool *usable, int seg[RKI_BODY_SEGMENTS][2])
+{
+	static const int trunk[] = { RK_HUMANOID_HIPS, RK_HUMANOID_SPINE, RK_HUMANOID_CHEST, RK_HUMANOID_UPPER_CHEST,
+		RK_HUMANOID_NECK, RK_HUMANOID_HEAD };
+	size_t n = 0;
+	int prev = -1;
+	for (size_t i = 0; i < sizeof(trunk) / sizeof(trunk[0]); i++) {
+		if (!usable[trunk[i]]) continue;
+		if (prev >= 0) seg[n][0] = prev, seg[n][1] = trunk[i], n++;
+		prev = trunk[i];
+	}
+	static const int legs[4][2] = {
+		{ RK_HUMANOID_HIPS, RK_HUMANOID_LEFT_UPPER_LEG }, { RK_HUMANOID_HIPS, RK_HUMANOID_RIGHT_UPPER_LEG },
+		{ RK_HUMANOID_LEFT_UPPER_LEG, RK_HUMANOID_LEFT_LOWER_LEG },
+		{ RK_HUMANOID_RIGHT_UPPER_LEG, RK_HUMANOID_RIGHT_LOWER_LEG },
+	};
+	for (int i = 0; i < 4; i++)
+		if (usable[legs[i][0]] && usable[legs[i][1]]) seg[n][0] = legs[i][0], seg[n][1] = legs[i][1], n++;
+	return n;
+}
+
+int rki_body_segment_find(int seg[RKI_BODY_SEGMENTS][2], size_t count, int end)
+{
+	/* a segment is named by its second bone (the hips start three) */
+	for (size_t i = 0; i < count; i++)
+		if (seg[i][1] == end) return (int)i;
+	return -1;
+}
+
+double rki_segment_fraction(rk_vec3 a, rk_vec3 b, rk_vec3 p)
+{
+	rk_vec3 ab = rk_vec3_sub(b, a);
+	double l2 = rk_vec3_dot(ab, ab);
+	if (!(l2 > 0.0)) return 0.0;
+	double u = rk_vec3_dot(rk_vec3_sub(p, a), ab) / l2;
+	return u < 0.0 ? 0.0 : u > 1.0 ? 1.0 : u;
+}
+
+/* Nearest usable body segment to p within `limit`: its index, or -1. */
+static int rki_nearest_segment(int seg[RKI_BODY_SEGMENTS][2], size_t count, const rki_humanoid_pose *pose, rk_vec3 p,
+	double limit)
+{
+	int best = -1;
+	double best_d = limit;
+	for (size_t i = 0; i < count; i++) {
+		rk_vec3 a = pose->position[seg[i][0]], b = pose->position[seg[i][1]];
+		double u = rki_segment_fraction(a, b, p);
+		double d = rk_vec3_length(rk_vec3_sub(p, rk_vec3_lerp(a, b, u)));
+		if (d < best_d) best_d = d, best = (int)i;
+	}
+	return best;
+}
+
+/* Central-difference velocity of bone b at frame k (hips heights / s). */
+static rk_vec3 rki_velocity(const rki_humanoid_pose *poses, const double *times, size_t frames, size_t k, int b)
+{
+	size_t k0 = k > 0 ? k - 1 : k, k1 = k + 1 < frames ? k + 1 : k;
+	double dt = times[k1] - times[k0];
+	if (!(dt > 0.0)) return (rk_vec3){ 0, 0, 0 };
+	return rk_vec3_scale(rk_vec3_sub(poses[k1].position[b], poses[k0].position[b]), 1.0 / dt);
+}
+
+rk_vec3 rki_ground_velocity(const rki_contact_rig *g, const rki_humanoid_pose *poses, const double *times,
+	size_t frames, double near)
+{
+	/* the horizontal velocity of the lowest foot point on the frames where
+	 * it is within `near` of its floor height, averaged, then averaged
+	 * again over the frames close to that average (twice, the band
+	 * narrowing: steps and toe-offs left out); under 0.05 hips heights / s
+	 * it is no treadmill but noise: 0 */
+	rk_vec3 mean = { 0, 0, 0 };
+	size_t used = 0;
+	for (int pass = 0; pass < 3; pass++) {
+		rk_vec3 sum = { 0, 0, 0 };
+		size_t n = 0;
+		double speed = rk_vec3_length(mean);
+		double band = pass == 1 ? (speed / 4 > 0.5 ? speed / 4 : 0.5) : (speed / 10 > 0.1 ? speed / 10 : 0.1);
+		for (size_t k = 0; k < frames; k++) {
+			int low = -1;
+			double low_e = INFINITY;
+			for (int p = 0; p < RK_CONTACT_LEFT_HAND; p++) {
+				if (g->bone[p] < 0) continue;
+				double e = poses[k].position[g->bone[p]].y - g->rest_height[p];
+				if (e < low_e) low_e = e, low = g->bone[p];
+			}
+			if (low < 0 || !(low_e < near)) continue;
+			rk_vec3 v = rki_velocity(poses, times, frames, k, low);
+			v.y = 0.0;
+			if (pass > 0 && rk_vec3_length(rk_vec3_sub(v, mean)) > band) continue;
+			sum = rk_vec3_add(sum, v);
+			n++;
+		}
+		used = n;
+		if (!n) break;
+		mean = rk_vec3_scale(sum, 1.0 / (double)n);
+	}
+	/* fewer than 5 such frames (a pose, a jump) tell nothing */
+	if (used < 5 || rk_vec3_length(mean) < 0.05) mean = (rk_vec3){ 0, 0, 0 };
+	return mean;
+}
+
+void rki_contacts_find(const rki_contact_rig *g, const bool *usable, const rki_humanoid_pose *poses,
+	const double *times, size_t frames, const rk_contact_opts *o, rk_vec3 ground, rk_contact_frame *out)
+{
+	int seg[RKI_BODY_SEGMENTS][2];
+	size_t segs = rki_body_segments(usable, seg);
+	bool on[RK_CONTACT_POINT_COUNT] = { false };
+	bool pair = false;
+	int body[2] = { -1, -1 };
+	for (size_t k = 0; k < frames; k++) {
+		rk_contact_frame *c = &out[k];
+		memset(c, 0, sizeof(*c));
+		c->hand_body[0] = c->hand_body[1] = -1;
+		for (int p = 0; p < RK_CONTACT_POINT_COUNT; p++) {
+			int b = g->bone[p];
+			if (b < 0) continue;
+			double e = poses[k].position[b].y - g->rest_height[p];
+			rk_vec3 vel = rk_vec3_sub(rki_velocity(poses, times, frames, k, b), ground);
+			double v = hypot(vel.x, vel.z);   /* sliding; lifting is the height's business */
+			if (!on[p] && e < o->on_height && v < o->on_speed) on[p] = true;
+			else if (on[p] && (e > o->off_height || v > o->off_speed)) on[p] = false;
+			if (on[p]) c->floor |= (uint8_t)(1u << p);
+		}
+		int lh = g->bone[RK_CONTACT_LEFT_HAND], rh = g->bone[RK_CONTACT_RIGHT_HAND];
+		if (lh >= 0 && rh >= 0) {
+			double d = rk_vec3_length(rk_vec3_sub(poses[k].position[lh], poses[k].position[rh]));
+			pair = pair ? d <= o->hand_off_distance : d < o->hand_on_distance;
+			c->hands_touch = pair;
+		}
+		for (int side = 0; side < 2; side++) {
+			int hb = side ? rh : lh;
+			if (hb < 0) continue;
+			rk_vec3 p = poses[k].position[hb];
+			if (body[side] >= 0) {
+				/* held until past the off distance from the same segment */
+				rk_vec3 a = poses[k].position[seg[body[side]][0]], b = poses[k].position[seg[body[side]][1]];
+				double d = rk_vec3_length(rk_vec3_sub(p, rk_vec3_lerp(a, b, rki_segment_fraction(a, b, p))));
+				if (d > o->hand_off_distance) body[side] = -1;
+			}
+			if (body[side] < 0) body[side] = rki_nearest_segment(seg, segs, &poses[k], p, o->hand_on_distance);
+			c->hand_body[side] = (int8_t)(body[side] >= 0 ? seg[body[side]][1] : -1);
+		}
+	}
+}
+
+void rki_contact_weights(const double *times, size_t frames, const uint8_t *on, double blend, double *w,
+	int32_t *owner)
+{
+	for (size_t k = 0; k < frames; k++) w[k] = 0.0, owner[k] = -1;
+	size_t k = 0, prev_end = 0;
+	bool have_prev = false;
+	while (k < frames) {
+		if (!on[k]) {
+			k++;
+			continue;
+		}
+		size_t a = k;
+		while (k < frames && on[k]) k++;
+		size_t b = k - 1;   /* run [a, b] */
+		size_t next = k;
+		while (next < frames && !on[next]) next++;
+		double before = blend, after = blend;
+		if (have_prev && (times[a] - times[prev_end]) * 0.5 < before) before = (times[a] - times[prev_end]) * 0.5;
+		if (next < frames && (times[next] - times[b]) * 0.5 < after) after = (times[next] - times[b]) * 0.5;
+		for (size_t j = a; j <= b; j++) w[j] = 1.0, owner[j] = (int32_t)a;
+		for (size_t j = a; j-- > 0;) {
+			double d = times[a] - times[j];
+			if (!(d < before)) break;
+			double s = 1.0 - d / before;
+			w[j] = s * s * (3.0 - 2.0 * s);
+			owner[j] = (int32_t)a;
+		}
+		for (size_t j = b + 1; j < frames; j++) {
+			double d = times[j] - times[b];
+			if (!(d < after)) break;
+			double s = 1.0 - d / after;
+			w[j] = s * s * (3.0 - 2.0 * s);
+			owner[j] = (int32_t)a;
+		}
+		prev_end = b;
+		have_prev = true;
+	}
+}
+
+/* ---- measures ------------------------------------------------------------------ */
+
+/* Lowest e_p of one foot's points at pose p (feet and toes; the tip when
+ * both rigs have one). */
+static double rki_foot_clearance(const rki_contact_rig *g, const rki_humanoid_pose *rest, const rki_humanoid_pose *p,
+	int side, bool tip)
+{
+	double low = INFINITY;
+	for (int q = side; q < RK_CONTACT_LEFT_HAND; q += 2) {
+		if (g->bone[q] < 0) continue;
+		double e = p->position[g->bone[q]].y - g->rest_height[q];
+		if (e < low) low = e;
+	}
+	if (tip && g->has_tip[side]) {
+		double e = rki_contact_tip(g, rest, p, side).y - g->tip_rest[side].y - g->floor;
+		if (e < low) low = e;
+	}
+	if (g->bone[RK_CONTACT_LEFT_FOOT + side] >= 0) {
+		double e = rki_contact_heel(g, rest, p, side).y - g->heel_rest[side].y - g->floor;
+		if (e < low) low = e;
+	}
+	return low;
+}
+
+void rki_contact_rig_fit_floor(rki_contact_rig *g, const rki_humanoid_pose *rest, const rki_humanoid_pose *poses,
+	size_t frames, double on_height)
+{
+	double low = 0.0;
+	for (size_t k = 0; k < frames; k++)
+		for (int side = 0; side < 2; side++) {
+			double e = rki_foot_clearance(g, rest, &poses[k], side, true);
+			if (isfinite(e) && e < low) low = e;
+		}
+	if (!(low < -on_height)) return;
+	g->floor += low;
+	for (int p = 0; p < RK_CONTACT_LEFT_HAND; p++) g->rest_height[p] += low;
+}
+
+/* B's heel or toe tip (which = 0 / 1) on the floor at frame k: within
+ * on_height of its rest height and sliding slower than off_speed (a foot
+ * standing on the tips of longer toes than A's, or on its heel with the
+ * ankle higher than A's). */
+static rk_vec3 rki_sole_point(const rki_contact_rig *g, const rki_humanoid_pose *rest, const rki_humanoid_pose *p,
+	int side, int which)
+{
+	return which ? rki_contact_tip(g, rest, p, side) : rki_contact_heel(g, rest, p, side);
+}
+
+static bool rki_sole_touches(const rki_contact_rig *g, const rki_humanoid_pose *rest, const rki_humanoid_pose *p,
+	const double *times, size_t frames, size_t k, int side, int which, const rk_contact_opts *o, rk_vec3 ground)
+{
+	if (which ? !g->has_tip[side] : g->bone[RK_CONTACT_LEFT_FOOT + side] < 0) return false;
+	double rest_y = (which ? g->tip_rest[side].y : g->heel_rest[side].y) + g->floor;
+	if (rki_sole_point(g, rest, &p[k], side, which).y - rest_y >= o->on_height) return false;
+	size_t k0 = k > 0 ? k - 1 : k, k1 = k + 1 < frames ? k + 1 : k;
+	double dt = times[k1] - times[k0];
+	if (!(dt > 0.0)) return true;
+	rk_vec3 v = rk_vec3_sub(rk_vec3_scale(rk_vec3_sub(rki_sole_point(g, rest, &p[k1], side, which),
+		rki_sole_point(g, rest, &p[k0], side, which)), 1.0 / dt), ground);
+	return hypot(v.x, v.z) < o->off_speed;
+}
+
+void rki_contact_measure(const rki_contact_rig *ga, const rki_contact_rig *gb, const bool *usable,
+	const rki_humanoid_pose *rest_a, const rki_humanoid_pose *rest_b, const rki_humanoid_pose *pa,
+	rki_humanoid_pose *pb, const double *times, size_t frames, const rk_contact_opts *o,
+	double b_meters_per_unit, rk_contact_frame *ca, rk_contact_frame *cb, rk_compare_contacts *out)
+{
+	memset(out, 0, sizeof(*out));
+	/* B in the space that moves with its hips' horizontal offset from A's
+	 * (a --root in-place result is measured like a --root keep one) */
+	for (size_t k = 0; k < frames; k++) {
+		rk_vec3 d = rk_vec3_sub(pb[k].position[RK_HUMANOID_HIPS], pa[k].position[RK_HUMANOID_HIPS]);
+		d.y = 0.0;
+		for (int b = 0; b < RK_HUMANOID_BONE_COUNT; b++)
+			if (usable[b]) pb[k].position[b] = rk_vec3_sub(pb[k].position[b], d);
+	}
+	/* B follows A's ground (in hips heights / s): an in-place walk's
+	 * treadmill moves B's planted feet as fast as A's */
+	rki_contact_rig fa = *ga;
+	rki_contact_rig_fit_floor(&fa, rest_a, pa, frames, o->on_height);
+	ga = &fa;
+	rk_vec3 ground = rki_ground_velocity(ga, pa, times, frames, o->off_height);
+	rki_contacts_find(ga, usable, pa, times, frames, o, ground, ca);
+	rki_contacts_find(gb, usable, pb, times, frames, o, ground, cb);
+	int seg[RKI_BODY_SEGMENTS][2];
+	size_t segs = rki_body_segments(usable, seg);
+	double slide_sum = 0.0;
+	size_t slide_n = 0;
+	for (size_t k = 0; k < frames; k++) {
+		for (int side = 0; side < 2; side++) {
+			bool tip = ga->has_tip[side] && gb->has_tip[side];
+			double eb = rki_foot_clearance(gb, rest_b, &pb[k], side, tip);
+			double ea = rki_foot_clearance(ga, rest_a, &pa[k], side, tip);
+			if (isfinite(eb) && -eb > out->b_floor_penetration_any) out->b_floor_penetration_any = -eb;
+			if (isfinite(ea) && -ea > out->a_floor_penetration_any) out->a_floor_penetration_any = -ea;
+			uint8_t mask = (uint8_t)((1u << side) | (1u << (side + 2)));
+			if ((ca[k].floor & mask) && isfinite(eb) && -eb > out->floor_penetration) out->floor_penetration = -eb;
+			if (ca[k].floor & mask) {
+				out->a_contact_frames++;
+				if ((cb[k].floor & mask) || rki_sole_touches(gb, rest_b, pb, times, frames, k, side, 0, o, ground) ||
+					(tip && rki_sole_touches(gb, rest_b, pb, times, frames, k, side, 1, o, ground)))
+					out->kept_frames++;
+			}
+			/* slide of the contact point: the toes when A's toes touch, else the ankle */
+			if (k == 0) continue;
+			int q = (ca[k].floor & (1u << (side + 2))) ? side + 2 : (ca[k].floor & (1u << side)) ? side : -1;
+			if (q < 0 || !(ca[k - 1].floor & (1u << q)) || ga->bone[q] < 0 || gb->bone[q] < 0) continue;
+			double dt = times[k] - times[k - 1];
+			if (!(dt > 0.0)) continue;
+			int b = gb->bone[q];
+			rk_vec3 d = rk_vec3_sub(rk_vec3_sub(pb[k].position[b], pb[k - 1].position[b]), rk_vec3_scale(ground, dt));
+			double v = sqrt(d.x * d.x + d.z * d.z) / dt;
+			rk_vec3 da = rk_vec3_sub(rk_vec3_sub(pa[k].position[b], pa[k - 1].position[b]), rk_vec3_scale(ground, dt));
+			double va = sqrt(da.x * da.x + da.z * da.z) / dt;
+			if (v > out->foot_slide) out->foot_slide = v;
+			if (va > out->a_foot_slide) out->a_foot_slide = va;
+			slide_sum += v;
+			slide_n++;
+		}
+		/* hand contacts */
+		int lh = ga->bone[RK_CONTACT_LEFT_HAND], rh = ga->bone[RK_CONTACT_RIGHT_HAND];
+		if (lh < 0 || rh < 0 || gb->bone[RK_CONTACT_LEFT_HAND] < 0 || gb->bone[RK_CONTACT_RIGHT_HAND] < 0) continue;
+		bool any = false;
+		if (ca[k].hands_touch) {
+			rk_vec3 da = rk_vec3_sub(pa[k].position[lh], pa[k].position[rh]);
+			rk_vec3 db = rk_vec3_sub(pb[k].position[lh], pb[k].position[rh]);
+			double e = rk_vec3_length(rk_vec3_sub(da, db));
+			if (e > out->hand_contact_error) out->hand_contact_error = e;
+			any = true;
+		}
+		for (int side = 0; side < 2; side++) {
+			int s = ca[k].hand_body[side] >= 0 ? rki_body_segment_find(seg, segs, ca[k].hand_body[side]) : -1;
+			if (s < 0) continue;
+			int hb = side ? rh : lh;
+			rk_vec3 a0 = pa[k].position[seg[s][0]], a1 = pa[k].position[seg[s][1]];
+			double u = rki_segment_fraction(a0, a1, pa[k].position[hb]);
+			rk_vec3 oa = rk_vec3_sub(pa[k].position[hb], rk_vec3_lerp(a0, a1, u));
+			rk_vec3 ob = rk_vec3_sub(pb[k].position[hb], rk_vec3_lerp(pb[k].position[seg[s][0]], pb[k].position[seg[s][1]], u));
+			double e = rk_vec3_length(rk_vec3_sub(oa, ob));
+			if (e > out->hand_contact_error) out->hand_contact_error = e;
+			any = true;
+		}
+		if (any) out->hand_contact_frames++;
+	}
+	out->agreement = out->a_contact_frames ? (double)out->kept_frames / (double)out->a_contact_frames : 1.0;
+	out->mean_foot_slide = slide_n ? slide_sum / (double)slide_n : 0.0;
+	out->foot_slide_mps = out->foot_slide * b_meters_per_unit;
+}
+
+/* ---- rk_contacts_detect -------------------------------------------------------- */
+
+bool rk_contacts_detect(const rk_scene *scene, const rk_anim_clip *clip, const rk_humanoid *h, rk_rest_mode rest,
+	double fps, const rk_contact_opts *opts, const rk_allocator *allocator, rk_contacts *out, rk_error *err)
+{
+	rki_error_clear(err);
+	if (out) memset(out, 0, sizeof(*out));
+	if (!scene || !clip || !out) {
+		rki_error_set(err, RK_ERROR_INVALID_ARGUMENT, "rk_contacts_detect needs a scene, a clip and a result");
+		return false;
+	}
+	if (!scene->clips.count || clip < scene->clips.data || clip >= scene->clips.data + scene->clips.count) {
+		rki_error_set(err, RK_ERROR_INVALID_ARGUMENT, "the clip is not one of the scene's clips");
+		return false;
+	}
+	if (fps == 0.0) fps = scene->settings.frame_rate > 0.0 ? scene->settings.frame_rate : 30.0;
+	double duration = clip->time_end - clip->time_begin;
+	if (!isfinite(fps) || fps < 0.0 || fps > 10000.0 || !isfinite(duration) || duration < 0.0 ||
+		!isfinite(clip->time_begin)) {
+		rki_error_set(err, RK_ERROR_INVALID_ARGUMENT, "bad rate %g fps or clip range [%g, %g]", fps, clip->time_begin,
+			clip->time_end);
+		return false;
+	}
+	double nf = floor(duration * fps + 0.5) + 1.0;
+	if (nf > (double)RK_DEFAULT_MAX_FRAMES) {
+		rki_error_set(err, RK_ERROR_LIMIT, "%.0f frames (%g s at %g fps) exceed %d", nf, duration, fps,
+			(int)RK_DEFAULT_MAX_FRAMES);
+		return false;
+	}
+	rk_contact_opts o;
+	rki_contact_opts_resolve(&o, opts);
+	if (!rki_contact_opts_check(&o, err)) return false;
+	rk_humanoid store;
+	const rk_humanoid *hm = rki_humanoid_resolve(scene, h, &store, "scene", err);
+	if (!hm) {
+		rki_error_file(err, scene->source_path);
+		return false;
+	}
+	size_t frames = (size_t)nf;
+	rki_alloc tmp;
+	rki_alloc_init(&tmp, allocator, RKI_DEFAULT_MEMORY_LIMIT, 0);
+	rki_rest_table rt;
+	memset(&rt, 0, sizeof(rt));
+	rki_pose_buffer pb;
+	memset(&pb, 0, sizeof(pb));
+	rki_humanoid_pose *poses = NULL;
+	double *times = NULL;
+	rk_contact_frame *cf = NULL;
+	bool ok = false;
+	rki_char_frame f;
+	if (!rki_rest_table_init(&rt, scene, rest, &tmp, err) || !rki_char_frame_from_rest(scene, hm, rt.world, &f, err)) {
+		rki_error_file(err, scene->source_path);
+		goto done;
+	}
+	poses = (rki_humanoid_pose *)rki_calloc(&tmp, frames, sizeof(*poses));
+	times = (double *)rki_calloc(&tmp, frames, sizeof(double));
+	if (!poses || !times || !rki_pose_buffer_init(&pb, scene, &tmp, err)) {
+		if (!poses || !times) rki_error_set(err, RK_ERROR_OUT_OF_MEMORY, "cannot allocate %zu frames of poses", frames);
+		goto done;
+	}
+	for (size_t k = 0; k < frames; k++) {
+		double t = (double)k / fps;
+		if (t > duration || k + 1 == frames) t = duration;
+		times[k] = t;
+		if (!rki_pose_buffer_eval(&pb, scene, clip, clip->time_begin + t, err)) {
+			rki_error_file(err, scene->source_path);
+			goto done;
+		}
+		rki_humanoid_pose_from(hm, &f, pb.pose.node_to_world, &poses[k]);
+	}
+	bool usable[RK_HUMANOID_BONE_COUNT];
+	for (int b = 0; b < RK_HUMANOID_BONE_COUNT; b++) usable[b] = hm->bones[b] != NULL;
+	rki_humanoid_pose rest_pose;
+	rki_humanoid_pose_from(hm, &f, rt.world, &rest_pose);
+	rki_contact_rig g;
+	rki_contact_rig_init(&g, hm, usable, &f, rt.world, &rest_pose);
+	rki_contact_rig_fit_floor(&g, &rest_pose, poses, frames, o.on_height);
+	/* the result lives in the caller's allocator, outside the temporaries' limit */
+	rki_alloc res;
+	rki_alloc_init(&res, allocator, RKI_DEFAULT_MEMORY_LIMIT, 0);
+	cf = (rk_contact_frame *)rki_calloc(&res, frames, sizeof(*cf));
+	if (!cf) {
+		rki_error_set(err, RK_ERROR_OUT_OF_MEMORY, "cannot allocate %zu contact frames", frames);
+		goto done;
+	}
+	out->ground_velocity = rki_ground_velocity(&g, poses, times, frames, o.off_height);
+	rki_contacts_find(&g, usable, poses, times, frames, &o, out->ground_velocity, cf);
+	out->frames = frames;
+	out->fps = fps;
+	out->time_begin = clip->time_begin;
+	out->frame = cf;
+	if (allocator) out->allocator = *allocator;
+	for (int p = 0; p < RK_CONTACT_POINT_COUNT; p++) out->rest_height[p] = g.rest_height[p];
+	for (size_t k = 0; k < frames; k++) {
+		for (int p = 0; p < RK_CONTACT_POINT_COUNT; p++) out->contact_frames[p] += (cf[k].floor >> p) & 1u;
+		out->hand_pair_frames += cf[k].hands_touch;
+		out->hand_body_frames[0] += cf[k].hand_body[0] >= 0;
+		out->hand_body_frames[1] += cf[k].hand_body[1] >= 0;
+	}
+	ok = true;
+done:
+	rki_pose_buffer_free(&pb);
+	if (poses) rki_free(&tmp, poses, frames * sizeof(*poses));
+	if (times) rki_free(&tmp, times, frames * sizeof(double));
+	rki_rest_table_free(&rt);
+	return ok;
+}
+
+void rk_contacts_free(rk_contacts *c)
+{
+	if (!c) return;
+	if (c->frame) {
+		rki_alloc a;
+		rki_alloc_init(&a, &c->allocator, RKI_DEFAULT_MEMORY_LIMIT, 0);
+		rki_free(&a, c->frame, c->frames * sizeof(*c->frame));
+	}
+	memset(c, 0, sizeof(*c));
+}
