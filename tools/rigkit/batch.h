@@ -39,6 +39,8 @@ typedef struct cli_batch_job_opts {
 	bool skip_fingers, foot_ik, drop_avatar_clips;
 	rk_rest_mode rest;               /* RK_REST_AUTO (0) = default */
 	rk_retarget_twist twist;         /* RK_RETARGET_TWIST_ON (0) = default */
+	rk_retarget_contacts contacts;   /* RK_RETARGET_CONTACTS_FEET (0) = default */
+	bool hand_contacts;
 } cli_batch_job_opts;
 
 /* One job: one output file. */

@@ -429,7 +429,7 @@ static int cli_batch_read_options(cli_batch_reader *r, const cJSON *o, cli_batch
 {
 	if (!cJSON_IsObject(o)) return cli_batch_bad(r, "\"options\" must be an object");
 	static const char *const keys[] = { "root", "fps", "skip_fingers", "foot_ik", "drop_avatar_clips", "rest", "twist",
-		NULL };
+		"contacts", "hand_contacts", NULL };
 	int rc = cli_batch_keys(r, o, keys, "\"options\"");
 	if (rc) return rc;
 	for (const cJSON *k = o->child; k; k = k->next) {
@@ -450,6 +450,10 @@ static int cli_batch_read_options(cli_batch_reader *r, const cJSON *o, cli_batch
 			if (!cJSON_IsString(k) || (strcmp(k->valuestring, "on") && strcmp(k->valuestring, "off")))
 				return cli_batch_bad(r, "\"options\": \"twist\" must be \"on\" or \"off\"");
 			opts->twist = strcmp(k->valuestring, "off") ? RK_RETARGET_TWIST_ON : RK_RETARGET_TWIST_OFF;
+		} else if (!strcmp(k->string, "contacts")) {
+			if (!cJSON_IsString(k) || (strcmp(k->valuestring, "on") && strcmp(k->valuestring, "off")))
+				return cli_batch_bad(r, "\"options\": \"contacts\" must be \"on\" or \"off\"");
+			opts->contacts = strcmp(k->valuestring, "off") ? RK_RETARGET_CONTACTS_FEET : RK_RETARGET_CONTACTS_OFF;
 		} else if (!strcmp(k->string, "rest")) {
 			if (!cJSON_IsString(k) || !rk_rest_mode_parse(k->valuestring, &opts->rest))
 				return cli_batch_bad(r, "\"options\": \"rest\" must be \"auto\", \"bind\" or \"stored\"");
@@ -462,6 +466,7 @@ static int cli_batch_read_options(cli_batch_reader *r, const cJSON *o, cli_batch
 			bool v = cJSON_IsTrue(k);
 			if (!strcmp(k->string, "skip_fingers")) opts->skip_fingers = v;
 			else if (!strcmp(k->string, "foot_ik")) opts->foot_ik = v;
+			else if (!strcmp(k->string, "hand_contacts")) opts->hand_contacts = v;
 			else opts->drop_avatar_clips = v;
 		}
 	}
@@ -667,6 +672,8 @@ char *cli_batch_manifest_line(const cli_batch_jobspec *s, const char *base, size
 	rk_json_bool(w, "drop_avatar_clips", s->opts.drop_avatar_clips);
 	if (s->opts.rest != RK_REST_AUTO) rk_json_string(w, "rest", rk_rest_mode_name(s->opts.rest));
 	if (s->opts.twist == RK_RETARGET_TWIST_OFF) rk_json_string(w, "twist", "off");
+	if (s->opts.contacts == RK_RETARGET_CONTACTS_OFF) rk_json_string(w, "contacts", "off");
+	if (s->opts.hand_contacts) rk_json_bool(w, "hand_contacts", true);
 	rk_json_object_end(w);
 	rk_json_object_end(w);
 	size_t n = 0;

@@ -945,6 +945,8 @@ static bool cli_batch_job_digest(const cli_batch *b, cli_batch_job *job, const c
 	h = cli_batch_fnv_str(h, rk_version());
 	h = cli_batch_fnv_str(h, opts);
 	if (s->opts.twist != RK_RETARGET_TWIST_ON) h = cli_batch_fnv_str(h, "twist off");
+	if (s->opts.contacts != RK_RETARGET_CONTACTS_FEET) h = cli_batch_fnv_str(h, "contacts off");
+	if (s->opts.hand_contacts) h = cli_batch_fnv_str(h, "hand contacts");
 	for (size_t i = 0; i < b->twist_weight_count; i++) {
 		char tw[200];
 		snprintf(tw, sizeof(tw), "twist %.150s %.17g", b->twist_weights[i].node, b->twist_weights[i].share);
@@ -1177,6 +1179,8 @@ static void cli_batch_run_job(cli_batch *b, size_t j)
 	ro.foot_ik = spec->opts.foot_ik;
 	ro.rest = spec->opts.rest;
 	ro.twist = spec->opts.twist;
+	ro.contacts = spec->opts.contacts;
+	ro.hand_contacts = spec->opts.hand_contacts;
 	ro.twist_weights = b->twist_weights;
 	ro.twist_weight_count = b->twist_weight_count;
 	ro.max_frames = b->max_frames;
@@ -1625,6 +1629,8 @@ static int cli_batch_parse(cli_batch *b, cli_batch_args *a, int argc, char **arg
 	b->defaults.foot_ik = ra.ro.foot_ik;
 	b->defaults.rest = ra.ro.rest;
 	b->defaults.twist = ra.ro.twist;
+	b->defaults.contacts = ra.ro.contacts;
+	b->defaults.hand_contacts = ra.ro.hand_contacts;
 	b->twist_weight_store = ra.twist_weights;
 	for (size_t i = 0; i < b->twist_weight_store.count; i++)
 		b->twist_weight_store.items[i].node = b->twist_weight_store.names[i];

@@ -43,15 +43,7 @@ const cli_spec cli_humanoid_spec = {
 typedef struct cli_retarget_cmd_args {
 	const char *name, *source_map, *target_map;
 	bool drop_target;
-	int contacts;                  /* rk_retarget_contacts */
-	bool hand_contacts;
 } cli_retarget_cmd_args;
-
-static const cli_enum_name cli_contacts_names[] = {
-	{ "on", RK_RETARGET_CONTACTS_FEET },
-	{ "off", RK_RETARGET_CONTACTS_OFF },
-	{ NULL, 0 },
-};
 
 static const cli_opt cli_retarget_cmd_rows[] = {
 	{ .name = "--name", .kind = CLI_OPT_STRING, .offset = offsetof(cli_retarget_cmd_args, name), .metavar = "NAME",
@@ -62,12 +54,6 @@ static const cli_opt cli_retarget_cmd_rows[] = {
 		.metavar = "FILE", .help = "bone map corrections of TARGET" },
 	{ .name = "--drop-target-clips", .kind = CLI_OPT_FLAG, .offset = offsetof(cli_retarget_cmd_args, drop_target),
 		.help = "write only the new clips" },
-	{ .name = "--contacts", .kind = CLI_OPT_ENUM, .offset = offsetof(cli_retarget_cmd_args, contacts),
-		.names = cli_contacts_names, .metavar = "on|off",
-		.help = "on (default): feet and toes the source has on the floor\nsit on the target's floor and do not "
-			"slide (IK);\noff: the bone direction rule alone (docs/retarget.md)" },
-	{ .name = "--hand-contacts", .kind = CLI_OPT_FLAG, .offset = offsetof(cli_retarget_cmd_args, hand_contacts),
-		.help = "also keep the source's hand contacts (hands together,\nhands on the body)" },
 };
 static const cli_opt_table cli_retarget_cmd_table = CLI_TABLE("options", cli_retarget_cmd_rows);
 
@@ -373,8 +359,6 @@ int cli_cmd_retarget(cli_ctx *ctx, int argc, char **argv)
 	size_t clip_count = ra.clips.count;
 	const char *name = a.name, *source_map = a.source_map, *target_map = a.target_map;
 	rk_retarget_opts ro = ra.ro;
-	ro.contacts = (rk_retarget_contacts)a.contacts;
-	ro.hand_contacts = a.hand_contacts;
 	ro.warning = cli_contact_warning;
 	ro.warning_user = ctx;
 	bool json = ctx->json, drop_target = a.drop_target;

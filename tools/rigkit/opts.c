@@ -101,6 +101,12 @@ static const cli_enum_name cli_root_names[] = {
 	{ NULL, 0 },
 };
 
+static const cli_enum_name cli_contacts_names[] = {
+	{ "on", RK_RETARGET_CONTACTS_FEET },
+	{ "off", RK_RETARGET_CONTACTS_OFF },
+	{ NULL, 0 },
+};
+
 static const cli_enum_name cli_twist_names[] = {
 	{ "on", RK_RETARGET_TWIST_ON },
 	{ "off", RK_RETARGET_TWIST_OFF },
@@ -144,6 +150,12 @@ static const cli_opt cli_retarget_rows[] = {
 		.parse = cli_parse_twist_weight, .expects = "NODE=SHARE with SHARE in [0, 1] (at most 64)",
 		.metavar = "NODE=F",
 		.help = "the share of the twist twist joint NODE carries\n(repeatable; default: an even split)" },
+	{ .name = "--contacts", .kind = CLI_OPT_ENUM, .offset = offsetof(cli_retarget_args, contacts),
+		.names = cli_contacts_names, .metavar = "on|off",
+		.help = "on (default): feet and toes the source has on the floor\nsit on the target's floor and do not "
+			"slide (IK);\noff: the bone direction rule alone (docs/retarget.md)" },
+	{ .name = "--hand-contacts", .kind = CLI_OPT_FLAG, .offset = offsetof(cli_retarget_args, ro.hand_contacts),
+		.help = "also keep the source's hand contacts (hands together,\nhands on the body)" },
 	{ .name = "--skip-fingers", .kind = CLI_OPT_FLAG, .offset = offsetof(cli_retarget_args, ro.skip_fingers),
 		.help = "leave the target's fingers at rest" },
 	{ .name = "--foot-ik", .kind = CLI_OPT_FLAG, .offset = offsetof(cli_retarget_args, ro.foot_ik),
@@ -161,6 +173,7 @@ void cli_retarget_args_apply(cli_retarget_args *a)
 {
 	a->ro.root = (rk_retarget_root)a->root;
 	a->ro.twist = (rk_retarget_twist)a->twist;
+	a->ro.contacts = (rk_retarget_contacts)a->contacts;
 	for (size_t i = 0; i < a->twist_weights.count; i++) a->twist_weights.items[i].node = a->twist_weights.names[i];
 	a->ro.twist_weights = a->twist_weights.count ? a->twist_weights.items : NULL;
 	a->ro.twist_weight_count = a->twist_weights.count;

@@ -132,6 +132,7 @@ typedef struct cli_twist_weights {
 typedef struct cli_retarget_args {
 	rk_retarget_opts ro;           /* fps, skip_fingers, foot_ik */
 	int twist;                     /* --twist (rk_retarget_twist) */
+	int contacts;                  /* --contacts (rk_retarget_contacts); --hand-contacts: ro.hand_contacts */
 	cli_twist_weights twist_weights; /* --twist-weight: ro.twist_weights after apply */
 	int root;
 	int rest;                      /* --rest (rk_rest_mode) */
