@@ -6,7 +6,7 @@
 # `FBX2glTF -b --anim-framerate bake30` bakes every node of every written
 # file into a GLB, which rigkit then evaluates. Compared at every 30 fps key of the clip:
 #   - the world position of every joint (every node for the gimbal clip);
-#   - every skinned vertex at every 4th key and the last (OBJ of the
+#   - every skinned vertex at every 4th key and the last (RK_FBX_ORACLE_VERTEX_STEP=1: every key; OBJ of the
 #     evaluated meshes; each SDK vertex is matched to the nearest of
 #     rigkit's in the first frame, within the tolerance);
 # tolerance 1e-5 of the character height. Files: the shared assets written
@@ -29,6 +29,8 @@ rm -rf "$work"
 mkdir -p "$work"
 a=$shared/assets
 
+vstep=${RK_FBX_ORACLE_VERTEX_STEP:-4}
+case $vstep in ""|*[!0-9]*|0) echo "RK_FBX_ORACLE_VERTEX_STEP must be a positive integer"; exit 2 ;; esac
 fail=0
 pass=0
 made() { [ -s "$1" ] || { echo "FAIL: $1 was not written"; fail=$((fail + 1)); return 1; }; }
@@ -83,8 +85,10 @@ else:
 		|| { echo "FAIL $name: rigkit could not read the FBX SDK's GLB"; fail=$((fail + 1)); return; }
 	local objs=""
 	if [ "$verts" = 1 ]; then
-		# every 4th key and the last: each frame is two OBJ files of the whole character
-		for k in $( (seq 0 4 "$frames"; echo "$frames") | sort -nu); do
+		# every VSTEP-th key and the last (default 4: each frame is two OBJ
+		# files of the whole character; RK_FBX_ORACLE_VERTEX_STEP=1 checks
+		# every key, as docs/fbx.md records)
+		for k in $( (seq 0 "$vstep" "$frames"; echo "$frames") | sort -nu); do
 			t=$(python3 -c "print('%.9f' % ($begin + $k / 30.0))")
 			ts=$(python3 -c "print('%.9f' % ($k / 30.0))")
 			if [ "$clip" = static ]; then
