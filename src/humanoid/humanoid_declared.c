@@ -2,6 +2,7 @@
  * scheme "humanoid": VRM 1.0, VRM 0.x, VRM Animation) checked against name
  * detection: include/rigkit/humanoid.h, rk_humanoid_check_declared. */
 #include "core/internal.h"
+#include "scene/scene_internal.h"
 #include "rigkit/humanoid.h"
 
 #include <stdio.h>
@@ -11,15 +12,11 @@ static void rki_hd_warn(rk_warning_fn *fn, void *user, size_t *count, const char
 
 static void rki_hd_warn(rk_warning_fn *fn, void *user, size_t *count, const char *fmt, ...)
 {
-	char msg[RK_ERROR_TEXT_MAX];
 	va_list ap;
 	va_start(ap, fmt);
-	vsnprintf(msg, sizeof(msg), fmt, ap);
+	rki_warning_emitv(fn, user, fmt, ap);
 	va_end(ap);
 	(*count)++;
-	if (!fn) return;
-	rk_warning w = { msg, UINT64_MAX, "", 1 };
-	fn(user, &w);
 }
 
 size_t rk_humanoid_check_declared(const rk_scene *scene, rk_warning_fn *warning, void *user)

@@ -537,8 +537,7 @@ const rk_image *rki_render_texture(rki_render *r, const rki_rmat *m)
 			if (r->o.warning) {
 				char msg[RK_ERROR_TEXT_MAX];
 				rk_error_format(msg, sizeof(msg), &e);
-				rk_warning w = { msg, UINT64_MAX, "", 1 };
-				r->o.warning(r->o.warning_user, &w);
+				rki_warning_emitf(r->o.warning, r->o.warning_user, "%s", msg);
 			}
 		}
 	}

@@ -13,6 +13,7 @@
 #define RIGKIT_RENDER_INTERNAL_H
 
 #include "core/internal.h"
+#include "scene/scene_internal.h"
 #include "rigkit/image.h"
 #include "rigkit/render.h"
 

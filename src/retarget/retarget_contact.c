@@ -323,13 +323,9 @@ static void rki_miss_flush(rki_contact_solver *cs, int l)
 	rki_miss_run *r = &cs->miss[l];
 	if (!r->open) return;
 	r->open = false;
-	if (!cs->warning) return;
-	char msg[RK_ERROR_TEXT_MAX];
-	snprintf(msg, sizeof(msg), "contact solve: the %s's goal is out of reach at frames %zu-%zu (%.3f-%.3f s), by up "
-		"to %.4g hips heights", rk_humanoid_bone_name((rk_humanoid_bone)k_limb[l][2]), r->first, r->last,
-		cs->times[r->first], cs->times[r->last], r->worst);
-	rk_warning w = { msg, UINT64_MAX, "", 1 };
-	cs->warning(cs->warning_user, &w);
+	rki_warning_emitf(cs->warning, cs->warning_user, "contact solve: the %s's goal is out of reach at frames %zu-%zu "
+		"(%.3f-%.3f s), by up to %.4g hips heights", rk_humanoid_bone_name((rk_humanoid_bone)k_limb[l][2]), r->first,
+		r->last, cs->times[r->first], cs->times[r->last], r->worst);
 }
 
 static void rki_miss_note(rki_contact_solver *cs, int l, size_t k, double miss)

@@ -249,11 +249,8 @@ void rki_warn_unpaired_bones(rk_warning_fn *fn, void *user, const rk_humanoid *a
 	if (!fn) return;
 	for (int k = 0; k < RK_HUMANOID_BONE_COUNT; k++) {
 		if (!a->bones[k] == !b->bones[k]) continue;
-		char msg[RK_ERROR_TEXT_MAX];
-		snprintf(msg, sizeof(msg), "humanoid bone %s is mapped in the %s skeleton only: %s",
+		rki_warning_emitf(fn, user, "humanoid bone %s is mapped in the %s skeleton only: %s",
 			rk_humanoid_bone_name((rk_humanoid_bone)k), a->bones[k] ? a_name : b_name, what);
-		rk_warning w = { msg, UINT64_MAX, "", 1 };
-		fn(user, &w);
 	}
 }
 

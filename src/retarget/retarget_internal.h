@@ -5,6 +5,7 @@
 #define RIGKIT_RETARGET_INTERNAL_H
 
 #include "core/internal.h"
+#include "scene/scene_internal.h"
 #include "rigkit/anim.h"
 #include "rigkit/retarget.h"
 

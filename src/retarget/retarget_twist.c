@@ -9,6 +9,7 @@
  *   parent node's world rotation, whatever that node is.
  */
 #include "retarget/retarget_twist.h"
+#include "scene/scene_internal.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -109,11 +110,8 @@ bool rki_twist_init(rki_twist *t, const rk_scene *target, const rk_humanoid *ht,
 			hit = nm && !strcmp(nm, opts->twist_weights[w].node);
 		}
 		if (hit) continue;
-		char msg[RK_ERROR_TEXT_MAX];
-		snprintf(msg, sizeof(msg), "twist weight for \"%.150s\": not a twist joint of the target (ignored)",
-			opts->twist_weights[w].node);
-		rk_warning wr = { msg, UINT64_MAX, "", 1 };
-		opts->warning(opts->warning_user, &wr);
+		rki_warning_emitf(opts->warning, opts->warning_user,
+			"twist weight for \"%.150s\": not a twist joint of the target (ignored)", opts->twist_weights[w].node);
 	}
 	return true;
 }

@@ -514,3 +514,20 @@ rk_mat4 rk_axes_conversion(rk_axes from, rk_axes to)
 	/* file coords -> abstract: mf^T; abstract -> target coords: mt. */
 	return rk_mat4_mul(mt, rk_mat4_transpose(mf));
 }
+
+void rki_warning_emitv(rk_warning_fn *fn, void *user, const char *fmt, va_list ap)
+{
+	if (!fn) return;
+	char msg[RK_ERROR_TEXT_MAX];
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	rk_warning w = { msg, UINT64_MAX, "", 1 };
+	fn(user, &w);
+}
+
+void rki_warning_emitf(rk_warning_fn *fn, void *user, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	rki_warning_emitv(fn, user, fmt, ap);
+	va_end(ap);
+}

@@ -16,6 +16,8 @@
 #include "core/internal.h"
 #include "rigkit/scene.h"
 
+#include <stdarg.h>
+
 typedef struct rki_warning_node {
 	struct rki_warning_node *next;
 	rk_warning warning;
@@ -131,5 +133,12 @@ void rki_scene_update_matrices(rk_scene *scene);
  * arguments). scene->memory_used is updated. */
 rki_arena *rki_scene_arena(rk_scene *scene);
 rk_anim_clip *rki_scene_append_clip(rk_scene *scene, const rk_anim_clip *clip);
+
+/* Formats a message (truncated to RK_ERROR_TEXT_MAX) and passes it to `fn`
+ * as a warning without a file location (byte_offset UINT64_MAX, no path,
+ * count 1): the writers', retargeter's and renderer's callback warnings.
+ * Nothing when fn is NULL. */
+void rki_warning_emitv(rk_warning_fn *fn, void *user, const char *fmt, va_list ap);
+void rki_warning_emitf(rk_warning_fn *fn, void *user, const char *fmt, ...) RKI_PRINTF(3, 4);
 
 #endif

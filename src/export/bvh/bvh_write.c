@@ -5,6 +5,7 @@
  * joints whose local translation moves (they get position channels), the
  * second prints the values. Per frame only per-joint arrays are kept. */
 #include "core/internal.h"
+#include "scene/scene_internal.h"
 #include "rigkit/anim.h"
 #include "rigkit/export.h"
 
@@ -65,16 +66,11 @@ static bool rki_bw_fail(rki_bw *w, rk_error_code code, const char *fmt, ...)
 static void rki_bw_warn(rki_bw *w, const char *fmt, ...) RKI_PRINTF(2, 3);
 static void rki_bw_warn(rki_bw *w, const char *fmt, ...)
 {
-	char msg[RK_ERROR_TEXT_MAX];
 	va_list ap;
 	va_start(ap, fmt);
-	vsnprintf(msg, sizeof(msg), fmt, ap);
+	rki_warning_emitv(w->o.warning, w->o.warning_user, fmt, ap);
 	va_end(ap);
 	w->warnings++;
-	if (w->o.warning) {
-		rk_warning wr = { msg, UINT64_MAX, "", 1 };
-		w->o.warning(w->o.warning_user, &wr);
-	}
 }
 
 static bool rki_bw_order_parse(const char *channels, rk_rotation_order *out)

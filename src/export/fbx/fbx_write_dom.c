@@ -56,16 +56,11 @@ bool rki_fw_oom(rki_fw *w)
 
 void rki_fw_warn(rki_fw *w, const char *fmt, ...)
 {
-	char msg[RK_ERROR_TEXT_MAX];
 	va_list ap;
 	va_start(ap, fmt);
-	vsnprintf(msg, sizeof(msg), fmt, ap);
+	rki_warning_emitv(w->o.warning, w->o.warning_user, fmt, ap);
 	va_end(ap);
 	w->warnings++;
-	if (w->o.warning) {
-		rk_warning wr = { msg, UINT64_MAX, "", 1 };
-		w->o.warning(w->o.warning_user, &wr);
-	}
 }
 
 void *rki_fw_array(rki_fw *w, size_t count, size_t size)

@@ -20,6 +20,7 @@
 #define RIGKIT_FBX_WRITE_INTERNAL_H
 
 #include "core/internal.h"
+#include "scene/scene_internal.h"
 #include "rigkit/anim.h"
 #include "rigkit/export.h"
 

@@ -11,6 +11,7 @@
  * allocator, for rk_vrma_memory_free); the rest is freed before return.
  */
 #include "core/internal.h"
+#include "scene/scene_internal.h"
 #include "rigkit/anim.h"
 #include "rigkit/json.h"
 #include "rigkit/vrma.h"
@@ -53,15 +54,11 @@ static void rki_vrma_warn(rki_vrma *v, const char *fmt, ...) RKI_PRINTF(2, 3);
 
 static void rki_vrma_warn(rki_vrma *v, const char *fmt, ...)
 {
-	char msg[RK_ERROR_TEXT_MAX];
 	va_list ap;
 	va_start(ap, fmt);
-	vsnprintf(msg, sizeof(msg), fmt, ap);
+	rki_warning_emitv(v->opts.warning, v->opts.warning_user, fmt, ap);
 	va_end(ap);
 	v->warnings++;
-	if (!v->opts.warning) return;
-	rk_warning w = { msg, UINT64_MAX, "", 1 };
-	v->opts.warning(v->opts.warning_user, &w);
 }
 
 /* Out of memory, or the memory limit (what the allocator saw). */
