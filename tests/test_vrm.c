@@ -876,14 +876,17 @@ RK_TEST(vrma_look_at_expressions)
 	rk_scene_free(src);
 }
 
-/* Byte flips of the face avatar and of the VRMA: whatever loads retargets
- * its expressions without a crash (ASan), weights finite. */
+/* Byte flips of the face avatars (bone and expression look-at) and of the
+ * VRMA: whatever loads retargets its expressions and look-at without a
+ * crash (ASan), weights finite. */
 RK_TEST(vrma_expressions_flipped)
 {
-	static const char *const names[] = { "vroid_face_vrm1.vrm", "vroid_face_vrm0.vrm", "vroid_face.vrma" };
+	static const char *const names[] = { "vroid_face_vrm1.vrm", "vroid_face_vrm0.vrm", "vroid_lookexpr_vrm1.vrm",
+		"vroid_lookexpr_vrm0.vrm", "vroid_face.vrma" };
+	const size_t count = sizeof(names) / sizeof(names[0]);
 	rk_scene *good_src = load_fixture("vroid_face.vrma"), *good_dst = load_fixture("vroid_face_vrm1.vrm");
 	RK_REQUIRE(good_src && good_dst);
-	for (size_t f = 0; f < 3; f++) {
+	for (size_t f = 0; f < count; f++) {
 		size_t size = 0;
 		unsigned char *data = read_fixture(names[f], &size);
 		RK_REQUIRE(data && size > 100);
@@ -896,7 +899,7 @@ RK_TEST(vrma_expressions_flipped)
 			copy[i] = (unsigned char)(copy[i] ^ (i & 1 ? 0x04 : 0x31));
 			rk_scene *s = rk_load_memory(copy, size, &o, NULL);
 			if (!s) continue;
-			bool is_src = f == 2;
+			bool is_src = f == count - 1;
 			rk_scene *dst = is_src ? load_fixture("vroid_face_vrm1.vrm") : s;
 			const rk_scene *src = is_src ? s : good_src;
 			rk_error err;
