@@ -369,16 +369,18 @@ static void rki_expr_frame(const rki_xtable *t, const rk_scene *s, const size_t 
 			row[offset[n] + c] = nd->blend_weights ? nd->blend_weights[c] : nd->mesh->blend_channels.data[c].default_weight;
 	}
 	for (size_t b = 0; b < t->bind_count; b++) row[offset[t->bind[b].node] + t->bind[b].channel] = 0.0;
-	double blink = 1, lookat = 1, mouth = 1;
+	double blink = 1, lookat = 1, mouth = 1, yaw = 0, pitch = 0;
+	if (t->look) {
+		double v[4] = { 0, 0, 0, 1 };
+		rk_anim_track_eval(t->look, time, false, v, 4);
+		rki_yaw_pitch(rk_quat_normalize((rk_quat){ v[0], v[1], v[2], v[3] }), &yaw, &pitch);
+	}
 	for (size_t i = 0; i < t->expr_count; i++) {
 		rki_xexpr *e = &t->expr[i];
 		double w = 0.0;
 		if (t->look && (e->category & RKI_CAT_LOOKAT)) {
 			/* three-vrm's lookAt.update() sets these after the clip's own
 			 * tracks, so the look-at wins */
-			double v[4] = { 0, 0, 0, 1 }, yaw, pitch;
-			rk_anim_track_eval(t->look, time, false, v, 4);
-			rki_yaw_pitch(rk_quat_normalize((rk_quat){ v[0], v[1], v[2], v[3] }), &yaw, &pitch);
 			w = rki_look_expression_weight(&t->look_cfg, e->name, yaw, pitch);
 			w = isfinite(w) ? (w < 0 ? 0 : w > 1 ? 1 : w) : 0.0;
 		} else if (e->track) {
