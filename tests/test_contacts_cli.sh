@@ -15,9 +15,16 @@
 #     1.0, 1.5 and 2.0 s and 5 cm outside / 3 cm below the hip joints from
 #     3.0 s; with --hand-contacts the target's wrist distance and
 #     wrist-to-hip-joint offset (in hips heights) equal the source's within
-#     1 % of the hips height on an A-pose avatar with 20 % longer arms and on
-#     a bulky one; a goal out of reach (10 % shorter arms on the hips) is a
-#     warning and counted in --json;
+#     1 % of the hips height on an A-pose avatar with 20 % longer arms, on
+#     a bulky one and on one with 10 % shorter arms (the hips reached with
+#     the shoulders turned); a goal out of reach (30 % shorter arms on the
+#     hips) is a warning and counted in --json;
+#   - the push-up clip (hands on the floor): the target's wrists at the
+#     source's height above the target's floor (within 0.5 %), not sliding
+#     (0.02 hips heights/s), where the rule puts them through it or above;
+#   - the sole from the mesh (mesh_feet.glb): --json's target_sole equals the
+#     foot boxes' geometry; with the shared Xbot walk the boxes' corners stay
+#     on the floor (not with the joints' sole);
 #   - a BVH capture whose feet go below its rest floor: contacts found and kept.
 set -u
 rigkit=$1
@@ -141,7 +148,7 @@ EOF
 htimes=(--time 1.0 --time 1.5 --time 2.0 --time 3.0 --time 3.5 --time 4.0)
 pose "$tmp/av/hands.glb" "$tmp/hands.src.json" "${htimes[@]}"
 pose "$tmp/av/base.glb" "$tmp/hands.srest.json"
-for n in a_pose bulky; do
+for n in a_pose bulky short_arms; do
 	expect "hands-$n" 0 -- "$rigkit" retarget "$tmp/av/hands.glb" "$tmp/av/$n.glb" "$tmp/h_$n.glb" --hand-contacts --drop-target-clips
 	pose "$tmp/av/$n.glb" "$tmp/h_$n.rest.json"
 	pose "$tmp/h_$n.glb" "$tmp/h_$n.json" "${htimes[@]}"
@@ -151,14 +158,122 @@ expect hands-a_pose-without 0 -- "$rigkit" retarget "$tmp/av/hands.glb" "$tmp/av
 pose "$tmp/h0.glb" "$tmp/h0.json" "${htimes[@]}"
 check hands-a_pose-without-fails "$tmp/hands.py" "$tmp/hands.srest.json" "$tmp/hands.src.json" "$tmp/h_a_pose.rest.json" \
 	"$tmp/h0.json" fails
-# out of reach: reported, not hidden
-expect hands-short-arms 0 -- "$rigkit" retarget "$tmp/av/hands.glb" "$tmp/av/short_arms.glb" "$tmp/hs.glb" --hand-contacts \
-	--drop-target-clips
-expect_text hands-short-arms-warning "$tmp/err" "warning: contact solve: the leftHand's goal is out of reach"
+# the short arms reach the hips with the shoulders turned: reached, the shoulders among the solved bones
 expect hands-short-arms-json 0 -- "$rigkit" retarget "$tmp/av/hands.glb" "$tmp/av/short_arms.glb" "$tmp/hs.glb" \
 	--hand-contacts --drop-target-clips --json
+python3 -c "import json,sys; c=json.load(open(sys.argv[1]))['clips'][0]['contacts']; sys.exit(not (c['unreached_goals'] == 0 and 'leftShoulder' in c['solved_bones'] and 'rightShoulder' in c['solved_bones']))" \
+	"$tmp/out" && pass=$((pass + 1)) || { fail=$((fail + 1)); echo "FAIL hands-short-arms-json-reached"; }
+# out of reach (30 % shorter arms on the hips, more than the shoulder's turn makes up): reported, not hidden
+expect hands-tiny-arms 0 -- "$rigkit" retarget "$tmp/av/hands.glb" "$tmp/av/tiny_arms.glb" "$tmp/ht.glb" --hand-contacts \
+	--drop-target-clips
+expect_text hands-tiny-arms-warning "$tmp/err" "warning: contact solve: the leftHand's goal is out of reach"
+expect hands-tiny-arms-json 0 -- "$rigkit" retarget "$tmp/av/hands.glb" "$tmp/av/tiny_arms.glb" "$tmp/ht.glb" \
+	--hand-contacts --drop-target-clips --json
 python3 -c "import json,sys; c=json.load(open(sys.argv[1]))['clips'][0]['contacts']; sys.exit(not (c['unreached_goals'] > 0 and c['max_contact_miss'] > 0.01))" \
-	"$tmp/out" && pass=$((pass + 1)) || { fail=$((fail + 1)); echo "FAIL hands-short-arms-json-unreached"; }
+	"$tmp/out" && pass=$((pass + 1)) || { fail=$((fail + 1)); echo "FAIL hands-tiny-arms-json-unreached"; }
+
+# hands on the floor (the push-up clip: wrists 1.5 cm above the floor, still):
+# the target's wrists at the source's height above the target's floor, not
+# sliding, from the rule's A-pose (arms 20 % longer, through the floor), short
+# legs (through it) and short arms (above it); the rule alone fails the check
+cat >"$tmp/hands_floor.py" <<'EOF'
+import json, math, sys
+srest, sres, trest, tres = (json.load(open(a)) for a in sys.argv[1:5])
+def nodes(d):
+    return d['samples'][0]['nodes']
+def key(n, s):
+    return [x for x in n if x.split(':')[-1] == s][0]
+def floor_hh(n):   # the floor and hips height of the character frame (docs/retarget.md)
+    fl = min(n[key(n, j)]['position'][1] for j in ('LeftFoot', 'RightFoot', 'LeftToeBase', 'RightToeBase'))
+    return fl, n[key(n, 'Hips')]['position'][1] - fl
+fs, hs = floor_hh(nodes(srest))
+ft, ht = floor_hh(nodes(trest))
+below = height = slide = 0.0
+for side in ('LeftHand', 'RightHand'):
+    prev = None
+    for s, t in zip(sres['samples'], tres['samples']):
+        a, b = s['nodes'][key(s['nodes'], side)]['position'], t['nodes'][key(t['nodes'], side)]['position']
+        ea, eb = (a[1] - fs) / hs, (b[1] - ft) / ht
+        below, height = max(below, -eb), max(height, abs(eb - ea))
+        if prev:
+            slide = max(slide, math.dist((b[0], b[2]), (prev[0][0], prev[0][2])) / ht / (t['time'] - prev[1]))
+        prev = (b, t['time'])
+print('hands on the floor: %.5f below it, %.5f off the source height, slide %.5f hips heights/s' % (below, height, slide))
+ok = below < 0.005 and height < 0.005 and slide < 0.02
+sys.exit(0 if ok == (sys.argv[5] == 'holds') else 1)
+EOF
+ptimes=()
+for k in $(seq 0 90); do ptimes+=(--time "$(python3 -c "print($k / 30)")"); done
+pose "$tmp/av/pushup.glb" "$tmp/pu.src.json" "${ptimes[@]}"
+for n in a_pose short_legs short_arms; do
+	expect "pushup-$n" 0 -- "$rigkit" retarget "$tmp/av/pushup.glb" "$tmp/av/$n.glb" "$tmp/pu_$n.glb" --drop-target-clips --json
+	python3 -c "import json,sys; c=json.load(open(sys.argv[1]))['clips'][0]['contacts']; sys.exit(not (c['source']['leftHand'] == [[0, 3]] and c['unreached_goals'] == 0 and 'leftUpperArm' in c['solved_bones']))" \
+		"$tmp/out" && pass=$((pass + 1)) || { fail=$((fail + 1)); echo "FAIL pushup-$n-json"; }
+	pose "$tmp/av/$n.glb" "$tmp/pu_$n.rest.json"
+	pose "$tmp/pu_$n.glb" "$tmp/pu_$n.json" "${ptimes[@]}"
+	check "pushup-$n-hands-on-floor" "$tmp/hands_floor.py" "$tmp/hands.srest.json" "$tmp/pu.src.json" "$tmp/pu_$n.rest.json" \
+		"$tmp/pu_$n.json" holds
+done
+expect pushup-a_pose-off 0 -- "$rigkit" retarget "$tmp/av/pushup.glb" "$tmp/av/a_pose.glb" "$tmp/pu0.glb" --drop-target-clips \
+	--contacts off
+pose "$tmp/pu0.glb" "$tmp/pu0.json" "${ptimes[@]}"
+check pushup-a_pose-off-fails "$tmp/hands_floor.py" "$tmp/hands.srest.json" "$tmp/pu.src.json" "$tmp/pu_a_pose.rest.json" \
+	"$tmp/pu0.json" fails
+
+# the sole from the mesh (mesh_feet.glb: foot boxes from 6 cm behind the ankle
+# to 3 cm beyond the toe tip, bottom 1 cm below the lowest joint; hips height
+# 0.97 m above that joint): --json reports what was measured, by hand from the
+# boxes: 16 foot vertices, ankle 0.08 m above the sole, heel 0.06 m behind
+# it, toe 0.23 m in front (hips heights); without the mesh the joints: ankle
+# 0.07 above the lowest joint, heel under the ankle, toe tip 0.20 in front
+expect mesh-sole-json 0 -- "$rigkit" retarget "$tmp/s/source.glb" "$tmp/av/mesh_feet.glb" "$tmp/mf.glb" --clip Walk \
+	--drop-target-clips --json
+cp "$tmp/out" "$tmp/mf.out"
+expect joint-sole-json 0 -- "$rigkit" retarget "$tmp/s/source.glb" "$tmp/av/mesh_feet_joints.glb" "$tmp/mfj.glb" --clip Walk \
+	--drop-target-clips --json
+check mesh-sole-measured - "$tmp/mf.out" "$tmp/out" <<'EOF'
+import json, sys
+m, j = (json.load(open(a))['clips'][0]['contacts']['target_sole'] for a in sys.argv[1:3])
+hh = 0.97
+for side in ('left', 'right'):
+    a, b = m[side], j[side]
+    assert a['from'] == 'mesh' and a['mesh_vertices'] == 16, a
+    for k, v in (('ankle_height', 0.08), ('heel', 0.06), ('toe', 0.23)):
+        assert abs(a[k] - v / hh) < 1e-6, (side, k, a[k], v / hh)
+    assert b['from'] == 'joints' and b['mesh_vertices'] == 0, b
+    for k, v in (('ankle_height', 0.07), ('heel', 0.0), ('toe', 0.20)):
+        assert abs(b[k] - v / hh) < 1e-6, (side, k, b[k], v / hh)
+EOF
+# ... and used: the Xbot walk (its toes bend while down) onto the same
+# skeleton keeps the mesh's heel and toe corners (marker nodes at the boxes'
+# bottom corners) on the floor with the mesh, not with the joints' sole
+xbot=${2:-$here/../../shared}/assets/Xbot.glb
+if [ -f "$xbot" ]; then
+	cat >"$tmp/marks.py" <<'EOF'
+import json, sys
+rest, res, mode = json.load(open(sys.argv[1]))['samples'][0]['nodes'], json.load(open(sys.argv[2]))['samples'], sys.argv[3]
+def key(n, s):
+    return [x for x in n if x.split(':')[-1] == s][0]
+hh = rest[key(rest, 'Hips')]['position'][1] - min(rest[key(rest, j)]['position'][1] for j in ('LeftFoot', 'LeftToeBase'))
+below = 0.0
+for m in ('LeftHeelMark', 'RightHeelMark', 'LeftToeMark', 'RightToeMark'):
+    for s in res:
+        below = max(below, (rest[key(rest, m)]['position'][1] - s['nodes'][key(s['nodes'], m)]['position'][1]) / hh)
+print('mesh sole corners at most %.5f hips heights below the floor' % below)
+sys.exit(0 if (below < 0.005) == (mode == 'holds') else 1)
+EOF
+	xtimes=()
+	for k in $(seq 0 32); do xtimes+=(--time "$(python3 -c "print($k / 30)")"); done
+	pose "$tmp/av/mesh_feet.glb" "$tmp/mf.rest.json"
+	for n in mesh_feet mesh_feet_joints; do
+		expect "xbot-walk-$n" 0 -- "$rigkit" retarget "$xbot" "$tmp/av/$n.glb" "$tmp/x_$n.glb" --clip walk --drop-target-clips
+		pose "$tmp/x_$n.glb" "$tmp/x_$n.json" "${xtimes[@]}"
+	done
+	check xbot-walk-mesh-sole "$tmp/marks.py" "$tmp/mf.rest.json" "$tmp/x_mesh_feet.json" holds
+	check xbot-walk-joint-sole-fails "$tmp/marks.py" "$tmp/mf.rest.json" "$tmp/x_mesh_feet_joints.json" fails
+else
+	echo "SKIP the mesh sole on the Xbot walk: no $xbot"
+fi
 
 # rigkit compare prints the contact measures
 expect compare-contacts 0 -- "$rigkit" compare "$tmp/s/source.glb" "$tmp/big_feet.glb" --clip-a Walk --json

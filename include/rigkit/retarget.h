@@ -247,6 +247,18 @@ void rk_contacts_free(rk_contacts *contacts);
 /* "leftFoot", "rightFoot", "leftToes", "rightToes", "leftHand", "rightHand", or "unknown". */
 const char *rk_contact_point_name(rk_contact_point p);
 
+/* The sole of one target foot (CONTACT SOLVE), in target hips heights,
+ * measured at rest: from the skinned mesh when the avatar has vertices
+ * weighted to the foot or toes (mesh_vertices of them), else from the rest
+ * joints (mesh_vertices 0: the sole at the lowest of the ankle, toes joint
+ * and toe tip, the heel under the ankle). */
+typedef struct rk_contact_sole {
+	size_t mesh_vertices;
+	double ankle_height;             /* the ankle joint above the sole */
+	double heel;                     /* how far the sole reaches behind the ankle (along the facing) */
+	double toe;                      /* how far it reaches in front of the ankle */
+} rk_contact_sole;
+
 typedef enum rk_retarget_contacts {
 	RK_RETARGET_CONTACTS_FEET = 0,   /* the CONTACT SOLVE for feet and toes (default) */
 	RK_RETARGET_CONTACTS_OFF         /* the retargeting rule alone */
@@ -400,6 +412,7 @@ typedef struct rk_retarget_report {
 	size_t unreached_goals;          /* (limb, frame) goals left out of reach (each also a warning) */
 	double max_contact_miss;         /* largest distance left to a goal, target hips heights */
 	double max_hips_drop;            /* largest lowering of the hips so the legs reach, hips heights */
+	rk_contact_sole target_sole[2];  /* the target's left / right sole the solve used */
 } rk_retarget_report;
 
 /* Retargets `clip` (a clip of `source`) onto `target`: adds one clip with a

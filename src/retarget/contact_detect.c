@@ -94,6 +94,87 @@ void rki_contact_rig_init(rki_contact_rig *g, const rk_humanoid *h, const bool *
 	}
 }
 
+/* Foot side (0 / 1) a node is, or is below, in h; -1 for neither. */
+static int rki_foot_side(const rk_humanoid *h, const rk_node *n)
+{
+	for (int depth = 0; n && depth < 64; depth++, n = n->parent) {
+		if (n == h->bones[RK_HUMANOID_LEFT_FOOT]) return 0;
+		if (n == h->bones[RK_HUMANOID_RIGHT_FOOT]) return 1;
+	}
+	return -1;
+}
+
+/* Vertex v of mesh m skinned by sk at rest, in the character frame; false
+ * when it has no usable weight (the side of its largest weight in *side). */
+static bool rki_rest_vertex(const rk_mesh *m, const rk_skin_deformer *sk, size_t v, const rk_humanoid *h,
+	const rki_char_frame *f, const rk_mat4 *rest_world, int *side, rk_vec3 *out)
+{
+	uint32_t b = sk->weight_begin[v], e = sk->weight_begin[v + 1];
+	if (b >= e || e > sk->weight_count) return false;
+	const rk_skin_weight *w = &sk->weights[b];
+	if (w[0].joint >= sk->joint_count || !sk->joints[w[0].joint].node) return false;
+	*side = rki_foot_side(h, sk->joints[w[0].joint].node);
+	if (*side < 0) return false;
+	rk_vec3 sum = { 0, 0, 0 };
+	double total = 0.0;
+	for (uint32_t i = 0; i < e - b; i++) {
+		const rk_skin_joint *j = w[i].joint < sk->joint_count ? &sk->joints[w[i].joint] : NULL;
+		if (!j || !j->node || !(w[i].weight > 0.0f)) continue;
+		rk_vec3 q = rk_mat4_transform_point(rk_mat4_mul(rest_world[j->node->index], j->mesh_to_joint), m->positions[v]);
+		sum = rk_vec3_add(sum, rk_vec3_scale(q, w[i].weight));
+		total += w[i].weight;
+	}
+	if (!(total > 0.0)) return false;
+	*out = rki_char_point(f, rk_vec3_scale(sum, 1.0 / total));
+	return isfinite(out->x) && isfinite(out->y) && isfinite(out->z);
+}
+
+void rki_contact_rig_mesh_sole(rki_contact_rig *g, const rk_scene *scene, const rk_humanoid *h,
+	const rki_char_frame *f, const rk_mat4 *rest_world, const rki_humanoid_pose *rest)
+{
+	double low[2] = { INFINITY, INFINITY }, back[2] = { INFINITY, INFINITY }, front[2] = { -INFINITY, -INFINITY };
+	size_t count[2] = { 0, 0 };
+	for (int pass = 0; pass < 2; pass++) {
+		for (size_t mi = 0; mi < scene->meshes.count; mi++) {
+			const rk_mesh *m = &scene->meshes.data[mi];
+			for (size_t si = 0; si < m->skin_count; si++) {
+				const rk_skin_deformer *sk = m->skins[si];
+				if (!sk || !sk->weight_begin || !sk->weights || !m->positions) continue;
+				size_t n = sk->vertex_count < m->vertex_count ? sk->vertex_count : m->vertex_count;
+				for (size_t v = 0; v < n; v++) {
+					int side;
+					rk_vec3 q;
+					if (!rki_rest_vertex(m, sk, v, h, f, rest_world, &side, &q)) continue;
+					int a = g->bone[RK_CONTACT_LEFT_FOOT + side];
+					if (a < 0) continue;
+					if (pass == 0) {
+						if (q.y < low[side]) low[side] = q.y;
+						count[side]++;
+						continue;
+					}
+					/* the sole band: within a third of the ankle's height above the lowest */
+					if (q.y > low[side] + (rest->position[a].y - low[side]) / 3.0) continue;
+					if (q.z < back[side]) back[side] = q.z;
+					if (q.z > front[side]) front[side] = q.z;
+				}
+			}
+		}
+	}
+	for (int side = 0; side < 2; side++) {
+		int a = g->bone[RK_CONTACT_LEFT_FOOT + side], t = g->bone[RK_CONTACT_LEFT_TOES + side];
+		if (!count[side] || a < 0 || !(low[side] < rest->position[a].y) || !isfinite(back[side])) continue;
+		g->sole_vertices[side] = count[side];
+		g->sole_height[side] = low[side];
+		/* the heel at least under the ankle (a leg mesh may carry the heel) */
+		double heel = back[side] < rest->position[a].z ? back[side] : rest->position[a].z;
+		g->heel_rest[side] = (rk_vec3){ rest->position[a].x, low[side], heel };
+		if (t >= 0) {
+			g->has_tip[side] = true;
+			g->tip_rest[side] = (rk_vec3){ rest->position[t].x, low[side], front[side] };
+		}
+	}
+}
+
 rk_vec3 rki_contact_heel(const rki_contact_rig *g, const rki_humanoid_pose *rest, const rki_humanoid_pose *p, int side)
 {
 	int a = g->bone[RK_CONTACT_LEFT_FOOT + side];

@@ -23,7 +23,19 @@ typedef struct rki_contact_rig {
 	                                       lowest rest joint (toes, tip), turning with the foot */
 	double floor;                       /* the clip's floor below the rest's (<= 0; rest heights
 	                                       include it, tip / heel heights subtract it) */
+	size_t sole_vertices[2];            /* > 0: heel / tip measured from the skinned mesh */
+	double sole_height[2];              /* the sole's height (character units) */
 } rki_contact_rig;
+
+/* The target's sole from its skinned mesh at rest (CONTACT SOLVE): per foot,
+ * the vertices whose largest weight is on the foot, the toes or a node below
+ * them; the sole is their lowest height, the heel the rearmost and the tip
+ * the foremost of those within a third of the ankle's height above it (the
+ * heel under the ankle or behind it, the tip under the toes, both at the sole's height,
+ * turning with the foot / toes). Feet without such vertices keep the joints'
+ * sole. rest_world: node_to_world of the rest the rig was built from. */
+void rki_contact_rig_mesh_sole(rki_contact_rig *g, const rk_scene *scene, const rk_humanoid *h,
+	const rki_char_frame *f, const rk_mat4 *rest_world, const rki_humanoid_pose *rest);
 
 /* A source clip that goes below its rest floor (a capture whose floor is
  * lower than its rest pose's): the floor is moved down to the lowest foot

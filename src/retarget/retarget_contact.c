@@ -15,8 +15,8 @@
  * RESTRICTIONS
  *   The floor is flat (the target's rest floor). The feet's contact points
  *   are the ankle, the ball (toes joint) and the toe tip (the toes' first
- *   child node, when both rigs have one); the sole is the rest pose's
- *   (joints only, no mesh). Hand floor contacts are detected, not solved.
+ *   child node, when both rigs have one); the target's heel and toe tip
+ *   come from its skinned mesh when it has one (rki_contact_rig_mesh_sole).
  */
 #include "retarget/contact_internal.h"
 #include "rigkit/runtime.h"
@@ -37,6 +37,10 @@ static const int k_limb[RKI_LIMBS][3] = {
 static const int k_foot[2] = { RK_HUMANOID_LEFT_FOOT, RK_HUMANOID_RIGHT_FOOT };
 static const int k_toes[2] = { RK_HUMANOID_LEFT_TOES, RK_HUMANOID_RIGHT_TOES };
 static const int k_hand[2] = { RK_HUMANOID_LEFT_HAND, RK_HUMANOID_RIGHT_HAND };
+static const int k_shoulder[2] = { RK_HUMANOID_LEFT_SHOULDER, RK_HUMANOID_RIGHT_SHOULDER };
+
+/* The most the shoulder (clavicle) is turned to bring a hand in reach. */
+#define RKI_SHOULDER_MAX_TURN (30.0 * 3.14159265358979323846 / 180.0)
 
 /* A run of frames where one limb's goal was out of reach (one warning). */
 typedef struct rki_miss_run {
@@ -53,8 +57,9 @@ struct rki_contact_solver {
 	rk_vec3 ground;                        /* the source's ground velocity (CONTACTS) */
 	rki_humanoid_pose *src;                /* frames source poses */
 	rk_contact_frame *cf;                  /* frames source contacts */
-	double *w[2 + 3];                      /* frames weights: feet, hand pair, left / right hand body */
-	int32_t *own[2 + 3];                   /* frames: first frame of the contact run */
+	double *w[2 + 3 + 2];                  /* frames weights: feet, hand pair, left / right hand body,
+	                                          left / right hand on the floor */
+	int32_t *own[2 + 3 + 2];               /* frames: first frame of the contact run */
 	uint8_t *on;                           /* scratch */
 	rki_contact_rig gs, gt;
 	bool tip[2];                           /* toe tips on both sides */
@@ -74,6 +79,9 @@ struct rki_contact_solver {
 	                                          less the hips offset, moving with the ground */
 	rk_vec3 prev_off;                      /* last frame's hips offset (target - source, horizontal) */
 	double anchor_time[2];
+	int32_t hand_run[2];                   /* the same for hands on the floor (the wrist pinned) */
+	rk_vec3 hand_anchor[2];
+	double hand_time[2];
 	rk_vec3 prev_point[2][2];              /* last frame's ankle / toes of each foot */
 	rki_miss_run miss[RKI_LIMBS];
 	bool touched[RK_HUMANOID_BONE_COUNT];  /* bones the current frame changed */
@@ -104,7 +112,7 @@ rki_contact_solver *rki_contact_solver_create(const rki_contact_setup *s, rki_al
 	/* one block: the solver, source poses, contact frames, weights, owners, scratch */
 	size_t sz_src = frames * sizeof(rki_humanoid_pose), sz_cf = frames * sizeof(rk_contact_frame);
 	size_t sz_w = frames * sizeof(double), sz_own = frames * sizeof(int32_t);
-	size_t bytes = sizeof(rki_contact_solver) + 16 + sz_src + 16 + sz_cf + 16 + 5 * (sz_w + 16 + sz_own + 16) + frames + 16;
+	size_t bytes = sizeof(rki_contact_solver) + 16 + sz_src + 16 + sz_cf + 16 + 7 * (sz_w + 16 + sz_own + 16) + frames + 16;
 	unsigned char *block = (unsigned char *)rki_calloc(alloc, 1, bytes);
 	if (!block) {
 		rki_error_set(err, alloc->limit_hit ? RK_ERROR_LIMIT : RK_ERROR_OUT_OF_MEMORY,
@@ -119,7 +127,7 @@ rki_contact_solver *rki_contact_solver_create(const rki_contact_setup *s, rki_al
 	cs->alloc = alloc;
 	cs->src = RKI_TAKE(rki_humanoid_pose, sz_src);
 	cs->cf = RKI_TAKE(rk_contact_frame, sz_cf);
-	for (int i = 0; i < 5; i++) {
+	for (int i = 0; i < 7; i++) {
 		cs->w[i] = RKI_TAKE(double, sz_w);
 		cs->own[i] = RKI_TAKE(int32_t, sz_own);
 	}
@@ -155,6 +163,7 @@ rki_contact_solver *rki_contact_solver_create(const rki_contact_setup *s, rki_al
 	rki_pose_buffer_free(&pb);
 	rki_contact_rig_init(&cs->gs, s->hs, cs->use, s->fs, s->rest_world_s, s->rest_s);
 	rki_contact_rig_init(&cs->gt, s->ht, cs->use, s->ft, s->rest_world_t, s->rest_t);
+	rki_contact_rig_mesh_sole(&cs->gt, s->target, s->ht, s->ft, s->rest_world_t, s->rest_t);
 	rki_contact_rig_fit_floor(&cs->gs, s->rest_s, cs->src, frames, o.on_height);
 	for (int side = 0; side < 2; side++) cs->tip[side] = cs->gs.has_tip[side] && cs->gt.has_tip[side];
 	cs->ground = rki_ground_velocity(&cs->gs, cs->src, s->times, frames, o.off_height);
@@ -199,7 +208,11 @@ rki_contact_solver *rki_contact_solver_create(const rki_contact_setup *s, rki_al
 		for (size_t k = 0; k < frames; k++) cs->on[k] = cs->cf[k].hand_body[side] >= 0;
 		rki_contact_weights(s->times, frames, cs->on, o.blend_time, cs->w[3 + side], cs->own[3 + side]);
 	}
-	for (int side = 0; side < 2; side++) cs->anchor_run[side] = -1;
+	for (int side = 0; side < 2; side++) {
+		for (size_t k = 0; k < frames; k++) cs->on[k] = (cs->cf[k].floor >> (RK_CONTACT_LEFT_HAND + side)) & 1u;
+		rki_contact_weights(s->times, frames, cs->on, o.blend_time, cs->w[5 + side], cs->own[5 + side]);
+	}
+	for (int side = 0; side < 2; side++) cs->anchor_run[side] = cs->hand_run[side] = -1;
 	return cs;
 }
 
@@ -358,6 +371,76 @@ static rk_vec3 rki_body_goal(const rki_contact_solver *cs, size_t k, int side, i
 	return rk_vec3_add(rk_vec3_lerp(cs->pose.position[a], cs->pose.position[b], u), off);
 }
 
+/* Arm `side`'s goal out of the two-bone chain's reach: the shoulder
+ * (clavicle) bone turns its upper-arm joint towards the goal, by the least
+ * angle that brings the goal within reach (at most RKI_SHOULDER_MAX_TURN),
+ * that angle scaled by the contact weight w (so it blends in and out with the
+ * contact). The arm bones keep their world rotations (they move with it). */
+static void rki_shoulder_reach(rki_contact_solver *cs, int side, rk_vec3 goal, double w, rk_vec3 hips)
+{
+	const int *c = k_limb[RKI_LIMB_LEFT_ARM + side];
+	int sh = k_shoulder[side];
+	if (!(w > 0.0) || !cs->use[sh] || cs->up[c[0]] != sh) return;
+	rki_humanoid_pose *p = &cs->pose;
+	double reach = (rk_vec3_length(cs->off[c[1]]) + rk_vec3_length(cs->off[c[2]])) * (1.0 - 1e-3);
+	rk_vec3 piv = p->position[sh], v = rk_vec3_sub(p->position[c[0]], piv), g = rk_vec3_sub(goal, piv);
+	if (rk_vec3_length(rk_vec3_sub(g, v)) <= reach) return;
+	rk_vec3 axis = rk_vec3_cross(v, g);
+	double al = rk_vec3_length(axis), vl = rk_vec3_length(v), gl = rk_vec3_length(g);
+	if (!(al > 1e-9 * vl * gl)) return;   /* the goal straight along (or against) the clavicle */
+	axis = rk_vec3_scale(axis, 1.0 / al);
+	double top = atan2(al, rk_vec3_dot(v, g));   /* turning further moves the joint away again */
+	if (top > RKI_SHOULDER_MAX_TURN) top = RKI_SHOULDER_MAX_TURN;
+	double lo = 0.0, hi = top;
+	if (rk_vec3_length(rk_vec3_sub(g, rk_quat_rotate(rk_quat_axis_angle(axis, hi), v))) <= reach) {
+		/* the distance falls monotonically with the angle up to `top`: bisection */
+		for (int i = 0; i < 48; i++) {
+			double mid = 0.5 * (lo + hi);
+			if (rk_vec3_length(rk_vec3_sub(g, rk_quat_rotate(rk_quat_axis_angle(axis, mid), v))) <= reach) hi = mid;
+			else lo = mid;
+		}
+	}
+	rk_quat q = rk_quat_axis_angle(axis, hi * (w < 1.0 ? w : 1.0));
+	p->rotation[sh] = rk_quat_normalize(rk_quat_mul(q, p->rotation[sh]));
+	cs->touched[sh] = true;
+	rki_fk(cs, hips);
+}
+
+/* Hand `side` on the floor at frame k (weight w > 0): the wrist's goal, pinned
+ * like a foot's point (where the rule puts it at the contact's start, moved
+ * as the source's wrist moves until its first contact frame, then with the
+ * ground and the hips offset `off`; before and after, moving as the source's
+ * wrist moves from the contact's first / last frame), at the source wrist's
+ * height above its floor (hips heights). */
+static rk_vec3 rki_hand_floor_goal(rki_contact_solver *cs, size_t k, int side, rk_vec3 off)
+{
+	const rki_humanoid_pose *ps = &cs->src[k];
+	int hand = k_hand[side], q = RK_CONTACT_LEFT_HAND + side;
+	int sb = cs->gs.bone[q];
+	int32_t run = cs->own[5 + side][k];
+	uint8_t bit = (uint8_t)(1u << q);
+	if (cs->hand_run[side] != run) {
+		size_t j = (size_t)run;
+		rk_vec3 travel = rk_vec3_sub(cs->src[j].position[sb], ps->position[sb]);
+		cs->hand_anchor[side] = rk_vec3_add(rk_vec3_sub(cs->pose.position[hand], off), travel);
+		cs->hand_time[side] = cs->times[j];
+		cs->hand_run[side] = run;
+	}
+	rk_vec3 at;
+	if ((cs->cf[k].floor & bit) || (size_t)run == k) {
+		at = rk_vec3_add(rk_vec3_add(cs->hand_anchor[side], off),
+			rk_vec3_scale(cs->ground, cs->times[k] - cs->hand_time[side]));
+	} else {
+		size_t edge = (size_t)run;
+		if (k > edge)
+			while (edge + 1 < k && (cs->cf[edge + 1].floor & bit)) edge++;
+		at = rk_vec3_add(cs->hand_anchor[side], rk_vec3_scale(cs->ground, cs->times[edge] - cs->hand_time[side]));
+		at = rk_vec3_add(rk_vec3_add(at, rk_vec3_sub(ps->position[sb], cs->src[edge].position[sb])), off);
+	}
+	at.y = cs->gt.rest_height[q] + (ps->position[sb].y - cs->gs.rest_height[q]);
+	return at;
+}
+
 void rki_contact_solver_frame(rki_contact_solver *cs, size_t k, rk_quat *wbone, rk_vec3 *hips)
 {
 	if (k >= cs->frames) return;
@@ -511,30 +594,50 @@ void rki_contact_solver_frame(rki_contact_solver *cs, size_t k, rk_quat *wbone, 
 		cs->prev_point[side][1] = t >= 0 ? p->position[t] : p->position[k_foot[side]];
 	}
 
-	/* hands */
-	if (cs->hands) {
-		rk_vec3 hand_goal[2];
+	/* hands: on the floor (always), on the body or together (cs->hands) */
+	{
+		rk_vec3 hand_goal[2], full[2];
+		double hand_w[2] = { 0.0, 0.0 };
 		bool hand_want[2] = { false, false };
 		int lh = RK_HUMANOID_LEFT_HAND, rh = RK_HUMANOID_RIGHT_HAND;
 		for (int side = 0; side < 2; side++) {
-			if (!cs->arms[side]) continue;
-			int hand = side ? rh : lh;
-			rk_vec3 free = p->position[hand];
+			if (!cs->arms[side] || cs->gs.bone[RK_CONTACT_LEFT_HAND + side] < 0) continue;
+			double wf = cs->w[5 + side][k];
+			if (wf > 0.0) {
+				full[side] = rki_hand_floor_goal(cs, k, side, off);
+				hand_w[side] = wf;
+				hand_want[side] = true;
+			} else {
+				cs->hand_run[side] = -1;
+			}
+		}
+		for (int side = 0; side < 2 && cs->hands; side++) {
+			if (!cs->arms[side] || hand_want[side]) continue;
 			double wb = cs->w[3 + side][k], wp = cs->w[2][k];
 			if (wb > 0.0) {
 				/* the segment of the contact run */
 				int8_t named = cs->cf[(size_t)cs->own[3 + side][k]].hand_body[side];
 				int s = rki_body_segment_find(cs->seg, cs->segs, named);
 				if (s < 0) continue;
-				hand_goal[side] = rk_vec3_lerp(free, rki_body_goal(cs, k, side, s), wb);
+				full[side] = rki_body_goal(cs, k, side, s);
+				hand_w[side] = wb;
 				hand_want[side] = true;
 			} else if (wp > 0.0 && cs->arms[1 - side]) {
 				rk_vec3 mid = rk_vec3_scale(rk_vec3_add(p->position[lh], p->position[rh]), 0.5);
 				rk_vec3 half = rk_vec3_scale(rk_vec3_sub(ps->position[lh], ps->position[rh]), side ? -0.5 : 0.5);
-				hand_goal[side] = rk_vec3_lerp(free, rk_vec3_add(mid, half), wp);
+				full[side] = rk_vec3_add(mid, half);
+				hand_w[side] = wp;
 				hand_want[side] = true;
 			}
 		}
+		/* goals out of the arm's reach: the shoulder turns first; then the
+		 * blended goal from where the hand is now */
+		for (int side = 0; side < 2; side++) {
+			if (!hand_want[side]) continue;
+			rki_shoulder_reach(cs, side, full[side], hand_w[side], h);
+		}
+		for (int side = 0; side < 2; side++)
+			if (hand_want[side]) hand_goal[side] = rk_vec3_lerp(p->position[k_hand[side]], full[side], hand_w[side]);
 		for (int side = 0; side < 2; side++) {
 			if (!hand_want[side]) {
 				rki_miss_flush(cs, RKI_LIMB_LEFT_ARM + side);
@@ -573,4 +676,15 @@ void rki_contact_solver_report(rki_contact_solver *cs, rk_retarget_report *repor
 	report->unreached_goals = cs->unreached;
 	report->max_contact_miss = cs->max_miss;
 	report->max_hips_drop = cs->max_drop;
+	for (int side = 0; side < 2; side++) {
+		rk_contact_sole *so = &report->target_sole[side];
+		int a = k_foot[side];
+		if (!cs->use[a]) continue;
+		rk_vec3 ankle = cs->rest_t->position[a], heel = cs->gt.heel_rest[side];
+		so->mesh_vertices = cs->gt.sole_vertices[side];
+		so->ankle_height = ankle.y - heel.y;
+		so->heel = ankle.z - heel.z;
+		int t = cs->gt.bone[RK_CONTACT_LEFT_TOES + side];
+		so->toe = cs->gt.has_tip[side] ? cs->gt.tip_rest[side].z - ankle.z : t >= 0 ? cs->rest_t->position[t].z - ankle.z : 0.0;
+	}
 }

@@ -312,6 +312,18 @@ static void cli_retarget_json_contacts(cli_json *j, const rk_retarget_opts *ro, 
 		for (int b = 0; b < RK_HUMANOID_BONE_COUNT; b++)
 			if (r->solved_bones[b]) cli_json_string(j, NULL, rk_humanoid_bone_name((rk_humanoid_bone)b));
 		cli_json_close_array(j);
+		cli_json_object(j, "target_sole");
+		for (int side = 0; side < 2; side++) {
+			const rk_contact_sole *so = &r->target_sole[side];
+			cli_json_object(j, side ? "right" : "left");
+			cli_json_string(j, "from", so->mesh_vertices ? "mesh" : "joints");
+			cli_json_int(j, "mesh_vertices", (long long)so->mesh_vertices);
+			cli_json_number(j, "ankle_height", so->ankle_height);
+			cli_json_number(j, "heel", so->heel);
+			cli_json_number(j, "toe", so->toe);
+			cli_json_close_object(j);
+		}
+		cli_json_close_object(j);
 	}
 	rk_contacts cs;
 	rk_error err;
