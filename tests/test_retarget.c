@@ -384,6 +384,17 @@ RK_TEST(fbx_target_with_pre_rotations)
 	rk_scene_free(dst);
 }
 
+/* assets/<a> and assets/<b> of the shared folder (NULL where a load fails). */
+static void load_shared_pair(const char *shared, const char *a, const char *b, rk_scene **sa, rk_scene **sb)
+{
+	char pa[4096], pb[4096];
+	rk_error err;
+	snprintf(pa, sizeof(pa), "%s/assets/%s", shared, a);
+	snprintf(pb, sizeof(pb), "%s/assets/%s", shared, b);
+	*sa = rk_load_file(pa, NULL, &err);
+	*sb = rk_load_file(pb, NULL, &err);
+}
+
 RK_TEST(mixamo_kick_on_ready_player_me)
 {
 	/* Seed 004's pairing with real files: a Mixamo FBX clip (cm, Y-up,
@@ -391,11 +402,9 @@ RK_TEST(mixamo_kick_on_ready_player_me)
 	 * plain names), checked on the GLB read back. */
 	const char *shared = rk_test_shared_dir();
 	if (!shared) RK_SKIP("shared folder (../shared) not found");
-	char ps[4096], pt[4096];
-	snprintf(ps, sizeof(ps), "%s/assets/ybot@kick.fbx", shared);
-	snprintf(pt, sizeof(pt), "%s/assets/readyplayer.me.glb", shared);
 	rk_error err;
-	rk_scene *src = rk_load_file(ps, NULL, &err), *dst = rk_load_file(pt, NULL, &err);
+	rk_scene *src = NULL, *dst = NULL;
+	load_shared_pair(shared, "ybot@kick.fbx", "readyplayer.me.glb", &src, &dst);
 	RK_REQUIRE(src && dst && src->clips.count == 1);
 	rk_retarget_report rep;
 	rk_anim_clip *c = rk_retarget(dst, src, &src->clips.data[0], &k_rule, &rep, &err);
@@ -431,11 +440,9 @@ RK_TEST(fbx_source_pivots_offsets_inherit_modes)
 	 * must agree key for key. */
 	const char *shared = rk_test_shared_dir();
 	if (!shared) RK_SKIP("shared folder (../shared) not found");
-	char ps[4096], pt[4096];
-	snprintf(ps, sizeof(ps), "%s/assets/ybot@kick.fbx", shared);
-	snprintf(pt, sizeof(pt), "%s/assets/readyplayer.me.glb", shared);
 	rk_error err;
-	rk_scene *src = rk_load_file(ps, NULL, &err), *dst = rk_load_file(pt, NULL, &err);
+	rk_scene *src = NULL, *dst = NULL;
+	load_shared_pair(shared, "ybot@kick.fbx", "readyplayer.me.glb", &src, &dst);
 	RK_REQUIRE(src && dst && src->clips.count == 1 && src->clips.data[0].layer_count == 1);
 	static const char *const changed[] = { "mixamorig:Spine1", "mixamorig:LeftArm", "mixamorig:RightForeArm",
 		"mixamorig:LeftUpLeg", "mixamorig:RightLeg" };
