@@ -13,6 +13,7 @@
  */
 #include "rigkit/rigkit.h"
 #include "rk_test.h"
+#include "scene/scene_internal.h"
 
 #include <math.h>
 #include <stdint.h>
@@ -383,6 +384,17 @@ RK_TEST(fbx_target_with_pre_rotations)
 	rk_scene_free(dst);
 }
 
+/* assets/<a> and assets/<b> of the shared folder (NULL where a load fails). */
+static void load_shared_pair(const char *shared, const char *a, const char *b, rk_scene **sa, rk_scene **sb)
+{
+	char pa[4096], pb[4096];
+	rk_error err;
+	snprintf(pa, sizeof(pa), "%s/assets/%s", shared, a);
+	snprintf(pb, sizeof(pb), "%s/assets/%s", shared, b);
+	*sa = rk_load_file(pa, NULL, &err);
+	*sb = rk_load_file(pb, NULL, &err);
+}
+
 RK_TEST(mixamo_kick_on_ready_player_me)
 {
 	/* Seed 004's pairing with real files: a Mixamo FBX clip (cm, Y-up,
@@ -390,11 +402,9 @@ RK_TEST(mixamo_kick_on_ready_player_me)
 	 * plain names), checked on the GLB read back. */
 	const char *shared = rk_test_shared_dir();
 	if (!shared) RK_SKIP("shared folder (../shared) not found");
-	char ps[4096], pt[4096];
-	snprintf(ps, sizeof(ps), "%s/assets/ybot@kick.fbx", shared);
-	snprintf(pt, sizeof(pt), "%s/assets/readyplayer.me.glb", shared);
 	rk_error err;
-	rk_scene *src = rk_load_file(ps, NULL, &err), *dst = rk_load_file(pt, NULL, &err);
+	rk_scene *src = NULL, *dst = NULL;
+	load_shared_pair(shared, "ybot@kick.fbx", "readyplayer.me.glb", &src, &dst);
 	RK_REQUIRE(src && dst && src->clips.count == 1);
 	rk_retarget_report rep;
 	rk_anim_clip *c = rk_retarget(dst, src, &src->clips.data[0], &k_rule, &rep, &err);
@@ -414,6 +424,79 @@ RK_TEST(mixamo_kick_on_ready_player_me)
 	fprintf(stderr, "ybot@kick -> readyplayer.me: %zu bones, worst bone direction %.3g rad\n", rep.mapped_bones, worst);
 	RK_CHECK(worst < 1e-4);
 	rk_scene_free(back);
+	rk_scene_free(src);
+	rk_scene_free(dst);
+}
+
+RK_TEST(fbx_source_pivots_offsets_inherit_modes)
+{
+	/* An FBX source whose nodes use the rest of the transform chain: ybot@kick
+	 * with rotation / scaling pivots and offsets on arm, spine and leg
+	 * nodes, one node ignoring its parent's scale (the parent's is 1) and
+	 * Mixamo's componentwise scale inheritance elsewhere. rk_retarget samples
+	 * such a source without evaluating the whole scene (retarget_sample.c);
+	 * the same clip with a second, weight-0 layer (which changes no pose)
+	 * takes the full evaluation (rk_pose_eval) at every frame: both results
+	 * must agree key for key. */
+	const char *shared = rk_test_shared_dir();
+	if (!shared) RK_SKIP("shared folder (../shared) not found");
+	rk_error err;
+	rk_scene *src = NULL, *dst = NULL;
+	load_shared_pair(shared, "ybot@kick.fbx", "readyplayer.me.glb", &src, &dst);
+	RK_REQUIRE(src && dst && src->clips.count == 1 && src->clips.data[0].layer_count == 1);
+	static const char *const changed[] = { "mixamorig:Spine1", "mixamorig:LeftArm", "mixamorig:RightForeArm",
+		"mixamorig:LeftUpLeg", "mixamorig:RightLeg" };
+	int found = 0, ignoring = 0;
+	for (size_t i = 0; i < src->nodes.count; i++) {
+		rk_node *n = &src->nodes.data[i];
+		if (!n->has_fbx_props) continue;
+		for (size_t c = 0; c < sizeof(changed) / sizeof(changed[0]); c++) {
+			if (strcmp(n->name, changed[c]) != 0) continue;
+			n->props.rotation_pivot = (rk_vec3){ 1.5, -2.0, 0.5 + (double)c };
+			n->props.rotation_offset = (rk_vec3){ 0.25, 0.5, -0.75 };
+			n->props.scaling_pivot = (rk_vec3){ -0.5, 1.0, 2.0 };
+			n->props.scaling_offset = (rk_vec3){ 0.0, -0.25, 0.125 };
+			found++;
+		}
+		if (strcmp(n->name, "mixamorig:LeftForeArm") == 0) {
+			n->props.inherit_mode = RK_INHERIT_IGNORE_PARENT_SCALE;
+			ignoring++;
+		}
+	}
+	RK_REQUIRE(found == 5 && ignoring == 1);
+	rki_scene_update_matrices(src);
+	rk_anim_clip *clip = &src->clips.data[0];
+	RK_REQUIRE(rk_retarget(dst, src, clip, &k_rule, NULL, &err));
+	rk_anim_layer layers[2];
+	const rk_anim_layer *own = clip->layers;
+	layers[0] = own[0];
+	memset(&layers[1], 0, sizeof(layers[1]));
+	layers[1].name = "nothing";
+	layers[1].weight = 0.0;
+	clip->layers = layers;
+	clip->layer_count = 2;
+	bool full = rk_retarget(dst, src, clip, &k_rule, NULL, &err) != NULL;
+	clip->layers = own;
+	clip->layer_count = 1;
+	RK_REQUIRE(full && dst->clips.count >= 2);
+	const rk_anim_clip *a = &dst->clips.data[dst->clips.count - 2], *b = &dst->clips.data[dst->clips.count - 1];
+	RK_REQUIRE(a->layer_count == 1 && b->layer_count == 1 && a->layers[0].track_count == b->layers[0].track_count);
+	double worst = 0.0;
+	size_t keys = 0;
+	for (size_t t = 0; t < a->layers[0].track_count; t++) {
+		const rk_anim_track *x = &a->layers[0].tracks[t], *y = &b->layers[0].tracks[t];
+		RK_REQUIRE(x->node == y->node && x->target == y->target && x->key_count == y->key_count &&
+			x->components == y->components);
+		for (size_t k = 0; k < x->key_count * x->components; k++) {
+			double d = fabs(x->values[k] - y->values[k]);
+			if (!(d <= worst)) worst = d;
+			keys++;
+		}
+	}
+	fprintf(stderr, "ybot@kick with pivots and offsets -> readyplayer.me: %zu values, sampled against full "
+		"evaluation: max |difference| %.3g\n", keys, worst);
+	RK_CHECK(keys > 62 * 50 * 4);
+	RK_CHECK(worst < 1e-9);
 	rk_scene_free(src);
 	rk_scene_free(dst);
 }
@@ -797,6 +880,7 @@ RK_TEST_MAIN(
 	RK_TEST_ENTRY(foot_ik_keeps_planted_feet_planted),
 	RK_TEST_ENTRY(fbx_target_with_pre_rotations),
 	RK_TEST_ENTRY(mixamo_kick_on_ready_player_me),
+	RK_TEST_ENTRY(fbx_source_pivots_offsets_inherit_modes),
 	RK_TEST_ENTRY(stretching_source_bones_still_point_right),
 	RK_TEST_ENTRY(retargeted_idle_to_walk_crossfade_is_continuous),
 	RK_TEST_ENTRY(corrupted_targets_fail_cleanly),

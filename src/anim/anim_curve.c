@@ -82,11 +82,14 @@ static double rki_cubic_segment(const rk_anim_curve *c, size_t i, double t)
 	return is * is * is * va + 3.0 * is * is * s * p1 + 3.0 * is * s * s * p2 + s * s * s * vb;
 }
 
-/* Value inside [times[0], times[n-1]]; n >= 2. */
-static double rki_curve_inside(const rk_anim_curve *c, double t)
+static size_t rki_key_at_or_before_hint(const double *times, size_t n, double t, size_t *hint);
+
+/* Value inside [times[0], times[n-1]]; n >= 2. hint: NULL or a key cursor
+ * (rki_key_at_or_before_hint). */
+static double rki_curve_inside_hint(const rk_anim_curve *c, double t, size_t *hint)
 {
 	size_t n = c->key_count;
-	size_t i = rki_key_at_or_before(c->times, n, t);
+	size_t i = hint ? rki_key_at_or_before_hint(c->times, n, t, hint) : rki_key_at_or_before(c->times, n, t);
 	if (i >= n - 1) return c->values[n - 1];
 	double ta = c->times[i], tb = c->times[i + 1];
 	if (t <= ta) return c->values[i];
@@ -103,6 +106,8 @@ static double rki_curve_inside(const rk_anim_curve *c, double t)
 	}
 	}
 }
+
+static double rki_curve_inside(const rk_anim_curve *c, double t) { return rki_curve_inside_hint(c, t, NULL); }
 
 /* Slope at the outer key of the first (post = false) or last segment. */
 static double rki_end_slope(const rk_anim_curve *c, bool post)
@@ -170,6 +175,19 @@ static double rki_curve_extrapolate(const rk_anim_curve *c, double t, bool post)
 
 double rk_anim_curve_eval(const rk_anim_curve *curve, double time, bool no_extrapolation)
 {
+	return rki_anim_curve_eval_hint(curve, time, no_extrapolation, NULL);
+}
+
+bool rki_anim_curve_sorted(const rk_anim_curve *curve)
+{
+	if (!curve || !curve->times) return true;
+	for (size_t k = 1; k < curve->key_count; k++)
+		if (!(curve->times[k] >= curve->times[k - 1])) return false;
+	return true;
+}
+
+double rki_anim_curve_eval_hint(const rk_anim_curve *curve, double time, bool no_extrapolation, size_t *hint)
+{
 	if (!curve || curve->key_count == 0 || !curve->times || !curve->values) return 0.0;
 	size_t n = curve->key_count;
 	if (n == 1 || time != time) return curve->values[0];
@@ -181,7 +199,7 @@ double rk_anim_curve_eval(const rk_anim_curve *curve, double time, bool no_extra
 		if (no_extrapolation) return curve->values[n - 1];
 		return rki_curve_extrapolate(curve, time, true);
 	}
-	return rki_curve_inside(curve, time);
+	return rki_curve_inside_hint(curve, time, hint);
 }
 
 /* ---- glTF samplers ------------------------------------------------------------ */

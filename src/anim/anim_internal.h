@@ -28,4 +28,11 @@ size_t rki_anim_track_eval_hint(const rk_anim_track *track, double time, bool no
  * (0, 1). hint as rki_anim_track_eval_hint (NULL: none). */
 size_t rki_anim_track_locate(const rk_anim_track *track, double time, size_t *hint, double *u);
 
+/* rk_anim_curve_eval with a key cursor for a caller that samples the curve
+ * at increasing times: *hint (0 at first) is tried, then its successor,
+ * before the binary search. The same value on times sorted as
+ * rki_anim_curve_sorted checks (hint NULL: none). */
+double rki_anim_curve_eval_hint(const rk_anim_curve *curve, double time, bool no_extrapolation, size_t *hint);
+bool rki_anim_curve_sorted(const rk_anim_curve *curve);
+
 #endif

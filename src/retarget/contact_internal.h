@@ -105,6 +105,8 @@ typedef struct rki_contact_setup {
 	const rk_mat4 *rest_world_s, *rest_world_t;
 	const double *times;                 /* frames key times from the clip's start */
 	size_t frames;
+	const rki_humanoid_pose *src_poses;  /* frames source poses at times (the caller's, kept until
+	                                      * destroy), or NULL: the source is evaluated here */
 	bool hands;
 	bool hips_locked;                    /* RK_RETARGET_ROOT_LOCK: the hips are never lowered */
 	const rk_contact_opts *opts;         /* NULL = defaults */

@@ -405,6 +405,24 @@ static double rki_direction_error(const rki_retarget *r, const rki_humanoid_pose
 	return worst;
 }
 
+/* The source's humanoid pose at frame k: from the sampler where it applies
+ * (retarget_sample.c), else the full evaluation. False with err. */
+static bool rki_source_pose(rki_src_sampler *sampler, rki_pose_buffer *pb, const rk_scene *source,
+	const rk_anim_clip *clip, const rki_retarget *r, const double *times, size_t k, rki_humanoid_pose *out,
+	rk_error *err)
+{
+	if (sampler->fast) {
+		rki_src_sampler_pose(sampler, source, k, &r->fs, out);
+		return true;
+	}
+	if (!rki_pose_buffer_eval(pb, source, clip, times[k], err)) {
+		rki_error_file(err, source->source_path);
+		return false;
+	}
+	rki_humanoid_pose_from(r->hs, &r->fs, pb->pose.node_to_world, out);
+	return true;
+}
+
 rk_anim_clip *rk_retarget(rk_scene *target, const rk_scene *source, const rk_anim_clip *clip,
 	const rk_retarget_opts *opts, rk_retarget_report *report, rk_error *err)
 {
@@ -486,6 +504,8 @@ rk_anim_clip *rk_retarget(rk_scene *target, const rk_scene *source, const rk_ani
 	rki_alloc_init(&tmp, &o.allocator, o.memory_limit, 0);
 	rk_anim_clip *result = NULL;
 	rki_contact_solver *contact = NULL;   /* CONTACT SOLVE (retarget_contact.c) */
+	rki_humanoid_pose *src_poses = NULL;   /* every frame's source pose, when the contact solve reads them too */
+	size_t src_poses_bytes = 0;
 	size_t rot_extra = 0, trans_extra = 0, scale_extra = 0;   /* constant tracks holding a bind rest */
 	if (!rki_rest_table_init(&rest_src, source, o.rest, &tmp, err) ||
 		!rki_char_frame_from_rest(source, r.hs, rest_src.world, &r.fs, err)) {
@@ -613,10 +633,20 @@ rk_anim_clip *rk_retarget(rk_scene *target, const rk_scene *source, const rk_ani
 	memset(&hips_solve, 0, sizeof(hips_solve));
 	bool hips_solve_ok = hips_solve_once && rki_translation_solve_init(hips, RK_QUAT_IDENTITY, &hips_solve);
 	if (o.contacts == RK_RETARGET_CONTACTS_FEET) {
+		/* sampled once here, for the solve and the frame loop */
+		src_poses_bytes = frames * sizeof(rki_humanoid_pose);   /* frames <= max_frames: no overflow */
+		src_poses = (rki_humanoid_pose *)rki_malloc(&tmp, src_poses_bytes);
+		if (!src_poses) {
+			rki_error_set(err, tmp.limit_hit ? RK_ERROR_LIMIT : RK_ERROR_OUT_OF_MEMORY,
+				"cannot allocate %zu frames of source poses (memory_limit %zu bytes)", frames, o.memory_limit);
+			goto done;
+		}
+		for (size_t k = 0; k < frames; k++)
+			if (!rki_source_pose(&sampler, &src_pose, source, clip, &r, times, k, &src_poses[k], err)) goto done;
 		rki_contact_setup cset = {
 			.source = source, .target = target, .clip = clip, .hs = r.hs, .ht = r.ht, .use = r.use,
 			.fs = &r.fs, .ft = &r.ft, .rest_s = &r.rest_s, .rest_t = &r.rest_t, .rest_world_s = rest_src.world,
-			.rest_world_t = rest_dst.world, .times = times, .frames = frames, .hands = o.hand_contacts,
+			.rest_world_t = rest_dst.world, .times = times, .frames = frames, .src_poses = src_poses, .hands = o.hand_contacts,
 			.hips_locked = o.root == RK_RETARGET_ROOT_LOCK,
 			.opts = o.contact_opts, .warning = o.warning, .warning_user = o.warning_user,
 		};
@@ -626,19 +656,13 @@ rk_anim_clip *rk_retarget(rk_scene *target, const rk_scene *source, const rk_ani
 	rk_quat hips_rot_value = RK_QUAT_IDENTITY;
 	double foot_miss = 0.0;
 	for (size_t k = 0; k < frames; k++) {
-		rki_humanoid_pose ps;
-		if (sampler.fast) {
-			rki_src_sampler_pose(&sampler, source, k, &r.fs, &ps);
-		} else {
-			if (!rki_pose_buffer_eval(&src_pose, source, clip, times[k], err)) {
-				rki_error_file(err, source->source_path);
-				goto done;
-			}
-			rki_humanoid_pose_from(r.hs, &r.fs, src_pose.pose.node_to_world, &ps);
-		}
+		rki_humanoid_pose ps_frame;
+		const rki_humanoid_pose *ps = &ps_frame;
+		if (src_poses) ps = &src_poses[k];
+		else if (!rki_source_pose(&sampler, &src_pose, source, clip, &r, times, k, &ps_frame, err)) goto done;
 		rk_quat to_world = rk_quat_conjugate(r.ft.rotation);
 		/* hips position (character units relative to rest) */
-		rk_vec3 delta = rk_vec3_sub(ps.position[RK_HUMANOID_HIPS], r.rest_s.position[RK_HUMANOID_HIPS]);
+		rk_vec3 delta = rk_vec3_sub(ps->position[RK_HUMANOID_HIPS], r.rest_s.position[RK_HUMANOID_HIPS]);
 		if (k == 0) first_delta = delta;
 		if (o.root == RK_RETARGET_ROOT_IN_PLACE) {
 			delta.x = first_delta.x;
@@ -654,12 +678,12 @@ rk_anim_clip *rk_retarget(rk_scene *target, const rk_scene *source, const rk_ani
 		 * source's actual direction */
 		for (int b = 0; b < RK_HUMANOID_BONE_COUNT; b++) {
 			if (!r.use[b]) continue;
-			rk_quat wc = rki_qmul(ps.rotation[b], r.k[b]);
+			rk_quat wc = rki_qmul(ps->rotation[b], r.k[b]);
 			int c = r.dir_child[b];
 			if (c >= 0 && rest_dir_ok[b]) {
-				rk_vec3 now_dir = rki_v3sub(ps.position[c], ps.position[b]);
+				rk_vec3 now_dir = rki_v3sub(ps->position[c], ps->position[b]);
 				if (sqrt(rki_v3dot(now_dir, now_dir)) > 1e-9) {
-					rk_quat turn = rki_qmul(ps.rotation[b], rest_conj[b]);
+					rk_quat turn = rki_qmul(ps->rotation[b], rest_conj[b]);
 					rk_vec3 expected = rki_v3norm(rki_qrot(turn, rest_dir[b]));
 					rk_vec3 actual = rki_v3norm(now_dir);
 					double d = rki_v3dot(expected, actual);
@@ -686,7 +710,7 @@ rk_anim_clip *rk_retarget(rk_scene *target, const rk_scene *source, const rk_ani
 			for (int side = 0; side < 2; side++) {
 				/* the foot where the source's is relative to its hips, in hips heights */
 				rk_vec3 goal = rki_char_from_world_point(&r.ft, rk_vec3_add(hips_char,
-					rk_vec3_sub(ps.position[legs[side][2]], ps.position[RK_HUMANOID_HIPS])));
+					rk_vec3_sub(ps->position[legs[side][2]], ps->position[RK_HUMANOID_HIPS])));
 				double miss = rki_leg_ik(&r, legs[side][0], legs[side][1], legs[side][2], goal, forward) / r.ft.unit;
 				if (miss > foot_miss) foot_miss = miss;
 			}
@@ -848,6 +872,7 @@ done:
 		report->rest_tracks = rot_extra + trans_extra + scale_extra;
 	}
 	rki_contact_solver_destroy(contact);
+	if (src_poses) rki_free(&tmp, src_poses, src_poses_bytes);
 	rki_rest_table_free(&rest_src);
 	rki_rest_table_free(&rest_dst);
 	if (r.rest_track) rki_free(&tmp, r.rest_track, nodes);

@@ -55,7 +55,7 @@ struct rki_contact_solver {
 	const rki_humanoid_pose *rest_s, *rest_t;
 	rk_quat to_char;                       /* world -> target character frame */
 	rk_vec3 ground;                        /* the source's ground velocity (CONTACTS) */
-	rki_humanoid_pose *src;                /* frames source poses */
+	const rki_humanoid_pose *src;          /* frames source poses (setup's src_poses or below) */
 	rk_contact_frame *cf;                  /* frames source contacts */
 	double *w[2 + 3 + 2];                  /* frames weights: feet, hand pair, left / right hand body,
 	                                          left / right hand on the floor */
@@ -110,7 +110,7 @@ rki_contact_solver *rki_contact_solver_create(const rki_contact_setup *s, rki_al
 		return NULL;
 	}
 	/* one block: the solver, source poses, contact frames, weights, owners, scratch */
-	size_t sz_src = frames * sizeof(rki_humanoid_pose), sz_cf = frames * sizeof(rk_contact_frame);
+	size_t sz_src = s->src_poses ? 0 : frames * sizeof(rki_humanoid_pose), sz_cf = frames * sizeof(rk_contact_frame);
 	size_t sz_w = frames * sizeof(double), sz_own = frames * sizeof(int32_t);
 	size_t bytes = sizeof(rki_contact_solver) + 16 + sz_src + 16 + sz_cf + 16 + 7 * (sz_w + 16 + sz_own + 16) + frames + 16;
 	unsigned char *block = (unsigned char *)rki_calloc(alloc, 1, bytes);
@@ -125,7 +125,8 @@ rki_contact_solver *rki_contact_solver_create(const rki_contact_setup *s, rki_al
 	cs->block = block;
 	cs->bytes = bytes;
 	cs->alloc = alloc;
-	cs->src = RKI_TAKE(rki_humanoid_pose, sz_src);
+	rki_humanoid_pose *src = RKI_TAKE(rki_humanoid_pose, sz_src);
+	cs->src = s->src_poses ? s->src_poses : src;
 	cs->cf = RKI_TAKE(rk_contact_frame, sz_cf);
 	for (int i = 0; i < 7; i++) {
 		cs->w[i] = RKI_TAKE(double, sz_w);
@@ -145,22 +146,24 @@ rki_contact_solver *rki_contact_solver_create(const rki_contact_setup *s, rki_al
 	cs->warning_user = s->warning_user;
 	for (int b = 0; b < RK_HUMANOID_BONE_COUNT; b++) cs->use[b] = s->use[b];
 
-	/* the source, sampled at the key times */
-	rki_pose_buffer pb;
-	if (!rki_pose_buffer_init(&pb, s->source, alloc, err)) {
-		rki_contact_solver_destroy(cs);
-		return NULL;
-	}
-	for (size_t k = 0; k < frames; k++) {
-		if (!rki_pose_buffer_eval(&pb, s->source, s->clip, s->times[k], err)) {
-			rki_error_file(err, s->source->source_path);
-			rki_pose_buffer_free(&pb);
+	/* the source, sampled at the key times (unless the caller has) */
+	if (!s->src_poses) {
+		rki_pose_buffer pb;
+		if (!rki_pose_buffer_init(&pb, s->source, alloc, err)) {
 			rki_contact_solver_destroy(cs);
 			return NULL;
 		}
-		rki_humanoid_pose_from(s->hs, s->fs, pb.pose.node_to_world, &cs->src[k]);
+		for (size_t k = 0; k < frames; k++) {
+			if (!rki_pose_buffer_eval(&pb, s->source, s->clip, s->times[k], err)) {
+				rki_error_file(err, s->source->source_path);
+				rki_pose_buffer_free(&pb);
+				rki_contact_solver_destroy(cs);
+				return NULL;
+			}
+			rki_humanoid_pose_from(s->hs, s->fs, pb.pose.node_to_world, &src[k]);
+		}
+		rki_pose_buffer_free(&pb);
 	}
-	rki_pose_buffer_free(&pb);
 	rki_contact_rig_init(&cs->gs, s->hs, cs->use, s->fs, s->rest_world_s, s->rest_s);
 	rki_contact_rig_init(&cs->gt, s->ht, cs->use, s->ft, s->rest_world_t, s->rest_t);
 	rki_contact_rig_mesh_sole(&cs->gt, s->target, s->ht, s->ft, s->rest_world_t, s->rest_t);
@@ -236,8 +239,10 @@ static void rki_fk(rki_contact_solver *cs, rk_vec3 hips)
 			p->position[b] = hips;
 			continue;
 		}
-		rk_quat turn = rk_quat_mul(p->rotation[a], rk_quat_conjugate(cs->rest_t->rotation[a]));
-		p->position[b] = rk_vec3_add(p->position[a], rk_quat_rotate(turn, cs->off[b]));
+		/* rk_quat_mul / rk_quat_rotate inline (retarget_internal.h: the same formulas) */
+		rk_quat turn = rki_qmul(p->rotation[a], rki_qconj(cs->rest_t->rotation[a]));
+		rk_vec3 d = rki_qrot(turn, cs->off[b]), at = p->position[a];
+		p->position[b] = (rk_vec3){ at.x + d.x, at.y + d.y, at.z + d.z };
 	}
 }
 

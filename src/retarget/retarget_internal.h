@@ -134,17 +134,21 @@ RKI_HOT_INLINE rk_vec3 rki_qrot(rk_quat q, rk_vec3 v)
 /* The source side of rk_retarget's frame loop (retarget_sample.c): the
  * humanoid pose of a clip at increasing times from the humanoid bones and
  * their ancestors only, each track with a key cursor. fast is false when the
- * scene or clip needs the full evaluation (FBX nodes, load adjustments,
- * layers, a clip rk_pose_eval refuses): rki_pose_buffer_eval +
- * rki_humanoid_pose_from then. */
+ * scene or clip needs the full evaluation (load adjustments, FBX inherit
+ * modes that scale differently, animated FBX pivots, layers, a clip
+ * rk_pose_eval refuses): rki_pose_buffer_eval + rki_humanoid_pose_from
+ * then. */
 typedef struct rki_affine { double m[12]; } rki_affine;   /* 3x3 column-major, then translation */
 typedef struct rki_src_track {
 	const rk_anim_track *track;
 	uint32_t slot;                   /* node slot it sets */
 	uint8_t kind;                    /* which local field */
+	uint8_t order;                   /* FBX node: its Lcl Rotation order (rk_rotation_order) */
 	bool sorted;                     /* key times non-decreasing: the cursor may be used */
 	bool direct;                     /* LINEAR / STEP T, R (quaternion) or S sampler track */
 	size_t hint;                     /* key cursor */
+	size_t curve_hint[4];            /* curve-based track: each curve's key cursor */
+	bool curves_sorted;              /* every curve's key times non-decreasing */
 } rki_src_track;
 typedef struct rki_src_sampler {
 	bool fast;
@@ -152,8 +156,10 @@ typedef struct rki_src_sampler {
 	uint32_t *node;                  /* slot -> node index */
 	int32_t *parent;                 /* slot -> parent slot or -1 */
 	int32_t *slot_of_node;           /* node index -> slot or -1 */
-	rk_trs *local;                   /* [frame in block][slot] -> local TRS */
+	rk_trs *local;                   /* [frame in block][slot] -> local TRS (FBX nodes: Lcl Translation,
+	                                  * Lcl Rotation degrees in rotation.x/y/z, Lcl Scaling) */
 	rk_trs *base;                    /* slot -> local TRS with the constant tracks applied */
+	struct rki_src_fbx *fbx;         /* slot -> the constant part of an FBX node's chain (NULL: none) */
 	uint8_t *field_set;              /* slot -> fields a track sets (init only) */
 	rki_affine *world;               /* slot -> node_to_world at the current time */
 	rki_src_track *track;

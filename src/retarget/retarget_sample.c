@@ -15,9 +15,22 @@
  * interpolation (rki_anim_track_eval_hint), the same TRS matrices and
  * products, the rotation read with the same Gram-Schmidt.
  *
- * RESTRICTIONS (fast == false, the caller evaluates the full pose): FBX
- * nodes (transform chain, inherit modes), nodes with a load adjustment,
- * clips of more than one layer, a clip rk_pose_eval_validate refuses.
+ * FBX nodes: the animated Lcl Translation / Rotation / Scaling are
+ * sampled (Lcl Rotation kept in degrees, as the evaluator keeps it, limits
+ * applied), the chain of rk_fbx_node_to_parent rebuilt with the same steps
+ * (pre / post rotation quaternions made once per clip). Inherit modes
+ * other than normal are taken as normal where that is the same transform:
+ * componentwise scale inheritance when every scale on the evaluated nodes
+ * is uniform, positive and not animated (and the root's linear part a
+ * uniform scale times a rotation); ignoring the parent's scale when that
+ * scale is 1 and not animated (the results then differ from the full
+ * evaluation's decompose / recompose by rounding only).
+ *
+ * RESTRICTIONS (fast == false, the caller evaluates the full pose): nodes
+ * with a load adjustment, other inherit mode cases, FBX tracks on other
+ * properties than Lcl Translation / Rotation / Scaling (pivots, offsets,
+ * pre / post rotation), clips of more than one layer, a clip
+ * rk_pose_eval_validate refuses.
  */
 #include "retarget/retarget_internal.h"
 #include "anim/anim_internal.h"
@@ -25,12 +38,45 @@
 #include <math.h>
 #include <string.h>
 
-enum { RKI_APPLY_NONE, RKI_APPLY_T, RKI_APPLY_R_QUAT, RKI_APPLY_R_EULER, RKI_APPLY_S };
+enum {
+	RKI_APPLY_NONE, RKI_APPLY_T, RKI_APPLY_R_QUAT, RKI_APPLY_R_EULER, RKI_APPLY_S,
+	RKI_APPLY_FBX_EULER,             /* FBX node: Lcl Rotation degrees into rotation.x/y/z */
+	RKI_APPLY_FBX_QUAT,              /* FBX node: a quaternion, turned into Lcl Rotation degrees */
+	RKI_APPLY_FULL                   /* something only the full evaluation does */
+};
 
-/* What rk_pose_eval's track application does on a glTF-style node (full
- * weight, one layer): which local field the track sets. */
+/* The rotation order an FBX node's Lcl Rotation values are in (anim_eval.c,
+ * rki_lcl_order). */
+static rk_rotation_order rki_src_lcl_order(const rk_transform_props *p)
+{
+	if (!p->rotation_active || p->rotation_order == RK_ROTATION_SPHERIC_XYZ) return RK_ROTATION_XYZ;
+	return p->rotation_order;
+}
+
+/* What rk_pose_eval's track application does (full weight, one layer):
+ * which local field the track sets. */
 static uint8_t rki_apply_kind(const rk_anim_track *tr)
 {
+	if (tr->node->has_fbx_props) {
+		switch (tr->target) {
+		case RK_TARGET_TRANSLATION: return RKI_APPLY_T;
+		case RK_TARGET_ROTATION_EULER: return RKI_APPLY_FBX_EULER;
+		case RK_TARGET_ROTATION_QUAT: return RKI_APPLY_FBX_QUAT;
+		case RK_TARGET_SCALE: return RKI_APPLY_S;
+		case RK_TARGET_FBX_PROPERTY: {
+			static const char *const other[] = { "RotationOffset", "RotationPivot", "ScalingOffset", "ScalingPivot",
+				"PreRotation", "PostRotation", "GeometricTranslation", "GeometricRotation", "GeometricScaling" };
+			const char *name = tr->property ? tr->property : "";
+			if (strcmp(name, "Lcl Translation") == 0) return RKI_APPLY_T;
+			if (strcmp(name, "Lcl Rotation") == 0) return RKI_APPLY_FBX_EULER;
+			if (strcmp(name, "Lcl Scaling") == 0) return RKI_APPLY_S;
+			for (size_t k = 0; k < sizeof(other) / sizeof(other[0]); k++)
+				if (strcmp(name, other[k]) == 0) return RKI_APPLY_FULL;
+			return RKI_APPLY_NONE;
+		}
+		default: return RKI_APPLY_NONE;
+		}
+	}
 	switch (tr->target) {
 	case RK_TARGET_TRANSLATION: return RKI_APPLY_T;
 	case RK_TARGET_ROTATION_EULER: return RKI_APPLY_R_EULER;
@@ -86,6 +132,10 @@ static void rki_src_track_apply(rki_src_track *st, rk_trs *local, double time)
 			tt[h] < time && time < tt[h + 1]) {
 			st->hint = i = h;
 			u = (time - tt[h]) / (tt[h + 1] - tt[h]);
+		} else if (st->sorted && h < n && tt[h] == time && (h + 1 == n || tt[h + 1] > time)) {
+			/* on key h (frames at the keys' rate): that key alone */
+			st->hint = i = h;
+			u = -1.0;
 		} else {
 			i = rki_anim_track_locate(tr, time, st->sorted ? &st->hint : NULL, &u);
 		}
@@ -115,21 +165,99 @@ static void rki_src_track_apply(rki_src_track *st, rk_trs *local, double time)
 		return;
 	}
 	double v[4] = { 0.0, 0.0, 0.0, 0.0 };
-	rki_anim_track_eval_hint(st->track, time, false, v, 4, st->sorted ? &st->hint : NULL);
+	const rk_anim_track *tr = st->track;
+	if (!rki_anim_track_is_sampled(tr)) {
+		/* rk_anim_track_eval's curve values, each curve with its cursor */
+		for (int k = 0; k < 4; k++)
+			v[k] = tr->curves[k] ? rki_anim_curve_eval_hint(tr->curves[k], time, false,
+				st->curves_sorted ? &st->curve_hint[k] : NULL) : tr->default_value[k];
+	} else {
+		rki_anim_track_eval_hint(tr, time, false, v, 4, st->sorted ? &st->hint : NULL);
+	}
 	switch (st->kind) {
 	case RKI_APPLY_T: l->translation = (rk_vec3){ v[0], v[1], v[2] }; break;
 	case RKI_APPLY_R_QUAT: l->rotation = rki_qnorm((rk_quat){ v[0], v[1], v[2], v[3] }); break;
 	case RKI_APPLY_R_EULER: l->rotation = rk_quat_from_euler_deg((rk_vec3){ v[0], v[1], v[2] }, RK_ROTATION_XYZ); break;
 	case RKI_APPLY_S: l->scale = (rk_vec3){ v[0], v[1], v[2] }; break;
+	case RKI_APPLY_FBX_EULER: l->rotation = (rk_quat){ v[0], v[1], v[2], 0.0 }; break;
+	case RKI_APPLY_FBX_QUAT: {
+		rk_vec3 e = rk_quat_to_euler_deg(rk_quat_normalize((rk_quat){ v[0], v[1], v[2], v[3] }),
+			(rk_rotation_order)st->order);
+		l->rotation = (rk_quat){ e.x, e.y, e.z, 0.0 };
+		break;
+	}
 	default: break;
 	}
 }
+
+/* An FBX node's constant part of rk_fbx_node_to_parent (transform.c) for
+ * the fast path (load adjustment identity). */
+typedef struct rki_src_fbx {
+	rk_quat pre, post_conj;          /* PreRotation, PostRotation^-1 (RotationActive) */
+	rk_vec3 rotation_offset, rotation_pivot, scaling_offset, scaling_pivot;
+	uint8_t euler_order;             /* the order rk_fbx_lcl_rotation turns Lcl Rotation with */
+	bool active;                     /* RotationActive */
+	bool on;                         /* an FBX node */
+	bool no_pivots;                  /* pivots and offsets all zero */
+} rki_src_fbx;
+
+static bool rki_v3_zero(rk_vec3 v) { return v.x == 0.0 && v.y == 0.0 && v.z == 0.0; }
 
 void rki_src_sampler_free(rki_src_sampler *s)
 {
 	if (s->block) rki_free(s->alloc, s->block, s->block_size);
 	if (s->block2) rki_free(s->alloc, s->block2, s->block2_size);
 	memset(s, 0, sizeof(*s));
+}
+
+/* The scale of slot k is static (no track sets it) and equal to v on every
+ * axis. */
+static bool rki_src_scale_is(const rki_src_sampler *s, size_t k, double v)
+{
+	rk_vec3 sc = s->base[k].scale;
+	return !(s->field_set[k] & 4) && sc.x == v && sc.y == v && sc.z == v;
+}
+
+/* True when the linear part of m (a root's load conversion) is a positive
+ * uniform scale times a rotation, to rounding. */
+static bool rki_mat_uniform(const rk_mat4 *m)
+{
+	if (m->m[15] == 0.0) return true;   /* identity (rki_node_matrices) */
+	rk_vec3 c[3] = { { m->m[0], m->m[1], m->m[2] }, { m->m[4], m->m[5], m->m[6] }, { m->m[8], m->m[9], m->m[10] } };
+	double l0 = rki_v3dot(c[0], c[0]), tol = 1e-12 * l0;
+	if (!(l0 > 0.0) || !isfinite(l0)) return false;
+	if (fabs(rki_v3dot(c[1], c[1]) - l0) > tol || fabs(rki_v3dot(c[2], c[2]) - l0) > tol) return false;
+	if (fabs(rki_v3dot(c[0], c[1])) > tol || fabs(rki_v3dot(c[0], c[2])) > tol || fabs(rki_v3dot(c[1], c[2])) > tol)
+		return false;
+	return rki_v3dot(rki_v3cross(c[0], c[1]), c[2]) > 0.0;
+}
+
+/* Whether every evaluated node's world is its parent's world times its
+ * node_to_parent, as the fast path computes it (RESTRICTIONS above). */
+static bool rki_src_inherit_ok(const rki_src_sampler *s, const rk_scene *scene)
+{
+	bool uniform = false;
+	for (size_t k = 0; k < s->count; k++) {
+		const rk_node *x = &scene->nodes.data[s->node[k]];
+		if (!s->fbx[k].on || x->props.inherit_mode == RK_INHERIT_NORMAL || s->parent[k] < 0) continue;
+		if (x->props.inherit_mode == RK_INHERIT_IGNORE_PARENT_SCALE) {
+			/* local = T(t) * S(parent's local scale)^-1 * (node_to_parent - t) */
+			if (!rki_src_scale_is(s, (size_t)s->parent[k], 1.0)) return false;
+		} else {
+			uniform = true;   /* componentwise: the same as normal for uniform scales */
+		}
+	}
+	if (!uniform) return true;
+	for (size_t k = 0; k < s->count; k++) {
+		const rk_node *x = &scene->nodes.data[s->node[k]];
+		if (x->kind == RK_NODE_ROOT) {
+			if (!rki_mat_uniform(&x->node_to_parent)) return false;
+			continue;
+		}
+		double v = s->base[k].scale.x;
+		if (!(v > 0.0) || !isfinite(v) || !rki_src_scale_is(s, k, v)) return false;
+	}
+	return true;
 }
 
 bool rki_src_sampler_init(rki_src_sampler *s, const rk_scene *scene, const rk_anim_clip *clip, const rk_humanoid *h,
@@ -152,7 +280,7 @@ bool rki_src_sampler_init(rki_src_sampler *s, const rk_scene *scene, const rk_an
 	 * by the nodes evaluated (world, RKI_SRC_BLOCK frames of local TRS,
 	 * base, field_set) and the tracks */
 	size_t per_node = 2 * sizeof(int32_t) + sizeof(uint32_t);
-	size_t per_slot = sizeof(rki_affine) + (RKI_SRC_BLOCK + 1) * sizeof(rk_trs) + 1;
+	size_t per_slot = sizeof(rki_affine) + (RKI_SRC_BLOCK + 1) * sizeof(rk_trs) + sizeof(rki_src_fbx) + 1;
 	if (n > SIZE_MAX / 2 / per_slot || tracks > SIZE_MAX / 2 / sizeof(rki_src_track)) {
 		rki_error_set(err, RK_ERROR_LIMIT, "%zu nodes / %zu tracks: too many to sample", n, tracks);
 		return false;
@@ -176,7 +304,7 @@ bool rki_src_sampler_init(rki_src_sampler *s, const rk_scene *scene, const rk_an
 	for (size_t i = 0; i < n; i++) {
 		if (s->slot_of_node[i] < 0) continue;
 		const rk_node *x = &scene->nodes.data[i];
-		if (x->has_fbx_props || (x->kind != RK_NODE_ROOT && !rk_adjust_transform_is_identity(&x->adjust))) return true;
+		if (x->kind != RK_NODE_ROOT && !rk_adjust_transform_is_identity(&x->adjust)) return true;
 		s->slot_of_node[i] = (int32_t)s->count;
 		s->node[s->count] = (uint32_t)i;
 		/* parents come first (validated) */
@@ -195,9 +323,32 @@ bool rki_src_sampler_init(rki_src_sampler *s, const rk_scene *scene, const rk_an
 	s->local = (rk_trs *)p, p += RKI_SRC_BLOCK * s->count * sizeof(rk_trs);
 	s->base = (rk_trs *)p, p += s->count * sizeof(rk_trs);
 	s->track = (rki_src_track *)p, p += tracks * sizeof(rki_src_track);
+	s->fbx = (rki_src_fbx *)p, p += s->count * sizeof(rki_src_fbx);
 	s->field_set = p;
 	memset(s->field_set, 0, s->count);
-	for (size_t k = 0; k < s->count; k++) s->base[k] = scene->nodes.data[s->node[k]].local;
+	for (size_t k = 0; k < s->count; k++) {
+		const rk_node *x = &scene->nodes.data[s->node[k]];
+		rki_src_fbx *f = &s->fbx[k];
+		memset(f, 0, sizeof(*f));
+		s->base[k] = x->local;
+		if (!x->has_fbx_props || x->kind == RK_NODE_ROOT) continue;
+		/* the evaluator's static values: Lcl Rotation stays in degrees */
+		const rk_transform_props *pp = &x->props;
+		s->base[k].translation = pp->translation;
+		s->base[k].rotation = (rk_quat){ pp->rotation.x, pp->rotation.y, pp->rotation.z, 0.0 };
+		s->base[k].scale = pp->scaling;
+		f->on = true;
+		f->active = pp->rotation_active;
+		f->euler_order = (uint8_t)(pp->rotation_active ? pp->rotation_order : RK_ROTATION_XYZ);
+		f->pre = rk_quat_from_euler_deg(pp->pre_rotation, RK_ROTATION_XYZ);
+		f->post_conj = rk_quat_conjugate(rk_quat_from_euler_deg(pp->post_rotation, RK_ROTATION_XYZ));
+		f->rotation_offset = pp->rotation_offset;
+		f->rotation_pivot = pp->rotation_pivot;
+		f->scaling_offset = pp->scaling_offset;
+		f->scaling_pivot = pp->scaling_pivot;
+		f->no_pivots = rki_v3_zero(pp->rotation_offset) && rki_v3_zero(pp->rotation_pivot) &&
+			rki_v3_zero(pp->scaling_offset) && rki_v3_zero(pp->scaling_pivot);
+	}
 	/* every track sets its field outright (one layer, full weight), so only
 	 * the last track on a node's field counts; a constant one goes into
 	 * base once */
@@ -207,6 +358,7 @@ bool rki_src_sampler_init(rki_src_sampler *s, const rk_scene *scene, const rk_an
 		int32_t slot = s->slot_of_node[tr->node->index];
 		uint8_t kind = rki_apply_kind(tr);
 		if (slot < 0 || kind == RKI_APPLY_NONE) continue;
+		if (kind == RKI_APPLY_FULL) return true;   /* an animated pivot, offset, pre / post rotation */
 		uint8_t field = kind == RKI_APPLY_T ? 1 : kind == RKI_APPLY_S ? 4 : 2;
 		if (s->field_set[slot] & field) continue;   /* a later track sets it */
 		s->field_set[slot] |= field;
@@ -214,8 +366,12 @@ bool rki_src_sampler_init(rki_src_sampler *s, const rk_scene *scene, const rk_an
 		st->track = tr;
 		st->slot = (uint32_t)slot;
 		st->kind = kind;
+		st->order = (uint8_t)rki_src_lcl_order(&tr->node->props);
 		st->sorted = rki_times_sorted(tr);
 		st->hint = 0;
+		memset(st->curve_hint, 0, sizeof(st->curve_hint));
+		st->curves_sorted = rki_anim_curve_sorted(tr->curves[0]) && rki_anim_curve_sorted(tr->curves[1]) &&
+			rki_anim_curve_sorted(tr->curves[2]) && rki_anim_curve_sorted(tr->curves[3]);
 		st->direct = !tr->curves[0] && !tr->curves[1] && !tr->curves[2] && !tr->curves[3] && tr->key_count &&
 			tr->times && tr->values && tr->interpolation != RK_INTERP_CUBIC &&
 			((kind == RKI_APPLY_R_QUAT && tr->target == RK_TARGET_ROTATION_QUAT && tr->components == 4) ||
@@ -233,6 +389,7 @@ bool rki_src_sampler_init(rki_src_sampler *s, const rk_scene *scene, const rk_an
 		s->track[b - 1] = t;
 	}
 	for (int b = 0; b < RK_HUMANOID_BONE_COUNT; b++) s->bone_slot[b] = h->bones[b] ? s->slot_of_node[h->bones[b]->index] : -1;
+	if (!rki_src_inherit_ok(s, scene)) return true;
 	s->fast = true;
 	return true;
 }
@@ -261,6 +418,56 @@ RKI_HOT_INLINE void rki_affine_from_trs(const rk_trs *t, rki_affine *out)
 	out->m[3] = 2 * (xy - wz) * sy, out->m[4] = (1 - 2 * (xx + zz)) * sy, out->m[5] = 2 * (yz + wx) * sy;
 	out->m[6] = 2 * (xz + wy) * sz, out->m[7] = 2 * (yz - wx) * sz, out->m[8] = (1 - 2 * (xx + yy)) * sz;
 	out->m[9] = t->translation.x, out->m[10] = t->translation.y, out->m[11] = t->translation.z;
+}
+
+static void rki_aff_translate(rki_affine *m, rk_vec3 t, double sign)
+{
+	if (rki_v3_zero(t)) return;
+	m->m[9] += sign * t.x;
+	m->m[10] += sign * t.y;
+	m->m[11] += sign * t.z;
+}
+
+/* rk_fbx_node_to_parent (identity load adjustment) of an FBX node whose
+ * Lcl values are in l (Lcl Rotation degrees in rotation.x/y/z): the same
+ * steps, right to left, on the 3x4 block. */
+static void rki_src_fbx_ntp(const rki_src_fbx *f, const rk_node *n, const rk_trs *l, rki_affine *out)
+{
+	rk_vec3 t = l->translation, e = { l->rotation.x, l->rotation.y, l->rotation.z }, sc = l->scale;
+	if (n->has_limits) {
+		rk_transform_props p = n->props;
+		p.translation = t;
+		p.rotation = e;
+		p.scaling = sc;
+		rk_transform_limits_apply(&n->limits, &p);
+		t = p.translation, e = p.rotation, sc = p.scaling;
+	}
+	/* rk_fbx_local_rotation */
+	rk_quat q = rk_quat_from_euler_deg(e, (rk_rotation_order)f->euler_order);
+	if (f->active) q = rk_quat_normalize(rki_qmul(f->pre, rki_qmul(q, f->post_conj)));
+	rki_affine r;
+	rki_affine_from_trs(&(rk_trs){ { 0, 0, 0 }, q, { 1, 1, 1 } }, &r);   /* rk_mat4_rotation's entries */
+	if (f->no_pivots && sc.x == 1.0 && sc.y == 1.0 && sc.z == 1.0) {
+		/* the rotation alone, then the translation (the steps below multiply
+		 * by ones and add zeros) */
+		*out = r;
+		out->m[9] = t.x, out->m[10] = t.y, out->m[11] = t.z;
+		return;
+	}
+	rki_affine m = { { 1, 0, 0, 0, 1, 0, 0, 0, 1, 0, 0, 0 } };
+	rki_aff_translate(&m, f->scaling_pivot, -1.0);
+	if (!(sc.x == 1.0 && sc.y == 1.0 && sc.z == 1.0))
+		for (int c = 0; c < 4; c++) m.m[c * 3] *= sc.x, m.m[c * 3 + 1] *= sc.y, m.m[c * 3 + 2] *= sc.z;
+	rki_aff_translate(&m, f->scaling_pivot, 1.0);
+	rki_aff_translate(&m, f->scaling_offset, 1.0);
+	rki_aff_translate(&m, f->rotation_pivot, -1.0);
+	for (int c = 0; c < 4; c++) {
+		double x = m.m[c * 3], y = m.m[c * 3 + 1], z = m.m[c * 3 + 2];
+		for (int row = 0; row < 3; row++) out->m[c * 3 + row] = r.m[row] * x + r.m[3 + row] * y + r.m[6 + row] * z;
+	}
+	rki_aff_translate(out, f->rotation_pivot, 1.0);
+	rki_aff_translate(out, f->rotation_offset, 1.0);
+	rki_aff_translate(out, t, 1.0);
 }
 
 /* rki_matrix_rotation of the block's 3x3 (Gram-Schmidt on the columns). */
@@ -311,6 +518,8 @@ void rki_src_sampler_pose(rki_src_sampler *s, const rk_scene *scene, size_t fram
 			bool id = m[15] == 0.0;
 			for (int c = 0; c < 4; c++)
 				for (int r = 0; r < 3; r++) ntp.m[c * 3 + r] = id ? (c == r ? 1.0 : 0.0) : m[c * 4 + r];
+		} else if (s->fbx[k].on) {
+			rki_src_fbx_ntp(&s->fbx[k], n, &local[k], &ntp);
 		} else {
 			rki_affine_from_trs(&local[k], &ntp);
 		}
