@@ -17,6 +17,7 @@ move (degrees; the retarget report's solved_bones are left out), and for
 acceptance bound (docs/retarget.md, section 6) fails on some pair.
 """
 import json
+import math
 import os
 import subprocess
 import sys
@@ -61,6 +62,44 @@ def measure(rk, src, clip, tgt, out, extra):
     }
 
 
+def hands_on_floor(rk, src, src_rest, clip, tgt, out, extra, frames):
+    """Wrists of the result against the source's, from `rigkit pose` world
+    positions: deepest below the target's floor, largest difference of the
+    height above the floor from the source's, fastest horizontal motion
+    (hips heights, hips heights / s), over `frames` frames at 30 fps where
+    the source's wrists are on its floor (the push-up clip: all); src_rest:
+    the source's skeleton without the clip (its floor and hips height)."""
+    rj, _ = run([rk, 'retarget', src, tgt, out, '--clip', clip, '--drop-target-clips', '--json'] + extra)
+    rep = json.loads(rj)['clips'][0]['contacts']
+    times = []
+    for k in range(frames):
+        times += ['--time', repr(k / 30.0)]
+
+    def pose(f, t):
+        return json.loads(run([rk, 'pose', f, '--json'] + t)[0])['samples']
+
+    def key(n, s):
+        return [x for x in n if x.split(':')[-1] == s][0]
+
+    def floor_hh(n):
+        fl = min(n[key(n, j)]['position'][1] for j in ('LeftFoot', 'RightFoot', 'LeftToeBase', 'RightToeBase'))
+        return fl, n[key(n, 'Hips')]['position'][1] - fl
+    fs, hs = floor_hh(pose(src_rest, [])[0]['nodes'])
+    ft, ht = floor_hh(pose(tgt, [])[0]['nodes'])
+    sa, sb = pose(src, times), pose(out, times)
+    below = height = slide = 0.0
+    for side in ('LeftHand', 'RightHand'):
+        prev = None
+        for a, b in zip(sa, sb):
+            pa, pb = a['nodes'][key(a['nodes'], side)]['position'], b['nodes'][key(b['nodes'], side)]['position']
+            ea, eb = (pa[1] - fs) / hs, (pb[1] - ft) / ht
+            below, height = max(below, -eb), max(height, abs(eb - ea))
+            if prev:
+                slide = max(slide, math.dist((pb[0], pb[2]), (prev[0][0], prev[0][2])) / ht / (b['time'] - prev[1]))
+            prev = (pb, b['time'])
+    return {'below': below * 100.0, 'height': height * 100.0, 'slide': slide, 'unreached': rep.get('unreached_goals', 0)}
+
+
 def main(argv):
     rk = os.path.join(ROOT, 'build', 'rigkit')
     out = os.path.join(ROOT, 'build', 'contact_bench')
@@ -91,7 +130,7 @@ def main(argv):
     else:
         print('# ../shared/assets absent: Mixamo sources and shared avatars skipped')
     stress = ['base', 'long_legs', 'short_legs', 'big_feet', 'small_feet', 'a_pose', 'bulky', 'short_arms', 't_pose_low']
-    targets += [os.path.join(out, s + '.glb') for s in stress]
+    targets += [os.path.join(out, s + '.glb') for s in stress + ['mesh_feet']]   # mesh_feet: the sole from its mesh
 
     rows, fails = [], []
     tmp = os.path.join(out, 'out.glb')
@@ -123,6 +162,18 @@ def main(argv):
         if on['hand'] > BOUNDS['hand']:
             fails.append('%s: hand' % name)
 
+    # hands on the floor: the push-up clip, solve on (default) and off
+    floor_rows = []
+    psrc = os.path.join(out, 'pushup.glb')
+    for tgt in [os.path.join(out, s + '.glb') for s in stress if s != 'base'] + targets[:1]:   # Mixamo joint names
+        try:
+            on = hands_on_floor(rk, psrc, os.path.join(out, 'base.glb'), 'pushup', tgt, tmp, [], 91)
+            off = hands_on_floor(rk, psrc, os.path.join(out, 'base.glb'), 'pushup', tgt, tmp, ['--contacts', 'off'], 91)
+        except (RuntimeError, IndexError, KeyError) as e:
+            print('# skipped: %s' % e)
+            continue
+        floor_rows.append(('pushup.glb pushup -> %s' % os.path.basename(tgt), on, off))
+
     if md:
         print('| pair | contact frames | penetration % (off) | slide hh/s (off) | source slide | agreement % (off) | '
               'other bones max dir deg | hips drop % | unreached |')
@@ -137,7 +188,17 @@ def main(argv):
         for name, on, off in hand_rows:
             print('| %s | %d | %.2f (%.2f) | %.1e | %d |' % (name, on['hand_frames'], on['hand'], off['hand'], on['dir'],
                                                           on['unreached']))
+        print()
+        print('| hands on the floor | wrist below floor % (off) | wrist off source height % (off) | wrist slide hh/s (off) '
+              '| unreached |')
+        print('|---|---:|---:|---:|---:|')
+        for name, on, off in floor_rows:
+            print('| %s | %.2f (%.2f) | %.2f (%.2f) | %.4f (%.3f) | %d |' % (
+                name, on['below'], off['below'], on['height'], off['height'], on['slide'], off['slide'], on['unreached']))
     else:
+        for name, on, off in floor_rows:
+            print('%-58s wrist below %.2f%% (off %.2f)  off height %.2f%% (off %.2f)  slide %.4f (off %.3f)  unreached %d' % (
+                name, on['below'], off['below'], on['height'], off['height'], on['slide'], off['slide'], on['unreached']))
         for name, on, off in rows + hand_rows:
             print('%-58s pen %5.2f%% (off %5.2f)  slide %.4f (off %.3f, src %.3f)  agree %5.1f%% (off %5.1f)  '
                   'dir %.1e  hand %.2f%% (off %.2f)  drop %.1f%%  unreached %d' % (

@@ -256,8 +256,17 @@ def glb(nodes, clip=None, mesh=None):
         doc['accessors'] = [{'bufferView': 0, 'componentType': 5126, 'count': frames, 'type': 'SCALAR',
                              'min': [0.0], 'max': [times[-1]]}]
         channels, samplers = [], []
-        for node, qs in sorted(keys.items()):
+
+        def channel(flat, typ, node, path):
+            nonlocal bin_
             off = len(bin_)
+            bin_ += struct.pack('<%df' % len(flat), *flat)
+            doc['bufferViews'].append({'buffer': 0, 'byteOffset': off, 'byteLength': 4 * len(flat)})
+            doc['accessors'].append({'bufferView': len(doc['bufferViews']) - 1, 'componentType': 5126,
+                                     'count': frames, 'type': typ})
+            samplers.append({'input': 0, 'output': len(doc['accessors']) - 1, 'interpolation': 'LINEAR'})
+            channels.append({'sampler': len(samplers) - 1, 'target': {'node': node, 'path': path}})
+        for node, qs in sorted(keys.items()):
             flat = []
             prev = None
             for q in qs:
@@ -265,21 +274,9 @@ def glb(nodes, clip=None, mesh=None):
                     q = tuple(-c for c in q)
                 flat.extend(q)
                 prev = q
-            bin_ += struct.pack('<%df' % len(flat), *flat)
-            doc['bufferViews'].append({'buffer': 0, 'byteOffset': off, 'byteLength': 4 * len(flat)})
-            doc['accessors'].append({'bufferView': len(doc['bufferViews']) - 1, 'componentType': 5126,
-                                     'count': frames, 'type': 'VEC4'})
-            samplers.append({'input': 0, 'output': len(doc['accessors']) - 1, 'interpolation': 'LINEAR'})
-            channels.append({'sampler': len(samplers) - 1, 'target': {'node': node, 'path': 'rotation'}})
+            channel(flat, 'VEC4', node, 'rotation')
         for node, vs in sorted((clip[4] if len(clip) > 4 else {}).items()):
-            off = len(bin_)
-            flat = [c for v in vs for c in v]
-            bin_ += struct.pack('<%df' % len(flat), *flat)
-            doc['bufferViews'].append({'buffer': 0, 'byteOffset': off, 'byteLength': 4 * len(flat)})
-            doc['accessors'].append({'bufferView': len(doc['bufferViews']) - 1, 'componentType': 5126,
-                                     'count': frames, 'type': 'VEC3'})
-            samplers.append({'input': 0, 'output': len(doc['accessors']) - 1, 'interpolation': 'LINEAR'})
-            channels.append({'sampler': len(samplers) - 1, 'target': {'node': node, 'path': 'translation'}})
+            channel([c for v in vs for c in v], 'VEC3', node, 'translation')
         doc['animations'] = [{'name': clip[3] if len(clip) > 3 else 'hands', 'channels': channels,
                               'samplers': samplers}]
     if mesh:

@@ -89,7 +89,12 @@
  *     toes joint, toe tip = the toes' first child node when both rigs have
  *     one, heel = the point under the ankle at the height of the foot's
  *     lowest rest joint, turning with the foot: the sole the rest pose
- *     stands on) as far above its rest height as the source's lowest point
+ *     stands on; on a target with a skinned mesh, the heel and tip are the
+ *     mesh's: the lowest height of the vertices whose largest weight is on
+ *     the foot, the toes or a node below them, the heel at the rearmost (at
+ *     most under the ankle) and the tip at the foremost of those within a
+ *     third of the ankle's height above that, turning with the foot / toes;
+ *     report.target_sole) as far above its rest height as the source's lowest point
  *     is above its own (hips heights); the goal's horizontal position pins a
  *     point: the toes joint while the source's toes touch, else the ankle,
  *     held where it was when that point's contact began (at the first
@@ -114,6 +119,13 @@
  *     heights); hands touching each other: the midpoint of the target's
  *     hands plus / minus half the source's offset between them; blended in
  *     and out like the feet; arms solved like the legs (elbow side kept).
+ *   - hands on the floor (always, with the feet): the wrist pinned like a
+ *     foot's point, at the source wrist's height above its floor (hips
+ *     heights); a hand on the floor takes precedence over its other contacts.
+ *   - an arm goal out of the two-bone chain's reach turns the shoulder
+ *     (clavicle) bone first, where the rig maps one: its upper-arm joint
+ *     towards the goal by the least angle that brings the goal within reach
+ *     (at most 30 degrees), that angle times the contact's weight.
  *   Every goal left further than 1e-4 hips heights away is counted
  *   (report.unreached_goals, max_contact_miss) and reported as one warning
  *   per limb and run of frames. Bones the solve never turned keep the

@@ -7,8 +7,9 @@
  *   Feet and toes the source has on the floor (CONTACTS) sit on the
  *   target's floor and stay put while planted; the solve blends in and out
  *   over blend_time; no foot point goes below the floor unless the source's
- *   does; the hips are lowered where a leg cannot reach; with hands, hand
- *   contacts (each other, the body) are kept. Legs and arms are solved by
+ *   does; the hips are lowered where a leg cannot reach; hands on the floor
+ *   stay on the target's floor; with hands, hand contacts (each other, the
+ *   body) are kept; a shoulder turns where an arm cannot reach. Legs and arms are solved by
  *   the runtime's two-bone IK job (rk_two_bone_ik_job, swing mode), the
  *   knee / elbow staying in the plane the rule gave it.
  *
