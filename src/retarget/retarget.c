@@ -848,13 +848,14 @@ rk_anim_clip *rk_retarget(rk_scene *target, const rk_scene *source, const rk_ani
 		rki_src_sampler_set_times(&dst_sampler, times, frames, 0.0);
 		for (size_t k = 0; k < frames; k++) {
 			rki_humanoid_pose ps, pd;
-			if (!sampler.fast && !rki_pose_buffer_eval(&src_pose, source, clip, times[k], err)) goto done;
+			const rki_humanoid_pose *psp = src_poses ? &src_poses[k] : &ps;   /* sampled once already */
+			if (!src_poses && !sampler.fast && !rki_pose_buffer_eval(&src_pose, source, clip, times[k], err)) goto done;
 			if (!dst_sampler.fast && !rki_pose_buffer_eval(&dst_pose, target, &c, times[k], err)) goto done;
-			if (sampler.fast) rki_src_sampler_pose(&sampler, source, k, &r.fs, &ps);
-			else rki_humanoid_pose_from(r.hs, &r.fs, src_pose.pose.node_to_world, &ps);
+			if (!src_poses && sampler.fast) rki_src_sampler_pose(&sampler, source, k, &r.fs, &ps);
+			else if (!src_poses) rki_humanoid_pose_from(r.hs, &r.fs, src_pose.pose.node_to_world, &ps);
 			if (dst_sampler.fast) rki_src_sampler_pose(&dst_sampler, target, k, &r.ft, &pd);
 			else rki_humanoid_pose_from(r.ht, &r.ft, dst_pose.pose.node_to_world, &pd);
-			double e = rki_direction_error(&r, &ps, &pd);
+			double e = rki_direction_error(&r, psp, &pd);
 			if (e > report->max_direction_error) report->max_direction_error = e;
 		}
 	}
