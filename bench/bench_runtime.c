@@ -1,7 +1,7 @@
 /*
  * bench/bench_runtime.c - animation runtime throughput (rigkit/runtime.h).
  *
- * usage: bench_runtime [-n RUNS] [-m MODE] [XBOT.glb]
+ * usage: bench_runtime [-n RUNS] [-m MODE] [-s] [XBOT.glb]
  *
  * A synthetic 65-joint rig (a humanoid-shaped tree, parents depth-first)
  * with one 1-second clip: translation, rotation and scale tracks of 30
@@ -18,11 +18,15 @@
  * "walk" clip on the 67-joint Hips skeleton (glTF, converted exactly).
  * -m MODE (0-4, the rows in the order printed) times that row alone, for
  * instruction counts: valgrind --tool=callgrind bench_runtime -n 1 -m 0.
+ * -s times the scalar reference paths of both jobs instead of the default
+ * (blocked SIMD) ones (src/runtime/runtime_internal.h, rki_rt_path).
  */
 #include "bench_common.h"
 
 #include <rigkit/rigkit.h>
 #include <rigkit/runtime.h>
+
+#include "runtime/runtime_internal.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -153,6 +157,8 @@ static const char *mode_names[MODE_COUNT] = {
 	"local-to-model only",
 };
 
+static rki_rt_path bench_path = RKI_RT_PATH_DEFAULT;
+
 static double run_once(bench_state *b, int mode)
 {
 	rk_sample_job sj;
@@ -173,9 +179,9 @@ static double run_once(bench_state *b, int mode)
 	for (int f = 0; f < FRAMES; f++) {
 		if (sample) {
 			sj.time = playback ? f / 60.0 : b->times[f];
-			rk_sample_run(&sj);
+			rki_sample_run_path(&sj, bench_path);
 		}
-		if (model) rk_local_to_model_run(&mj);
+		if (model) rki_local_to_model_run_path(&mj, bench_path);
 	}
 	double t1 = bench_cpu_now();
 	b->sink = b->model[b->sk->joint_count - 1].m[12] + b->pose.translation[0].x;
@@ -233,11 +239,19 @@ static int bench_rig(const char *label, const rk_skeleton *sk, const rk_runtime_
 int main(int argc, char **argv)
 {
 	int runs = 11, only = -1, a = 1;
-	while (a + 1 < argc && (strcmp(argv[a], "-n") == 0 || strcmp(argv[a], "-m") == 0)) {
-		if (argv[a][1] == 'n') runs = atoi(argv[a + 1]);
-		else only = atoi(argv[a + 1]);
-		a += 2;
+	for (;;) {
+		if (a < argc && strcmp(argv[a], "-s") == 0) {
+			bench_path = RKI_RT_PATH_SCALAR;
+			a++;
+		} else if (a + 1 < argc && (strcmp(argv[a], "-n") == 0 || strcmp(argv[a], "-m") == 0)) {
+			if (argv[a][1] == 'n') runs = atoi(argv[a + 1]);
+			else only = atoi(argv[a + 1]);
+			a += 2;
+		} else {
+			break;
+		}
 	}
+	printf("paths: %s (lanes: %s)\n", bench_path == RKI_RT_PATH_SCALAR ? "scalar" : "default", rki_rt_vector_name());
 	if (only >= MODE_COUNT) only = -1;
 	if (runs < 1 || runs > 1000) runs = 11;
 	synth *s = (synth *)malloc(sizeof(synth));

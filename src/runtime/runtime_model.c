@@ -79,7 +79,7 @@ static inline void rki_mul_trs(const float *restrict a, rk_float3 t, rk_float4 q
 static const float rki_identity4[16] = { 1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1 };
 
 /* r = a * (b0, b1, b2, b3) columns: rki_affine_mul in lanes. */
-static inline void rki_v4_affine_mul(const float *a, const float *b, float *r)
+RKI_RT_INLINE void rki_v4_affine_mul(const float *a, const float *b, float *r)
 {
 	const rki_v4 a0 = rki_v4_load(a), a1 = rki_v4_load(a + 4), a2 = rki_v4_load(a + 8), a3 = rki_v4_load(a + 12);
 	for (int c = 0; c < 4; c++) {
@@ -92,7 +92,7 @@ static inline void rki_v4_affine_mul(const float *a, const float *b, float *r)
 
 /* model = parent * local for one joint; g0..g2 hold rki_mul_trs's l[0..11]
  * in lanes (g0 = l0..l3, g1 = l4..l7, g2 = l8..l11). */
-static inline void rki_v4_mul_local(const float *a, rki_v4 g0, rki_v4 g1, rki_v4 g2, float *r)
+RKI_RT_INLINE void rki_v4_mul_local(const float *a, rki_v4 g0, rki_v4 g1, rki_v4 g2, float *r)
 {
 	const rki_v4 a0 = rki_v4_load(a), a1 = rki_v4_load(a + 4), a2 = rki_v4_load(a + 8), a3 = rki_v4_load(a + 12);
 #define RKI_COL(x, y, z) rki_v4_add(rki_v4_add(rki_v4_mul(a0, x), rki_v4_mul(a1, y)), rki_v4_mul(a2, z))

@@ -197,7 +197,7 @@ typedef struct rki_rt_lanes {
  * keys k and k + 1 (then lo = t_k, hi = t_k+1); elsewhere (key k alone)
  * lo = hi = t. CUBIC tracks with more than one key set the lane's bit in
  * *cubic (the caller takes the scalar path there). */
-static inline void rki_rt_lane(const float *times, const rk_runtime_track *x, float t, uint32_t *cur, int l,
+RKI_RT_INLINE void rki_rt_lane(const float *times, const rk_runtime_track *x, float t, uint32_t *cur, int l,
 	uint32_t *a, float *lo, float *hi, int *cubic)
 {
 	const uint32_t n = x->key_count;
@@ -238,16 +238,18 @@ static inline void rki_rt_lane(const float *times, const rk_runtime_track *x, fl
 }
 
 /* Four tracks at once: value indices, u and the alone mask (see rki_rt_lanes). */
-static inline void rki_rt_lanes_find(rki_rt_lanes *L, const float *times, const rk_runtime_track *tr, float t,
+RKI_RT_INLINE void rki_rt_lanes_find(rki_rt_lanes *L, const float *times, const rk_runtime_track *tr, float t,
 	uint32_t *cur)
 {
-	float lo[4], hi[4];
+	/* scalars, then one vector each: four scalar stores read back as one
+	 * vector load would stall store forwarding */
+	float lo0, lo1, lo2, lo3, hi0, hi1, hi2, hi3;
 	L->cubic = 0;
-	rki_rt_lane(times, &tr[0], t, cur ? cur + 0 : NULL, 0, &L->a[0], &lo[0], &hi[0], &L->cubic);
-	rki_rt_lane(times, &tr[1], t, cur ? cur + 1 : NULL, 1, &L->a[1], &lo[1], &hi[1], &L->cubic);
-	rki_rt_lane(times, &tr[2], t, cur ? cur + 2 : NULL, 2, &L->a[2], &lo[2], &hi[2], &L->cubic);
-	rki_rt_lane(times, &tr[3], t, cur ? cur + 3 : NULL, 3, &L->a[3], &lo[3], &hi[3], &L->cubic);
-	const rki_v4 tv = rki_v4_set1(t), LO = rki_v4_load(lo), HI = rki_v4_load(hi);
+	rki_rt_lane(times, &tr[0], t, cur ? cur + 0 : NULL, 0, &L->a[0], &lo0, &hi0, &L->cubic);
+	rki_rt_lane(times, &tr[1], t, cur ? cur + 1 : NULL, 1, &L->a[1], &lo1, &hi1, &L->cubic);
+	rki_rt_lane(times, &tr[2], t, cur ? cur + 2 : NULL, 2, &L->a[2], &lo2, &hi2, &L->cubic);
+	rki_rt_lane(times, &tr[3], t, cur ? cur + 3 : NULL, 3, &L->a[3], &lo3, &hi3, &L->cubic);
+	const rki_v4 tv = rki_v4_set1(t), LO = rki_v4_set(lo0, lo1, lo2, lo3), HI = rki_v4_set(hi0, hi1, hi2, hi3);
 	const rki_v4 zero = rki_v4_set1(0.0f), one = rki_v4_set1(1.0f);
 	const rki_v4 dt = rki_v4_sub(HI, LO);
 	const rki_v4 lin = rki_v4_and(rki_v4_gt(tv, LO), rki_v4_gt(dt, zero));
@@ -261,24 +263,44 @@ static inline void rki_rt_lanes_find(rki_rt_lanes *L, const float *times, const 
 	L->b[3] = L->a[3] + (uint32_t)((blend >> 3) & 1);
 }
 
-/* rki_rt_sample_f3 for four tracks (lanes without the cubic bit). */
-static inline void rki_rt_block_f3(const rki_rt_lanes *L, const rk_float3 *values, rk_float3 *out)
+/* rki_rt_sample_f3 for four tracks (lanes without the cubic bit). Values
+ * are read 16 bytes at a time when every key read has a successor in the
+ * array (the 4th float, the next value's x, is ignored), 12 otherwise; the
+ * results are written 16 bytes at a time except the last when `wide_end`
+ * is false (the 4th float lands on the next joint's x, written after). */
+RKI_RT_INLINE void rki_rt_block_f3(const rki_rt_lanes *L, const rk_float3 *values, size_t value_count, rk_float3 *out,
+	bool wide_end)
 {
-#define RKI_RT_F3_LANE(l)                                                                       \
+	uint32_t top = L->b[0] > L->b[1] ? L->b[0] : L->b[1];
+	top = top > L->b[2] ? top : L->b[2];
+	top = top > L->b[3] ? top : L->b[3];
+	if ((size_t)top + 1 < value_count) {
+#define RKI_RT_F3_LANE(l, store)                                                                \
 	do {                                                                                    \
-		rki_v4 a = rki_v4_load3(&values[L->a[l]].x), b = rki_v4_load3(&values[L->b[l]].x); \
+		rki_v4 a = rki_v4_load(&values[L->a[l]].x), b = rki_v4_load(&values[L->b[l]].x);   \
 		rki_v4 r = rki_v4_add(a, rki_v4_mul(rki_v4_sub(b, a), rki_v4_splat(L->u, l)));    \
-		rki_v4_store3(&out[l].x, rki_v4_select(rki_v4_splat(L->alone, l), a, r));          \
+		store(&out[l].x, rki_v4_select(rki_v4_splat(L->alone, l), a, r));                  \
 	} while (0)
-	RKI_RT_F3_LANE(0);
-	RKI_RT_F3_LANE(1);
-	RKI_RT_F3_LANE(2);
-	RKI_RT_F3_LANE(3);
+		RKI_RT_F3_LANE(0, rki_v4_store);
+		RKI_RT_F3_LANE(1, rki_v4_store);
+		RKI_RT_F3_LANE(2, rki_v4_store);
+		if (wide_end) RKI_RT_F3_LANE(3, rki_v4_store);
+		else RKI_RT_F3_LANE(3, rki_v4_store3);
 #undef RKI_RT_F3_LANE
+		return;
+	}
+	/* a + (b - a) u, the same per lane with exact 12-byte loads (b >= a) */
+	for (int l = 0; l < 4; l++) {
+		rki_v4 a = rki_v4_load3(&values[L->a[l]].x), b = rki_v4_load3(&values[L->b[l]].x);
+		rki_v4 ul = l == 0 ? rki_v4_splat(L->u, 0) : l == 1 ? rki_v4_splat(L->u, 1) : l == 2 ? rki_v4_splat(L->u, 2) : rki_v4_splat(L->u, 3);
+		rki_v4 al = l == 0 ? rki_v4_splat(L->alone, 0) : l == 1 ? rki_v4_splat(L->alone, 1) : l == 2 ? rki_v4_splat(L->alone, 2)
+			: rki_v4_splat(L->alone, 3);
+		rki_v4_store3(&out[l].x, rki_v4_select(al, a, rki_v4_add(a, rki_v4_mul(rki_v4_sub(b, a), ul))));
+	}
 }
 
 /* Polynomials of rki_acos01 and rki_sin_0_halfpi, lane-wise. */
-static inline rki_v4 rki_v4_acos01(rki_v4 x)
+RKI_RT_INLINE rki_v4 rki_v4_acos01(rki_v4 x)
 {
 	rki_v4 p = rki_v4_set1(RKI_ACOS_C7);
 	p = rki_v4_add(rki_v4_mul(p, x), rki_v4_set1(RKI_ACOS_C6));
@@ -293,7 +315,7 @@ static inline rki_v4 rki_v4_acos01(rki_v4 x)
 	return rki_v4_mul(rki_v4_sqrt(rki_v4_select(rki_v4_gt(r, zero), r, zero)), p);
 }
 
-static inline rki_v4 rki_v4_sin_0_halfpi(rki_v4 x)
+RKI_RT_INLINE rki_v4 rki_v4_sin_0_halfpi(rki_v4 x)
 {
 	rki_v4 x2 = rki_v4_mul(x, x);
 	rki_v4 p = rki_v4_set1(RKI_SIN_C11);
@@ -308,7 +330,7 @@ static inline rki_v4 rki_v4_sin_0_halfpi(rki_v4 x)
 /* rki_rt_sample_quat for four tracks (lanes without the cubic bit): the
  * rki_f4_slerp of a and b at u in structure-of-arrays lanes, then
  * rki_f4_normalize; alone lanes get weights (1, 0), i.e. normalize(a). */
-static inline void rki_rt_block_quat(const rki_rt_lanes *L, const rk_float4 *values, rk_float4 *out)
+RKI_RT_INLINE void rki_rt_block_quat(const rki_rt_lanes *L, const rk_float4 *values, rk_float4 *out)
 {
 	rki_v4 ax = rki_v4_load(&values[L->a[0]].x), ay = rki_v4_load(&values[L->a[1]].x);
 	rki_v4 az = rki_v4_load(&values[L->a[2]].x), aw = rki_v4_load(&values[L->a[3]].x);
@@ -359,7 +381,7 @@ static void rki_rt_sample_blocked(const rk_runtime_clip *c, float t, uint32_t *c
 	rki_rt_lanes L;
 	for (size_t j = 0; j < n4; j += 4) {
 		rki_rt_lanes_find(&L, times, c->translation_tracks + j, t, cur ? cur + j : NULL);
-		rki_rt_block_f3(&L, c->translation_values, out.translation + j);
+		rki_rt_block_f3(&L, c->translation_values, c->translation_value_count, out.translation + j, j + 4 < n);
 		for (int l = 0; L.cubic; l++, L.cubic >>= 1)
 			if (L.cubic & 1) out.translation[j + l] = rki_rt_sample_f3(times, &c->translation_tracks[j + l],
 				c->translation_values, t, cur ? cur + j + l : NULL);
@@ -373,7 +395,7 @@ static void rki_rt_sample_blocked(const rk_runtime_clip *c, float t, uint32_t *c
 	}
 	for (size_t j = 0; j < n4; j += 4) {
 		rki_rt_lanes_find(&L, times, c->scale_tracks + j, t, cur ? cur + 2 * n + j : NULL);
-		rki_rt_block_f3(&L, c->scale_values, out.scale + j);
+		rki_rt_block_f3(&L, c->scale_values, c->scale_value_count, out.scale + j, j + 4 < n);
 		for (int l = 0; L.cubic; l++, L.cubic >>= 1)
 			if (L.cubic & 1) out.scale[j + l] = rki_rt_sample_f3(times, &c->scale_tracks[j + l],
 				c->scale_values, t, cur ? cur + 2 * n + j + l : NULL);

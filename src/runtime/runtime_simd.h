@@ -23,6 +23,14 @@
 #include <stdint.h>
 #include <string.h>
 
+/* Always inlined: the blocked paths are built of small functions over
+ * registers, which GCC at -O2 would otherwise call with the lanes spilled. */
+#if defined(__GNUC__) || defined(__clang__)
+#define RKI_RT_INLINE static inline __attribute__((always_inline))
+#else
+#define RKI_RT_INLINE static inline
+#endif
+
 #if !defined(RK_SCALAR_ONLY) && (defined(__x86_64__) || defined(_M_X64) || (defined(__i386__) && defined(__SSE2__)))
 #define RKI_V4_SSE2 1
 #elif !defined(RK_SCALAR_ONLY) && defined(__wasm_simd128__)
