@@ -1,7 +1,7 @@
 /*
  * bench/bench_runtime.c - animation runtime throughput (rigkit/runtime.h).
  *
- * usage: bench_runtime [-n RUNS] [XBOT.glb]
+ * usage: bench_runtime [-n RUNS] [-m MODE] [-s] [XBOT.glb]
  *
  * A synthetic 65-joint rig (a humanoid-shaped tree, parents depth-first)
  * with one 1-second clip: translation, rotation and scale tracks of 30
@@ -16,11 +16,17 @@
  * joints per second (joints * frames / seconds) and nanoseconds per joint.
  * With the shared Xbot.glb (argument or RK_SHARED_DIR) it also times its
  * "walk" clip on the 67-joint Hips skeleton (glTF, converted exactly).
+ * -m MODE (0-4, the rows in the order printed) times that row alone, for
+ * instruction counts: valgrind --tool=callgrind bench_runtime -n 1 -m 0.
+ * -s times the scalar reference paths of both jobs instead of the default
+ * (blocked SIMD) ones (src/runtime/runtime_internal.h, rki_rt_path).
  */
 #include "bench_common.h"
 
 #include <rigkit/rigkit.h>
 #include <rigkit/runtime.h>
+
+#include "runtime/runtime_internal.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -151,6 +157,8 @@ static const char *mode_names[MODE_COUNT] = {
 	"local-to-model only",
 };
 
+static rki_rt_path bench_path = RKI_RT_PATH_DEFAULT;
+
 static double run_once(bench_state *b, int mode)
 {
 	rk_sample_job sj;
@@ -171,16 +179,16 @@ static double run_once(bench_state *b, int mode)
 	for (int f = 0; f < FRAMES; f++) {
 		if (sample) {
 			sj.time = playback ? f / 60.0 : b->times[f];
-			rk_sample_run(&sj);
+			rki_sample_run_path(&sj, bench_path);
 		}
-		if (model) rk_local_to_model_run(&mj);
+		if (model) rki_local_to_model_run_path(&mj, bench_path);
 	}
 	double t1 = bench_cpu_now();
 	b->sink = b->model[b->sk->joint_count - 1].m[12] + b->pose.translation[0].x;
 	return t1 - t0;
 }
 
-static int bench_rig(const char *label, const rk_skeleton *sk, const rk_runtime_clip *clip, int runs)
+static int bench_rig(const char *label, const rk_skeleton *sk, const rk_runtime_clip *clip, int runs, int only)
 {
 	bench_state *b = (bench_state *)calloc(1, sizeof(bench_state));
 	size_t bytes = rk_local_pose_memory_size(sk->joint_count);
@@ -213,6 +221,7 @@ static int bench_rig(const char *label, const rk_skeleton *sk, const rk_runtime_
 	}
 	printf("%s: %zu joints, %zu keys, %d frames per run, median of %d runs\n", label, sk->joint_count, clip->time_count, FRAMES, runs);
 	for (int mode = 0; mode < MODE_COUNT; mode++) {
+		if (only >= 0 && mode != only) continue;
 		run_once(b, mode); /* warm-up */
 		for (int r = 0; r < runs; r++) samples[r] = run_once(b, mode);
 		double med = bench_median(samples, runs);
@@ -229,16 +238,26 @@ static int bench_rig(const char *label, const rk_skeleton *sk, const rk_runtime_
 
 int main(int argc, char **argv)
 {
-	int runs = 11, a = 1;
-	if (argc > 2 && strcmp(argv[1], "-n") == 0) {
-		runs = atoi(argv[2]);
-		a = 3;
+	int runs = 11, only = -1, a = 1;
+	for (;;) {
+		if (a < argc && strcmp(argv[a], "-s") == 0) {
+			bench_path = RKI_RT_PATH_SCALAR;
+			a++;
+		} else if (a + 1 < argc && (strcmp(argv[a], "-n") == 0 || strcmp(argv[a], "-m") == 0)) {
+			if (argv[a][1] == 'n') runs = atoi(argv[a + 1]);
+			else only = atoi(argv[a + 1]);
+			a += 2;
+		} else {
+			break;
+		}
 	}
+	printf("paths: %s (lanes: %s)\n", bench_path == RKI_RT_PATH_SCALAR ? "scalar" : "default", rki_rt_vector_name());
+	if (only >= MODE_COUNT) only = -1;
 	if (runs < 1 || runs > 1000) runs = 11;
 	synth *s = (synth *)malloc(sizeof(synth));
 	if (!s) return 1;
 	synth_init(s);
-	int status = bench_rig("synthetic (T, R, S tracks of 30 LINEAR keys per joint)", &s->sk, &s->clip, runs);
+	int status = bench_rig("synthetic (T, R, S tracks of 30 LINEAR keys per joint)", &s->sk, &s->clip, runs, only);
 
 	char path[4096];
 	const char *file = a < argc ? argv[a] : NULL;
@@ -255,7 +274,7 @@ int main(int argc, char **argv)
 		rk_skeleton *sk = o.root ? rk_skeleton_build(scene, &o, &err) : NULL;
 		const rk_anim_clip *walk = rk_scene_find_clip(scene, "walk");
 		rk_runtime_clip *rc = sk && walk ? rk_runtime_clip_build(scene, walk, sk, NULL, &err) : NULL;
-		if (rc) status |= bench_rig("Xbot.glb walk (Hips skeleton, glTF keys copied)", sk, rc, runs);
+		if (rc) status |= bench_rig("Xbot.glb walk (Hips skeleton, glTF keys copied)", sk, rc, runs, only);
 		rk_runtime_clip_free(rc);
 		rk_skeleton_free(sk);
 		rk_scene_free(scene);

@@ -80,6 +80,13 @@
  *   All rotation results are normalised. This is anim.h's sampler definition
  *   evaluated in float.
  *
+ * SIMD
+ *   rk_sample_run and rk_local_to_model_run work on 4 joints at a time in
+ *   SSE2 (x86) or wasm simd128 (-msimd128) registers, with the same float
+ *   operations in the same order as the one-joint-at-a-time reference code,
+ *   so the results are bit-identical to it; builds with RK_SCALAR_ONLY (and
+ *   other targets) run the reference code (docs/runtime.md, SIMD paths).
+ *
  * FIDELITY (runtime clip versus anim.h's double-precision reference)
  *   glTF sampler tracks (non-FBX nodes, no load adjustment, one override
  *   layer, one track per channel, STEP / LINEAR / CUBICSPLINE) are copied

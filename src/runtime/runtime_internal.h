@@ -45,31 +45,46 @@ static inline rk_float4 rki_f4_mul(rk_float4 a, rk_float4 b)
 
 static inline rk_float4 rki_f4_conj(rk_float4 q) { return rki_f4(-q.x, -q.y, -q.z, q.w); }
 
-/* acos on [0, 1]: Abramowitz & Stegun 4.4.46 (|error| <= 2e-8). */
+/* acos on [0, 1]: Abramowitz & Stegun 4.4.46 (|error| <= 2e-8). The
+ * coefficients are macros so the blocked path (runtime_sample.c) evaluates
+ * the same polynomial. */
+#define RKI_ACOS_C7 (-0.0012624911f)
+#define RKI_ACOS_C6 0.0066700901f
+#define RKI_ACOS_C5 (-0.0170881256f)
+#define RKI_ACOS_C4 0.0308918810f
+#define RKI_ACOS_C3 (-0.0501743046f)
+#define RKI_ACOS_C2 0.0889789874f
+#define RKI_ACOS_C1 (-0.2145988016f)
+#define RKI_ACOS_C0 1.5707963050f
 static inline float rki_acos01(float x)
 {
-	float p = -0.0012624911f;
-	p = p * x + 0.0066700901f;
-	p = p * x - 0.0170881256f;
-	p = p * x + 0.0308918810f;
-	p = p * x - 0.0501743046f;
-	p = p * x + 0.0889789874f;
-	p = p * x - 0.2145988016f;
-	p = p * x + 1.5707963050f;
+	float p = RKI_ACOS_C7;
+	p = p * x + RKI_ACOS_C6;
+	p = p * x + RKI_ACOS_C5;
+	p = p * x + RKI_ACOS_C4;
+	p = p * x + RKI_ACOS_C3;
+	p = p * x + RKI_ACOS_C2;
+	p = p * x + RKI_ACOS_C1;
+	p = p * x + RKI_ACOS_C0;
 	float r = 1.0f - x;
 	return sqrtf(r > 0.0f ? r : 0.0f) * p;
 }
 
 /* sin on [0, pi/2]: Taylor series to x^11 (truncation error < 6e-8, below
  * float rounding; < 1e-11 for x < 0.5, the usual distance between keys). */
+#define RKI_SIN_C11 (-1.0f / 39916800.0f)
+#define RKI_SIN_C9 (1.0f / 362880.0f)
+#define RKI_SIN_C7 (-1.0f / 5040.0f)
+#define RKI_SIN_C5 (1.0f / 120.0f)
+#define RKI_SIN_C3 (-1.0f / 6.0f)
 static inline float rki_sin_0_halfpi(float x)
 {
 	float x2 = x * x;
-	float p = -1.0f / 39916800.0f;
-	p = p * x2 + 1.0f / 362880.0f;
-	p = p * x2 - 1.0f / 5040.0f;
-	p = p * x2 + 1.0f / 120.0f;
-	p = p * x2 - 1.0f / 6.0f;
+	float p = RKI_SIN_C11;
+	p = p * x2 + RKI_SIN_C9;
+	p = p * x2 + RKI_SIN_C7;
+	p = p * x2 + RKI_SIN_C5;
+	p = p * x2 + RKI_SIN_C3;
 	p = p * x2 + 1.0f;
 	return x * p;
 }
@@ -126,29 +141,23 @@ static inline rk_float4 rki_to_f4(rk_quat q) { return rki_f4((float)q.x, (float)
 /* ---- track sampling ------------------------------------------------------------ */
 
 /* Last key k in [0, n) with times[k] <= t (0 when t < times[0]), starting
- * from the hint c. Any hint works; ascending times give the right key, other
- * orders some key in range. n >= 1. */
+ * from the hint c: the hint itself and its successor are tried first (a
+ * forward playback's cursor), then a branch-free binary search over the
+ * whole track (as many steps for every t, no mispredicted branches). Any
+ * hint works; ascending times give the right key, other orders some key in
+ * range. n >= 1. */
 static inline uint32_t rki_rt_find_key(const float *times, uint32_t n, float t, uint32_t c)
 {
-	if (c >= n) c = n - 1;
-	uint32_t lo, hi;
-	if (times[c] <= t) {
-		for (int steps = 0; steps < 4; steps++) {
-			if (c + 1 >= n || !(times[c + 1] <= t)) return c;
-			c++;
-		}
-		lo = c;
-		hi = n;
-	} else {
-		if (c == 0 || !(times[0] <= t)) return 0;
-		lo = 0;
-		hi = c;
+	if (c < n && times[c] <= t) {
+		if (c + 1 >= n || !(times[c + 1] <= t)) return c;
+		if (c + 2 >= n || !(times[c + 2] <= t)) return c + 1;
 	}
-	/* invariant: times[lo] <= t, answer in [lo, hi) */
-	while (hi - lo > 1) {
-		uint32_t mid = lo + (hi - lo) / 2;
-		if (times[mid] <= t) lo = mid;
-		else hi = mid;
+	/* invariant: the answer is in [lo, lo + len) */
+	uint32_t lo = 0, len = n;
+	while (len > 1) {
+		uint32_t half = len / 2;
+		lo = times[lo + half] <= t ? lo + half : lo;
+		len -= half;
 	}
 	return lo;
 }
@@ -296,5 +305,28 @@ static inline double rki_rt_wrap(double time, double duration, rk_playback mode)
 
 /* Shared validation of a clip's arrays and tracks (O(tracks)). */
 bool rki_rt_clip_check(const rk_runtime_clip *clip, const char *who, rk_error *err);
+
+/* ---- sampling and local-to-model paths -------------------------------------- */
+
+/* rk_sample_run and rk_local_to_model_run take the BLOCKED path when
+ * runtime_simd.h has a vector unit (RKI_V4_SIMD: SSE2, wasm simd128) and the
+ * SCALAR path otherwise (RK_SCALAR_ONLY builds, other targets). Both exist
+ * in every build (the blocked one over plain-C lanes without a vector unit)
+ * so tests can compare them: their results are bit-identical by
+ * construction (the same IEEE operations in the same order, no fused
+ * multiply-add). */
+typedef enum rki_rt_path {
+	RKI_RT_PATH_DEFAULT = 0,
+	RKI_RT_PATH_SCALAR,              /* one track / joint at a time: the reference */
+	RKI_RT_PATH_BLOCKED              /* 4 joints at a time in rki_v4 lanes */
+} rki_rt_path;
+
+/* The path the public functions take, and the lanes' implementation
+ * ("sse2", "wasm-simd128", "plain C"). */
+rki_rt_path rki_rt_default_path(void);
+const char *rki_rt_vector_name(void);
+/* rk_sample_run / rk_local_to_model_run on a chosen path. */
+bool rki_sample_run_path(const rk_sample_job *job, rki_rt_path path);
+bool rki_local_to_model_run_path(const rk_local_to_model_job *job, rki_rt_path path);
 
 #endif

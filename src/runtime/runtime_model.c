@@ -1,6 +1,10 @@
 /* src/runtime/runtime_model.c - local-to-model job (see rigkit/runtime.h).
- * One pass over the joints in depth-first order; float; never allocates. */
+ * One pass over the joints in depth-first order; float; never allocates.
+ * Two paths with bit-identical results (runtime_internal.h): scalar, and
+ * blocked (runtime_simd.h lanes: the local matrices of 4 joints at once,
+ * then each joint's product with its parent in column vectors). */
 #include "runtime_internal.h"
+#include "runtime_simd.h"
 
 #include <stdarg.h>
 
@@ -74,17 +78,99 @@ static inline void rki_mul_trs(const float *restrict a, rk_float3 t, rk_float4 q
 
 static const float rki_identity4[16] = { 1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1 };
 
-bool rk_local_to_model_run(const rk_local_to_model_job *job)
+/* r = a * (b0, b1, b2, b3) columns: rki_affine_mul in lanes. */
+RKI_RT_INLINE void rki_v4_affine_mul(const float *a, const float *b, float *r)
+{
+	const rki_v4 a0 = rki_v4_load(a), a1 = rki_v4_load(a + 4), a2 = rki_v4_load(a + 8), a3 = rki_v4_load(a + 12);
+	for (int c = 0; c < 4; c++) {
+		rki_v4 bc = rki_v4_load(b + 4 * c);
+		rki_v4 s = rki_v4_add(rki_v4_add(rki_v4_add(rki_v4_mul(a0, rki_v4_splat(bc, 0)), rki_v4_mul(a1, rki_v4_splat(bc, 1))),
+			rki_v4_mul(a2, rki_v4_splat(bc, 2))), rki_v4_mul(a3, rki_v4_splat(bc, 3)));
+		rki_v4_store(r + 4 * c, s);
+	}
+}
+
+/* model = parent * local for one joint; g0..g2 hold rki_mul_trs's l[0..11]
+ * in lanes (g0 = l0..l3, g1 = l4..l7, g2 = l8..l11). */
+RKI_RT_INLINE void rki_v4_mul_local(const float *a, rki_v4 g0, rki_v4 g1, rki_v4 g2, float *r)
+{
+	const rki_v4 a0 = rki_v4_load(a), a1 = rki_v4_load(a + 4), a2 = rki_v4_load(a + 8), a3 = rki_v4_load(a + 12);
+#define RKI_COL(x, y, z) rki_v4_add(rki_v4_add(rki_v4_mul(a0, x), rki_v4_mul(a1, y)), rki_v4_mul(a2, z))
+	rki_v4_store(r, RKI_COL(rki_v4_splat(g0, 0), rki_v4_splat(g0, 1), rki_v4_splat(g0, 2)));
+	rki_v4_store(r + 4, RKI_COL(rki_v4_splat(g0, 3), rki_v4_splat(g1, 0), rki_v4_splat(g1, 1)));
+	rki_v4_store(r + 8, RKI_COL(rki_v4_splat(g1, 2), rki_v4_splat(g1, 3), rki_v4_splat(g2, 0)));
+	rki_v4_store(r + 12, rki_v4_add(RKI_COL(rki_v4_splat(g2, 1), rki_v4_splat(g2, 2), rki_v4_splat(g2, 3)), a3));
+#undef RKI_COL
+}
+
+static void rki_l2m_blocked(const int32_t *parents, rk_local_pose_view in, const float *root, rk_float4x4 *model, size_t n)
+{
+	size_t j = 0;
+	for (; j + 4 <= n; j += 4) {
+		rki_v4 qx = rki_v4_load(&in.rotation[j].x), qy = rki_v4_load(&in.rotation[j + 1].x);
+		rki_v4 qz = rki_v4_load(&in.rotation[j + 2].x), qw = rki_v4_load(&in.rotation[j + 3].x);
+		rki_v4_transpose(&qx, &qy, &qz, &qw);
+		rki_v4 sx = rki_v4_load3(&in.scale[j].x), sy = rki_v4_load3(&in.scale[j + 1].x);
+		rki_v4 sz = rki_v4_load3(&in.scale[j + 2].x), sw = rki_v4_load3(&in.scale[j + 3].x);
+		rki_v4_transpose(&sx, &sy, &sz, &sw);
+		rki_v4 tx = rki_v4_load3(&in.translation[j].x), ty = rki_v4_load3(&in.translation[j + 1].x);
+		rki_v4 tz = rki_v4_load3(&in.translation[j + 2].x), tw = rki_v4_load3(&in.translation[j + 3].x);
+		rki_v4_transpose(&tx, &ty, &tz, &tw);
+		/* rki_mul_trs's entries, 4 joints per vector */
+		const rki_v4 one = rki_v4_set1(1.0f), two = rki_v4_set1(2.0f);
+		rki_v4 xx = rki_v4_mul(qx, qx), yy = rki_v4_mul(qy, qy), zz = rki_v4_mul(qz, qz);
+		rki_v4 xy = rki_v4_mul(qx, qy), xz = rki_v4_mul(qx, qz), yz = rki_v4_mul(qy, qz);
+		rki_v4 wx = rki_v4_mul(qw, qx), wy = rki_v4_mul(qw, qy), wz = rki_v4_mul(qw, qz);
+		rki_v4 e0 = rki_v4_mul(rki_v4_sub(one, rki_v4_mul(two, rki_v4_add(yy, zz))), sx);
+		rki_v4 e1 = rki_v4_mul(rki_v4_mul(two, rki_v4_add(xy, wz)), sx);
+		rki_v4 e2 = rki_v4_mul(rki_v4_mul(two, rki_v4_sub(xz, wy)), sx);
+		rki_v4 e3 = rki_v4_mul(rki_v4_mul(two, rki_v4_sub(xy, wz)), sy);
+		rki_v4 e4 = rki_v4_mul(rki_v4_sub(one, rki_v4_mul(two, rki_v4_add(xx, zz))), sy);
+		rki_v4 e5 = rki_v4_mul(rki_v4_mul(two, rki_v4_add(yz, wx)), sy);
+		rki_v4 e6 = rki_v4_mul(rki_v4_mul(two, rki_v4_add(xz, wy)), sz);
+		rki_v4 e7 = rki_v4_mul(rki_v4_mul(two, rki_v4_sub(yz, wx)), sz);
+		rki_v4 e8 = rki_v4_mul(rki_v4_sub(one, rki_v4_mul(two, rki_v4_add(xx, yy))), sz);
+		rki_v4 e9 = tx, e10 = ty, e11 = tz;
+		rki_v4_transpose(&e0, &e1, &e2, &e3);
+		rki_v4_transpose(&e4, &e5, &e6, &e7);
+		rki_v4_transpose(&e8, &e9, &e10, &e11);
+		/* joint j + l: e(l) = l0..l3, e(4 + l) = l4..l7, e(8 + l) = l8..l11 */
+		int32_t p;
+		p = parents[j];
+		rki_v4_mul_local(p >= 0 ? model[p].m : root, e0, e4, e8, model[j].m);
+		p = parents[j + 1];
+		rki_v4_mul_local(p >= 0 ? model[p].m : root, e1, e5, e9, model[j + 1].m);
+		p = parents[j + 2];
+		rki_v4_mul_local(p >= 0 ? model[p].m : root, e2, e6, e10, model[j + 2].m);
+		p = parents[j + 3];
+		rki_v4_mul_local(p >= 0 ? model[p].m : root, e3, e7, e11, model[j + 3].m);
+	}
+	for (; j < n; j++) {
+		int32_t p = parents[j];
+		rki_mul_trs(p >= 0 ? model[p].m : root, in.translation[j], in.rotation[j], in.scale[j], model[j].m);
+	}
+}
+
+bool rki_local_to_model_run_path(const rk_local_to_model_job *job, rki_rt_path path)
 {
 	if (!rk_local_to_model_validate(job, NULL)) return false;
 	const rk_skeleton *sk = job->skeleton;
 	const size_t n = sk->joint_count;
 	const int32_t *parents = sk->parents;
+	rk_float4x4 *model = job->model;
+	const float *root = job->root_transform ? job->root_transform->m : rki_identity4;
+	if (path == RKI_RT_PATH_DEFAULT) path = rki_rt_default_path();
+	if (path == RKI_RT_PATH_BLOCKED) {
+		rki_l2m_blocked(parents, job->input, root, model, n);
+		if (job->skinning) {
+			for (size_t k = 0; k < job->skin_joint_count; k++)
+				rki_v4_affine_mul(model[job->skin_joints[k]].m, job->inverse_bind[k].m, job->skinning[k].m);
+		}
+		return true;
+	}
 	const rk_float3 *tr = job->input.translation;
 	const rk_float4 *ro = job->input.rotation;
 	const rk_float3 *sc = job->input.scale;
-	rk_float4x4 *model = job->model;
-	const float *root = job->root_transform ? job->root_transform->m : rki_identity4;
 	for (size_t j = 0; j < n; j++) {
 		int32_t p = parents[j];
 		rki_mul_trs(p >= 0 ? model[p].m : root, tr[j], ro[j], sc[j], model[j].m);
@@ -94,4 +180,9 @@ bool rk_local_to_model_run(const rk_local_to_model_job *job)
 			rki_affine_mul(model[job->skin_joints[k]].m, job->inverse_bind[k].m, job->skinning[k].m);
 	}
 	return true;
+}
+
+bool rk_local_to_model_run(const rk_local_to_model_job *job)
+{
+	return rki_local_to_model_run_path(job, RKI_RT_PATH_DEFAULT);
 }

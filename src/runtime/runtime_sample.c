@@ -1,6 +1,9 @@
 /* src/runtime/runtime_sample.c - local pose memory, clip checks and the
- * sampling job (see rigkit/runtime.h, TRACK SAMPLING). Never allocates. */
+ * sampling job (see rigkit/runtime.h, TRACK SAMPLING): the scalar path (one
+ * track at a time, the reference) and the blocked path (4 joints at a time
+ * in runtime_simd.h lanes, bit-identical to it). Never allocates. */
 #include "runtime_internal.h"
+#include "runtime_simd.h"
 
 #include <stdarg.h>
 #include <string.h>
@@ -174,7 +177,260 @@ bool rk_sample_validate(const rk_sample_job *job, rk_error *err)
 	return true;
 }
 
-bool rk_sample_run(const rk_sample_job *job)
+/* ---- blocked path ----------------------------------------------------------------- */
+
+/* Four tracks at time t, one per lane, reduced to "value a, value b,
+ * weight u" so one lerp / slerp serves STEP, LINEAR and one-key tracks:
+ * a = key k, b = key k + 1 and u as rki_rt_locate gives them; where the
+ * scalar path takes key k alone (u < 0) the lane has b = a, u = 0 and its
+ * `alone` mask set, and the blend below returns a exactly there. CUBIC
+ * tracks with more keys are left to the scalar path (bit `cubic`). */
+typedef struct rki_rt_lanes {
+	uint32_t a[4], b[4];             /* value indices (within the attribute's array) */
+	rki_v4 u;
+	rki_v4 alone;
+	int cubic;
+} rki_rt_lanes;
+
+/* One lane: the value index a of key k and the interval [lo, hi] around t
+ * such that t > lo && hi - lo > 0 holds exactly where rki_rt_locate blends
+ * keys k and k + 1 (then lo = t_k, hi = t_k+1); elsewhere (key k alone)
+ * lo = hi = t. CUBIC tracks with more than one key set the lane's bit in
+ * *cubic (the caller takes the scalar path there). */
+RKI_RT_INLINE void rki_rt_lane(const float *times, const rk_runtime_track *x, float t, uint32_t *cur, int l,
+	uint32_t *a, float *lo, float *hi, int *cubic)
+{
+	const uint32_t n = x->key_count;
+	*lo = *hi = t;
+	if (cur && x->interp == RK_KEY_LINEAR && *cur < n - 1) {
+		/* forward playback: rki_rt_find_key's first two tests */
+		uint32_t k = *cur;
+		const float *tk = times + x->key_begin + k;
+		if (tk[0] <= t) {
+			if (!(tk[1] <= t)) {
+				*a = x->value_begin + k;
+				*lo = tk[0];
+				*hi = tk[1];
+				return;
+			}
+			if (k + 2 < n && !(tk[2] <= t)) {
+				*cur = k + 1;
+				*a = x->value_begin + k + 1;
+				*lo = tk[1];
+				*hi = tk[2];
+				return;
+			}
+		}
+	}
+	if (n == 1 || x->interp == RK_KEY_CUBIC) {
+		if (n > 1) *cubic |= 1 << l;
+		*a = x->value_begin + (x->interp == RK_KEY_CUBIC ? 1u : 0u);
+		return;
+	}
+	const float *tt = times + x->key_begin;
+	uint32_t k = rki_rt_find_key(tt, n, t, cur ? *cur : n);
+	if (cur) *cur = k;
+	*a = x->value_begin + k;
+	if (x->interp != RK_KEY_STEP && k + 1 < n) {
+		*lo = tt[k];
+		*hi = tt[k + 1];
+	}
+}
+
+/* Four tracks at once: value indices, u and the alone mask (see rki_rt_lanes). */
+RKI_RT_INLINE void rki_rt_lanes_find(rki_rt_lanes *L, const float *times, const rk_runtime_track *tr, float t,
+	uint32_t *cur)
+{
+	/* scalars, then one vector each: four scalar stores read back as one
+	 * vector load would stall store forwarding */
+	float lo0, lo1, lo2, lo3, hi0, hi1, hi2, hi3;
+	L->cubic = 0;
+	rki_rt_lane(times, &tr[0], t, cur ? cur + 0 : NULL, 0, &L->a[0], &lo0, &hi0, &L->cubic);
+	rki_rt_lane(times, &tr[1], t, cur ? cur + 1 : NULL, 1, &L->a[1], &lo1, &hi1, &L->cubic);
+	rki_rt_lane(times, &tr[2], t, cur ? cur + 2 : NULL, 2, &L->a[2], &lo2, &hi2, &L->cubic);
+	rki_rt_lane(times, &tr[3], t, cur ? cur + 3 : NULL, 3, &L->a[3], &lo3, &hi3, &L->cubic);
+	const rki_v4 tv = rki_v4_set1(t), LO = rki_v4_set(lo0, lo1, lo2, lo3), HI = rki_v4_set(hi0, hi1, hi2, hi3);
+	const rki_v4 zero = rki_v4_set1(0.0f), one = rki_v4_set1(1.0f);
+	const rki_v4 dt = rki_v4_sub(HI, LO);
+	const rki_v4 lin = rki_v4_and(rki_v4_gt(tv, LO), rki_v4_gt(dt, zero));
+	const rki_v4 num = rki_v4_select(lin, rki_v4_sub(tv, LO), zero), den = rki_v4_select(lin, dt, one);
+	L->u = rki_v4_min(rki_v4_div(num, den), one);
+	L->alone = rki_v4_select(lin, zero, rki_v4_mask_from_bits(0xf));
+	const int blend = rki_v4_mask_bits(lin);
+	L->b[0] = L->a[0] + (uint32_t)(blend & 1);
+	L->b[1] = L->a[1] + (uint32_t)((blend >> 1) & 1);
+	L->b[2] = L->a[2] + (uint32_t)((blend >> 2) & 1);
+	L->b[3] = L->a[3] + (uint32_t)((blend >> 3) & 1);
+}
+
+/* rki_rt_sample_f3 for four tracks (lanes without the cubic bit). Values
+ * are read 16 bytes at a time when every key read has a successor in the
+ * array (the 4th float, the next value's x, is ignored), 12 otherwise; the
+ * results are written 16 bytes at a time except the last when `wide_end`
+ * is false (the 4th float lands on the next joint's x, written after). */
+RKI_RT_INLINE void rki_rt_block_f3(const rki_rt_lanes *L, const rk_float3 *values, size_t value_count, rk_float3 *out,
+	bool wide_end)
+{
+	uint32_t top = L->b[0] > L->b[1] ? L->b[0] : L->b[1];
+	top = top > L->b[2] ? top : L->b[2];
+	top = top > L->b[3] ? top : L->b[3];
+	if ((size_t)top + 1 < value_count) {
+#define RKI_RT_F3_LANE(l, store)                                                                \
+	do {                                                                                    \
+		rki_v4 a = rki_v4_load(&values[L->a[l]].x), b = rki_v4_load(&values[L->b[l]].x);   \
+		rki_v4 r = rki_v4_add(a, rki_v4_mul(rki_v4_sub(b, a), rki_v4_splat(L->u, l)));    \
+		store(&out[l].x, rki_v4_select(rki_v4_splat(L->alone, l), a, r));                  \
+	} while (0)
+		RKI_RT_F3_LANE(0, rki_v4_store);
+		RKI_RT_F3_LANE(1, rki_v4_store);
+		RKI_RT_F3_LANE(2, rki_v4_store);
+		if (wide_end) RKI_RT_F3_LANE(3, rki_v4_store);
+		else RKI_RT_F3_LANE(3, rki_v4_store3);
+#undef RKI_RT_F3_LANE
+		return;
+	}
+	/* a + (b - a) u, the same per lane with exact 12-byte loads (b >= a) */
+	for (int l = 0; l < 4; l++) {
+		rki_v4 a = rki_v4_load3(&values[L->a[l]].x), b = rki_v4_load3(&values[L->b[l]].x);
+		rki_v4 ul = l == 0 ? rki_v4_splat(L->u, 0) : l == 1 ? rki_v4_splat(L->u, 1) : l == 2 ? rki_v4_splat(L->u, 2) : rki_v4_splat(L->u, 3);
+		rki_v4 al = l == 0 ? rki_v4_splat(L->alone, 0) : l == 1 ? rki_v4_splat(L->alone, 1) : l == 2 ? rki_v4_splat(L->alone, 2)
+			: rki_v4_splat(L->alone, 3);
+		rki_v4_store3(&out[l].x, rki_v4_select(al, a, rki_v4_add(a, rki_v4_mul(rki_v4_sub(b, a), ul))));
+	}
+}
+
+/* Polynomials of rki_acos01 and rki_sin_0_halfpi, lane-wise. */
+RKI_RT_INLINE rki_v4 rki_v4_acos01(rki_v4 x)
+{
+	rki_v4 p = rki_v4_set1(RKI_ACOS_C7);
+	p = rki_v4_add(rki_v4_mul(p, x), rki_v4_set1(RKI_ACOS_C6));
+	p = rki_v4_add(rki_v4_mul(p, x), rki_v4_set1(RKI_ACOS_C5));
+	p = rki_v4_add(rki_v4_mul(p, x), rki_v4_set1(RKI_ACOS_C4));
+	p = rki_v4_add(rki_v4_mul(p, x), rki_v4_set1(RKI_ACOS_C3));
+	p = rki_v4_add(rki_v4_mul(p, x), rki_v4_set1(RKI_ACOS_C2));
+	p = rki_v4_add(rki_v4_mul(p, x), rki_v4_set1(RKI_ACOS_C1));
+	p = rki_v4_add(rki_v4_mul(p, x), rki_v4_set1(RKI_ACOS_C0));
+	rki_v4 zero = rki_v4_set1(0.0f);
+	rki_v4 r = rki_v4_sub(rki_v4_set1(1.0f), x);
+	return rki_v4_mul(rki_v4_sqrt(rki_v4_select(rki_v4_gt(r, zero), r, zero)), p);
+}
+
+RKI_RT_INLINE rki_v4 rki_v4_sin_0_halfpi(rki_v4 x)
+{
+	rki_v4 x2 = rki_v4_mul(x, x);
+	rki_v4 p = rki_v4_set1(RKI_SIN_C11);
+	p = rki_v4_add(rki_v4_mul(p, x2), rki_v4_set1(RKI_SIN_C9));
+	p = rki_v4_add(rki_v4_mul(p, x2), rki_v4_set1(RKI_SIN_C7));
+	p = rki_v4_add(rki_v4_mul(p, x2), rki_v4_set1(RKI_SIN_C5));
+	p = rki_v4_add(rki_v4_mul(p, x2), rki_v4_set1(RKI_SIN_C3));
+	p = rki_v4_add(rki_v4_mul(p, x2), rki_v4_set1(1.0f));
+	return rki_v4_mul(x, p);
+}
+
+/* rki_rt_sample_quat for four tracks (lanes without the cubic bit): the
+ * rki_f4_slerp of a and b at u in structure-of-arrays lanes, then
+ * rki_f4_normalize; alone lanes get weights (1, 0), i.e. normalize(a). */
+RKI_RT_INLINE void rki_rt_block_quat(const rki_rt_lanes *L, const rk_float4 *values, rk_float4 *out)
+{
+	rki_v4 ax = rki_v4_load(&values[L->a[0]].x), ay = rki_v4_load(&values[L->a[1]].x);
+	rki_v4 az = rki_v4_load(&values[L->a[2]].x), aw = rki_v4_load(&values[L->a[3]].x);
+	rki_v4 bx = rki_v4_load(&values[L->b[0]].x), by = rki_v4_load(&values[L->b[1]].x);
+	rki_v4 bz = rki_v4_load(&values[L->b[2]].x), bw = rki_v4_load(&values[L->b[3]].x);
+	rki_v4_transpose(&ax, &ay, &az, &aw);
+	rki_v4_transpose(&bx, &by, &bz, &bw);
+	const rki_v4 one = rki_v4_set1(1.0f), zero = rki_v4_set1(0.0f);
+	rki_v4 d = rki_v4_add(rki_v4_add(rki_v4_add(rki_v4_mul(ax, bx), rki_v4_mul(ay, by)), rki_v4_mul(az, bz)),
+		rki_v4_mul(aw, bw));
+	rki_v4 sgn = rki_v4_select(rki_v4_lt(d, zero), rki_v4_set1(-1.0f), one);
+	d = rki_v4_min(one, rki_v4_mul(d, sgn)); /* NaN stays NaN, as `if (d > 1) d = 1` */
+	rki_v4 u = L->u;
+	rki_v4 wa = rki_v4_sub(one, u), wb = u;
+	rki_v4 near = rki_v4_gt(d, rki_v4_set1(RKI_NLERP_COS));
+	if (rki_v4_mask_bits(near) != 0xf) {
+		rki_v4 arc = rki_v4_acos01(d);
+		wa = rki_v4_select(near, wa, rki_v4_sin_0_halfpi(rki_v4_mul(rki_v4_sub(one, u), arc)));
+		wb = rki_v4_select(near, wb, rki_v4_sin_0_halfpi(rki_v4_mul(u, arc)));
+	}
+	wb = rki_v4_mul(wb, sgn);
+	wa = rki_v4_select(L->alone, one, wa);
+	wb = rki_v4_select(L->alone, zero, wb);
+	rki_v4 rx = rki_v4_add(rki_v4_mul(wa, ax), rki_v4_mul(wb, bx));
+	rki_v4 ry = rki_v4_add(rki_v4_mul(wa, ay), rki_v4_mul(wb, by));
+	rki_v4 rz = rki_v4_add(rki_v4_mul(wa, az), rki_v4_mul(wb, bz));
+	rki_v4 rw = rki_v4_add(rki_v4_mul(wa, aw), rki_v4_mul(wb, bw));
+	/* rki_f4_normalize */
+	rki_v4 len2 = rki_v4_add(rki_v4_add(rki_v4_add(rki_v4_mul(rx, rx), rki_v4_mul(ry, ry)), rki_v4_mul(rz, rz)),
+		rki_v4_mul(rw, rw));
+	rki_v4 ok = rki_v4_and(rki_v4_gt(len2, zero), rki_v4_lt(len2, rki_v4_set1(INFINITY)));
+	rki_v4 inv = rki_v4_div(one, rki_v4_sqrt(len2));
+	rx = rki_v4_select(ok, rki_v4_mul(rx, inv), zero);
+	ry = rki_v4_select(ok, rki_v4_mul(ry, inv), zero);
+	rz = rki_v4_select(ok, rki_v4_mul(rz, inv), zero);
+	rw = rki_v4_select(ok, rki_v4_mul(rw, inv), one);
+	rki_v4_transpose(&rx, &ry, &rz, &rw);
+	rki_v4_store(&out[0].x, rx);
+	rki_v4_store(&out[1].x, ry);
+	rki_v4_store(&out[2].x, rz);
+	rki_v4_store(&out[3].x, rw);
+}
+
+static void rki_rt_sample_blocked(const rk_runtime_clip *c, float t, uint32_t *cur, rk_local_pose out)
+{
+	const size_t n = c->joint_count, n4 = n & ~(size_t)3;
+	const float *times = c->times;
+	rki_rt_lanes L;
+	for (size_t j = 0; j < n4; j += 4) {
+		rki_rt_lanes_find(&L, times, c->translation_tracks + j, t, cur ? cur + j : NULL);
+		rki_rt_block_f3(&L, c->translation_values, c->translation_value_count, out.translation + j, j + 4 < n);
+		for (int l = 0; L.cubic; l++, L.cubic >>= 1)
+			if (L.cubic & 1) out.translation[j + l] = rki_rt_sample_f3(times, &c->translation_tracks[j + l],
+				c->translation_values, t, cur ? cur + j + l : NULL);
+	}
+	for (size_t j = 0; j < n4; j += 4) {
+		rki_rt_lanes_find(&L, times, c->rotation_tracks + j, t, cur ? cur + n + j : NULL);
+		rki_rt_block_quat(&L, c->rotation_values, out.rotation + j);
+		for (int l = 0; L.cubic; l++, L.cubic >>= 1)
+			if (L.cubic & 1) out.rotation[j + l] = rki_rt_sample_quat(times, &c->rotation_tracks[j + l],
+				c->rotation_values, t, cur ? cur + n + j + l : NULL);
+	}
+	for (size_t j = 0; j < n4; j += 4) {
+		rki_rt_lanes_find(&L, times, c->scale_tracks + j, t, cur ? cur + 2 * n + j : NULL);
+		rki_rt_block_f3(&L, c->scale_values, c->scale_value_count, out.scale + j, j + 4 < n);
+		for (int l = 0; L.cubic; l++, L.cubic >>= 1)
+			if (L.cubic & 1) out.scale[j + l] = rki_rt_sample_f3(times, &c->scale_tracks[j + l],
+				c->scale_values, t, cur ? cur + 2 * n + j + l : NULL);
+	}
+	/* the last n % 4 joints one at a time */
+	for (size_t j = n4; j < n; j++) {
+		out.translation[j] = rki_rt_sample_f3(times, &c->translation_tracks[j], c->translation_values, t, cur ? cur + j : NULL);
+		out.rotation[j] = rki_rt_sample_quat(times, &c->rotation_tracks[j], c->rotation_values, t, cur ? cur + n + j : NULL);
+		out.scale[j] = rki_rt_sample_f3(times, &c->scale_tracks[j], c->scale_values, t, cur ? cur + 2 * n + j : NULL);
+	}
+}
+
+static void rki_rt_sample_scalar(const rk_runtime_clip *c, float t, uint32_t *cur, rk_local_pose out)
+{
+	const size_t n = c->joint_count;
+	const float *times = c->times;
+	for (size_t j = 0; j < n; j++)
+		out.translation[j] = rki_rt_sample_f3(times, &c->translation_tracks[j], c->translation_values, t, cur ? cur + j : NULL);
+	for (size_t j = 0; j < n; j++)
+		out.rotation[j] = rki_rt_sample_quat(times, &c->rotation_tracks[j], c->rotation_values, t, cur ? cur + n + j : NULL);
+	for (size_t j = 0; j < n; j++)
+		out.scale[j] = rki_rt_sample_f3(times, &c->scale_tracks[j], c->scale_values, t, cur ? cur + 2 * n + j : NULL);
+}
+
+rki_rt_path rki_rt_default_path(void)
+{
+	return RKI_V4_SIMD ? RKI_RT_PATH_BLOCKED : RKI_RT_PATH_SCALAR;
+}
+
+const char *rki_rt_vector_name(void)
+{
+	return RKI_V4_NAME;
+}
+
+bool rki_sample_run_path(const rk_sample_job *job, rki_rt_path path)
 {
 	if (!rk_sample_validate(job, NULL)) return false;
 	const rk_runtime_clip *c = job->clip;
@@ -190,17 +446,11 @@ bool rk_sample_run(const rk_sample_job *job)
 			ctx->clip_ = c;
 		}
 	}
-	const float *times = c->times;
-	rk_float3 *out_t = job->output.translation;
-	rk_float4 *out_r = job->output.rotation;
-	rk_float3 *out_s = job->output.scale;
-	for (size_t j = 0; j < n; j++)
-		out_t[j] = rki_rt_sample_f3(times, &c->translation_tracks[j], c->translation_values, t, cur ? cur + j : NULL);
-	for (size_t j = 0; j < n; j++)
-		out_r[j] = rki_rt_sample_quat(times, &c->rotation_tracks[j], c->rotation_values, t, cur ? cur + n + j : NULL);
-	for (size_t j = 0; j < n; j++)
-		out_s[j] = rki_rt_sample_f3(times, &c->scale_tracks[j], c->scale_values, t, cur ? cur + 2 * n + j : NULL);
+	if (path == RKI_RT_PATH_DEFAULT) path = rki_rt_default_path();
+	if (path == RKI_RT_PATH_BLOCKED) rki_rt_sample_blocked(c, t, cur, job->output);
+	else rki_rt_sample_scalar(c, t, cur, job->output);
 	if (job->morph_weights) {
+		const float *times = c->times;
 		for (size_t m = 0; m < c->morph_track_count; m++) {
 			const rk_morph_track *mt = &c->morph_tracks[m];
 			rki_rt_sample_floats(times, &mt->keys, c->morph_values, mt->weight_count, t, cur ? cur + 3 * n + m : NULL,
@@ -208,4 +458,9 @@ bool rk_sample_run(const rk_sample_job *job)
 		}
 	}
 	return true;
+}
+
+bool rk_sample_run(const rk_sample_job *job)
+{
+	return rki_sample_run_path(job, RKI_RT_PATH_DEFAULT);
 }
