@@ -1,7 +1,12 @@
 // bench/bench_wasm.mjs - WebAssembly SIMD (-msimd128) against the non-SIMD
 // build, under node, with the native numbers of the same C code beside.
 //
-//   node bench/bench_wasm.mjs [-n RUNS] [--vertices N] [--native BIN] WASM_DIR [AVATAR.glb [XBOT.glb]]
+//   node --no-liftoff bench/bench_wasm.mjs [-n RUNS] [--vertices N] [--native BIN] WASM_DIR [AVATAR.glb [XBOT.glb]]
+//
+// (--no-liftoff, as scripts/bench.sh runs it: V8's optimising tier only,
+// the steady state of hot code; with node's default dynamic tiering a
+// function runs baseline code until it has used its budget, and rows mix
+// tiers - the avatar's scalar rows measured 2-3x slow that way.)
 //
 // WASM_DIR is a scripts/build-wasm.sh folder: WASM_DIR/rigkit_bench.mjs
 // (SIMD) and WASM_DIR/nosimd/rigkit_bench.mjs, both bench/bench_wasm.c.
@@ -114,7 +119,7 @@ const natSec = (k) => (nat.has(k) ? Number(nat.get(k)) : NaN);
 const ms = (s) => (Number.isFinite(s) ? (s * 1e3).toFixed(3) : 'n/a');
 
 console.log(`bench_wasm.mjs: node ${process.version}, ${os.cpus()[0]?.model ?? 'unknown CPU'}, ${os.cpus().length} CPUs, load average ${os.loadavg().map((x) => x.toFixed(2)).join(' ')}`);
-console.log(`median of ${runs} interleaved samples (process CPU time); SIMD module's skinning path: ${simd.UTF8ToString(simd._bw_skin_path_name(0))}, non-SIMD: ${plain.UTF8ToString(plain._bw_skin_path_name(0))}; native: ${natNote}`);
+console.log(`node flags: ${process.execArgv.join(' ') || '(none)'}; median of ${runs} interleaved samples (process CPU time); SIMD module's skinning path: ${simd.UTF8ToString(simd._bw_skin_path_name(0))}, non-SIMD: ${plain.UTF8ToString(plain._bw_skin_path_name(0))}; native: ${natNote}`);
 console.log('');
 
 // --- skinning ---------------------------------------------------------------

@@ -20,7 +20,10 @@
 //     normals: 1e-5, where the unnormalised normal is not tiny);
 //  3. runtime sampling + local-to-model (random access, the synthetic
 //     65-joint rig and, with --rig, Xbot's walk): the model matrices of the
-//     last frame agree between the modules within 1e-5 of the rig's size.
+//     last frame agree between the modules within 1e-5 of the rig's size;
+//  4. wasm/rigkit.mjs with { simd: true } and { simd: false } (the fallback
+//     binary rigkit_wasm_nosimd.wasm) retargets the sample Walk to the same
+//     GLB bytes.
 import fs from 'node:fs';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -204,6 +207,26 @@ if (rigFile) {
 		[p, root, clip].forEach((x) => m._free(x));
 		return h;
 	});
+}
+
+// 4. the JS API on both binaries (wasm/rigkit.mjs: SIMD, and the fallback
+// an engine without SIMD gets): the sample Walk retargeted onto the sample
+// avatar gives the same GLB bytes.
+{
+	const { loadRigkit } = await import(pathToFileURL(path.resolve(dir, 'rigkit.mjs')).href);
+	const glbs = [];
+	for (const simd of [true, false]) {
+		const rk = await loadRigkit({ simd });
+		check(rk.simd === simd, `loadRigkit({ simd: ${simd} }) loaded simd = ${rk.simd}`);
+		const src = rk.sample('source'), dst = rk.sample('avatar');
+		glbs.push(rk.retarget(src, 'Walk', dst, { root: 'in-place' }).glb);
+		src.free();
+		dst.free();
+		rk.dispose();
+	}
+	const same = glbs[0].length === glbs[1].length && glbs[0].every((b, i) => b === glbs[1][i]);
+	check(same, `rigkit.mjs: the SIMD and non-SIMD binaries give different GLBs (${glbs[0].length} / ${glbs[1].length} bytes)`);
+	console.log(`rigkit.mjs: rigkit_wasm.wasm (SIMD) and rigkit_wasm_nosimd.wasm retarget the sample Walk to ${same ? 'identical' : 'DIFFERENT'} ${glbs[0].length}-byte GLBs`);
 }
 
 if (failures) {
