@@ -112,9 +112,46 @@ PY
 	rm -rf "$tmp"
 }
 
-# BENCH_ONLY=retarget: the retargeting section alone
+# WebAssembly SIMD against the non-SIMD build under node, the native build
+# of the same C code beside (bench/bench_wasm.mjs, bench/bench_wasm.c). The
+# module is built (incrementally) with scripts/build-wasm.sh --no-demo in
+# RIGKIT_WASM_BUILD (default $build/wasm/build, the folder tests/test_wasm.sh
+# uses). node --no-liftoff: V8's optimising tier only, the steady state a
+# page reaches once its functions are hot (with dynamic tiering a function
+# that is not hot yet runs baseline code and the medians mix tiers).
+wasm_section() {
+	local here wb a="$shared/assets" files=()
+	here=$(cd "$(dirname "$0")/.." && pwd)
+	wb=${RIGKIT_WASM_BUILD:-$build/wasm/build}
+	echo
+	echo "## WebAssembly: SIMD (-msimd128) vs no SIMD under node, native beside"
+	echo
+	if ! command -v emcc >/dev/null 2>&1 || ! command -v node >/dev/null 2>&1; then
+		echo "(not run: emcc or node missing; bash scripts/install-deps.sh build wasm)"
+		return 0
+	fi
+	if ! JOBS=${JOBS:-2} bash "$here/scripts/build-wasm.sh" --no-demo "$wb" >"$build/bench_wasm_build.log" 2>&1; then
+		echo "(not run: scripts/build-wasm.sh failed, see $build/bench_wasm_build.log)"
+		return 0
+	fi
+	[ -f "$a/readyplayer.me.glb" ] && files+=("$a/readyplayer.me.glb")
+	[ -f "$a/readyplayer.me.glb" ] && [ -f "$a/Xbot.glb" ] && files+=("$a/Xbot.glb")
+	local nat=()
+	[ -x "$build/bench_wasm" ] && nat=(--native "$build/bench_wasm")
+	echo "Command: node --no-liftoff bench/bench_wasm.mjs -n $runs ${nat[*]} $wb ${files[*]}"
+	echo
+	node --no-liftoff "$here/bench/bench_wasm.mjs" -n "$runs" "${nat[@]}" "$wb" "${files[@]}" ||
+		echo "(bench_wasm.mjs failed)"
+}
+
+# BENCH_ONLY=retarget: the retargeting section alone; BENCH_ONLY=wasm: the
+# WebAssembly section alone
 if [ "${BENCH_ONLY:-}" = retarget ]; then
 	retarget_section
+	exit 0
+fi
+if [ "${BENCH_ONLY:-}" = wasm ]; then
+	wasm_section
 	exit 0
 fi
 if [ ! -d "$shared/assets" ]; then
@@ -283,6 +320,7 @@ for b in bench_mesh bench_runtime bench_skin; do
 		echo '```'
 	fi
 done
+wasm_section
 retarget_section
 
 # Batch throughput and the clips/s per core that docs/batch.md sizes runner

@@ -3,7 +3,14 @@
 # rigkit (docs/wasm.md): the library + wasm/rigkit_wasm.c compiled with
 # Debian's emscripten into BUILD_DIR (default build-wasm/):
 #
-#   BUILD_DIR/rigkit_wasm.mjs, rigkit_wasm.wasm   emscripten module (ES6)
+#   BUILD_DIR/rigkit_wasm.mjs, rigkit_wasm.wasm   emscripten module (ES6),
+#                                                 WebAssembly SIMD (-msimd128)
+#   BUILD_DIR/rigkit_wasm_nosimd.wasm             the same without SIMD (the
+#                                                 fallback rigkit.mjs picks on
+#                                                 engines without SIMD)
+#   BUILD_DIR/rigkit_bench.{mjs,wasm}, BUILD_DIR/nosimd/rigkit_bench.{mjs,wasm}
+#                                                 bench/bench_wasm.c, SIMD and
+#                                                 not (bench/bench_wasm.mjs)
 #   BUILD_DIR/rigkit.mjs                          the JS API (wasm/rigkit.mjs)
 #   BUILD_DIR/demo/                               the browser demo, three.js
 #                                                 vendored from node_modules
@@ -136,11 +143,25 @@ ln -sfn /usr/include/stb "$DEPS/include/stb"
 # ---------------------------------------------------------------------------
 # Compile and link (wasm/CMakeLists.txt)
 # ---------------------------------------------------------------------------
-emcmake cmake -S "$ROOT/wasm" -B "$BUILD" -DCMAKE_BUILD_TYPE=Release \
-	-DRIGKIT_WASM_DEPS="$DEPS" >"$BUILD/configure.log" 2>&1 || { cat "$BUILD/configure.log" >&2; exit 1; }
-cmake --build "$BUILD" -j"$JOBS"
+# Twice: with WebAssembly SIMD (-msimd128) in BUILD, without in BUILD/nosimd.
+# The loader (rigkit_wasm.mjs) of both is the same file, so the non-SIMD
+# binary sits beside the SIMD one as rigkit_wasm_nosimd.wasm and
+# wasm/rigkit.mjs picks it on engines without SIMD.
+wasm_configure_build() { # DIR SIMD(ON|OFF)
+	emcmake cmake -S "$ROOT/wasm" -B "$1" -DCMAKE_BUILD_TYPE=Release -DRIGKIT_WASM_SIMD="$2" \
+		-DRIGKIT_WASM_DEPS="$DEPS" >"$1/configure.log" 2>&1 || { cat "$1/configure.log" >&2; return 1; }
+	cmake --build "$1" -j"$JOBS"
+}
+mkdir -p "$BUILD/nosimd"
+wasm_configure_build "$BUILD" ON || exit 1
+wasm_configure_build "$BUILD/nosimd" OFF || exit 1
+if ! cmp -s "$BUILD/rigkit_wasm.mjs" "$BUILD/nosimd/rigkit_wasm.mjs"; then
+	echo "build-wasm.sh: the SIMD and non-SIMD loaders differ (rigkit_wasm.mjs): the fallback needs one loader" >&2
+	exit 1
+fi
+cp "$BUILD/nosimd/rigkit_wasm.wasm" "$BUILD/rigkit_wasm_nosimd.wasm"
 cp "$ROOT/wasm/rigkit.mjs" "$BUILD/rigkit.mjs"
-echo "built $BUILD/rigkit_wasm.wasm ($(wc -c <"$BUILD/rigkit_wasm.wasm") bytes), rigkit_wasm.mjs, rigkit.mjs"
+echo "built $BUILD/rigkit_wasm.wasm ($(wc -c <"$BUILD/rigkit_wasm.wasm") bytes, SIMD), rigkit_wasm_nosimd.wasm ($(wc -c <"$BUILD/rigkit_wasm_nosimd.wasm") bytes), rigkit_wasm.mjs, rigkit.mjs; rigkit_bench.{mjs,wasm} in $BUILD and $BUILD/nosimd"
 
 [ $DEMO -eq 1 ] || exit 0
 
@@ -161,7 +182,7 @@ THREE=$NPM_DIR/node_modules/three
 rm -rf "$OUT"
 mkdir -p "$OUT/vendor/three/build" "$OUT/vendor/three/examples/jsm"
 cp "$ROOT"/wasm/demo/* "$OUT/"
-cp "$BUILD/rigkit_wasm.mjs" "$BUILD/rigkit_wasm.wasm" "$BUILD/rigkit.mjs" "$OUT/"
+cp "$BUILD/rigkit_wasm.mjs" "$BUILD/rigkit_wasm.wasm" "$BUILD/rigkit_wasm_nosimd.wasm" "$BUILD/rigkit.mjs" "$OUT/"
 cp "$THREE/LICENSE" "$OUT/vendor/three/"
 cp "$THREE/build/three.module.js" "$OUT/vendor/three/build/"
 # The add-ons the demo imports and what they import in turn.

@@ -19,6 +19,11 @@
 # within 1e-5 of the skeleton's size (identical inputs give byte-identical
 # GLBs today: reported, not required).
 # Timings (median of 5, load + retarget + GLB write) are printed for both.
+# The module is built with and without WebAssembly SIMD (-msimd128): the
+# retargets run the SIMD one; wasm/test/simd_check.mjs compares the two
+# builds' skinning (bit for bit expected; against float64 skinning in JS
+# within float rounding) on the shared avatars' skinned meshes, their
+# runtime sampling, and the GLBs of the non-SIMD fallback binary.
 #
 # Exit code 77 (CTest skip) when emcc or node 18+ is missing, or when the
 # Debian sources of libdeflate/meshoptimizer cannot be fetched.
@@ -79,6 +84,18 @@ fi
 echo "== WASM retargets (node $(node --version))"
 node "$ROOT/wasm/test/wasm_check.mjs" retarget "$WASM" "$OUT" "$RUNS" "${CASES[@]}" | tee "$WORK/wasm.log"
 [ "${PIPESTATUS[0]}" -eq 0 ] || fail "WASM retargets (see above)"
+
+# ---- SIMD: the -msimd128 build against the non-SIMD one ---------------------------
+# Skinning on real avatars (every skinned mesh, posed) and a synthetic set,
+# checked against float64 skinning in JS; runtime sampling; the rigkit.mjs
+# fallback binary (wasm/test/simd_check.mjs).
+SIMD_FILES=()
+for f in readyplayer.me.glb Xbot.glb Soldier.glb ybot.fbx; do
+	[ -f "$ASSETS/$f" ] && SIMD_FILES+=("$ASSETS/$f")
+done
+[ -f "$ASSETS/Xbot.glb" ] && SIMD_FILES+=(--rig "$ASSETS/Xbot.glb")
+echo "== WASM SIMD vs no SIMD"
+node "$ROOT/wasm/test/simd_check.mjs" "$WASM" "${SIMD_FILES[@]}" || fail "WASM SIMD check (see above)"
 
 # ---- the native side ------------------------------------------------------------
 # median_ms CMD...: median wall time of $RUNS runs in ms.

@@ -2,7 +2,8 @@
 // (docs/wasm.md). Works in browsers (ES module) and in node 18+.
 //
 //   import { loadRigkit } from './rigkit.mjs';
-//   const rk = await loadRigkit();                  // fetches rigkit_wasm.wasm next to this file
+//   const rk = await loadRigkit();                  // fetches rigkit_wasm.wasm (SIMD) or
+//                                                   // rigkit_wasm_nosimd.wasm next to this file
 //   const walk = rk.load(fbxBytes, 'walk.fbx');    // Uint8Array / ArrayBuffer: FBX, GLB or .gltf
 //   const avatar = rk.load(glbBytes, 'avatar.glb');
 //   const { glb, reports } = rk.retarget(walk, 'mixamo.com', avatar, { root: 'in-place' });
@@ -32,14 +33,31 @@ export class RigkitError extends Error {
 
 const isNode = typeof process === 'object' && typeof process.versions === 'object' && !!process.versions.node;
 
+// Whether this engine runs WebAssembly SIMD: validates a one-function module
+// returning i32x4.splat(0) (type () -> v128).
+export function simdSupported() {
+	const probe = new Uint8Array([0, 97, 115, 109, 1, 0, 0, 0, 1, 5, 1, 96, 0, 1, 123, 3, 2, 1, 0,
+		10, 8, 1, 6, 0, 65, 0, 253, 17, 11]);
+	try {
+		return typeof WebAssembly === 'object' && WebAssembly.validate(probe);
+	} catch {
+		return false;
+	}
+}
+
 // Loads the module. options.wasmBinary (ArrayBuffer / Uint8Array) skips the
-// fetch; options.wasmUrl overrides where rigkit_wasm.wasm is (default: next
-// to this file). The bytes are always handed to emscripten (its own loader in
-// emscripten 3.1.6 mistakes node 18+'s fetch for a browser's).
+// fetch; options.wasmUrl overrides where the .wasm is (default: next to this
+// file, rigkit_wasm.wasm — built with WebAssembly SIMD — or, when the engine
+// has no SIMD or options.simd === false, rigkit_wasm_nosimd.wasm; both use
+// the same loader rigkit_wasm.mjs). rk.simd tells which one was taken (null
+// with wasmBinary / wasmUrl). The bytes are always handed to emscripten (its
+// own loader in emscripten 3.1.6 mistakes node 18+'s fetch for a browser's).
 export async function loadRigkit(options = {}) {
 	let wasmBinary = options.wasmBinary;
+	let simd = null;
 	if (!wasmBinary) {
-		const url = options.wasmUrl ?? new URL('./rigkit_wasm.wasm', import.meta.url);
+		if (!options.wasmUrl) simd = options.simd !== false && simdSupported();
+		const url = options.wasmUrl ?? new URL(simd ? './rigkit_wasm.wasm' : './rigkit_wasm_nosimd.wasm', import.meta.url);
 		if (isNode && (typeof url !== 'object' || url.protocol === 'file:')) {
 			const fs = await import('node:fs/promises');
 			wasmBinary = await fs.readFile(url);
@@ -50,7 +68,9 @@ export async function loadRigkit(options = {}) {
 		}
 	}
 	const module = await createRigkitModule({ wasmBinary });
-	return new Rigkit(module);
+	const rk = new Rigkit(module);
+	rk.simd = simd;
+	return rk;
 }
 
 export class Rigkit {

@@ -117,6 +117,12 @@
  *   SSE2    x86 baseline: one vertex per iteration in 128-bit registers,
  *           the same operation order as SCALAR (bit-identical results when
  *           the compiler does not contract the scalar multiply-adds).
+ *   SIMD128 (the same enum value as SSE2) WebAssembly: in a module compiled
+ *           with -msimd128 the 128-bit path is the SSE2 kernel's algorithm
+ *           in WASM SIMD128 intrinsics, chosen at compile time, also
+ *           bit-identical to SCALAR; rk_skin_path_name() calls it
+ *           "simd128". A WebAssembly build without -msimd128 has only
+ *           SCALAR.
  *   AVX2    AVX2 + FMA: the per-vertex blend on two matrix columns per
  *           256-bit register, vertices in groups of 4 (one register for the
  *           group's joint indices, one square root and one division for its
@@ -131,12 +137,13 @@
  *   approximate reciprocals), so a path gives the same bits on every CPU
  *   that runs it, and a vertex gets the same bits whatever range, group or
  *   thread split it is skinned in.
- *   RK_SKIN_PATH_AUTO picks the best supported path: AVX512, AVX2, SSE2,
- *   SCALAR in that order. (On Intel CPUs that lower their clock for 512-bit
+ *   RK_SKIN_PATH_AUTO picks the best supported path: AVX512, AVX2, SSE2
+ *   (or SIMD128), SCALAR in that order. (On Intel CPUs that lower their clock for 512-bit
  *   work, e.g. Skylake-SP, an application that mixes other work on the same
  *   cores may prefer to ask for AVX2.) A build with RK_SCALAR_ONLY (CMake
- *   -DRIGKIT_SCALAR_ONLY=ON), a non-x86 target or a compiler without
- *   GCC-style target attributes has only SCALAR. Asking for an unsupported
+ *   -DRIGKIT_SCALAR_ONLY=ON) or a non-x86 target has only SCALAR (and
+ *   SIMD128 on WebAssembly with -msimd128); a compiler without GCC-style
+ *   target attributes has no AVX2 / AVX512. Asking for an unsupported
  *   path fails validation.
  *
  * THREADS
@@ -181,7 +188,10 @@ typedef enum rk_skin_path {
 	RK_SKIN_PATH_SSE2,                 /* x86 SSE2 intrinsics */
 	RK_SKIN_PATH_AVX2,                 /* x86 AVX2 + FMA intrinsics, run-time detected */
 	RK_SKIN_PATH_AVX512,               /* x86 AVX-512 F + VL intrinsics, run-time detected */
-	RK_SKIN_PATH_COUNT_
+	RK_SKIN_PATH_COUNT_,
+	/* The 128-bit path under its WebAssembly name: a module built with
+	 * -msimd128 runs WASM SIMD128 intrinsics for it (name "simd128"). */
+	RK_SKIN_PATH_SIMD128 = RK_SKIN_PATH_SSE2
 } rk_skin_path;
 
 /* Skinning job. Zero-initialise, then set the fields; every zero field is
@@ -298,8 +308,8 @@ bool rk_skin_path_supported(rk_skin_path path);
  * does not validate). Thread safe. */
 rk_skin_path rk_skin_resolve_path(rk_skin_path path);
 
-/* Static name of a path ("auto", "scalar", "sse2", "avx2", "avx512";
- * "unknown"). */
+/* Static name of a path ("auto", "scalar", "sse2" ("simd128" in a
+ * WebAssembly SIMD build), "avx2", "avx512"; "unknown"). */
 const char *rk_skin_path_name(rk_skin_path path);
 
 /* Floats per matrix of a format: 16 (4X4), 12 (3X4), 0 for unknown values. */

@@ -1,7 +1,7 @@
 /*
  * src/skin/skin.c - rigkit/skin.h: validation, path selection, ranges and
  * threads, palette conversion. The kernels live in skin_scalar.c,
- * skin_sse2.c and skin_avx2.c.
+ * skin_sse2.c, skin_avx2.c, skin_avx512.c and (WebAssembly) skin_wasm128.c.
  */
 #include "skin/skin_internal.h"
 
@@ -53,8 +53,8 @@ bool rk_skin_path_supported(rk_skin_path path)
 	case RK_SKIN_PATH_AUTO:
 	case RK_SKIN_PATH_SCALAR:
 		return true;
-	case RK_SKIN_PATH_SSE2:
-#if defined(RKI_SKIN_HAVE_SSE2)
+	case RK_SKIN_PATH_SSE2: /* == RK_SKIN_PATH_SIMD128 */
+#if defined(RKI_SKIN_HAVE_SSE2) || defined(RKI_SKIN_HAVE_WASM128)
 		return true;
 #else
 		return false;
@@ -84,7 +84,11 @@ const char *rk_skin_path_name(rk_skin_path path)
 	switch (path) {
 	case RK_SKIN_PATH_AUTO: return "auto";
 	case RK_SKIN_PATH_SCALAR: return "scalar";
+#if defined(RKI_SKIN_HAVE_WASM128)
+	case RK_SKIN_PATH_SIMD128: return "simd128";
+#else
 	case RK_SKIN_PATH_SSE2: return "sse2";
+#endif
 	case RK_SKIN_PATH_AVX2: return "avx2";
 	case RK_SKIN_PATH_AVX512: return "avx512";
 	default: return "unknown";
@@ -102,6 +106,8 @@ static rki_skin_kernel rki_skin_kernel_for(rk_skin_path resolved)
 #endif
 #if defined(RKI_SKIN_HAVE_SSE2)
 	case RK_SKIN_PATH_SSE2: return rki_skin_kernel_sse2;
+#elif defined(RKI_SKIN_HAVE_WASM128)
+	case RK_SKIN_PATH_SIMD128: return rki_skin_kernel_wasm128;
 #endif
 	default: return rki_skin_kernel_scalar;
 	}

@@ -12,8 +12,9 @@
  *              + c0.z k0.z < 0;
  *   normalise: l = (x x + y y) + z z; l in (0, inf): n * (1 / sqrt(l)),
  *              else 0.
- * SCALAR and SSE2 follow it operation by operation (bit-identical); AVX2
- * and AVX512 fuse multiply-adds and sum in other orders (a few ulps).
+ * SCALAR, SSE2 and WASM128 follow it operation by operation
+ * (bit-identical); AVX2 and AVX512 fuse multiply-adds and sum in other
+ * orders (a few ulps).
  */
 #ifndef RIGKIT_SKIN_INTERNAL_H
 #define RIGKIT_SKIN_INTERNAL_H
@@ -26,6 +27,13 @@
 #define RKI_SKIN_HAVE_AVX2 1
 #define RKI_SKIN_HAVE_AVX512 1
 #endif
+#endif
+/* WebAssembly built with -msimd128: the 128-bit path (RK_SKIN_PATH_SSE2 ==
+ * RK_SKIN_PATH_SIMD128) runs skin_wasm128.c. Chosen at compile time: an
+ * engine without SIMD rejects the whole module, so there is nothing to
+ * detect at run time. */
+#if !defined(RK_SCALAR_ONLY) && defined(__wasm_simd128__)
+#define RKI_SKIN_HAVE_WASM128 1
 #endif
 
 /* What the normal stream gets. */
@@ -52,6 +60,9 @@ typedef void (*rki_skin_kernel)(const rki_skin_args *a, size_t begin, size_t end
 void rki_skin_kernel_scalar(const rki_skin_args *a, size_t begin, size_t end);
 #ifdef RKI_SKIN_HAVE_SSE2
 void rki_skin_kernel_sse2(const rki_skin_args *a, size_t begin, size_t end);
+#endif
+#ifdef RKI_SKIN_HAVE_WASM128
+void rki_skin_kernel_wasm128(const rki_skin_args *a, size_t begin, size_t end);
 #endif
 #ifdef RKI_SKIN_HAVE_AVX2
 void rki_skin_kernel_avx2(const rki_skin_args *a, size_t begin, size_t end);

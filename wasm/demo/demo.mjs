@@ -270,7 +270,7 @@ async function fetchFile(url) {
 
 try {
 	rk = await loadRigkit();
-	$('version').textContent = `rigkit ${rk.version}`;
+	$('version').textContent = `rigkit ${rk.version}${rk.simd ? ' (WebAssembly SIMD)' : ' (no WebAssembly SIMD)'}`;
 	const sample = rk.sample('source');
 	motions = [{ label: 'sample', bytes: null, clips: sample.clips }];
 	sample.free();

@@ -80,7 +80,7 @@ async function cmdRetarget(args) {
 	const t0 = performance.now();
 	const { loadRigkit } = await import(pathToFileURL(path.resolve(wasmDir, 'rigkit.mjs')).href);
 	const rk = await loadRigkit();
-	console.log(`module: rigkit ${rk.version}, ${fs.statSync(path.join(wasmDir, 'rigkit_wasm.wasm')).size} bytes of wasm, `
+	console.log(`module: rigkit ${rk.version}, ${fs.statSync(path.join(wasmDir, rk.simd === false ? 'rigkit_wasm_nosimd.wasm' : 'rigkit_wasm.wasm')).size} bytes of wasm (SIMD: ${rk.simd}), `
 		+ `instantiated in ${(performance.now() - t0).toFixed(1)} ms`);
 
 	const open = (spec) => {
