@@ -156,13 +156,17 @@ bool rki_gw_plan_meshes(rki_gw *w, bool *need_common_root)
 			rki_gw_joint_map(skin, jm, &used);
 			/* Does a vertex used by a face lack every usable influence? */
 			bool unweighted = used == 0;
+			uint8_t *seen = (uint8_t *)rki_gw_tmp_array(w, m->vertex_count, 1); /* each vertex asked once */
+			if (!seen) return false;
 			for (size_t f = 0; f < m->face_count && !unweighted; f++) {
 				const rk_face *fc = &m->faces[f];
 				if (!rki_gw_face_ok(m, fc)) continue;
 				for (uint32_t c = 0; c < fc->index_count && !unweighted; c++) {
 					uint32_t vi = m->vertex_indices[fc->index_begin + c];
 					rki_gw_influence inf[4];
-					if (vi < m->vertex_count && rki_gw_vertex_influences(skin, jm, vi, inf) == 0) unweighted = true;
+					if (vi >= m->vertex_count || seen[vi]) continue;
+					seen[vi] = 1;
+					if (rki_gw_vertex_influences(skin, jm, vi, inf) == 0) unweighted = true;
 				}
 			}
 			if (unweighted) k.extra_joint = nd;
@@ -543,7 +547,7 @@ static bool rki_gw_build_primitive(rki_gw *w, rki_gw_mesh_work *mw, const uint32
 	uint32_t *recs = (uint32_t *)rki_gw_tmp_array_uninit(w, corner_count, stride);
 	unsigned int *remap = (unsigned int *)rki_gw_tmp_array_uninit(w, corner_count, sizeof(unsigned int));
 	if (!recs || !remap) return false;
-	memset(recs, 0, corner_count * stride);
+	/* rki_gw_fill_record writes every word of a record (the layout has no gaps) */
 	for (size_t k = 0; k < corner_count; k++) rki_gw_fill_record(w, mw, corners[k], recs + k * mw->rec_words);
 	size_t unique = meshopt_generateVertexRemap(remap, NULL, corner_count, recs, corner_count, stride);
 	/* Triangles, without those that collapsed. */
