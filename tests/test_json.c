@@ -464,6 +464,64 @@ RK_TEST(numbers_shortest)
 	check_number(rk_t_, s | RK_JSON_NONFINITE_ZERO, INFINITY, "0");
 }
 
+/* The definition RK_JSON_SHORTEST documents, the slow way: the smallest
+ * "%.*g" precision whose text strtod reads back as v (integral values below
+ * 1e15 as "%.0f"). The writer builds its candidates from one "%.17e"
+ * (src/core/json.c); they must be the same texts. */
+static void shortest_reference(char *t, size_t cap, double v)
+{
+	if (v == 0.0) {
+		snprintf(t, cap, "0");
+	} else if (v == floor(v) && fabs(v) < 1e15) {
+		snprintf(t, cap, "%.0f", v);
+	} else {
+		for (int prec = 1; prec <= 17; prec++) {
+			snprintf(t, cap, "%.*g", prec, v);
+			if (strtod(t, NULL) == v) break;
+		}
+	}
+}
+
+static uint64_t xorshift(uint64_t *s)
+{
+	*s ^= *s << 13;
+	*s ^= *s >> 7;
+	*s ^= *s << 17;
+	return *s;
+}
+
+RK_TEST(numbers_shortest_match_the_definition)
+{
+	uint64_t seed = 0x9e3779b97f4a7c15ull;
+	size_t bad = 0, n = 0;
+	for (int i = 0; i < 120000; i++) {
+		uint64_t r = xorshift(&seed);
+		double v;
+		switch (i % 6) {
+		case 0: memcpy(&v, &r, sizeof(v)); break;                       /* any bit pattern */
+		case 1: { uint32_t b = (uint32_t)r; float f; memcpy(&f, &b, sizeof(f)); v = f; break; } /* float data */
+		case 2: v = (double)(int64_t)(r % 2000001) / 1000.0 - 1000.0; break; /* decimal fractions */
+		case 3: v = (double)(r % 100000) * pow(10.0, (double)(int)((r >> 32) % 40) - 25.0); break; /* decades */
+		case 4: v = ((double)(r % 1000) + 0.5) * pow(10.0, (double)(int)((r >> 40) % 30) - 20.0); break; /* halves */
+		default: v = nextafter(pow(10.0, (double)(int)(r % 60) - 30.0), (r >> 63) ? INFINITY : 0.0); break; /* at 10^k */
+		}
+		if (!isfinite(v)) continue;
+		char expect[64];
+		shortest_reference(expect, sizeof(expect), v);
+		rk_json_writer w;
+		rk_json_writer_init(&w, RK_JSON_SHORTEST);
+		rk_json_number(&w, NULL, v);
+		char *t = rk_json_writer_finish(&w, NULL);
+		n++;
+		if (!t || strcmp(t, expect) != 0) {
+			if (bad++ < 10) fprintf(stderr, "number %a: got \"%s\", expected \"%s\"\n", v, t ? t : "(null)", expect);
+		}
+		free(t);
+	}
+	RK_CHECK(n > 100000);
+	RK_CHECK_INT((long long)bad, 0);
+}
+
 RK_TEST(integers_full_range)
 {
 	rk_json_writer w;
@@ -711,6 +769,7 @@ RK_TEST_MAIN(
 	RK_TEST_ENTRY(string_n_embedded_nul_and_streamed_string),
 	RK_TEST_ENTRY(numbers_default_17g),
 	RK_TEST_ENTRY(numbers_shortest),
+	RK_TEST_ENTRY(numbers_shortest_match_the_definition),
 	RK_TEST_ENTRY(integers_full_range),
 	RK_TEST_ENTRY(depth_limit),
 	RK_TEST_ENTRY(misuse_is_rejected),

@@ -353,20 +353,28 @@ static void rki_apply_track(const rk_anim_track *tr, rk_pose *pose, double time,
 
 /* ---- matrices --------------------------------------------------------------------- */
 
+/* node_to_parent of n from the pose's props (FBX) or local TRS. */
+static rk_mat4 rki_node_to_parent(const rk_node *n, const rk_pose *pose)
+{
+	size_t i = n->index;
+	if (n->kind == RK_NODE_ROOT) {
+		rk_mat4 ntp = n->node_to_parent;
+		return ntp.m[15] == 0.0 ? rk_mat4_identity() : ntp;
+	}
+	if (n->has_fbx_props) return rk_fbx_node_to_parent(&pose->props[i], &n->adjust);
+	return rk_adjust_transform_apply(rk_mat4_from_trs(pose->local[i]), &n->adjust);
+}
+
 static void rki_node_matrices(const rk_node *n, rk_pose *pose)
 {
 	size_t i = n->index;
-	rk_mat4 ntp, g2n;
+	rk_mat4 ntp = rki_node_to_parent(n, pose), g2n;
 	if (n->kind == RK_NODE_ROOT) {
-		ntp = n->node_to_parent;
-		if (ntp.m[15] == 0.0) ntp = rk_mat4_identity();
 		g2n = rk_mat4_identity();
 	} else if (n->has_fbx_props) {
-		ntp = rk_fbx_node_to_parent(&pose->props[i], &n->adjust);
 		g2n = rk_fbx_geometry_to_node(&pose->props[i]);
 		pose->local[i] = rk_mat4_decompose(ntp);
 	} else {
-		ntp = rk_adjust_transform_apply(rk_mat4_from_trs(pose->local[i]), &n->adjust);
 		g2n = rk_mat4_identity();
 	}
 	rk_world_transform w;
@@ -389,27 +397,24 @@ static void rki_node_matrices(const rk_node *n, rk_pose *pose)
 
 /* ---- the job ---------------------------------------------------------------------- */
 
-bool rk_pose_eval_run(const rk_pose_eval_job *job)
+/* Step 1 for node n: its static values. */
+static void rki_node_static(const rk_node *n, rk_pose *pose)
 {
-	if (!rk_pose_eval_validate(job, NULL)) return false;
-	const rk_scene *s = job->scene;
-	rk_pose *pose = job->pose;
-	size_t count = s->nodes.count;
-
-	/* 1. static values */
-	for (size_t i = 0; i < count; i++) {
-		const rk_node *n = &s->nodes.data[i];
-		pose->props[i] = n->props;
-		pose->local[i] = n->local;
-		if (pose->blend_weights && n->mesh) {
-			double *w = pose->blend_weights + pose->blend_offsets[i];
-			const rk_blend_channel_list *ch = &n->mesh->blend_channels;
-			for (size_t c = 0; c < ch->count; c++)
-				w[c] = n->blend_weights ? n->blend_weights[c] : ch->data[c].default_weight;
-		}
+	size_t i = n->index;
+	pose->props[i] = n->props;
+	pose->local[i] = n->local;
+	if (pose->blend_weights && n->mesh) {
+		double *w = pose->blend_weights + pose->blend_offsets[i];
+		const rk_blend_channel_list *ch = &n->mesh->blend_channels;
+		for (size_t c = 0; c < ch->count; c++)
+			w[c] = n->blend_weights ? n->blend_weights[c] : ch->data[c].default_weight;
 	}
+}
 
-	/* 2. tracks, layer by layer */
+/* Step 2: the clip's tracks, layer by layer (only those on nodes with
+ * in_set[index] set when in_set is not NULL). */
+static void rki_apply_clip(const rk_pose_eval_job *job, const uint8_t *in_set)
+{
 	const rk_anim_clip *clip = job->clip;
 	for (size_t li = 0; clip && li < clip->layer_count; li++) {
 		const rk_anim_layer *layer = &clip->layers[li];
@@ -424,9 +429,27 @@ bool rk_pose_eval_run(const rk_pose_eval_job *job)
 		m.assign = !m.additive && w == 1.0;
 		m.rot_by_component = layer->rotation_accumulate_by_component;
 		m.scale_multiply = layer->scale_accumulate_multiply;
-		for (size_t ti = 0; ti < layer->track_count; ti++)
-			rki_apply_track(&layer->tracks[ti], pose, job->time, job->no_extrapolation, &m);
+		for (size_t ti = 0; ti < layer->track_count; ti++) {
+			const rk_anim_track *tr = &layer->tracks[ti];
+			if (in_set && !in_set[tr->node->index]) continue;
+			rki_apply_track(tr, job->pose, job->time, job->no_extrapolation, &m);
+		}
 	}
+}
+
+bool rk_pose_eval_run(const rk_pose_eval_job *job)
+{
+	if (!rk_pose_eval_validate(job, NULL)) return false;
+	const rk_scene *s = job->scene;
+	rk_pose *pose = job->pose;
+	size_t count = s->nodes.count;
+
+	/* 1. static values */
+	for (size_t i = 0; i < count; i++) rki_node_static(&s->nodes.data[i], pose);
+
+	/* 2. tracks, layer by layer */
+	const rk_anim_clip *clip = job->clip;
+	rki_apply_clip(job, NULL);
 
 	/* FBX transform limits clamp the evaluated Lcl values (as the SDK does). */
 	for (size_t i = 0; clip && i < count; i++)
@@ -436,4 +459,17 @@ bool rk_pose_eval_run(const rk_pose_eval_job *job)
 	/* 3. matrices, parents first */
 	for (size_t i = 0; i < count; i++) rki_node_matrices(&s->nodes.data[i], pose);
 	return true;
+}
+
+void rki_pose_eval_nodes(const rk_pose_eval_job *job, const uint32_t *nodes, size_t count, const uint8_t *in_set)
+{
+	const rk_scene *s = job->scene;
+	rk_pose *pose = job->pose;
+	for (size_t q = 0; q < count; q++) rki_node_static(&s->nodes.data[nodes[q]], pose);
+	rki_apply_clip(job, in_set);
+	for (size_t q = 0; q < count; q++) {
+		const rk_node *n = &s->nodes.data[nodes[q]];
+		if (job->clip && n->has_limits && n->has_fbx_props) rk_transform_limits_apply(&n->limits, &pose->props[n->index]);
+		pose->node_to_parent[n->index] = rki_node_to_parent(n, pose);
+	}
 }

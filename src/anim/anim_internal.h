@@ -35,4 +35,17 @@ size_t rki_anim_track_locate(const rk_anim_track *track, double time, size_t *hi
 double rki_anim_curve_eval_hint(const rk_anim_curve *curve, double time, bool no_extrapolation, size_t *hint);
 bool rki_anim_curve_sorted(const rk_anim_curve *curve);
 
+/* rk_pose_eval_run for a subset of the nodes, for a baker that reads their
+ * local transforms at many times: nodes[0..count) (each index once; in_set,
+ * one byte per scene node, is non-zero exactly for them) get the static
+ * values, the clip's tracks on them (layer by layer), their transform
+ * limits and node_to_parent, the same values rk_pose_eval_run gives them;
+ * local (nodes without FBX properties) and props (FBX nodes) and their
+ * blend weights as rk_pose_eval_run leaves them before its matrix step.
+ * Not written: every other node, and for these nodes the world matrices
+ * (node_to_world, unscaled_node_to_world, inherit_scale, geometry_*) and
+ * an FBX node's local. The job must have passed rk_pose_eval_validate
+ * (not checked again). No allocation. */
+void rki_pose_eval_nodes(const rk_pose_eval_job *job, const uint32_t *nodes, size_t count, const uint8_t *in_set);
+
 #endif

@@ -246,6 +246,104 @@ static void rki_json_fix_decimal_point(char *t, int k)
 		if (t[i] == ',') t[i] = '.';
 }
 
+/* "%.*g" of v at precision p (1..17) made from d[18], the first 18
+ * significant digits of v ("%.17e": d[0].d[1..17] x 10^e10), and `point`,
+ * the locale's decimal point; v < 0 when neg. False when the 18 digits do
+ * not decide the rounding to p digits (the digits after the p-th are
+ * exactly 5000...: the value may be a tie, or below or above it): the
+ * caller asks snprintf then. Otherwise the text is exactly snprintf's: d
+ * rounded half up at p digits gives the correctly rounded p digits of v
+ * (no rounding boundary of p digits lies strictly between v and its
+ * 18-digit rounding, and one equal to it is the undecided case), laid out
+ * by the %g rules (C11 7.21.6.1: style e when the exponent X < -4 or
+ * X >= p, trailing zeros and a bare point removed). */
+static bool rki_json_g_from_digits(char *t, size_t cap, int *len, const char *d, int e10, bool neg, char point, int p)
+{
+	if (d[p] == '5') {
+		bool zeros = true;
+		for (int i = p + 1; i < 18; i++) zeros = zeros && d[i] == '0';
+		if (zeros) return false;
+	}
+	char r[18];
+	memcpy(r, d, (size_t)p);
+	int x = e10;
+	if (d[p] >= '5') {
+		int i = p - 1;
+		while (i >= 0 && r[i] == '9') r[i--] = '0';
+		if (i >= 0) {
+			r[i]++;
+		} else {
+			r[0] = '1'; /* 99..9 -> 100..0: one more decade */
+			for (int k = 1; k < p; k++) r[k] = '0';
+			x++;
+		}
+	}
+	int nd = p; /* significant digits after removing trailing zeros */
+	while (nd > 1 && r[nd - 1] == '0') nd--;
+	char o[48];
+	int k = 0;
+	if (neg) o[k++] = '-';
+	if (x < -4 || x >= p) {
+		o[k++] = r[0];
+		if (nd > 1) {
+			o[k++] = point;
+			for (int i = 1; i < nd; i++) o[k++] = r[i];
+		}
+		int ax = x < 0 ? -x : x;
+		o[k++] = 'e';
+		o[k++] = x < 0 ? '-' : '+';
+		if (ax >= 100) o[k++] = (char)('0' + ax / 100);
+		o[k++] = (char)('0' + (ax / 10) % 10);
+		o[k++] = (char)('0' + ax % 10);
+	} else if (x >= 0) {
+		for (int i = 0; i <= x; i++) o[k++] = r[i]; /* x < p: every integer digit is significant */
+		if (nd > x + 1) {
+			o[k++] = point;
+			for (int i = x + 1; i < nd; i++) o[k++] = r[i];
+		}
+	} else {
+		o[k++] = '0';
+		o[k++] = point;
+		for (int i = 0; i < -x - 1; i++) o[k++] = '0';
+		for (int i = 0; i < nd; i++) o[k++] = r[i];
+	}
+	if ((size_t)k >= cap) return false;
+	memcpy(t, o, (size_t)k);
+	t[k] = '\0';
+	*len = k;
+	return true;
+}
+
+/* The shortest "%.*g" of finite, non-zero v that reads back as v (the
+ * smallest precision from 1 to 17 that round-trips), into t[cap]. The
+ * digits come from one "%.17e" and each candidate is read back with
+ * strtod; a precision the 18 digits leave undecided asks snprintf. */
+static int rki_json_shortest(char *t, size_t cap, double v)
+{
+	char e[48], d[18];
+	int n = snprintf(e, sizeof(e), "%.17e", v);
+	/* [-]d<point>ddddddddddddddddde<sign>X..: the point is one byte in the C
+	 * and common locales; any other shape goes to snprintf at every precision */
+	int i = e[0] == '-' ? 1 : 0;
+	bool parsed = n >= 22 && n < (int)sizeof(e) && e[i + 19] == 'e';
+	char point = parsed ? e[i + 1] : '.';
+	int e10 = 0;
+	if (parsed) {
+		d[0] = e[i];
+		memcpy(d + 1, e + i + 2, 17);
+		e10 = atoi(e + i + 20);
+	}
+	int k = 0;
+	for (int prec = 1; prec <= 17; prec++) {
+		if (!parsed || !rki_json_g_from_digits(t, cap, &k, d, e10, i == 1, point, prec)) {
+			k = snprintf(t, cap, "%.*g", prec, v);
+			if (k < 0 || (size_t)k >= cap) return k;
+		}
+		if (strtod(t, NULL) == v) break; /* read back in the same locale */
+	}
+	return k;
+}
+
 /* The text of v per the writer's flags into t[cap] (cap >= 40); returns its
  * length. */
 static int rki_json_format_number(char *t, size_t cap, double v, unsigned flags)
@@ -259,11 +357,7 @@ static int rki_json_format_number(char *t, size_t cap, double v, unsigned flags)
 	} else if (v == floor(v) && fabs(v) < 1e15) {
 		k = snprintf(t, cap, "%.0f", v);
 	} else {
-		k = 0;
-		for (int prec = 1; prec <= 17; prec++) {
-			k = snprintf(t, cap, "%.*g", prec, v);
-			if (strtod(t, NULL) == v) break; /* read back in the same locale */
-		}
+		k = rki_json_shortest(t, cap, v);
 	}
 	if (k < 0 || (size_t)k >= cap) return snprintf(t, cap, "null"); /* cannot happen with cap >= 40 */
 	rki_json_fix_decimal_point(t, k);

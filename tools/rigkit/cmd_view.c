@@ -149,6 +149,65 @@ static int cli_view_main(cli_ctx *ctx, cli_view_args *a, rk_load_opts *lo, const
 
 #else
 
+#include <dlfcn.h>
+#include <unistd.h>
+
+#ifndef RIGKIT_VIEW_MODULE_DIR
+#define RIGKIT_VIEW_MODULE_DIR "../lib/rigkit"
+#endif
+#define CLI_VIEW_MODULE "rigkit-view.so"
+
+/* The viewer module (view.h, "the module"): beside the program (the build
+ * folder), then RIGKIT_VIEW_MODULE_DIR relative to the program's folder
+ * (the installed layout), then the dynamic loader's own search. The module
+ * stays loaded until the process exits (SDL and the GL driver keep
+ * threads and exit handlers). NULL after reporting (exit 1). */
+static const view_api *cli_view_module_open(cli_ctx *ctx, int *rc)
+{
+	char exe[4096], path[4200], why[512] = "";
+	ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+	const char *dirs[2] = { NULL, NULL };
+	if (n > 0) {
+		exe[n] = '\0';
+		char *slash = strrchr(exe, '/');
+		if (slash) {
+			*slash = '\0';
+			dirs[0] = exe;
+			dirs[1] = RIGKIT_VIEW_MODULE_DIR;
+		}
+	}
+	void *h = NULL;
+	for (int k = 0; k < 3 && !h; k++) {
+		if (k < 2 && !dirs[0]) continue;
+		if (k == 0) snprintf(path, sizeof(path), "%s/%s", exe, CLI_VIEW_MODULE);
+		else if (k == 1 && dirs[1][0] == '/') snprintf(path, sizeof(path), "%s/%s", dirs[1], CLI_VIEW_MODULE);
+		else if (k == 1) snprintf(path, sizeof(path), "%s/%s/%s", exe, dirs[1], CLI_VIEW_MODULE);
+		else snprintf(path, sizeof(path), "%s", CLI_VIEW_MODULE);
+		if (k < 2 && access(path, F_OK) != 0) continue;
+		h = dlopen(path, RTLD_NOW | RTLD_LOCAL);
+		if (!h) {
+			const char *e = dlerror();
+			snprintf(why, sizeof(why), "%.500s", e ? e : "dlopen failed");
+		}
+	}
+	if (!h) {
+		*rc = cli_fail(ctx, RK_ERROR_INVALID_ARGUMENT, CLI_EXIT_USAGE, NULL,
+			"view: the GPU viewer module %s could not be loaded (%s); it is installed beside rigkit or in "
+			"%s relative to it", CLI_VIEW_MODULE, why[0] ? why : "not found", RIGKIT_VIEW_MODULE_DIR);
+		return NULL;
+	}
+	view_api_get_fn *get = (view_api_get_fn *)dlsym(h, VIEW_API_SYMBOL);
+	const view_api *v = get ? get() : NULL;
+	if (!v || v->version != VIEW_API_VERSION || v->size != sizeof(view_api)) {
+		*rc = cli_fail(ctx, RK_ERROR_INVALID_ARGUMENT, CLI_EXIT_USAGE, NULL,
+			"view: %s is not this rigkit's viewer module (no %s of version %u)", path, VIEW_API_SYMBOL,
+			VIEW_API_VERSION);
+		dlclose(h);
+		return NULL;
+	}
+	return v;
+}
+
 typedef struct cli_view_job {
 	cli_ctx *ctx;
 	const cli_view_args *a;
@@ -156,6 +215,7 @@ typedef struct cli_view_job {
 	const char *const *files;
 	size_t file_count;
 	rk_scene *motion;               /* --anim, loaded once */
+	const view_api *v;              /* the viewer module's functions */
 } cli_view_job;
 
 /* Retargets every clip of the motion onto s (rk_retarget appends them). */
@@ -309,25 +369,25 @@ static int cli_view_screenshot(cli_view_job *j, view_gl *g)
 		view_model_opts mo = { 0 };
 		mo.textures = !a->untextured;
 		mo.skin_threads = (size_t)a->threads;
-		m = view_model_create(g, s, &mo, &err);
+		m = j->v->model_create(g, s, &mo, &err);
 		if (!m) rc = cli_fail(ctx, err.code, CLI_EXIT_INPUT, in, "%s", err.message);
 	}
 	size_t stride = (size_t)w * 4u * (size_t)count;
 	unsigned char *px = rc == CLI_EXIT_OK ? (unsigned char *)malloc(stride * h) : NULL;
 	if (rc == CLI_EXIT_OK && !px)
 		rc = cli_fail(ctx, RK_ERROR_OUT_OF_MEMORY, CLI_EXIT_INPUT, NULL, "view: out of memory for the image");
-	if (rc == CLI_EXIT_OK && !view_offscreen(g, m, w, h, (size_t)count, poses, draws, px, stride, &err))
+	if (rc == CLI_EXIT_OK && !j->v->offscreen(g, m, w, h, (size_t)count, poses, draws, px, stride, &err))
 		rc = cli_fail(ctx, err.code, CLI_EXIT_INPUT, in, "%s", err.message);
 	const char *tex_msg = "";
-	if (rc == CLI_EXIT_OK && view_model_texture_failures(m, &tex_msg))
-		cli_warn(ctx, "%zu texture(s) could not be decoded, drawn untextured: %s", view_model_texture_failures(m, NULL),
+	if (rc == CLI_EXIT_OK && j->v->model_texture_failures(m, &tex_msg))
+		cli_warn(ctx, "%zu texture(s) could not be decoded, drawn untextured: %s", j->v->model_texture_failures(m, NULL),
 			tex_msg);
 	if (rc == CLI_EXIT_OK && !rk_png_write(out, px, w * (uint32_t)count, h, stride, &err)) {
 		cli_print_error(ctx, &err);
 		rc = err.code == RK_ERROR_OUTPUT ? CLI_EXIT_OUTPUT : CLI_EXIT_INPUT;
 	}
 	size_t triangles = 0;
-	view_model_sizes(m, &triangles, NULL, NULL);
+	j->v->model_sizes(m, &triangles, NULL, NULL);
 	if (rc == CLI_EXIT_OK && ctx->json) {
 		cli_json jd;
 		cli_json_document(&jd, ctx);
@@ -342,7 +402,7 @@ static int cli_view_screenshot(cli_view_job *j, view_gl *g)
 		for (long k = 0; clip && k < count; k++) cli_json_number(&jd, NULL, times[k]);
 		cli_json_close_array(&jd);
 		cli_json_int(&jd, "triangles", (long long)triangles);
-		cli_json_string(&jd, "renderer", view_gl_renderer(g));
+		cli_json_string(&jd, "renderer", j->v->gl_renderer(g));
 		cli_json_close_object(&jd);
 		rc = cli_json_end(&jd);
 	} else if (rc == CLI_EXIT_OK) {
@@ -352,10 +412,10 @@ static int cli_view_screenshot(cli_view_job *j, view_gl *g)
 		if (!clip) printf(", static scene");
 		else if (a->frames) printf(", clip %s at %.6g..%.6g s", clip->name, times[0], times[count - 1]);
 		else printf(", clip %s at %.6g s", clip->name, times[0]);
-		printf(", %zu triangles, GPU: %s\n", triangles, view_gl_renderer(g));
+		printf(", %zu triangles, GPU: %s\n", triangles, j->v->gl_renderer(g));
 	}
 	free(px);
-	view_model_destroy(m);
+	j->v->model_destroy(m);
 	rk_scene_free(s);
 	return rc;
 }
@@ -390,7 +450,7 @@ static int cli_view_leak_check(cli_view_job *j, view_gl *g)
 	const cli_view_args *a = j->a;
 	long loads = a->repeat ? a->repeat : (long)j->file_count;
 	view_gl_counts before, after, peak;
-	view_gl_count_objects(g, CLI_VIEW_PROBE, &before);
+	j->v->gl_count_objects(g, CLI_VIEW_PROBE, &before);
 	memset(&peak, 0, sizeof(peak));
 	long failed = 0, drawn = 0;
 	size_t max_buffers = 0;
@@ -407,7 +467,7 @@ static int cli_view_leak_check(cli_view_job *j, view_gl *g)
 		view_model_opts mo = { 0 };
 		mo.textures = true;
 		mo.skin_threads = (size_t)a->threads;
-		view_model *m = view_model_create(g, s, &mo, &err);
+		view_model *m = j->v->model_create(g, s, &mo, &err);
 		if (!m) {
 			cli_fail(ctx, err.code, CLI_EXIT_INPUT, in, "%s", err.message);
 			failed++;
@@ -422,22 +482,22 @@ static int cli_view_leak_check(cli_view_job *j, view_gl *g)
 		rk_render_opts ro;
 		cli_view_render_opts(a, s, 64, 64, &ro);
 		if (rk_render_camera_eval(s, clip, p.time, &ro, &d.camera, &err)
-			&& view_offscreen(g, m, 64, 64, 1, &p, &d, px, 0, &err))
+			&& j->v->offscreen(g, m, 64, 64, 1, &p, &d, px, 0, &err))
 			drawn++;
 		else
 			cli_fail(ctx, err.code, CLI_EXIT_INPUT, in, "%s", err.message);
 		if (k == 0 || (size_t)k < j->file_count) {
 			view_gl_counts live;
-			view_gl_count_objects(g, CLI_VIEW_PROBE, &live);
+			j->v->gl_count_objects(g, CLI_VIEW_PROBE, &live);
 			if (live.buffers > max_buffers) {
 				max_buffers = live.buffers;
 				peak = live;
 			}
 		}
-		view_model_destroy(m);
+		j->v->model_destroy(m);
 		rk_scene_free(s);
 	}
-	view_gl_count_objects(g, CLI_VIEW_PROBE, &after);
+	j->v->gl_count_objects(g, CLI_VIEW_PROBE, &after);
 	bool same = cli_counts_equal(&before, &after);
 	int rc = !same ? CLI_EXIT_OUTPUT : failed ? CLI_EXIT_INPUT : CLI_EXIT_OK;
 	if (ctx->json) {
@@ -451,7 +511,7 @@ static int cli_view_leak_check(cli_view_job *j, view_gl *g)
 		cli_json_counts(&jd, "loaded", &peak);
 		cli_json_counts(&jd, "after", &after);
 		cli_json_bool(&jd, "leak", !same);
-		cli_json_string(&jd, "renderer", view_gl_renderer(g));
+		cli_json_string(&jd, "renderer", j->v->gl_renderer(g));
 		cli_json_close_object(&jd);
 		int jrc = cli_json_end(&jd);
 		if (jrc) rc = jrc;
@@ -501,7 +561,7 @@ static int cli_view_bench(cli_view_job *j, view_gl *g)
 	view_model_opts mo = { 0 };
 	mo.textures = !a->untextured;
 	mo.skin_threads = (size_t)a->threads;
-	view_model *m = view_model_create(g, s, &mo, &err);
+	view_model *m = j->v->model_create(g, s, &mo, &err);
 	if (!m) {
 		rc = cli_fail(ctx, err.code, CLI_EXIT_INPUT, in, "%s", err.message);
 		rk_scene_free(s);
@@ -524,13 +584,13 @@ static int cli_view_bench(cli_view_job *j, view_gl *g)
 		p.loop = true;
 		p.in_place = a->in_place;
 		d.unlit = a->unlit;
-		if (!view_offscreen(g, m, w, h, 1, &p, &d, px, 0, &err)) rc = cli_fail(ctx, err.code, CLI_EXIT_INPUT, in, "%s", err.message);
+		if (!j->v->offscreen(g, m, w, h, 1, &p, &d, px, 0, &err)) rc = cli_fail(ctx, err.code, CLI_EXIT_INPUT, in, "%s", err.message);
 		double *skin = frame + n;
-		if (rc == 0 && !view_gl_bind_target(g, w, h, &err)) rc = cli_fail(ctx, err.code, CLI_EXIT_INPUT, in, "%s", err.message);
+		if (rc == 0 && !j->v->gl_bind_target(g, w, h, &err)) rc = cli_fail(ctx, err.code, CLI_EXIT_INPUT, in, "%s", err.message);
 		for (size_t k = 0; k < n && rc == 0; k++) {
 			p.time = t0 + (double)k / 60.0;
 			double start = cli_wall_ms();
-			if (!view_model_pose(m, &p, &skin[k], &err)) {
+			if (!j->v->model_pose(m, &p, &skin[k], &err)) {
 				rc = cli_print_error(ctx, &err);
 				break;
 			}
@@ -538,15 +598,15 @@ static int cli_view_bench(cli_view_job *j, view_gl *g)
 			dk.width = w;
 			dk.height = h;
 			dk.clear = true;
-			view_model_draw(m, &dk);
-			view_gl_finish(g);
+			j->v->model_draw(m, &dk);
+			j->v->gl_finish(g);
 			frame[k] = cli_wall_ms() - start;
 		}
 		if (rc == 0) {
 			qsort(frame, n, sizeof(double), cli_cmp_double);
 			qsort(skin, n, sizeof(double), cli_cmp_double);
 			size_t tris = 0, verts = 0;
-			view_model_sizes(m, &tris, &verts, NULL);
+			j->v->model_sizes(m, &tris, &verts, NULL);
 			if (ctx->json) {
 				cli_json jd;
 				cli_json_document(&jd, ctx);
@@ -561,20 +621,20 @@ static int cli_view_bench(cli_view_job *j, view_gl *g)
 				cli_json_number(&jd, "frame_ms_median", frame[n / 2]);
 				cli_json_number(&jd, "frame_ms_p90", frame[(n * 9) / 10]);
 				cli_json_number(&jd, "skin_upload_ms_median", skin[n / 2]);
-				cli_json_string(&jd, "renderer", view_gl_renderer(g));
+				cli_json_string(&jd, "renderer", j->v->gl_renderer(g));
 				cli_json_close_object(&jd);
 				rc = cli_json_end(&jd);
 			} else {
 				printf("%s: %zu frames of %u x %u, clip %s, %zu vertices, %zu triangles: frame (sample + skin + upload + "
 					"draw + finish) median %.3f ms, p90 %.3f ms; skin + upload median %.3f ms; GPU: %s\n",
 					in, n, (unsigned)w, (unsigned)h, clip ? clip->name : "(static)", verts, tris, frame[n / 2],
-					frame[(n * 9) / 10], skin[n / 2], view_gl_renderer(g));
+					frame[(n * 9) / 10], skin[n / 2], j->v->gl_renderer(g));
 			}
 		}
 	}
 	free(frame);
 	free(px);
-	view_model_destroy(m);
+	j->v->model_destroy(m);
 	rk_scene_free(s);
 	return rc;
 }
@@ -608,6 +668,8 @@ static int cli_view_main(cli_ctx *ctx, cli_view_args *ap, rk_load_opts *lo, cons
 		if (cli_is_stdio(ops.v[i])) return cli_usage(ctx, "the window cannot read '-' (use --screenshot)");
 
 	cli_view_job j = { 0 };
+	j.v = cli_view_module_open(ctx, &rc);
+	if (!j.v) return rc;
 	j.ctx = ctx;
 	j.a = &a;
 	j.lo = lo;
@@ -624,13 +686,13 @@ static int cli_view_main(cli_ctx *ctx, cli_view_args *ap, rk_load_opts *lo, cons
 		go.width = (uint32_t)a.size.width;
 		go.height = (uint32_t)a.size.height;
 	}
-	view_gl *g = view_gl_create(&go, &err);
+	view_gl *g = j.v->gl_create(&go, &err);
 	if (!g) {
 		rc = cli_view_gl_fail(ctx, &err);
 		rk_scene_free(j.motion);
 		return rc;
 	}
-	cli_note(ctx, "view: %s", view_gl_renderer(g));
+	cli_note(ctx, "view: %s", j.v->gl_renderer(g));
 	if (a.screenshot) {
 		rc = cli_view_screenshot(&j, g);
 	} else if (a.leak_check) {
@@ -656,7 +718,7 @@ static int cli_view_main(cli_ctx *ctx, cli_view_args *ap, rk_load_opts *lo, cons
 		wo.capture_png = a.capture;
 		wo.keys = a.keys;
 		view_window_report rep;
-		rc = view_window_run(g, &wo, &rep, &err);
+		rc = j.v->window_run(g, &wo, &rep, &err);
 		if (rc) {
 			rc = cli_print_error(ctx, &err);
 		} else if (ctx->json) {
@@ -680,7 +742,7 @@ static int cli_view_main(cli_ctx *ctx, cli_view_args *ap, rk_load_opts *lo, cons
 				rep.in_place ? "in place" : "keep", rep.error[0] ? ", error: " : "", rep.error);
 		}
 	}
-	view_gl_destroy(g);
+	j.v->gl_destroy(g);
 	rk_scene_free(j.motion);
 	return rc;
 }

@@ -176,4 +176,39 @@ typedef struct view_window_report {
  * set, may be NULL). report (may be NULL) receives the final state. */
 int view_window_run(view_gl *g, const view_window_opts *opts, view_window_report *report, rk_error *err);
 
+/* ---- the module ---- */
+
+/* The viewer is built as a module (rigkit-view.so, linked with SDL2 and
+ * libepoxy) that `rigkit view` loads with dlopen when it runs, so the other
+ * commands start without loading SDL2, libepoxy and their dependencies.
+ * The module exports one symbol, VIEW_API_SYMBOL: a function returning
+ * this table of the functions above (the CLI calls them through it). A
+ * table of another VIEW_API_VERSION is refused. */
+#define VIEW_API_VERSION 1u
+#define VIEW_API_SYMBOL "view_api_get"
+
+typedef struct view_api {
+	unsigned version;               /* VIEW_API_VERSION */
+	size_t size;                    /* sizeof(view_api) of the module */
+	view_gl *(*gl_create)(const view_gl_opts *opts, rk_error *err);
+	void (*gl_destroy)(view_gl *g);
+	const char *(*gl_renderer)(const view_gl *g);
+	void (*gl_count_objects)(view_gl *g, uint32_t probe, view_gl_counts *out);
+	bool (*gl_bind_target)(view_gl *g, uint32_t width, uint32_t height, rk_error *err);
+	void (*gl_finish)(view_gl *g);
+	view_model *(*model_create)(view_gl *g, const rk_scene *scene, const view_model_opts *opts, rk_error *err);
+	void (*model_destroy)(view_model *m);
+	size_t (*model_texture_failures)(const view_model *m, const char **first_message);
+	void (*model_sizes)(const view_model *m, size_t *triangles, size_t *vertices, size_t *parts);
+	bool (*model_pose)(view_model *m, const view_pose *pose, double *skin_ms, rk_error *err);
+	void (*model_draw)(view_model *m, const view_draw_opts *o);
+	bool (*offscreen)(view_gl *g, view_model *m, uint32_t width, uint32_t height, size_t frames,
+		const view_pose *poses, const view_draw_opts *opts, unsigned char *rgba, size_t stride, rk_error *err);
+	int (*window_run)(view_gl *g, const view_window_opts *opts, view_window_report *report, rk_error *err);
+} view_api;
+
+typedef const view_api *view_api_get_fn(void);
+/* The module's table (static, constant). */
+const view_api *view_api_get(void);
+
 #endif

@@ -5,6 +5,7 @@
  * reduced to the keys linear interpolation needs.
  */
 #include "export/gltf/gltf_write_internal.h"
+#include "anim/anim_internal.h"
 #include "rigkit/anim.h"
 
 #include <math.h>
@@ -304,9 +305,22 @@ static bool rki_gw_run_bake(rki_gw *w, const rk_anim_clip *clip, rki_gw_bake *b,
 		b->node_n = 0;
 		return true;
 	}
+	/* Nodes whose glTF local reads world matrices (FBX inherit modes other
+	 * than normal) need the whole scene evaluated per sample; otherwise only
+	 * the baked nodes' own tracks and node_to_parent are (the same values). */
+	bool subset = true;
+	uint8_t *in_set = (uint8_t *)rki_gw_tmp_array(w, nn, 1);
+	if (!in_set) return false;
+	for (size_t q = 0; q < b->node_n; q++) {
+		const rk_node *nd = &s->nodes.data[b->nodes[q]];
+		if (nd->has_fbx_props && nd->props.inherit_mode != RK_INHERIT_NORMAL && nd->parent) subset = false;
+		in_set[b->nodes[q]] = 1;
+	}
 	for (size_t k = 0; k < n; k++) {
 		job.time = b->times[k];
-		if (!rk_pose_eval_run(&job)) {
+		if (subset) {
+			rki_pose_eval_nodes(&job, b->nodes, b->node_n, in_set);
+		} else if (!rk_pose_eval_run(&job)) {
 			rki_gw_warn(w, "clip \"%s\" failed to evaluate: baked channels skipped", clip->name);
 			b->node_n = 0;
 			return true;

@@ -69,6 +69,16 @@ void *rki_gw_tmp_array(rki_gw *w, size_t count, size_t size)
 	return p;
 }
 
+void *rki_gw_tmp_array_uninit(rki_gw *w, size_t count, size_t size)
+{
+	size_t total;
+	void *p = NULL;
+	if (rki_mul_size(count ? count : 1, size ? size : 1, &total)) p = rki_arena_alloc_uninit(&w->tmp, total);
+	else w->alloc.failed = true;
+	if (!p) rki_gw_oom(w);
+	return p;
+}
+
 /* ---- JSON writers and sections --------------------------------------------------- */
 
 /* rk_allocator over the run's rki_alloc: limits and accounting apply. */

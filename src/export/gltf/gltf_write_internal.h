@@ -246,6 +246,9 @@ void rki_gw_accessor_use(rki_gw *w, int32_t acc, unsigned use);
 
 /* Temporary memory (lives until the end of the run). NULL -> w failed. */
 void *rki_gw_tmp_array(rki_gw *w, size_t count, size_t size);
+/* As rki_gw_tmp_array without clearing: for arrays written in full before
+ * they are read (mesh streams). */
+void *rki_gw_tmp_array_uninit(rki_gw *w, size_t count, size_t size);
 
 /* JSON. rki_gw_json_init: an empty writer (RKI_GW_JSON_FLAGS) allocating
  * from w->alloc; it allocates nothing yet. Release it with

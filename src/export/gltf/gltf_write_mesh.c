@@ -156,13 +156,17 @@ bool rki_gw_plan_meshes(rki_gw *w, bool *need_common_root)
 			rki_gw_joint_map(skin, jm, &used);
 			/* Does a vertex used by a face lack every usable influence? */
 			bool unweighted = used == 0;
+			uint8_t *seen = (uint8_t *)rki_gw_tmp_array(w, m->vertex_count, 1); /* each vertex asked once */
+			if (!seen) return false;
 			for (size_t f = 0; f < m->face_count && !unweighted; f++) {
 				const rk_face *fc = &m->faces[f];
 				if (!rki_gw_face_ok(m, fc)) continue;
 				for (uint32_t c = 0; c < fc->index_count && !unweighted; c++) {
 					uint32_t vi = m->vertex_indices[fc->index_begin + c];
 					rki_gw_influence inf[4];
-					if (vi < m->vertex_count && rki_gw_vertex_influences(skin, jm, vi, inf) == 0) unweighted = true;
+					if (vi >= m->vertex_count || seen[vi]) continue;
+					seen[vi] = 1;
+					if (rki_gw_vertex_influences(skin, jm, vi, inf) == 0) unweighted = true;
 				}
 			}
 			if (unweighted) k.extra_joint = nd;
@@ -201,6 +205,8 @@ typedef struct rki_gw_mesh_work {
 	rk_vec3 *pos;                /* baked positions, per vertex */
 	rk_vec3 *mesh_pos;           /* finite mesh-space positions (for computed normals), or NULL */
 	rk_vec3 *smooth;             /* computed normals per vertex (NULL if not needed) */
+	float *corner_nrm;           /* per mesh corner: the file normal as written (3 floats), when
+	                                every corner has a usable one; else NULL */
 	bool mirror;
 	rk_mat4 normal_matrix;       /* inverse-transpose of geometry_to_node (3x3 part used) */
 	uint32_t uv_count;           /* TEXCOORD sets written */
@@ -284,9 +290,14 @@ static void rki_gw_fill_record(const rki_gw *w, const rki_gw_mesh_work *mw, size
 	f[0] = rki_gw_f32(p.x); f[1] = rki_gw_f32(p.y); f[2] = rki_gw_f32(p.z);
 	memcpy(rec, f, 12);
 	rk_vec3 n;
-	if (!rki_gw_corner_normal(mw, c, &n)) n = mw->smooth[vi];
-	f[0] = (float)n.x; f[1] = (float)n.y; f[2] = (float)n.z;
-	memcpy(rec + mw->off_nrm, f, 12);
+	if (mw->corner_nrm && !mw->tangents) {
+		memcpy(rec + mw->off_nrm, mw->corner_nrm + c * 3, 12);
+		n = (rk_vec3){ 0, 0, 0 }; /* not read below without tangents */
+	} else {
+		if (!rki_gw_corner_normal(mw, c, &n)) n = mw->smooth[vi];
+		f[0] = (float)n.x; f[1] = (float)n.y; f[2] = (float)n.z;
+		memcpy(rec + mw->off_nrm, f, 12);
+	}
 	if (mw->tangents) {
 		/* glTF: xyz unit tangent, w = +-1 handedness with bitangent = cross(n, t) * w */
 		const rk_uv_set *set = &m->uv_sets.data[mw->uv_order[0]];
@@ -533,14 +544,14 @@ static bool rki_gw_build_primitive(rki_gw *w, rki_gw_mesh_work *mw, const uint32
 {
 	*written = false;
 	size_t stride = mw->rec_words * 4;
-	uint32_t *recs = (uint32_t *)rki_gw_tmp_array(w, corner_count, stride);
-	unsigned int *remap = (unsigned int *)rki_gw_tmp_array(w, corner_count, sizeof(unsigned int));
+	uint32_t *recs = (uint32_t *)rki_gw_tmp_array_uninit(w, corner_count, stride);
+	unsigned int *remap = (unsigned int *)rki_gw_tmp_array_uninit(w, corner_count, sizeof(unsigned int));
 	if (!recs || !remap) return false;
-	memset(recs, 0, corner_count * stride);
+	/* rki_gw_fill_record writes every word of a record (the layout has no gaps) */
 	for (size_t k = 0; k < corner_count; k++) rki_gw_fill_record(w, mw, corners[k], recs + k * mw->rec_words);
 	size_t unique = meshopt_generateVertexRemap(remap, NULL, corner_count, recs, corner_count, stride);
 	/* Triangles, without those that collapsed. */
-	uint32_t *idx = (uint32_t *)rki_gw_tmp_array(w, corner_count, sizeof(uint32_t));
+	uint32_t *idx = (uint32_t *)rki_gw_tmp_array_uninit(w, corner_count, sizeof(uint32_t));
 	if (!idx) return false;
 	size_t ni = 0;
 	for (size_t t = 0; t + 2 < corner_count; t += 3) {
@@ -550,7 +561,7 @@ static bool rki_gw_build_primitive(rki_gw *w, rki_gw_mesh_work *mw, const uint32
 	}
 	if (ni == 0) return true;
 	/* Drop vertices only degenerate triangles used: compact again. */
-	unsigned int *used = (unsigned int *)rki_gw_tmp_array(w, unique, sizeof(unsigned int));
+	unsigned int *used = (unsigned int *)rki_gw_tmp_array_uninit(w, unique, sizeof(unsigned int));
 	if (!used) return false;
 	for (size_t v = 0; v < unique; v++) used[v] = UINT32_MAX;
 	size_t nvert = 0;
@@ -558,16 +569,16 @@ static bool rki_gw_build_primitive(rki_gw *w, rki_gw_mesh_work *mw, const uint32
 		if (used[idx[k]] == UINT32_MAX) used[idx[k]] = (unsigned int)nvert++;
 		idx[k] = used[idx[k]];
 	}
-	uint32_t *vrec = (uint32_t *)rki_gw_tmp_array(w, nvert, stride);
+	uint32_t *vrec = (uint32_t *)rki_gw_tmp_array_uninit(w, nvert, stride);
 	if (!vrec) return false;
 	for (size_t k = 0; k < corner_count; k++) {
 		unsigned int u = used[remap[k]];
 		if (u != UINT32_MAX) memcpy(vrec + (size_t)u * mw->rec_words, recs + k * mw->rec_words, stride);
 	}
 	/* Split into streams. */
-	float *fpos = (float *)rki_gw_tmp_array(w, nvert, 3 * sizeof(float));
-	float *fnrm = (float *)rki_gw_tmp_array(w, nvert, 3 * sizeof(float));
-	float *ftan = mw->tangents ? (float *)rki_gw_tmp_array(w, nvert, 4 * sizeof(float)) : NULL;
+	float *fpos = (float *)rki_gw_tmp_array_uninit(w, nvert, 3 * sizeof(float));
+	float *fnrm = (float *)rki_gw_tmp_array_uninit(w, nvert, 3 * sizeof(float));
+	float *ftan = mw->tangents ? (float *)rki_gw_tmp_array_uninit(w, nvert, 4 * sizeof(float)) : NULL;
 	if (!fpos || !fnrm || (mw->tangents && !ftan)) return false;
 	for (size_t v = 0; v < nvert; v++) {
 		const uint32_t *r = vrec + v * mw->rec_words;
@@ -582,22 +593,22 @@ static bool rki_gw_build_primitive(rki_gw *w, rki_gw_mesh_work *mw, const uint32
 	if (ftan) po->tan = rki_gw_accessor_add(w, ftan, RKI_GW_FLOAT, nvert, 4, RKI_GW_ARRAY_BUFFER, false);
 	if (ftan) rki_gw_accessor_use(w, po->tan, RKI_GW_USE_TANGENT);
 	for (uint32_t t = 0; t < mw->uv_count; t++) {
-		float *fuv = (float *)rki_gw_tmp_array(w, nvert, 2 * sizeof(float));
+		float *fuv = (float *)rki_gw_tmp_array_uninit(w, nvert, 2 * sizeof(float));
 		if (!fuv) return false;
 		for (size_t v = 0; v < nvert; v++) memcpy(fuv + v * 2, vrec + v * mw->rec_words + mw->off_uv + t * 2, 8);
 		po->uv[t] = rki_gw_accessor_add(w, fuv, RKI_GW_FLOAT, nvert, 2, RKI_GW_ARRAY_BUFFER, false);
 		rki_gw_accessor_use(w, po->uv[t], RKI_GW_USE_TEXCOORD);
 	}
 	if (mw->colors) {
-		float *fc = (float *)rki_gw_tmp_array(w, nvert, 4 * sizeof(float));
+		float *fc = (float *)rki_gw_tmp_array_uninit(w, nvert, 4 * sizeof(float));
 		if (!fc) return false;
 		for (size_t v = 0; v < nvert; v++) memcpy(fc + v * 4, vrec + v * mw->rec_words + mw->off_col, 16);
 		po->col = rki_gw_accessor_add(w, fc, RKI_GW_FLOAT, nvert, 4, RKI_GW_ARRAY_BUFFER, false);
 		rki_gw_accessor_use(w, po->col, RKI_GW_USE_COLOR);
 	}
 	if (mw->skinned) {
-		uint16_t *fj = (uint16_t *)rki_gw_tmp_array(w, nvert, 4 * sizeof(uint16_t));
-		float *fw = (float *)rki_gw_tmp_array(w, nvert, 4 * sizeof(float));
+		uint16_t *fj = (uint16_t *)rki_gw_tmp_array_uninit(w, nvert, 4 * sizeof(uint16_t));
+		float *fw = (float *)rki_gw_tmp_array_uninit(w, nvert, 4 * sizeof(float));
 		if (!fj || !fw) return false;
 		for (size_t v = 0; v < nvert; v++) {
 			memcpy(fj + v * 4, vrec + v * mw->rec_words + mw->off_jnt, 8);
@@ -611,7 +622,7 @@ static bool rki_gw_build_primitive(rki_gw *w, rki_gw_mesh_work *mw, const uint32
 	if (mw->channels) {
 		po->morph_pos = (int32_t *)rki_gw_tmp_array(w, mw->channels, sizeof(int32_t));
 		po->morph_nrm = (int32_t *)rki_gw_tmp_array(w, mw->channels, sizeof(int32_t));
-		float *fd = (float *)rki_gw_tmp_array(w, nvert, 3 * sizeof(float));
+		float *fd = (float *)rki_gw_tmp_array_uninit(w, nvert, 3 * sizeof(float));
 		if (!po->morph_pos || !po->morph_nrm || !fd) return false;
 		size_t nv = mw->m->vertex_count;
 		for (size_t c = 0; c < mw->channels; c++) {
@@ -633,7 +644,7 @@ static bool rki_gw_build_primitive(rki_gw *w, rki_gw_mesh_work *mw, const uint32
 		}
 	}
 	if (nvert <= 65535) {
-		uint16_t *i16 = (uint16_t *)rki_gw_tmp_array(w, ni, sizeof(uint16_t));
+		uint16_t *i16 = (uint16_t *)rki_gw_tmp_array_uninit(w, ni, sizeof(uint16_t));
 		if (!i16) return false;
 		for (size_t k = 0; k < ni; k++) i16[k] = (uint16_t)idx[k];
 		po->idx = rki_gw_accessor_add(w, i16, RKI_GW_UNSIGNED_SHORT, ni, 1, RKI_GW_ELEMENT_ARRAY_BUFFER, false);
@@ -666,7 +677,7 @@ static bool rki_gw_write_mesh(rki_gw *w, rki_gw_mesh_key *key, const rk_node *fi
 	mw.normal_matrix.m[3] = mw.normal_matrix.m[7] = mw.normal_matrix.m[11] = 0.0;
 
 	size_t nv = m->vertex_count;
-	mw.pos = (rk_vec3 *)rki_gw_tmp_array(w, nv, sizeof(rk_vec3));
+	mw.pos = (rk_vec3 *)rki_gw_tmp_array_uninit(w, nv, sizeof(rk_vec3));
 	if (!mw.pos) return false;
 	bool bad_pos = false;
 	for (size_t v = 0; v < nv; v++) {
@@ -679,10 +690,18 @@ static bool rki_gw_write_mesh(rki_gw *w, rki_gw_mesh_key *key, const rk_node *fi
 	/* Normals: computed when missing or when some stored normal is unusable. */
 	bool need_smooth = !m->normals.exists || !m->normals.values || !m->normals.indices;
 	if (!need_smooth) {
+		/* each corner's normal once: checked here, kept for the records */
+		float *cn = (float *)rki_gw_tmp_array_uninit(w, m->index_count, 3 * sizeof(float));
+		if (!cn) return false;
 		for (size_t c = 0; c < m->index_count && !need_smooth; c++) {
 			rk_vec3 n;
-			if (!rki_gw_corner_normal(&mw, c, &n)) need_smooth = true;
+			if (!rki_gw_corner_normal(&mw, c, &n)) {
+				need_smooth = true;
+				break;
+			}
+			cn[c * 3] = (float)n.x; cn[c * 3 + 1] = (float)n.y; cn[c * 3 + 2] = (float)n.z;
 		}
+		if (!need_smooth) mw.corner_nrm = cn;
 	}
 	if (need_smooth) {
 		mw.smooth = (rk_vec3 *)rki_gw_tmp_array(w, nv, sizeof(rk_vec3));
@@ -778,8 +797,8 @@ static bool rki_gw_write_mesh(rki_gw *w, rki_gw_mesh_key *key, const rk_node *fi
 	}
 	if (dropped) rki_gw_warn(w, "mesh \"%s\": faces with fewer than 3 corners or bad vertex indices dropped", m->name);
 	const size_t slot_count = key->slots.count, nslots = slot_count + 1;
-	uint32_t *tri_corners = (uint32_t *)rki_gw_tmp_array(w, tri_total, 3 * sizeof(uint32_t));
-	uint32_t *tri_slot = (uint32_t *)rki_gw_tmp_array(w, tri_total, sizeof(uint32_t));
+	uint32_t *tri_corners = (uint32_t *)rki_gw_tmp_array_uninit(w, tri_total, 3 * sizeof(uint32_t));
+	uint32_t *tri_slot = (uint32_t *)rki_gw_tmp_array_uninit(w, tri_total, sizeof(uint32_t));
 	size_t *slot_tris = (size_t *)rki_gw_tmp_array(w, nslots, sizeof(size_t));
 	rk_vec3 *poly = (rk_vec3 *)rki_gw_tmp_array(w, max_n, sizeof(rk_vec3));
 	uint32_t *local = (uint32_t *)rki_gw_tmp_array(w, max_n, 3 * sizeof(uint32_t));
@@ -818,7 +837,7 @@ static bool rki_gw_write_mesh(rki_gw *w, rki_gw_mesh_key *key, const rk_node *fi
 	bool bad_slot = false;
 	for (size_t s = 0; s < nslots; s++) {
 		if (slot_tris[s] == 0) continue;
-		uint32_t *corners = (uint32_t *)rki_gw_tmp_array(w, slot_tris[s], 3 * sizeof(uint32_t));
+		uint32_t *corners = (uint32_t *)rki_gw_tmp_array_uninit(w, slot_tris[s], 3 * sizeof(uint32_t));
 		if (!corners) return false;
 		size_t k = 0;
 		for (size_t t = 0; t < nt; t++) {
