@@ -307,7 +307,7 @@ static bool rki_fbx_ascii_props(rki_fbx_parser *p, rki_fbx_node *node)
 			for (const unsigned char *nl = d + s; (nl = (const unsigned char *)memchr(nl, '\n', e - (size_t)(nl - d)));
 				nl++)
 				p->line++;
-			const char *str = rki_fbx_strdup(p->arena, (const char *)d + s, e - s);
+			const char *str = rki_fbx_strdup(p, (const char *)d + s, e - s);
 			if (!str) return rki_fbx_parse_oom(p);
 			pr.type = 'S';
 			pr.v.s.data = str;
@@ -327,7 +327,7 @@ static bool rki_fbx_ascii_props(rki_fbx_parser *p, rki_fbx_node *node)
 			size_t s = p->pos, e = s;
 			while (e < p->size && rki_fbx_is_word_char(d[e])) e++;
 			if (rki_fbx_colon_follows(p, e)) break;  /* the next node's name */
-			const char *str = rki_fbx_strdup(p->arena, (const char *)d + s, e - s);
+			const char *str = rki_fbx_strdup(p, (const char *)d + s, e - s);
 			if (!str) return rki_fbx_parse_oom(p);
 			pr.type = 'S';
 			pr.v.s.data = str;
@@ -418,7 +418,7 @@ bool rki_fbx_parse_ascii(rki_fbx_parser *p)
 		memset(&node, 0, sizeof(node));
 		node.offset = name_start;
 		node.name_len = p->cur_name_len;
-		node.name = rki_fbx_strdup(p->arena, p->cur_name, p->cur_name_len);
+		node.name = rki_fbx_strdup(p, p->cur_name, p->cur_name_len);
 		if (!node.name) return rki_fbx_parse_oom(p);
 		if (!rki_fbx_ascii_props(p, &node)) return false;
 		p->cur_name = NULL;
