@@ -192,10 +192,19 @@ static inline rki_fbx_frame *rki_fbx_top(rki_fbx_parser *p)
 	return (rki_fbx_frame *)(void *)(p->frames.data + p->frames.size - sizeof(rki_fbx_frame));
 }
 
+/* rki_buf_push() of one element, inline while the buffer has room. */
+static inline bool rki_fbx_push(rki_buf *b, const void *elem, size_t size)
+{
+	if (b->cap - b->size < size) return rki_buf_push(b, elem, size);
+	memcpy(b->data + b->size, elem, size);
+	b->size += size;
+	return true;
+}
+
 /* A node without children is finished right away. */
 static inline bool rki_fbx_add_leaf(rki_fbx_parser *p, const rki_fbx_node *node)
 {
-	if (!rki_buf_push(&p->nodes, node, sizeof(*node))) return rki_fbx_parse_oom(p);
+	if (!rki_fbx_push(&p->nodes, node, sizeof(*node))) return rki_fbx_parse_oom(p);
 	return true;
 }
 
