@@ -115,6 +115,44 @@ static inline bool rki_fbx_eight_digits(const unsigned char *s, uint64_t *val)
 	return true;
 }
 
+/* Index of the lowest set bit of x (x != 0). */
+static inline unsigned rki_fbx_ctz64(uint64_t x)
+{
+#if defined(__GNUC__) || defined(__clang__)
+	return (unsigned)__builtin_ctzll(x);
+#else
+	unsigned n = 0;
+	while (!(x & 1)) {
+		x >>= 1;
+		n++;
+	}
+	return n;
+#endif
+}
+
+/* The leading decimal digits of the 8 bytes at s (all readable): their count
+ * n (0..8) and, in *val, their value (the n digits moved to the top bytes,
+ * the bytes below them read as leading zeros). */
+static inline unsigned rki_fbx_lead_digits(const unsigned char *s, uint64_t *val)
+{
+	uint64_t x = (uint64_t)s[0] | (uint64_t)s[1] << 8 | (uint64_t)s[2] << 16 | (uint64_t)s[3] << 24 |
+		(uint64_t)s[4] << 32 | (uint64_t)s[5] << 40 | (uint64_t)s[6] << 48 | (uint64_t)s[7] << 56;
+	uint64_t a = x ^ 0x3030303030303030ull;
+	uint64_t bad = (a & 0xf0f0f0f0f0f0f0f0ull) | (((a & 0x0f0f0f0f0f0f0f0full) + 0x0606060606060606ull) & 0x1010101010101010ull);
+	unsigned n = bad ? rki_fbx_ctz64(bad) / 8 : 8;
+	if (n == 0) {
+		*val = 0;
+		return 0;
+	}
+	if (n < 8) a = (a & (((uint64_t)1 << (8 * n)) - 1)) << (8 * (8 - n));
+	a = (a * 10 + (a >> 8)) & 0x00ff00ff00ff00ffull;
+	a = (a * 100 + (a >> 16)) & 0x0000ffff0000ffffull;
+	*val = (a * 10000 + (a >> 32)) & 0x00000000ffffffffull;
+	return n;
+}
+
+static const uint64_t rki_fbx_pow10_u64[9] = { 1, 10, 100, 1000, 10000, 100000, 1000000, 10000000, 100000000 };
+
 /* strtod() of the token, '.' as the decimal point (rki_strtod_dot). */
 static rki_fbx_num_result rki_fbx_strtod(const unsigned char *s, size_t len, double *out)
 {
@@ -122,12 +160,73 @@ static rki_fbx_num_result rki_fbx_strtod(const unsigned char *s, size_t len, dou
 	return rki_strtod_dot(s, len, out) ? RKI_FBX_NUM_OK : RKI_FBX_NUM_INVALID;
 }
 
+/* The common number, fast: "[-]D[.D]" with at most 19 digits in all, ending
+ * at a byte that is neither a word character nor 'e'/'E'/'#', at least 48
+ * bytes before the end of the input (so digit runs need no bounds checks:
+ * at most 34 bytes are read, 8 at a time). With at most 19 digits the general scan below
+ * (rki_fbx_scan_number) would take every digit into its mantissa (none dropped, nothing inexact)
+ * and reach the same integer or the same exact quotient; anything else
+ * (more digits, exponents, '+', MSVC specials, mantissas above 2^53, ...)
+ * returns false and is left to it. */
+static inline bool rki_fbx_scan_number_fast(const unsigned char *d, size_t size, size_t *ppos, bool *is_int,
+	int64_t *ival, double *fval)
+{
+	size_t pos = *ppos;
+	if (size - pos < 48) return false;
+	const unsigned char *s = d + pos;
+	bool neg = *s == '-';
+	s += neg;
+	uint64_t m, v;
+	size_t nd = rki_fbx_lead_digits(s, &m), frac = 0;   /* integer part: up to 15 digits */
+	s += nd;
+	if (nd == 8) {
+		unsigned n = rki_fbx_lead_digits(s, &v);
+		if (n == 8) return false;
+		m = m * rki_fbx_pow10_u64[n] + v;
+		s += n;
+		nd += n;
+	}
+	bool dot = *s == '.';
+	if (dot) {
+		s++;
+		if (nd + 8 <= 19 && rki_fbx_eight_digits(s, &v)) {
+			m = m * 100000000u + v;
+			s += 8;
+			frac = 8;
+		}
+		unsigned n = rki_fbx_lead_digits(s, &v);
+		if (n == 8 || nd + frac + n > 19) return false;
+		m = m * rki_fbx_pow10_u64[n] + v;
+		s += n;
+		frac += n;
+		nd += frac;
+	}
+	unsigned char end = *s;
+	if (nd == 0 || (rki_fbx_class[end] & (RKI_FBX_C_WORD | RKI_FBX_C_DIGIT)) || end == '#' || end == '.') return false;
+	if (!dot) {
+		if (nd > 18) return false;   /* may not fit int64: the general path decides */
+		*is_int = true;
+		*ival = neg ? -(int64_t)m : (int64_t)m;
+	} else {
+		*is_int = false;
+		if (m == 0) {
+			*fval = neg ? -0.0 : 0.0;
+		} else {
+			if (m > ((uint64_t)1 << 53) || frac > 22) return false;
+			double q = (double)m / rki_fbx_pow10[frac];
+			*fval = neg ? -q : q;
+		}
+	}
+	*ppos = (size_t)(s - d);
+	return true;
+}
+
 /* Scans a number token at *ppos (sign, digits, '.', exponent; or MSVC "1.#INF").
  * The token must end at a non-word character. Digits are taken eight at a
  * time while the mantissa has room for them; the mantissa, exponent and
  * "inexact" flag come out as if taken one by one, so the conversion below
  * sees the same numbers either way. */
-static inline rki_fbx_num_result rki_fbx_scan_number(const unsigned char *d, size_t size, size_t *ppos, bool *is_int,
+static rki_fbx_num_result rki_fbx_scan_number(const unsigned char *d, size_t size, size_t *ppos, bool *is_int,
 	int64_t *ival, double *fval)
 {
 	size_t pos = *ppos, start = pos;
@@ -246,6 +345,7 @@ static bool rki_fbx_number_error(rki_fbx_parser *p, size_t start, rki_fbx_num_re
 
 static inline bool rki_fbx_ascii_number(rki_fbx_parser *p, bool *is_int, int64_t *ival, double *fval)
 {
+	if (rki_fbx_scan_number_fast(p->data, p->size, &p->pos, is_int, ival, fval)) return true;
 	size_t start = p->pos;
 	rki_fbx_num_result r = rki_fbx_scan_number(p->data, p->size, &p->pos, is_int, ival, fval);
 	if (r != RKI_FBX_NUM_OK) return rki_fbx_number_error(p, start, r);
