@@ -25,27 +25,11 @@ static bool rki_fin(const double *v, size_t n)
 	return true;
 }
 
-/* True when v[0..n) are all finite, without a branch per value: x * 0 is 0
- * for finite x and NaN for an infinity or a NaN, and NaN survives the sums. */
-static bool rki_all_fin(const double *v, size_t n)
-{
-	double a0 = 0.0, a1 = 0.0, a2 = 0.0, a3 = 0.0;
-	size_t i = 0;
-	for (; i + 4 <= n; i += 4) {
-		a0 += v[i] * 0.0;
-		a1 += v[i + 1] * 0.0;
-		a2 += v[i + 2] * 0.0;
-		a3 += v[i + 3] * 0.0;
-	}
-	for (; i < n; i++) a0 += v[i] * 0.0;
-	return (a0 + a1) + (a2 + a3) == 0.0;
-}
-
 /* Index of the first non-finite rk_vec<dim> of values (count of them), or SIZE_MAX. */
 static size_t rki_bad_vec(const double *v, size_t count, size_t dim)
 {
 	if (!v) return SIZE_MAX;
-	if (count <= SIZE_MAX / dim && rki_all_fin(v, count * dim)) return SIZE_MAX;
+	if (count <= SIZE_MAX / dim && rki_f64_all_finite(v, count * dim)) return SIZE_MAX;
 	for (size_t i = 0; i < count; i++)
 		if (!rki_fin(v + i * dim, dim)) return i;
 	return SIZE_MAX;

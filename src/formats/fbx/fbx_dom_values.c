@@ -270,23 +270,6 @@ static bool rki_fbx_not_integer(const rki_fbx_node *n, const rki_fbx_seq *s, siz
 		rki_fbx_seq_f64(s, k), what);
 }
 
-/* True when no element is an infinity or a NaN: x * 0 is 0 for every finite x
- * and NaN otherwise, and a sum with a NaN stays NaN. Four independent sums,
- * no branch per element. */
-static bool rki_fbx_all_finite(const double *v, size_t n)
-{
-	double a0 = 0.0, a1 = 0.0, a2 = 0.0, a3 = 0.0;
-	size_t k = 0;
-	for (; k + 4 <= n; k += 4) {
-		a0 += v[k] * 0.0;
-		a1 += v[k + 1] * 0.0;
-		a2 += v[k + 2] * 0.0;
-		a3 += v[k + 3] * 0.0;
-	}
-	for (; k < n; k++) a0 += v[k] * 0.0;
-	return (a0 + a1) + (a2 + a3) == 0.0;
-}
-
 static bool rki_fbx_array_f64_in(const rki_fbx_node *n, size_t i, rki_arena *ar, bool scratch, bool finite,
 	const double **out, size_t *count, rk_error *err)
 {
@@ -308,7 +291,7 @@ static bool rki_fbx_array_f64_in(const rki_fbx_node *n, size_t i, rki_arena *ar,
 		}
 		res = dst;
 	}
-	if (finite && !rki_fbx_all_finite(res, s.count)) {
+	if (finite && !rki_f64_all_finite(res, s.count)) {
 		for (size_t k = 0; k < s.count; k++) {
 			if (!isfinite(res[k]))
 				return rki_fbx_acc_fail(n, s.offset, err, RK_ERROR_CORRUPT, "%s element %zu (%g) is not a finite number",
