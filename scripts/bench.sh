@@ -188,6 +188,53 @@ PY
 	echo "repeated to 8 s at 30 fps on Xbot (67 joints) and retargeted onto ybot.fbx (65 joints), both with their meshes.)"
 }
 
+# FBX per byte over the conformance corpus (issue 16): one thread
+# (rk_load_opts.threads = 1), the process's CPU time, median of 5 loads per
+# file and of BENCH_BYTE_ROUNDS (default 3) rounds over the corpus; the
+# medians of the files' MB/s, binary and ASCII apart. With BENCH_BASE_BUILD
+# (the build directory of another commit) its bench_load runs interleaved
+# with this one, file by file, and gets its own rows.
+fbx_byte_section() {
+	[ -d "$shared/conformance/data" ] && [ -x "$build"/bench_load ] || return 0
+	local base=${BENCH_BASE_BUILD:-} r f
+	[ -n "$base" ] && [ ! -x "$base"/bench_load ] && base=""
+	echo
+	echo "## FBX load per byte: the conformance corpus, one thread, CPU time"
+	echo
+	for ((r = 0; r < ${BENCH_BYTE_ROUNDS:-3}; r++)); do
+		for f in "$shared"/conformance/data/*.fbx; do
+			[ -n "$base" ] && { "$base"/bench_load -n 5 -1 -c "$f" 2>/dev/null | sed 's/^rigkit /base /' || true; }
+			"$build"/bench_load -n 5 -1 -c "$f" 2>/dev/null || true
+		done
+	done | python3 -c '
+import collections, statistics, sys
+t = collections.defaultdict(list)
+size = {}
+for l in sys.stdin:
+    x = l.split()
+    if len(x) < 5 or x[0] not in ("rigkit", "base"): continue
+    t[(x[0], x[1])].append(float(x[3]))
+    size[x[1]] = int(x[2])
+print("| build | files | count | median MB/s | slowest file MB/s | all bytes / all time MB/s |")
+print("|---|---|---:|---:|---:|---:|")
+for who in ("base", "rigkit"):
+    for kind in ("binary", "ascii"):
+        fs = [f for (w, f) in t if w == who and kind in f.rsplit("/", 1)[-1]]
+        if not fs: continue
+        sec = {f: statistics.median(t[(who, f)]) for f in fs}
+        mb = [size[f] / sec[f] / 1e6 for f in fs]
+        agg = sum(size[f] for f in fs) / sum(sec.values()) / 1e6
+        print("| %s | %s | %d | %.0f | %.0f | %.0f |" % ("this" if who == "rigkit" else "base", kind, len(fs),
+            statistics.median(mb), min(mb), agg))
+'
+}
+
+# BENCH_ONLY=fbx_per_byte: that section alone
+if [ "${BENCH_ONLY:-}" = fbx_per_byte ]; then
+	fbx_byte_section
+	exit 0
+fi
+
 # BENCH_ONLY=fbx2glb: the FBX -> GLB section alone
 if [ "${BENCH_ONLY:-}" = fbx2glb ]; then
 	fbx2glb_section
@@ -256,27 +303,7 @@ print("| %s | %.0f KB | %s | %s | %s | %s | %s |" % (os.path.basename(f), int(b)
 PY
 done
 
-# FBX per byte over the conformance corpus (issue 16): one thread
-# (rk_load_opts.threads = 1), the process's CPU time, median of 5 loads per
-# file; the medians of the files' MB/s, binary and ASCII apart.
-if [ -d "$shared/conformance/data" ] && [ -x "$build"/bench_load ]; then
-	echo
-	echo "## FBX load per byte: the conformance corpus, one thread, CPU time"
-	echo
-	for f in "$shared"/conformance/data/*.fbx; do "$build"/bench_load -n 5 -1 -c "$f" 2>/dev/null || true; done |
-		python3 -c '
-import statistics, sys
-rows = [l.split() for l in sys.stdin if l.startswith("rigkit ")]
-print("| files | count | median MB/s | slowest file MB/s | all bytes / all time MB/s |")
-print("|---|---:|---:|---:|---:|")
-for kind in ("binary", "ascii"):
-    r = [x for x in rows if kind in x[1].rsplit("/", 1)[-1]]
-    if not r: continue
-    mb = [float(x[4]) for x in r]
-    agg = sum(int(x[2]) for x in r) / sum(float(x[3]) for x in r) / 1e6
-    print("| %s | %d | %.0f | %.0f | %.0f |" % (kind, len(r), statistics.median(mb), min(mb), agg))
-'
-fi
+fbx_byte_section
 
 # Peak memory of a GLB load (issue 16): the most bytes the load holds
 # through its allocator (bench_load -m) against the file's decoded accessor

@@ -17,6 +17,7 @@
 #include "rk_test.h"
 
 #include <dirent.h>
+#include <errno.h>
 #include <libdeflate.h>
 #include <stdint.h>
 
@@ -1152,6 +1153,142 @@ RK_TEST(ascii_number_rounding)
 	parsed_free(&p);
 }
 
+/* Decimal parsing against the C library's strtod() (correctly rounded in
+ * glibc) on hostile tokens: every digit count from 1 to 60 with the point
+ * anywhere, leading and trailing zeros, exponents to +-400 (overflow to
+ * infinity, subnormals, underflow to zero), mantissas around 2^53 and 2^64,
+ * and eight-digit runs cut at every offset. Each token is read both as a
+ * scalar property and as an element of a 7.x "*N { a: ... }" array; the
+ * doubles must be bit-identical to strtod's. Integer tokens that fit int64
+ * stay integers ('L', equal to strtoll). */
+typedef struct num_rng { uint64_t s; } num_rng;
+
+static uint64_t num_next(num_rng *r)
+{
+	r->s ^= r->s << 13;
+	r->s ^= r->s >> 7;
+	r->s ^= r->s << 17;
+	return r->s;
+}
+
+static size_t num_token(num_rng *r, char *out, size_t cap)
+{
+	char digits[64];
+	size_t nd = 1 + (size_t)(num_next(r) % 60), n = 0;
+	unsigned style = (unsigned)(num_next(r) % 8);
+	for (size_t i = 0; i < nd; i++) {
+		unsigned d = (unsigned)(num_next(r) % 10);
+		if (style == 1 && i < nd / 2) d = 0;            /* leading zeros */
+		if (style == 2 && i > nd / 3) d = 0;            /* trailing zeros */
+		if (style == 3) d = i % 8 == 7 ? 1 : 9;         /* runs of nines */
+		digits[i] = (char)('0' + d);
+	}
+	if (num_next(r) % 3 == 0) out[n++] = num_next(r) % 2 ? '-' : '+';
+	size_t dot = (size_t)(num_next(r) % (nd + 2));    /* nd + 1: no point */
+	for (size_t i = 0; i < nd; i++) {
+		if (i == dot) out[n++] = '.';
+		out[n++] = digits[i];
+	}
+	if (dot == nd) out[n++] = '.';
+	if (num_next(r) % 2) {
+		int e = (int)(num_next(r) % 801) - 400;
+		n += (size_t)snprintf(out + n, cap - n, "%s%d", num_next(r) % 2 ? "e" : "E", e);
+	}
+	out[n] = '\0';
+	return n;
+}
+
+static bool same_double(double a, double b)
+{
+	if (isnan(a) || isnan(b)) return isnan(a) && isnan(b);
+	return memcmp(&a, &b, sizeof(a)) == 0;
+}
+
+RK_TEST(ascii_numbers_match_strtod)
+{
+	static const char *const fixed[] = {
+		"0", "-0", "+0", "0.0", "-0.0", ".0", "0.", "-.5e1", "5.", ".5", "00000000000000000000000001.5",
+		"0e999", "0.000e-999", "1e-400", "-1e-400", "1e400", "-1e400", "2.4703282292062327e-324",
+		"2.4703282292062328e-324", "4.9406564584124654e-324", "4.9e-324", "2.2250738585072011e-308",
+		"2.2250738585072012e-308", "1.7976931348623157e308", "1.7976931348623158e308", "1.7976931348623159e308",
+		"9007199254740992", "9007199254740993", "9007199254740993.0", "9007199254740992.5", "9007199254740993e0",
+		"18446744073709551615", "18446744073709551616", "9223372036854775807", "-9223372036854775808",
+		"9223372036854775808", "-9223372036854775809", "1234567890123456789", "12345678901234567890",
+		"1234567890123456789.5", "0.1234567890123456789", "0.12345678901234567890123", "12345678.12345678",
+		"123456781234567812345678", "1e22", "1e23", "-1e-22", "1e-23", "8.98846567431158e307",
+		"3.14159265358979323846264338327950288419716939937510", "0.30000000000000004", "1.36604283440533e-008",
+		"-4.82595634460449", "99999999", "999999999", "99999999.99999999", "0.000000000000000000000000000000000001",
+		"123456789012345678901234567890e-10", "7.0e+000", "1E+2", "5e-1", "4.35e-309", "1.00000000000000011102230246251565404236316680908203125",
+		"1.00000000000000011102230246251565404236316680908203124", "1.00000000000000011102230246251565404236316680908203126",
+	};
+	enum { RANDOM = 4000 };
+	size_t total = sizeof(fixed) / sizeof(fixed[0]) + RANDOM;
+	size_t cap = total * 96 + 256;
+	char *text = (char *)malloc(cap), *tokens = (char *)malloc(total * 80);
+	size_t *starts = (size_t *)malloc(total * sizeof(size_t));
+	RK_REQUIRE(text && tokens && starts);
+	num_rng rng = { 0x9e3779b97f4a7c15ull };
+	size_t tl = 0;
+	for (size_t i = 0; i < total; i++) {
+		starts[i] = tl;
+		if (i < sizeof(fixed) / sizeof(fixed[0])) tl += (size_t)snprintf(tokens + tl, 80, "%s", fixed[i]);
+		else tl += num_token(&rng, tokens + tl, 80);
+		tokens[tl++] = '\0';
+	}
+	/* Scalars "S: t0, t1, ..." then the array "A: *N { a: t0,t1,... }". */
+	size_t n = (size_t)snprintf(text, cap, "S: ");
+	for (size_t i = 0; i < total; i++) n += (size_t)snprintf(text + n, cap - n, "%s%s", i ? ", " : "", tokens + starts[i]);
+	n += (size_t)snprintf(text + n, cap - n, "\nA: *%zu {\n a: ", total);
+	for (size_t i = 0; i < total; i++) n += (size_t)snprintf(text + n, cap - n, "%s%s", i ? "," : "", tokens + starts[i]);
+	n += (size_t)snprintf(text + n, cap - n, "\n}\n");
+	parsed p;
+	parse_bytes(&p, text, n, NULL);
+	RK_REQUIRE(p.ok);
+	const rki_fbx_node *sc = child(&p.doc.root, "S"), *ar = child(&p.doc.root, "A");
+	RK_REQUIRE(sc && ar && sc->prop_count == total);
+	const double *vals;
+	size_t count;
+	const void *raw;
+	RK_REQUIRE(rki_fbx_prop_array(ar, 0, &raw, &count, &p.err) && count == total);
+	vals = (const double *)raw;
+	size_t bad = 0;
+	for (size_t i = 0; i < total; i++) {
+		const char *t = tokens + starts[i];
+		double want = strtod(t, NULL);
+		const rki_fbx_prop *pr = &sc->props[i];
+		bool ok;
+		if (pr->type == 'L') {
+			errno = 0;
+			long long iv = strtoll(t, NULL, 10);
+			ok = errno == 0 && !strpbrk(t, ".eE") && pr->v.i == iv;
+		} else {
+			ok = pr->type == 'D' && same_double(pr->v.f, want);
+		}
+		/* Array elements written as integers are the int64 value converted ((double)-0 is +0). */
+		ok = ok && same_double(vals[i], pr->type == 'L' ? (double)pr->v.i : want);
+		if (!ok && bad++ < 10)
+			fprintf(stderr, "  token %zu \"%s\": type %c scalar %.17g array %.17g strtod %.17g\n", i, t, pr->type,
+				pr->type == 'L' ? (double)pr->v.i : pr->v.f, vals[i], want);
+	}
+	RK_CHECK_INT(bad, 0);
+	parsed_free(&p);
+
+	/* MSVC's printf spellings of infinity and NaN (strtod does not read them). */
+	static const char special[] = "X: 1.#INF, -1.#INF, 1.#IND, -1.#IND, 1.#QNAN, 1.#SNAN, 1.#INF00\n";
+	parse_bytes(&p, special, sizeof(special) - 1, NULL);
+	RK_REQUIRE(p.ok);
+	const rki_fbx_node *x = child(&p.doc.root, "X");
+	RK_REQUIRE(x && x->prop_count == 7);
+	RK_CHECK(isinf(x->props[0].v.f) && x->props[0].v.f > 0);
+	RK_CHECK(isinf(x->props[1].v.f) && x->props[1].v.f < 0);
+	for (int i = 2; i < 6; i++) RK_CHECK(x->props[i].type == 'D' && isnan(x->props[i].v.f));
+	RK_CHECK(isinf(x->props[6].v.f));
+	parsed_free(&p);
+	free(text);
+	free(tokens);
+	free(starts);
+}
+
 RK_TEST(ascii_errors_have_lines)
 {
 	static const struct { const char *text; rk_error_code code; unsigned line; const char *path; } cases[] = {
@@ -2150,6 +2287,7 @@ RK_TEST_MAIN(
 	RK_TEST_ENTRY(binary_corrupt_records),
 	RK_TEST_ENTRY(ascii_syntax),
 	RK_TEST_ENTRY(ascii_number_rounding),
+	RK_TEST_ENTRY(ascii_numbers_match_strtod),
 	RK_TEST_ENTRY(ascii_errors_have_lines),
 	RK_TEST_ENTRY(is_fbx_sniffing),
 	RK_TEST_ENTRY(truncations),

@@ -99,6 +99,25 @@ bool rki_buf_reserve(rki_buf *b, size_t extra);
 bool rki_buf_push(rki_buf *b, const void *data, size_t size);
 void rki_buf_free(rki_buf *b);
 
+/* ---- finite checks ------------------------------------------------------ */
+
+/* True when v[0..n) holds no infinity and no NaN, without a branch per value:
+ * x * 0 is 0 for every finite x and NaN otherwise, and a NaN survives the
+ * four independent sums. */
+static inline bool rki_f64_all_finite(const double *v, size_t n)
+{
+	double a0 = 0.0, a1 = 0.0, a2 = 0.0, a3 = 0.0;
+	size_t i = 0;
+	for (; i + 4 <= n; i += 4) {
+		a0 += v[i] * 0.0;
+		a1 += v[i + 1] * 0.0;
+		a2 += v[i + 2] * 0.0;
+		a3 += v[i + 3] * 0.0;
+	}
+	for (; i < n; i++) a0 += v[i] * 0.0;
+	return (a0 + a1) + (a2 + a3) == 0.0;
+}
+
 /* ---- checked arithmetic ------------------------------------------------- */
 
 static inline bool rki_mul_size(size_t a, size_t b, size_t *out)

@@ -29,6 +29,7 @@ static bool rki_fin(const double *v, size_t n)
 static size_t rki_bad_vec(const double *v, size_t count, size_t dim)
 {
 	if (!v) return SIZE_MAX;
+	if (count <= SIZE_MAX / dim && rki_f64_all_finite(v, count * dim)) return SIZE_MAX;
 	for (size_t i = 0; i < count; i++)
 		if (!rki_fin(v + i * dim, dim)) return i;
 	return SIZE_MAX;

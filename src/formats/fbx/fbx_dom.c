@@ -88,6 +88,7 @@ bool rki_fbx_parse_ex(rki_fbx_doc *doc, const void *data, size_t size, rki_arena
 		doc->input_ = (const unsigned char *)data;
 		doc->input_size_ = size;
 		doc->arena_ = arena;
+		doc->inflater_ = p.lazy ? opts->inflater : NULL;
 		if (p.batch) rki_fbx_batch_attach(p.batch, doc);
 	} else {
 		memset(doc, 0, sizeof(*doc));

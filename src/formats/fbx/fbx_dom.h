@@ -189,6 +189,7 @@ typedef struct rki_fbx_doc {
 	size_t input_size_;
 	rki_arena *arena_;
 	struct rki_fbx_decode_batch *batch_;
+	struct libdeflate_decompressor **inflater_;   /* rki_fbx_parse_opts.inflater */
 } rki_fbx_doc;
 
 typedef struct rki_fbx_decode_batch rki_fbx_decode_batch;
@@ -202,6 +203,12 @@ typedef struct rki_fbx_parse_opts {
 	                           the same data and arena; on success the document takes it over
 	                           (its arrays are served by it, see rki_fbx_decode_start). The
 	                           caller still finishes it, after the parse on failure too. */
+	struct libdeflate_decompressor **inflater; /* with lazy_arrays, optional: the zlib
+	                           decompressor pending arrays decoded on access share (on the
+	                           thread reading the document). NULL *inflater: allocated at the
+	                           first zlib array and stored here; the caller frees it
+	                           (libdeflate_free_decompressor) when done with the document.
+	                           NULL: each such array allocates and frees its own. */
 } rki_fbx_parse_opts;
 
 /* Parses data[0..size). Files starting with the binary magic are read as

@@ -575,6 +575,8 @@ rki_fbx_decode_batch *rki_fbx_decode_prescan(const void *data, size_t size, cons
 	if (!d || !under || !arena || !tmp || max_depth == 0 || max_depth > 16 || size < RKI_FBX_HEADER_SIZE ||
 		memcmp(d, rki_fbx_magic, sizeof(rki_fbx_magic)) != 0 || d[22] > 1)
 		return NULL;
+	/* Without a helper thread a batch only costs (see below): not even the scan. */
+	if (rki_fbx_thread_count(threads, UINT64_MAX, SIZE_MAX) < 2) return NULL;
 	rki_fbx_prescan s;
 	memset(&s, 0, sizeof(s));
 	s.d = d;

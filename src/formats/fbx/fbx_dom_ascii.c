@@ -14,26 +14,51 @@
 
 /* ---- ASCII ------------------------------------------------------------------ */
 
-static bool rki_fbx_is_word_char(unsigned char c)
+/* Byte classes: one table lookup instead of a chain of comparisons per byte. */
+enum {
+	RKI_FBX_C_WORD = 1,    /* part of a name or bare word: > 0x20, not 0x7f, not : , { } ; " */
+	RKI_FBX_C_BLANK = 2,   /* ' ' \t \r \v \f */
+	RKI_FBX_C_SKIP = 4,    /* what rki_fbx_skip_space() skips: blanks, '\n', ';' comments */
+	RKI_FBX_C_DIGIT = 8    /* '0'..'9' */
+};
+
+static const unsigned char rki_fbx_class[256] = {
+	0, 0, 0, 0, 0, 0, 0, 0, 0, 6, 4, 6, 6, 6, 0, 0,
+	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+	6, 1, 0, 1, 1, 1, 1, 1, 1, 1, 1, 1, 0, 1, 1, 1,
+	9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 0, 4, 1, 1, 1, 1,
+	1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,
+	1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,
+	1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,
+	1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 0, 1, 0, 1, 0,
+	1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,
+	1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,
+	1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,
+	1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,
+	1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,
+	1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,
+	1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,
+	1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,
+};
+
+static inline bool rki_fbx_is_word_char(unsigned char c)
 {
-	if (c <= 0x20 || c == 0x7f) return false;
-	switch (c) {
-	case ':': case ',': case '{': case '}': case ';': case '"': return false;
-	default: return true;
-	}
+	return rki_fbx_class[c] & RKI_FBX_C_WORD;
 }
 
 /* Skips whitespace and ';' comments, counting lines. */
-static void rki_fbx_skip_space(rki_fbx_parser *p)
+static void rki_fbx_skip_space_slow(rki_fbx_parser *p)
 {
 	const unsigned char *d = p->data;
 	size_t pos = p->pos, size = p->size;
+	uint64_t line = p->line;
 	while (pos < size) {
 		unsigned char c = d[pos];
-		if (c == '\n') {
-			p->line++;
+		unsigned k = rki_fbx_class[c];
+		if (k & RKI_FBX_C_BLANK) {
 			pos++;
-		} else if (c == ' ' || c == '\t' || c == '\r' || c == '\v' || c == '\f') {
+		} else if (c == '\n') {
+			line++;
 			pos++;
 		} else if (c == ';') {
 			const unsigned char *nl = (const unsigned char *)memchr(d + pos, '\n', size - pos);
@@ -43,6 +68,13 @@ static void rki_fbx_skip_space(rki_fbx_parser *p)
 		}
 	}
 	p->pos = pos;
+	p->line = line;
+}
+
+/* Most tokens follow the previous one directly: one lookup decides. */
+static inline void rki_fbx_skip_space(rki_fbx_parser *p)
+{
+	if (p->pos < p->size && (rki_fbx_class[p->data[p->pos]] & RKI_FBX_C_SKIP)) rki_fbx_skip_space_slow(p);
 }
 
 /* True when a ':' follows position `pos` after optional spaces/tabs. */
@@ -59,6 +91,68 @@ static const double rki_fbx_pow10[23] = {
 	1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22
 };
 
+/* A mantissa below this has at most 18 digits: one more digit still fits the
+ * 19 significant digits uint64 holds. */
+#define RKI_FBX_MANT_ROOM 1000000000000000000ull
+/* Below this, eight more digits keep the mantissa below RKI_FBX_MANT_ROOM. */
+#define RKI_FBX_MANT_ROOM8 10000000000ull
+
+/* True when the 8 bytes at s (all readable) are decimal digits; *val is then
+ * their value. The bytes as a little-endian word: s[0], the most significant
+ * digit, is the low byte. */
+static inline bool rki_fbx_eight_digits(const unsigned char *s, uint64_t *val)
+{
+	uint64_t x = (uint64_t)s[0] | (uint64_t)s[1] << 8 | (uint64_t)s[2] << 16 | (uint64_t)s[3] << 24 |
+		(uint64_t)s[4] << 32 | (uint64_t)s[5] << 40 | (uint64_t)s[6] << 48 | (uint64_t)s[7] << 56;
+	uint64_t a = x ^ 0x3030303030303030ull;   /* a digit byte becomes 0..9 */
+	/* A byte is not a digit when its high nibble is set or its low nibble is
+	 * above 9 (adding 6 carries into bit 4; no carry leaves the byte). */
+	if ((a & 0xf0f0f0f0f0f0f0f0ull) | (((a & 0x0f0f0f0f0f0f0f0full) + 0x0606060606060606ull) & 0x1010101010101010ull))
+		return false;
+	a = (a * 10 + (a >> 8)) & 0x00ff00ff00ff00ffull;        /* 2 digits in each 16 bits */
+	a = (a * 100 + (a >> 16)) & 0x0000ffff0000ffffull;      /* 4 digits in each 32 bits */
+	*val = (a * 10000 + (a >> 32)) & 0x00000000ffffffffull; /* 8 digits */
+	return true;
+}
+
+/* Index of the lowest set bit of x (x != 0). */
+static inline unsigned rki_fbx_ctz64(uint64_t x)
+{
+#if defined(__GNUC__) || defined(__clang__)
+	return (unsigned)__builtin_ctzll(x);
+#else
+	unsigned n = 0;
+	while (!(x & 1)) {
+		x >>= 1;
+		n++;
+	}
+	return n;
+#endif
+}
+
+/* The leading decimal digits of the 8 bytes at s (all readable): their count
+ * n (0..8) and, in *val, their value (the n digits moved to the top bytes,
+ * the bytes below them read as leading zeros). */
+static inline unsigned rki_fbx_lead_digits(const unsigned char *s, uint64_t *val)
+{
+	uint64_t x = (uint64_t)s[0] | (uint64_t)s[1] << 8 | (uint64_t)s[2] << 16 | (uint64_t)s[3] << 24 |
+		(uint64_t)s[4] << 32 | (uint64_t)s[5] << 40 | (uint64_t)s[6] << 48 | (uint64_t)s[7] << 56;
+	uint64_t a = x ^ 0x3030303030303030ull;
+	uint64_t bad = (a & 0xf0f0f0f0f0f0f0f0ull) | (((a & 0x0f0f0f0f0f0f0f0full) + 0x0606060606060606ull) & 0x1010101010101010ull);
+	unsigned n = bad ? rki_fbx_ctz64(bad) / 8 : 8;
+	if (n == 0) {
+		*val = 0;
+		return 0;
+	}
+	if (n < 8) a = (a & (((uint64_t)1 << (8 * n)) - 1)) << (8 * (8 - n));
+	a = (a * 10 + (a >> 8)) & 0x00ff00ff00ff00ffull;
+	a = (a * 100 + (a >> 16)) & 0x0000ffff0000ffffull;
+	*val = (a * 10000 + (a >> 32)) & 0x00000000ffffffffull;
+	return n;
+}
+
+static const uint64_t rki_fbx_pow10_u64[9] = { 1, 10, 100, 1000, 10000, 100000, 1000000, 10000000, 100000000 };
+
 /* strtod() of the token, '.' as the decimal point (rki_strtod_dot). */
 static rki_fbx_num_result rki_fbx_strtod(const unsigned char *s, size_t len, double *out)
 {
@@ -66,23 +160,90 @@ static rki_fbx_num_result rki_fbx_strtod(const unsigned char *s, size_t len, dou
 	return rki_strtod_dot(s, len, out) ? RKI_FBX_NUM_OK : RKI_FBX_NUM_INVALID;
 }
 
+/* The common number, fast: "[-]D[.D]" with at most 19 digits in all, ending
+ * at a byte that is neither a word character nor 'e'/'E'/'#', at least 48
+ * bytes before the end of the input (so digit runs need no bounds checks:
+ * at most 34 bytes are read, 8 at a time). With at most 19 digits the general scan below
+ * (rki_fbx_scan_number) would take every digit into its mantissa (none dropped, nothing inexact)
+ * and reach the same integer or the same exact quotient; anything else
+ * (more digits, exponents, '+', MSVC specials, mantissas above 2^53, ...)
+ * returns false and is left to it. */
+static inline bool rki_fbx_scan_number_fast(const unsigned char *d, size_t size, size_t *ppos, bool *is_int,
+	int64_t *ival, double *fval)
+{
+	size_t pos = *ppos;
+	if (size - pos < 48) return false;
+	const unsigned char *s = d + pos;
+	bool neg = *s == '-';
+	s += neg;
+	uint64_t m, v;
+	size_t nd = rki_fbx_lead_digits(s, &m), frac = 0;   /* integer part: up to 15 digits */
+	s += nd;
+	if (nd == 8) {
+		unsigned n = rki_fbx_lead_digits(s, &v);
+		if (n == 8) return false;
+		m = m * rki_fbx_pow10_u64[n] + v;
+		s += n;
+		nd += n;
+	}
+	bool dot = *s == '.';
+	if (dot) {
+		s++;
+		if (nd + 8 <= 19 && rki_fbx_eight_digits(s, &v)) {
+			m = m * 100000000u + v;
+			s += 8;
+			frac = 8;
+		}
+		unsigned n = rki_fbx_lead_digits(s, &v);
+		if (n == 8 || nd + frac + n > 19) return false;
+		m = m * rki_fbx_pow10_u64[n] + v;
+		s += n;
+		frac += n;
+		nd += frac;
+	}
+	unsigned char end = *s;
+	if (nd == 0 || (rki_fbx_class[end] & (RKI_FBX_C_WORD | RKI_FBX_C_DIGIT)) || end == '#' || end == '.') return false;
+	if (!dot) {
+		if (nd > 18) return false;   /* may not fit int64: the general path decides */
+		*is_int = true;
+		*ival = neg ? -(int64_t)m : (int64_t)m;
+	} else {
+		*is_int = false;
+		if (m == 0) {
+			*fval = neg ? -0.0 : 0.0;
+		} else {
+			if (m > ((uint64_t)1 << 53) || frac > 22) return false;
+			double q = (double)m / rki_fbx_pow10[frac];
+			*fval = neg ? -q : q;
+		}
+	}
+	*ppos = (size_t)(s - d);
+	return true;
+}
+
 /* Scans a number token at *ppos (sign, digits, '.', exponent; or MSVC "1.#INF").
- * The token must end at a non-word character. */
+ * The token must end at a non-word character. Digits are taken eight at a
+ * time while the mantissa has room for them; the mantissa, exponent and
+ * "inexact" flag come out as if taken one by one, so the conversion below
+ * sees the same numbers either way. */
 static rki_fbx_num_result rki_fbx_scan_number(const unsigned char *d, size_t size, size_t *ppos, bool *is_int,
 	int64_t *ival, double *fval)
 {
 	size_t pos = *ppos, start = pos;
 	bool neg = false, has_dot = false, has_exp = false, inexact = false;
 	if (pos < size && (d[pos] == '+' || d[pos] == '-')) neg = d[pos++] == '-';
-	uint64_t mant = 0;
-	int sig = 0;            /* significant digits held in mant (at most 19) */
+	uint64_t mant = 0;      /* the first 19 significant digits (< RKI_FBX_MANT_ROOM * 10) */
 	int64_t exp10 = 0;
 	size_t digits = 0;
-	for (; pos < size && d[pos] >= '0' && d[pos] <= '9'; pos++, digits++) {
+	for (uint64_t v; size - pos >= 8 && mant < RKI_FBX_MANT_ROOM8 && rki_fbx_eight_digits(d + pos, &v);) {
+		mant = mant * 100000000u + v;
+		pos += 8;
+		digits += 8;
+	}
+	for (; pos < size && (rki_fbx_class[d[pos]] & RKI_FBX_C_DIGIT); pos++, digits++) {
 		unsigned dig = (unsigned)(d[pos] - '0');
-		if (sig < 19) {
+		if (mant < RKI_FBX_MANT_ROOM) {
 			mant = mant * 10 + dig;
-			if (mant) sig++;
 		} else {
 			exp10++;
 			if (dig) inexact = true;
@@ -93,12 +254,17 @@ static rki_fbx_num_result rki_fbx_scan_number(const unsigned char *d, size_t siz
 	if (pos < size && d[pos] == '.') {
 		has_dot = true;
 		pos++;
-		for (; pos < size && d[pos] >= '0' && d[pos] <= '9'; pos++, digits++) {
+		for (uint64_t v; size - pos >= 8 && mant < RKI_FBX_MANT_ROOM8 && rki_fbx_eight_digits(d + pos, &v);) {
+			mant = mant * 100000000u + v;
+			exp10 -= 8;
+			pos += 8;
+			digits += 8;
+		}
+		for (; pos < size && (rki_fbx_class[d[pos]] & RKI_FBX_C_DIGIT); pos++, digits++) {
 			unsigned dig = (unsigned)(d[pos] - '0');
-			if (sig < 19) {
+			if (mant < RKI_FBX_MANT_ROOM) {
 				mant = mant * 10 + dig;
 				exp10--;
-				if (mant) sig++;
 			} else if (dig) {
 				inexact = true;
 			}
@@ -167,18 +333,22 @@ static rki_fbx_num_result rki_fbx_scan_number(const unsigned char *d, size_t siz
 	return rki_fbx_strtod(d + start, pos - start, fval);
 }
 
-static bool rki_fbx_ascii_number(rki_fbx_parser *p, bool *is_int, int64_t *ival, double *fval)
+static bool rki_fbx_number_error(rki_fbx_parser *p, size_t start, rki_fbx_num_result r)
 {
-	size_t start = p->pos;
-	rki_fbx_num_result r = rki_fbx_scan_number(p->data, p->size, &p->pos, is_int, ival, fval);
 	if (r == RKI_FBX_NUM_TOO_LONG)
 		return rki_fbx_parse_error(p, RK_ERROR_CORRUPT, start, "number longer than %u characters", RKI_FBX_MAX_NUMBER_LEN);
-	if (r != RKI_FBX_NUM_OK) {
-		size_t end = start;
-		while (end < p->size && end - start < 32 && rki_fbx_is_word_char(p->data[end])) end++;
-		return rki_fbx_parse_error(p, RK_ERROR_CORRUPT, start, "expected a number, found \"%.*s\"", (int)(end - start),
-			(const char *)p->data + start);
-	}
+	size_t end = start;
+	while (end < p->size && end - start < 32 && rki_fbx_is_word_char(p->data[end])) end++;
+	return rki_fbx_parse_error(p, RK_ERROR_CORRUPT, start, "expected a number, found \"%.*s\"", (int)(end - start),
+		(const char *)p->data + start);
+}
+
+static inline bool rki_fbx_ascii_number(rki_fbx_parser *p, bool *is_int, int64_t *ival, double *fval)
+{
+	if (rki_fbx_scan_number_fast(p->data, p->size, &p->pos, is_int, ival, fval)) return true;
+	size_t start = p->pos;
+	rki_fbx_num_result r = rki_fbx_scan_number(p->data, p->size, &p->pos, is_int, ival, fval);
+	if (r != RKI_FBX_NUM_OK) return rki_fbx_number_error(p, start, r);
 	return true;
 }
 
@@ -307,7 +477,7 @@ static bool rki_fbx_ascii_props(rki_fbx_parser *p, rki_fbx_node *node)
 			for (const unsigned char *nl = d + s; (nl = (const unsigned char *)memchr(nl, '\n', e - (size_t)(nl - d)));
 				nl++)
 				p->line++;
-			const char *str = rki_fbx_strdup(p->arena, (const char *)d + s, e - s);
+			const char *str = rki_fbx_strdup(p, (const char *)d + s, e - s);
 			if (!str) return rki_fbx_parse_oom(p);
 			pr.type = 'S';
 			pr.v.s.data = str;
@@ -327,7 +497,7 @@ static bool rki_fbx_ascii_props(rki_fbx_parser *p, rki_fbx_node *node)
 			size_t s = p->pos, e = s;
 			while (e < p->size && rki_fbx_is_word_char(d[e])) e++;
 			if (rki_fbx_colon_follows(p, e)) break;  /* the next node's name */
-			const char *str = rki_fbx_strdup(p->arena, (const char *)d + s, e - s);
+			const char *str = rki_fbx_strdup(p, (const char *)d + s, e - s);
 			if (!str) return rki_fbx_parse_oom(p);
 			pr.type = 'S';
 			pr.v.s.data = str;
@@ -340,14 +510,15 @@ static bool rki_fbx_ascii_props(rki_fbx_parser *p, rki_fbx_node *node)
 		if (count >= p->lim.max_array_elems)
 			return rki_fbx_parse_error(p, RK_ERROR_LIMIT, pr.offset, "more than the limit of %zu values in one node",
 				p->lim.max_array_elems);
-		if (!rki_buf_push(&p->props, &pr, sizeof(pr))) return rki_fbx_parse_oom(p);
+		if (!rki_fbx_push(&p->props, &pr, sizeof(pr))) return rki_fbx_parse_oom(p);
 		count++;
 		want = false;
 	}
 	node->props = NULL;
 	node->prop_count = count;
 	if (count > 0) {
-		node->props = (rki_fbx_prop *)rki_arena_array(p->arena, count, sizeof(rki_fbx_prop));
+		/* count <= max_array_elems props, all held in p->props already: no overflow */
+		node->props = (rki_fbx_prop *)rki_arena_alloc_uninit(p->arena, count * sizeof(rki_fbx_prop));
 		if (!node->props) return rki_fbx_parse_oom(p);
 		memcpy(node->props, (rki_fbx_prop *)(void *)p->props.data + start, count * sizeof(rki_fbx_prop));
 	}
@@ -418,7 +589,7 @@ bool rki_fbx_parse_ascii(rki_fbx_parser *p)
 		memset(&node, 0, sizeof(node));
 		node.offset = name_start;
 		node.name_len = p->cur_name_len;
-		node.name = rki_fbx_strdup(p->arena, p->cur_name, p->cur_name_len);
+		node.name = rki_fbx_strdup(p, p->cur_name, p->cur_name_len);
 		if (!node.name) return rki_fbx_parse_oom(p);
 		if (!rki_fbx_ascii_props(p, &node)) return false;
 		p->cur_name = NULL;

@@ -112,13 +112,15 @@ static bool rki_fbx_binary_props(rki_fbx_parser *p, rki_fbx_node *node, uint64_t
 	node->prop_count = 0;
 	if (nprops == 0) return true;
 	/* nprops <= the property list length (checked), which is inside the file. */
-	rki_fbx_prop *props = (rki_fbx_prop *)rki_arena_array(p->arena, (size_t)nprops, sizeof(*props));
+	/* Each element is cleared as it is read (not the whole array up front). */
+	rki_fbx_prop *props = (rki_fbx_prop *)rki_arena_alloc_uninit(p->arena, (size_t)nprops * sizeof(*props));
 	if (!props) return rki_fbx_parse_oom(p);
 	node->props = props;
 	node->prop_count = (size_t)nprops;
 	const unsigned char *d = p->data;
 	for (size_t i = 0; i < (size_t)nprops; i++) {
 		rki_fbx_prop *pr = &props[i];
+		*pr = (rki_fbx_prop){ 0 };
 		if (p->pos >= pend)
 			return rki_fbx_parse_error(p, RK_ERROR_CORRUPT, p->pos,
 				"expected property %zu of %llu, but the property list ended", i + 1,
@@ -176,7 +178,7 @@ static bool rki_fbx_binary_props(rki_fbx_parser *p, rki_fbx_node *node, uint64_t
 				return rki_fbx_parse_error(p, RK_ERROR_CORRUPT, pr->offset,
 					"string of %u bytes runs past the end of the property list (%zu bytes remain)",
 					(unsigned)len, pend - p->pos);
-			const char *s = rki_fbx_strdup(p->arena, (const char *)d + p->pos, len);
+			const char *s = rki_fbx_strdup(p, (const char *)d + p->pos, len);
 			if (!s) return rki_fbx_parse_oom(p);
 			pr->v.s.data = s;
 			pr->v.s.len = len;
@@ -297,7 +299,7 @@ bool rki_fbx_parse_binary(rki_fbx_parser *p)
 		memset(&node, 0, sizeof(node));
 		node.offset = offset;
 		node.name_len = name_len;
-		node.name = rki_fbx_strdup(p->arena, (const char *)h + hdr, name_len);
+		node.name = rki_fbx_strdup(p, (const char *)h + hdr, name_len);
 		if (!node.name) return rki_fbx_parse_oom(p);
 		p->pos = (size_t)body;
 		if (!rki_fbx_binary_props(p, &node, nprops, (size_t)(body + plen))) return false;

@@ -78,6 +78,9 @@ typedef struct rki_fbx_parser {
 	rki_buf nodes;          /* finished nodes waiting for their parent to close */
 	rki_buf props;          /* ASCII: properties of the node being read */
 	struct libdeflate_decompressor *inflater;
+	char *str_at;           /* string pool (rki_fbx_strdup): next free byte of the */
+	size_t str_left;        /* current arena block and the bytes left in it */
+	size_t str_block;       /* size of the next block */
 } rki_fbx_parser;
 
 /* ---- fbx_dom_tree.c: parse errors and the frame stack --------------------------- */
@@ -143,10 +146,22 @@ bool rki_fbx_batch_take(rki_fbx_doc *doc, const rki_fbx_prop *pr);
 
 /* ---- small helpers ----------------------------------------------------------------- */
 
-/* Copy of a string or name in the arena (packed, NUL-terminated); "" is shared. */
-static inline const char *rki_fbx_strdup(rki_arena *ar, const char *s, size_t len)
+/* Slow path of rki_fbx_strdup (fbx_dom_tree.c): a new pool block, or a string of its own. */
+const char *rki_fbx_strdup_block(rki_fbx_parser *p, const char *s, size_t len);
+
+/* Copy of a string or name in the arena (packed, NUL-terminated); "" is
+ * shared. Names and strings are copied into blocks of the arena the parser
+ * fills one after the other, so most copies are a memcpy and a store. */
+static inline const char *rki_fbx_strdup(rki_fbx_parser *p, const char *s, size_t len)
 {
-	return len ? rki_arena_strndup(ar, s, len) : "";
+	if (!len) return "";
+	if (len >= p->str_left) return rki_fbx_strdup_block(p, s, len);
+	char *d = p->str_at;
+	memcpy(d, s, len);
+	d[len] = '\0';
+	p->str_at += len + 1;
+	p->str_left -= len + 1;
+	return d;
 }
 
 static inline bool rki_fbx_host_little_endian(void)
@@ -177,10 +192,19 @@ static inline rki_fbx_frame *rki_fbx_top(rki_fbx_parser *p)
 	return (rki_fbx_frame *)(void *)(p->frames.data + p->frames.size - sizeof(rki_fbx_frame));
 }
 
+/* rki_buf_push() of one element, inline while the buffer has room. */
+static inline bool rki_fbx_push(rki_buf *b, const void *elem, size_t size)
+{
+	if (b->cap - b->size < size) return rki_buf_push(b, elem, size);
+	memcpy(b->data + b->size, elem, size);
+	b->size += size;
+	return true;
+}
+
 /* A node without children is finished right away. */
 static inline bool rki_fbx_add_leaf(rki_fbx_parser *p, const rki_fbx_node *node)
 {
-	if (!rki_buf_push(&p->nodes, node, sizeof(*node))) return rki_fbx_parse_oom(p);
+	if (!rki_fbx_push(&p->nodes, node, sizeof(*node))) return rki_fbx_parse_oom(p);
 	return true;
 }
 

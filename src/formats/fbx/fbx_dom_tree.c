@@ -168,6 +168,23 @@ bool rki_fbx_close(rki_fbx_parser *p)
 	return rki_fbx_add_leaf(p, &done);
 }
 
+/* Pool blocks grow from 4 KiB to 256 KiB; a string longer than a quarter of
+ * the next block gets memory of its own (the pool's tail stays in use). */
+#define RKI_FBX_STR_BLOCK_MIN ((size_t)4 << 10)
+#define RKI_FBX_STR_BLOCK_MAX ((size_t)256 << 10)
+
+const char *rki_fbx_strdup_block(rki_fbx_parser *p, const char *s, size_t len)
+{
+	size_t block = p->str_block < RKI_FBX_STR_BLOCK_MIN ? RKI_FBX_STR_BLOCK_MIN : p->str_block;
+	if (len >= block / 4) return rki_arena_strndup(p->arena, s, len);
+	char *b = (char *)rki_arena_alloc_uninit(p->arena, block);
+	if (!b) return NULL;
+	p->str_at = b;
+	p->str_left = block;
+	p->str_block = block < RKI_FBX_STR_BLOCK_MAX ? block * 2 : block;
+	return rki_fbx_strdup(p, s, len);
+}
+
 bool rki_fbx_open_root(rki_fbx_parser *p)
 {
 	rki_fbx_node root;

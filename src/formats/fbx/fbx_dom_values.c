@@ -125,16 +125,19 @@ static bool rki_fbx_decode_pending(const rki_fbx_node *n, size_t i, rki_arena *i
 			"cannot allocate %llu bytes to decode an array of %zu elements", (unsigned long long)bytes, count);
 	}
 	struct libdeflate_decompressor *inflater = NULL;
+	bool shared = doc->inflater_ != NULL;   /* kept for the next array (rki_fbx_parse_opts.inflater) */
 	if (pr->pending == 2) {
-		inflater = libdeflate_alloc_decompressor();
+		inflater = shared ? *doc->inflater_ : NULL;
+		if (!inflater) inflater = libdeflate_alloc_decompressor();
 		if (!inflater)
 			return rki_fbx_acc_fail(n, pr->offset, err, RK_ERROR_OUT_OF_MEMORY, "cannot allocate the zlib decompressor");
+		if (shared) *doc->inflater_ = inflater;
 	}
 	size_t got;
 	int lib_result;
 	rki_fbx_decode_result r = rki_fbx_decode_array(inflater, doc->input_ + at, clen, out, (size_t)bytes, alloc, esize,
 		doc->big_endian == rki_fbx_host_little_endian(), &got, &lib_result);
-	if (inflater) libdeflate_free_decompressor(inflater);
+	if (inflater && !shared) libdeflate_free_decompressor(inflater);
 	if (r != RKI_FBX_DECODE_OK) {
 		char msg[RK_ERROR_TEXT_MAX];
 		rki_fbx_decode_message(msg, sizeof(msg), r, lib_result, got, count, esize);
@@ -288,7 +291,7 @@ static bool rki_fbx_array_f64_in(const rki_fbx_node *n, size_t i, rki_arena *ar,
 		}
 		res = dst;
 	}
-	if (finite) {
+	if (finite && !rki_f64_all_finite(res, s.count)) {
 		for (size_t k = 0; k < s.count; k++) {
 			if (!isfinite(res[k]))
 				return rki_fbx_acc_fail(n, s.offset, err, RK_ERROR_CORRUPT, "%s element %zu (%g) is not a finite number",

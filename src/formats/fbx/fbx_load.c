@@ -20,6 +20,7 @@
 #include "formats/fbx/fbx_objects.h"
 #include "formats/fbx/fbx_props.h"
 
+#include <libdeflate.h>
 #include <math.h>
 #include <string.h>
 
@@ -284,6 +285,8 @@ rk_scene *rki_fbx_load(const void *data, size_t size, const rk_load_opts *opts, 
 		rki_fbx_mesh_objects, sizeof(rki_fbx_mesh_objects) / sizeof(rki_fbx_mesh_objects[0]), rki_fbx_mesh_arrays, sizeof(rki_fbx_mesh_arrays) / sizeof(rki_fbx_mesh_arrays[0]), 3, sc.opts.threads, &popts.limits, sc.arena,
 		sc.alloc);
 	popts.batch = arrays;
+	struct libdeflate_decompressor *inflater = NULL;   /* shared by arrays decoded on access */
+	popts.inflater = &inflater;
 	/* One block for the document and the scene (core/internal.h,
 	 * rki_arena_reserve): they take 1.9x-4.9x the file's size on the shared
 	 * assets and the ten largest conformance files. Loads measured with
@@ -293,6 +296,7 @@ rk_scene *rki_fbx_load(const void *data, size_t size, const rk_load_opts *opts, 
 	if (size <= (SIZE_MAX - 262144) / 6) rki_arena_reserve(sc.arena, size * 6 + 262144);
 	if (!rki_fbx_parse_ex(&ctx.doc, data, size, sc.arena, sc.alloc, &popts, err)) {
 		rki_fbx_decode_finish(arrays);
+		if (inflater) libdeflate_free_decompressor(inflater);
 		rki_error_file(err, filename);
 		rki_scene_abort(&sc);
 		return NULL;
@@ -331,6 +335,7 @@ rk_scene *rki_fbx_load(const void *data, size_t size, const rk_load_opts *opts, 
 	if (ok) ok = rki_fbx_is_legacy(&ctx) ? rki_fbx_build_legacy(&ctx) : rki_fbx_build_content(&ctx);
 	if (ok && !sc.opts.ignore_animation) ok = rki_fbx_read_animation(&ctx);
 	rki_fbx_decode_finish(arrays);  /* on every path: joins the decoding threads */
+	if (inflater) libdeflate_free_decompressor(inflater);
 	if (!ok) {
 		if (err && err->code == RK_OK) rki_scene_oom(&sc);
 		rki_error_file(err, filename);
