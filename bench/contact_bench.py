@@ -131,6 +131,7 @@ def main(argv):
         print('# ../shared/assets absent: Mixamo sources and shared avatars skipped')
     stress = ['base', 'long_legs', 'short_legs', 'big_feet', 'small_feet', 'a_pose', 'bulky', 'short_arms', 't_pose_low']
     targets += [os.path.join(out, s + '.glb') for s in stress + ['mesh_feet']]   # mesh_feet: the sole from its mesh
+    targets.append(os.path.join(ROOT, 'tests', 'fixtures', 'twist_rig.glb'))   # Unreal-style twist joints
 
     rows, fails = [], []
     tmp = os.path.join(out, 'out.glb')
