@@ -11,7 +11,7 @@
  *     from either input than the inputs are from each other) and equality of
  *     differently split time steps.
  */
-#include "rk_test.h"
+#include "rk_runtime_test.h"
 
 #include <rigkit/anim.h>
 #include <rigkit/rigkit.h>
@@ -22,22 +22,6 @@
 /* ---------------------------------------------------------------------------
  * Helpers
  * ------------------------------------------------------------------------- */
-
-static rk_scene *load_shared(const char *name)
-{
-	const char *dir = rk_test_shared_dir();
-	if (!dir) return NULL;
-	char path[4096];
-	snprintf(path, sizeof(path), "%s/assets/%s", dir, name);
-	rk_error err;
-	rk_scene *s = rk_load_file(path, NULL, &err);
-	if (!s) {
-		char msg[1024];
-		rk_error_format(msg, sizeof(msg), &err);
-		fprintf(stderr, "load_shared: %s\n", msg);
-	}
-	return s;
-}
 
 typedef struct ref_pose {
 	rk_pose pose;
@@ -60,26 +44,6 @@ static void ref_eval(ref_pose *r, const rk_scene *s, const rk_anim_clip *clip, d
 	job.time = file_time;
 	job.pose = &r->pose;
 	rk_pose_eval_run(&job);
-}
-
-typedef struct rt_pose {
-	rk_local_pose pose;
-	void *mem;
-	rk_float4x4 *model;
-} rt_pose;
-
-static int rt_init(rt_pose *p, size_t joints)
-{
-	size_t bytes = rk_local_pose_memory_size(joints);
-	p->mem = malloc(bytes);
-	p->model = (rk_float4x4 *)malloc(sizeof(rk_float4x4) * (joints ? joints : 1));
-	return p->mem && p->model && rk_local_pose_init(&p->pose, joints, p->mem, bytes);
-}
-
-static void rt_free(rt_pose *p)
-{
-	free(p->mem);
-	free(p->model);
 }
 
 static rk_quat qd(rk_float4 q) { return (rk_quat){ q.x, q.y, q.z, q.w }; }
@@ -171,8 +135,8 @@ static clip_errors compare_clip(const rk_scene *s, const rk_skeleton *sk, const 
 	clip_errors e;
 	memset(&e, 0, sizeof(e));
 	ref_pose r;
-	rt_pose a, b;
-	if (!ref_init(&r, s) || !rt_init(&a, sk->joint_count) || !rt_init(&b, sk->joint_count)) {
+	rk_test_pose a, b;
+	if (!ref_init(&r, s) || !rk_test_pose_init(&a, sk->joint_count) || !rk_test_pose_init(&b, sk->joint_count)) {
 		e.sample_failures = 1;
 		return e;
 	}
@@ -242,8 +206,8 @@ static clip_errors compare_clip(const rk_scene *s, const rk_skeleton *sk, const 
 	free(wb);
 	free(cursors);
 	free(r.mem);
-	rt_free(&a);
-	rt_free(&b);
+	rk_test_pose_free(&a);
+	rk_test_pose_free(&b);
 	return e;
 }
 
@@ -280,7 +244,7 @@ RK_TEST(test_local_pose_memory)
 
 RK_TEST(test_skeleton_build_xbot)
 {
-	rk_scene *s = load_shared("Xbot.glb");
+	rk_scene *s = rk_test_load_asset("Xbot.glb");
 	if (!s) RK_SKIP("shared assets not found");
 	rk_error err;
 	rk_skeleton *all = rk_skeleton_build(s, NULL, &err);
@@ -349,7 +313,7 @@ RK_TEST(test_gltf_clips_match_reference)
 	static const char *files[] = { "Xbot.glb", "Soldier.glb", "Horse.glb", "Flamingo.glb" };
 	int loaded = 0;
 	for (size_t f = 0; f < sizeof(files) / sizeof(files[0]); f++) {
-		rk_scene *s = load_shared(files[f]);
+		rk_scene *s = rk_test_load_asset(files[f]);
 		if (!s) continue;
 		loaded++;
 		rk_error err;
@@ -391,7 +355,7 @@ RK_TEST(test_gltf_clips_match_reference)
 /* FBX Euler curves are resampled; errors stay within the documented tolerances. */
 RK_TEST(test_fbx_kick_within_tolerance)
 {
-	rk_scene *s = load_shared("ybot@kick.fbx");
+	rk_scene *s = rk_test_load_asset("ybot@kick.fbx");
 	if (!s) RK_SKIP("shared assets not found");
 	rk_error err;
 	rk_skeleton *sk = rk_skeleton_build(s, NULL, &err);
@@ -436,7 +400,7 @@ RK_TEST(test_resampled_gltf_within_tolerance)
 	static const char *files[] = { "Xbot.glb", "Horse.glb" };
 	int loaded = 0;
 	for (size_t f = 0; f < 2; f++) {
-		rk_scene *s = load_shared(files[f]);
+		rk_scene *s = rk_test_load_asset(files[f]);
 		if (!s) continue;
 		loaded++;
 		rk_error err;
@@ -479,7 +443,7 @@ RK_TEST(test_static_local_to_model)
 	static const char *files[] = { "ybot.fbx", "Xbot.glb", "Soldier.glb", "readyplayer.me.glb" };
 	int loaded = 0;
 	for (size_t f = 0; f < sizeof(files) / sizeof(files[0]); f++) {
-		rk_scene *s = load_shared(files[f]);
+		rk_scene *s = rk_test_load_asset(files[f]);
 		if (!s) continue;
 		loaded++;
 		rk_error err;
@@ -554,7 +518,7 @@ RK_TEST(test_static_local_to_model)
  * world matrix of the hips' parent gives world matrices too. */
 RK_TEST(test_subtree_root_transform)
 {
-	rk_scene *s = load_shared("Soldier.glb");
+	rk_scene *s = rk_test_load_asset("Soldier.glb");
 	if (!s) RK_SKIP("shared assets not found");
 	const rk_node *hips = rk_scene_find_node(s, "mixamorig:Hips");
 	RK_REQUIRE(hips && hips->parent);
@@ -677,8 +641,8 @@ RK_TEST(test_sample_hand_clip)
 	hand_clip_init(&h);
 	rk_error err;
 	RK_REQUIRE(rk_runtime_clip_validate(&h.c, &err));
-	rt_pose p;
-	RK_REQUIRE(rt_init(&p, 2));
+	rk_test_pose p;
+	RK_REQUIRE(rk_test_pose_init(&p, 2));
 	uint32_t cur[6];
 	rk_sample_context ctx;
 	rk_sample_context_init(&ctx, cur, 6);
@@ -728,8 +692,8 @@ RK_TEST(test_sample_hand_clip)
 	RK_CHECK_NEAR(rk_playback_time(4.0, 0.0, RK_PLAYBACK_LOOP), 0.0, 0);
 
 	/* cursors are hints: garbage cursors give the same result */
-	rt_pose q;
-	RK_REQUIRE(rt_init(&q, 2));
+	rk_test_pose q;
+	RK_REQUIRE(rk_test_pose_init(&q, 2));
 	for (int i = 0; i < 6; i++) cur[i] = 1000000u + (uint32_t)i;
 	for (double t = 0.0; t <= 2.0; t += 0.0625) {
 		RK_REQUIRE(sample(&h.c, t, RK_PLAYBACK_CLAMP, &ctx, p.pose, NULL, 0));
@@ -739,8 +703,8 @@ RK_TEST(test_sample_hand_clip)
 		RK_CHECK(memcmp(p.pose.scale, q.pose.scale, 2 * sizeof(rk_float3)) == 0);
 		cur[1] = 0xffffffffu;
 	}
-	rt_free(&p);
-	rt_free(&q);
+	rk_test_pose_free(&p);
+	rk_test_pose_free(&q);
 }
 
 /* ---------------------------------------------------------------------------
@@ -947,7 +911,7 @@ RK_TEST(test_blend_additive)
  * inputs than either is from the other (per joint rotation angles). */
 RK_TEST(test_crossfade_idle_walk_stays_between)
 {
-	rk_scene *s = load_shared("Xbot.glb");
+	rk_scene *s = rk_test_load_asset("Xbot.glb");
 	if (!s) RK_SKIP("shared assets not found");
 	rk_error err;
 	rk_skeleton *sk = rk_skeleton_build(s, NULL, &err);
@@ -957,8 +921,8 @@ RK_TEST(test_crossfade_idle_walk_stays_between)
 	rk_runtime_clip *ci = rk_runtime_clip_build(s, idle, sk, NULL, &err);
 	rk_runtime_clip *cw = rk_runtime_clip_build(s, walk, sk, NULL, &err);
 	RK_REQUIRE(ci && cw);
-	rt_pose a, b, o;
-	RK_REQUIRE(rt_init(&a, sk->joint_count) && rt_init(&b, sk->joint_count) && rt_init(&o, sk->joint_count));
+	rk_test_pose a, b, o;
+	RK_REQUIRE(rk_test_pose_init(&a, sk->joint_count) && rk_test_pose_init(&b, sk->joint_count) && rk_test_pose_init(&o, sk->joint_count));
 	uint32_t *cur_a = (uint32_t *)calloc(rk_sample_context_size(ci), sizeof(uint32_t));
 	uint32_t *cur_b = (uint32_t *)calloc(rk_sample_context_size(cw), sizeof(uint32_t));
 	rk_sample_context xa, xb;
@@ -1008,9 +972,9 @@ RK_TEST(test_crossfade_idle_walk_stays_between)
 	}
 	free(cur_a);
 	free(cur_b);
-	rt_free(&a);
-	rt_free(&b);
-	rt_free(&o);
+	rk_test_pose_free(&a);
+	rk_test_pose_free(&b);
+	rk_test_pose_free(&o);
 	rk_runtime_clip_free(ci);
 	rk_runtime_clip_free(cw);
 	rk_skeleton_free(sk);
@@ -1170,8 +1134,8 @@ RK_TEST(test_root_motion_modes)
 	walk_rig_init(&w, 0.0, (rk_float4){ 0, 0, 0, 1 }, 0.0);
 	rk_error err;
 	RK_REQUIRE(rk_runtime_clip_validate(&w.c, &err));
-	rt_pose p, keep;
-	RK_REQUIRE(rt_init(&p, 3) && rt_init(&keep, 3));
+	rk_test_pose p, keep;
+	RK_REQUIRE(rk_test_pose_init(&p, 3) && rk_test_pose_init(&keep, 3));
 	const rk_float3 up0 = { 0, 0, 0 };
 
 	/* t = 0.6: u = 0.4 in [0.5, 0.75]: z = 0.6, y = 1 + 0.05 * 0.4 = 1.02 */
@@ -1227,8 +1191,8 @@ RK_TEST(test_root_motion_modes)
 	RK_REQUIRE(sample(&w.c, 2.6, RK_PLAYBACK_CLAMP, NULL, p.pose, NULL, 0));
 	RK_REQUIRE(root_motion(&w, RK_ROOT_MOTION_EXTRACT, 2.6, RK_PLAYBACK_CLAMP, up0, p.pose, NULL));
 	RK_CHECK_NEAR(p.pose.translation[0].z, 1.0, 1e-6);
-	rt_free(&p);
-	rt_free(&keep);
+	rk_test_pose_free(&p);
+	rk_test_pose_free(&keep);
 }
 
 /* Z-up armature (root rotated -90 deg about X, like Soldier.glb's "Character"):
@@ -1239,8 +1203,8 @@ RK_TEST(test_root_motion_up_axis)
 	rk_float4 rx = qf(rk_quat_axis_angle(rk_vec3_make(1, 0, 0), -RK_PI / 2));
 	walk_rig_init(&w, 0.0, rx, 0.0);
 	/* the clip moves along local z, which is model up here, and bobs along local y (model -z) */
-	rt_pose p;
-	RK_REQUIRE(rt_init(&p, 3));
+	rk_test_pose p;
+	RK_REQUIRE(rk_test_pose_init(&p, 3));
 	RK_REQUIRE(sample(&w.c, 0.6, RK_PLAYBACK_LOOP, NULL, p.pose, NULL, 0));
 	RK_REQUIRE(root_motion(&w, RK_ROOT_MOTION_IN_PLACE, 0.6, RK_PLAYBACK_LOOP, (rk_float3){ 0, 1, 0 }, p.pose, NULL));
 	RK_CHECK_NEAR(p.pose.translation[1].z, 0.6, 1e-6); /* vertical in model space: kept */
@@ -1250,7 +1214,7 @@ RK_TEST(test_root_motion_up_axis)
 	RK_REQUIRE(root_motion(&w, RK_ROOT_MOTION_IN_PLACE, 0.6, RK_PLAYBACK_LOOP, (rk_float3){ 0, 0, 2 }, p.pose, NULL));
 	RK_CHECK_NEAR(p.pose.translation[1].z, 0.0, 1e-6);
 	RK_CHECK_NEAR(p.pose.translation[1].y, 1.02, 1e-6);
-	rt_free(&p);
+	rk_test_pose_free(&p);
 }
 
 /* A turning walk: the yaw goes to the root and keeps accumulating per loop. */
@@ -1258,8 +1222,8 @@ RK_TEST(test_root_motion_yaw_extract)
 {
 	walk_rig w;
 	walk_rig_init(&w, 90.0, (rk_float4){ 0, 0, 0, 1 }, 0.2);
-	rt_pose p, keep;
-	RK_REQUIRE(rt_init(&p, 3) && rt_init(&keep, 3));
+	rk_test_pose p, keep;
+	RK_REQUIRE(rk_test_pose_init(&p, 3) && rk_test_pose_init(&keep, 3));
 	const rk_float3 up0 = { 0, 0, 0 };
 	for (double t = 0.0; t < 1.0; t += 0.1) {
 		RK_REQUIRE(sample(&w.c, t, RK_PLAYBACK_LOOP, NULL, keep.pose, NULL, 0));
@@ -1287,8 +1251,8 @@ RK_TEST(test_root_motion_yaw_extract)
 	RK_REQUIRE(root_motion(&w, RK_ROOT_MOTION_EXTRACT, 4.0, RK_PLAYBACK_LOOP, up0, p.pose, NULL));
 	RK_CHECK(angle_f(p.pose.rotation[0], (rk_float4){ 0, 0, 0, 1 }) <= 1e-5);
 	RK_CHECK(distf3(p.pose.translation[0], (rk_float3){ 0, 0, 0 }) <= 1e-5);
-	rt_free(&p);
-	rt_free(&keep);
+	rk_test_pose_free(&p);
+	rk_test_pose_free(&keep);
 }
 
 /* ---------------------------------------------------------------------------
@@ -1322,7 +1286,7 @@ static void count_free(void *user, void *ptr, size_t size)
  * (they take no allocator, and their sources call no allocation function). */
 RK_TEST(test_allocations)
 {
-	rk_scene *s = load_shared("ybot@kick.fbx");
+	rk_scene *s = rk_test_load_asset("ybot@kick.fbx");
 	if (!s) RK_SKIP("shared assets not found");
 	counting c = { 0, 0, 0 };
 	rk_allocator a = { count_alloc, count_free, &c };
@@ -1355,7 +1319,7 @@ RK_TEST(test_allocations)
 	 * LINEAR, morph weights) on short clips */
 	static const char *sweep_files[] = { "Xbot.glb", "Horse.glb" };
 	for (size_t fi = 0; fi < 2; fi++) {
-		rk_scene *fs = load_shared(sweep_files[fi]);
+		rk_scene *fs = rk_test_load_asset(sweep_files[fi]);
 		RK_REQUIRE(fs);
 		rk_skeleton *fsk = rk_skeleton_build(fs, NULL, &err);
 		RK_REQUIRE(fsk);
@@ -1388,8 +1352,8 @@ RK_TEST(test_allocations)
 	}
 
 	/* frames: sample, root motion, blend, local-to-model; the counter stays put */
-	rt_pose p, q, o;
-	RK_REQUIRE(rt_init(&p, sk->joint_count) && rt_init(&q, sk->joint_count) && rt_init(&o, sk->joint_count));
+	rk_test_pose p, q, o;
+	RK_REQUIRE(rk_test_pose_init(&p, sk->joint_count) && rk_test_pose_init(&q, sk->joint_count) && rk_test_pose_init(&o, sk->joint_count));
 	uint32_t *cur = (uint32_t *)calloc(rk_sample_context_size(rc), sizeof(uint32_t));
 	rk_sample_context ctx;
 	rk_sample_context_init(&ctx, cur, rk_sample_context_size(rc));
@@ -1448,9 +1412,9 @@ RK_TEST(test_allocations)
 		}
 	}
 	free(cur);
-	rt_free(&p);
-	rt_free(&q);
-	rt_free(&o);
+	rk_test_pose_free(&p);
+	rk_test_pose_free(&q);
+	rk_test_pose_free(&o);
 	rk_runtime_clip_free(rc);
 	rk_skeleton_free(sk);
 	RK_CHECK_INT(c.live, 0);
@@ -1467,8 +1431,8 @@ RK_TEST(test_bad_inputs_rejected)
 	hand_clip_init(&h);
 	tiny_skel k;
 	tiny_skel_init(&k);
-	rt_pose p;
-	RK_REQUIRE(rt_init(&p, 2));
+	rk_test_pose p;
+	RK_REQUIRE(rk_test_pose_init(&p, 2));
 	rk_error err;
 
 	/* sampling */
@@ -1617,8 +1581,8 @@ RK_TEST(test_bad_inputs_rejected)
 	/* root motion */
 	walk_rig wr;
 	walk_rig_init(&wr, 0.0, (rk_float4){ 0, 0, 0, 1 }, 0.0);
-	rt_pose wp;
-	RK_REQUIRE(rt_init(&wp, 3));
+	rk_test_pose wp;
+	RK_REQUIRE(rk_test_pose_init(&wp, 3));
 	rk_root_motion_job rm;
 	memset(&rm, 0, sizeof(rm));
 	RK_CHECK(!rk_root_motion_validate(NULL, &err));
@@ -1650,13 +1614,13 @@ RK_TEST(test_bad_inputs_rejected)
 	rm.pose.joint_count = 2;
 	RK_CHECK(!rk_root_motion_validate(&rm, &err));
 	RK_CHECK(!rk_root_motion_run(&rm));
-	rt_free(&wp);
+	rk_test_pose_free(&wp);
 
 	/* builders */
 	RK_CHECK(rk_skeleton_build(NULL, NULL, &err) == NULL && err.code == RK_ERROR_INVALID_ARGUMENT);
 	RK_CHECK(rk_runtime_clip_build(NULL, NULL, NULL, NULL, &err) == NULL && err.code == RK_ERROR_INVALID_ARGUMENT);
-	rk_scene *s = load_shared("Horse.glb");
-	rk_scene *s2 = load_shared("Flamingo.glb");
+	rk_scene *s = rk_test_load_asset("Horse.glb");
+	rk_scene *s2 = rk_test_load_asset("Flamingo.glb");
 	if (s && s2) {
 		rk_skeleton_opts so;
 		memset(&so, 0, sizeof(so));
@@ -1674,7 +1638,7 @@ RK_TEST(test_bad_inputs_rejected)
 	rk_scene_free(s2);
 	rk_skeleton_free(NULL);
 	rk_runtime_clip_free(NULL);
-	rt_free(&p);
+	rk_test_pose_free(&p);
 }
 
 /* ---------------------------------------------------------------------------

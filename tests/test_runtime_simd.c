@@ -18,7 +18,7 @@
  * a model matrix entry by <= 1e-5 of the matrix's largest entry (a chain of
  * up to 10 joints): the NEAR checks below.
  */
-#include "rk_test.h"
+#include "rk_runtime_test.h"
 
 #include <rigkit/rigkit.h>
 #include <rigkit/runtime.h>
@@ -122,26 +122,6 @@ static void hand_clip_init(hand_clip *h)
 	c->scale_value_count = vs;
 }
 
-typedef struct pose_buf {
-	rk_local_pose pose;
-	void *mem;
-	rk_float4x4 *model;
-} pose_buf;
-
-static bool pose_buf_init(pose_buf *p, size_t n)
-{
-	size_t bytes = rk_local_pose_memory_size(n);
-	p->mem = malloc(bytes);
-	p->model = (rk_float4x4 *)malloc(sizeof(rk_float4x4) * (n ? n : 1));
-	return p->mem && p->model && rk_local_pose_init(&p->pose, n, p->mem, bytes);
-}
-
-static void pose_buf_free(pose_buf *p)
-{
-	free(p->mem);
-	free(p->model);
-}
-
 static bool run_sample(const rk_runtime_clip *c, double t, rk_playback pb, rk_sample_context *ctx, rk_local_pose out,
 	rki_rt_path path)
 {
@@ -226,8 +206,8 @@ static void compare_sampling(rk_test_state *rk_t_, const rk_runtime_clip *c, con
 {
 	RK_REQUIRE(rk_runtime_clip_validate(c, NULL));
 	size_t n = c->joint_count, nc = rk_sample_context_size(c);
-	pose_buf a, b;
-	RK_REQUIRE(pose_buf_init(&a, n) && pose_buf_init(&b, n));
+	rk_test_pose a, b;
+	RK_REQUIRE(rk_test_pose_init(&a, n) && rk_test_pose_init(&b, n));
 	uint32_t *ca = (uint32_t *)calloc(nc + 1, sizeof(uint32_t)), *cb = (uint32_t *)calloc(nc + 1, sizeof(uint32_t));
 	RK_REQUIRE(ca && cb);
 	rk_sample_context xa, xb;
@@ -268,8 +248,8 @@ static void compare_sampling(rk_test_state *rk_t_, const rk_runtime_clip *c, con
 	RK_CHECK_INT(cursor_differ, 0);
 	free(ca);
 	free(cb);
-	pose_buf_free(&a);
-	pose_buf_free(&b);
+	rk_test_pose_free(&a);
+	rk_test_pose_free(&b);
 }
 
 /* Local-to-model on both paths from the same pose; skinning palette too. */
@@ -335,8 +315,8 @@ RK_TEST(test_path_selection)
 	hand_clip *h = (hand_clip *)malloc(sizeof(hand_clip));
 	RK_REQUIRE(h);
 	hand_clip_init(h);
-	pose_buf a, b;
-	RK_REQUIRE(pose_buf_init(&a, HJ) && pose_buf_init(&b, HJ));
+	rk_test_pose a, b;
+	RK_REQUIRE(rk_test_pose_init(&a, HJ) && rk_test_pose_init(&b, HJ));
 	rk_sample_job job;
 	memset(&job, 0, sizeof(job));
 	job.clip = &h->c;
@@ -352,8 +332,8 @@ RK_TEST(test_path_selection)
 	rk_local_to_model_job mj;
 	memset(&mj, 0, sizeof(mj));
 	RK_CHECK(!rki_local_to_model_run_path(&mj, RKI_RT_PATH_BLOCKED));
-	pose_buf_free(&a);
-	pose_buf_free(&b);
+	rk_test_pose_free(&a);
+	rk_test_pose_free(&b);
 	free(h);
 }
 
@@ -385,8 +365,8 @@ RK_TEST(test_hand_clip_paths)
 	u->c.rotation_values = u->rv;
 	u->c.scale_values = u->sv;
 	for (size_t i = 0; i < u->c.time_count; i++) u->times[i] = frand();
-	pose_buf a, b;
-	RK_REQUIRE(pose_buf_init(&a, HJ) && pose_buf_init(&b, HJ));
+	rk_test_pose a, b;
+	RK_REQUIRE(rk_test_pose_init(&a, HJ) && rk_test_pose_init(&b, HJ));
 	size_t nc = rk_sample_context_size(&u->c);
 	uint32_t ca[3 * HJ], cb[3 * HJ];
 	memset(ca, 0, sizeof(ca));
@@ -403,8 +383,8 @@ RK_TEST(test_hand_clip_paths)
 		memcpy(cb, ca, sizeof(ca));
 	}
 	check_diff(rk_t_, &d, "unordered times");
-	pose_buf_free(&a);
-	pose_buf_free(&b);
+	rk_test_pose_free(&a);
+	rk_test_pose_free(&b);
 	free(u);
 
 	/* local-to-model on a hand skeleton (parents depth-first, several roots) */
@@ -412,8 +392,8 @@ RK_TEST(test_hand_clip_paths)
 	for (int j = 0; j < HJ; j++) parents[j] = j == 0 || j == 9 ? -1 : (j % 4 == 0 ? j / 2 : j - 1);
 	rk_skeleton sk;
 	memset(&sk, 0, sizeof(sk));
-	pose_buf p;
-	RK_REQUIRE(pose_buf_init(&p, HJ));
+	rk_test_pose p;
+	RK_REQUIRE(rk_test_pose_init(&p, HJ));
 	RK_REQUIRE(run_sample(&h->c, 0.41, RK_PLAYBACK_CLAMP, NULL, p.pose, RKI_RT_PATH_SCALAR));
 	sk.parents = parents;
 	for (size_t n = 0; n <= HJ; n += (n < 9 ? 1 : 7)) {
@@ -422,7 +402,7 @@ RK_TEST(test_hand_clip_paths)
 		sub.joint_count = n;
 		compare_model(rk_t_, &sk, sub, "hand skeleton");
 	}
-	pose_buf_free(&p);
+	rk_test_pose_free(&p);
 	free(h);
 }
 
@@ -474,22 +454,13 @@ RK_TEST(test_synthetic_rig_paths)
 	memset(&sk, 0, sizeof(sk));
 	sk.joint_count = J;
 	sk.parents = parents;
-	pose_buf p;
-	RK_REQUIRE(pose_buf_init(&p, J));
+	rk_test_pose p;
+	RK_REQUIRE(rk_test_pose_init(&p, J));
 	for (int i = 0; i < 20; i++) {
 		RK_REQUIRE(run_sample(&c, i / 19.0, RK_PLAYBACK_CLAMP, NULL, p.pose, RKI_RT_PATH_SCALAR));
 		compare_model(rk_t_, &sk, p.pose, "synthetic rig");
 	}
-	pose_buf_free(&p);
-}
-
-static rk_scene *load_shared(const char *name)
-{
-	const char *dir = rk_test_shared_dir();
-	if (!dir) return NULL;
-	char path[4096];
-	snprintf(path, sizeof(path), "%s/assets/%s", dir, name);
-	return rk_load_file(path, NULL, NULL);
+	rk_test_pose_free(&p);
 }
 
 /* Real clips: the Xbot walk (glTF LINEAR keys copied) and ybot@kick.fbx
@@ -499,7 +470,7 @@ RK_TEST(test_shared_clip_paths)
 	static const char *files[] = { "Xbot.glb", "ybot@kick.fbx" };
 	int done = 0;
 	for (int fi = 0; fi < 2; fi++) {
-		rk_scene *s = load_shared(files[fi]);
+		rk_scene *s = rk_test_load_asset(files[fi]);
 		if (!s) continue;
 		rk_error err;
 		rk_skeleton *sk = rk_skeleton_build(s, NULL, &err);
@@ -515,13 +486,13 @@ RK_TEST(test_shared_clip_paths)
 			char name[256];
 			snprintf(name, sizeof(name), "%s %s%s", files[fi], clip->name ? clip->name : "", linear ? " (linear keys)" : "");
 			compare_sampling(rk_t_, rc, name);
-			pose_buf p;
-			RK_REQUIRE(pose_buf_init(&p, sk->joint_count));
+			rk_test_pose p;
+			RK_REQUIRE(rk_test_pose_init(&p, sk->joint_count));
 			for (int i = 0; i < 8; i++) {
 				RK_REQUIRE(run_sample(rc, rc->duration * i / 7.0, RK_PLAYBACK_CLAMP, NULL, p.pose, RKI_RT_PATH_SCALAR));
 				compare_model(rk_t_, sk, p.pose, name);
 			}
-			pose_buf_free(&p);
+			rk_test_pose_free(&p);
 			rk_runtime_clip_free(rc);
 		}
 		rk_skeleton_free(sk);
