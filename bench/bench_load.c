@@ -12,103 +12,59 @@
  * untimed run) and builds the whole scene; the median of RUNS (default 9)
  * is reported. scripts/bench.sh runs this beside the Assimp peer.
  */
-#include "bench_common.h"
+#include "bench_loader.h"
 
 #include <rigkit/rigkit.h>
 
-#include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
-#include <sys/stat.h>
-
-typedef struct peak_counter { size_t now, peak; } peak_counter;
 
 static void *peak_alloc(void *user, size_t size)
 {
-	peak_counter *c = (peak_counter *)user;
 	void *p = malloc(size);
-	if (p) {
-		c->now += size;
-		if (c->now > c->peak) c->peak = c->now;
-	}
+	if (p) bench_peak_add((bench_peak *)user, size);
 	return p;
 }
 
 static void peak_free(void *user, void *ptr, size_t size)
 {
-	peak_counter *c = (peak_counter *)user;
-	if (ptr) c->now -= size;
+	if (ptr) bench_peak_sub((bench_peak *)user, size);
 	free(ptr);
+}
+
+/* ctx: the rk_load_opts of every load; a counter adds its allocator. */
+static void *load_rigkit(void *ctx, const char *path, bench_peak *counter)
+{
+	rk_load_opts lo = *(const rk_load_opts *)ctx;
+	if (counter) {
+		lo.allocator.alloc = peak_alloc;
+		lo.allocator.free = peak_free;
+		lo.allocator.user = counter;
+	}
+	rk_error err;
+	rk_scene *s = rk_load_file(path, &lo, &err);
+	if (!s) {
+		char buf[1024];
+		rk_error_format(buf, sizeof(buf), &err);
+		fprintf(stderr, "bench_load: %s\n", buf);
+	}
+	return s;
+}
+
+static void unload_rigkit(void *ctx, void *scene, bench_peak *counter)
+{
+	(void)ctx;
+	(void)counter;
+	rk_scene_free((rk_scene *)scene);
 }
 
 int main(int argc, char **argv)
 {
-	int runs = 9;
-	int first = 1;
-	bool one_thread = false, cpu = false, peak = false;
-	for (;;) {
-		if (argc > first + 1 && strcmp(argv[first], "-n") == 0) {
-			runs = atoi(argv[first + 1]);
-			first += 2;
-		} else if (argc > first && strcmp(argv[first], "-1") == 0) {
-			one_thread = true;
-			first++;
-		} else if (argc > first && strcmp(argv[first], "-c") == 0) {
-			cpu = true;
-			first++;
-		} else if (argc > first && strcmp(argv[first], "-m") == 0) {
-			peak = true;
-			first++;
-		} else {
-			break;
-		}
-	}
+	bench_load_flags fl;
+	int first = bench_load_parse(argc, argv, &fl);
 	rk_load_opts lo;
 	memset(&lo, 0, sizeof(lo));
-	lo.threads = one_thread ? 1 : 0;
-	if (runs < 1 || runs > 1000) runs = 9;
-	double *t = (double *)malloc(sizeof(double) * (size_t)runs);
-	if (!t) return 1;
-	int status = 0;
-	for (int a = first; a < argc; a++) {
-		struct stat st;
-		if (stat(argv[a], &st) != 0) {
-			fprintf(stderr, "bench_load: cannot stat %s\n", argv[a]);
-			status = 1;
-			continue;
-		}
-		rk_error err;
-		rk_scene *warm = rk_load_file(argv[a], &lo, &err);
-		if (!warm) {
-			char buf[1024];
-			rk_error_format(buf, sizeof(buf), &err);
-			fprintf(stderr, "bench_load: %s\n", buf);
-			status = 1;
-			continue;
-		}
-		rk_scene_free(warm);
-		for (int r = 0; r < runs; r++) {
-			double t0 = cpu ? bench_proc_cpu_now() : bench_now();
-			rk_scene *s = rk_load_file(argv[a], &lo, &err);
-			double t1 = cpu ? bench_proc_cpu_now() : bench_now();
-			rk_scene_free(s);
-			t[r] = t1 - t0;
-		}
-		double med = bench_median(t, runs);
-		printf("rigkit %s %lld %.6f %.1f", argv[a], (long long)st.st_size, med, (double)st.st_size / med / 1e6);
-		if (peak) {
-			peak_counter pc = { 0, 0 };
-			rk_load_opts po = lo;
-			po.allocator.alloc = peak_alloc;
-			po.allocator.free = peak_free;
-			po.allocator.user = &pc;
-			rk_scene *s = rk_load_file(argv[a], &po, &err);
-			printf(" %zu", s ? pc.peak : (size_t)0);
-			rk_scene_free(s);
-		}
-		printf("\n");
-		fflush(stdout);
-	}
-	free(t);
-	return status;
+	lo.threads = fl.one_thread ? 1 : 0;
+	bench_loader l = { "rigkit", load_rigkit, unload_rigkit, &lo };
+	return bench_load_files(&l, &fl, first, argc, argv);
 }

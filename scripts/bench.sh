@@ -188,12 +188,36 @@ PY
 	echo "repeated to 8 s at 30 fps on Xbot (67 joints) and retargeted onto ybot.fbx (65 joints), both with their meshes.)"
 }
 
+# Peers that are not Debian packages (issue 16: ufbx, cgltf): compiled from
+# checkouts made outside the repository, named by RIGKIT_PEER_UFBX (a folder
+# with ufbx.c and ufbx.h) and RIGKIT_PEER_CGLTF (a folder with cgltf.h), into
+# $build; without them their rows are left out.
+peer_build() {
+	local here
+	here=$(cd "$(dirname "$0")/.." && pwd)
+	if [ -n "${RIGKIT_PEER_UFBX:-}" ] && [ -f "$RIGKIT_PEER_UFBX/ufbx.c" ] && [ ! -x "$build"/peer_ufbx_load ]; then
+		cc -O2 -std=c11 -D_POSIX_C_SOURCE=200809L -I"$here/bench" -DNDEBUG -I"$RIGKIT_PEER_UFBX" "$here/bench/peer_ufbx_load.c" \
+			"$RIGKIT_PEER_UFBX/ufbx.c" -lm -o "$build"/peer_ufbx_load >&2 || rm -f "$build"/peer_ufbx_load
+	fi
+	if [ -n "${RIGKIT_PEER_CGLTF:-}" ] && [ -f "$RIGKIT_PEER_CGLTF/cgltf.h" ] && [ ! -x "$build"/peer_cgltf_load ]; then
+		cc -O2 -std=c11 -D_POSIX_C_SOURCE=200809L -I"$here/bench" -DNDEBUG -I"$RIGKIT_PEER_CGLTF" "$here/bench/peer_cgltf_load.c" \
+			-lm -o "$build"/peer_cgltf_load >&2 || rm -f "$build"/peer_cgltf_load
+	fi
+	return 0
+}
+peer_build
+
 # FBX per byte over the conformance corpus (issue 16): one thread
 # (rk_load_opts.threads = 1), the process's CPU time, median of 5 loads per
 # file and of BENCH_BYTE_ROUNDS (default 3) rounds over the corpus; the
 # medians of the files' MB/s, binary and ASCII apart. With BENCH_BASE_BUILD
 # (the build directory of another commit) its bench_load runs interleaved
-# with this one, file by file, and gets its own rows.
+# with this one, file by file, and gets its own rows; so does ufbx
+# (bench/peer_ufbx_load.c, default options, one thread) with RIGKIT_PEER_UFBX,
+# run with glibc told to keep freed memory (MALLOC_*_ environment): with
+# glibc's defaults each ufbx load maps and faults in fresh pages, which on
+# this VM made it 2.4x slower (kenney 7700 binary: 4.6 against 1.9 ms);
+# bench_load keeps the defaults (the same settings did not speed it up).
 fbx_byte_section() {
 	[ -d "$shared/conformance/data" ] && [ -x "$build"/bench_load ] || return 0
 	local base=${BENCH_BASE_BUILD:-} r f
@@ -205,6 +229,8 @@ fbx_byte_section() {
 		for f in "$shared"/conformance/data/*.fbx; do
 			[ -n "$base" ] && { "$base"/bench_load -n 5 -1 -c "$f" 2>/dev/null | sed 's/^rigkit /base /' || true; }
 			"$build"/bench_load -n 5 -1 -c "$f" 2>/dev/null || true
+			[ -x "$build"/peer_ufbx_load ] && { MALLOC_MMAP_THRESHOLD_=1073741824 MALLOC_TRIM_THRESHOLD_=4294967296 \
+				MALLOC_TOP_PAD_=67108864 "$build"/peer_ufbx_load -n 5 "$f" 2>/dev/null || true; }
 		done
 	done | python3 -c '
 import collections, statistics, sys
@@ -212,23 +238,65 @@ t = collections.defaultdict(list)
 size = {}
 for l in sys.stdin:
     x = l.split()
-    if len(x) < 5 or x[0] not in ("rigkit", "base"): continue
+    if len(x) < 5 or x[0] not in ("rigkit", "base", "ufbx"): continue
     t[(x[0], x[1])].append(float(x[3]))
     size[x[1]] = int(x[2])
 print("| build | files | count | median MB/s | slowest file MB/s | all bytes / all time MB/s |")
 print("|---|---|---:|---:|---:|---:|")
-for who in ("base", "rigkit"):
+for who in ("base", "rigkit", "ufbx"):
     for kind in ("binary", "ascii"):
         fs = [f for (w, f) in t if w == who and kind in f.rsplit("/", 1)[-1]]
         if not fs: continue
         sec = {f: statistics.median(t[(who, f)]) for f in fs}
         mb = [size[f] / sec[f] / 1e6 for f in fs]
         agg = sum(size[f] for f in fs) / sum(sec.values()) / 1e6
-        print("| %s | %s | %d | %.0f | %.0f | %.0f |" % ("this" if who == "rigkit" else "base", kind, len(fs),
+        print("| %s | %s | %d | %.0f | %.0f | %.0f |" % ({"rigkit": "this", "base": "base", "ufbx": "ufbx (peer)"}[who], kind, len(fs),
             statistics.median(mb), min(mb), agg))
 '
 }
 
+# Peak memory of a GLB load (issue 16): the most bytes the load holds
+# through its allocator (bench_load -m) against the file's decoded accessor
+# bytes and embedded images (bench/glb_accessor_bytes.py).
+glb_memory_section() {
+	local glbs=("$shared"/assets/*.glb) f pk rl cl
+	[ -d "$shared/assets" ] || return 0
+	if [ -x "$build"/bench_load ]; then
+		echo
+		echo "## GLB load peak memory against the decoded accessor bytes"
+		echo
+		echo "cgltf columns (with RIGKIT_PEER_CGLTF; bench/peer_cgltf_load.c): cgltf parses, loads the"
+		echo "buffers, validates and unpacks every accessor to float / uint32; its peak counts its own"
+		echo "allocations and the unpacked arrays. Load times: CPU time, median of $runs."
+		echo
+		echo "| file | accessor bytes | image bytes | peak bytes | peak / accessors | peak / (accessors + images) | cgltf peak bytes | rigkit / cgltf peak | rigkit load ms | cgltf load ms |"
+		echo "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|"
+		for f in "${glbs[@]}"; do
+			pk=$("$build"/bench_load -n 1 -m "$f" 2>/dev/null | awk '{print $6}')
+			rl=$("$build"/bench_load -n "$runs" -c "$f" 2>/dev/null | awk '{print $4}')
+			cl=""
+			[ -x "$build"/peer_cgltf_load ] && cl=$("$build"/peer_cgltf_load -n "$runs" -m "$f" 2>/dev/null | awk '{print $4, $6}')
+			python3 "$(dirname "$0")/../bench/glb_accessor_bytes.py" "$f" | python3 -c '
+import os, sys
+f, acc, img = sys.stdin.read().split()
+pk = int(sys.argv[1] or 0)
+rl = float(sys.argv[2]) if sys.argv[2] else None
+c = sys.argv[3].split()
+acc, img = int(acc), int(img)
+cpk = int(c[1]) if len(c) == 2 else 0
+print("| %s | %d | %d | %d | %.2f | %.2f | %s | %s | %s | %s |" % (os.path.basename(f), acc, img, pk, pk / acc if acc else 0,
+    pk / (acc + img) if acc + img else 0, cpk or "n/a", "%.2f" % (pk / cpk) if cpk else "n/a",
+    "%.2f" % (rl * 1e3) if rl else "n/a", "%.2f" % (float(c[0]) * 1e3) if c else "n/a"))
+' "${pk:-0}" "${rl:-}" "${cl:-}"
+		done
+	fi
+}
+
+# BENCH_ONLY=glb_memory: the GLB peak memory section alone
+if [ "${BENCH_ONLY:-}" = glb_memory ]; then
+	glb_memory_section
+	exit 0
+fi
 # BENCH_ONLY=fbx_per_byte: that section alone
 if [ "${BENCH_ONLY:-}" = fbx_per_byte ]; then
 	fbx_byte_section
@@ -305,26 +373,7 @@ done
 
 fbx_byte_section
 
-# Peak memory of a GLB load (issue 16): the most bytes the load holds
-# through its allocator (bench_load -m) against the file's decoded accessor
-# bytes and embedded images (bench/glb_accessor_bytes.py).
-if [ -x "$build"/bench_load ]; then
-	echo
-	echo "## GLB load peak memory against the decoded accessor bytes"
-	echo
-	echo "| file | accessor bytes | image bytes | peak bytes | peak / accessors | peak / (accessors + images) |"
-	echo "|---|---:|---:|---:|---:|---:|"
-	for f in "${glbs[@]}"; do
-		pk=$("$build"/bench_load -n 1 -m "$f" 2>/dev/null | awk '{print $6}')
-		python3 "$(dirname "$0")/../bench/glb_accessor_bytes.py" "$f" | python3 -c '
-import os, sys
-f, acc, img = sys.stdin.read().split()
-pk = int(sys.argv[1] or 0)
-acc, img = int(acc), int(img)
-print("| %s | %d | %d | %d | %.2f | %.2f |" % (os.path.basename(f), acc, img, pk, pk / acc if acc else 0, pk / (acc + img) if acc + img else 0))
-' "${pk:-0}"
-	done
-fi
+glb_memory_section
 
 fbx2glb_section
 
