@@ -203,9 +203,52 @@ peer_build() {
 		cc -O2 -std=c11 -D_POSIX_C_SOURCE=200809L -I"$here/bench" -DNDEBUG -I"$RIGKIT_PEER_CGLTF" "$here/bench/peer_cgltf_load.c" \
 			-lm -o "$build"/peer_cgltf_load >&2 || rm -f "$build"/peer_cgltf_load
 	fi
+	if [ -n "${RIGKIT_PEER_OZZ:-}" ] && [ -d "$RIGKIT_PEER_OZZ/src/animation/runtime" ] && [ ! -x "$build"/peer_ozz_sampling ]; then
+		local o="$RIGKIT_PEER_OZZ"
+		c++ -O2 -DNDEBUG -std=c++17 -w -I"$here/bench" -I"$here/include" -I"$o/include" -I"$o/src" "$here/bench/peer_ozz_sampling.cc" \
+			"$o"/src/base/*.cc "$o"/src/base/*/*.cc "$o"/src/animation/runtime/*.cc \
+			"$o"/src/animation/offline/{raw_animation,raw_animation_utils,raw_skeleton,animation_builder,skeleton_builder}.cc \
+			-o "$build"/peer_ozz_sampling >&2 2>/dev/null || rm -f "$build"/peer_ozz_sampling
+	fi
 	return 0
 }
 peer_build
+
+# Playback sampling beside ozz-animation (RIGKIT_PEER_OZZ,
+# bench/peer_ozz_sampling.cc: the same synthetic rig): BENCH_RUNTIME_ROUNDS
+# (default 3) interleaved rounds of bench_runtime and the peer, the median
+# of the rounds' medians per row.
+runtime_peer_section() {
+	[ -x "$build"/bench_runtime ] && [ -x "$build"/peer_ozz_sampling ] || return 0
+	local r
+	echo
+	echo "## Playback sampling: rigkit vs ozz-animation, synthetic 65-joint rig (same run)"
+	echo
+	for ((r = 0; r < ${BENCH_RUNTIME_ROUNDS:-3}; r++)); do
+		"$build"/bench_runtime 2>/dev/null | awk '/^synthetic/{on=1; next} /^[A-Za-z]/{on=0} on{print "rigkit", $0}' || true
+		"$build"/peer_ozz_sampling 2>/dev/null | awk '/^ozz/{on=1; next} on{print "ozz", $0}' || true
+	done | python3 -c '
+import collections, re, statistics, sys
+v = collections.defaultdict(list)
+order = []
+for l in sys.stdin:
+    m = re.match(r"(\S+)\s+(.*?)\s+([0-9.]+) M joints/s", l)
+    if not m: continue
+    who, row, x = m.group(1), m.group(2), float(m.group(3))
+    if row not in order: order.append(row)
+    v[(who, row)].append(x)
+print("| row | rigkit M joints/s | ozz M joints/s | rigkit / ozz |")
+print("|---|---:|---:|---:|")
+for row in order:
+    a, b = v.get(("rigkit", row)), v.get(("ozz", row))
+    if not a or not b: continue
+    a, b = statistics.median(a), statistics.median(b)
+    print("| %s | %.1f | %.1f | %.2f |" % (row, a, b, a / b))
+'
+	echo
+	echo "(ozz has no context-free sampling: its random-access rows use its context, which resets on a backward seek;"
+	echo "ozz stores keys quantised. Thread CPU time, ${BENCH_RUNTIME_ROUNDS:-3} interleaved rounds of 11 runs each.)"
+}
 
 # FBX per byte over the conformance corpus (issue 16): one thread
 # (rk_load_opts.threads = 1), the process's CPU time, median of 5 loads per
@@ -292,6 +335,11 @@ print("| %s | %d | %d | %d | %.2f | %.2f | %s | %s | %s | %s |" % (os.path.basen
 	fi
 }
 
+# BENCH_ONLY=runtime_peer: sampling beside ozz alone
+if [ "${BENCH_ONLY:-}" = runtime_peer ]; then
+	runtime_peer_section
+	exit 0
+fi
 # BENCH_ONLY=glb_memory: the GLB peak memory section alone
 if [ "${BENCH_ONLY:-}" = glb_memory ]; then
 	glb_memory_section
@@ -415,6 +463,7 @@ for b in bench_mesh bench_runtime bench_skin; do
 		echo '```'
 	fi
 done
+runtime_peer_section
 wasm_section
 retarget_section
 
