@@ -220,6 +220,9 @@ int cli_cmd_compare(cli_ctx *ctx, int argc, char **argv);
 int cli_cmd_batch(cli_ctx *ctx, int argc, char **argv);
 int cli_cmd_render(cli_ctx *ctx, int argc, char **argv);
 int cli_cmd_view(cli_ctx *ctx, int argc, char **argv);
+
+/* memtune.c: glibc malloc settings for a one-shot process (called first in main). */
+void cli_memtune(void);
 extern const cli_spec cli_info_spec, cli_transform_spec, cli_convert_spec, cli_pose_spec, cli_sample_spec,
 	cli_humanoid_spec, cli_retarget_spec, cli_compare_spec, cli_batch_spec, cli_render_spec,
 	cli_view_spec;

@@ -260,6 +260,7 @@ int cli_parse_vec3(const char *s, rk_vec3 *v)
 
 int main(int argc, char **argv)
 {
+	cli_memtune();
 	if (argc < 2) {
 		cli_print_help(stderr);
 		return CLI_EXIT_USAGE;
