@@ -104,23 +104,49 @@ static int rki_foot_side(const rk_humanoid *h, const rk_node *n)
 	return -1;
 }
 
+/* Per joint of one skin, what every vertex it weighs would re-derive: the
+ * foot side of its node (rki_foot_side) and its rest skinning matrix
+ * rest_world[node] * mesh_to_joint, made on first use (the same product, so
+ * the same bits as making it per vertex). */
+typedef struct rki_sole_joint {
+	int8_t side;        /* rki_foot_side of the joint's node (-1: neither or no node) */
+	bool have;          /* m made */
+	rk_mat4 m;
+} rki_sole_joint;
+
+static const rk_mat4 *rki_sole_matrix(rki_sole_joint *cache, const rk_skin_joint *j, size_t ji, const rk_mat4 *rest_world,
+	rk_mat4 *scratch)
+{
+	if (!cache) {
+		*scratch = rk_mat4_mul(rest_world[j->node->index], j->mesh_to_joint);
+		return scratch;
+	}
+	if (!cache[ji].have) {
+		cache[ji].m = rk_mat4_mul(rest_world[j->node->index], j->mesh_to_joint);
+		cache[ji].have = true;
+	}
+	return &cache[ji].m;
+}
+
 /* Vertex v of mesh m skinned by sk at rest, in the character frame; false
- * when it has no usable weight (the side of its largest weight in *side). */
-static bool rki_rest_vertex(const rk_mesh *m, const rk_skin_deformer *sk, size_t v, const rk_humanoid *h,
-	const rki_char_frame *f, const rk_mat4 *rest_world, int *side, rk_vec3 *out)
+ * when it has no usable weight (the side of its largest weight in *side).
+ * cache: sk's joints (rki_sole_joint), or NULL to derive everything here. */
+static bool rki_rest_vertex(const rk_mesh *m, const rk_skin_deformer *sk, rki_sole_joint *cache, size_t v,
+	const rk_humanoid *h, const rki_char_frame *f, const rk_mat4 *rest_world, int *side, rk_vec3 *out)
 {
 	uint32_t b = sk->weight_begin[v], e = sk->weight_begin[v + 1];
 	if (b >= e || e > sk->weight_count) return false;
 	const rk_skin_weight *w = &sk->weights[b];
 	if (w[0].joint >= sk->joint_count || !sk->joints[w[0].joint].node) return false;
-	*side = rki_foot_side(h, sk->joints[w[0].joint].node);
+	*side = cache ? cache[w[0].joint].side : rki_foot_side(h, sk->joints[w[0].joint].node);
 	if (*side < 0) return false;
 	rk_vec3 sum = { 0, 0, 0 };
 	double total = 0.0;
 	for (uint32_t i = 0; i < e - b; i++) {
 		const rk_skin_joint *j = w[i].joint < sk->joint_count ? &sk->joints[w[i].joint] : NULL;
 		if (!j || !j->node || !(w[i].weight > 0.0f)) continue;
-		rk_vec3 q = rk_mat4_transform_point(rk_mat4_mul(rest_world[j->node->index], j->mesh_to_joint), m->positions[v]);
+		rk_mat4 scratch;
+		rk_vec3 q = rk_mat4_transform_point(*rki_sole_matrix(cache, j, w[i].joint, rest_world, &scratch), m->positions[v]);
 		sum = rk_vec3_add(sum, rk_vec3_scale(q, w[i].weight));
 		total += w[i].weight;
 	}
@@ -130,21 +156,36 @@ static bool rki_rest_vertex(const rk_mesh *m, const rk_skin_deformer *sk, size_t
 }
 
 void rki_contact_rig_mesh_sole(rki_contact_rig *g, const rk_scene *scene, const rk_humanoid *h,
-	const rki_char_frame *f, const rk_mat4 *rest_world, const rki_humanoid_pose *rest)
+	const rki_char_frame *f, const rk_mat4 *rest_world, const rki_humanoid_pose *rest, rki_alloc *alloc)
 {
 	double low[2] = { INFINITY, INFINITY }, back[2] = { INFINITY, INFINITY }, front[2] = { -INFINITY, -INFINITY };
 	size_t count[2] = { 0, 0 };
+	/* one skin's joint sides and matrices at a time (none when the allocation
+	 * fails: every vertex then derives them, the same results) */
+	size_t cache_joints = 0;
+	for (size_t mi = 0; mi < scene->meshes.count; mi++)
+		for (size_t si = 0; si < scene->meshes.data[mi].skin_count; si++) {
+			const rk_skin_deformer *sk = scene->meshes.data[mi].skins[si];
+			if (sk && sk->joint_count > cache_joints) cache_joints = sk->joint_count;
+		}
+	rki_sole_joint *cache = cache_joints && cache_joints < SIZE_MAX / sizeof(rki_sole_joint)
+		? (rki_sole_joint *)rki_malloc(alloc, cache_joints * sizeof(rki_sole_joint)) : NULL;
 	for (int pass = 0; pass < 2; pass++) {
 		for (size_t mi = 0; mi < scene->meshes.count; mi++) {
 			const rk_mesh *m = &scene->meshes.data[mi];
 			for (size_t si = 0; si < m->skin_count; si++) {
 				const rk_skin_deformer *sk = m->skins[si];
 				if (!sk || !sk->weight_begin || !sk->weights || !m->positions) continue;
+				if (cache)
+					for (size_t j = 0; j < sk->joint_count; j++) {
+						cache[j].side = (int8_t)(sk->joints[j].node ? rki_foot_side(h, sk->joints[j].node) : -1);
+						cache[j].have = false;
+					}
 				size_t n = sk->vertex_count < m->vertex_count ? sk->vertex_count : m->vertex_count;
 				for (size_t v = 0; v < n; v++) {
 					int side;
 					rk_vec3 q;
-					if (!rki_rest_vertex(m, sk, v, h, f, rest_world, &side, &q)) continue;
+					if (!rki_rest_vertex(m, sk, cache, v, h, f, rest_world, &side, &q)) continue;
 					int a = g->bone[RK_CONTACT_LEFT_FOOT + side];
 					if (a < 0) continue;
 					if (pass == 0) {
@@ -160,6 +201,7 @@ void rki_contact_rig_mesh_sole(rki_contact_rig *g, const rk_scene *scene, const 
 			}
 		}
 	}
+	if (cache) rki_free(alloc, cache, cache_joints * sizeof(rki_sole_joint));
 	for (int side = 0; side < 2; side++) {
 		int a = g->bone[RK_CONTACT_LEFT_FOOT + side], t = g->bone[RK_CONTACT_LEFT_TOES + side];
 		if (!count[side] || a < 0 || !(low[side] < rest->position[a].y) || !isfinite(back[side])) continue;

@@ -86,6 +86,8 @@ struct rki_contact_solver {
 	rk_vec3 prev_point[2][2];              /* last frame's ankle / toes of each foot */
 	rki_miss_run miss[RKI_LIMBS];
 	bool touched[RK_HUMANOID_BONE_COUNT];  /* bones the current frame changed */
+	rk_quat fk_rot[RK_HUMANOID_BONE_COUNT]; /* pose.rotation as the last rki_fk read it */
+	bool fk_ok;                            /* pose.position holds a rki_fk result (fk_rot valid) */
 	/* report */
 	bool solved[RK_HUMANOID_BONE_COUNT];
 	size_t solved_frames, unreached;
@@ -167,7 +169,7 @@ rki_contact_solver *rki_contact_solver_create(const rki_contact_setup *s, rki_al
 	}
 	rki_contact_rig_init(&cs->gs, s->hs, cs->use, s->fs, s->rest_world_s, s->rest_s);
 	rki_contact_rig_init(&cs->gt, s->ht, cs->use, s->ft, s->rest_world_t, s->rest_t);
-	rki_contact_rig_mesh_sole(&cs->gt, s->target, s->ht, s->ft, s->rest_world_t, s->rest_t);
+	rki_contact_rig_mesh_sole(&cs->gt, s->target, s->ht, s->ft, s->rest_world_t, s->rest_t, alloc);
 	rki_contact_rig_fit_floor(&cs->gs, s->rest_s, cs->src, frames, o.on_height);
 	for (int side = 0; side < 2; side++) cs->tip[side] = cs->gs.has_tip[side] && cs->gt.has_tip[side];
 	cs->ground = rki_ground_velocity(&cs->gs, cs->src, s->times, frames, o.off_height);
@@ -229,27 +231,38 @@ void rki_contact_solver_destroy(rki_contact_solver *cs)
 
 /* Target joint positions (character units) from the rotations in
  * cs->pose.rotation and the hips position: each bone hangs from its
- * nearest retargeted ancestor by its rest offset turned with it. */
+ * nearest retargeted ancestor by its rest offset turned with it. A bone
+ * whose ancestor's position and rotation are bit for bit those of the last
+ * call keeps its position (the same formula on the same inputs): after a
+ * limb's IK only that limb's chain is computed again. */
 static void rki_fk(rki_contact_solver *cs, rk_vec3 hips)
 {
 	rki_humanoid_pose *p = &cs->pose;
+	bool all = !cs->fk_ok;
+	bool turned[RK_HUMANOID_BONE_COUNT], moved[RK_HUMANOID_BONE_COUNT];   /* since the last call */
 	for (int b = 0; b < RK_HUMANOID_BONE_COUNT; b++) {   /* parents come first in the enum */
 		if (!cs->use[b]) continue;
+		turned[b] = all || memcmp(&p->rotation[b], &cs->fk_rot[b], sizeof(rk_quat)) != 0;
+		if (turned[b]) cs->fk_rot[b] = p->rotation[b];
 		int a = cs->up[b];
 		if (a < 0) {
+			moved[b] = all || memcmp(&p->position[b], &hips, sizeof(rk_vec3)) != 0;
 			p->position[b] = hips;
 			continue;
 		}
+		moved[b] = all || moved[a] || turned[a];
+		if (!moved[b]) continue;
 		/* rk_quat_mul / rk_quat_rotate inline (retarget_internal.h: the same formulas) */
 		rk_quat turn = rki_qmul(p->rotation[a], rki_qconj(cs->rest_t->rotation[a]));
 		rk_vec3 d = rki_qrot(turn, cs->off[b]), at = p->position[a];
 		p->position[b] = (rk_vec3){ at.x + d.x, at.y + d.y, at.z + d.z };
 	}
+	cs->fk_ok = true;
 }
 
 static rk_quat rki_turn(const rki_contact_solver *cs, int b)
 {
-	return rk_quat_mul(cs->pose.rotation[b], rk_quat_conjugate(cs->rest_t->rotation[b]));
+	return rki_qmul(cs->pose.rotation[b], rki_qconj(cs->rest_t->rotation[b]));   /* rk_quat_mul inline */
 }
 
 /* Offsets from the target's ankle of its toes joint and toe tip at the
@@ -261,9 +274,9 @@ static void rki_foot_offsets(const rki_contact_solver *cs, int side, rk_vec3 *to
 	*has_toes = t >= 0;
 	*has_tip = *has_toes && cs->tip[side];
 	if (!*has_toes) return;
-	*toes = rk_quat_rotate(rki_turn(cs, foot), cs->off[t]);
+	*toes = rki_qrot(rki_turn(cs, foot), cs->off[t]);
 	if (*has_tip)
-		*tip = rk_vec3_add(*toes, rk_quat_rotate(rki_turn(cs, t), rk_vec3_sub(cs->gt.tip_rest[side], cs->rest_t->position[t])));
+		*tip = rk_vec3_add(*toes, rki_qrot(rki_turn(cs, t), rk_vec3_sub(cs->gt.tip_rest[side], cs->rest_t->position[t])));
 }
 
 /* The ankle height that puts the lowest of the foot's points (ankle, toes,
@@ -279,7 +292,7 @@ static double rki_ankle_height(const rki_contact_solver *cs, int side, double cl
 	if (hp && cs->gt.tip_rest[side].y - tip.y > need) need = cs->gt.tip_rest[side].y - tip.y;
 	/* the heel turns with the foot */
 	int foot = k_foot[side];
-	rk_vec3 heel = rk_quat_rotate(rki_turn(cs, foot), rk_vec3_sub(cs->gt.heel_rest[side], cs->rest_t->position[foot]));
+	rk_vec3 heel = rki_qrot(rki_turn(cs, foot), rk_vec3_sub(cs->gt.heel_rest[side], cs->rest_t->position[foot]));
 	if (cs->gt.heel_rest[side].y - heel.y > need) need = cs->gt.heel_rest[side].y - heel.y;
 	return clear + need;
 }
@@ -453,7 +466,7 @@ void rki_contact_solver_frame(rki_contact_solver *cs, size_t k, rk_quat *wbone, 
 	rki_humanoid_pose *p = &cs->pose;
 	const rki_humanoid_pose *ps = &cs->src[k];
 	for (int b = 0; b < RK_HUMANOID_BONE_COUNT; b++)
-		if (cs->use[b]) p->rotation[b] = rk_quat_normalize(rk_quat_mul(cs->to_char, wbone[b]));
+		if (cs->use[b]) p->rotation[b] = rki_qnorm_exact(rki_qmul(cs->to_char, wbone[b]));   /* the same bits */
 	rk_vec3 h = *hips;
 	bool changed = false;
 	memset(cs->touched, 0, sizeof(cs->touched));
@@ -660,7 +673,7 @@ void rki_contact_solver_frame(rki_contact_solver *cs, size_t k, rk_quat *wbone, 
 	rk_quat to_world = rk_quat_conjugate(cs->to_char);
 	for (int b = 0; b < RK_HUMANOID_BONE_COUNT; b++) {
 		if (!cs->use[b] || !cs->touched[b]) continue;
-		wbone[b] = rk_quat_normalize(rk_quat_mul(to_world, p->rotation[b]));
+		wbone[b] = rki_qnorm_exact(rki_qmul(to_world, p->rotation[b]));
 		cs->solved[b] = true;
 	}
 	*hips = h;

@@ -108,6 +108,13 @@ RKI_HOT_INLINE rk_quat rki_qnorm(rk_quat q)
 	double k = 1.0 / n;   /* one division: results within an ulp of rk_quat_normalize's */
 	return (rk_quat){ q.x * k, q.y * k, q.z * k, q.w * k };
 }
+/* rk_quat_normalize inline, its divisions kept (the same bits). */
+RKI_HOT_INLINE rk_quat rki_qnorm_exact(rk_quat q)
+{
+	double n = sqrt(q.x * q.x + q.y * q.y + q.z * q.z + q.w * q.w);
+	if (!(n > 0.0)) return RK_QUAT_IDENTITY;
+	return (rk_quat){ q.x / n, q.y / n, q.z / n, q.w / n };
+}
 RKI_HOT_INLINE rk_vec3 rki_v3sub(rk_vec3 a, rk_vec3 b) { return (rk_vec3){ a.x - b.x, a.y - b.y, a.z - b.z }; }
 RKI_HOT_INLINE double rki_v3dot(rk_vec3 a, rk_vec3 b) { return a.x * b.x + a.y * b.y + a.z * b.z; }
 RKI_HOT_INLINE rk_vec3 rki_v3cross(rk_vec3 a, rk_vec3 b)
