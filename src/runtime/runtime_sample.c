@@ -398,7 +398,9 @@ RKI_RT_INLINE void rki_rt_block_quat(const rki_rt_lanes *L, const rk_float4 *val
 	rki_v4_store(&out[3].x, rw);
 }
 
-static void rki_rt_sample_blocked(const rk_runtime_clip *c, float t, uint32_t *cur, rk_local_pose out)
+/* Always inlined into rki_rt_sample_blocked twice, with and without cursors,
+ * so that neither copy tests `cur` per track. */
+RKI_RT_INLINE void rki_rt_sample_blocks(const rk_runtime_clip *c, float t, uint32_t *cur, rk_local_pose out)
 {
 	const size_t n = c->joint_count, n4 = n & ~(size_t)3;
 	const float *times = c->times;
@@ -430,6 +432,12 @@ static void rki_rt_sample_blocked(const rk_runtime_clip *c, float t, uint32_t *c
 		out.rotation[j] = rki_rt_sample_quat(times, &c->rotation_tracks[j], c->rotation_values, t, cur ? cur + n + j : NULL);
 		out.scale[j] = rki_rt_sample_f3(times, &c->scale_tracks[j], c->scale_values, t, cur ? cur + 2 * n + j : NULL);
 	}
+}
+
+static void rki_rt_sample_blocked(const rk_runtime_clip *c, float t, uint32_t *cur, rk_local_pose out)
+{
+	if (cur) rki_rt_sample_blocks(c, t, cur, out);
+	else rki_rt_sample_blocks(c, t, NULL, out);
 }
 
 static void rki_rt_sample_scalar(const rk_runtime_clip *c, float t, uint32_t *cur, rk_local_pose out)
