@@ -271,7 +271,7 @@ RKI_RT_INLINE void rki_rt_lanes_find(rki_rt_lanes *L, const float *times, const 
 	rki_rt_lane(times, &tr[2], t, cur ? cur + 2 : NULL, 2, &L->a[2], &lo2, &hi2, &L->cubic);
 	rki_rt_lane(times, &tr[3], t, cur ? cur + 3 : NULL, 3, &L->a[3], &lo3, &hi3, &L->cubic);
 	const rki_v4 lin = rki_rt_lanes_weights(L, rki_v4_set1(t), rki_v4_set(lo0, lo1, lo2, lo3), rki_v4_set(hi0, hi1, hi2, hi3));
-	const int blend = rki_v4_mask_bits(lin);
+	const int blend = L->any_alone ? rki_v4_mask_bits(lin) : 0xf;
 	L->b[0] = L->a[0] + (uint32_t)(blend & 1);
 	L->b[1] = L->a[1] + (uint32_t)((blend >> 1) & 1);
 	L->b[2] = L->a[2] + (uint32_t)((blend >> 2) & 1);
