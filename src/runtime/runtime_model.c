@@ -110,11 +110,15 @@ static void rki_l2m_blocked(const int32_t *parents, rk_local_pose_view in, const
 		rki_v4 qx = rki_v4_load(&in.rotation[j].x), qy = rki_v4_load(&in.rotation[j + 1].x);
 		rki_v4 qz = rki_v4_load(&in.rotation[j + 2].x), qw = rki_v4_load(&in.rotation[j + 3].x);
 		rki_v4_transpose(&qx, &qy, &qz, &qw);
-		rki_v4 sx = rki_v4_load3(&in.scale[j].x), sy = rki_v4_load3(&in.scale[j + 1].x);
-		rki_v4 sz = rki_v4_load3(&in.scale[j + 2].x), sw = rki_v4_load3(&in.scale[j + 3].x);
+		/* 16 bytes per joint (the 4th float, the next joint's x, lands in
+		 * the unused 4th vector), 12 for the last joint of the arrays */
+		rki_v4 sx = rki_v4_load(&in.scale[j].x), sy = rki_v4_load(&in.scale[j + 1].x);
+		rki_v4 sz = rki_v4_load(&in.scale[j + 2].x);
+		rki_v4 sw = j + 4 < n ? rki_v4_load(&in.scale[j + 3].x) : rki_v4_load3(&in.scale[j + 3].x);
 		rki_v4_transpose(&sx, &sy, &sz, &sw);
-		rki_v4 tx = rki_v4_load3(&in.translation[j].x), ty = rki_v4_load3(&in.translation[j + 1].x);
-		rki_v4 tz = rki_v4_load3(&in.translation[j + 2].x), tw = rki_v4_load3(&in.translation[j + 3].x);
+		rki_v4 tx = rki_v4_load(&in.translation[j].x), ty = rki_v4_load(&in.translation[j + 1].x);
+		rki_v4 tz = rki_v4_load(&in.translation[j + 2].x);
+		rki_v4 tw = j + 4 < n ? rki_v4_load(&in.translation[j + 3].x) : rki_v4_load3(&in.translation[j + 3].x);
 		rki_v4_transpose(&tx, &ty, &tz, &tw);
 		/* rki_mul_trs's entries, 4 joints per vector */
 		const rki_v4 one = rki_v4_set1(1.0f), two = rki_v4_set1(2.0f);

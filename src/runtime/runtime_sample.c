@@ -189,6 +189,7 @@ typedef struct rki_rt_lanes {
 	uint32_t a[4], b[4];             /* value indices (within the attribute's array) */
 	rki_v4 u;
 	rki_v4 alone;
+	int any_alone;                   /* some lane of `alone` is set */
 	int cubic;
 } rki_rt_lanes;
 
@@ -237,6 +238,26 @@ RKI_RT_INLINE void rki_rt_lane(const float *times, const rk_runtime_track *x, fl
 	}
 }
 
+/* u and the alone mask of lanes whose interval is [lo, hi] around t (see
+ * rki_rt_lane); returns the mask of lanes that blend keys k and k + 1. */
+RKI_RT_INLINE rki_v4 rki_rt_lanes_weights(rki_rt_lanes *L, rki_v4 tv, rki_v4 lo, rki_v4 hi)
+{
+	const rki_v4 zero = rki_v4_set1(0.0f), one = rki_v4_set1(1.0f);
+	const rki_v4 dt = rki_v4_sub(hi, lo);
+	const rki_v4 lin = rki_v4_and(rki_v4_gt(tv, lo), rki_v4_gt(dt, zero));
+	L->any_alone = rki_v4_mask_bits(lin) != 0xf;
+	if (L->any_alone) {
+		const rki_v4 num = rki_v4_select(lin, rki_v4_sub(tv, lo), zero), den = rki_v4_select(lin, dt, one);
+		L->u = rki_v4_min(rki_v4_div(num, den), one);
+		L->alone = rki_v4_select(lin, zero, rki_v4_mask_from_bits(0xf));
+	} else {
+		/* the selects above with every lane of lin set */
+		L->u = rki_v4_min(rki_v4_div(rki_v4_sub(tv, lo), dt), one);
+		L->alone = zero;
+	}
+	return lin;
+}
+
 /* Four tracks at once: value indices, u and the alone mask (see rki_rt_lanes). */
 RKI_RT_INLINE void rki_rt_lanes_find(rki_rt_lanes *L, const float *times, const rk_runtime_track *tr, float t,
 	uint32_t *cur)
@@ -249,14 +270,8 @@ RKI_RT_INLINE void rki_rt_lanes_find(rki_rt_lanes *L, const float *times, const 
 	rki_rt_lane(times, &tr[1], t, cur ? cur + 1 : NULL, 1, &L->a[1], &lo1, &hi1, &L->cubic);
 	rki_rt_lane(times, &tr[2], t, cur ? cur + 2 : NULL, 2, &L->a[2], &lo2, &hi2, &L->cubic);
 	rki_rt_lane(times, &tr[3], t, cur ? cur + 3 : NULL, 3, &L->a[3], &lo3, &hi3, &L->cubic);
-	const rki_v4 tv = rki_v4_set1(t), LO = rki_v4_set(lo0, lo1, lo2, lo3), HI = rki_v4_set(hi0, hi1, hi2, hi3);
-	const rki_v4 zero = rki_v4_set1(0.0f), one = rki_v4_set1(1.0f);
-	const rki_v4 dt = rki_v4_sub(HI, LO);
-	const rki_v4 lin = rki_v4_and(rki_v4_gt(tv, LO), rki_v4_gt(dt, zero));
-	const rki_v4 num = rki_v4_select(lin, rki_v4_sub(tv, LO), zero), den = rki_v4_select(lin, dt, one);
-	L->u = rki_v4_min(rki_v4_div(num, den), one);
-	L->alone = rki_v4_select(lin, zero, rki_v4_mask_from_bits(0xf));
-	const int blend = rki_v4_mask_bits(lin);
+	const rki_v4 lin = rki_rt_lanes_weights(L, rki_v4_set1(t), rki_v4_set(lo0, lo1, lo2, lo3), rki_v4_set(hi0, hi1, hi2, hi3));
+	const int blend = L->any_alone ? rki_v4_mask_bits(lin) : 0xf;
 	L->b[0] = L->a[0] + (uint32_t)(blend & 1);
 	L->b[1] = L->a[1] + (uint32_t)((blend >> 1) & 1);
 	L->b[2] = L->a[2] + (uint32_t)((blend >> 2) & 1);
@@ -279,7 +294,7 @@ RKI_RT_INLINE void rki_rt_block_f3(const rki_rt_lanes *L, const rk_float3 *value
 	do {                                                                                    \
 		rki_v4 a = rki_v4_load(&values[L->a[l]].x), b = rki_v4_load(&values[L->b[l]].x);   \
 		rki_v4 r = rki_v4_add(a, rki_v4_mul(rki_v4_sub(b, a), rki_v4_splat(L->u, l)));    \
-		store(&out[l].x, rki_v4_select(rki_v4_splat(L->alone, l), a, r));                  \
+		store(&out[l].x, L->any_alone ? rki_v4_select(rki_v4_splat(L->alone, l), a, r) : r); \
 	} while (0)
 		RKI_RT_F3_LANE(0, rki_v4_store);
 		RKI_RT_F3_LANE(1, rki_v4_store);
@@ -352,8 +367,10 @@ RKI_RT_INLINE void rki_rt_block_quat(const rki_rt_lanes *L, const rk_float4 *val
 		wb = rki_v4_select(near, wb, rki_v4_sin_0_halfpi(rki_v4_mul(u, arc)));
 	}
 	wb = rki_v4_mul(wb, sgn);
-	wa = rki_v4_select(L->alone, one, wa);
-	wb = rki_v4_select(L->alone, zero, wb);
+	if (L->any_alone) {
+		wa = rki_v4_select(L->alone, one, wa);
+		wb = rki_v4_select(L->alone, zero, wb);
+	}
 	rki_v4 rx = rki_v4_add(rki_v4_mul(wa, ax), rki_v4_mul(wb, bx));
 	rki_v4 ry = rki_v4_add(rki_v4_mul(wa, ay), rki_v4_mul(wb, by));
 	rki_v4 rz = rki_v4_add(rki_v4_mul(wa, az), rki_v4_mul(wb, bz));
@@ -363,10 +380,17 @@ RKI_RT_INLINE void rki_rt_block_quat(const rki_rt_lanes *L, const rk_float4 *val
 		rki_v4_mul(rw, rw));
 	rki_v4 ok = rki_v4_and(rki_v4_gt(len2, zero), rki_v4_lt(len2, rki_v4_set1(INFINITY)));
 	rki_v4 inv = rki_v4_div(one, rki_v4_sqrt(len2));
-	rx = rki_v4_select(ok, rki_v4_mul(rx, inv), zero);
-	ry = rki_v4_select(ok, rki_v4_mul(ry, inv), zero);
-	rz = rki_v4_select(ok, rki_v4_mul(rz, inv), zero);
-	rw = rki_v4_select(ok, rki_v4_mul(rw, inv), one);
+	if (rki_v4_mask_bits(ok) == 0xf) {
+		rx = rki_v4_mul(rx, inv);
+		ry = rki_v4_mul(ry, inv);
+		rz = rki_v4_mul(rz, inv);
+		rw = rki_v4_mul(rw, inv);
+	} else {
+		rx = rki_v4_select(ok, rki_v4_mul(rx, inv), zero);
+		ry = rki_v4_select(ok, rki_v4_mul(ry, inv), zero);
+		rz = rki_v4_select(ok, rki_v4_mul(rz, inv), zero);
+		rw = rki_v4_select(ok, rki_v4_mul(rw, inv), one);
+	}
 	rki_v4_transpose(&rx, &ry, &rz, &rw);
 	rki_v4_store(&out[0].x, rx);
 	rki_v4_store(&out[1].x, ry);
@@ -374,7 +398,9 @@ RKI_RT_INLINE void rki_rt_block_quat(const rki_rt_lanes *L, const rk_float4 *val
 	rki_v4_store(&out[3].x, rw);
 }
 
-static void rki_rt_sample_blocked(const rk_runtime_clip *c, float t, uint32_t *cur, rk_local_pose out)
+/* Always inlined into rki_rt_sample_blocked twice, with and without cursors,
+ * so that neither copy tests `cur` per track. */
+RKI_RT_INLINE void rki_rt_sample_blocks(const rk_runtime_clip *c, float t, uint32_t *cur, rk_local_pose out)
 {
 	const size_t n = c->joint_count, n4 = n & ~(size_t)3;
 	const float *times = c->times;
@@ -406,6 +432,12 @@ static void rki_rt_sample_blocked(const rk_runtime_clip *c, float t, uint32_t *c
 		out.rotation[j] = rki_rt_sample_quat(times, &c->rotation_tracks[j], c->rotation_values, t, cur ? cur + n + j : NULL);
 		out.scale[j] = rki_rt_sample_f3(times, &c->scale_tracks[j], c->scale_values, t, cur ? cur + 2 * n + j : NULL);
 	}
+}
+
+static void rki_rt_sample_blocked(const rk_runtime_clip *c, float t, uint32_t *cur, rk_local_pose out)
+{
+	if (cur) rki_rt_sample_blocks(c, t, cur, out);
+	else rki_rt_sample_blocks(c, t, NULL, out);
 }
 
 static void rki_rt_sample_scalar(const rk_runtime_clip *c, float t, uint32_t *cur, rk_local_pose out)

@@ -48,7 +48,9 @@ static inline rki_v4 rki_v4_load(const float *p) { return _mm_loadu_ps(p); }
 static inline void rki_v4_store(float *p, rki_v4 v) { _mm_storeu_ps(p, v); }
 static inline rki_v4 rki_v4_load3(const float *p)
 {
-	__m128 xy = _mm_castpd_ps(_mm_load_sd((const double *)(const void *)p));
+	/* movq: 8 bytes at any alignment (_mm_load_sd dereferences a double *,
+	 * which UBSan reports for a 4-byte aligned float3) */
+	__m128 xy = _mm_castsi128_ps(_mm_loadl_epi64((const __m128i *)(const void *)p));
 	return _mm_movelh_ps(xy, _mm_load_ss(p + 2));
 }
 static inline void rki_v4_store3(float *p, rki_v4 v)
