@@ -651,7 +651,7 @@ static void build_chain(tchain *tc)
 	tc->positions[1] = (rk_vec3){ -1, 3, 0 };
 	tc->positions[2] = (rk_vec3){ 0, 2, 0 };
 	tc->positions[3] = (rk_vec3){ -1, 5, 0 };
-	m->positions = tc->positions;
+	m->positions_f64 = tc->positions;
 	for (uint32_t i = 0; i < 4; i++) tc->vertex_indices[i] = i;
 	m->index_count = 4;
 	m->vertex_indices = tc->vertex_indices;
@@ -662,7 +662,7 @@ static void build_chain(tchain *tc)
 	tc->normal_values[1] = (rk_vec3){ 0, 0, 1 };
 	tc->normal_indices[0] = tc->normal_indices[1] = tc->normal_indices[2] = 0;
 	tc->normal_indices[3] = 1;
-	m->normals = (rk_attrib_vec3){ true, tc->normal_values, 2, tc->normal_indices };
+	m->normals = (rk_attrib_vec3){ true, tc->normal_values, 2, tc->normal_indices, NULL };
 
 	tc->shape_idx[0][0] = 0;
 	tc->shape_off[0][0] = (rk_vec3){ 0, 0, 1 };
@@ -672,7 +672,7 @@ static void build_chain(tchain *tc)
 		tc->shapes[k].name = k ? "B" : "A";
 		tc->shapes[k].offset_count = 1;
 		tc->shapes[k].vertex_indices = tc->shape_idx[k];
-		tc->shapes[k].position_offsets = tc->shape_off[k];
+		tc->shapes[k].position_offsets_f64 = tc->shape_off[k];
 	}
 	tc->target_weights[0] = 0.5;
 	tc->target_weights[1] = 1.0;
@@ -1010,7 +1010,7 @@ RK_TEST(test_blend_shape_normals)
 	/* Target B tilts v0's normal by (0,1,0) fully on; at weight 1.0 the
 	 * corner 0 normal (1,0,0) becomes (1,1,0)/sqrt2. */
 	static const rk_vec3 noff[1] = { { 0, 1, 0 } };
-	tc.shapes[1].normal_offsets = noff;
+	tc.shapes[1].normal_offsets_f64 = noff;
 	static const double w_static[1] = { 1.0 };
 	mn->blend_weights = w_static;
 	rk_vec3 nrm[4];
@@ -1055,10 +1055,10 @@ RK_TEST(test_unskinned_normals_use_geometric_rotation_only)
 	rk_mesh mesh;
 	memset(&mesh, 0, sizeof(mesh));
 	mesh.vertex_count = 1;
-	mesh.positions = positions;
+	mesh.positions_f64 = positions;
 	mesh.index_count = 3;
 	mesh.vertex_indices = vi;
-	mesh.normals = (rk_attrib_vec3){ true, nv, 3, ni };
+	mesh.normals = (rk_attrib_vec3){ true, nv, 3, ni, NULL };
 	n->mesh = &mesh;
 	tscene_finish(&ts);
 
@@ -1106,7 +1106,7 @@ static void build_twist(ttwist *t, rk_skinning_method method)
 	rk_node *m = tscene_add(&t->ts, 0, "m", RK_NODE_MESH, true);
 	t->pos[0] = (rk_vec3){ 1, 2, 0 };
 	t->mesh.vertex_count = 1;
-	t->mesh.positions = t->pos;
+	t->mesh.positions_f64 = t->pos;
 	t->mesh.index_count = 1;
 	t->mesh.vertex_indices = t->vi;
 	t->joints[0] = (rk_skin_joint){ a, rk_mat4_identity(), rk_mat4_identity(), rk_mat4_identity() };
@@ -1188,7 +1188,7 @@ RK_TEST(test_dq_with_scale_matches_linear_without_rotation)
 	/* Skinned normal: inverse-transpose; normal (1,1,0) -> S^-1 (1,1/3,0) -> Ry90 (0,1/3,-1). */
 	rk_vec3 nv[1] = { { sqrt(0.5), sqrt(0.5), 0 } };
 	uint32_t ni[1] = { 0 };
-	t.mesh.normals = (rk_attrib_vec3){ true, nv, 1, ni };
+	t.mesh.normals = (rk_attrib_vec3){ true, nv, 1, ni, NULL };
 	rk_vec3 n;
 	RK_REQUIRE(rk_mesh_world_normals_eval(&t.ts.scene, &t.ts.nodes[3], NULL, &n));
 	double len = sqrt(1.0 / 9.0 + 1.0);

@@ -472,7 +472,7 @@ RK_TEST(shared_position_bounds)
 			const rk_mesh *mesh = &s->meshes.data[m];
 			double lo[3] = { 1e300, 1e300, 1e300 }, hi[3] = { -1e300, -1e300, -1e300 };
 			for (size_t v = 0; v < mesh->vertex_count; v++) {
-				const double p[3] = { mesh->positions[v].x, mesh->positions[v].y, mesh->positions[v].z };
+				const double p[3] = { rk_mesh_position(mesh, v).x, rk_mesh_position(mesh, v).y, rk_mesh_position(mesh, v).z };
 				for (int k = 0; k < 3; k++) {
 					if (p[k] < lo[k]) lo[k] = p[k];
 					if (p[k] > hi[k]) hi[k] = p[k];
@@ -535,17 +535,17 @@ RK_TEST(sparse_accessor)
 	RK_REQUIRE(s->meshes.count == 2);
 	const rk_mesh *m = &s->meshes.data[0];
 	RK_REQUIRE(m->vertex_count == 3 && m->face_count == 1);
-	RK_CHECK_NEAR(m->positions[0].x, 5.0, 0.0);
-	RK_CHECK_NEAR(m->positions[1].x, 1.0, 0.0);
-	RK_CHECK_NEAR(m->positions[2].z, 7.0, 0.0);
+	RK_CHECK_NEAR(rk_mesh_position(m, 0).x, 5.0, 0.0);
+	RK_CHECK_NEAR(rk_mesh_position(m, 1).x, 1.0, 0.0);
+	RK_CHECK_NEAR(rk_mesh_position(m, 2).z, 7.0, 0.0);
 	RK_CHECK_INT(m->vertex_indices[0], 0);
 	RK_CHECK_INT(m->vertex_indices[2], 2);
 	/* accessor without bufferView: zeros, then the sparse value at index 2 */
 	m = &s->meshes.data[1];
 	RK_REQUIRE(m->vertex_count == 3);
-	RK_CHECK_NEAR(m->positions[0].y, 0.0, 0.0);
-	RK_CHECK_NEAR(m->positions[1].x, 0.0, 0.0);
-	RK_CHECK_NEAR(m->positions[2].y, 7.0, 0.0);
+	RK_CHECK_NEAR(rk_mesh_position(m, 0).y, 0.0, 0.0);
+	RK_CHECK_NEAR(rk_mesh_position(m, 1).x, 0.0, 0.0);
+	RK_CHECK_NEAR(rk_mesh_position(m, 2).y, 7.0, 0.0);
 	/* no material in the primitives -> one shared "default" material */
 	RK_REQUIRE(s->materials.count == 1);
 	RK_CHECK_STR(s->materials.data[0].name, "default");
@@ -808,9 +808,9 @@ RK_TEST(byte_stride_strip_fan_and_primitives)
 	const rk_mesh *m = &s->meshes.data[0];
 	RK_REQUIRE(m->vertex_count == 5 && m->normals.exists);
 	for (int i = 0; i < 5; i++) {
-		RK_CHECK_NEAR(m->positions[i].x, i, 0.0);
-		RK_CHECK_NEAR(m->positions[i].y, i * i, 0.0);
-		RK_CHECK_NEAR(m->normals.values[i].z, i + 1, 0.0);
+		RK_CHECK_NEAR(rk_mesh_position(m, i).x, i, 0.0);
+		RK_CHECK_NEAR(rk_mesh_position(m, i).y, i * i, 0.0);
+		RK_CHECK_NEAR(rk_attrib_vec3_value(&m->normals, i).z, i + 1, 0.0);
 	}
 	RK_CHECK(m->normals.indices == m->vertex_indices);
 	/* strip 0..4: (0,1,2), (1,3,2), (2,3,4) */
@@ -836,7 +836,7 @@ RK_TEST(byte_stride_strip_fan_and_primitives)
 	RK_CHECK_STR(m->materials.data[2]->name, "red");
 	RK_CHECK_NEAR(m->materials.data[2]->base_color.y, 0.0, 0.0);
 	/* second half has no NORMAL: zeros, with a warning */
-	RK_CHECK_NEAR(m->normals.values[7].z, 0.0, 0.0);
+	RK_CHECK_NEAR(rk_attrib_vec3_value(&m->normals, 7).z, 0.0, 0.0);
 	RK_CHECK(find_warning(s, "no NORMAL") != NULL);
 	RK_CHECK(find_warning(s, "point and line") != NULL);
 	RK_REQUIRE(s->materials.count == 2);
@@ -896,28 +896,28 @@ RK_TEST(component_types)
 	RK_REQUIRE(s->meshes.count == 1 && s->nodes.count == 2);
 	const rk_mesh *m = &s->meshes.data[0];
 	/* SHORT positions, not normalized (KHR_mesh_quantization), stride 8 */
-	RK_CHECK_NEAR(m->positions[0].x, -2.0, 0.0);
-	RK_CHECK_NEAR(m->positions[1].x, 300.0, 0.0);
-	RK_CHECK_NEAR(m->positions[1].y, -1.0, 0.0);
-	RK_CHECK_NEAR(m->positions[1].z, 5.0, 0.0);
-	RK_CHECK_NEAR(m->positions[2].z, -32768.0, 0.0);
+	RK_CHECK_NEAR(rk_mesh_position(m, 0).x, -2.0, 0.0);
+	RK_CHECK_NEAR(rk_mesh_position(m, 1).x, 300.0, 0.0);
+	RK_CHECK_NEAR(rk_mesh_position(m, 1).y, -1.0, 0.0);
+	RK_CHECK_NEAR(rk_mesh_position(m, 1).z, 5.0, 0.0);
+	RK_CHECK_NEAR(rk_mesh_position(m, 2).z, -32768.0, 0.0);
 	/* BYTE normalized normals: c / 127, clamped to -1 */
-	RK_CHECK_NEAR(m->normals.values[0].x, 1.0, 0.0);
-	RK_CHECK_NEAR(m->normals.values[1].x, -1.0, 0.0);
-	RK_CHECK_NEAR(m->normals.values[2].y, -1.0, 0.0);
-	RK_CHECK_NEAR(m->normals.values[2].z, 64.0 / 127.0, 1e-15);
+	RK_CHECK_NEAR(rk_attrib_vec3_value(&m->normals, 0).x, 1.0, 0.0);
+	RK_CHECK_NEAR(rk_attrib_vec3_value(&m->normals, 1).x, -1.0, 0.0);
+	RK_CHECK_NEAR(rk_attrib_vec3_value(&m->normals, 2).y, -1.0, 0.0);
+	RK_CHECK_NEAR(rk_attrib_vec3_value(&m->normals, 2).z, 64.0 / 127.0, 1e-15);
 	/* UNSIGNED_SHORT normalized UVs: c / 65535 */
 	RK_REQUIRE(m->uv_sets.count == 2);
 	RK_CHECK_STR(m->uv_sets.data[1].name, "TEXCOORD_1");
-	RK_CHECK_NEAR(m->uv_sets.data[0].uv.values[0].y, 1.0, 0.0);
-	RK_CHECK_NEAR(m->uv_sets.data[0].uv.values[1].x, 32768.0 / 65535.0, 1e-15);
-	RK_CHECK_NEAR(m->uv_sets.data[0].uv.values[2].y, 0.2, 1e-15);
-	RK_CHECK_NEAR(m->uv_sets.data[1].uv.values[1].x, -1.0, 0.0);
+	RK_CHECK_NEAR(rk_attrib_vec2_value(&m->uv_sets.data[0].uv, 0).y, 1.0, 0.0);
+	RK_CHECK_NEAR(rk_attrib_vec2_value(&m->uv_sets.data[0].uv, 1).x, 32768.0 / 65535.0, 1e-15);
+	RK_CHECK_NEAR(rk_attrib_vec2_value(&m->uv_sets.data[0].uv, 2).y, 0.2, 1e-15);
+	RK_CHECK_NEAR(rk_attrib_vec2_value(&m->uv_sets.data[1].uv, 1).x, -1.0, 0.0);
 	/* UNSIGNED_BYTE normalized VEC3 colours, alpha 1 */
 	RK_REQUIRE(m->colors.count == 1);
-	RK_CHECK_NEAR(m->colors.data[0].values[0].z, 0.2, 1e-15);
-	RK_CHECK_NEAR(m->colors.data[0].values[2].x, 0.4, 1e-15);
-	RK_CHECK_NEAR(m->colors.data[0].values[2].w, 1.0, 0.0);
+	RK_CHECK_NEAR(rk_attrib_vec4_value(&m->colors.data[0], 0).z, 0.2, 1e-15);
+	RK_CHECK_NEAR(rk_attrib_vec4_value(&m->colors.data[0], 2).x, 0.4, 1e-15);
+	RK_CHECK_NEAR(rk_attrib_vec4_value(&m->colors.data[0], 2).w, 1.0, 0.0);
 	/* UNSIGNED_INT indices */
 	RK_CHECK_INT(m->vertex_indices[0], 2);
 	RK_CHECK_INT(m->vertex_indices[2], 0);
@@ -1105,8 +1105,8 @@ RK_TEST(morph_targets)
 	RK_CHECK_NEAR(ch->target_weights[0], 1.0, 0.0);
 	RK_REQUIRE(ch->targets[0].offset_count == 1);
 	RK_CHECK_INT(ch->targets[0].vertex_indices[0], 1);
-	RK_CHECK_NEAR(ch->targets[0].position_offsets[0].y, 1.0, 0.0);
-	RK_CHECK(ch->targets[0].normal_offsets == NULL);
+	RK_CHECK_NEAR(rk_blend_shape_position_offset(&ch->targets[0], 0).y, 1.0, 0.0);
+	RK_CHECK(!rk_blend_shape_has_normals(&ch->targets[0]));
 	const rk_node *face = rk_scene_find_node(s, "face"), *other = rk_scene_find_node(s, "other");
 	RK_CHECK_NEAR(face->blend_weights[0], 0.75, 0.0);
 	RK_CHECK_NEAR(other->blend_weights[0], 0.25, 0.0);
@@ -1675,7 +1675,7 @@ RK_TEST(glb_container)
 	RK_REQUIRE(s != NULL);
 	RK_CHECK_INT(s->settings.format, RK_FORMAT_GLB);
 	RK_CHECK_INT(s->meshes.data[0].face_count, 1);
-	RK_CHECK_NEAR(s->meshes.data[0].positions[2].y, 1.0, 0.0);
+	RK_CHECK_NEAR(rk_mesh_position(&s->meshes.data[0], 2).y, 1.0, 0.0);
 	rk_scene_free(s);
 
 	unsigned char *bad = (unsigned char *)malloc(size + 8);
@@ -1756,7 +1756,7 @@ RK_TEST(external_files)
 	rk_scene *s = rk_load_file(gltf, NULL, &err);
 	if (!s) print_error("external", &err);
 	RK_REQUIRE(s != NULL);
-	RK_CHECK_NEAR(s->meshes.data[0].positions[1].x, 2.0, 0.0);
+	RK_CHECK_NEAR(rk_mesh_position(&s->meshes.data[0], 1).x, 2.0, 0.0);
 	snprintf(path, sizeof(path), "%s/maps/skin.png", dir);
 	RK_CHECK_STR(s->textures.data[0].resolved_path, path);
 	RK_CHECK_STR(s->textures.data[0].filename, "maps/skin.png");
