@@ -290,6 +290,8 @@ typedef struct rki_gltf {
 
 	bool meshopt;                /* extensionsUsed names EXT_meshopt_compression / MESHOPT_compression */
 	const unsigned char **acc_data; /* per accessor: decoded data (Draco), tightly packed; NULL = none */
+	const double **anim_times;   /* per accessor: its animation times decoded once (scene arena), shared
+	                                by every sampler that names it as input; NULL = not yet */
 
 	rki_gltf_mesh *mesh_info;    /* per glTF mesh */
 	rk_node **node_map;          /* glTF node index -> scene node */

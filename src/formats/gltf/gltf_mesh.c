@@ -7,7 +7,8 @@
  * the concatenated vertices. Per-corner attributes are value tables with
  * indices = vertex_indices. mesh->materials has one slot per primitive (in
  * file order, skipped primitives included) and face_material[f] is the
- * index of the primitive the face came from. */
+ * index of the primitive the face came from (NULL, slot 0, for a mesh of
+ * one primitive). */
 #include "gltf_internal.h"
 
 #include <stdio.h>
@@ -210,7 +211,7 @@ static bool rki_gltf_prim_triangles(rki_gltf *g, const rki_gltf_prim_src *src, c
 		for (size_t t = 0; t < src->triangle_max; t++) {
 			faces[f + t].index_begin = (uint32_t)(c + 3 * t);
 			faces[f + t].index_count = 3;
-			face_material[f + t] = prim_index;
+			if (face_material) face_material[f + t] = prim_index;
 		}
 		mesh->face_count = f + src->triangle_max;
 		mesh->index_count = c + 3 * src->triangle_max;
@@ -235,7 +236,7 @@ static bool rki_gltf_prim_triangles(rki_gltf *g, const rki_gltf_prim_src *src, c
 		vertex_indices[c + 2] = vb + d;
 		faces[f].index_begin = (uint32_t)c;
 		faces[f].index_count = 3;
-		face_material[f] = prim_index;
+		if (face_material) face_material[f] = prim_index;
 		f++;
 		c += 3;
 	}
@@ -495,7 +496,8 @@ static bool rki_gltf_load_mesh(rki_gltf *g, size_t m, rk_mesh *mesh)
 	/* 2 spare corners: see rki_gltf_prim_triangles() */
 	uint32_t *vertex_indices = (uint32_t *)rki_gltf_array_uninit(ar, 3 * T + 2, sizeof(uint32_t));
 	rk_face *faces = (rk_face *)rki_gltf_array_uninit(ar, T, sizeof(rk_face));
-	uint32_t *face_material = (uint32_t *)rki_gltf_array_uninit(ar, T, sizeof(uint32_t));
+	/* one primitive: every face is slot 0, which face_material NULL says */
+	uint32_t *face_material = P > 1 ? (uint32_t *)rki_gltf_array_uninit(ar, T, sizeof(uint32_t)) : NULL;
 	rk_material **mats = (rk_material **)rki_arena_array(ar, P, sizeof(rk_material *));
 	rk_vec3 *normals = NULL;
 	float *normals_f = NULL;
@@ -503,7 +505,7 @@ static bool rki_gltf_load_mesh(rki_gltf *g, size_t m, rk_mesh *mesh)
 	else if (any_normal) normals = (rk_vec3 *)rki_gltf_array_uninit(ar, V, sizeof(rk_vec3));
 	rk_uv_set *uv_sets = (rk_uv_set *)rki_arena_array(ar, uv_count, sizeof(rk_uv_set));
 	rk_attrib_vec4 *colors = (rk_attrib_vec4 *)rki_arena_array(ar, color_count, sizeof(rk_attrib_vec4));
-	if ((!positions && !positions_f) || !vertex_indices || !faces || !face_material || !mats || (any_normal && !normals && !normals_f)
+	if ((!positions && !positions_f) || !vertex_indices || !faces || (P > 1 && !face_material) || !mats || (any_normal && !normals && !normals_f)
 		|| !uv_sets || !colors)
 		return rki_gltf_oom(g);
 	size_t uv_slot[RKI_GLTF_MAX_UV], color_slot[RKI_GLTF_MAX_COLOR];
