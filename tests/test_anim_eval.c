@@ -278,7 +278,7 @@ RK_TEST(test_sampler_step_and_linear)
 	tr.target = RK_TARGET_TRANSLATION;
 	tr.key_count = 3;
 	tr.times = times;
-	tr.values = values;
+	tr.values_f64 = values;
 	tr.components = 3;
 	tr.interpolation = RK_INTERP_LINEAR;
 	RK_CHECK_INT(rk_anim_track_value_count(&tr), 3);
@@ -324,7 +324,7 @@ RK_TEST(test_sampler_slerp)
 	tr.target = RK_TARGET_ROTATION_QUAT;
 	tr.key_count = 2;
 	tr.times = times;
-	tr.values = values;
+	tr.values_f64 = values;
 	tr.components = 4;
 	tr.interpolation = RK_INTERP_LINEAR;
 	double q[4];
@@ -360,7 +360,7 @@ RK_TEST(test_sampler_cubic_spline)
 	tr.target = RK_TARGET_MORPH_WEIGHTS;
 	tr.key_count = 2;
 	tr.times = times;
-	tr.values = values;
+	tr.values_f64 = values;
 	tr.components = 1;
 	tr.interpolation = RK_INTERP_CUBIC;
 	double out;
@@ -378,7 +378,7 @@ RK_TEST(test_sampler_cubic_spline)
 	};
 	tr.target = RK_TARGET_ROTATION_QUAT;
 	tr.components = 4;
-	tr.values = qv;
+	tr.values_f64 = qv;
 	double q[4];
 	rk_anim_track_eval(&tr, 1.0, false, q, 4);
 	RK_CHECK_NEAR(q[0] * q[0] + q[1] * q[1] + q[2] * q[2] + q[3] * q[3], 1.0, 1e-12);
@@ -1329,11 +1329,11 @@ RK_TEST(test_gltf_nodes_and_samplers)
 	rk_anim_track tr[3];
 	memset(tr, 0, sizeof(tr));
 	tr[0] = (rk_anim_track){ .node = p, .target = RK_TARGET_ROTATION_QUAT, .property = "", .key_count = 2,
-		.times = times, .components = 4, .values = rot, .interpolation = RK_INTERP_LINEAR };
+		.times = times, .components = 4, .values_f64 = rot, .interpolation = RK_INTERP_LINEAR };
 	tr[1] = (rk_anim_track){ .node = c, .target = RK_TARGET_SCALE, .property = "", .key_count = 2,
-		.times = times, .components = 3, .values = scl, .interpolation = RK_INTERP_LINEAR };
+		.times = times, .components = 3, .values_f64 = scl, .interpolation = RK_INTERP_LINEAR };
 	tr[2] = (rk_anim_track){ .node = c, .target = RK_TARGET_MORPH_WEIGHTS, .property = "", .key_count = 2,
-		.times = times, .components = 2, .values = wts, .interpolation = RK_INTERP_LINEAR };
+		.times = times, .components = 2, .values_f64 = wts, .interpolation = RK_INTERP_LINEAR };
 	rk_anim_layer layer = { "", 0.0 /* glTF loaders may leave it 0: base layer is full anyway */,
 		RK_LAYER_OVERRIDE, false, true, 3, tr };
 	rk_anim_clip clip;
@@ -1476,7 +1476,7 @@ RK_TEST(test_bad_inputs_rejected)
 	static const double times[2] = { 0, 1 };
 	static const double vals[8] = { 0 };
 	rk_anim_track sampler = { .node = &tc.ts.nodes[1], .target = RK_TARGET_TRANSLATION, .property = "",
-		.key_count = 2, .times = NULL, .components = 3, .values = vals, .interpolation = RK_INTERP_LINEAR };
+		.key_count = 2, .times = NULL, .components = 3, .values_f64 = vals, .interpolation = RK_INTERP_LINEAR };
 	rk_anim_layer layer = { "", 1.0, RK_LAYER_OVERRIDE, false, true, 1, &sampler };
 	rk_anim_clip clip;
 	memset(&clip, 0, sizeof(clip));

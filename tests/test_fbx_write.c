@@ -350,7 +350,7 @@ static void gimbal_clip(rk_anim_track *tr, rk_anim_layer *layer, rk_anim_clip *c
 	tr->property = "";
 	tr->key_count = keys;
 	tr->times = times;
-	tr->values = values;
+	tr->values_f64 = values;
 	tr->components = 4;
 	tr->interpolation = RK_INTERP_LINEAR;
 	memset(layer, 0, sizeof(*layer));
@@ -533,7 +533,7 @@ RK_TEST(randomized_round_trip)
 			tr->property = "";
 			tr->key_count = KEYS;
 			tr->times = qt;
-			tr->values = qv;
+			tr->values_f64 = qv;
 			tr->components = 4;
 			tr->interpolation = RK_INTERP_LINEAR;
 		}

@@ -373,8 +373,8 @@ static void check_gltf(rk_test_state *rk_t_, const fixture *fx)
 		if (layer->tracks[i].target == RK_TARGET_ROTATION_QUAT) rot = &layer->tracks[i];
 	RK_REQUIRE(rot && rot->key_count == 3 && rot->components == 4);
 	RK_CHECK_NEAR(rot->times[1], 1.0, 0);
-	RK_CHECK_NEAR(rot->values[4 + 1], R45, 1e-7);
-	RK_CHECK_NEAR(rot->values[4 + 3], R45, 1e-7);
+	RK_CHECK_NEAR(rk_track_value(rot, 4 + 1), R45, 1e-7);
+	RK_CHECK_NEAR(rk_track_value(rot, 4 + 3), R45, 1e-7);
 	RK_CHECK_INT(rot->interpolation, RK_INTERP_LINEAR);
 	rk_scene_free(s);
 }

@@ -508,13 +508,13 @@ RK_TEST(meshopt_streams_decode_to_the_encoded_arrays)
 		for (size_t k = 0; k < KEYS; k++) {
 			RK_CHECK(r->times[k] == (double)c.times[k]);
 			double dot = 0.0;
-			for (int q = 0; q < 4; q++) dot += r->values[4 * k + (size_t)q] * c.rot[4 * k + (size_t)q];
+			for (int q = 0; q < 4; q++) dot += rk_track_value(r, 4 * k + (size_t)q) * c.rot[4 * k + (size_t)q];
 			RK_CHECK(fabs(dot) > 1.0 - 1e-5);  /* angle below ~9e-3 rad */
 			/* one exponent per element (meshopt_encodeFilterExp): the error
 			 * is relative to the element's largest component */
 			double big = fmax(fabs(c.tra[3 * k]), fmax(fabs(c.tra[3 * k + 1]), fabs(c.tra[3 * k + 2])));
 			for (int q = 0; q < 3; q++)
-				RK_CHECK_NEAR(t->values[3 * k + (size_t)q], c.tra[3 * k + (size_t)q], big * ldexp(1.0, -14) + 1e-12);
+				RK_CHECK_NEAR(rk_track_value(t, 3 * k + (size_t)q), c.tra[3 * k + (size_t)q], big * ldexp(1.0, -14) + 1e-12);
 		}
 		rk_scene_free(s);
 		free(glb);

@@ -262,7 +262,7 @@ static int scene_violations(const rk_scene *s)
 		if (clip->layer_count != 1) bad++;
 		for (size_t t = 0; clip->layer_count && t < clip->layers[0].track_count; t++) {
 			const rk_anim_track *tr = &clip->layers[0].tracks[t];
-			if (!tr->node || !tr->times || !tr->values || tr->key_count == 0) bad++;
+			if (!tr->node || !tr->times || !rk_track_has_values(tr) || tr->key_count == 0) bad++;
 			for (size_t k = 0; k + 1 < tr->key_count; k++)
 				if (tr->times[k + 1] < tr->times[k]) bad++;
 		}
@@ -1032,7 +1032,7 @@ RK_TEST(cubicspline_animation)
 	RK_CHECK_INT(t->components, 3);
 	RK_CHECK(t->curves[0] == NULL);
 	static const double v0[18] = { 0, 0, 0, 1, 2, 3, 1, 1, 1, 2, 2, 2, 4, 5, 6, 0, 0, 0 };
-	for (int k = 0; k < 18; k++) RK_CHECK_NEAR(t->values[k], v0[k], 0.0);
+	for (int k = 0; k < 18; k++) RK_CHECK_NEAR(rk_track_value(t, (size_t)k), v0[k], 0.0);
 	RK_CHECK_NEAR(t->times[1], 2.0, 0.0);
 	t = &c->layers[0].tracks[1];
 	RK_CHECK(t->node == rk_scene_find_node(s, "turner"));
@@ -1041,7 +1041,7 @@ RK_TEST(cubicspline_animation)
 	RK_CHECK_INT(t->components, 4);
 	/* normalized SHORT: 32767 -> 1, -32768 -> -1 (clamped) */
 	static const double v1[8] = { 0, 0, 0, 1, -1, 0, 0, 0 };
-	for (int k = 0; k < 8; k++) RK_CHECK_NEAR(t->values[k], v1[k], 0.0);
+	for (int k = 0; k < 8; k++) RK_CHECK_NEAR(rk_track_value(t, (size_t)k), v1[k], 0.0);
 	RK_CHECK_NEAR(t->times[0], 0.5, 0.0);
 	rk_scene_free(s);
 
@@ -1115,7 +1115,7 @@ RK_TEST(morph_targets)
 	RK_CHECK_INT(t->target, RK_TARGET_MORPH_WEIGHTS);
 	RK_CHECK_INT(t->components, 1);
 	RK_CHECK_INT(t->interpolation, RK_INTERP_LINEAR);
-	RK_CHECK_NEAR(t->values[1], 1.0, 0.0);
+	RK_CHECK_NEAR(rk_track_value(t, 1), 1.0, 0.0);
 	rk_scene_free(s);
 	free(doc);
 }

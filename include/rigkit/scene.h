@@ -583,13 +583,31 @@ typedef struct rk_anim_track {
 	const rk_anim_curve *curves[4];
 	double default_value[4];
 
-	/* sampler-based (curves all NULL) */
+	/* sampler-based (curves all NULL). The values are kept in the file's
+	 * precision (see rk_attrib_vec3): doubles, or floats for glTF FLOAT
+	 * outputs; when key_count > 0 exactly one of values_f64 / values_f32 is
+	 * non-NULL. Read value i with rk_track_value(). times may be shared by
+	 * several tracks (glTF samplers of one input): read-only. */
 	size_t key_count;
 	const double *times;             /* seconds */
 	uint32_t components;             /* values per key per output: 3, 4, or morph count */
-	const double *values;            /* key_count * components (CUBIC: *3, as in-tangent, value, out-tangent) */
+	const double *values_f64;        /* key_count * components (CUBIC: *3, as in-tangent, value, out-tangent) */
 	rk_interp interpolation;         /* CONSTANT (glTF STEP), LINEAR or CUBIC */
+	const float *values_f32;         /* the same layout as floats */
 } rk_anim_track;
+
+/* Value i (i < key_count * components, times 3 for CUBIC) of a sampler-based
+ * track as a double, whatever the storage; 0 when the track has none. */
+static inline double rk_track_value(const rk_anim_track *t, size_t i)
+{
+	if (t->values_f64) return t->values_f64[i];
+	if (t->values_f32) return (double)t->values_f32[i];
+	return 0.0;
+}
+static inline bool rk_track_has_values(const rk_anim_track *t)
+{
+	return t->values_f64 != NULL || t->values_f32 != NULL;
+}
 
 typedef enum rk_layer_blend {
 	RK_LAYER_OVERRIDE = 0,

@@ -161,9 +161,10 @@ static bool rki_check_clip(rki_scene_ctx *ctx, const rk_anim_clip *c)
 				if (cv && (rki_bad_vec(cv->values, cv->key_count, 1) != SIZE_MAX || rki_bad_vec(cv->times, cv->key_count, 1) != SIZE_MAX))
 					return rki_finite_fail(ctx, "clip \"%.80s\": a key of node \"%.80s\" is not finite", name, node);
 			}
-			if (t->key_count && t->values) {
+			if (t->key_count && rk_track_has_values(t)) {
 				size_t per = t->components * (t->interpolation == RK_INTERP_CUBIC ? 3u : 1u);
-				if (rki_bad_vec(t->times, t->key_count, 1) != SIZE_MAX || rki_bad_vec(t->values, t->key_count, per) != SIZE_MAX)
+				if (rki_bad_vec(t->times, t->key_count, 1) != SIZE_MAX || rki_bad_vec(t->values_f64, t->key_count, per) != SIZE_MAX
+					|| rki_bad_vec_f32(t->values_f32, t->key_count, per) != SIZE_MAX)
 					return rki_finite_fail(ctx, "clip \"%.80s\": a key of node \"%.80s\" is not finite", name, node);
 			}
 		}

@@ -137,16 +137,27 @@ static bool rki_gltf_channel(rki_gltf *g, const rki_json *ch, const rki_gltf_loc
 			"animation output accessor %zu has %zu values; expected %zu keys x %zu%s = %zu",
 			smp->output, have, smp->key_count, per_key,
 			smp->interp == RK_INTERP_CUBIC ? " (in-tangent, value, out-tangent)" : "", expect);
-	double *values = (double *)rki_gltf_array_uninit(g->sc.arena, expect, sizeof(double));  /* filled below */
-	if (!values) return rki_gltf_oom(g);
-	rki_gltf_accessor_read_f64(&acc, values, normalize || acc.normalized);
+	/* FLOAT outputs are kept as floats (bit-exact); integer ones are decoded
+	 * (and normalised) to doubles */
+	double *values = NULL;
+	float *values_f = NULL;
+	if (acc.component_type == RKI_GLTF_FLOAT) {
+		values_f = (float *)rki_gltf_array_uninit(g->sc.arena, expect, sizeof(float));  /* filled below */
+		if (!values_f) return rki_gltf_oom(g);
+		rki_gltf_accessor_read_f32(&acc, values_f);
+	} else {
+		values = (double *)rki_gltf_array_uninit(g->sc.arena, expect, sizeof(double));  /* filled below */
+		if (!values) return rki_gltf_oom(g);
+		rki_gltf_accessor_read_f64(&acc, values, normalize || acc.normalized);
+	}
 	track->node = g->node_map[node];
 	track->property = "";
 	track->morph_channel = 0;
 	track->key_count = smp->key_count;
 	track->times = smp->times;
 	track->components = (uint32_t)components;
-	track->values = values;
+	track->values_f64 = values;
+	track->values_f32 = values_f;
 	track->interpolation = smp->interp;
 	*ok = true;
 	return true;

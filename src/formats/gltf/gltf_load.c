@@ -221,13 +221,22 @@ static bool rki_gltf_is_float_accessor(rki_gltf *g, double index)
  * the default 8 (a double, or a 4-byte index with its share of the face
  * array and face slots): the accessors kept as floats, FLOAT POSITION,
  * NORMAL, TEXCOORD_n and COLOR_n (4; a VEC3 colour is stored with a fourth
- * component) and FLOAT morph target deltas (16/3: a float and a 4-byte
- * vertex index per moving vertex, per 3 values); JOINTS_n (1: the joints
- * go into the weight records, counted with WEIGHTS_n, and leave one 4-byte
- * offset per vertex); the indices of a one-primitive mesh (20/3: no face
- * slots). Malformed members are skipped here; the mesh pass reports them. */
+ * component), FLOAT morph target deltas (16/3: a float and a 4-byte vertex
+ * index per moving vertex, per 3 values) and FLOAT animation outputs (4);
+ * JOINTS_n (1: the joints go into the weight records, counted with
+ * WEIGHTS_n, and leave one 4-byte offset per vertex); the indices of a
+ * one-primitive mesh (20/3: no face slots). Malformed members are skipped
+ * here; the mesh pass reports them. */
 static void rki_gltf_float_accessors(rki_gltf *g, double *bytes)
 {
+	for (size_t a = 0; a < g->animations.count; a++) {
+		const rki_json *smps = rki_json_get(&g->animations.items[a], "samplers");
+		for (size_t k = 0; rki_json_is(smps, RKI_JSON_ARRAY) && k < smps->len; k++) {
+			const rki_json *out = rki_json_get(&smps->u.items[k], "output");
+			if (rki_json_is(out, RKI_JSON_NUMBER) && rki_gltf_is_float_accessor(g, rki_gltf_num(g, out)))
+				bytes[(size_t)rki_gltf_num(g, out)] = 4.0;
+		}
+	}
 	for (size_t m = 0; m < g->meshes.count; m++) {
 		const rki_json *prims = rki_json_get(&g->meshes.items[m], "primitives");
 		if (!rki_json_is(prims, RKI_JSON_ARRAY)) continue;
