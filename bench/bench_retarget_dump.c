@@ -14,6 +14,11 @@
 #include <stdio.h>
 #include <string.h>
 
+#ifndef RK_SCENE_TYPED_VALUES
+/* a commit from before tracks kept the file's precision: doubles only */
+#define rk_track_value(t, k) ((t)->values[k])
+#endif
+
 int main(int argc, char **argv)
 {
 	rk_error err;

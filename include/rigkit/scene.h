@@ -596,6 +596,10 @@ typedef struct rk_anim_track {
 	const float *values_f32;         /* the same layout as floats */
 } rk_anim_track;
 
+/* Defined since tables and tracks keep the file's precision (values_f64 /
+ * values_f32): code built against several versions may test it. */
+#define RK_SCENE_TYPED_VALUES 1
+
 /* Value i (i < key_count * components, times 3 for CUBIC) of a sampler-based
  * track as a double, whatever the storage; 0 when the track has none. */
 static inline double rk_track_value(const rk_anim_track *t, size_t i)
