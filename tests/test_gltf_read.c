@@ -54,6 +54,7 @@
 
 #include "rigkit/scene.h"
 #include "rigkit/load.h"
+#include "rigkit/anim.h"
 #include "formats/gltf/gltf_internal.h"
 
 #include <cjson/cJSON.h>
@@ -552,6 +553,115 @@ RK_TEST(sparse_accessor)
 	RK_CHECK(s->meshes.data[0].materials.data[0] == &s->materials.data[0]);
 	RK_CHECK(s->meshes.data[1].materials.data[0] == &s->materials.data[0]);
 	RK_CHECK_NEAR(s->materials.data[0].metallic, 1.0, 0.0);
+	rk_scene_free(s);
+	free(doc);
+}
+
+/* Values in the file's precision: FLOAT accessors stay floats, bit for bit
+ * (positions, normals, morph deltas, animation outputs), normalised integers
+ * are decoded to doubles (UVs, a SHORT rotation output); samplers of one
+ * input share its times; a one-primitive mesh has no face slots; a unit
+ * conversion that modifies the geometry writes scaled doubles. */
+static const char rk_doc_precision[] =
+	"{\"asset\":{\"version\":\"2.0\"},"
+	"\"buffers\":[{\"byteLength\":@LEN@,\"uri\":\"@URI@\"}],"
+	"\"bufferViews\":[{\"buffer\":0,\"byteOffset\":0,\"byteLength\":36},{\"buffer\":0,\"byteOffset\":36,\"byteLength\":36},"
+	"{\"buffer\":0,\"byteOffset\":72,\"byteLength\":12},{\"buffer\":0,\"byteOffset\":84,\"byteLength\":36},"
+	"{\"buffer\":0,\"byteOffset\":120,\"byteLength\":8},{\"buffer\":0,\"byteOffset\":128,\"byteLength\":24},"
+	"{\"buffer\":0,\"byteOffset\":152,\"byteLength\":16}],"
+	"\"accessors\":["
+	"{\"bufferView\":0,\"componentType\":5126,\"count\":3,\"type\":\"VEC3\"},"
+	"{\"bufferView\":1,\"componentType\":5126,\"count\":3,\"type\":\"VEC3\"},"
+	"{\"bufferView\":2,\"componentType\":5123,\"normalized\":true,\"count\":3,\"type\":\"VEC2\"},"
+	"{\"bufferView\":3,\"componentType\":5126,\"count\":3,\"type\":\"VEC3\"},"
+	"{\"bufferView\":4,\"componentType\":5126,\"count\":2,\"type\":\"SCALAR\"},"
+	"{\"bufferView\":5,\"componentType\":5126,\"count\":2,\"type\":\"VEC3\"},"
+	"{\"bufferView\":6,\"componentType\":5122,\"normalized\":true,\"count\":2,\"type\":\"VEC4\"}],"
+	"\"meshes\":[{\"primitives\":[{\"attributes\":{\"POSITION\":0,\"NORMAL\":1,\"TEXCOORD_0\":2},\"targets\":[{\"POSITION\":3}]}]}],"
+	"\"nodes\":[{\"name\":\"m\",\"mesh\":0}],\"scenes\":[{\"nodes\":[0]}],\"scene\":0,"
+	"\"animations\":[{\"samplers\":[{\"input\":4,\"output\":5},{\"input\":4,\"output\":6}],"
+	"\"channels\":[{\"sampler\":0,\"target\":{\"node\":0,\"path\":\"translation\"}},"
+	"{\"sampler\":1,\"target\":{\"node\":0,\"path\":\"rotation\"}}]}]}";
+
+static const float precision_pos[9] = { 0.1f, -2.5f, 3.3333333f, 1e-3f, 0.0f, 7.7f, -0.4f, 1.0f, 0.0f };
+static const float precision_morph[9] = { 0.25f, 0.0f, 0.0f, 0.0f, 0.0f, 0.0f, 0.0f, 0.125f, 0.0f };
+static const float precision_trans[6] = { 0.1f, 0.2f, 0.3f, 1.1f, 1.2f, 1.3f };
+
+static char *build_precision_doc(void)
+{
+	bin_builder b = { .size = 0 };
+	const float nrm[9] = { 0, 0, 1, 0, 0, 1, 0, 0, 1 };
+	const uint16_t uv[6] = { 0, 65535, 32768, 0, 65535, 65535 };
+	const float times[2] = { 0.0f, 1.0f / 3.0f };
+	const uint16_t rot[8] = { 0, 0, 0, 32767, 0, 0, 32767, 0 };
+	bin_f32(&b, precision_pos, 9);
+	bin_f32(&b, nrm, 9);
+	bin_u16(&b, uv, 6);
+	bin_f32(&b, precision_morph, 9);
+	bin_f32(&b, times, 2);
+	bin_f32(&b, precision_trans, 6);
+	bin_u16(&b, rot, 8);
+	return make_doc(rk_doc_precision, b.data, b.size);
+}
+
+RK_TEST(values_kept_in_file_precision)
+{
+	char *doc = build_precision_doc();
+	rk_error err;
+	rk_scene *s = load_text(doc, NULL, &err);
+	if (!s) print_error("precision", &err);
+	RK_REQUIRE(s != NULL);
+	RK_CHECK_INT(scene_violations(s), 0);
+	RK_REQUIRE(s->meshes.count == 1);
+	const rk_mesh *m = &s->meshes.data[0];
+	RK_REQUIRE(m->vertex_count == 3 && m->face_count == 1);
+	RK_CHECK(m->positions_f64 == NULL && m->positions_f32 != NULL);
+	RK_CHECK(m->positions_f32 && memcmp(m->positions_f32, precision_pos, sizeof(precision_pos)) == 0);
+	RK_CHECK(rk_mesh_position(m, 0).x == (double)0.1f && rk_mesh_position(m, 2).x == (double)-0.4f);
+	RK_CHECK(m->normals.exists && m->normals.values_f64 == NULL && m->normals.values_f32 != NULL);
+	RK_CHECK(rk_attrib_vec3_corner(&m->normals, 1).z == 1.0);
+	RK_REQUIRE(m->uv_sets.count == 1);
+	const rk_attrib_vec2 *uv = &m->uv_sets.data[0].uv;
+	RK_CHECK(uv->values_f64 != NULL && uv->values_f32 == NULL);   /* normalised UNSIGNED_SHORT: doubles */
+	RK_CHECK(rk_attrib_vec2_value(uv, 1).x == 32768.0 / 65535.0 && rk_attrib_vec2_value(uv, 0).y == 1.0);
+	RK_CHECK(m->face_material == NULL);                           /* one primitive: every face is slot 0 */
+	RK_REQUIRE(m->blend_channels.count == 1 && m->blend_channels.data[0].target_count == 1);
+	const rk_blend_shape *bs = &m->blend_channels.data[0].targets[0];
+	RK_CHECK(bs->position_offsets_f64 == NULL && bs->position_offsets_f32 != NULL && !rk_blend_shape_has_normals(bs));
+	RK_REQUIRE(bs->offset_count == 2);                            /* vertex 1 does not move */
+	RK_CHECK(bs->vertex_indices[0] == 0 && bs->vertex_indices[1] == 2);
+	RK_CHECK(rk_blend_shape_position_offset(bs, 0).x == 0.25 && rk_blend_shape_position_offset(bs, 1).y == 0.125);
+	RK_REQUIRE(s->clips.count == 1 && s->clips.data[0].layer_count == 1 && s->clips.data[0].layers[0].track_count == 2);
+	const rk_anim_track *tt = &s->clips.data[0].layers[0].tracks[0], *tr = &s->clips.data[0].layers[0].tracks[1];
+	RK_CHECK(tt->target == RK_TARGET_TRANSLATION && tr->target == RK_TARGET_ROTATION_QUAT);
+	RK_CHECK(tt->values_f64 == NULL && tt->values_f32 && memcmp(tt->values_f32, precision_trans, sizeof(precision_trans)) == 0);
+	RK_CHECK(tr->values_f64 != NULL && tr->values_f32 == NULL);   /* normalised SHORT: doubles */
+	RK_CHECK(rk_track_value(tr, 3) == 1.0 && rk_track_value(tr, 6) == 1.0);
+	RK_CHECK(tt->times == tr->times);                             /* one input, decoded once */
+	RK_CHECK(tt->times && tt->times[1] == (double)(1.0f / 3.0f));
+	/* the pose at a key is the stored float widened */
+	size_t bytes = rk_pose_memory_size(s);
+	void *mem = malloc(bytes);
+	RK_REQUIRE(mem);
+	rk_pose pose;
+	RK_REQUIRE(rk_pose_init(&pose, s, mem, bytes));
+	rk_pose_eval_job job = { .scene = s, .clip = &s->clips.data[0], .time = (double)(1.0f / 3.0f), .pose = &pose };
+	RK_REQUIRE(rk_pose_eval_validate(&job, &err));
+	rk_pose_eval_run(&job);
+	RK_CHECK(pose.local[1].translation.x == (double)1.1f && pose.local[1].translation.z == (double)1.3f);
+	free(mem);
+	rk_scene_free(s);
+
+	/* metres -> centimetres by modifying the geometry: scaled copies in doubles */
+	rk_load_opts o = { .target_unit_meters = 0.01, .space_conversion = RK_CONVERT_MODIFY_GEOMETRY };
+	s = load_text(doc, &o, &err);
+	RK_REQUIRE(s != NULL);
+	m = &s->meshes.data[0];
+	RK_CHECK(m->positions_f64 != NULL && m->positions_f32 == NULL);
+	RK_CHECK(m->positions_f64 && m->positions_f64[0].x == (double)0.1f * 100.0 && m->positions_f64[2].y == 100.0);
+	bs = &m->blend_channels.data[0].targets[0];
+	RK_CHECK(bs->position_offsets_f64 != NULL && bs->position_offsets_f32 == NULL);
+	RK_CHECK(rk_blend_shape_position_offset(bs, 0).x == 25.0);
 	rk_scene_free(s);
 	free(doc);
 }
@@ -2116,6 +2226,7 @@ RK_TEST_MAIN(
 	RK_TEST_ENTRY(shared_glb_details),
 	RK_TEST_ENTRY(shared_position_bounds),
 	RK_TEST_ENTRY(sparse_accessor),
+	RK_TEST_ENTRY(values_kept_in_file_precision),
 	RK_TEST_ENTRY(normalized_ubyte_weights),
 	RK_TEST_ENTRY(two_influence_sets),
 	RK_TEST_ENTRY(float_weights),
