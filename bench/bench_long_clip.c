@@ -26,7 +26,7 @@
 static bool tile_track(rk_anim_track *tr, double begin, double period, double span, double **tbuf, double **vbuf)
 {
 	size_t n = tr->key_count, per = tr->components * (tr->interpolation == RK_INTERP_CUBIC ? 3u : 1u);
-	if (!n || !tr->times || !tr->values || !(period > 0.0)) return true;
+	if (!n || !tr->times || !rk_track_has_values(tr) || !(period > 0.0)) return true;
 	size_t copies = (size_t)ceil(span / period) + 1, cap = copies * n, count = 0;
 	double *t = (double *)malloc(cap * sizeof(double)), *v = (double *)malloc(cap * per * sizeof(double));
 	if (!t || !v) {
@@ -40,12 +40,13 @@ static bool tile_track(rk_anim_track *tr, double begin, double period, double sp
 			if (count && time <= t[count - 1] + 1e-9) continue;
 			if (time > span + 1e-9) break;
 			t[count] = time;
-			memcpy(v + count * per, tr->values + k * per, per * sizeof(double));
+			for (size_t q = 0; q < per; q++) v[count * per + q] = rk_track_value(tr, k * per + q);
 			count++;
 		}
 	}
 	tr->times = t;
-	tr->values = v;
+	tr->values_f64 = v;
+	tr->values_f32 = NULL;
 	tr->key_count = count;
 	*tbuf = t;
 	*vbuf = v;

@@ -14,6 +14,11 @@
 #include <stdio.h>
 #include <string.h>
 
+#ifndef RK_SCENE_TYPED_VALUES
+/* a commit from before tracks kept the file's precision: doubles only */
+#define rk_track_value(t, k) ((t)->values[k])
+#endif
+
 int main(int argc, char **argv)
 {
 	rk_error err;
@@ -44,7 +49,7 @@ int main(int argc, char **argv)
 	for (size_t t = 0; t < l->track_count; t++) {
 		const rk_anim_track *tr = &l->tracks[t];
 		printf("track %zu %s %d %zu\n", t, tr->node->name, (int)tr->target, tr->key_count);
-		for (size_t k = 0; k < tr->key_count * tr->components; k++) printf("%.17g\n", tr->values[k]);
+		for (size_t k = 0; k < tr->key_count * tr->components; k++) printf("%.17g\n", rk_track_value(tr, k));
 	}
 	rk_scene_free(src);
 	rk_scene_free(dst);

@@ -278,7 +278,7 @@ RK_TEST(test_sampler_step_and_linear)
 	tr.target = RK_TARGET_TRANSLATION;
 	tr.key_count = 3;
 	tr.times = times;
-	tr.values = values;
+	tr.values_f64 = values;
 	tr.components = 3;
 	tr.interpolation = RK_INTERP_LINEAR;
 	RK_CHECK_INT(rk_anim_track_value_count(&tr), 3);
@@ -324,7 +324,7 @@ RK_TEST(test_sampler_slerp)
 	tr.target = RK_TARGET_ROTATION_QUAT;
 	tr.key_count = 2;
 	tr.times = times;
-	tr.values = values;
+	tr.values_f64 = values;
 	tr.components = 4;
 	tr.interpolation = RK_INTERP_LINEAR;
 	double q[4];
@@ -360,7 +360,7 @@ RK_TEST(test_sampler_cubic_spline)
 	tr.target = RK_TARGET_MORPH_WEIGHTS;
 	tr.key_count = 2;
 	tr.times = times;
-	tr.values = values;
+	tr.values_f64 = values;
 	tr.components = 1;
 	tr.interpolation = RK_INTERP_CUBIC;
 	double out;
@@ -378,7 +378,7 @@ RK_TEST(test_sampler_cubic_spline)
 	};
 	tr.target = RK_TARGET_ROTATION_QUAT;
 	tr.components = 4;
-	tr.values = qv;
+	tr.values_f64 = qv;
 	double q[4];
 	rk_anim_track_eval(&tr, 1.0, false, q, 4);
 	RK_CHECK_NEAR(q[0] * q[0] + q[1] * q[1] + q[2] * q[2] + q[3] * q[3], 1.0, 1e-12);
@@ -651,7 +651,7 @@ static void build_chain(tchain *tc)
 	tc->positions[1] = (rk_vec3){ -1, 3, 0 };
 	tc->positions[2] = (rk_vec3){ 0, 2, 0 };
 	tc->positions[3] = (rk_vec3){ -1, 5, 0 };
-	m->positions = tc->positions;
+	m->positions_f64 = tc->positions;
 	for (uint32_t i = 0; i < 4; i++) tc->vertex_indices[i] = i;
 	m->index_count = 4;
 	m->vertex_indices = tc->vertex_indices;
@@ -662,7 +662,7 @@ static void build_chain(tchain *tc)
 	tc->normal_values[1] = (rk_vec3){ 0, 0, 1 };
 	tc->normal_indices[0] = tc->normal_indices[1] = tc->normal_indices[2] = 0;
 	tc->normal_indices[3] = 1;
-	m->normals = (rk_attrib_vec3){ true, tc->normal_values, 2, tc->normal_indices };
+	m->normals = (rk_attrib_vec3){ true, tc->normal_values, 2, tc->normal_indices, NULL };
 
 	tc->shape_idx[0][0] = 0;
 	tc->shape_off[0][0] = (rk_vec3){ 0, 0, 1 };
@@ -672,7 +672,7 @@ static void build_chain(tchain *tc)
 		tc->shapes[k].name = k ? "B" : "A";
 		tc->shapes[k].offset_count = 1;
 		tc->shapes[k].vertex_indices = tc->shape_idx[k];
-		tc->shapes[k].position_offsets = tc->shape_off[k];
+		tc->shapes[k].position_offsets_f64 = tc->shape_off[k];
 	}
 	tc->target_weights[0] = 0.5;
 	tc->target_weights[1] = 1.0;
@@ -1010,7 +1010,7 @@ RK_TEST(test_blend_shape_normals)
 	/* Target B tilts v0's normal by (0,1,0) fully on; at weight 1.0 the
 	 * corner 0 normal (1,0,0) becomes (1,1,0)/sqrt2. */
 	static const rk_vec3 noff[1] = { { 0, 1, 0 } };
-	tc.shapes[1].normal_offsets = noff;
+	tc.shapes[1].normal_offsets_f64 = noff;
 	static const double w_static[1] = { 1.0 };
 	mn->blend_weights = w_static;
 	rk_vec3 nrm[4];
@@ -1055,10 +1055,10 @@ RK_TEST(test_unskinned_normals_use_geometric_rotation_only)
 	rk_mesh mesh;
 	memset(&mesh, 0, sizeof(mesh));
 	mesh.vertex_count = 1;
-	mesh.positions = positions;
+	mesh.positions_f64 = positions;
 	mesh.index_count = 3;
 	mesh.vertex_indices = vi;
-	mesh.normals = (rk_attrib_vec3){ true, nv, 3, ni };
+	mesh.normals = (rk_attrib_vec3){ true, nv, 3, ni, NULL };
 	n->mesh = &mesh;
 	tscene_finish(&ts);
 
@@ -1106,7 +1106,7 @@ static void build_twist(ttwist *t, rk_skinning_method method)
 	rk_node *m = tscene_add(&t->ts, 0, "m", RK_NODE_MESH, true);
 	t->pos[0] = (rk_vec3){ 1, 2, 0 };
 	t->mesh.vertex_count = 1;
-	t->mesh.positions = t->pos;
+	t->mesh.positions_f64 = t->pos;
 	t->mesh.index_count = 1;
 	t->mesh.vertex_indices = t->vi;
 	t->joints[0] = (rk_skin_joint){ a, rk_mat4_identity(), rk_mat4_identity(), rk_mat4_identity() };
@@ -1188,7 +1188,7 @@ RK_TEST(test_dq_with_scale_matches_linear_without_rotation)
 	/* Skinned normal: inverse-transpose; normal (1,1,0) -> S^-1 (1,1/3,0) -> Ry90 (0,1/3,-1). */
 	rk_vec3 nv[1] = { { sqrt(0.5), sqrt(0.5), 0 } };
 	uint32_t ni[1] = { 0 };
-	t.mesh.normals = (rk_attrib_vec3){ true, nv, 1, ni };
+	t.mesh.normals = (rk_attrib_vec3){ true, nv, 1, ni, NULL };
 	rk_vec3 n;
 	RK_REQUIRE(rk_mesh_world_normals_eval(&t.ts.scene, &t.ts.nodes[3], NULL, &n));
 	double len = sqrt(1.0 / 9.0 + 1.0);
@@ -1329,11 +1329,11 @@ RK_TEST(test_gltf_nodes_and_samplers)
 	rk_anim_track tr[3];
 	memset(tr, 0, sizeof(tr));
 	tr[0] = (rk_anim_track){ .node = p, .target = RK_TARGET_ROTATION_QUAT, .property = "", .key_count = 2,
-		.times = times, .components = 4, .values = rot, .interpolation = RK_INTERP_LINEAR };
+		.times = times, .components = 4, .values_f64 = rot, .interpolation = RK_INTERP_LINEAR };
 	tr[1] = (rk_anim_track){ .node = c, .target = RK_TARGET_SCALE, .property = "", .key_count = 2,
-		.times = times, .components = 3, .values = scl, .interpolation = RK_INTERP_LINEAR };
+		.times = times, .components = 3, .values_f64 = scl, .interpolation = RK_INTERP_LINEAR };
 	tr[2] = (rk_anim_track){ .node = c, .target = RK_TARGET_MORPH_WEIGHTS, .property = "", .key_count = 2,
-		.times = times, .components = 2, .values = wts, .interpolation = RK_INTERP_LINEAR };
+		.times = times, .components = 2, .values_f64 = wts, .interpolation = RK_INTERP_LINEAR };
 	rk_anim_layer layer = { "", 0.0 /* glTF loaders may leave it 0: base layer is full anyway */,
 		RK_LAYER_OVERRIDE, false, true, 3, tr };
 	rk_anim_clip clip;
@@ -1476,7 +1476,7 @@ RK_TEST(test_bad_inputs_rejected)
 	static const double times[2] = { 0, 1 };
 	static const double vals[8] = { 0 };
 	rk_anim_track sampler = { .node = &tc.ts.nodes[1], .target = RK_TARGET_TRANSLATION, .property = "",
-		.key_count = 2, .times = NULL, .components = 3, .values = vals, .interpolation = RK_INTERP_LINEAR };
+		.key_count = 2, .times = NULL, .components = 3, .values_f64 = vals, .interpolation = RK_INTERP_LINEAR };
 	rk_anim_layer layer = { "", 1.0, RK_LAYER_OVERRIDE, false, true, 1, &sampler };
 	rk_anim_clip clip;
 	memset(&clip, 0, sizeof(clip));

@@ -873,7 +873,7 @@ static bool cf_fbxmesh_build(const rk_scene *s, const rk_pose *pose, const rk_no
 			}
 			if (uvs) {
 				uint32_t ui = uvs->uv.indices ? uvs->uv.indices[c] : (uint32_t)c;
-				if (ui < uvs->uv.value_count && uvs->uv.values) out->uv[oc] = uvs->uv.values[ui];
+				if (ui < uvs->uv.value_count && (uvs->uv.values_f64 || uvs->uv.values_f32)) out->uv[oc] = rk_attrib_vec2_value(&uvs->uv, ui);
 				else {
 					out->uv[oc] = (rk_vec2){ NAN, NAN };
 					uv_ok = false;

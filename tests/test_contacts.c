@@ -177,12 +177,12 @@ RK_TEST(solve_keeps_planted_balls_on_the_floor_and_the_rest_untouched)
 		const rk_anim_track *a = track_of(c0, h.bones[same[i]], RK_TARGET_ROTATION_QUAT);
 		const rk_anim_track *b = track_of(c1, h.bones[same[i]], RK_TARGET_ROTATION_QUAT);
 		RK_REQUIRE(a && b && a->key_count == b->key_count);
-		RK_CHECK(memcmp(a->values, b->values, a->key_count * 4 * sizeof(double)) == 0);
+		RK_CHECK(memcmp(a->values_f64, b->values_f64, a->key_count * 4 * sizeof(double)) == 0);
 	}
 	/* the legs did change */
 	const rk_anim_track *la = track_of(c0, h.bones[RK_HUMANOID_LEFT_FOOT], RK_TARGET_ROTATION_QUAT);
 	const rk_anim_track *lb = track_of(c1, h.bones[RK_HUMANOID_LEFT_FOOT], RK_TARGET_ROTATION_QUAT);
-	RK_CHECK(memcmp(la->values, lb->values, la->key_count * 4 * sizeof(double)) != 0);
+	RK_CHECK(memcmp(la->values_f64, lb->values_f64, la->key_count * 4 * sizeof(double)) != 0);
 
 	/* planted balls: put, at their rest height (the avatar stands on y = 0) */
 	posed p;

@@ -97,7 +97,7 @@ static void check_file(rk_test_state *rk_t_, const char *path, const char *clip,
 	RK_CHECK_NEAR(fabs(root.scale.x), 1.0, 1e-12);
 	for (size_t i = 0; i < mod.scene->meshes.count && k_expected != 1.0; i++) {
 		const rk_mesh *ma = &plain.scene->meshes.data[i], *mm = &mod.scene->meshes.data[i];
-		if (ma->vertex_count) RK_CHECK_NEAR(mm->positions[0].x, ma->positions[0].x * k_expected, 1e-9);
+		if (ma->vertex_count) RK_CHECK_NEAR(rk_mesh_position(mm, 0).x, rk_mesh_position(ma, 0).x * k_expected, 1e-9);
 	}
 	release(&plain);
 	release(&adj);

@@ -651,7 +651,7 @@ RK_TEST(extrapolate_cube_curves_reproduce_reference_objs)
 			euler_xyz_matrix(R[0], R[1], R[2], m);
 			double worst = 0;
 			for (size_t v = 0; v < 8; v++) {
-				rk_vec3 p = node->mesh->positions[v];
+				rk_vec3 p = rk_mesh_position(node->mesh, v);
 				double q[3] = { p.x * S[0], p.y * S[1], p.z * S[2] };
 				double w[3];
 				for (int r = 0; r < 3; r++) w[r] = T[r] + m[r][0] * q[0] + m[r][1] * q[1] + m[r][2] * q[2];
@@ -698,7 +698,7 @@ RK_TEST(take_6100_keys_reproduce_reference_objs)
 		const rk_node *node = rk_scene_find_node(s, "Box01");
 		RK_REQUIRE(node && node->mesh && node->mesh->vertex_count > 0);
 		double cz = 0;
-		for (size_t v = 0; v < node->mesh->vertex_count; v++) cz += node->mesh->positions[v].z;
+		for (size_t v = 0; v < node->mesh->vertex_count; v++) cz += rk_mesh_position(node->mesh, v).z;
 		cz /= (double)node->mesh->vertex_count;
 		RK_CHECK_NEAR(cz, 10.0, 1e-5);
 		for (size_t c = 0; c < 2; c++) {

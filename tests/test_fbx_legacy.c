@@ -223,7 +223,7 @@ static double compare_static(const rk_node *n, const obj_file *o, const obj_grou
 		size_t of = g->face_begin + f;
 		if (m->faces[f].index_count != o->face_size[of]) return -2.0;
 		for (size_t k = 0; k < o->face_size[of]; k++) {
-			rk_vec3 p = m->positions[m->vertex_indices[m->faces[f].index_begin + k]];
+			rk_vec3 p = rk_mesh_position(m, m->vertex_indices[m->faces[f].index_begin + k]);
 			rk_vec3 w = rk_mat4_transform_point(n->geometry_to_world, p);
 			const double *r = &o->v[o->corners[o->face_start[of] + k] * 3];
 			double e = fmax(fabs(w.x - r[0]), fmax(fabs(w.y - r[1]), fabs(w.z - r[2])));

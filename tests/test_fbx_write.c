@@ -146,15 +146,15 @@ static void check_same(rk_test_state *rk_t_, const rk_scene *a, const rk_scene *
 			RK_CHECK_INT(mb->face_count, ma->face_count);
 			if (mb->vertex_count != ma->vertex_count || mb->index_count != ma->index_count) continue;
 			for (size_t v = 0; v < ma->vertex_count; v++) {
-				RK_CHECK_NEAR(mb->positions[v].x, ma->positions[v].x, 1e-6);
-				RK_CHECK_NEAR(mb->positions[v].y, ma->positions[v].y, 1e-6);
-				RK_CHECK_NEAR(mb->positions[v].z, ma->positions[v].z, 1e-6);
+				RK_CHECK_NEAR(rk_mesh_position(mb, v).x, rk_mesh_position(ma, v).x, 1e-6);
+				RK_CHECK_NEAR(rk_mesh_position(mb, v).y, rk_mesh_position(ma, v).y, 1e-6);
+				RK_CHECK_NEAR(rk_mesh_position(mb, v).z, rk_mesh_position(ma, v).z, 1e-6);
 			}
 			for (size_t c = 0; c < ma->index_count; c++) RK_CHECK(ma->vertex_indices[c] == mb->vertex_indices[c]);
 			RK_CHECK(ma->normals.exists == mb->normals.exists);
 			if (ma->normals.exists && mb->normals.exists)
 				for (size_t c = 0; c < ma->index_count; c++) {
-					rk_vec3 x = ma->normals.values[ma->normals.indices[c]], y = mb->normals.values[mb->normals.indices[c]];
+					rk_vec3 x = rk_attrib_vec3_value(&ma->normals, ma->normals.indices[c]), y = rk_attrib_vec3_value(&mb->normals, mb->normals.indices[c]);
 					RK_CHECK(fabs(x.x - y.x) + fabs(x.y - y.y) + fabs(x.z - y.z) < 1e-12);
 				}
 			RK_CHECK_INT(mb->uv_sets.count, ma->uv_sets.count);
@@ -165,12 +165,12 @@ static void check_same(rk_test_state *rk_t_, const rk_scene *a, const rk_scene *
 					RK_CHECK(ma->uv_sets.data[0].tangent.exists == mb->uv_sets.data[0].tangent.exists);
 					const rk_attrib_vec3 *ta = &ma->uv_sets.data[0].tangent, *tb = &mb->uv_sets.data[0].tangent;
 					for (size_t c = 0; c < ma->index_count && ta->exists && tb->exists; c++) {
-						rk_vec3 p = ta->values[ta->indices[c]], q = tb->values[tb->indices[c]];
+						rk_vec3 p = rk_attrib_vec3_corner(ta, c), q = rk_attrib_vec3_corner(tb, c);
 						RK_CHECK(p.x == q.x && p.y == q.y && p.z == q.z);
 					}
 				}
 				for (size_t c = 0; c < ma->index_count && x->exists && y->exists; c++) {
-					rk_vec2 p = x->values[x->indices[c]], q = y->values[y->indices[c]];
+					rk_vec2 p = rk_attrib_vec2_corner(x, c), q = rk_attrib_vec2_corner(y, c);
 					RK_CHECK(p.x == q.x && p.y == q.y);
 				}
 			}
@@ -187,8 +187,8 @@ static void check_same(rk_test_state *rk_t_, const rk_scene *a, const rk_scene *
 					RK_CHECK_INT(y->targets[t].offset_count, x->targets[t].offset_count);
 					for (size_t k = 0; k < x->targets[t].offset_count && k < y->targets[t].offset_count; k++) {
 						RK_CHECK(y->targets[t].vertex_indices[k] == x->targets[t].vertex_indices[k]);
-						RK_CHECK_NEAR(y->targets[t].position_offsets[k].x, x->targets[t].position_offsets[k].x, 1e-6);
-						RK_CHECK_NEAR(y->targets[t].position_offsets[k].y, x->targets[t].position_offsets[k].y, 1e-6);
+						RK_CHECK_NEAR(rk_blend_shape_position_offset(&y->targets[t], k).x, rk_blend_shape_position_offset(&x->targets[t], k).x, 1e-6);
+						RK_CHECK_NEAR(rk_blend_shape_position_offset(&y->targets[t], k).y, rk_blend_shape_position_offset(&x->targets[t], k).y, 1e-6);
 					}
 				}
 			}
@@ -350,7 +350,7 @@ static void gimbal_clip(rk_anim_track *tr, rk_anim_layer *layer, rk_anim_clip *c
 	tr->property = "";
 	tr->key_count = keys;
 	tr->times = times;
-	tr->values = values;
+	tr->values_f64 = values;
 	tr->components = 4;
 	tr->interpolation = RK_INTERP_LINEAR;
 	memset(layer, 0, sizeof(*layer));
@@ -533,7 +533,7 @@ RK_TEST(randomized_round_trip)
 			tr->property = "";
 			tr->key_count = KEYS;
 			tr->times = qt;
-			tr->values = qv;
+			tr->values_f64 = qv;
 			tr->components = 4;
 			tr->interpolation = RK_INTERP_LINEAR;
 		}

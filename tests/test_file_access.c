@@ -164,7 +164,7 @@ static bool glb_contains(rk_test_state *rk_t_, const rk_scene *s, const char *ne
 static bool positions_are(const rk_scene *s, float first)
 {
 	if (!s->meshes.count || s->meshes.data[0].vertex_count < 1) return false;
-	return s->meshes.data[0].positions[0].x == (double)first;
+	return rk_mesh_position(&s->meshes.data[0], 0).x == (double)first;
 }
 
 static rk_scene *load_doc(const char *doc, const rk_load_opts *opts, rk_error *err)

@@ -283,11 +283,11 @@ static void check_fbx(rk_test_state *rk_t_, const fixture *fx)
 	RK_CHECK_INT(m->vertex_indices[3], 3);
 	RK_CHECK_INT(m->vertex_indices[7], 5);
 	RK_CHECK_INT(m->vertex_indices[8], 3);
-	CHECK_VEC3(m->positions[6], 10, 150, 10, 0);
+	CHECK_VEC3(rk_mesh_position(m, 6), 10, 150, 10, 0);
 	/* Third face is the +Z face: its corners (8..11) have normal (0,0,1). */
 	RK_REQUIRE(m->normals.exists);
-	CHECK_VEC3(m->normals.values[m->normals.indices[9]], 0, 0, 1, 0);
-	CHECK_VEC3(m->normals.values[m->normals.indices[21]], -1, 0, 0, 0);
+	CHECK_VEC3(rk_attrib_vec3_value(&m->normals, m->normals.indices[9]), 0, 0, 1, 0);
+	CHECK_VEC3(rk_attrib_vec3_value(&m->normals, m->normals.indices[21]), -1, 0, 0, 0);
 	RK_REQUIRE(m->uv_sets.count == 1);
 	RK_CHECK_STR(m->uv_sets.data[0].name, "map1");
 	/* UV: 4 stored values. The FBX reader reports value_count = stored + 1:
@@ -299,14 +299,14 @@ static void check_fbx(rk_test_state *rk_t_, const fixture *fx)
 	if (uvs->value_count == 5) {
 		fprintf(stderr, "%s: NOTE: UV value_count is 5 for 4 stored values (reader appends a zero sentinel; "
 			"exact-count assertion skipped)\n", fx->name);
-		RK_CHECK(uvs->values[4].x == 0 && uvs->values[4].y == 0);
+		RK_CHECK(rk_attrib_vec2_value(uvs, 4).x == 0 && rk_attrib_vec2_value(uvs, 4).y == 0);
 	}
 	static const double uv4[8] = { 0, 0, 1, 0, 1, 1, 0, 1 };
 	for (size_t i = 0; i < 4 && i < uvs->value_count; i++) {
-		RK_CHECK_NEAR(uvs->values[i].x, uv4[2 * i], 0);
-		RK_CHECK_NEAR(uvs->values[i].y, uv4[2 * i + 1], 0);
+		RK_CHECK_NEAR(rk_attrib_vec2_value(uvs, i).x, uv4[2 * i], 0);
+		RK_CHECK_NEAR(rk_attrib_vec2_value(uvs, i).y, uv4[2 * i + 1], 0);
 	}
-	rk_vec2 uv = m->uv_sets.data[0].uv.values[m->uv_sets.data[0].uv.indices[14]]; /* UVIndex 2 */
+	rk_vec2 uv = rk_attrib_vec2_value(&m->uv_sets.data[0].uv, m->uv_sets.data[0].uv.indices[14]); /* UVIndex 2 */
 	RK_CHECK_NEAR(uv.x, 1, 0);
 	RK_CHECK_NEAR(uv.y, 1, 0);
 	RK_CHECK_STR(body->default_uv_set, "map1");
@@ -356,7 +356,7 @@ static void check_gltf(rk_test_state *rk_t_, const fixture *fx)
 	RK_CHECK(m->normals.exists);
 	RK_CHECK_INT(m->uv_sets.count, 1);
 	/* Vertex 9 is the +Z face's second corner: corner 2 (0.1, 1, 0.1), normal (0,0,1). */
-	CHECK_VEC3(m->positions[9], 0.1, 1.0, 0.1, 1e-6);
+	CHECK_VEC3(rk_mesh_position(m, 9), 0.1, 1.0, 0.1, 1e-6);
 	RK_REQUIRE(m->materials.count == 1);
 	const rk_material *mat = m->materials.data[0];
 	RK_CHECK_STR(mat->name, "Skin_Mat");
@@ -373,8 +373,8 @@ static void check_gltf(rk_test_state *rk_t_, const fixture *fx)
 		if (layer->tracks[i].target == RK_TARGET_ROTATION_QUAT) rot = &layer->tracks[i];
 	RK_REQUIRE(rot && rot->key_count == 3 && rot->components == 4);
 	RK_CHECK_NEAR(rot->times[1], 1.0, 0);
-	RK_CHECK_NEAR(rot->values[4 + 1], R45, 1e-7);
-	RK_CHECK_NEAR(rot->values[4 + 3], R45, 1e-7);
+	RK_CHECK_NEAR(rk_track_value(rot, 4 + 1), R45, 1e-7);
+	RK_CHECK_NEAR(rk_track_value(rot, 4 + 3), R45, 1e-7);
 	RK_CHECK_INT(rot->interpolation, RK_INTERP_LINEAR);
 	rk_scene_free(s);
 }

@@ -483,10 +483,10 @@ RK_TEST(meshopt_streams_decode_to_the_encoded_arrays)
 		RK_REQUIRE(m->face_count == GT);
 		for (size_t v = 0; v < GV; v++) {
 			/* lossless: exactly the encoded floats */
-			RK_CHECK(m->positions[v].x == (double)c.pos[3 * v] && m->positions[v].y == (double)c.pos[3 * v + 1]
-				&& m->positions[v].z == (double)c.pos[3 * v + 2]);
+			RK_CHECK(rk_mesh_position(m, v).x == (double)c.pos[3 * v] && rk_mesh_position(m, v).y == (double)c.pos[3 * v + 1]
+				&& rk_mesh_position(m, v).z == (double)c.pos[3 * v + 2]);
 			/* 8-bit octahedral: a few 1/127 steps, then renormalised by meshopt */
-			const rk_vec3 n = m->normals.values[v];
+			const rk_vec3 n = rk_attrib_vec3_value(&m->normals, v);
 			RK_CHECK_NEAR(n.x, c.nrm[4 * v], 0.02);
 			RK_CHECK_NEAR(n.y, c.nrm[4 * v + 1], 0.02);
 			RK_CHECK_NEAR(n.z, c.nrm[4 * v + 2], 0.02);
@@ -508,13 +508,13 @@ RK_TEST(meshopt_streams_decode_to_the_encoded_arrays)
 		for (size_t k = 0; k < KEYS; k++) {
 			RK_CHECK(r->times[k] == (double)c.times[k]);
 			double dot = 0.0;
-			for (int q = 0; q < 4; q++) dot += r->values[4 * k + (size_t)q] * c.rot[4 * k + (size_t)q];
+			for (int q = 0; q < 4; q++) dot += rk_track_value(r, 4 * k + (size_t)q) * c.rot[4 * k + (size_t)q];
 			RK_CHECK(fabs(dot) > 1.0 - 1e-5);  /* angle below ~9e-3 rad */
 			/* one exponent per element (meshopt_encodeFilterExp): the error
 			 * is relative to the element's largest component */
 			double big = fmax(fabs(c.tra[3 * k]), fmax(fabs(c.tra[3 * k + 1]), fabs(c.tra[3 * k + 2])));
 			for (int q = 0; q < 3; q++)
-				RK_CHECK_NEAR(t->values[3 * k + (size_t)q], c.tra[3 * k + (size_t)q], big * ldexp(1.0, -14) + 1e-12);
+				RK_CHECK_NEAR(rk_track_value(t, 3 * k + (size_t)q), c.tra[3 * k + (size_t)q], big * ldexp(1.0, -14) + 1e-12);
 		}
 		rk_scene_free(s);
 		free(glb);
@@ -862,21 +862,22 @@ RK_TEST(quantized_attributes_follow_the_gltf_formulas)
 	const rk_mesh *m = &s->meshes.data[0];
 	RK_REQUIRE(m->vertex_count == 4);
 	for (int v = 0; v < 4; v++) {
-		RK_CHECK(m->positions[v].x == pos[4 * v] && m->positions[v].y == pos[4 * v + 1] && m->positions[v].z == pos[4 * v + 2]);
+		RK_CHECK(rk_mesh_position(m, v).x == pos[4 * v] && rk_mesh_position(m, v).y == pos[4 * v + 1] && rk_mesh_position(m, v).z == pos[4 * v + 2]);
 		for (int k = 0; k < 3; k++) {
 			/* glTF: max(c / 127, -1) */
 			double want = fmax(nrm[4 * v + k] / 127.0, -1.0);
-			const double *n = &m->normals.values[v].x;
+			const rk_vec3 nv = rk_attrib_vec3_value(&m->normals, v);
+			const double n[3] = { nv.x, nv.y, nv.z };
 			RK_CHECK_NEAR(n[k], want, 1e-15);
 		}
-		RK_CHECK_NEAR(m->uv_sets.data[0].uv.values[v].x, uv[2 * v] / 65535.0, 1e-15);
-		RK_CHECK_NEAR(m->uv_sets.data[0].uv.values[v].y, uv[2 * v + 1] / 65535.0, 1e-15);
-		RK_CHECK(m->uv_sets.data[1].uv.values[v].x == uv1[2 * v] && m->uv_sets.data[1].uv.values[v].y == uv1[2 * v + 1]);
+		RK_CHECK_NEAR(rk_attrib_vec2_value(&m->uv_sets.data[0].uv, v).x, uv[2 * v] / 65535.0, 1e-15);
+		RK_CHECK_NEAR(rk_attrib_vec2_value(&m->uv_sets.data[0].uv, v).y, uv[2 * v + 1] / 65535.0, 1e-15);
+		RK_CHECK(rk_attrib_vec2_value(&m->uv_sets.data[1].uv, v).x == uv1[2 * v] && rk_attrib_vec2_value(&m->uv_sets.data[1].uv, v).y == uv1[2 * v + 1]);
 	}
 	RK_REQUIRE(m->blend_channels.count == 1);
 	const rk_blend_shape *bs = &m->blend_channels.data[0].targets[0];
 	RK_CHECK_INT(bs->offset_count, 3);  /* vertex 2 does not move */
-	RK_CHECK(bs->position_offsets[2].x == 127 && bs->position_offsets[2].y == -128 && bs->position_offsets[2].z == 5);
+	RK_CHECK(rk_blend_shape_position_offset(bs, 2).x == 127 && rk_blend_shape_position_offset(bs, 2).y == -128 && rk_blend_shape_position_offset(bs, 2).z == 5);
 	/* the node's scale and translation place the integer positions */
 	const rk_node *node = NULL;
 	for (size_t i = 0; i < s->nodes.count; i++)

@@ -54,6 +54,7 @@
 
 #include "rigkit/scene.h"
 #include "rigkit/load.h"
+#include "rigkit/anim.h"
 #include "formats/gltf/gltf_internal.h"
 
 #include <cjson/cJSON.h>
@@ -262,7 +263,7 @@ static int scene_violations(const rk_scene *s)
 		if (clip->layer_count != 1) bad++;
 		for (size_t t = 0; clip->layer_count && t < clip->layers[0].track_count; t++) {
 			const rk_anim_track *tr = &clip->layers[0].tracks[t];
-			if (!tr->node || !tr->times || !tr->values || tr->key_count == 0) bad++;
+			if (!tr->node || !tr->times || !rk_track_has_values(tr) || tr->key_count == 0) bad++;
 			for (size_t k = 0; k + 1 < tr->key_count; k++)
 				if (tr->times[k + 1] < tr->times[k]) bad++;
 		}
@@ -472,7 +473,7 @@ RK_TEST(shared_position_bounds)
 			const rk_mesh *mesh = &s->meshes.data[m];
 			double lo[3] = { 1e300, 1e300, 1e300 }, hi[3] = { -1e300, -1e300, -1e300 };
 			for (size_t v = 0; v < mesh->vertex_count; v++) {
-				const double p[3] = { mesh->positions[v].x, mesh->positions[v].y, mesh->positions[v].z };
+				const double p[3] = { rk_mesh_position(mesh, v).x, rk_mesh_position(mesh, v).y, rk_mesh_position(mesh, v).z };
 				for (int k = 0; k < 3; k++) {
 					if (p[k] < lo[k]) lo[k] = p[k];
 					if (p[k] > hi[k]) hi[k] = p[k];
@@ -535,23 +536,132 @@ RK_TEST(sparse_accessor)
 	RK_REQUIRE(s->meshes.count == 2);
 	const rk_mesh *m = &s->meshes.data[0];
 	RK_REQUIRE(m->vertex_count == 3 && m->face_count == 1);
-	RK_CHECK_NEAR(m->positions[0].x, 5.0, 0.0);
-	RK_CHECK_NEAR(m->positions[1].x, 1.0, 0.0);
-	RK_CHECK_NEAR(m->positions[2].z, 7.0, 0.0);
+	RK_CHECK_NEAR(rk_mesh_position(m, 0).x, 5.0, 0.0);
+	RK_CHECK_NEAR(rk_mesh_position(m, 1).x, 1.0, 0.0);
+	RK_CHECK_NEAR(rk_mesh_position(m, 2).z, 7.0, 0.0);
 	RK_CHECK_INT(m->vertex_indices[0], 0);
 	RK_CHECK_INT(m->vertex_indices[2], 2);
 	/* accessor without bufferView: zeros, then the sparse value at index 2 */
 	m = &s->meshes.data[1];
 	RK_REQUIRE(m->vertex_count == 3);
-	RK_CHECK_NEAR(m->positions[0].y, 0.0, 0.0);
-	RK_CHECK_NEAR(m->positions[1].x, 0.0, 0.0);
-	RK_CHECK_NEAR(m->positions[2].y, 7.0, 0.0);
+	RK_CHECK_NEAR(rk_mesh_position(m, 0).y, 0.0, 0.0);
+	RK_CHECK_NEAR(rk_mesh_position(m, 1).x, 0.0, 0.0);
+	RK_CHECK_NEAR(rk_mesh_position(m, 2).y, 7.0, 0.0);
 	/* no material in the primitives -> one shared "default" material */
 	RK_REQUIRE(s->materials.count == 1);
 	RK_CHECK_STR(s->materials.data[0].name, "default");
 	RK_CHECK(s->meshes.data[0].materials.data[0] == &s->materials.data[0]);
 	RK_CHECK(s->meshes.data[1].materials.data[0] == &s->materials.data[0]);
 	RK_CHECK_NEAR(s->materials.data[0].metallic, 1.0, 0.0);
+	rk_scene_free(s);
+	free(doc);
+}
+
+/* Values in the file's precision: FLOAT accessors stay floats, bit for bit
+ * (positions, normals, morph deltas, animation outputs), normalised integers
+ * are decoded to doubles (UVs, a SHORT rotation output); samplers of one
+ * input share its times; a one-primitive mesh has no face slots; a unit
+ * conversion that modifies the geometry writes scaled doubles. */
+static const char rk_doc_precision[] =
+	"{\"asset\":{\"version\":\"2.0\"},"
+	"\"buffers\":[{\"byteLength\":@LEN@,\"uri\":\"@URI@\"}],"
+	"\"bufferViews\":[{\"buffer\":0,\"byteOffset\":0,\"byteLength\":36},{\"buffer\":0,\"byteOffset\":36,\"byteLength\":36},"
+	"{\"buffer\":0,\"byteOffset\":72,\"byteLength\":12},{\"buffer\":0,\"byteOffset\":84,\"byteLength\":36},"
+	"{\"buffer\":0,\"byteOffset\":120,\"byteLength\":8},{\"buffer\":0,\"byteOffset\":128,\"byteLength\":24},"
+	"{\"buffer\":0,\"byteOffset\":152,\"byteLength\":16}],"
+	"\"accessors\":["
+	"{\"bufferView\":0,\"componentType\":5126,\"count\":3,\"type\":\"VEC3\"},"
+	"{\"bufferView\":1,\"componentType\":5126,\"count\":3,\"type\":\"VEC3\"},"
+	"{\"bufferView\":2,\"componentType\":5123,\"normalized\":true,\"count\":3,\"type\":\"VEC2\"},"
+	"{\"bufferView\":3,\"componentType\":5126,\"count\":3,\"type\":\"VEC3\"},"
+	"{\"bufferView\":4,\"componentType\":5126,\"count\":2,\"type\":\"SCALAR\"},"
+	"{\"bufferView\":5,\"componentType\":5126,\"count\":2,\"type\":\"VEC3\"},"
+	"{\"bufferView\":6,\"componentType\":5122,\"normalized\":true,\"count\":2,\"type\":\"VEC4\"}],"
+	"\"meshes\":[{\"primitives\":[{\"attributes\":{\"POSITION\":0,\"NORMAL\":1,\"TEXCOORD_0\":2},\"targets\":[{\"POSITION\":3}]}]}],"
+	"\"nodes\":[{\"name\":\"m\",\"mesh\":0}],\"scenes\":[{\"nodes\":[0]}],\"scene\":0,"
+	"\"animations\":[{\"samplers\":[{\"input\":4,\"output\":5},{\"input\":4,\"output\":6}],"
+	"\"channels\":[{\"sampler\":0,\"target\":{\"node\":0,\"path\":\"translation\"}},"
+	"{\"sampler\":1,\"target\":{\"node\":0,\"path\":\"rotation\"}}]}]}";
+
+static const float precision_pos[9] = { 0.1f, -2.5f, 3.3333333f, 1e-3f, 0.0f, 7.7f, -0.4f, 1.0f, 0.0f };
+static const float precision_morph[9] = { 0.25f, 0.0f, 0.0f, 0.0f, 0.0f, 0.0f, 0.0f, 0.125f, 0.0f };
+static const float precision_trans[6] = { 0.1f, 0.2f, 0.3f, 1.1f, 1.2f, 1.3f };
+
+static char *build_precision_doc(void)
+{
+	bin_builder b = { .size = 0 };
+	const float nrm[9] = { 0, 0, 1, 0, 0, 1, 0, 0, 1 };
+	const uint16_t uv[6] = { 0, 65535, 32768, 0, 65535, 65535 };
+	const float times[2] = { 0.0f, 1.0f / 3.0f };
+	const uint16_t rot[8] = { 0, 0, 0, 32767, 0, 0, 32767, 0 };
+	bin_f32(&b, precision_pos, 9);
+	bin_f32(&b, nrm, 9);
+	bin_u16(&b, uv, 6);
+	bin_f32(&b, precision_morph, 9);
+	bin_f32(&b, times, 2);
+	bin_f32(&b, precision_trans, 6);
+	bin_u16(&b, rot, 8);
+	return make_doc(rk_doc_precision, b.data, b.size);
+}
+
+RK_TEST(values_kept_in_file_precision)
+{
+	char *doc = build_precision_doc();
+	rk_error err;
+	rk_scene *s = load_text(doc, NULL, &err);
+	if (!s) print_error("precision", &err);
+	RK_REQUIRE(s != NULL);
+	RK_CHECK_INT(scene_violations(s), 0);
+	RK_REQUIRE(s->meshes.count == 1);
+	const rk_mesh *m = &s->meshes.data[0];
+	RK_REQUIRE(m->vertex_count == 3 && m->face_count == 1);
+	RK_CHECK(m->positions_f64 == NULL && m->positions_f32 != NULL);
+	RK_CHECK(m->positions_f32 && memcmp(m->positions_f32, precision_pos, sizeof(precision_pos)) == 0);
+	RK_CHECK(rk_mesh_position(m, 0).x == (double)0.1f && rk_mesh_position(m, 2).x == (double)-0.4f);
+	RK_CHECK(m->normals.exists && m->normals.values_f64 == NULL && m->normals.values_f32 != NULL);
+	RK_CHECK(rk_attrib_vec3_corner(&m->normals, 1).z == 1.0);
+	RK_REQUIRE(m->uv_sets.count == 1);
+	const rk_attrib_vec2 *uv = &m->uv_sets.data[0].uv;
+	RK_CHECK(uv->values_f64 != NULL && uv->values_f32 == NULL);   /* normalised UNSIGNED_SHORT: doubles */
+	RK_CHECK(rk_attrib_vec2_value(uv, 1).x == 32768.0 / 65535.0 && rk_attrib_vec2_value(uv, 0).y == 1.0);
+	RK_CHECK(m->face_material == NULL);                           /* one primitive: every face is slot 0 */
+	RK_REQUIRE(m->blend_channels.count == 1 && m->blend_channels.data[0].target_count == 1);
+	const rk_blend_shape *bs = &m->blend_channels.data[0].targets[0];
+	RK_CHECK(bs->position_offsets_f64 == NULL && bs->position_offsets_f32 != NULL && !rk_blend_shape_has_normals(bs));
+	RK_REQUIRE(bs->offset_count == 2);                            /* vertex 1 does not move */
+	RK_CHECK(bs->vertex_indices[0] == 0 && bs->vertex_indices[1] == 2);
+	RK_CHECK(rk_blend_shape_position_offset(bs, 0).x == 0.25 && rk_blend_shape_position_offset(bs, 1).y == 0.125);
+	RK_REQUIRE(s->clips.count == 1 && s->clips.data[0].layer_count == 1 && s->clips.data[0].layers[0].track_count == 2);
+	const rk_anim_track *tt = &s->clips.data[0].layers[0].tracks[0], *tr = &s->clips.data[0].layers[0].tracks[1];
+	RK_CHECK(tt->target == RK_TARGET_TRANSLATION && tr->target == RK_TARGET_ROTATION_QUAT);
+	RK_CHECK(tt->values_f64 == NULL && tt->values_f32 && memcmp(tt->values_f32, precision_trans, sizeof(precision_trans)) == 0);
+	RK_CHECK(tr->values_f64 != NULL && tr->values_f32 == NULL);   /* normalised SHORT: doubles */
+	RK_CHECK(rk_track_value(tr, 3) == 1.0 && rk_track_value(tr, 6) == 1.0);
+	RK_CHECK(tt->times == tr->times);                             /* one input, decoded once */
+	RK_CHECK(tt->times && tt->times[1] == (double)(1.0f / 3.0f));
+	/* the pose at a key is the stored float widened */
+	size_t bytes = rk_pose_memory_size(s);
+	void *mem = malloc(bytes);
+	RK_REQUIRE(mem);
+	rk_pose pose;
+	RK_REQUIRE(rk_pose_init(&pose, s, mem, bytes));
+	rk_pose_eval_job job = { .scene = s, .clip = &s->clips.data[0], .time = (double)(1.0f / 3.0f), .pose = &pose };
+	RK_REQUIRE(rk_pose_eval_validate(&job, &err));
+	rk_pose_eval_run(&job);
+	RK_CHECK(pose.local[1].translation.x == (double)1.1f && pose.local[1].translation.z == (double)1.3f);
+	free(mem);
+	rk_scene_free(s);
+
+	/* metres -> centimetres by modifying the geometry: scaled copies in doubles */
+	rk_load_opts o = { .target_unit_meters = 0.01, .space_conversion = RK_CONVERT_MODIFY_GEOMETRY };
+	s = load_text(doc, &o, &err);
+	RK_REQUIRE(s != NULL);
+	m = &s->meshes.data[0];
+	RK_CHECK(m->positions_f64 != NULL && m->positions_f32 == NULL);
+	RK_CHECK(m->positions_f64 && m->positions_f64[0].x == (double)0.1f * 100.0 && m->positions_f64[2].y == 100.0);
+	bs = &m->blend_channels.data[0].targets[0];
+	RK_CHECK(bs->position_offsets_f64 != NULL && bs->position_offsets_f32 == NULL);
+	RK_CHECK(rk_blend_shape_position_offset(bs, 0).x == 25.0);
 	rk_scene_free(s);
 	free(doc);
 }
@@ -808,9 +918,9 @@ RK_TEST(byte_stride_strip_fan_and_primitives)
 	const rk_mesh *m = &s->meshes.data[0];
 	RK_REQUIRE(m->vertex_count == 5 && m->normals.exists);
 	for (int i = 0; i < 5; i++) {
-		RK_CHECK_NEAR(m->positions[i].x, i, 0.0);
-		RK_CHECK_NEAR(m->positions[i].y, i * i, 0.0);
-		RK_CHECK_NEAR(m->normals.values[i].z, i + 1, 0.0);
+		RK_CHECK_NEAR(rk_mesh_position(m, i).x, i, 0.0);
+		RK_CHECK_NEAR(rk_mesh_position(m, i).y, i * i, 0.0);
+		RK_CHECK_NEAR(rk_attrib_vec3_value(&m->normals, i).z, i + 1, 0.0);
 	}
 	RK_CHECK(m->normals.indices == m->vertex_indices);
 	/* strip 0..4: (0,1,2), (1,3,2), (2,3,4) */
@@ -836,7 +946,7 @@ RK_TEST(byte_stride_strip_fan_and_primitives)
 	RK_CHECK_STR(m->materials.data[2]->name, "red");
 	RK_CHECK_NEAR(m->materials.data[2]->base_color.y, 0.0, 0.0);
 	/* second half has no NORMAL: zeros, with a warning */
-	RK_CHECK_NEAR(m->normals.values[7].z, 0.0, 0.0);
+	RK_CHECK_NEAR(rk_attrib_vec3_value(&m->normals, 7).z, 0.0, 0.0);
 	RK_CHECK(find_warning(s, "no NORMAL") != NULL);
 	RK_CHECK(find_warning(s, "point and line") != NULL);
 	RK_REQUIRE(s->materials.count == 2);
@@ -896,28 +1006,28 @@ RK_TEST(component_types)
 	RK_REQUIRE(s->meshes.count == 1 && s->nodes.count == 2);
 	const rk_mesh *m = &s->meshes.data[0];
 	/* SHORT positions, not normalized (KHR_mesh_quantization), stride 8 */
-	RK_CHECK_NEAR(m->positions[0].x, -2.0, 0.0);
-	RK_CHECK_NEAR(m->positions[1].x, 300.0, 0.0);
-	RK_CHECK_NEAR(m->positions[1].y, -1.0, 0.0);
-	RK_CHECK_NEAR(m->positions[1].z, 5.0, 0.0);
-	RK_CHECK_NEAR(m->positions[2].z, -32768.0, 0.0);
+	RK_CHECK_NEAR(rk_mesh_position(m, 0).x, -2.0, 0.0);
+	RK_CHECK_NEAR(rk_mesh_position(m, 1).x, 300.0, 0.0);
+	RK_CHECK_NEAR(rk_mesh_position(m, 1).y, -1.0, 0.0);
+	RK_CHECK_NEAR(rk_mesh_position(m, 1).z, 5.0, 0.0);
+	RK_CHECK_NEAR(rk_mesh_position(m, 2).z, -32768.0, 0.0);
 	/* BYTE normalized normals: c / 127, clamped to -1 */
-	RK_CHECK_NEAR(m->normals.values[0].x, 1.0, 0.0);
-	RK_CHECK_NEAR(m->normals.values[1].x, -1.0, 0.0);
-	RK_CHECK_NEAR(m->normals.values[2].y, -1.0, 0.0);
-	RK_CHECK_NEAR(m->normals.values[2].z, 64.0 / 127.0, 1e-15);
+	RK_CHECK_NEAR(rk_attrib_vec3_value(&m->normals, 0).x, 1.0, 0.0);
+	RK_CHECK_NEAR(rk_attrib_vec3_value(&m->normals, 1).x, -1.0, 0.0);
+	RK_CHECK_NEAR(rk_attrib_vec3_value(&m->normals, 2).y, -1.0, 0.0);
+	RK_CHECK_NEAR(rk_attrib_vec3_value(&m->normals, 2).z, 64.0 / 127.0, 1e-15);
 	/* UNSIGNED_SHORT normalized UVs: c / 65535 */
 	RK_REQUIRE(m->uv_sets.count == 2);
 	RK_CHECK_STR(m->uv_sets.data[1].name, "TEXCOORD_1");
-	RK_CHECK_NEAR(m->uv_sets.data[0].uv.values[0].y, 1.0, 0.0);
-	RK_CHECK_NEAR(m->uv_sets.data[0].uv.values[1].x, 32768.0 / 65535.0, 1e-15);
-	RK_CHECK_NEAR(m->uv_sets.data[0].uv.values[2].y, 0.2, 1e-15);
-	RK_CHECK_NEAR(m->uv_sets.data[1].uv.values[1].x, -1.0, 0.0);
+	RK_CHECK_NEAR(rk_attrib_vec2_value(&m->uv_sets.data[0].uv, 0).y, 1.0, 0.0);
+	RK_CHECK_NEAR(rk_attrib_vec2_value(&m->uv_sets.data[0].uv, 1).x, 32768.0 / 65535.0, 1e-15);
+	RK_CHECK_NEAR(rk_attrib_vec2_value(&m->uv_sets.data[0].uv, 2).y, 0.2, 1e-15);
+	RK_CHECK_NEAR(rk_attrib_vec2_value(&m->uv_sets.data[1].uv, 1).x, -1.0, 0.0);
 	/* UNSIGNED_BYTE normalized VEC3 colours, alpha 1 */
 	RK_REQUIRE(m->colors.count == 1);
-	RK_CHECK_NEAR(m->colors.data[0].values[0].z, 0.2, 1e-15);
-	RK_CHECK_NEAR(m->colors.data[0].values[2].x, 0.4, 1e-15);
-	RK_CHECK_NEAR(m->colors.data[0].values[2].w, 1.0, 0.0);
+	RK_CHECK_NEAR(rk_attrib_vec4_value(&m->colors.data[0], 0).z, 0.2, 1e-15);
+	RK_CHECK_NEAR(rk_attrib_vec4_value(&m->colors.data[0], 2).x, 0.4, 1e-15);
+	RK_CHECK_NEAR(rk_attrib_vec4_value(&m->colors.data[0], 2).w, 1.0, 0.0);
 	/* UNSIGNED_INT indices */
 	RK_CHECK_INT(m->vertex_indices[0], 2);
 	RK_CHECK_INT(m->vertex_indices[2], 0);
@@ -1032,7 +1142,7 @@ RK_TEST(cubicspline_animation)
 	RK_CHECK_INT(t->components, 3);
 	RK_CHECK(t->curves[0] == NULL);
 	static const double v0[18] = { 0, 0, 0, 1, 2, 3, 1, 1, 1, 2, 2, 2, 4, 5, 6, 0, 0, 0 };
-	for (int k = 0; k < 18; k++) RK_CHECK_NEAR(t->values[k], v0[k], 0.0);
+	for (int k = 0; k < 18; k++) RK_CHECK_NEAR(rk_track_value(t, (size_t)k), v0[k], 0.0);
 	RK_CHECK_NEAR(t->times[1], 2.0, 0.0);
 	t = &c->layers[0].tracks[1];
 	RK_CHECK(t->node == rk_scene_find_node(s, "turner"));
@@ -1041,7 +1151,7 @@ RK_TEST(cubicspline_animation)
 	RK_CHECK_INT(t->components, 4);
 	/* normalized SHORT: 32767 -> 1, -32768 -> -1 (clamped) */
 	static const double v1[8] = { 0, 0, 0, 1, -1, 0, 0, 0 };
-	for (int k = 0; k < 8; k++) RK_CHECK_NEAR(t->values[k], v1[k], 0.0);
+	for (int k = 0; k < 8; k++) RK_CHECK_NEAR(rk_track_value(t, (size_t)k), v1[k], 0.0);
 	RK_CHECK_NEAR(t->times[0], 0.5, 0.0);
 	rk_scene_free(s);
 
@@ -1105,8 +1215,8 @@ RK_TEST(morph_targets)
 	RK_CHECK_NEAR(ch->target_weights[0], 1.0, 0.0);
 	RK_REQUIRE(ch->targets[0].offset_count == 1);
 	RK_CHECK_INT(ch->targets[0].vertex_indices[0], 1);
-	RK_CHECK_NEAR(ch->targets[0].position_offsets[0].y, 1.0, 0.0);
-	RK_CHECK(ch->targets[0].normal_offsets == NULL);
+	RK_CHECK_NEAR(rk_blend_shape_position_offset(&ch->targets[0], 0).y, 1.0, 0.0);
+	RK_CHECK(!rk_blend_shape_has_normals(&ch->targets[0]));
 	const rk_node *face = rk_scene_find_node(s, "face"), *other = rk_scene_find_node(s, "other");
 	RK_CHECK_NEAR(face->blend_weights[0], 0.75, 0.0);
 	RK_CHECK_NEAR(other->blend_weights[0], 0.25, 0.0);
@@ -1115,7 +1225,7 @@ RK_TEST(morph_targets)
 	RK_CHECK_INT(t->target, RK_TARGET_MORPH_WEIGHTS);
 	RK_CHECK_INT(t->components, 1);
 	RK_CHECK_INT(t->interpolation, RK_INTERP_LINEAR);
-	RK_CHECK_NEAR(t->values[1], 1.0, 0.0);
+	RK_CHECK_NEAR(rk_track_value(t, 1), 1.0, 0.0);
 	rk_scene_free(s);
 	free(doc);
 }
@@ -1675,7 +1785,7 @@ RK_TEST(glb_container)
 	RK_REQUIRE(s != NULL);
 	RK_CHECK_INT(s->settings.format, RK_FORMAT_GLB);
 	RK_CHECK_INT(s->meshes.data[0].face_count, 1);
-	RK_CHECK_NEAR(s->meshes.data[0].positions[2].y, 1.0, 0.0);
+	RK_CHECK_NEAR(rk_mesh_position(&s->meshes.data[0], 2).y, 1.0, 0.0);
 	rk_scene_free(s);
 
 	unsigned char *bad = (unsigned char *)malloc(size + 8);
@@ -1756,7 +1866,7 @@ RK_TEST(external_files)
 	rk_scene *s = rk_load_file(gltf, NULL, &err);
 	if (!s) print_error("external", &err);
 	RK_REQUIRE(s != NULL);
-	RK_CHECK_NEAR(s->meshes.data[0].positions[1].x, 2.0, 0.0);
+	RK_CHECK_NEAR(rk_mesh_position(&s->meshes.data[0], 1).x, 2.0, 0.0);
 	snprintf(path, sizeof(path), "%s/maps/skin.png", dir);
 	RK_CHECK_STR(s->textures.data[0].resolved_path, path);
 	RK_CHECK_STR(s->textures.data[0].filename, "maps/skin.png");
@@ -2116,6 +2226,7 @@ RK_TEST_MAIN(
 	RK_TEST_ENTRY(shared_glb_details),
 	RK_TEST_ENTRY(shared_position_bounds),
 	RK_TEST_ENTRY(sparse_accessor),
+	RK_TEST_ENTRY(values_kept_in_file_precision),
 	RK_TEST_ENTRY(normalized_ubyte_weights),
 	RK_TEST_ENTRY(two_influence_sets),
 	RK_TEST_ENTRY(float_weights),

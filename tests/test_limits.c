@@ -293,9 +293,13 @@ RK_TEST(retarget_refuses_a_clip_longer_than_max_frames)
 	for (size_t l = 0; l < walk->layer_count; l++)
 		for (size_t k = 0; k < walk->layers[l].track_count; k++) {
 			const rk_anim_track *t = &walk->layers[l].tracks[k];
-			if (t->target == RK_TARGET_TRANSLATION && t->values && t->key_count) {
-				double *v = (double *)(uintptr_t)t->values;
-				for (size_t q = 0; q < t->key_count * t->components; q++) v[q] = NAN;
+			if (t->target == RK_TARGET_TRANSLATION && rk_track_has_values(t) && t->key_count) {
+				double *v = (double *)(uintptr_t)t->values_f64;
+				float *vf = (float *)(uintptr_t)t->values_f32;
+				for (size_t q = 0; q < t->key_count * t->components; q++) {
+					if (v) v[q] = NAN;
+					else vf[q] = NAN;
+				}
 				hips = t->node;
 			}
 		}

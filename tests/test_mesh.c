@@ -482,7 +482,7 @@ static void init_mesh(rk_mesh *m, const rk_vec3 *pos, size_t vcount, const uint3
 	memset(m, 0, sizeof(*m));
 	m->name = "m";
 	m->vertex_count = vcount;
-	m->positions = pos;
+	m->positions_f64 = pos;
 	m->index_count = icount;
 	m->vertex_indices = vidx;
 	m->face_count = fcount;
@@ -889,7 +889,7 @@ RK_TEST(dedup_cube)
 	for (int c = 0; c < 24; c++) { corner_normals[c] = cube_face_normals[c / 4]; nidx[c] = (uint32_t)c; }
 	rk_mesh mesh;
 	init_mesh(&mesh, cube_pos, 8, cube_idx, 24, cube_faces, 6);
-	mesh.normals = (rk_attrib_vec3){ true, corner_normals, 24, nidx };
+	mesh.normals = (rk_attrib_vec3){ true, corner_normals, 24, nidx, NULL };
 	rk_node node;
 	init_node(&node, 1, "cube", &mesh);
 	expanded e;
@@ -1119,7 +1119,7 @@ RK_TEST(transforms_and_winding)
 	uint32_t ni[3] = { 0, 0, 0 };
 	rk_mesh mesh;
 	init_mesh(&mesh, pos, 3, vi, 3, &face, 1);
-	mesh.normals = (rk_attrib_vec3){ true, nrm, 1, ni };
+	mesh.normals = (rk_attrib_vec3){ true, nrm, 1, ni, NULL };
 	rk_node node;
 	init_node(&node, 1, "t", &mesh);
 	/* geometric transform: translate (10, 0, 0) and scale x by 2 */
@@ -1208,11 +1208,11 @@ RK_TEST(uv_set_selection)
 	rk_uv_set sets[2];
 	memset(sets, 0, sizeof(sets));
 	sets[0].name = "map1";
-	sets[0].uv = (rk_attrib_vec2){ true, uv0, 3, vi };
+	sets[0].uv = (rk_attrib_vec2){ true, uv0, 3, vi, NULL };
 	sets[1].name = "map2";
-	sets[1].uv = (rk_attrib_vec2){ true, uv1, 3, vi };
-	sets[1].tangent = (rk_attrib_vec3){ true, tan, 1, zero };
-	sets[1].bitangent = (rk_attrib_vec3){ true, bit, 1, zero };
+	sets[1].uv = (rk_attrib_vec2){ true, uv1, 3, vi, NULL };
+	sets[1].tangent = (rk_attrib_vec3){ true, tan, 1, zero, NULL };
+	sets[1].bitangent = (rk_attrib_vec3){ true, bit, 1, zero, NULL };
 	rk_mesh mesh;
 	init_mesh(&mesh, pos, 3, vi, 3, &face, 1);
 	mesh.uv_sets = (rk_uv_set_list){ sets, 2 };
@@ -1367,9 +1367,9 @@ RK_TEST(scene_uv_set_rule)
 	rk_uv_set sets[3];
 	memset(sets, 0, sizeof(sets));
 	sets[0].name = "UVMap";
-	sets[0].uv = (rk_attrib_vec2){ true, uv, 3, vi };
+	sets[0].uv = (rk_attrib_vec2){ true, uv, 3, vi, NULL };
 	sets[1].name = "Lightmap";
-	sets[1].uv = (rk_attrib_vec2){ true, uv, 3, vi };
+	sets[1].uv = (rk_attrib_vec2){ true, uv, 3, vi, NULL };
 	sets[2].name = "Empty";                        /* listed, without UVs: never chosen */
 	rk_mesh mesh;
 	init_mesh(&mesh, pos, 3, vi, 3, &face, 1);
@@ -1560,7 +1560,7 @@ RK_TEST(bad_inputs_rejected)
 	rk_vec3 nv[1] = { { 0, 0, 1 } };
 	uint32_t ni[24] = { 0 };
 	ni[3] = 1;
-	mesh.normals = (rk_attrib_vec3){ true, nv, 1, ni };
+	mesh.normals = (rk_attrib_vec3){ true, nv, 1, ni, NULL };
 	RK_CHECK(!expand_run(&good, &err));
 	RK_CHECK_INT(err.code, RK_ERROR_CORRUPT);
 	mesh.normals = (rk_attrib_vec3){ 0 };
@@ -1828,19 +1828,19 @@ RK_TEST(shared_assets_triangulate_every_face)
 			uint32_t tri[3 * 62], flags;
 			unsigned char scratch[4096];
 			const uint32_t *idx = mesh->vertex_indices + fc->index_begin;
-			size_t nt = rk_polygon_triangulate(tri, mesh->positions, mesh->vertex_count, idx, fc->index_count, scratch, sizeof(scratch), &flags);
+			size_t nt = rk_polygon_triangulate(tri, mesh->positions_f64, mesh->vertex_count, idx, fc->index_count, scratch, sizeof(scratch), &flags);
 			faces++;
 			if (fc->index_count > 4) ngons++;
 			if (flags) flagged++;
 			if (nt != fc->index_count - 2) { bad++; continue; }
 			rk_vec3 newell = { 0, 0, 0 }, sum = { 0, 0, 0 };
-			rk_vec3 p0 = mesh->positions[idx[0]];
+			rk_vec3 p0 = rk_mesh_position(mesh, idx[0]);
 			for (uint32_t k = 0; k < fc->index_count; k++) {
-				rk_vec3 a = rk_vec3_sub(mesh->positions[idx[k]], p0), b = rk_vec3_sub(mesh->positions[idx[(k + 1) % fc->index_count]], p0);
+				rk_vec3 a = rk_vec3_sub(rk_mesh_position(mesh, idx[k]), p0), b = rk_vec3_sub(rk_mesh_position(mesh, idx[(k + 1) % fc->index_count]), p0);
 				newell = rk_vec3_add(newell, rk_vec3_cross(a, b));
 			}
 			for (size_t t = 0; t < nt; t++) {
-				rk_vec3 a = mesh->positions[idx[tri[3 * t]]], b = mesh->positions[idx[tri[3 * t + 1]]], c = mesh->positions[idx[tri[3 * t + 2]]];
+				rk_vec3 a = rk_mesh_position(mesh, idx[tri[3 * t]]), b = rk_mesh_position(mesh, idx[tri[3 * t + 1]]), c = rk_mesh_position(mesh, idx[tri[3 * t + 2]]);
 				rk_vec3 cr = rk_vec3_cross(rk_vec3_sub(b, a), rk_vec3_sub(c, a));
 				sum = rk_vec3_add(sum, cr);
 				if (rk_vec3_dot(cr, newell) < -1e-9 * rk_vec3_dot(newell, newell)) bad++;

@@ -1099,11 +1099,12 @@ RK_TEST(test_malformed_mesh)
 	rk_mesh *m = s->nodes.data[1].mesh;
 	RK_REQUIRE(m && m->vertex_count == 4);
 	rk_vec3 pos[5];
-	memcpy(pos, m->positions, 4 * sizeof(rk_vec3));
+	for (size_t v = 0; v < 4; v++) pos[v] = rk_mesh_position(m, v);
 	pos[4] = (rk_vec3){ NAN, 0, 0 };
 	const uint32_t vi[15] = { 0, 1, 2, 0, 2, 3, 0, 1, 9, 0, 1, 0, 1, 4, 2 };
 	const rk_face faces[6] = { { 0, 3 }, { 3, 3 }, { 6, 3 }, { 9, 2 }, { 12, 3 }, { 13, 5 } };
-	m->positions = pos;
+	m->positions_f64 = pos;
+	m->positions_f32 = NULL;
 	m->vertex_count = 5;
 	m->vertex_indices = vi;
 	m->index_count = 15;

@@ -488,7 +488,7 @@ RK_TEST(fbx_source_pivots_offsets_inherit_modes)
 		RK_REQUIRE(x->node == y->node && x->target == y->target && x->key_count == y->key_count &&
 			x->components == y->components);
 		for (size_t k = 0; k < x->key_count * x->components; k++) {
-			double d = fabs(x->values[k] - y->values[k]);
+			double d = fabs(rk_track_value(x, k) - rk_track_value(y, k));
 			if (!(d <= worst)) worst = d;
 			keys++;
 		}
@@ -677,7 +677,7 @@ RK_TEST(corrupted_targets_fail_cleanly)
 			retargeted++;
 			for (size_t t = 0; t < c->layers[0].track_count; t++) {
 				const rk_anim_track *tr = &c->layers[0].tracks[t];
-				for (size_t v = 0; v < tr->key_count * tr->components; v++) RK_CHECK(isfinite(tr->values[v]));
+				for (size_t v = 0; v < tr->key_count * tr->components; v++) RK_CHECK(isfinite(rk_track_value(tr, v)));
 			}
 		}
 		rk_scene_free(dst);
@@ -734,9 +734,13 @@ RK_TEST(bad_arguments)
 	for (size_t t = 0; t < walk->layers[0].track_count; t++)
 		if (!strcmp(walk->layers[0].tracks[t].node->name, "mixamorig:LeftArm")) arm_track = &walk->layers[0].tracks[t];
 	RK_REQUIRE(arm_track && arm_track->key_count > 3);
-	double *vals = (double *)(uintptr_t)arm_track->values;   /* scene data is plain memory */
-	double saved = vals[2 * arm_track->components];
-	vals[2 * arm_track->components] = NAN;
+	/* scene data is plain memory (doubles from FBX, floats from glTF) */
+	double *vals = (double *)(uintptr_t)arm_track->values_f64;
+	float *vals_f = (float *)(uintptr_t)arm_track->values_f32;
+	size_t at = 2 * arm_track->components;
+	double saved = rk_track_value(arm_track, at);
+	if (vals) vals[at] = NAN;
+	else vals_f[at] = NAN;
 	/* either refused with a message or every key written is finite */
 	rk_anim_clip *nan_clip = rk_retarget(dst, src, walk, NULL, NULL, &err);
 	if (!nan_clip) {
@@ -744,11 +748,12 @@ RK_TEST(bad_arguments)
 	} else {
 		for (size_t t = 0; t < nan_clip->layers[0].track_count; t++) {
 			const rk_anim_track *tr = &nan_clip->layers[0].tracks[t];
-			for (size_t v = 0; v < tr->key_count * tr->components; v++) RK_CHECK(isfinite(tr->values[v]));
+			for (size_t v = 0; v < tr->key_count * tr->components; v++) RK_CHECK(isfinite(rk_track_value(tr, v)));
 		}
 		dst->clips.count--;   /* forget it for the count check below (its memory stays with the scene) */
 	}
-	vals[2 * arm_track->components] = saved;
+	if (vals) vals[at] = saved;
+	else vals_f[at] = (float)saved;
 	RK_CHECK_INT(dst->clips.count, 0);
 	rk_scene_free(src);
 	rk_scene_free(dst);

@@ -365,7 +365,7 @@ RK_TEST(sample_mesh_closed_and_encloses_joints)
 		RK_CHECK(rk_mesh_world_positions_eval(s, body, NULL, p));
 		/* at rest, skinning reproduces the bind positions */
 		double maxd = 0;
-		for (size_t v = 0; v < m->vertex_count; v++) maxd = fmax(maxd, dist(p[v], m->positions[v]));
+		for (size_t v = 0; v < m->vertex_count; v++) maxd = fmax(maxd, dist(p[v], rk_mesh_position(m, v)));
 		RK_CHECK(maxd < 1e-9);
 		rk_vec3 lo = { 1e9, 1e9, 1e9 }, hi = { -1e9, -1e9, -1e9 };
 		for (size_t v = 0; v < m->vertex_count; v++) {
@@ -389,10 +389,10 @@ RK_TEST(sample_mesh_closed_and_encloses_joints)
 				uint32_t b = m->vertex_indices[fc.index_begin + (c + 1) % fc.index_count];
 				edges[ne++] = ((uint64_t)a << 32) | b;
 			}
-			rk_vec3 a = m->positions[m->vertex_indices[fc.index_begin]];
+			rk_vec3 a = rk_mesh_position(m, m->vertex_indices[fc.index_begin]);
 			for (uint32_t c = 1; c + 1 < fc.index_count; c++) {
-				rk_vec3 b = m->positions[m->vertex_indices[fc.index_begin + c]];
-				rk_vec3 d = m->positions[m->vertex_indices[fc.index_begin + c + 1]];
+				rk_vec3 b = rk_mesh_position(m, m->vertex_indices[fc.index_begin + c]);
+				rk_vec3 d = rk_mesh_position(m, m->vertex_indices[fc.index_begin + c + 1]);
 				volume += rk_vec3_dot(a, rk_vec3_cross(b, d)) / 6.0;
 			}
 		}
@@ -428,19 +428,19 @@ RK_TEST(sample_normals_from_the_shared_generator)
 			&& m->normals.indices == m->vertex_indices);
 		rk_vec3 *n = (rk_vec3 *)malloc(m->vertex_count * sizeof(rk_vec3));
 		RK_REQUIRE(n);
-		RK_CHECK_INT(rk_mesh_smooth_normals(n, m->positions, m->vertex_count, m->vertex_indices, m->index_count,
+		RK_CHECK_INT(rk_mesh_smooth_normals(n, m->positions_f64, m->vertex_count, m->vertex_indices, m->index_count,
 			m->faces, m->face_count), 0);
-		RK_CHECK(memcmp(n, m->normals.values, m->vertex_count * sizeof(rk_vec3)) == 0);
+		RK_CHECK(memcmp(n, m->normals.values_f64, m->vertex_count * sizeof(rk_vec3)) == 0);
 		size_t not_unit = 0, inward = 0;
 		for (size_t v = 0; v < m->vertex_count; v++)
-			if (fabs(rk_vec3_length(m->normals.values[v]) - 1.0) > 1e-12) not_unit++;
+			if (fabs(rk_vec3_length(rk_attrib_vec3_value(&m->normals, v)) - 1.0) > 1e-12) not_unit++;
 		for (size_t f = 0; f < m->face_count; f++) {
 			const rk_face *fc = &m->faces[f];
 			const uint32_t *vi = m->vertex_indices + fc->index_begin;
-			rk_vec3 p0 = m->positions[vi[0]];
-			rk_vec3 area = rk_vec3_cross(rk_vec3_sub(m->positions[vi[1]], p0), rk_vec3_sub(m->positions[vi[2]], p0));
+			rk_vec3 p0 = rk_mesh_position(m, vi[0]);
+			rk_vec3 area = rk_vec3_cross(rk_vec3_sub(rk_mesh_position(m, vi[1]), p0), rk_vec3_sub(rk_mesh_position(m, vi[2]), p0));
 			for (uint32_t k = 0; k < fc->index_count; k++)
-				if (!(rk_vec3_dot(area, m->normals.values[vi[k]]) > 0.0)) inward++;
+				if (!(rk_vec3_dot(area, rk_attrib_vec3_value(&m->normals, vi[k])) > 0.0)) inward++;
 		}
 		RK_CHECK_INT(not_unit, 0);
 		RK_CHECK_INT(inward, 0);

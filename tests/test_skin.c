@@ -988,7 +988,7 @@ static void check_character(rk_test_state *rk_t_, const char *dir, const char *f
 		const rk_mesh *mesh = node->mesh;
 		const rk_skin_deformer *skin = node->skin;
 		if (!mesh || !skin || skin->method != RK_SKINNING_LINEAR || mesh->blend_channels.count > 0) continue;
-		if (!mesh->positions || mesh->vertex_count == 0 || skin->joint_count == 0) continue;
+		if ((!mesh->positions_f64 && !mesh->positions_f32) || mesh->vertex_count == 0 || skin->joint_count == 0) continue;
 		const size_t nv = mesh->vertex_count, nj = skin->joint_count, nc = mesh->index_count;
 		rk_mat4 *mats = malloc(nj * sizeof(rk_mat4));
 		float *pal = malloc(nj * 64);
@@ -1002,9 +1002,9 @@ static void check_character(rk_test_state *rk_t_, const char *dir, const char *f
 		RK_REQUIRE(rk_skin_matrices_eval(s, skin, &tp.pose, node, mats));
 		RK_REQUIRE(rk_mesh_world_positions_eval(s, node, &tp.pose, ref_pos));
 		for (size_t v = 0; v < nv; v++) {
-			pos[v * 3 + 0] = (float)mesh->positions[v].x;
-			pos[v * 3 + 1] = (float)mesh->positions[v].y;
-			pos[v * 3 + 2] = (float)mesh->positions[v].z;
+			pos[v * 3 + 0] = (float)rk_mesh_position(mesh, v).x;
+			pos[v * 3 + 1] = (float)rk_mesh_position(mesh, v).y;
+			pos[v * 3 + 2] = (float)rk_mesh_position(mesh, v).z;
 		}
 		size_t exact_count = build_influences(s, skin, nv, jnt, wgt, exact);
 		RK_CHECK(exact_count > nv / 2);
@@ -1028,7 +1028,7 @@ static void check_character(rk_test_state *rk_t_, const char *dir, const char *f
 			for (size_t c = 0; c < nc; c++) {
 				uint32_t v = mesh->vertex_indices[c];
 				uint32_t ni2 = mesh->normals.indices[c];
-				rk_vec3 nn = ni2 < mesh->normals.value_count ? mesh->normals.values[ni2] : (rk_vec3){ 0, 0, 0 };
+				rk_vec3 nn = ni2 < mesh->normals.value_count ? rk_attrib_vec3_value(&mesh->normals, ni2) : (rk_vec3){ 0, 0, 0 };
 				memcpy(cpos + c * 3, pos + (size_t)v * 3, 12);
 				cnrm[c * 3 + 0] = (float)nn.x;
 				cnrm[c * 3 + 1] = (float)nn.y;

@@ -67,9 +67,9 @@ static void check_node(rk_test_state *rk_t_, const rk_scene *s, const rk_node *n
 		for (int k = 0; k < 16; k++) fm[j * 16 + k] = (float)mats[j].m[k];
 	double lo[3] = { INFINITY, INFINITY, INFINITY }, hi[3] = { -INFINITY, -INFINITY, -INFINITY };
 	for (size_t v = 0; v < nv; v++) {
-		pos[v * 3] = (float)m->positions[v].x;
-		pos[v * 3 + 1] = (float)m->positions[v].y;
-		pos[v * 3 + 2] = (float)m->positions[v].z;
+		pos[v * 3] = (float)rk_mesh_position(m, v).x;
+		pos[v * 3 + 1] = (float)rk_mesh_position(m, v).y;
+		pos[v * 3 + 2] = (float)rk_mesh_position(m, v).z;
 		double r[3] = { ref[v].x, ref[v].y, ref[v].z };
 		for (int k = 0; k < 3; k++) {
 			if (r[k] < lo[k]) lo[k] = r[k];

@@ -906,7 +906,7 @@ RK_TEST(vrma_expressions_flipped)
 			rk_anim_clip *c = src->clips.count ? rk_retarget(dst, src, &src->clips.data[0], NULL, NULL, &err) : NULL;
 			if (c && rk_retarget_expressions(dst, c, src, &src->clips.data[0], NULL, NULL, &err)) {
 				const rk_anim_track *t = face_track(c);
-				for (size_t k = 0; t && k < t->key_count * t->components; k++) RK_CHECK(isfinite(t->values[k]));
+				for (size_t k = 0; t && k < t->key_count * t->components; k++) RK_CHECK(isfinite(rk_track_value(t, k)));
 			}
 			if (is_src) rk_scene_free(dst);
 			rk_scene_free(s);

@@ -101,7 +101,9 @@
  *       TRIANGLES, TRIANGLE_STRIP and TRIANGLE_FAN (strips and fans become
  *       triangles; their degenerate triangles are dropped); POINTS and LINES*
  *       are skipped with a warning. Attributes POSITION, NORMAL, TANGENT,
- *       TEXCOORD_0..15, COLOR_0..7, JOINTS_n/WEIGHTS_n (n < 8). Quantized
+ *       TEXCOORD_0..15, COLOR_0..7, JOINTS_n/WEIGHTS_n (n < 8). FLOAT
+ *       positions, normals, UVs, colours, morph deltas and animation outputs
+ *       are kept as floats (the _f32 tables of scene.h); quantized
  *       attributes (KHR_mesh_quantization) are decoded to doubles.
  *     - Morph targets: POSITION/NORMAL deltas, one rk_blend_channel with one
  *       target (weight 1) per glTF target; names from mesh.extras.targetNames;

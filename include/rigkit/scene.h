@@ -207,10 +207,47 @@ struct rk_node {
  * Every indices[c] < value_count. The FBX reader may append one zero value
  * after the file's values (value_count = file count + 1) that the indices of
  * out-of-range file indices are redirected to (with a warning); glTF
- * tables hold exactly the file's values. */
-typedef struct rk_attrib_vec2 { bool exists; const rk_vec2 *values; size_t value_count; const uint32_t *indices; } rk_attrib_vec2;
-typedef struct rk_attrib_vec3 { bool exists; const rk_vec3 *values; size_t value_count; const uint32_t *indices; } rk_attrib_vec3;
-typedef struct rk_attrib_vec4 { bool exists; const rk_vec4 *values; size_t value_count; const uint32_t *indices; } rk_attrib_vec4;
+ * tables hold exactly the file's values.
+ *
+ * Values are kept in the precision of the file: doubles in values_f64 (FBX,
+ * BVH, OBJ-style data, values the library computes or converts, scenes
+ * built by hand) or floats in values_f32 (2, 3 or 4 per value, x first:
+ * glTF FLOAT accessors, where a double would gain no precision; normalised
+ * integer accessors are decoded to doubles as before). When `exists`,
+ * exactly one of the two pointers is non-NULL. Read a value with
+ * rk_attrib_vec3_value() (by table index) or rk_attrib_vec3_corner() (by
+ * corner), which return doubles whatever the storage; a float converts to
+ * the same double it did when tables held only doubles. */
+typedef struct rk_attrib_vec2 { bool exists; const rk_vec2 *values_f64; size_t value_count; const uint32_t *indices; const float *values_f32; } rk_attrib_vec2;
+typedef struct rk_attrib_vec3 { bool exists; const rk_vec3 *values_f64; size_t value_count; const uint32_t *indices; const float *values_f32; } rk_attrib_vec3;
+typedef struct rk_attrib_vec4 { bool exists; const rk_vec4 *values_f64; size_t value_count; const uint32_t *indices; const float *values_f32; } rk_attrib_vec4;
+
+/* Value i of the table (i < value_count) as doubles; zeros when the table has no values. */
+static inline rk_vec2 rk_attrib_vec2_value(const rk_attrib_vec2 *a, size_t i)
+{
+	if (a->values_f64) return a->values_f64[i];
+	if (a->values_f32) return (rk_vec2){ a->values_f32[2 * i], a->values_f32[2 * i + 1] };
+	return (rk_vec2){ 0.0, 0.0 };
+}
+static inline rk_vec3 rk_attrib_vec3_value(const rk_attrib_vec3 *a, size_t i)
+{
+	if (a->values_f64) return a->values_f64[i];
+	if (a->values_f32) return (rk_vec3){ a->values_f32[3 * i], a->values_f32[3 * i + 1], a->values_f32[3 * i + 2] };
+	return (rk_vec3){ 0.0, 0.0, 0.0 };
+}
+static inline rk_vec4 rk_attrib_vec4_value(const rk_attrib_vec4 *a, size_t i)
+{
+	if (a->values_f64) return a->values_f64[i];
+	if (a->values_f32) {
+		const float *f = a->values_f32 + 4 * i;
+		return (rk_vec4){ f[0], f[1], f[2], f[3] };
+	}
+	return (rk_vec4){ 0.0, 0.0, 0.0, 0.0 };
+}
+/* The value of corner c (c < the mesh's index_count). */
+static inline rk_vec2 rk_attrib_vec2_corner(const rk_attrib_vec2 *a, size_t c) { return rk_attrib_vec2_value(a, a->indices[c]); }
+static inline rk_vec3 rk_attrib_vec3_corner(const rk_attrib_vec3 *a, size_t c) { return rk_attrib_vec3_value(a, a->indices[c]); }
+static inline rk_vec4 rk_attrib_vec4_corner(const rk_attrib_vec4 *a, size_t c) { return rk_attrib_vec4_value(a, a->indices[c]); }
 
 typedef struct rk_uv_set {
 	const char *name;             /* FBX LayerElementUV name, glTF "TEXCOORD_n" */
@@ -225,15 +262,41 @@ typedef struct rk_color_set_list { rk_attrib_vec4 *data; size_t count; } rk_colo
 /* One polygon: corners index_begin .. index_begin + index_count - 1. */
 typedef struct rk_face { uint32_t index_begin; uint32_t index_count; } rk_face;
 
+/* A blend shape's offsets are kept in the file's precision like attribute
+ * values (see rk_attrib_vec3): doubles (_f64) or floats (_f32, 3 per
+ * offset: glTF FLOAT morph targets). For positions and for normals at most
+ * one of the two pointers is non-NULL (positions: exactly one when
+ * offset_count > 0). Read them with rk_blend_shape_position_offset() /
+ * rk_blend_shape_normal_offset(). */
 typedef struct rk_blend_shape {
 	const char *name;
 	size_t offset_count;
 	const uint32_t *vertex_indices;  /* which mesh vertices move */
-	const rk_vec3 *position_offsets; /* added to positions (mesh space) */
-	const rk_vec3 *normal_offsets;   /* NULL if the file has none */
+	const rk_vec3 *position_offsets_f64; /* added to positions (mesh space); NULL when kept as floats */
+	const rk_vec3 *normal_offsets_f64;   /* NULL if the file has none or they are kept as floats */
 	const double *offset_weights;    /* per-offset factor 0..1 (Blender exports vertex-group
 	                                    weights as FullWeights), NULL = all 1 */
+	const float *position_offsets_f32; /* 3 x offset_count (x, y, z), mesh space; NULL unless floats */
+	const float *normal_offsets_f32;   /* the same for normal offsets */
 } rk_blend_shape;
+
+static inline bool rk_blend_shape_has_normals(const rk_blend_shape *s)
+{
+	return s->normal_offsets_f64 != NULL || s->normal_offsets_f32 != NULL;
+}
+/* Offset k (k < offset_count) as doubles; zeros when the shape has none. */
+static inline rk_vec3 rk_blend_shape_position_offset(const rk_blend_shape *s, size_t k)
+{
+	if (s->position_offsets_f64) return s->position_offsets_f64[k];
+	if (s->position_offsets_f32) return (rk_vec3){ s->position_offsets_f32[3 * k], s->position_offsets_f32[3 * k + 1], s->position_offsets_f32[3 * k + 2] };
+	return (rk_vec3){ 0.0, 0.0, 0.0 };
+}
+static inline rk_vec3 rk_blend_shape_normal_offset(const rk_blend_shape *s, size_t k)
+{
+	if (s->normal_offsets_f64) return s->normal_offsets_f64[k];
+	if (s->normal_offsets_f32) return (rk_vec3){ s->normal_offsets_f32[3 * k], s->normal_offsets_f32[3 * k + 1], s->normal_offsets_f32[3 * k + 2] };
+	return (rk_vec3){ 0.0, 0.0, 0.0 };
+}
 
 struct rk_blend_channel {
 	uint32_t index;                  /* position in mesh->blend_channels */
@@ -252,7 +315,9 @@ struct rk_mesh {
 	uint64_t source_id;
 
 	size_t vertex_count;
-	const rk_vec3 *positions;        /* mesh space, vertex_count */
+	const rk_vec3 *positions_f64;    /* mesh space, vertex_count, as doubles (FBX, BVH, converted, built) ... */
+	const float *positions_f32;      /* ... or as floats, 3 per vertex (glTF FLOAT POSITION): exactly one is
+	                                    non-NULL when vertex_count > 0; read with rk_mesh_position() */
 	size_t index_count;              /* corners over all faces */
 	const uint32_t *vertex_indices;  /* per corner: index into positions */
 	size_t face_count;
@@ -272,6 +337,14 @@ struct rk_mesh {
 	const rk_ext_value *extras;      /* glTF mesh "extras" as stored, NULL if none (the writer adds
 	                                    targetNames for morph targets; see export.h) */
 };
+
+/* Vertex v's position (v < vertex_count) as doubles, whatever the storage. */
+static inline rk_vec3 rk_mesh_position(const rk_mesh *m, size_t v)
+{
+	if (m->positions_f64) return m->positions_f64[v];
+	if (m->positions_f32) return (rk_vec3){ m->positions_f32[3 * v], m->positions_f32[3 * v + 1], m->positions_f32[3 * v + 2] };
+	return (rk_vec3){ 0.0, 0.0, 0.0 };
+}
 
 /* ---------------------------------------------------------------------------
  * Skins
@@ -510,13 +583,35 @@ typedef struct rk_anim_track {
 	const rk_anim_curve *curves[4];
 	double default_value[4];
 
-	/* sampler-based (curves all NULL) */
+	/* sampler-based (curves all NULL). The values are kept in the file's
+	 * precision (see rk_attrib_vec3): doubles, or floats for glTF FLOAT
+	 * outputs; when key_count > 0 exactly one of values_f64 / values_f32 is
+	 * non-NULL. Read value i with rk_track_value(). times may be shared by
+	 * several tracks (glTF samplers of one input): read-only. */
 	size_t key_count;
 	const double *times;             /* seconds */
 	uint32_t components;             /* values per key per output: 3, 4, or morph count */
-	const double *values;            /* key_count * components (CUBIC: *3, as in-tangent, value, out-tangent) */
+	const double *values_f64;        /* key_count * components (CUBIC: *3, as in-tangent, value, out-tangent) */
 	rk_interp interpolation;         /* CONSTANT (glTF STEP), LINEAR or CUBIC */
+	const float *values_f32;         /* the same layout as floats */
 } rk_anim_track;
+
+/* Defined since tables and tracks keep the file's precision (values_f64 /
+ * values_f32): code built against several versions may test it. */
+#define RK_SCENE_TYPED_VALUES 1
+
+/* Value i (i < key_count * components, times 3 for CUBIC) of a sampler-based
+ * track as a double, whatever the storage; 0 when the track has none. */
+static inline double rk_track_value(const rk_anim_track *t, size_t i)
+{
+	if (t->values_f64) return t->values_f64[i];
+	if (t->values_f32) return (double)t->values_f32[i];
+	return 0.0;
+}
+static inline bool rk_track_has_values(const rk_anim_track *t)
+{
+	return t->values_f64 != NULL || t->values_f32 != NULL;
+}
 
 typedef enum rk_layer_blend {
 	RK_LAYER_OVERRIDE = 0,

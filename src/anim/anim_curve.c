@@ -257,22 +257,22 @@ static rki_sample_pos rki_sample_locate(const rk_anim_track *tr, double time, si
 
 static double rki_sample_value(const rk_anim_track *tr, const rki_sample_pos *p, uint32_t k)
 {
-	const double *v = tr->values;
 	size_t a = p->i * p->stride + p->offset + k;
-	if (p->u < 0.0) return v[a];
+	double va = rk_track_value(tr, a);
+	if (p->u < 0.0) return va;
 	size_t b = a + p->stride;
-	double u = p->u;
-	if (!p->cubic) return v[a] + (v[b] - v[a]) * u;
-	double out_tan = v[a + tr->components];      /* out-tangent of key i */
-	double in_tan = v[b - tr->components];       /* in-tangent of key i + 1 */
+	double u = p->u, vb = rk_track_value(tr, b);
+	if (!p->cubic) return va + (vb - va) * u;
+	double out_tan = rk_track_value(tr, a + tr->components);      /* out-tangent of key i */
+	double in_tan = rk_track_value(tr, b - tr->components);       /* in-tangent of key i + 1 */
 	double u2 = u * u, u3 = u2 * u;
-	return (2.0 * u3 - 3.0 * u2 + 1.0) * v[a] + (u3 - 2.0 * u2 + u) * p->dt * out_tan
-		+ (-2.0 * u3 + 3.0 * u2) * v[b] + (u3 - u2) * p->dt * in_tan;
+	return (2.0 * u3 - 3.0 * u2 + 1.0) * va + (u3 - 2.0 * u2 + u) * p->dt * out_tan
+		+ (-2.0 * u3 + 3.0 * u2) * vb + (u3 - u2) * p->dt * in_tan;
 }
 
 double rki_anim_sample_component(const rk_anim_track *track, double time, uint32_t k)
 {
-	if (!rki_anim_track_is_sampled(track) || !track->times || !track->values || k >= track->components) return 0.0;
+	if (!rki_anim_track_is_sampled(track) || !track->times || !rk_track_has_values(track) || k >= track->components) return 0.0;
 	rki_sample_pos p = rki_sample_locate(track, time, NULL);
 	return rki_sample_value(track, &p, k);
 }
@@ -307,7 +307,7 @@ size_t rki_anim_track_eval_hint(const rk_anim_track *track, double time, bool no
 			out[k] = track->curves[k] ? rk_anim_curve_eval(track->curves[k], time, no_extrapolation) : track->default_value[k];
 		return count;
 	}
-	if (!track->times || !track->values) {
+	if (!track->times || !rk_track_has_values(track)) {
 		for (size_t k = 0; k < m; k++) out[k] = 0.0;
 		return count;
 	}
@@ -315,9 +315,11 @@ size_t rki_anim_track_eval_hint(const rk_anim_track *track, double time, bool no
 	if (track->target == RK_TARGET_ROTATION_QUAT && track->components == 4) {
 		rk_quat q;
 		if (p.u >= 0.0 && !p.cubic) {
-			const double *a = track->values + p.i * p.stride;
-			const double *b = a + p.stride;
-			q = rk_quat_slerp((rk_quat){ a[0], a[1], a[2], a[3] }, (rk_quat){ b[0], b[1], b[2], b[3] }, p.u);
+			size_t a = p.i * p.stride, b = a + p.stride;
+			q = rk_quat_slerp((rk_quat){ rk_track_value(track, a), rk_track_value(track, a + 1), rk_track_value(track, a + 2),
+					rk_track_value(track, a + 3) },
+				(rk_quat){ rk_track_value(track, b), rk_track_value(track, b + 1), rk_track_value(track, b + 2),
+					rk_track_value(track, b + 3) }, p.u);
 		} else {
 			q = (rk_quat){ rki_sample_value(track, &p, 0), rki_sample_value(track, &p, 1),
 				rki_sample_value(track, &p, 2), rki_sample_value(track, &p, 3) };

@@ -125,12 +125,12 @@ static void rki_blend_positions(const rki_view *v, const rk_node *node, rk_vec3 
 		for (size_t k = 0; k < ch->target_count; k++) {
 			double f = rki_target_factor(ch, w, k);
 			const rk_blend_shape *shape = &ch->targets[k];
-			if (f == 0.0 || !shape->vertex_indices || !shape->position_offsets) continue;
+			if (f == 0.0 || !shape->vertex_indices || (!shape->position_offsets_f64 && !shape->position_offsets_f32)) continue;
 			for (size_t j = 0; j < shape->offset_count; j++) {
 				uint32_t vi = shape->vertex_indices[j];
 				if (vi >= mesh->vertex_count) continue;
 				double fj = shape->offset_weights ? f * shape->offset_weights[j] : f;
-				pos[vi] = rk_vec3_add(pos[vi], rk_vec3_scale(shape->position_offsets[j], fj));
+				pos[vi] = rk_vec3_add(pos[vi], rk_vec3_scale(rk_blend_shape_position_offset(shape, j), fj));
 			}
 		}
 	}
@@ -341,7 +341,7 @@ static bool rki_deform_args(const rk_scene *scene, const rk_node *node, const rk
 	if (!scene || !out || !rki_in_scene(scene, node) || !node->mesh) return false;
 	if (!rki_view_init(v, scene, pose)) return false;
 	const rk_mesh *mesh = node->mesh;
-	if (mesh->vertex_count && !mesh->positions) return false;
+	if (mesh->vertex_count && !mesh->positions_f64 && !mesh->positions_f32) return false;
 	if (mesh->blend_channels.count && !mesh->blend_channels.data) return false;
 	return true;
 }
@@ -379,7 +379,7 @@ bool rk_mesh_world_positions_eval(const rk_scene *scene, const rk_node *node, co
 	if (!rki_deform_args(scene, node, pose, out_positions, &v)) return false;
 	const rk_mesh *mesh = node->mesh;
 	size_t n = mesh->vertex_count;
-	for (size_t i = 0; i < n; i++) out_positions[i] = mesh->positions[i];
+	for (size_t i = 0; i < n; i++) out_positions[i] = rk_mesh_position(mesh, i);
 	rki_blend_positions(&v, node, out_positions);
 
 	rk_mat4 g2w = *rki_geometry_to_world(&v, node->index);
@@ -407,7 +407,7 @@ bool rk_mesh_world_normals_eval(const rk_scene *scene, const rk_node *node, cons
 	if (!rki_deform_args(scene, node, pose, out_normals, &v)) return false;
 	const rk_mesh *mesh = node->mesh;
 	const rk_attrib_vec3 *nrm = &mesh->normals;
-	if (!nrm->exists || !nrm->values) return false;
+	if (!nrm->exists || (!nrm->values_f64 && !nrm->values_f32)) return false;
 	if (mesh->index_count && !mesh->vertex_indices) return false;
 
 	/* Matrix for unskinned corners: node_to_world * geometric rotation. */
@@ -420,7 +420,7 @@ bool rk_mesh_world_normals_eval(const rk_scene *scene, const rk_node *node, cons
 	/* 1. stored normals */
 	for (size_t c = 0; c < mesh->index_count; c++) {
 		size_t ni = nrm->indices ? nrm->indices[c] : c;
-		out_normals[c] = ni < nrm->value_count ? nrm->values[ni] : (rk_vec3){ 0, 0, 0 };
+		out_normals[c] = ni < nrm->value_count ? rk_attrib_vec3_value(nrm, ni) : (rk_vec3){ 0, 0, 0 };
 	}
 
 	/* 2. blend shape normal offsets, target by target */
@@ -430,14 +430,14 @@ bool rk_mesh_world_normals_eval(const rk_scene *scene, const rk_node *node, cons
 		if (w == 0.0 || !bc->targets) continue;
 		for (size_t k = 0; k < bc->target_count; k++) {
 			const rk_blend_shape *shape = &bc->targets[k];
-			if (!shape->normal_offsets || !shape->vertex_indices || shape->offset_count == 0) continue;
+			if (!rk_blend_shape_has_normals(shape) || !shape->vertex_indices || shape->offset_count == 0) continue;
 			double f = rki_target_factor(bc, w, k);
 			if (f == 0.0) continue;
 			bool sorted = rki_ascending(shape->vertex_indices, shape->offset_count);
 			for (size_t c = 0; c < mesh->index_count; c++) {
 				size_t j = rki_find_offset(shape->vertex_indices, shape->offset_count, sorted, mesh->vertex_indices[c]);
 				if (j != SIZE_MAX)
-					out_normals[c] = rk_vec3_add(out_normals[c], rk_vec3_scale(shape->normal_offsets[j],
+					out_normals[c] = rk_vec3_add(out_normals[c], rk_vec3_scale(rk_blend_shape_normal_offset(shape, j),
 						shape->offset_weights ? f * shape->offset_weights[j] : f));
 			}
 		}

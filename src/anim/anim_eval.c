@@ -114,7 +114,7 @@ static bool rki_check_track(const rk_scene *s, const rk_anim_track *tr, size_t l
 	if ((unsigned)tr->target > (unsigned)RK_TARGET_FBX_PROPERTY)
 		return rki_fail(err, "rk_pose_eval: clip layer %zu track %zu: unknown target %d", li, ti, (int)tr->target);
 	if (rki_anim_track_is_sampled(tr)) {
-		if (!tr->times || !tr->values)
+		if (!tr->times || !rk_track_has_values(tr))
 			return rki_fail(err, "rk_pose_eval: clip layer %zu track %zu: %zu keys but no times/values", li, ti, tr->key_count);
 		if ((unsigned)tr->interpolation > (unsigned)RK_INTERP_CUBIC)
 			return rki_fail(err, "rk_pose_eval: clip layer %zu track %zu: unknown interpolation %d", li, ti, (int)tr->interpolation);

@@ -104,6 +104,7 @@ static void *rki_arena_bump(rki_arena *ar, size_t size, size_t align, size_t *si
 		if (!c) return NULL;
 		c->size = want;
 		c->used = 0;
+		ar->capacity += want;
 		c->next = ar->head;
 		ar->head = c;
 		if (reserved) ar->reserve = 0;
@@ -115,6 +116,12 @@ static void *rki_arena_bump(rki_arena *ar, size_t size, size_t align, size_t *si
 	c->used = start + need;
 	*size_out = need;
 	return p;
+}
+
+void rki_arena_cap_next(rki_arena *ar, size_t bytes)
+{
+	if (bytes < 4096) bytes = 4096;
+	if (ar->chunk_size > bytes) ar->chunk_size = bytes;
 }
 
 void *rki_arena_alloc(rki_arena *ar, size_t size)
@@ -163,6 +170,7 @@ void rki_arena_free(rki_arena *ar)
 	}
 	ar->head = NULL;
 	ar->total = 0;
+	ar->capacity = 0;
 }
 
 void rki_arena_reserve(rki_arena *ar, size_t bytes)
@@ -194,6 +202,7 @@ void rki_arena_reset(rki_arena *ar)
 	}
 	ar->head = keep;
 	ar->total = 0;
+	ar->capacity = keep ? keep->size : 0;
 }
 
 /* ---- growable buffer ---------------------------------------------------- */

@@ -60,6 +60,7 @@ typedef struct rki_arena {
 	size_t chunk_size;        /* next chunk size, grows geometrically */
 	size_t reserve;           /* size of the next chunk when set (rki_arena_reserve) */
 	size_t total;             /* bytes handed out */
+	size_t capacity;          /* bytes of every chunk together (what the arena holds) */
 } rki_arena;
 
 void rki_arena_init(rki_arena *ar, rki_alloc *alloc);
@@ -82,6 +83,11 @@ void rki_arena_free(rki_arena *ar);
  * one block that holds the load stays in the heap (measured: Xbot.glb 1200
  * page faults per load before, 50 after; FBX numbers in fbx_load.c). */
 void rki_arena_reserve(rki_arena *ar, size_t bytes);
+/* Caps the size of the chunks the arena asks for from now on at `bytes`
+ * (at least 4 KiB; they grow again from there): for temporaries whose
+ * bulk is already allocated, so that one more small need does not take a
+ * chunk twice the size of all the others. */
+void rki_arena_cap_next(rki_arena *ar, size_t bytes);
 /* Forgets every allocation but keeps the largest chunk for reuse (scratch
  * memory reused per item: its pages stay mapped and warm). */
 void rki_arena_reset(rki_arena *ar);

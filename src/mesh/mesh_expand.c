@@ -84,7 +84,7 @@ typedef struct rki_part_info {
 typedef struct rki_slot_pair { uintptr_t material; uint32_t slot; uint32_t pad_; } rki_slot_pair;
 
 typedef struct rki_mesh_layout {
-	size_t slot_part, pairs, parts, tri_local, tri_scratch, normal_acc, influences, unindexed, remap;
+	size_t slot_part, pairs, parts, tri_local, tri_scratch, normal_acc, influences, unindexed, remap, pos64;
 	size_t tri_scratch_size, skin_bytes;
 	size_t total;
 } rki_mesh_layout;
@@ -131,6 +131,8 @@ static bool rki_mesh_layout_compute(const rk_node *node, const rk_mesh_opts *opt
 		&& rki_region(&t, &l->influences, rki_mesh_skinned(node, opts) ? mesh->vertex_count : 0, l->skin_bytes)
 		&& rki_region(&t, &l->unindexed, (!opts->no_dedup || opts->optimize) ? s->max_vertices : 0, fmt.stride)
 		&& rki_region(&t, &l->remap, !opts->no_dedup ? s->max_vertices : 0, sizeof(uint32_t))
+		/* float positions (glTF) widened once for triangulation and normals */
+		&& rki_region(&t, &l->pos64, mesh->positions_f64 ? 0 : mesh->vertex_count, sizeof(rk_vec3))
 		&& rki_add_size(t, 16, &t);  /* slack to align the caller's pointer */
 	l->total = t;
 	return ok;
@@ -184,6 +186,12 @@ bool rk_mesh_expand_bound(const rk_node *node, const rk_mesh_opts *opts, rk_mesh
  * ------------------------------------------------------------------------- */
 
 static const char *rki_mname(const rk_mesh *m) { return m->name ? m->name : ""; }
+
+/* The value table of an attribute, whichever precision holds it. */
+static const void *rki_values(const void *f64, const float *f32)
+{
+	return f64 ? f64 : (const void *)f32;
+}
 
 static bool rki_check_attrib(const rk_mesh *mesh, const char *what, bool exists, const void *values, size_t value_count,
 	const uint32_t *indices, rk_error *err)
@@ -264,7 +272,7 @@ bool rk_mesh_expand_validate(const rk_mesh_expand_job *job, rk_error *err)
 		rki_error_set(err, RK_ERROR_CORRUPT, "mesh \"%s\": material slot list is NULL", rki_mname(mesh));
 		return false;
 	}
-	if (mesh->vertex_count && !mesh->positions) {
+	if (mesh->vertex_count && !mesh->positions_f64 && !mesh->positions_f32) {
 		rki_error_set(err, RK_ERROR_CORRUPT, "mesh \"%s\": positions are NULL", rki_mname(mesh));
 		return false;
 	}
@@ -280,9 +288,10 @@ bool rk_mesh_expand_validate(const rk_mesh_expand_job *job, rk_error *err)
 			return false;
 		}
 	}
-	if (!rki_check_attrib(mesh, "vertex", true, mesh->positions, mesh->vertex_count, mesh->vertex_indices, err)) return false;
+	if (!rki_check_attrib(mesh, "vertex", true, rki_values(mesh->positions_f64, mesh->positions_f32), mesh->vertex_count,
+		mesh->vertex_indices, err)) return false;
 	if (!rki_mesh_generates_normals(mesh, opts)
-		&& !rki_check_attrib(mesh, "normal", true, mesh->normals.values, mesh->normals.value_count, mesh->normals.indices, err))
+		&& !rki_check_attrib(mesh, "normal", true, rki_values(mesh->normals.values_f64, mesh->normals.values_f32), mesh->normals.value_count, mesh->normals.indices, err))
 		return false;
 	if (mesh->uv_sets.count && !mesh->uv_sets.data) {
 		rki_error_set(err, RK_ERROR_CORRUPT, "mesh \"%s\": uv_sets list is NULL", rki_mname(mesh));
@@ -290,11 +299,11 @@ bool rk_mesh_expand_validate(const rk_mesh_expand_job *job, rk_error *err)
 	}
 	for (size_t u = 0; u < mesh->uv_sets.count; u++) {
 		const rk_uv_set *set = &mesh->uv_sets.data[u];
-		if (!rki_check_attrib(mesh, "uv", set->uv.exists, set->uv.values, set->uv.value_count, set->uv.indices, err)) return false;
+		if (!rki_check_attrib(mesh, "uv", set->uv.exists, rki_values(set->uv.values_f64, set->uv.values_f32), set->uv.value_count, set->uv.indices, err)) return false;
 		if (opts->tangents) {
-			if (!rki_check_attrib(mesh, "tangent", set->tangent.exists, set->tangent.values, set->tangent.value_count,
+			if (!rki_check_attrib(mesh, "tangent", set->tangent.exists, rki_values(set->tangent.values_f64, set->tangent.values_f32), set->tangent.value_count,
 				set->tangent.indices, err)) return false;
-			if (!rki_check_attrib(mesh, "bitangent", set->bitangent.exists, set->bitangent.values, set->bitangent.value_count,
+			if (!rki_check_attrib(mesh, "bitangent", set->bitangent.exists, rki_values(set->bitangent.values_f64, set->bitangent.values_f32), set->bitangent.value_count,
 				set->bitangent.indices, err)) return false;
 		}
 	}
@@ -442,12 +451,12 @@ static void rki_vertex_influences(const rk_skin_deformer *sk, const rk_mesh_opts
 
 static inline rk_vec3 rki_attrib3(const rk_attrib_vec3 *a, size_t c)
 {
-	return a->values[a->indices ? a->indices[c] : c];
+	return rk_attrib_vec3_value(a, a->indices ? a->indices[c] : c);
 }
 
 static inline rk_vec2 rki_attrib2(const rk_attrib_vec2 *a, size_t c)
 {
-	return a->values[a->indices ? a->indices[c] : c];
+	return rk_attrib_vec2_value(a, a->indices ? a->indices[c] : c);
 }
 
 
@@ -494,6 +503,12 @@ bool rk_mesh_expand_run(const rk_mesh_expand_job *job)
 	unsigned char *infl = scr + l.influences;
 	unsigned char *unindexed = scr + l.unindexed;
 	uint32_t *remap = (uint32_t *)(scr + l.remap);
+	const rk_vec3 *pos = mesh->positions_f64;
+	if (!pos) {
+		rk_vec3 *p64 = (rk_vec3 *)(scr + l.pos64);
+		for (size_t v = 0; v < mesh->vertex_count; v++) p64[v] = rk_mesh_position(mesh, v);
+		pos = p64;
+	}
 
 	rk_mesh_stats st;
 	memset(&st, 0, sizeof(st));
@@ -594,9 +609,8 @@ bool rk_mesh_expand_run(const rk_mesh_expand_job *job)
 	/* ---- 2. triangulate; generated normals (rk_mesh_smooth_normals) ---- */
 	const bool gen_normals = rki_mesh_generates_normals(mesh, opts);
 	if (gen_normals)
-		rk_mesh_smooth_normals(nacc, mesh->positions, mesh->vertex_count, mesh->vertex_indices, mesh->index_count,
+		rk_mesh_smooth_normals(nacc, pos, mesh->vertex_count, mesh->vertex_indices, mesh->index_count,
 			mesh->faces, mesh->face_count);
-	const rk_vec3 *pos = mesh->positions;
 	const uint32_t *vidx = mesh->vertex_indices;
 	uint32_t slot_base = 0;
 	for (size_t f = 0; f < mesh->face_count; f++) {
@@ -664,7 +678,7 @@ bool rk_mesh_expand_run(const rk_mesh_expand_job *job)
 			if (gen_normals) {
 				nrm = nacc[vi];
 				if (!(nrm.x * nrm.x + nrm.y * nrm.y + nrm.z * nrm.z > 0.0)) {
-					if (!have_face_normal) { face_normal = rki_polygon_area_vector(mesh->positions, vidx + fc->index_begin, n); have_face_normal = true; }
+					if (!have_face_normal) { face_normal = rki_polygon_area_vector(pos, vidx + fc->index_begin, n); have_face_normal = true; }
 					nrm = face_normal;
 				}
 			} else {

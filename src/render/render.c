@@ -173,7 +173,7 @@ static bool rki_render_oom(rki_alloc *a, rk_error *err, const char *what)
 static bool rki_node_drawn(const rk_node *n)
 {
 	const rk_mesh *m = n->mesh;
-	return m && n->visible && m->vertex_count > 0 && m->positions;
+	return m && n->visible && m->vertex_count > 0 && (m->positions_f64 || m->positions_f32);
 }
 
 static void rki_bounds_add(rk_vec3 *mn, rk_vec3 *mx, rk_vec3 p, bool *any)
@@ -778,10 +778,11 @@ static void rki_corner_uv(const rki_render *r, const rk_mesh *m, int32_t set, co
 	*u = *v = 0.0;
 	if (set < 0 || mat->texture < 0) return;
 	const rk_attrib_vec2 *a = &m->uv_sets.data[set].uv;
-	if (!a->exists || !a->values) return;
+	if (!a->exists || (!a->values_f64 && !a->values_f32)) return;
 	size_t idx = a->indices ? a->indices[c] : c;
 	if (idx >= a->value_count) return;
-	double x = a->values[idx].x, y = a->values[idx].y;
+	rk_vec2 uv = rk_attrib_vec2_value(a, idx);
+	double x = uv.x, y = uv.y;
 	const rk_texture_ref *ref = mat->ref;
 	if (ref && ref->has_transform) {
 		double sx = x * ref->scale.x, sy = y * ref->scale.y;
@@ -825,7 +826,19 @@ static bool rki_render_node(rki_render *r, const rki_posed *p, const rki_pnode *
 	 * vertex colours often hold other data and are not used). */
 	rk_file_format fmt = r->scene->settings.format;
 	const rk_attrib_vec4 *colors = (fmt == RK_FORMAT_GLTF || fmt == RK_FORMAT_GLB) && m->colors.count
-		&& m->colors.data[0].exists && m->colors.data[0].values ? &m->colors.data[0] : NULL;
+		&& m->colors.data[0].exists && (m->colors.data[0].values_f64 || m->colors.data[0].values_f32) ? &m->colors.data[0] : NULL;
+	/* rest positions as doubles for triangulation (glTF meshes hold floats) */
+	const rk_vec3 *rest = m->positions_f64;
+	rk_vec3 *rest64 = NULL;
+	size_t rest_bytes = 0;
+	if (!rest) {
+		if (!rki_mul_size(m->vertex_count, sizeof(rk_vec3), &rest_bytes) || !(rest64 = (rk_vec3 *)rki_malloc(&r->alloc, rest_bytes))) {
+			rki_free(&r->alloc, slot, bytes);
+			return rki_render_oom(&r->alloc, r->err, "rest positions");
+		}
+		for (size_t v = 0; v < m->vertex_count; v++) rest64[v] = rk_mesh_position(m, v);
+		rest = rest64;
+	}
 	bool ok = true;
 	r->st.mesh_nodes++;
 	for (size_t f = 0; f < m->face_count && ok; f++) {
@@ -837,7 +850,7 @@ static bool rki_render_node(rki_render *r, const rki_posed *p, const rki_pnode *
 		}
 		const uint32_t *vi = m->vertex_indices + face->index_begin;
 		uint32_t flags = 0;
-		size_t tris = rk_polygon_triangulate(tri_idx, m->positions, m->vertex_count, vi, n, scratch, scratch_size, &flags);
+		size_t tris = rk_polygon_triangulate(tri_idx, rest, m->vertex_count, vi, n, scratch, scratch_size, &flags);
 		if (tris == 0 || (flags & RK_TRIANGULATE_INVALID)) {
 			r->st.skipped_faces++;
 			continue;
@@ -861,7 +874,7 @@ static bool rki_render_node(rki_render *r, const rki_posed *p, const rki_pnode *
 				if (colors) {
 					size_t ci = colors->indices ? colors->indices[corner] : corner;
 					if (ci < colors->value_count) {
-						rk_vec4 v = colors->values[ci];
+						rk_vec4 v = rk_attrib_vec4_value(colors, ci);
 						c[j].col = (rk_vec4){ rki_unit(v.x, 1.0f), rki_unit(v.y, 1.0f), rki_unit(v.z, 1.0f),
 							rki_unit(v.w, 1.0f) };
 					}
@@ -871,6 +884,7 @@ static bool rki_render_node(rki_render *r, const rki_posed *p, const rki_pnode *
 			ok = rki_render_triangle(r, c, nrm != NULL, e, mi, mirrored);
 		}
 	}
+	if (rest64) rki_free(&r->alloc, rest64, rest_bytes);
 	rki_free(&r->alloc, slot, bytes);
 	return ok;
 }

@@ -146,7 +146,7 @@ static bool rki_rest_vertex(const rk_mesh *m, const rk_skin_deformer *sk, rki_so
 		const rk_skin_joint *j = w[i].joint < sk->joint_count ? &sk->joints[w[i].joint] : NULL;
 		if (!j || !j->node || !(w[i].weight > 0.0f)) continue;
 		rk_mat4 scratch;
-		rk_vec3 q = rk_mat4_transform_point(*rki_sole_matrix(cache, j, w[i].joint, rest_world, &scratch), m->positions[v]);
+		rk_vec3 q = rk_mat4_transform_point(*rki_sole_matrix(cache, j, w[i].joint, rest_world, &scratch), rk_mesh_position(m, v));
 		sum = rk_vec3_add(sum, rk_vec3_scale(q, w[i].weight));
 		total += w[i].weight;
 	}
@@ -175,7 +175,7 @@ void rki_contact_rig_mesh_sole(rki_contact_rig *g, const rk_scene *scene, const 
 			const rk_mesh *m = &scene->meshes.data[mi];
 			for (size_t si = 0; si < m->skin_count; si++) {
 				const rk_skin_deformer *sk = m->skins[si];
-				if (!sk || !sk->weight_begin || !sk->weights || !m->positions) continue;
+				if (!sk || !sk->weight_begin || !sk->weights || (!m->positions_f64 && !m->positions_f32)) continue;
 				if (cache)
 					for (size_t j = 0; j < sk->joint_count; j++) {
 						cache[j].side = (int8_t)(sk->joints[j].node ? rki_foot_side(h, sk->joints[j].node) : -1);

@@ -290,7 +290,7 @@ static void rki_rest_tracks(const rki_retarget *r, rk_anim_track *out, const dou
 			tr->key_count = frames;
 			tr->times = times;
 			tr->components = kinds[pass].components;
-			tr->values = values[pass] + used++ * frames * kinds[pass].components;
+			tr->values_f64 = values[pass] + used++ * frames * kinds[pass].components;
 			tr->interpolation = RK_INTERP_LINEAR;
 		}
 	}
@@ -323,7 +323,7 @@ static void rki_baked_track(rk_anim_track *tr, const rk_node *n, bool rotation, 
 	tr->key_count = frames;
 	tr->times = times;
 	tr->components = rotation ? 4 : 3;
-	tr->values = values;
+	tr->values_f64 = values;
 	tr->interpolation = RK_INTERP_LINEAR;
 }
 
@@ -801,7 +801,7 @@ rk_anim_clip *rk_retarget(rk_scene *target, const rk_scene *source, const rk_ani
 		tr->key_count = frames;
 		tr->times = times;
 		tr->components = 4;
-		tr->values = rot_values + (size_t)slot_of_bone[b] * frames * 4;
+		tr->values_f64 = rot_values + (size_t)slot_of_bone[b] * frames * 4;
 		tr->interpolation = RK_INTERP_LINEAR;
 	}
 	rki_rest_tracks(&r, tracks + mapped + 1, times, frames, extra_rot, extra_trans, extra_scale);
@@ -821,7 +821,7 @@ rk_anim_clip *rk_retarget(rk_scene *target, const rk_scene *source, const rk_ani
 	ht->key_count = frames;
 	ht->times = times;
 	ht->components = 3;
-	ht->values = hips_values;
+	ht->values_f64 = hips_values;
 	ht->interpolation = RK_INTERP_LINEAR;
 
 	rk_anim_clip c = rki_one_layer_clip(layer, "retarget", tracks, track_count, name, clip->time_begin,

@@ -458,7 +458,7 @@ static size_t rki_lookat_apply(rk_scene *target, const rk_anim_layer *layer, con
 			vals[4 * f + 2] = q.z;
 			vals[4 * f + 3] = q.w;
 		}
-		t->values = vals;
+		t->values_f64 = vals;
 		changed++;
 	}
 	return changed;
@@ -605,7 +605,7 @@ bool rk_retarget_expressions(rk_scene *target, rk_anim_clip *clip, const rk_scen
 		tr->key_count = frames;
 		tr->times = keys->times;
 		tr->components = (uint32_t)target->nodes.data[n].mesh->blend_channels.count;
-		tr->values = values + frames * offset[n];
+		tr->values_f64 = values + frames * offset[n];
 		tr->interpolation = RK_INTERP_LINEAR;
 	}
 	layer->tracks = all;

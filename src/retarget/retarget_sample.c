@@ -98,12 +98,15 @@ static uint8_t rki_apply_kind(const rk_anim_track *tr)
  * of equal quaternions takes the normalised lerp), so it is applied once. */
 static bool rki_track_constant(const rk_anim_track *tr)
 {
-	if (tr->curves[0] || tr->curves[1] || tr->curves[2] || tr->curves[3] || !tr->times || !tr->values ||
+	if (tr->curves[0] || tr->curves[1] || tr->curves[2] || tr->curves[3] || !tr->times || !rk_track_has_values(tr) ||
 		!tr->key_count || tr->interpolation == RK_INTERP_CUBIC)
 		return false;
 	size_t c = tr->components;
-	for (size_t k = 1; k < tr->key_count; k++)
-		if (memcmp(tr->values + k * c, tr->values, c * sizeof(double)) != 0) return false;
+	for (size_t k = 1; k < tr->key_count; k++) {
+		if (tr->values_f64 ? memcmp(tr->values_f64 + k * c, tr->values_f64, c * sizeof(double)) != 0
+		                   : memcmp(tr->values_f32 + k * c, tr->values_f32, c * sizeof(float)) != 0)
+			return false;
+	}
 	return true;
 }
 
@@ -139,7 +142,17 @@ static void rki_src_track_apply(rki_src_track *st, rk_trs *local, double time)
 		} else {
 			i = rki_anim_track_locate(tr, time, st->sorted ? &st->hint : NULL, &u);
 		}
-		const double *a = tr->values + i * tr->components;
+		/* key i (and i + 1 when interpolating) as doubles */
+		const double *a;
+		double af[8];
+		if (tr->values_f64) {
+			a = tr->values_f64 + i * tr->components;
+		} else {
+			const float *f = tr->values_f32 + i * tr->components;
+			size_t nv = (u < 0.0 ? 1u : 2u) * tr->components;  /* components is 3 or 4 here */
+			for (size_t q = 0; q < nv; q++) af[q] = f[q];
+			a = af;
+		}
 		if (st->kind == RKI_APPLY_R_QUAT) {
 			rk_quat qa = { a[0], a[1], a[2], a[3] }, q;
 			if (u < 0.0) {
@@ -373,7 +386,7 @@ bool rki_src_sampler_init(rki_src_sampler *s, const rk_scene *scene, const rk_an
 		st->curves_sorted = rki_anim_curve_sorted(tr->curves[0]) && rki_anim_curve_sorted(tr->curves[1]) &&
 			rki_anim_curve_sorted(tr->curves[2]) && rki_anim_curve_sorted(tr->curves[3]);
 		st->direct = !tr->curves[0] && !tr->curves[1] && !tr->curves[2] && !tr->curves[3] && tr->key_count &&
-			tr->times && tr->values && tr->interpolation != RK_INTERP_CUBIC &&
+			tr->times && rk_track_has_values(tr) && tr->interpolation != RK_INTERP_CUBIC &&
 			((kind == RKI_APPLY_R_QUAT && tr->target == RK_TARGET_ROTATION_QUAT && tr->components == 4) ||
 			((kind == RKI_APPLY_T || kind == RKI_APPLY_S) && tr->components == 3 &&
 			(tr->target == RK_TARGET_TRANSLATION || tr->target == RK_TARGET_SCALE)));

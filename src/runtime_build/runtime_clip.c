@@ -295,7 +295,7 @@ static bool rki_times_in_range(const double *t, size_t n, double tb, double te)
 
 static bool rki_exactable(const rk_anim_track *tr, int ch, double tb, double te)
 {
-	if (!rki_track_sampled(tr) || !tr->times || !tr->values || tr->key_count > UINT32_MAX / 4) return false;
+	if (!rki_track_sampled(tr) || !tr->times || !rk_track_has_values(tr) || tr->key_count > UINT32_MAX / 4) return false;
 	if (tr->interpolation != RK_INTERP_CONSTANT && tr->interpolation != RK_INTERP_LINEAR && tr->interpolation != RK_INTERP_CUBIC)
 		return false;
 	switch (ch) {
@@ -1139,7 +1139,12 @@ static void rki_fill_exact(rki_clip_build *b, rk_runtime_track *tr, int c, const
 	tr->key_count = (uint32_t)src->key_count;
 	tr->interp = rki_interp_of(src->interpolation);
 	for (size_t k = 0; k < src->key_count; k++) b->times[b->at_time++] = (float)(src->times[k] - b->x.tb);
-	for (size_t k = 0; k < src->key_count * per; k++) rki_build_put_d(b, c, src->values + k * src->components, 1.0);
+	for (size_t k = 0; k < src->key_count * per; k++) {
+		size_t at = k * src->components;
+		double v[4];
+		for (uint32_t q = 0; q < 4 && q < src->components; q++) v[q] = rk_track_value(src, at + q);
+		rki_build_put_d(b, c, v, 1.0);
+	}
 	b->exact++;
 }
 
@@ -1236,7 +1241,7 @@ static void rki_build_fill_morphs(rki_clip_build *b)
 			rki_build_morph_track(b, b->at_w, m, src->key_count, rki_interp_of(src->interpolation));
 			for (size_t k = 0; k < src->key_count; k++) b->times[b->at_time++] = (float)(src->times[k] - x->tb);
 			for (size_t k = 0; k < src->key_count * per; k++)
-				for (size_t q = 0; q < m; q++) b->mv[b->at_mv++] = (float)src->values[k * src->components + q];
+				for (size_t q = 0; q < m; q++) b->mv[b->at_mv++] = (float)rk_track_value(src, k * src->components + q);
 			b->exact++;
 			first_const = m;
 		} else {

@@ -167,12 +167,16 @@ void rki_scene_abort(rki_scene_ctx *ctx)
 }
 
 /* Root conversion: axis change and unit scale as the root's node_to_parent. */
-/* Copy of n vec3 (arena) scaled by k; NULL on allocation failure. */
-static rk_vec3 *rki_scaled_copy(rki_arena *ar, const rk_vec3 *src, size_t n, double k)
+/* Copy of n vec3 held as doubles (src) or floats (src_f, 3 per value),
+ * scaled by k into doubles (arena); NULL on allocation failure. */
+static rk_vec3 *rki_scaled_copy(rki_arena *ar, const rk_vec3 *src, const float *src_f, size_t n, double k)
 {
 	rk_vec3 *d = (rk_vec3 *)rki_arena_array(ar, n ? n : 1, sizeof(rk_vec3));
 	if (!d) return NULL;
-	for (size_t i = 0; i < n; i++) d[i] = rk_vec3_scale(src[i], k);
+	if (src)
+		for (size_t i = 0; i < n; i++) d[i] = rk_vec3_scale(src[i], k);
+	else if (src_f)
+		for (size_t i = 0; i < n; i++) d[i] = rk_vec3_scale((rk_vec3){ src_f[3 * i], src_f[3 * i + 1], src_f[3 * i + 2] }, k);
 	return d;
 }
 
@@ -200,18 +204,20 @@ static bool rki_modify_geometry_units(rki_scene_ctx *ctx, double k)
 	for (size_t i = 0; i < s->meshes.count; i++) {
 		rk_mesh *m = &s->meshes.data[i];
 		if (m->vertex_count) {
-			rk_vec3 *p = rki_scaled_copy(ctx->arena, m->positions, m->vertex_count, k);
+			rk_vec3 *p = rki_scaled_copy(ctx->arena, m->positions_f64, m->positions_f32, m->vertex_count, k);
 			if (!p) return false;
-			m->positions = p;
+			m->positions_f64 = p;
+			m->positions_f32 = NULL;
 		}
 		for (size_t c = 0; c < m->blend_channels.count; c++) {
 			rk_blend_channel *ch = &m->blend_channels.data[c];
 			for (size_t t = 0; t < ch->target_count; t++) {
 				rk_blend_shape *bs = (rk_blend_shape *)&ch->targets[t];
 				if (!bs->offset_count) continue;
-				rk_vec3 *o = rki_scaled_copy(ctx->arena, bs->position_offsets, bs->offset_count, k);
+				rk_vec3 *o = rki_scaled_copy(ctx->arena, bs->position_offsets_f64, bs->position_offsets_f32, bs->offset_count, k);
 				if (!o) return false;
-				bs->position_offsets = o;
+				bs->position_offsets_f64 = o;
+				bs->position_offsets_f32 = NULL;
 			}
 		}
 	}

@@ -66,35 +66,49 @@ static bool rki_check_node(rki_scene_ctx *ctx, const rk_node *n)
 	return true;
 }
 
-static bool rki_check_attr(rki_scene_ctx *ctx, const char *mesh, const char *what, const double *v, size_t count,
-	size_t dim)
+/* Index of the first element of `dim` floats that is not finite, SIZE_MAX if none. */
+static size_t rki_bad_vec_f32(const float *v, size_t count, size_t dim)
+{
+	if (!v) return SIZE_MAX;
+	for (size_t i = 0; i < count; i++)
+		for (size_t d = 0; d < dim; d++)
+			if (!isfinite(v[i * dim + d])) return i;
+	return SIZE_MAX;
+}
+
+/* Values of an attribute held as doubles (v) or floats (vf). */
+static bool rki_check_attr(rki_scene_ctx *ctx, const char *mesh, const char *what, const double *v, const float *vf,
+	size_t count, size_t dim)
 {
 	size_t bad = rki_bad_vec(v, count, dim);
+	if (bad == SIZE_MAX) bad = rki_bad_vec_f32(vf, count, dim);
 	if (bad == SIZE_MAX) return true;
 	return rki_finite_fail(ctx, "mesh \"%.80s\": %s value %zu is not a finite number", mesh, what, bad);
 }
 
+#define RKI_F64(p) ((p) ? &(p)[0].x : NULL)
+
 static bool rki_check_mesh(rki_scene_ctx *ctx, const rk_mesh *m)
 {
 	const char *name = m->name ? m->name : "";
-	if (!rki_check_attr(ctx, name, "position", m->positions ? &m->positions[0].x : NULL, m->vertex_count, 3)) return false;
-	if (m->normals.exists && !rki_check_attr(ctx, name, "normal", m->normals.values ? &m->normals.values[0].x : NULL,
+	if (!rki_check_attr(ctx, name, "position", RKI_F64(m->positions_f64), m->positions_f32, m->vertex_count, 3)) return false;
+	if (m->normals.exists && !rki_check_attr(ctx, name, "normal", RKI_F64(m->normals.values_f64), m->normals.values_f32,
 		m->normals.value_count, 3))
 		return false;
 	for (size_t u = 0; u < m->uv_sets.count; u++) {
 		const rk_uv_set *s = &m->uv_sets.data[u];
-		if (s->uv.exists && !rki_check_attr(ctx, name, "UV", s->uv.values ? &s->uv.values[0].x : NULL, s->uv.value_count, 2))
+		if (s->uv.exists && !rki_check_attr(ctx, name, "UV", RKI_F64(s->uv.values_f64), s->uv.values_f32, s->uv.value_count, 2))
 			return false;
-		if (s->tangent.exists && !rki_check_attr(ctx, name, "tangent", s->tangent.values ? &s->tangent.values[0].x : NULL,
+		if (s->tangent.exists && !rki_check_attr(ctx, name, "tangent", RKI_F64(s->tangent.values_f64), s->tangent.values_f32,
 			s->tangent.value_count, 3))
 			return false;
-		if (s->bitangent.exists && !rki_check_attr(ctx, name, "bitangent",
-			s->bitangent.values ? &s->bitangent.values[0].x : NULL, s->bitangent.value_count, 3))
+		if (s->bitangent.exists && !rki_check_attr(ctx, name, "bitangent", RKI_F64(s->bitangent.values_f64),
+			s->bitangent.values_f32, s->bitangent.value_count, 3))
 			return false;
 	}
 	for (size_t c = 0; c < m->colors.count; c++) {
 		const rk_attrib_vec4 *a = &m->colors.data[c];
-		if (a->exists && !rki_check_attr(ctx, name, "colour", a->values ? &a->values[0].x : NULL, a->value_count, 4))
+		if (a->exists && !rki_check_attr(ctx, name, "colour", RKI_F64(a->values_f64), a->values_f32, a->value_count, 4))
 			return false;
 	}
 	for (size_t c = 0; c < m->blend_channels.count; c++) {
@@ -104,11 +118,11 @@ static bool rki_check_mesh(rki_scene_ctx *ctx, const rk_mesh *m)
 				ch->name ? ch->name : "");
 		for (size_t t = 0; t < ch->target_count; t++) {
 			const rk_blend_shape *b = &ch->targets[t];
-			if (!rki_check_attr(ctx, name, "blend shape position offset",
-				b->position_offsets ? &b->position_offsets[0].x : NULL, b->offset_count, 3)
-				|| !rki_check_attr(ctx, name, "blend shape normal offset",
-				b->normal_offsets ? &b->normal_offsets[0].x : NULL, b->offset_count, 3)
-				|| !rki_check_attr(ctx, name, "blend shape weight", b->offset_weights, b->offset_count, 1))
+			if (!rki_check_attr(ctx, name, "blend shape position offset", RKI_F64(b->position_offsets_f64),
+				b->position_offsets_f32, b->offset_count, 3)
+				|| !rki_check_attr(ctx, name, "blend shape normal offset", RKI_F64(b->normal_offsets_f64),
+				b->normal_offsets_f32, b->offset_count, 3)
+				|| !rki_check_attr(ctx, name, "blend shape weight", b->offset_weights, NULL, b->offset_count, 1))
 				return false;
 		}
 	}
@@ -147,9 +161,10 @@ static bool rki_check_clip(rki_scene_ctx *ctx, const rk_anim_clip *c)
 				if (cv && (rki_bad_vec(cv->values, cv->key_count, 1) != SIZE_MAX || rki_bad_vec(cv->times, cv->key_count, 1) != SIZE_MAX))
 					return rki_finite_fail(ctx, "clip \"%.80s\": a key of node \"%.80s\" is not finite", name, node);
 			}
-			if (t->key_count && t->values) {
+			if (t->key_count && rk_track_has_values(t)) {
 				size_t per = t->components * (t->interpolation == RK_INTERP_CUBIC ? 3u : 1u);
-				if (rki_bad_vec(t->times, t->key_count, 1) != SIZE_MAX || rki_bad_vec(t->values, t->key_count, per) != SIZE_MAX)
+				if (rki_bad_vec(t->times, t->key_count, 1) != SIZE_MAX || rki_bad_vec(t->values_f64, t->key_count, per) != SIZE_MAX
+					|| rki_bad_vec_f32(t->values_f32, t->key_count, per) != SIZE_MAX)
 					return rki_finite_fail(ctx, "clip \"%.80s\": a key of node \"%.80s\" is not finite", name, node);
 			}
 		}

@@ -326,13 +326,18 @@ static void rki_fw_layer_header(rki_fw *w, rki_fw_elem *le, int version, const c
 }
 
 /* Value table + per-written-corner indices of an attribute. */
+/* values: the table as doubles, or values_f as floats (dims per value). */
+/* An attribute table with values in either precision. */
+#define RKI_FW_HAS(a) ((a).values_f64 != NULL || (a).values_f32 != NULL)
+
 static bool rki_fw_indexed(rki_fw *w, rki_fw_elem *le, const char *vname, const char *iname, const double *values,
-	size_t value_count, size_t dims, const uint32_t *indices, const uint32_t *corner_of, size_t corners)
+	const float *values_f, size_t value_count, size_t dims, const uint32_t *indices, const uint32_t *corner_of, size_t corners)
 {
 	double *v = rki_fw_child_f64s(w, le, vname, value_count * dims);
 	int32_t *ix = rki_fw_child_i32s(w, le, iname, corners);
 	if (!v || !ix) return false;
-	memcpy(v, values, value_count * dims * sizeof(double));
+	if (values) memcpy(v, values, value_count * dims * sizeof(double));
+	else for (size_t i = 0; i < value_count * dims; i++) v[i] = values_f[i];
 	for (size_t c = 0; c < corners; c++) {
 		uint32_t k = indices[corner_of[c]];
 		ix[c] = (int32_t)(k < value_count ? k : 0);
@@ -383,9 +388,10 @@ static bool rki_fw_geometry(rki_fw *w, const rk_mesh *m)
 	int32_t *pvi = rki_fw_child_i32s(w, g, "PolygonVertexIndex", corners);
 	if (!v || !pvi) return false;
 	for (size_t i = 0; i < m->vertex_count; i++) {
-		v[i * 3] = m->positions[i].x;
-		v[i * 3 + 1] = m->positions[i].y;
-		v[i * 3 + 2] = m->positions[i].z;
+		rk_vec3 p = rk_mesh_position(m, i);
+		v[i * 3] = p.x;
+		v[i * 3 + 1] = p.y;
+		v[i * 3 + 2] = p.z;
 	}
 	at = 0;
 	for (size_t f = 0; f < faces; f++) {
@@ -402,7 +408,7 @@ static bool rki_fw_geometry(rki_fw *w, const rk_mesh *m)
 	rki_fw_elem **layer = (rki_fw_elem **)rki_fw_array(w, layers, sizeof(rki_fw_elem *));
 	if (!layer) return false;
 
-	bool has_normals = m->normals.exists && m->normals.values && m->normals.indices;
+	bool has_normals = m->normals.exists && RKI_FW_HAS(m->normals) && m->normals.indices;
 	if (has_normals) {
 		rki_fw_elem *le = rki_fw_i32(w, rki_fw_add(w, g, "LayerElementNormal"), 0);
 		rki_fw_layer_header(w, le, 102, "", "ByPolygonVertex", "Direct");
@@ -410,7 +416,7 @@ static bool rki_fw_geometry(rki_fw *w, const rk_mesh *m)
 		if (!nv) return false;
 		for (size_t c = 0; c < corners; c++) {
 			uint32_t k = m->normals.indices[corner_of[c]];
-			rk_vec3 n = k < m->normals.value_count ? m->normals.values[k] : (rk_vec3){ 0, 0, 0 };
+			rk_vec3 n = k < m->normals.value_count ? rk_attrib_vec3_value(&m->normals, k) : (rk_vec3){ 0, 0, 0 };
 			nv[c * 3] = n.x;
 			nv[c * 3 + 1] = n.y;
 			nv[c * 3 + 2] = n.z;
@@ -418,37 +424,38 @@ static bool rki_fw_geometry(rki_fw *w, const rk_mesh *m)
 	}
 	for (size_t u = 0; u < m->uv_sets.count; u++) {
 		const rk_uv_set *us = &m->uv_sets.data[u];
-		if (!us->uv.exists || !us->uv.values || !us->uv.indices) continue;
+		if (!us->uv.exists || !RKI_FW_HAS(us->uv) || !us->uv.indices) continue;
 		rki_fw_elem *le = rki_fw_i32(w, rki_fw_add(w, g, "LayerElementUV"), (int32_t)u);
 		rki_fw_layer_header(w, le, 101, us->name, "ByPolygonVertex", "IndexToDirect");
-		if (!rki_fw_indexed(w, le, "UV", "UVIndex", (const double *)us->uv.values, us->uv.value_count, 2, us->uv.indices,
+		if (!rki_fw_indexed(w, le, "UV", "UVIndex", (const double *)us->uv.values_f64, us->uv.values_f32, us->uv.value_count, 2, us->uv.indices,
 				corner_of, corners))
 			return false;
 	}
 	/* tangents and binormals of the first UV set (the set FBX readers attach them to) */
 	const rk_uv_set *us0 = m->uv_sets.count ? &m->uv_sets.data[0] : NULL;
-	bool has_tan = us0 && us0->tangent.exists && us0->tangent.values && us0->tangent.indices;
-	bool has_bin = us0 && us0->bitangent.exists && us0->bitangent.values && us0->bitangent.indices;
+	bool has_tan = us0 && us0->tangent.exists && RKI_FW_HAS(us0->tangent) && us0->tangent.indices;
+	bool has_bin = us0 && us0->bitangent.exists && RKI_FW_HAS(us0->bitangent) && us0->bitangent.indices;
 	if (has_tan) {
 		rki_fw_elem *le = rki_fw_i32(w, rki_fw_add(w, g, "LayerElementTangent"), 0);
 		rki_fw_layer_header(w, le, 102, us0->name, "ByPolygonVertex", "IndexToDirect");
-		if (!rki_fw_indexed(w, le, "Tangents", "TangentsIndex", (const double *)us0->tangent.values, us0->tangent.value_count,
+		if (!rki_fw_indexed(w, le, "Tangents", "TangentsIndex", (const double *)us0->tangent.values_f64, us0->tangent.values_f32,
+				us0->tangent.value_count,
 				3, us0->tangent.indices, corner_of, corners))
 			return false;
 	}
 	if (has_bin) {
 		rki_fw_elem *le = rki_fw_i32(w, rki_fw_add(w, g, "LayerElementBinormal"), 0);
 		rki_fw_layer_header(w, le, 102, us0->name, "ByPolygonVertex", "IndexToDirect");
-		if (!rki_fw_indexed(w, le, "Binormals", "BinormalsIndex", (const double *)us0->bitangent.values,
-				us0->bitangent.value_count, 3, us0->bitangent.indices, corner_of, corners))
+		if (!rki_fw_indexed(w, le, "Binormals", "BinormalsIndex", (const double *)us0->bitangent.values_f64,
+				us0->bitangent.values_f32, us0->bitangent.value_count, 3, us0->bitangent.indices, corner_of, corners))
 			return false;
 	}
 	for (size_t k = 0; k < m->colors.count; k++) {
 		const rk_attrib_vec4 *cs = &m->colors.data[k];
-		if (!cs->exists || !cs->values || !cs->indices) continue;
+		if (!cs->exists || !RKI_FW_HAS(*cs) || !cs->indices) continue;
 		rki_fw_elem *le = rki_fw_i32(w, rki_fw_add(w, g, "LayerElementColor"), (int32_t)k);
 		rki_fw_layer_header(w, le, 101, "", "ByPolygonVertex", "IndexToDirect");
-		if (!rki_fw_indexed(w, le, "Colors", "ColorIndex", (const double *)cs->values, cs->value_count, 4, cs->indices,
+		if (!rki_fw_indexed(w, le, "Colors", "ColorIndex", (const double *)cs->values_f64, cs->values_f32, cs->value_count, 4, cs->indices,
 				corner_of, corners))
 			return false;
 	}
@@ -479,10 +486,10 @@ static bool rki_fw_geometry(rki_fw *w, const rk_mesh *m)
 	if (has_bin) rki_fw_layer_ref(w, layer0, "LayerElementBinormal", 0);
 	rki_fw_layer_ref(w, layer0, "LayerElementMaterial", 0);
 	for (size_t u = 0; u < m->uv_sets.count; u++)
-		if (m->uv_sets.data[u].uv.exists && m->uv_sets.data[u].uv.values && m->uv_sets.data[u].uv.indices)
+		if (m->uv_sets.data[u].uv.exists && RKI_FW_HAS(m->uv_sets.data[u].uv) && m->uv_sets.data[u].uv.indices)
 			rki_fw_layer_ref(w, layer[u], "LayerElementUV", (int)u);
 	for (size_t k = 0; k < m->colors.count; k++)
-		if (m->colors.data[k].exists && m->colors.data[k].values && m->colors.data[k].indices)
+		if (m->colors.data[k].exists && RKI_FW_HAS(m->colors.data[k]) && m->colors.data[k].indices)
 			rki_fw_layer_ref(w, layer[k], "LayerElementColor", (int)k);
 	w->st.geometry_count++;
 	return !w->failed;
@@ -504,18 +511,21 @@ static bool rki_fw_shape(rki_fw *w, const rk_blend_shape *bs, int64_t channel, b
 	rki_fw_child_i32(w, g, "Version", 100);
 	int32_t *ix = rki_fw_child_i32s(w, g, "Indexes", bs->offset_count);
 	double *v = rki_fw_child_f64s(w, g, "Vertices", bs->offset_count * 3);
-	double *nv = bs->normal_offsets ? rki_fw_child_f64s(w, g, "Normals", bs->offset_count * 3) : NULL;
-	if (!ix || !v || (bs->normal_offsets && !nv)) return false;
+	bool has_nrm = rk_blend_shape_has_normals(bs);
+	double *nv = has_nrm ? rki_fw_child_f64s(w, g, "Normals", bs->offset_count * 3) : NULL;
+	if (!ix || !v || (has_nrm && !nv)) return false;
 	for (size_t k = 0; k < bs->offset_count; k++) {
 		double f = bake_weights && bs->offset_weights ? bs->offset_weights[k] : 1.0;
 		ix[k] = (int32_t)(bs->vertex_indices[k] > INT32_MAX ? 0 : bs->vertex_indices[k]);
-		v[k * 3] = bs->position_offsets[k].x * f;
-		v[k * 3 + 1] = bs->position_offsets[k].y * f;
-		v[k * 3 + 2] = bs->position_offsets[k].z * f;
+		rk_vec3 po = rk_blend_shape_position_offset(bs, k);
+		v[k * 3] = po.x * f;
+		v[k * 3 + 1] = po.y * f;
+		v[k * 3 + 2] = po.z * f;
 		if (nv) {
-			nv[k * 3] = bs->normal_offsets[k].x * f;
-			nv[k * 3 + 1] = bs->normal_offsets[k].y * f;
-			nv[k * 3 + 2] = bs->normal_offsets[k].z * f;
+			rk_vec3 no = rk_blend_shape_normal_offset(bs, k);
+			nv[k * 3] = no.x * f;
+			nv[k * 3 + 1] = no.y * f;
+			nv[k * 3 + 2] = no.z * f;
 		}
 	}
 	rki_fw_connect(w, id, channel);

@@ -353,12 +353,12 @@ static bool rki_fw_sampler_keys(rki_fw *w, const rk_anim_track *t, uint32_t comp
 	bool cubic = t->interpolation == RK_INTERP_CUBIC;
 	for (size_t i = 0; i < t->key_count; i++) {
 		size_t base = cubic ? (i * 3 + 1) * nc : i * nc;
-		double v = t->values[base + comp] * mul;
+		double v = rk_track_value(t, base + comp) * mul;
 		rk_interp in = t->interpolation == RK_INTERP_CONSTANT ? RK_INTERP_CONSTANT : cubic ? RK_INTERP_CUBIC : RK_INTERP_LINEAR;
 		if (!rki_fw_key(w, k, rki_fw_ticks(t->times[i]), v, in)) return false;
 		if (cubic) {
-			k->ls[i] = t->values[i * 3 * nc + comp] * mul;          /* in-tangent */
-			k->rs[i] = t->values[(i * 3 + 2) * nc + comp] * mul;    /* out-tangent */
+			k->ls[i] = rk_track_value(t, i * 3 * nc + comp) * mul;         /* in-tangent */
+			k->rs[i] = rk_track_value(t, (i * 3 + 2) * nc + comp) * mul;   /* out-tangent */
 		}
 	}
 	return true;
@@ -413,7 +413,7 @@ static bool rki_fw_track(rki_fw *w, int64_t layer, const rk_anim_track *t, rki_f
 		return true;
 	}
 	bool has_curves = t->curves[0] || t->curves[1] || t->curves[2] || t->curves[3];
-	if (!has_curves && (t->key_count == 0 || !t->times || !t->values)) return true;
+	if (!has_curves && (t->key_count == 0 || !t->times || !rk_track_has_values(t))) return true;
 
 	if (t->target == RK_TARGET_MORPH_WEIGHTS) {
 		const rk_mesh *m = n->mesh;
@@ -516,7 +516,7 @@ static bool rki_fw_track(rki_fw *w, int64_t layer, const rk_anim_track *t, rki_f
 	}
 	double defs[3];
 	size_t base = t->interpolation == RK_INTERP_CUBIC ? t->components : 0;
-	for (int c = 0; c < 3; c++) defs[c] = t->values[base + (size_t)c];
+	for (int c = 0; c < 3; c++) defs[c] = rk_track_value(t, base + (size_t)c);
 	int64_t cn = rki_fw_curve_node(w, layer, w->model_id[n->index], prop, short_name, rki_fw_xyzw, defs, 3);
 	for (uint32_t c = 0; c < 3; c++) {
 		rki_fw_keys k;

@@ -170,19 +170,27 @@ static bool rki_gw_copy_track(rki_gw *w, rki_gw_anim_out *ao, const rk_anim_clip
 	float *times = (float *)rki_gw_tmp_array(w, n + 1, sizeof(float));
 	float *vals = (float *)rki_gw_tmp_array(w, n + 1, per_key * sizeof(float));
 	if (!times || !vals) return false;
+	/* float keys (glTF input) widened once: the loop reads doubles */
+	const double *values = t->values_f64;
+	if (!values) {
+		double *v64 = (double *)rki_gw_tmp_array(w, n + 1, per_key * sizeof(double));
+		if (!v64) return false;
+		for (size_t i = 0; i < n * per_key; i++) v64[i] = t->values_f32[i];
+		values = v64;
+	}
 	size_t m = 0;
 	bool dropped_order = false, cut = false;
 	double base = rki_gw_time_base(w, clip), start = clip->time_begin - base; /* output time of time_begin */
 	for (size_t k = 0; k < n; k++) {
 		double tt = t->times[k] - clip->time_begin;
 		if (!isfinite(tt)) { dropped_order = true; continue; }
-		const double *src = t->values + k * per_key;
+		const double *src = values + k * per_key;
 		if (tt < 0.0) {
 			cut = true;
 			/* A key at 0 interpolated from this key and the next (STEP/LINEAR). */
 			if (!cubic && k + 1 < n && t->times[k + 1] - clip->time_begin > 0.0) {
 				double t1 = t->times[k + 1] - clip->time_begin, u = (0.0 - tt) / (t1 - tt);
-				const double *nx = t->values + (k + 1) * per_key;
+				const double *nx = values + (k + 1) * per_key;
 				double tmp[64];
 				uint32_t cc = comp < 64 ? comp : 64;
 				if (path == RKI_GW_PATH_R && comp == 4 && t->interpolation == RK_INTERP_LINEAR) {
@@ -435,7 +443,7 @@ static bool rki_gw_write_clip(rki_gw *w, const rk_anim_clip *clip)
 			unsigned paths = rki_gw_track_paths(w, t);
 			if (!paths) continue;
 			if ((paths & (1u << RKI_GW_PATH_W)) && w->node_mesh[i] < 0) continue; /* no morph targets written */
-			bool sampled = t->key_count > 0 && t->times && t->values && !t->curves[0] && !t->curves[1]
+			bool sampled = t->key_count > 0 && t->times && rk_track_has_values(t) && !t->curves[0] && !t->curves[1]
 				&& !t->curves[2] && !t->curves[3];
 			int path = paths == (1u << RKI_GW_PATH_T) ? RKI_GW_PATH_T : paths == (1u << RKI_GW_PATH_R) ? RKI_GW_PATH_R
 				: paths == (1u << RKI_GW_PATH_S) ? RKI_GW_PATH_S : paths == (1u << RKI_GW_PATH_W) ? RKI_GW_PATH_W : -1;

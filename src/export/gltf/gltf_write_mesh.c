@@ -122,7 +122,7 @@ bool rki_gw_plan_meshes(rki_gw *w, bool *need_common_root)
 		const rk_mesh *m = nd->mesh;
 		size_t faces = 0;
 		for (size_t f = 0; f < m->face_count && m->faces; f++) if (rki_gw_face_ok(m, &m->faces[f])) faces++;
-		if (faces == 0 || m->vertex_count == 0 || !m->positions || !m->vertex_indices) {
+		if (faces == 0 || m->vertex_count == 0 || (!m->positions_f64 && !m->positions_f32) || !m->vertex_indices) {
 			rki_gw_warn(w, "mesh \"%s\" has no polygons with 3 or more corners: not written", m->name);
 			continue;
 		}
@@ -251,13 +251,16 @@ static void rki_gw_smooth_normals(const rki_gw_mesh_work *mw, const rk_vec3 *pos
 	}
 }
 
+/* An attribute table with values in either precision. */
+#define RKI_GW_HAS(a) ((a).values_f64 != NULL || (a).values_f32 != NULL)
+
 static bool rki_gw_corner_normal(const rki_gw_mesh_work *mw, size_t c, rk_vec3 *out)
 {
 	const rk_attrib_vec3 *na = &mw->m->normals;
-	if (!na->exists || !na->values || !na->indices) return false;
+	if (!na->exists || !RKI_GW_HAS(*na) || !na->indices) return false;
 	uint32_t k = na->indices[c];
 	if (k >= na->value_count) return false;
-	rk_vec3 n = na->values[k];
+	rk_vec3 n = rk_attrib_vec3_value(na, k);
 	if (!isfinite(n.x) || !isfinite(n.y) || !isfinite(n.z)) return false;
 	n = rk_mat4_transform_vector(mw->normal_matrix, n);
 	double len = rk_vec3_length(n);
@@ -302,8 +305,8 @@ static void rki_gw_fill_record(const rki_gw *w, const rki_gw_mesh_work *mw, size
 		/* glTF: xyz unit tangent, w = +-1 handedness with bitangent = cross(n, t) * w */
 		const rk_uv_set *set = &m->uv_sets.data[mw->uv_order[0]];
 		rk_vec3 t = { 0, 0, 0 }, b = { 0, 0, 0 };
-		if (set->tangent.indices[c] < set->tangent.value_count) t = set->tangent.values[set->tangent.indices[c]];
-		if (set->bitangent.indices[c] < set->bitangent.value_count) b = set->bitangent.values[set->bitangent.indices[c]];
+		if (set->tangent.indices[c] < set->tangent.value_count) t = rk_attrib_vec3_corner(&set->tangent, c);
+		if (set->bitangent.indices[c] < set->bitangent.value_count) b = rk_attrib_vec3_corner(&set->bitangent, c);
 		t = rk_mat4_transform_vector(mw->key->geometry_to_node, rki_gw_finite3(t));
 		b = rk_mat4_transform_vector(mw->key->geometry_to_node, rki_gw_finite3(b));
 		t = rk_vec3_sub(t, rk_vec3_scale(n, rk_vec3_dot(n, t))); /* orthogonal to the normal */
@@ -323,8 +326,8 @@ static void rki_gw_fill_record(const rki_gw *w, const rki_gw_mesh_work *mw, size
 		f[0] = f[1] = 0.0f;
 		if (t < mw->uv_real) {
 			const rk_attrib_vec2 *ua = &m->uv_sets.data[mw->uv_order[t]].uv;
-			if (ua->exists && ua->values && ua->indices && ua->indices[c] < ua->value_count) {
-				rk_vec2 uv = ua->values[ua->indices[c]];
+			if (ua->exists && RKI_GW_HAS(*ua) && ua->indices && ua->indices[c] < ua->value_count) {
+				rk_vec2 uv = rk_attrib_vec2_corner(ua, c);
 				double uu = isfinite(uv.x) ? uv.x : 0.0, vv = isfinite(uv.y) ? uv.y : 0.0;
 				f[0] = rki_gw_f32(uu);
 				f[1] = rki_gw_f32(w->flip_v ? 1.0 - vv : vv);
@@ -335,8 +338,8 @@ static void rki_gw_fill_record(const rki_gw *w, const rki_gw_mesh_work *mw, size
 	if (mw->colors) {
 		const rk_attrib_vec4 *ca = &m->colors.data[0];
 		f[0] = f[1] = f[2] = f[3] = 1.0f;
-		if (ca->values && ca->indices && ca->indices[c] < ca->value_count) {
-			rk_vec4 col = ca->values[ca->indices[c]];
+		if (RKI_GW_HAS(*ca) && ca->indices && ca->indices[c] < ca->value_count) {
+			rk_vec4 col = rk_attrib_vec4_corner(ca, c);
 			double cc[4] = { col.x, col.y, col.z, col.w };
 			for (int k = 0; k < 4; k++) f[k] = (float)(!(cc[k] >= 0.0) ? 0.0 : cc[k] > 1.0 ? 1.0 : cc[k]);
 		}
@@ -475,7 +478,7 @@ static bool rki_gw_morph_data(rki_gw *w, rki_gw_mesh_work *mw)
 					ch->name, ch->target_count - 1);
 		}
 		mw->targets[c] = t;
-		if (!t || !t->normal_offsets) all_normals = false;
+		if (!t || !rk_blend_shape_has_normals(t)) all_normals = false;
 	}
 	bool computed = !m->normals.exists;
 	mw->target_normals = all_normals || computed;
@@ -495,11 +498,11 @@ static bool rki_gw_morph_data(rki_gw *w, rki_gw_mesh_work *mw)
 		float *pd = mw->morph_pos + c * nv * 3;
 		float *nd = mw->morph_nrm ? mw->morph_nrm + c * nv * 3 : NULL;
 		for (size_t v = 0; v < nv; v++) dense[v] = (rk_vec3){ 0, 0, 0 };
-		if (t && t->vertex_indices && t->position_offsets) {
+		if (t && t->vertex_indices && (t->position_offsets_f64 || t->position_offsets_f32)) {
 			for (size_t k = 0; k < t->offset_count; k++) {
 				uint32_t vi = t->vertex_indices[k];
 				double f = t->offset_weights && isfinite(t->offset_weights[k]) ? t->offset_weights[k] : 1.0;
-				if (vi < nv) dense[vi] = rk_vec3_add(dense[vi], rk_vec3_scale(rki_gw_finite3(t->position_offsets[k]), f));
+				if (vi < nv) dense[vi] = rk_vec3_add(dense[vi], rk_vec3_scale(rki_gw_finite3(rk_blend_shape_position_offset(t, k)), f));
 			}
 		}
 		for (size_t v = 0; v < nv; v++) {
@@ -519,7 +522,7 @@ static bool rki_gw_morph_data(rki_gw *w, rki_gw_mesh_work *mw)
 			for (size_t k = 0; t->vertex_indices && k < t->offset_count; k++) {
 				uint32_t vi = t->vertex_indices[k];
 				double f = t->offset_weights && isfinite(t->offset_weights[k]) ? t->offset_weights[k] : 1.0;
-				if (vi < nv) dense[vi] = rk_vec3_add(dense[vi], rk_vec3_scale(rki_gw_finite3(t->normal_offsets[k]), f));
+				if (vi < nv) dense[vi] = rk_vec3_add(dense[vi], rk_vec3_scale(rki_gw_finite3(rk_blend_shape_normal_offset(t, k)), f));
 			}
 			for (size_t v = 0; v < nv; v++) {
 				rk_vec3 d = rk_mat4_transform_vector(mw->normal_matrix, dense[v]);
@@ -681,14 +684,14 @@ static bool rki_gw_write_mesh(rki_gw *w, rki_gw_mesh_key *key, const rk_node *fi
 	if (!mw.pos) return false;
 	bool bad_pos = false;
 	for (size_t v = 0; v < nv; v++) {
-		rk_vec3 p = m->positions[v];
+		rk_vec3 p = rk_mesh_position(m, v);
 		if (!isfinite(p.x) || !isfinite(p.y) || !isfinite(p.z)) bad_pos = true;
 		mw.pos[v] = rki_gw_finite3(rk_mat4_transform_point(key->geometry_to_node, rki_gw_finite3(p)));
 	}
 	if (bad_pos) rki_gw_warn(w, "mesh \"%s\": non-finite positions written as 0", m->name);
 
 	/* Normals: computed when missing or when some stored normal is unusable. */
-	bool need_smooth = !m->normals.exists || !m->normals.values || !m->normals.indices;
+	bool need_smooth = !m->normals.exists || !RKI_GW_HAS(m->normals) || !m->normals.indices;
 	if (!need_smooth) {
 		/* each corner's normal once: checked here, kept for the records */
 		float *cn = (float *)rki_gw_tmp_array_uninit(w, m->index_count, 3 * sizeof(float));
@@ -707,7 +710,7 @@ static bool rki_gw_write_mesh(rki_gw *w, rki_gw_mesh_key *key, const rk_node *fi
 		mw.smooth = (rk_vec3 *)rki_gw_tmp_array(w, nv, sizeof(rk_vec3));
 		mw.mesh_pos = (rk_vec3 *)rki_gw_tmp_array(w, nv, sizeof(rk_vec3));
 		if (!mw.smooth || !mw.mesh_pos) return false;
-		for (size_t v = 0; v < nv; v++) mw.mesh_pos[v] = rki_gw_finite3(m->positions[v]);
+		for (size_t v = 0; v < nv; v++) mw.mesh_pos[v] = rki_gw_finite3(rk_mesh_position(m, v));
 		rki_gw_smooth_normals(&mw, mw.mesh_pos, mw.smooth);
 	}
 
@@ -739,8 +742,8 @@ static bool rki_gw_write_mesh(rki_gw *w, rki_gw_mesh_key *key, const rk_node *fi
 			m->name, need_uv - 1, nuv);
 	if (!need_smooth && nuv > 0) {
 		const rk_uv_set *set = &m->uv_sets.data[mw.uv_order[0]];
-		mw.tangents = set->tangent.exists && set->tangent.values && set->tangent.indices
-			&& set->bitangent.exists && set->bitangent.values && set->bitangent.indices;
+		mw.tangents = set->tangent.exists && RKI_GW_HAS(set->tangent) && set->tangent.indices
+			&& set->bitangent.exists && RKI_GW_HAS(set->bitangent) && set->bitangent.indices;
 	}
 	mw.colors = m->colors.count > 0 && m->colors.data && m->colors.data[0].exists
 		&& (w->gltf_input || w->opts.fbx_vertex_colors);

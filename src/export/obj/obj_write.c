@@ -137,7 +137,10 @@ static bool rki_obj_build(const rk_scene *s, const rk_pose *pose, rki_obj_out *o
 			rki_obj_printf(o, "v %.9g %.9g %.9g\n", pos[v].x, pos[v].y, pos[v].z);
 		if (uv)
 			for (size_t t = 0; t < uv->uv.value_count; t++)
-				rki_obj_printf(o, "vt %.9g %.9g\n", uv->uv.values[t].x, uv->uv.values[t].y);
+				{
+					rk_vec2 t2 = rk_attrib_vec2_value(&uv->uv, t);
+					rki_obj_printf(o, "vt %.9g %.9g\n", t2.x, t2.y);
+				}
 		if (has_n)
 			for (size_t c = 0; c < m->index_count; c++)
 				rki_obj_printf(o, "vn %.9g %.9g %.9g\n", nrm[c].x, nrm[c].y, nrm[c].z);

@@ -318,7 +318,7 @@ static bool rki_sample_clip(rki_scene_ctx *sc, const rki_sample_rig *rig, rk_nod
 		t->key_count = key_count;
 		t->times = times;
 		t->components = 3;
-		t->values = trans;
+		t->values_f64 = trans;
 		t->interpolation = RK_INTERP_LINEAR;
 	}
 	for (uint32_t j = 0; j < RKI_SJ_COUNT; j++) {
@@ -329,7 +329,7 @@ static bool rki_sample_clip(rki_scene_ctx *sc, const rki_sample_rig *rig, rk_nod
 		t->key_count = key_count;
 		t->times = times;
 		t->components = 4;
-		t->values = rot + (size_t)j * key_count * 4;
+		t->values_f64 = rot + (size_t)j * key_count * 4;
 		t->interpolation = RK_INTERP_LINEAR;
 	}
 	layer->name = spec->name;

@@ -355,19 +355,19 @@ bool rki_sample_build_mesh(rki_scene_ctx *sc, const rki_sample_rig *rig, rk_node
 	mesh_skins[0] = skin;
 
 	uv_set->name = "UVMap";
-	uv_set->uv = (rk_attrib_vec2){ true, o.uv, cnt.uvs, o.uvidx };
+	uv_set->uv = (rk_attrib_vec2){ true, o.uv, cnt.uvs, o.uvidx, NULL };
 
 	mesh->index = 0;
 	mesh->name = "Body";
 	mesh->source_id = 0;
 	mesh->vertex_count = cnt.vertices;
-	mesh->positions = o.pos;
+	mesh->positions_f64 = o.pos;
 	mesh->index_count = cnt.corners;
 	mesh->vertex_indices = o.vidx;
 	mesh->face_count = cnt.faces;
 	mesh->faces = o.faces;
 	mesh->triangle_count_hint = cnt.triangles;
-	mesh->normals = (rk_attrib_vec3){ true, normals, cnt.vertices, o.vidx };
+	mesh->normals = (rk_attrib_vec3){ true, normals, cnt.vertices, o.vidx, NULL };
 	mesh->uv_sets = (rk_uv_set_list){ uv_set, 1 };
 	mesh->face_material = NULL;
 	slots[0] = material;

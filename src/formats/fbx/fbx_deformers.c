@@ -264,8 +264,8 @@ bool rki_fbx_read_shape(rki_fbx_ctx *ctx, const rki_fbx_node *sn, const char *na
 	if (kept != ni) rki_fbx_warn(ctx, in, "shape: %zu vertex indices out of range ignored", ni - kept);
 	bs->offset_count = kept;
 	bs->vertex_indices = oi;
-	bs->position_offsets = op;
-	bs->normal_offsets = on;
+	bs->position_offsets_f64 = op;
+	bs->normal_offsets_f64 = on;
 	*ni_out = ni;
 	*kept_out = kept;
 	return true;

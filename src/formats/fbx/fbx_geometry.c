@@ -176,7 +176,7 @@ static bool rki_fbx_vec3_layer(rki_fbx_ctx *ctx, const rki_fbx_node *layer, cons
 	if (!rki_fbx_layer(ctx, layer, data, index, index2, 3, t, &v, &n, &idx, &exists)) return false;
 	if (!exists) return true;
 	out->exists = true;
-	out->values = (const rk_vec3 *)(const void *)v;
+	out->values_f64 = (const rk_vec3 *)(const void *)v;
 	out->value_count = n;
 	out->indices = idx;
 	return true;
@@ -205,8 +205,8 @@ bool rki_fbx_read_polygons(rki_fbx_ctx *ctx, const rki_fbx_node *g, rk_mesh *m)
 		return false;
 	}
 	m->vertex_count = pos_count / 3;
-	m->positions = pos_count ? (const rk_vec3 *)(const void *)pos : (const rk_vec3 *)rki_arena_alloc(ctx->sc->arena, sizeof(rk_vec3));
-	if (!m->positions) return rki_fbx_oom(ctx);
+	m->positions_f64 = pos_count ? (const rk_vec3 *)(const void *)pos : (const rk_vec3 *)rki_arena_alloc(ctx->sc->arena, sizeof(rk_vec3));
+	if (!m->positions_f64) return rki_fbx_oom(ctx);
 	if (m->vertex_count > UINT32_MAX - 1) {
 		rki_fbx_error_at_node(ctx, vn, RK_ERROR_LIMIT, "%zu vertices exceed 32-bit indices", m->vertex_count);
 		return false;
@@ -300,7 +300,7 @@ bool rki_fbx_build_mesh(rki_fbx_ctx *ctx, rki_fbx_object *o, rk_mesh *m)
 			u->name = rki_fbx_layer_name(ctx, l, m->uv_sets.count);
 			if (!u->name) return rki_fbx_oom(ctx);
 			u->uv.exists = true;
-			u->uv.values = (const rk_vec2 *)(const void *)v;
+			u->uv.values_f64 = (const rk_vec2 *)(const void *)v;
 			u->uv.value_count = n;
 			u->uv.indices = idx;
 			m->uv_sets.count++;
@@ -313,7 +313,7 @@ bool rki_fbx_build_mesh(rki_fbx_ctx *ctx, rki_fbx_object *o, rk_mesh *m)
 			if (!exists) continue;
 			rk_attrib_vec4 *c = &cols[m->colors.count++];
 			c->exists = true;
-			c->values = (const rk_vec4 *)(const void *)v;
+			c->values_f64 = (const rk_vec4 *)(const void *)v;
 			c->value_count = n;
 			c->indices = idx;
 		} else if (!strcmp(l->name, "LayerElementTangent") && !tangents) {

@@ -641,7 +641,7 @@ static bool rki_lg_normals(rki_fbx_ctx *ctx, const rki_fbx_node *g, rk_mesh *m, 
 	}
 	if (n == 0) return true;
 	m->normals.exists = true;
-	m->normals.values = (const rk_vec3 *)(const void *)v;
+	m->normals.values_f64 = (const rk_vec3 *)(const void *)v;
 	m->normals.value_count = n;
 	return true;
 }
@@ -689,7 +689,7 @@ static bool rki_lg_uvs(rki_fbx_ctx *ctx, const rki_fbx_node *g, rk_mesh *m, cons
 	if (bad) rki_fbx_warn(ctx, info, "%zu polygon corners reference missing UVs (set to zero)", bad);
 	set->name = "UVSet0";
 	set->uv.exists = true;
-	set->uv.values = uv;
+	set->uv.values_f64 = uv;
 	set->uv.value_count = values + 1;
 	set->uv.indices = idx;
 	m->uv_sets.data = set;

@@ -1,8 +1,8 @@
 /* src/formats/gltf/gltf_anim.c - animations of the glTF reader.
  *
  * Each glTF animation becomes an rk_anim_clip with one layer whose tracks are
- * sampler-based: one track per channel, times in seconds (shared by the
- * tracks of one sampler), values as doubles in the glTF output layout
+ * sampler-based: one track per channel, times in seconds (decoded once per
+ * input accessor and shared by the tracks of every sampler that reads it), values as doubles in the glTF output layout
  * (CUBICSPLINE: in-tangent, value, out-tangent per key). Integer rotation
  * and weight outputs are normalised with the glTF formulas. */
 #include "gltf_internal.h"
@@ -38,9 +38,18 @@ static bool rki_gltf_sampler_parse(rki_gltf *g, const rki_json *obj, const rki_g
 	if (!rki_gltf_accessor_open(g, input, false, &acc)) return false;
 	if (!rki_gltf_accessor_expect(g, &acc, ipath, "animation input", 1, false, RKI_GLTF_CT_ANY)) return false;
 	if (acc.component_type != RKI_GLTF_FLOAT) rki_gltf_warn(g, ipath, "animation input is not FLOAT: converted");
-	double *times = (double *)rki_gltf_array_uninit(g->sc.arena, acc.count, sizeof(double));  /* filled below */
-	if (!times) return rki_gltf_oom(g);
-	rki_gltf_accessor_read_f64(&acc, times, acc.normalized);
+	/* samplers of one input (glTF exporters share one per clip) share its times */
+	if (!g->anim_times) {
+		g->anim_times = (const double **)rki_arena_array(&g->sc.tmp, g->accessors.count, sizeof(double *));
+		if (!g->anim_times) return rki_gltf_oom(g);
+	}
+	const double *times = g->anim_times[input];
+	if (!times) {
+		double *t = (double *)rki_gltf_array_uninit(g->sc.arena, acc.count, sizeof(double));  /* filled below */
+		if (!t) return rki_gltf_oom(g);
+		rki_gltf_accessor_read_f64(&acc, t, acc.normalized);
+		g->anim_times[input] = times = t;
+	}
 	smp->times = times;
 	smp->key_count = acc.count;
 	if (acc.count == 0) {
@@ -128,16 +137,27 @@ static bool rki_gltf_channel(rki_gltf *g, const rki_json *ch, const rki_gltf_loc
 			"animation output accessor %zu has %zu values; expected %zu keys x %zu%s = %zu",
 			smp->output, have, smp->key_count, per_key,
 			smp->interp == RK_INTERP_CUBIC ? " (in-tangent, value, out-tangent)" : "", expect);
-	double *values = (double *)rki_gltf_array_uninit(g->sc.arena, expect, sizeof(double));  /* filled below */
-	if (!values) return rki_gltf_oom(g);
-	rki_gltf_accessor_read_f64(&acc, values, normalize || acc.normalized);
+	/* FLOAT outputs are kept as floats (bit-exact); integer ones are decoded
+	 * (and normalised) to doubles */
+	double *values = NULL;
+	float *values_f = NULL;
+	if (acc.component_type == RKI_GLTF_FLOAT) {
+		values_f = (float *)rki_gltf_array_uninit(g->sc.arena, expect, sizeof(float));  /* filled below */
+		if (!values_f) return rki_gltf_oom(g);
+		rki_gltf_accessor_read_f32(&acc, values_f);
+	} else {
+		values = (double *)rki_gltf_array_uninit(g->sc.arena, expect, sizeof(double));  /* filled below */
+		if (!values) return rki_gltf_oom(g);
+		rki_gltf_accessor_read_f64(&acc, values, normalize || acc.normalized);
+	}
 	track->node = g->node_map[node];
 	track->property = "";
 	track->morph_channel = 0;
 	track->key_count = smp->key_count;
 	track->times = smp->times;
 	track->components = (uint32_t)components;
-	track->values = values;
+	track->values_f64 = values;
+	track->values_f32 = values_f;
 	track->interpolation = smp->interp;
 	*ok = true;
 	return true;

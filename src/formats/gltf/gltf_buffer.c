@@ -642,6 +642,30 @@ void rki_gltf_accessor_read_f64(const rki_gltf_accessor *a, double *dst, bool no
 	rki_gltf_accessor_read_f64_range(a, 0, a->count, dst, normalize);
 }
 
+/* FLOAT elements of n contiguous components, `stride` bytes apart, copied as floats. */
+static void rki_gltf_copy_f32(const unsigned char *src, size_t stride, size_t count, size_t n, float *restrict dst)
+{
+#if RKI_GLTF_HOST_LE
+	if (stride == 4 * n) {
+		if (count) memcpy(dst, src, count * n * sizeof(float));
+		return;
+	}
+#endif
+	for (size_t i = 0; i < count; i++, src += stride)
+		for (size_t c = 0; c < n; c++) dst[i * n + c] = rki_lef32(src + 4 * c);
+}
+
+void rki_gltf_accessor_read_f32(const rki_gltf_accessor *a, float *dst)
+{
+	size_t n = a->components;
+	if (a->data) rki_gltf_copy_f32(a->data, a->stride, a->count, n, dst);
+	else if (a->count) memset(dst, 0, a->count * n * sizeof(float));
+	for (size_t k = 0; k < a->sparse_count; k++) {
+		size_t idx = rki_gltf_sparse_index(a, k);
+		rki_gltf_copy_f32(a->sparse_values + k * a->elem_size, a->elem_size, 1, n, dst + idx * n);
+	}
+}
+
 /* Unsigned integers, n components at off[]; other types give UINT32_MAX
  * (callers accept only unsigned types). */
 static void rki_gltf_decode_u32(const unsigned char *src, size_t stride, size_t count, const size_t *off, size_t n,

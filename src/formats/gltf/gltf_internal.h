@@ -290,6 +290,8 @@ typedef struct rki_gltf {
 
 	bool meshopt;                /* extensionsUsed names EXT_meshopt_compression / MESHOPT_compression */
 	const unsigned char **acc_data; /* per accessor: decoded data (Draco), tightly packed; NULL = none */
+	const double **anim_times;   /* per accessor: its animation times decoded once (scene arena), shared
+	                                by every sampler that names it as input; NULL = not yet */
 
 	rki_gltf_mesh *mesh_info;    /* per glTF mesh */
 	rk_node **node_map;          /* glTF node index -> scene node */
@@ -416,6 +418,10 @@ bool rki_gltf_accessor_expect(rki_gltf *g, const rki_gltf_accessor *a, const rki
 /* Decodes count * components doubles into dst. Integers are normalised
  * (glTF formulas) when `normalize`, else converted as is. */
 void rki_gltf_accessor_read_f64(const rki_gltf_accessor *a, double *dst, bool normalize);
+/* A FLOAT, non-matrix accessor's values as floats (components per element,
+ * sparse values applied); the caller checks the type. Bit-exact copies, so
+ * (double) of each equals what rki_gltf_accessor_read_f64 gives. */
+void rki_gltf_accessor_read_f32(const rki_gltf_accessor *a, float *dst);
 /* Elements first .. first+count-1 only (count * components values). Cost
  * grows with the accessor's sparse count on every call: read sparse
  * accessors whole. */

@@ -197,8 +197,10 @@ static bool rki_gltf_extensions(rki_gltf *g)
 
 /* ---- scene memory ------------------------------------------------------------
  * The scene's bulk (vertex, corner and face arrays, keys, skin weights, image
- * bytes) is about 8 bytes per accessor value plus the embedded images. It is
- * asked for as one arena chunk of that size (+1/8 + 64 KiB): the arena's
+ * bytes) is about 8 bytes per accessor value (4 for the float data kept as
+ * floats; see rki_gltf_float_accessors) plus the embedded images and the
+ * nodes, skin joints and animation tracks. It is asked for as one arena
+ * chunk of that size (+1/16 + 64 KiB): the arena's
  * geometric growth would otherwise spread a 5 MB scene over a dozen chunks
  * doubling up to 4 MB, the largest allocated last and mostly unused. Fewer,
  * better sized chunks also keep glibc's malloc from giving the heap back to
@@ -208,10 +210,78 @@ static bool rki_gltf_extensions(rki_gltf *g)
  * memory_limit leaves; pages of the chunk that are never used are never
  * touched, and scene->memory_used counts only what is used. */
 
+static bool rki_gltf_is_float_accessor(rki_gltf *g, double index)
+{
+	if (!(index >= 0.0 && index < (double)g->accessors.count)) return false;
+	const rki_json *ct = rki_json_get(&g->accessors.items[(size_t)index], "componentType");
+	return rki_json_is(ct, RKI_JSON_NUMBER) && rki_gltf_num(g, ct) == (double)RKI_GLTF_FLOAT;
+}
+
+/* Sets bytes[i], the scene bytes per value of accessor i, where it is not
+ * the default 8 (a double, or a 4-byte index with its share of the face
+ * array and face slots): the accessors kept as floats, FLOAT POSITION,
+ * NORMAL, TEXCOORD_n and COLOR_n (4; a VEC3 colour is stored with a fourth
+ * component), FLOAT morph target deltas (16/3: a float and a 4-byte vertex
+ * index per moving vertex, per 3 values) and FLOAT animation outputs (4);
+ * JOINTS_n (1: the joints go into the weight records, counted with
+ * WEIGHTS_n, and leave one 4-byte offset per vertex); the indices of a
+ * one-primitive mesh (20/3: no face slots). Malformed members are skipped
+ * here; the mesh pass reports them. */
+static void rki_gltf_float_accessors(rki_gltf *g, double *bytes)
+{
+	for (size_t a = 0; a < g->animations.count; a++) {
+		const rki_json *smps = rki_json_get(&g->animations.items[a], "samplers");
+		for (size_t k = 0; rki_json_is(smps, RKI_JSON_ARRAY) && k < smps->len; k++) {
+			const rki_json *out = rki_json_get(&smps->u.items[k], "output");
+			if (rki_json_is(out, RKI_JSON_NUMBER) && rki_gltf_is_float_accessor(g, rki_gltf_num(g, out)))
+				bytes[(size_t)rki_gltf_num(g, out)] = 4.0;
+		}
+	}
+	for (size_t m = 0; m < g->meshes.count; m++) {
+		const rki_json *prims = rki_json_get(&g->meshes.items[m], "primitives");
+		if (!rki_json_is(prims, RKI_JSON_ARRAY)) continue;
+		for (size_t p = 0; p < prims->len; p++) {
+			const rki_json *ind = rki_json_get(&prims->u.items[p], "indices");
+			if (prims->len == 1 && rki_json_is(ind, RKI_JSON_NUMBER)) {
+				double d = rki_gltf_num(g, ind);
+				if (d >= 0.0 && d < (double)g->accessors.count) bytes[(size_t)d] = 20.0 / 3.0;
+			}
+			const rki_json *attrs = rki_json_get(&prims->u.items[p], "attributes");
+			for (size_t k = 0; rki_json_is(attrs, RKI_JSON_OBJECT) && k < attrs->len; k++) {
+				const rki_json *v = &attrs->u.members[k].value;
+				const rki_json_member *mb = &attrs->u.members[k];
+				if (!rki_json_is(v, RKI_JSON_NUMBER)) continue;
+				double d = rki_gltf_num(g, v);
+				if (mb->value.key_len > 7 && memcmp(mb->key, "JOINTS_", 7) == 0 && d >= 0.0 && d < (double)g->accessors.count)
+					bytes[(size_t)d] = 1.0;
+				if (!rki_gltf_is_float_accessor(g, d)) continue;
+				bool color = mb->value.key_len > 6 && memcmp(mb->key, "COLOR_", 6) == 0;
+				if ((mb->value.key_len == 8 && memcmp(mb->key, "POSITION", 8) == 0) || (mb->value.key_len == 6 && memcmp(mb->key, "NORMAL", 6) == 0)
+					|| (mb->value.key_len > 9 && memcmp(mb->key, "TEXCOORD_", 9) == 0) || color)
+					bytes[(size_t)d] = color ? 16.0 / 3.0 : 4.0;
+			}
+			const rki_json *targets = rki_json_get(&prims->u.items[p], "targets");
+			for (size_t t = 0; rki_json_is(targets, RKI_JSON_ARRAY) && t < targets->len; t++) {
+				const rki_json *tg = &targets->u.items[t];
+				for (size_t k = 0; rki_json_is(tg, RKI_JSON_OBJECT) && k < tg->len; k++) {
+					const rki_json *v = &tg->u.members[k].value;
+					if (!rki_json_is(v, RKI_JSON_NUMBER)) continue;
+					double d = rki_gltf_num(g, v);
+					if (rki_gltf_is_float_accessor(g, d)) bytes[(size_t)d] = 16.0 / 3.0;
+				}
+			}
+		}
+	}
+}
+
 static void rki_gltf_reserve_scene(rki_gltf *g, size_t input_size)
 {
 	if (g->sc.opts.ignore_geometry || g->sc.opts.ignore_animation) return;
 	double est = 0.0;
+	double *bytes = (double *)rki_arena_array(&g->sc.tmp, g->accessors.count ? g->accessors.count : 1, sizeof(double));
+	if (!bytes) return;  /* no reservation: the arena grows as it goes */
+	for (size_t i = 0; i < g->accessors.count; i++) bytes[i] = 8.0;
+	rki_gltf_float_accessors(g, bytes);
 	for (size_t i = 0; i < g->accessors.count; i++) {
 		const rki_json *a = &g->accessors.items[i], *count = rki_json_get(a, "count"), *type = rki_json_get(a, "type");
 		if (!rki_json_is(count, RKI_JSON_NUMBER) || !rki_json_is(type, RKI_JSON_STRING)) continue;
@@ -221,7 +291,17 @@ static void rki_gltf_reserve_scene(rki_gltf *g, size_t input_size)
 		else if (rki_json_eq(type, "VEC3")) comps = 3.0;
 		else if (rki_json_eq(type, "MAT3")) comps = 9.0;
 		else if (rki_json_eq(type, "MAT4")) comps = 16.0;
-		if (n > 0.0 && n < 1e15) est += n * comps * 8.0;
+		if (n > 0.0 && n < 1e15) est += n * comps * bytes[i];
+	}
+	/* per object: nodes, skin joints (three matrices each), animation tracks */
+	est += (double)g->nodes.count * (double)(sizeof(rk_node) + 64);
+	for (size_t i = 0; i < g->skins.count; i++) {
+		const rki_json *j = rki_json_get(&g->skins.items[i], "joints");
+		if (rki_json_is(j, RKI_JSON_ARRAY)) est += (double)j->len * (double)sizeof(rk_skin_joint);
+	}
+	for (size_t i = 0; i < g->animations.count; i++) {
+		const rki_json *c = rki_json_get(&g->animations.items[i], "channels");
+		if (rki_json_is(c, RKI_JSON_ARRAY)) est += (double)c->len * (double)sizeof(rk_anim_track);
 	}
 	for (size_t i = 0; i < g->images.count && !g->sc.opts.no_embedded_content; i++) {
 		const rki_json *v = rki_json_get(&g->images.items[i], "bufferView");
@@ -229,7 +309,21 @@ static void rki_gltf_reserve_scene(rki_gltf *g, size_t input_size)
 		double d = rki_gltf_num(g, v);
 		if (d >= 0.0 && d < (double)g->buffer_views.count) est += (double)g->views[(size_t)d].length;
 	}
-	est += est / 8.0 + 65536.0;
+	est += est / 16.0 + 65536.0;
+	/* At least the input and the temporaries, so that this block stays the
+	 * load's largest and its others fit beside it: glibc's malloc gives the
+	 * top of the heap back to the kernel on free once it exceeds twice the
+	 * largest block it has seen, and a process loading files one after
+	 * another then faults the whole heap in again on every load (Soldier.glb,
+	 * whose floats kept as floats made this block smaller than the file plus
+	 * the temporaries: 14.3 against 1.0 ms per load, 1276 page faults
+	 * against 60). The temporaries' later chunks are capped (their bulk, the
+	 * JSON document, is allocated by now). Pages of the block that are
+	 * never used are never touched (no resident memory); the allocator's
+	 * count includes them. */
+	rki_arena_cap_next(&g->sc.tmp, 131072);
+	double floor = ((double)input_size + (double)g->sc.tmp.capacity + 131072.0) * 1.125;
+	if (est < floor) est = floor;
 	double cap = 4.0 * (double)input_size + 1048576.0;
 	if (est > cap) est = cap;
 	rki_arena_reserve(g->sc.arena, (size_t)est);

@@ -7,7 +7,8 @@
  * the concatenated vertices. Per-corner attributes are value tables with
  * indices = vertex_indices. mesh->materials has one slot per primitive (in
  * file order, skipped primitives included) and face_material[f] is the
- * index of the primitive the face came from. */
+ * index of the primitive the face came from (NULL, slot 0, for a mesh of
+ * one primitive). */
 #include "gltf_internal.h"
 
 #include <stdio.h>
@@ -210,7 +211,7 @@ static bool rki_gltf_prim_triangles(rki_gltf *g, const rki_gltf_prim_src *src, c
 		for (size_t t = 0; t < src->triangle_max; t++) {
 			faces[f + t].index_begin = (uint32_t)(c + 3 * t);
 			faces[f + t].index_count = 3;
-			face_material[f + t] = prim_index;
+			if (face_material) face_material[f + t] = prim_index;
 		}
 		mesh->face_count = f + src->triangle_max;
 		mesh->index_count = c + 3 * src->triangle_max;
@@ -235,7 +236,7 @@ static bool rki_gltf_prim_triangles(rki_gltf *g, const rki_gltf_prim_src *src, c
 		vertex_indices[c + 2] = vb + d;
 		faces[f].index_begin = (uint32_t)c;
 		faces[f].index_count = 3;
-		face_material[f] = prim_index;
+		if (face_material) face_material[f] = prim_index;
 		f++;
 		c += 3;
 	}
@@ -269,6 +270,9 @@ static bool rki_gltf_morph_channel(rki_gltf *g, size_t m, rki_gltf_prim_src *src
 	size_t V = mesh->vertex_count;
 	/* the target's accessors in every primitive, checked */
 	bool fast = !with_normals;
+	/* offsets are kept as floats when every accessor of the target stores FLOAT
+	 * (normalized BYTE / SHORT deltas are decoded to doubles, as before) */
+	bool as_float = true;
 	for (size_t p = 0; p < info->prim_count; p++) {
 		rki_gltf_prim_src *src = &srcs[p];
 		const rki_gltf_prim *pi = &info->prims[p];
@@ -298,6 +302,7 @@ static bool rki_gltf_morph_channel(rki_gltf *g, size_t m, rki_gltf_prim_src *src
 					idx, acc->count, pi->vertex_count);
 			if (is_pos) src->has_mpos = true;
 			else src->has_mnrm = true;
+			if (acc->component_type != RKI_GLTF_FLOAT) as_float = false;
 		}
 		if (src->has_mpos && (src->mpos.component_type != RKI_GLTF_FLOAT || src->mpos.sparse_count || !src->mpos.data)) fast = false;
 	}
@@ -305,7 +310,8 @@ static bool rki_gltf_morph_channel(rki_gltf *g, size_t m, rki_gltf_prim_src *src
 	double *tw = (double *)rki_arena_alloc(g->sc.arena, sizeof(double));
 	if (!shape || !tw) return rki_gltf_oom(g);
 	uint32_t *vi;
-	rk_vec3 *po, *no = NULL;
+	rk_vec3 *po = NULL, *no = NULL;
+	float *pf = NULL, *nf = NULL;
 	size_t moved = 0;
 	/* A first pass counts the vertices that move, a second one copies them
 	 * in order (stores are unconditional: the arrays have one spare element). */
@@ -318,8 +324,8 @@ static bool rki_gltf_morph_channel(rki_gltf *g, size_t m, rki_gltf_prim_src *src
 			for (size_t v = 0; v < src->mpos.count; v++, d += src->mpos.stride) moved += rki_gltf_moves_f32(d);
 		}
 		vi = (uint32_t *)rki_gltf_array_uninit(g->sc.arena, moved + 1, sizeof(uint32_t));
-		po = (rk_vec3 *)rki_gltf_array_uninit(g->sc.arena, moved + 1, sizeof(rk_vec3));
-		if (!vi || !po) return rki_gltf_oom(g);
+		pf = (float *)rki_gltf_array_uninit(g->sc.arena, moved + 1, 3 * sizeof(float));
+		if (!vi || !pf) return rki_gltf_oom(g);
 		size_t j = 0;
 		for (size_t p = 0; p < info->prim_count; p++) {
 			const rki_gltf_prim_src *src = &srcs[p];
@@ -328,7 +334,9 @@ static bool rki_gltf_morph_channel(rki_gltf *g, size_t m, rki_gltf_prim_src *src
 			uint32_t vb = (uint32_t)info->prims[p].vertex_base;
 			for (size_t v = 0; v < src->mpos.count; v++, d += src->mpos.stride) {
 				vi[j] = vb + (uint32_t)v;
-				po[j] = (rk_vec3){ rki_lef32(d), rki_lef32(d + 4), rki_lef32(d + 8) };
+				pf[3 * j] = rki_lef32(d);
+				pf[3 * j + 1] = rki_lef32(d + 4);
+				pf[3 * j + 2] = rki_lef32(d + 8);
 				j += rki_gltf_moves_f32(d);
 			}
 		}
@@ -352,22 +360,36 @@ static bool rki_gltf_morph_channel(rki_gltf *g, size_t m, rki_gltf_prim_src *src
 			for (size_t v = 0; v < V; v++) moved += rki_gltf_moves(pos + 3 * v);
 		}
 		vi = (uint32_t *)rki_gltf_array_uninit(g->sc.arena, moved + 1, sizeof(uint32_t));
-		po = (rk_vec3 *)rki_gltf_array_uninit(g->sc.arena, moved + 1, sizeof(rk_vec3));
-		no = nrm ? (rk_vec3 *)rki_gltf_array_uninit(g->sc.arena, moved + 1, sizeof(rk_vec3)) : NULL;
-		if (!vi || !po || (nrm && !no)) return rki_gltf_oom(g);
+		if (!vi) return rki_gltf_oom(g);
 		size_t j = 0;
-		if (nrm) {
+		if (as_float) {
+			/* every delta is a float widened exactly: narrowing it back is exact */
+			pf = (float *)rki_gltf_array_uninit(g->sc.arena, moved + 1, 3 * sizeof(float));
+			nf = nrm ? (float *)rki_gltf_array_uninit(g->sc.arena, moved + 1, 3 * sizeof(float)) : NULL;
+			if (!pf || (nrm && !nf)) return rki_gltf_oom(g);
 			for (size_t v = 0; v < V; v++) {
 				vi[j] = (uint32_t)v;
-				po[j] = (rk_vec3){ pos[3 * v], pos[3 * v + 1], pos[3 * v + 2] };
-				no[j] = (rk_vec3){ nrm[3 * v], nrm[3 * v + 1], nrm[3 * v + 2] };
-				j += rki_gltf_moves(pos + 3 * v) | rki_gltf_moves(nrm + 3 * v);
+				for (size_t d = 0; d < 3; d++) pf[3 * j + d] = (float)pos[3 * v + d];
+				if (nf) for (size_t d = 0; d < 3; d++) nf[3 * j + d] = (float)nrm[3 * v + d];
+				j += nrm ? rki_gltf_moves(pos + 3 * v) | rki_gltf_moves(nrm + 3 * v) : rki_gltf_moves(pos + 3 * v);
 			}
 		} else {
-			for (size_t v = 0; v < V; v++) {
-				vi[j] = (uint32_t)v;
-				po[j] = (rk_vec3){ pos[3 * v], pos[3 * v + 1], pos[3 * v + 2] };
-				j += rki_gltf_moves(pos + 3 * v);
+			po = (rk_vec3 *)rki_gltf_array_uninit(g->sc.arena, moved + 1, sizeof(rk_vec3));
+			no = nrm ? (rk_vec3 *)rki_gltf_array_uninit(g->sc.arena, moved + 1, sizeof(rk_vec3)) : NULL;
+			if (!po || (nrm && !no)) return rki_gltf_oom(g);
+			if (nrm) {
+				for (size_t v = 0; v < V; v++) {
+					vi[j] = (uint32_t)v;
+					po[j] = (rk_vec3){ pos[3 * v], pos[3 * v + 1], pos[3 * v + 2] };
+					no[j] = (rk_vec3){ nrm[3 * v], nrm[3 * v + 1], nrm[3 * v + 2] };
+					j += rki_gltf_moves(pos + 3 * v) | rki_gltf_moves(nrm + 3 * v);
+				}
+			} else {
+				for (size_t v = 0; v < V; v++) {
+					vi[j] = (uint32_t)v;
+					po[j] = (rk_vec3){ pos[3 * v], pos[3 * v + 1], pos[3 * v + 2] };
+					j += rki_gltf_moves(pos + 3 * v);
+				}
 			}
 		}
 	}
@@ -377,8 +399,10 @@ static bool rki_gltf_morph_channel(rki_gltf *g, size_t m, rki_gltf_prim_src *src
 	if (!shape->name) return false;
 	shape->offset_count = moved;
 	shape->vertex_indices = vi;
-	shape->position_offsets = po;
-	shape->normal_offsets = no;
+	shape->position_offsets_f64 = po;
+	shape->normal_offsets_f64 = no;
+	shape->position_offsets_f32 = pf;
+	shape->normal_offsets_f32 = nf;
 	*tw = 1.0;
 	ch->index = (uint32_t)k;
 	ch->name = shape->name;
@@ -386,6 +410,17 @@ static bool rki_gltf_morph_channel(rki_gltf *g, size_t m, rki_gltf_prim_src *src
 	ch->targets = shape;
 	ch->target_weights = tw;
 	return true;
+}
+
+/* True when accessor `index` (NONE: true) stores FLOAT components: its values
+ * are then kept as floats in the scene (rk_attrib_vec3.values_f32). Other
+ * types, and malformed members (reported when the accessor is opened), give
+ * false. */
+static bool rki_gltf_accessor_is_float(rki_gltf *g, size_t index)
+{
+	if (index == RKI_GLTF_NONE) return true;
+	const rki_json *ct = rki_gltf_member(&g->accessors.items[index], "componentType");
+	return rki_json_is(ct, RKI_JSON_NUMBER) && rki_gltf_num(g, ct) == (double)RKI_GLTF_FLOAT;
 }
 
 static bool rki_gltf_load_mesh(rki_gltf *g, size_t m, rk_mesh *mesh)
@@ -406,6 +441,10 @@ static bool rki_gltf_load_mesh(rki_gltf *g, size_t m, rk_mesh *mesh)
 	/* Pass 1: sizes. */
 	size_t V = 0, T = 0, uv_mask = 0, color_mask = 0;
 	bool any_normal = false, any_tangent = false, any_target_normal = false;
+	/* which tables stay floats: every loaded primitive's accessor is FLOAT */
+	bool pos_f32 = true, nrm_f32 = true, uv_f32[RKI_GLTF_MAX_UV], color_f32[RKI_GLTF_MAX_COLOR];
+	for (size_t i = 0; i < RKI_GLTF_MAX_UV; i++) uv_f32[i] = true;
+	for (size_t i = 0; i < RKI_GLTF_MAX_COLOR; i++) color_f32[i] = true;
 	size_t k;
 	for (k = 0; k < P; k++) {
 		const rki_gltf_loc *path = RKI_GLTF_IDX(prims_path, k);
@@ -424,10 +463,16 @@ static bool rki_gltf_load_mesh(rki_gltf *g, size_t m, rk_mesh *mesh)
 				g->sc.opts.max_elements);
 		if (src->normal != RKI_GLTF_NONE) any_normal = true;
 		if (src->tangent != RKI_GLTF_NONE) any_tangent = true;
-		for (size_t i = 0; i < RKI_GLTF_MAX_UV; i++)
+		pos_f32 = pos_f32 && rki_gltf_accessor_is_float(g, src->position);
+		nrm_f32 = nrm_f32 && rki_gltf_accessor_is_float(g, src->normal);
+		for (size_t i = 0; i < RKI_GLTF_MAX_UV; i++) {
 			if (src->texcoord[i] != RKI_GLTF_NONE) uv_mask |= (size_t)1 << i;
-		for (size_t i = 0; i < RKI_GLTF_MAX_COLOR; i++)
+			uv_f32[i] = uv_f32[i] && rki_gltf_accessor_is_float(g, src->texcoord[i]);
+		}
+		for (size_t i = 0; i < RKI_GLTF_MAX_COLOR; i++) {
 			if (src->color[i] != RKI_GLTF_NONE) color_mask |= (size_t)1 << i;
+			color_f32[i] = color_f32[i] && rki_gltf_accessor_is_float(g, src->color[i]);
+		}
 		for (size_t t = 0; t < src->target_count; t++)
 			if (rki_gltf_member(&src->targets->u.items[t], "NORMAL")) any_target_normal = true;
 	}
@@ -444,16 +489,24 @@ static bool rki_gltf_load_mesh(rki_gltf *g, size_t m, rk_mesh *mesh)
 	/* Vertex and face arrays are not cleared: pass 2 writes every vertex of
 	 * every loaded primitive (zeros / white where a primitive lacks an
 	 * attribute) and the first face_count faces. */
-	rk_vec3 *positions = (rk_vec3 *)rki_gltf_array_uninit(ar, V, sizeof(rk_vec3));
+	rk_vec3 *positions = NULL;
+	float *positions_f = NULL;
+	if (pos_f32) positions_f = (float *)rki_gltf_array_uninit(ar, V, 3 * sizeof(float));
+	else positions = (rk_vec3 *)rki_gltf_array_uninit(ar, V, sizeof(rk_vec3));
 	/* 2 spare corners: see rki_gltf_prim_triangles() */
 	uint32_t *vertex_indices = (uint32_t *)rki_gltf_array_uninit(ar, 3 * T + 2, sizeof(uint32_t));
 	rk_face *faces = (rk_face *)rki_gltf_array_uninit(ar, T, sizeof(rk_face));
-	uint32_t *face_material = (uint32_t *)rki_gltf_array_uninit(ar, T, sizeof(uint32_t));
+	/* one primitive: every face is slot 0, which face_material NULL says */
+	uint32_t *face_material = P > 1 ? (uint32_t *)rki_gltf_array_uninit(ar, T, sizeof(uint32_t)) : NULL;
 	rk_material **mats = (rk_material **)rki_arena_array(ar, P, sizeof(rk_material *));
-	rk_vec3 *normals = any_normal ? (rk_vec3 *)rki_gltf_array_uninit(ar, V, sizeof(rk_vec3)) : NULL;
+	rk_vec3 *normals = NULL;
+	float *normals_f = NULL;
+	if (any_normal && nrm_f32) normals_f = (float *)rki_gltf_array_uninit(ar, V, 3 * sizeof(float));
+	else if (any_normal) normals = (rk_vec3 *)rki_gltf_array_uninit(ar, V, sizeof(rk_vec3));
 	rk_uv_set *uv_sets = (rk_uv_set *)rki_arena_array(ar, uv_count, sizeof(rk_uv_set));
 	rk_attrib_vec4 *colors = (rk_attrib_vec4 *)rki_arena_array(ar, color_count, sizeof(rk_attrib_vec4));
-	if (!positions || !vertex_indices || !faces || !face_material || !mats || (any_normal && !normals) || !uv_sets || !colors)
+	if ((!positions && !positions_f) || !vertex_indices || !faces || (P > 1 && !face_material) || !mats || (any_normal && !normals && !normals_f)
+		|| !uv_sets || !colors)
 		return rki_gltf_oom(g);
 	size_t uv_slot[RKI_GLTF_MAX_UV], color_slot[RKI_GLTF_MAX_COLOR];
 	size_t j = 0;
@@ -462,18 +515,20 @@ static bool rki_gltf_load_mesh(rki_gltf *g, size_t m, rk_mesh *mesh)
 		if (!((uv_mask >> i) & 1u)) continue;
 		rk_uv_set *set = &uv_sets[j];
 		set->name = rki_gltf_strdup(g, rki_gltf_uv_names[i]);
-		rk_vec2 *values = (rk_vec2 *)rki_gltf_array_uninit(ar, V, sizeof(rk_vec2));
+		void *values = rki_gltf_array_uninit(ar, V, uv_f32[i] ? 2 * sizeof(float) : sizeof(rk_vec2));
 		if (!set->name || !values) return rki_gltf_oom(g);
-		set->uv = (rk_attrib_vec2){ true, values, V, vertex_indices };
+		if (uv_f32[i]) set->uv = (rk_attrib_vec2){ true, NULL, V, vertex_indices, (const float *)values };
+		else set->uv = (rk_attrib_vec2){ true, (const rk_vec2 *)values, V, vertex_indices, NULL };
 		uv_slot[i] = j++;
 	}
 	j = 0;
 	for (size_t i = 0; i < RKI_GLTF_MAX_COLOR; i++) {
 		color_slot[i] = RKI_GLTF_NONE;
 		if (!((color_mask >> i) & 1u)) continue;
-		rk_vec4 *values = (rk_vec4 *)rki_gltf_array_uninit(ar, V, sizeof(rk_vec4));
+		void *values = rki_gltf_array_uninit(ar, V, color_f32[i] ? 4 * sizeof(float) : sizeof(rk_vec4));
 		if (!values) return rki_gltf_oom(g);
-		colors[j] = (rk_attrib_vec4){ true, values, V, vertex_indices };
+		if (color_f32[i]) colors[j] = (rk_attrib_vec4){ true, NULL, V, vertex_indices, (const float *)values };
+		else colors[j] = (rk_attrib_vec4){ true, (const rk_vec4 *)values, V, vertex_indices, NULL };
 		color_slot[i] = j++;
 	}
 	rk_vec3 *tangents = NULL, *bitangents = NULL;
@@ -481,11 +536,12 @@ static bool rki_gltf_load_mesh(rki_gltf *g, size_t m, rk_mesh *mesh)
 		tangents = (rk_vec3 *)rki_gltf_array_uninit(ar, V, sizeof(rk_vec3));
 		bitangents = (rk_vec3 *)rki_gltf_array_uninit(ar, V, sizeof(rk_vec3));
 		if (!tangents || !bitangents) return rki_gltf_oom(g);
-		uv_sets[0].tangent = (rk_attrib_vec3){ true, tangents, V, vertex_indices };
-		uv_sets[0].bitangent = (rk_attrib_vec3){ true, bitangents, V, vertex_indices };
+		uv_sets[0].tangent = (rk_attrib_vec3){ true, tangents, V, vertex_indices, NULL };
+		uv_sets[0].bitangent = (rk_attrib_vec3){ true, bitangents, V, vertex_indices, NULL };
 	}
 	mesh->vertex_count = V;
-	mesh->positions = positions;
+	mesh->positions_f64 = positions;
+	mesh->positions_f32 = positions_f;
 	mesh->vertex_indices = vertex_indices;
 	mesh->faces = faces;
 	mesh->face_material = face_material;
@@ -495,7 +551,7 @@ static bool rki_gltf_load_mesh(rki_gltf *g, size_t m, rk_mesh *mesh)
 	mesh->uv_sets.count = uv_count;
 	mesh->colors.data = colors;
 	mesh->colors.count = color_count;
-	if (any_normal) mesh->normals = (rk_attrib_vec3){ true, normals, V, vertex_indices };
+	if (any_normal) mesh->normals = (rk_attrib_vec3){ true, normals, V, vertex_indices, normals_f };
 	mesh->is_gltf_primitive_split = P > 1;
 
 	/* Pass 2: data. */
@@ -508,34 +564,42 @@ static bool rki_gltf_load_mesh(rki_gltf *g, size_t m, rk_mesh *mesh)
 		size_t vc = pi->vertex_count, vb = pi->vertex_base;
 		rki_gltf_accessor acc;
 		if (!rki_gltf_open_attribute(g, src->position, path, "POSITION", vc, 3, RKI_GLTF_CT_FLOAT | RKI_GLTF_CT_INT_NORM, &acc)) return false;
-		rki_gltf_accessor_read_f64(&acc, &positions[vb].x, acc.normalized);
+		if (positions_f) rki_gltf_accessor_read_f32(&acc, positions_f + 3 * vb);
+		else rki_gltf_accessor_read_f64(&acc, &positions[vb].x, acc.normalized);
 		if (src->normal != RKI_GLTF_NONE) {
 			if (!rki_gltf_open_attribute(g, src->normal, path, "NORMAL", vc, 3,
 				RKI_GLTF_CT_FLOAT | RKI_GLTF_CT(RKI_GLTF_BYTE) | RKI_GLTF_CT(RKI_GLTF_SHORT), &acc)) return false;
-			rki_gltf_accessor_read_f64(&acc, &normals[vb].x, true);
+			if (normals_f) rki_gltf_accessor_read_f32(&acc, normals_f + 3 * vb);
+			else rki_gltf_accessor_read_f64(&acc, &normals[vb].x, true);
 		} else if (any_normal) {
 			rki_gltf_warn(g, path, "primitive has no NORMAL while others of its mesh do: zero normals used");
-			memset(normals + vb, 0, vc * sizeof(rk_vec3));
+			if (normals_f) memset(normals_f + 3 * vb, 0, vc * 3 * sizeof(float));
+			else memset(normals + vb, 0, vc * sizeof(rk_vec3));
 		}
 		for (size_t i = 0; i < RKI_GLTF_MAX_UV; i++) {
 			if (uv_slot[i] == RKI_GLTF_NONE) continue;
-			rk_vec2 *values = (rk_vec2 *)uv_sets[uv_slot[i]].uv.values;
+			rk_vec2 *values = (rk_vec2 *)uv_sets[uv_slot[i]].uv.values_f64;
+			float *values_f = (float *)uv_sets[uv_slot[i]].uv.values_f32;
 			if (src->texcoord[i] == RKI_GLTF_NONE) {
 				rki_gltf_warn(g, path, "primitive lacks a TEXCOORD set other primitives of its mesh have: zero UVs used");
-				memset(values + vb, 0, vc * sizeof(rk_vec2));
+				if (values_f) memset(values_f + 2 * vb, 0, vc * 2 * sizeof(float));
+				else memset(values + vb, 0, vc * sizeof(rk_vec2));
 				continue;
 			}
 			if (!rki_gltf_open_attribute(g, src->texcoord[i], path, rki_gltf_uv_names[i], vc, 2, RKI_GLTF_CT_FLOAT | RKI_GLTF_CT_INT_NORM, &acc))
 				return false;
-			rki_gltf_accessor_read_f64(&acc, &values[vb].x, acc.normalized);
+			if (values_f) rki_gltf_accessor_read_f32(&acc, values_f + 2 * vb);
+			else rki_gltf_accessor_read_f64(&acc, &values[vb].x, acc.normalized);
 		}
 		for (size_t i = 0; i < RKI_GLTF_MAX_COLOR; i++) {
 			if (color_slot[i] == RKI_GLTF_NONE) continue;
 			const char *name = rki_gltf_color_names[i];
 			const rki_gltf_loc *cpath = RKI_GLTF_KEY(RKI_GLTF_KEY(path, "attributes"), name);
-			rk_vec4 *values = (rk_vec4 *)colors[color_slot[i]].values;
+			rk_vec4 *values = (rk_vec4 *)colors[color_slot[i]].values_f64;
+			float *values_f = (float *)colors[color_slot[i]].values_f32;
 			if (src->color[i] == RKI_GLTF_NONE) {
-				for (size_t v = 0; v < vc; v++) values[vb + v] = (rk_vec4){ 1.0, 1.0, 1.0, 1.0 };
+				if (values_f) for (size_t v = 0; v < 4 * vc; v++) values_f[4 * vb + v] = 1.0f;
+				else for (size_t v = 0; v < vc; v++) values[vb + v] = (rk_vec4){ 1.0, 1.0, 1.0, 1.0 };
 				continue;
 			}
 			if (!rki_gltf_accessor_open(g, src->color[i], true, &acc)) return false;
@@ -544,7 +608,20 @@ static bool rki_gltf_load_mesh(rki_gltf *g, size_t m, rk_mesh *mesh)
 			if (!rki_gltf_accessor_expect(g, &acc, cpath, name, comps, false, ct)) return false;
 			if (acc.count != vc)
 				return rki_gltf_fail(g, RK_ERROR_CORRUPT, cpath, "%s accessor has %zu elements; expected %zu like POSITION", name, acc.count, vc);
-			if (comps == 4) {
+			if (values_f && comps == 4) {
+				rki_gltf_accessor_read_f32(&acc, values_f + 4 * vb);
+			} else if (values_f) {
+				float *tmp = (float *)rki_gltf_scratch(g, 0, vc, 3 * sizeof(float));
+				if (!tmp) return false;
+				rki_gltf_accessor_read_f32(&acc, tmp);
+				for (size_t v = 0; v < vc; v++) {
+					float *d = values_f + 4 * (vb + v);
+					d[0] = tmp[3 * v];
+					d[1] = tmp[3 * v + 1];
+					d[2] = tmp[3 * v + 2];
+					d[3] = 1.0f;
+				}
+			} else if (comps == 4) {
 				rki_gltf_accessor_read_f64(&acc, &values[vb].x, true);
 			} else {
 				double *tmp = (double *)rki_gltf_scratch(g, 0, vc, 3 * sizeof(double));
@@ -568,7 +645,8 @@ static bool rki_gltf_load_mesh(rki_gltf *g, size_t m, rk_mesh *mesh)
 					double w = tmp[4 * v + 3] < 0.0 ? -1.0 : 1.0;
 					tangents[vb + v0 + v] = t;
 					/* glTF: bitangent = cross(normal, tangent.xyz) * tangent.w (rk_vec3_cross, rk_vec3_scale) */
-					rk_vec3 nv = normals[vb + v0 + v];
+					size_t nvi = vb + v0 + v;
+					rk_vec3 nv = normals_f ? (rk_vec3){ normals_f[3 * nvi], normals_f[3 * nvi + 1], normals_f[3 * nvi + 2] } : normals[nvi];
 					bitangents[vb + v0 + v] = (rk_vec3){ (nv.y * t.z - nv.z * t.y) * w, (nv.z * t.x - nv.x * t.z) * w, (nv.x * t.y - nv.y * t.x) * w };
 				}
 			}
