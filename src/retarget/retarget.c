@@ -699,7 +699,9 @@ rk_anim_clip *rk_retarget(rk_scene *target, const rk_scene *source, const rk_ani
 			r.wbone[b] = rki_qnorm(rki_qmul(to_world, wc));   /* wc drifts by the swings' rounding */
 		}
 		if (root.on) rki_root_frame(&root, &r.ft, r.wbone[RK_HUMANOID_HIPS], r.rest_world[hips->index], delta);
-		rki_world_rotations(&r);
+		/* (the contact solve reads wbone only and the world rotations are made
+		 * again after it: without foot IK nothing reads these) */
+		if (r.foot_ik || !contact) rki_world_rotations(&r);
 		if (r.foot_ik) {
 			static const int legs[2][3] = {
 				{ RK_HUMANOID_LEFT_UPPER_LEG, RK_HUMANOID_LEFT_LOWER_LEG, RK_HUMANOID_LEFT_FOOT },

@@ -17,15 +17,16 @@ rk_quat rki_matrix_rotation(rk_mat4 m)
 {
 	/* Gram-Schmidt on the columns: X, then Y, then Z = X x Y (a mirroring
 	 * matrix keeps its handedness out of the rotation). */
-	rk_vec3 x = rk_vec3_normalize((rk_vec3){ m.m[0], m.m[1], m.m[2] });
-	rk_vec3 y = (rk_vec3){ m.m[4], m.m[5], m.m[6] };
-	y = rk_vec3_normalize(rk_vec3_sub(y, rk_vec3_scale(x, rk_vec3_dot(x, y))));
-	rk_vec3 z = rk_vec3_cross(x, y);
-	rk_mat4 r = rk_mat4_identity();
-	r.m[0] = x.x, r.m[1] = x.y, r.m[2] = x.z;
-	r.m[4] = y.x, r.m[5] = y.y, r.m[6] = y.z;
-	r.m[8] = z.x, r.m[9] = z.y, r.m[10] = z.z;
-	return rk_quat_normalize(rk_mat4_decompose(r).rotation);
+	/* The basis is orthonormal to rounding, so the quaternion is read from
+	 * it directly (what rk_mat4_decompose of it ends with; its second
+	 * Gram-Schmidt only moved the result by rounding). */
+	rk_vec3 x = rki_v3norm((rk_vec3){ m.m[0], m.m[1], m.m[2] });
+	rk_vec3 y = { m.m[4], m.m[5], m.m[6] };
+	double d = rki_v3dot(x, y);
+	y = rki_v3norm((rk_vec3){ y.x - x.x * d, y.y - x.y * d, y.z - x.z * d });
+	rk_vec3 z = rki_v3cross(x, y);
+	double r[3][3] = { { x.x, y.x, z.x }, { x.y, y.y, z.y }, { x.z, y.z, z.z } };
+	return rki_qnorm_exact(rki_quat_from_m3(r));
 }
 
 bool rki_char_frame_from_rest(const rk_scene *scene, const rk_humanoid *h, const rk_mat4 *rest, rki_char_frame *out,
@@ -112,7 +113,10 @@ bool rki_char_frame_from_rest(const rk_scene *scene, const rk_humanoid *h, const
 
 rk_vec3 rki_char_point(const rki_char_frame *f, rk_vec3 world)
 {
-	return rk_vec3_scale(rk_quat_rotate(f->rotation, rk_vec3_sub(world, f->origin)), 1.0 / f->unit);
+	/* rk_quat_rotate's formula inline (rki_qrot: the same bits) */
+	rk_vec3 q = rki_qrot(f->rotation, rki_v3sub(world, f->origin));
+	double k = 1.0 / f->unit;
+	return (rk_vec3){ q.x * k, q.y * k, q.z * k };
 }
 
 rk_vec3 rki_char_from_world_point(const rki_char_frame *f, rk_vec3 c)
@@ -131,7 +135,7 @@ void rki_humanoid_pose_from(const rk_humanoid *h, const rki_char_frame *f, const
 			continue;
 		}
 		out->position[b] = rki_char_point(f, rki_node_position(node_to_world, n));
-		out->rotation[b] = rk_quat_normalize(rk_quat_mul(f->rotation, rki_matrix_rotation(node_to_world[n->index])));
+		out->rotation[b] = rki_qnorm_exact(rki_qmul(f->rotation, rki_matrix_rotation(node_to_world[n->index])));
 	}
 }
 
