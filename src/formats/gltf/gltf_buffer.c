@@ -155,13 +155,13 @@ bool rki_gltf_view_data(rki_gltf *g, size_t view, const unsigned char **out)
 		if (len < RKI_GLTF_READ_WINDOW && v->file_offset < bin_end)
 			len = bin_end - v->file_offset < RKI_GLTF_READ_WINDOW ? (size_t)(bin_end - v->file_offset) : RKI_GLTF_READ_WINDOW;
 		if (len < v->length) len = v->length;
-		unsigned char *p = (unsigned char *)rki_arena_alloc_uninit(&g->stream_arena, len);
+		unsigned char *p = (unsigned char *)rki_malloc(g->sc.alloc, len);
 		if (!p) return rki_gltf_oom(g);
+		rki_gltf_region r = { v->file_offset, len, p };
+		rki_buf_push(&g->held_regions, &r, sizeof(r));  /* freed by the release, also after a failed read */
 		char what[64];
 		snprintf(what, sizeof(what), "bufferView %zu", view);
 		if (!rki_gltf_stream_read(g, v->file_offset, p, len, what)) return false;
-		rki_gltf_region r = { v->file_offset, len, p };
-		rki_buf_push(&g->held_regions, &r, sizeof(r));
 		found = p;
 	}
 	rki_buf_push(&g->held_views, &view, sizeof(view));
@@ -181,8 +181,10 @@ void rki_gltf_views_release(rki_gltf *g)
 		g->views[i].held = false;
 	}
 	g->held_views.size = 0;
+	rki_gltf_region *regions = (rki_gltf_region *)g->held_regions.data;
+	for (size_t k = 0; k < g->held_regions.size / sizeof(rki_gltf_region); k++)
+		rki_free(g->sc.alloc, regions[k].data, regions[k].length);
 	g->held_regions.size = 0;
-	rki_arena_reset(&g->stream_arena);
 }
 
 /* ---- URIs ------------------------------------------------------------------------ */

@@ -286,7 +286,6 @@ typedef struct rki_gltf {
 	uint64_t input_size;
 	rki_buf held_views;          /* size_t indices of the views pointing into held_regions */
 	rki_buf held_regions;        /* pieces of the streamed BIN chunk in memory (gltf_buffer.c) */
-	rki_arena stream_arena;      /* ... their bytes: reset per item, its largest chunk reused */
 	rki_json_doc doc;
 	const rki_json *json;        /* &doc.root once parsed */
 

@@ -419,7 +419,6 @@ static rk_scene *rki_gltf_load_any(const unsigned char *data, const rki_stream *
 	for (size_t i = 0; i < sizeof(g.scratch) / sizeof(g.scratch[0]); i++) rki_buf_init(&g.scratch[i], g.sc.alloc);
 	rki_buf_init(&g.held_views, g.sc.alloc);
 	rki_buf_init(&g.held_regions, g.sc.alloc);
-	rki_arena_init(&g.stream_arena, g.sc.alloc);
 	bool ok = rki_gltf_run(&g);
 	if (ok && g.sc.alloc->failed && !rki_gltf_failed(&g)) ok = rki_gltf_oom(&g);
 	g.json = NULL;  /* the tree is in the temporary arena */
@@ -427,7 +426,6 @@ static rk_scene *rki_gltf_load_any(const unsigned char *data, const rki_stream *
 	if (g.views) rki_gltf_views_release(&g);
 	rki_buf_free(&g.held_views);
 	rki_buf_free(&g.held_regions);
-	rki_arena_free(&g.stream_arena);
 	if (!ok) {
 		rki_scene_abort(&g.sc);
 		return NULL;
