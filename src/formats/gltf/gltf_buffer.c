@@ -120,11 +120,16 @@ typedef struct rki_gltf_region {
 	unsigned char *data;
 } rki_gltf_region;
 
-/* Bytes read at once: the views that follow the one asked for come with it
- * (an animation's hundreds of small outputs lie one after another), one
- * read instead of one per view. Xbot.glb, 1407 samplers: 2864 reads of 10
- * us each per load before this window (21 ms, against 1.9 ms in memory). */
-#define RKI_GLTF_READ_WINDOW ((size_t)128 * 1024)
+/* A view smaller than RKI_GLTF_SMALL_VIEW is read with what follows it in
+ * the BIN chunk, up to RKI_GLTF_READ_WINDOW bytes: an animation's hundreds
+ * of small outputs lie one after another, and one read then serves many
+ * (Xbot.glb, 1407 samplers: 2864 reads of about 10 us each per two loads
+ * when every view was read alone, 21 ms against 1.9 ms in memory). Larger
+ * views are read exactly: a window after them would be bytes copied for
+ * nothing (readyplayer.me.glb: 128 KiB windows after every view cost 0.2
+ * ms more per load than these, and 0.3 MB more at the peak). */
+#define RKI_GLTF_READ_WINDOW ((size_t)64 * 1024)
+#define RKI_GLTF_SMALL_VIEW ((size_t)16 * 1024)
 
 bool rki_gltf_view_data(rki_gltf *g, size_t view, const unsigned char **out)
 {
@@ -152,7 +157,7 @@ bool rki_gltf_view_data(rki_gltf *g, size_t view, const unsigned char **out)
 		/* the view and what follows it in the BIN chunk, up to the window */
 		uint64_t bin_end = g->bin_offset + g->bin_size;
 		size_t len = v->length;
-		if (len < RKI_GLTF_READ_WINDOW && v->file_offset < bin_end)
+		if (len < RKI_GLTF_SMALL_VIEW && v->file_offset < bin_end)
 			len = bin_end - v->file_offset < RKI_GLTF_READ_WINDOW ? (size_t)(bin_end - v->file_offset) : RKI_GLTF_READ_WINDOW;
 		if (len < v->length) len = v->length;
 		unsigned char *p = (unsigned char *)rki_malloc(g->sc.alloc, len);
