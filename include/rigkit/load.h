@@ -105,6 +105,11 @@
  *       positions, normals, UVs, colours, morph deltas and animation outputs
  *       are kept as floats (the _f32 tables of scene.h); quantized
  *       attributes (KHR_mesh_quantization) are decoded to doubles.
+ *     - Memory: rk_load_file of a GLB reads the BIN chunk's bufferViews
+ *       while they are used (128 KiB windows, freed after each mesh, skin,
+ *       animation and image): the peak is the scene, the JSON document and
+ *       one item's views, not the file (docs/benchmarks.md, "GLB load peak
+ *       memory"). rk_load_memory reads the caller's bytes in place.
  *     - Morph targets: POSITION/NORMAL deltas, one rk_blend_channel with one
  *       target (weight 1) per glTF target; names from mesh.extras.targetNames;
  *       default weights from mesh.weights; node.weights -> node->blend_weights
@@ -320,7 +325,13 @@ extern "C" {
 
 /* Loads a file; the format is detected from its bytes. Returns NULL on
  * failure with err filled (file name, location, what was expected).
- * opts may be NULL. The caller frees the result with rk_scene_free(). */
+ * opts may be NULL. The caller frees the result with rk_scene_free().
+ * FBX, glTF JSON and BVH files are read whole; a GLB file is read in pieces
+ * (its header and JSON chunk, then each bufferView of the BIN chunk while a
+ * mesh, skin, animation or image uses it), so the load never holds the
+ * file: the same scene, warnings and errors as rk_load_memory of its bytes,
+ * plus RK_ERROR_IO at the byte offset of a read that fails (a file cut
+ * short while it loads). */
 rk_scene *rk_load_file(const char *path, const rk_load_opts *opts, rk_error *err);
 
 /* As rk_load_file, from memory. `data` is not retained. */

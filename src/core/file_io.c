@@ -80,45 +80,74 @@ bool rki_read_fd(int fd, void *dst, size_t size, size_t *got)
 	return n == size;
 }
 
-void *rki_read_file(rki_alloc *alloc, const char *path, size_t max_size, size_t *size, rk_error *err)
+int rki_open_input(const char *path, size_t max_size, uint64_t *size, rk_error *err)
 {
-	*size = 0;
-	uint64_t fsize = 0;
 	const char *kind = NULL;
-	int fd = rki_open_regular(path, &fsize, &kind);
+	int fd = rki_open_regular(path, size, &kind);
 	if (fd < 0) {
 		if (kind) rki_error_set(err, RK_ERROR_IO, "%s is %s, not a regular file: not read", path, kind);
 		else rki_error_set(err, RK_ERROR_IO, "cannot open file: %s", strerror(errno));
 		rki_error_file(err, path);
-		return NULL;
+		return -1;
 	}
-	if ((max_size && fsize > max_size) || fsize >= SIZE_MAX) {
+	if ((max_size && *size > max_size) || *size >= SIZE_MAX) {
 		close(fd);
-		rki_error_set(err, RK_ERROR_LIMIT, "file is %llu bytes, over the %zu byte limit", (unsigned long long)fsize,
+		rki_error_set(err, RK_ERROR_LIMIT, "file is %llu bytes, over the %zu byte limit", (unsigned long long)*size,
 			max_size);
 		rki_error_file(err, path);
-		return NULL;
+		return -1;
 	}
+	return fd;
+}
+
+void *rki_read_input(rki_alloc *alloc, int fd, uint64_t fsize, const char *path, rk_error *err)
+{
 	unsigned char *data = (unsigned char *)rki_malloc(alloc, (size_t)fsize + 1);
 	if (!data) {
-		close(fd);
 		rki_error_set(err, alloc->limit_hit ? RK_ERROR_LIMIT : RK_ERROR_OUT_OF_MEMORY,
 			"cannot allocate %llu bytes for the file", (unsigned long long)fsize + 1);
 		rki_error_file(err, path);
 		return NULL;
 	}
 	size_t got = 0;
-	bool ok = rki_read_fd(fd, data, (size_t)fsize, &got);
-	close(fd);
-	if (!ok) {
+	if (!rki_pread_full(fd, 0, data, (size_t)fsize, &got)) {
 		rki_free(alloc, data, (size_t)fsize + 1);
 		rki_error_set(err, RK_ERROR_IO, "short read (%zu of %llu bytes)", got, (unsigned long long)fsize);
 		rki_error_file(err, path);
 		return NULL;
 	}
 	data[fsize] = 0;
-	*size = (size_t)fsize;
 	return data;
+}
+
+void *rki_read_file(rki_alloc *alloc, const char *path, size_t max_size, size_t *size, rk_error *err)
+{
+	*size = 0;
+	uint64_t fsize = 0;
+	int fd = rki_open_input(path, max_size, &fsize, err);
+	if (fd < 0) return NULL;
+	void *data = rki_read_input(alloc, fd, fsize, path, err);
+	close(fd);
+	if (data) *size = (size_t)fsize;
+	return data;
+}
+
+bool rki_pread_full(int fd, uint64_t offset, void *dst, size_t size, size_t *got)
+{
+	unsigned char *p = (unsigned char *)dst;
+	size_t n = 0;
+	while (n < size) {
+		if (offset + n > (uint64_t)INT64_MAX) break;
+		ssize_t r = pread(fd, p + n, size - n, (off_t)(offset + n));
+		if (r < 0) {
+			if (errno == EINTR) continue;
+			break;
+		}
+		if (r == 0) break;
+		n += (size_t)r;
+	}
+	if (got) *got = n;
+	return n == size;
 }
 
 /* ---- writes ------------------------------------------------------------------- */

@@ -190,6 +190,26 @@ int rki_open_regular(const char *path, uint64_t *size, const char **kind);
 /* Reads exactly `size` bytes (retrying short reads); false on error or EOF first. */
 bool rki_read_fd(int fd, void *dst, size_t size, size_t *got);
 
+/* Reads exactly `size` bytes at `offset` (pread, retrying short reads);
+ * false on error or EOF first. *got (may be NULL) = bytes read. */
+bool rki_pread_full(int fd, uint64_t offset, void *dst, size_t size, size_t *got);
+
+/* rki_open_regular() for an input: the errors of rki_read_file (RK_ERROR_IO
+ * naming what the path is, RK_ERROR_LIMIT over max_size, 0 = unlimited),
+ * located at `path`. Returns the descriptor (close it) or -1. */
+int rki_open_input(const char *path, size_t max_size, uint64_t *size, rk_error *err);
+/* All `fsize` bytes of the open input fd, as rki_read_file returns them. */
+void *rki_read_input(rki_alloc *alloc, int fd, uint64_t fsize, const char *path, rk_error *err);
+
+/* An input read in pieces at byte offsets instead of held whole (rk_load_file
+ * of a GLB file: src/load/load.c). read() fills dst with exactly len bytes
+ * at offset, false on an I/O error or a short read (the file shrank). */
+typedef struct rki_stream {
+	uint64_t size;
+	void *ctx;
+	bool (*read)(void *ctx, uint64_t offset, void *dst, size_t len);
+} rki_stream;
+
 /* Reads a whole regular file into memory from `alloc` (free with
  * rki_free(alloc, p, *size + 1)). The buffer has one extra NUL byte after the
  * data. max_size 0 = unlimited. FIFOs, devices and folders are RK_ERROR_IO

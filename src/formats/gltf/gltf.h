@@ -14,4 +14,14 @@ bool rki_gltf_probe(const void *data, size_t size, bool *is_glb);
 rk_scene *rki_gltf_load(const void *data, size_t size, const rk_load_opts *opts, const char *filename,
 	const rki_file_access *files, rk_error *err);
 
+/* The same for a file that starts with the GLB magic, read in pieces: the
+ * header and the JSON chunk first, then the BIN chunk's bufferViews only
+ * while the reader uses them (a mesh, a skin, an animation, an image at a
+ * time; gltf_buffer.c, "Streamed GLB"), so the file is never held whole.
+ * Same scene, warnings and errors as rki_gltf_load of the file's bytes; a
+ * read that fails (the file shrank while loading) is RK_ERROR_IO at the
+ * byte offset. */
+rk_scene *rki_gltf_load_stream(const rki_stream *in, const rk_load_opts *opts, const char *filename,
+	const rki_file_access *files, rk_error *err);
+
 #endif

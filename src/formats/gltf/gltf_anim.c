@@ -224,6 +224,7 @@ bool rki_gltf_load_animations(rki_gltf *g)
 	s->clips.count = g->animations.count;
 	for (size_t a = 0; a < g->animations.count; a++) {
 		if (!rki_gltf_animation(g, a, &clips[a])) return false;
+		rki_gltf_views_release(g);
 	}
 	return true;
 }

@@ -106,10 +106,12 @@ static bool rki_gltf_draco_prim(rki_gltf *g, const rki_json *p, const rki_gltf_l
 	if (!rki_gltf_object(g, p, path, "attributes", &attrs)) return false;
 	if (!attrs) return rki_gltf_fail(g, RK_ERROR_CORRUPT, RKI_GLTF_KEY(path, "attributes"), "primitive needs an \"attributes\" object");
 	const rki_gltf_view *v = &g->views[view];
-	if (!v->data)
+	const unsigned char *vdata;
+	if (!rki_gltf_view_data(g, view, &vdata)) return false;
+	if (!vdata)
 		return rki_gltf_fail_key(g, RK_ERROR_IO, epath, "bufferView", "Draco stream in bufferView %zu, whose buffer was not read (see the warnings)", view);
 	char msg[200];
-	rki_draco_mesh *dm = rki_draco_decode(v->data, v->length, msg, sizeof(msg));
+	rki_draco_mesh *dm = rki_draco_decode(vdata, v->length, msg, sizeof(msg));
 	if (!dm)
 		return rki_gltf_fail_key(g, RK_ERROR_CORRUPT, epath, "bufferView", "bufferView %zu (%zu bytes): %s", view, v->length, msg);
 	bool ok = true;
@@ -160,6 +162,7 @@ bool rki_gltf_decode_draco(rki_gltf *g)
 				if (!g->acc_data) return rki_gltf_oom(g);
 			}
 			if (!rki_gltf_draco_prim(g, p, path, ext, RKI_GLTF_KEY(xpath, "KHR_draco_mesh_compression"))) return false;
+			rki_gltf_views_release(g);
 #else
 			rki_gltf_warn(g, RKI_GLTF_KEY(xpath, "KHR_draco_mesh_compression"),
 				"this build has no Draco decoder: the primitive's uncompressed fallback (if any) is read");

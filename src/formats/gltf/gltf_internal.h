@@ -218,12 +218,17 @@ typedef struct rki_gltf_buffer {
 	const unsigned char *data;   /* byteLength bytes (GLB BIN, decoded data: URI, or external file) */
 	size_t size;                 /* the declared byteLength */
 	bool placeholder;            /* no data by design: an EXT_meshopt_compression fallback buffer */
+	bool streamed;               /* the BIN chunk of a streamed GLB: data NULL, its bytes at file_offset */
+	uint64_t file_offset;
 } rki_gltf_buffer;
 
 typedef struct rki_gltf_view {
-	const unsigned char *data;   /* inside its buffer, bounds checked */
+	const unsigned char *data;   /* inside its buffer, bounds checked; read with rki_gltf_view_data() */
 	size_t length;
 	size_t stride;               /* byteStride, 0 = tightly packed */
+	bool streamed;               /* in a streamed buffer: data is read at file_offset on first use */
+	bool held;                   /* data points into such a read, freed by rki_gltf_views_release() */
+	uint64_t file_offset;
 } rki_gltf_view;
 
 /* An external file held until the end of the load. */
@@ -273,8 +278,14 @@ typedef struct rki_gltf {
 	const char *filename;        /* "" for memory input without a name */
 	bool is_glb;
 	bool has_bin;
-	const unsigned char *bin;    /* GLB BIN chunk */
+	const unsigned char *bin;    /* GLB BIN chunk (NULL when streamed) */
 	size_t bin_size;
+	uint64_t bin_offset;         /* its first byte in the input */
+	const unsigned char *input;  /* the whole input in memory, or NULL: */
+	const rki_stream *stream;    /* ... read in pieces (rki_gltf_load_stream) */
+	uint64_t input_size;
+	rki_buf held_views;          /* size_t indices of the views pointing into held_regions */
+	rki_buf held_regions;        /* pieces of the streamed BIN chunk in memory (gltf_buffer.c) */
 	rki_json_doc doc;
 	const rki_json *json;        /* &doc.root once parsed */
 
@@ -384,8 +395,21 @@ void *rki_gltf_scratch(rki_gltf *g, int slot, size_t count, size_t size);
 
 /* ---- buffers and accessors (gltf_buffer.c) ------------------------------- */
 
-/* Splits a GLB file into its JSON text and BIN chunk (g->bin). */
-bool rki_gltf_parse_glb(rki_gltf *g, const unsigned char *data, size_t size, const unsigned char **json, size_t *json_size);
+/* Splits a GLB input (g->input or g->stream, g->input_size bytes) into its
+ * JSON text (*json: in the input, or read into the temporary arena) and
+ * BIN chunk (g->bin / g->bin_offset). */
+bool rki_gltf_parse_glb(rki_gltf *g, const unsigned char **json, size_t *json_size);
+/* Reads len bytes at `offset` of the streamed input into dst; false with
+ * RK_ERROR_IO at that byte offset, naming `what`, when the read fails. */
+bool rki_gltf_stream_read(rki_gltf *g, uint64_t offset, void *dst, size_t len, const char *what);
+/* The bytes of bufferView `view` (*out NULL when its buffer was not read).
+ * A view of a streamed GLB is read on first use and held until
+ * rki_gltf_views_release(). False on a read or allocation error (set). */
+bool rki_gltf_view_data(rki_gltf *g, size_t view, const unsigned char **out);
+/* Frees the views read from the stream (no-op otherwise): called where no
+ * accessor opened before is used again (after each mesh, skin, animation,
+ * image, Draco primitive). */
+void rki_gltf_views_release(rki_gltf *g);
 /* Resolves every buffer and bufferView. */
 bool rki_gltf_load_buffers(rki_gltf *g);
 

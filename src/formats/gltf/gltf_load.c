@@ -274,7 +274,10 @@ static void rki_gltf_float_accessors(rki_gltf *g, double *bytes)
 	}
 }
 
-static void rki_gltf_reserve_scene(rki_gltf *g, size_t input_size)
+/* input_size: the file's bytes (caps the estimate); held: what the load
+ * holds of it beside the scene (the file, or of a streamed GLB its JSON
+ * chunk: the views of one item at a time are freed before the next). */
+static void rki_gltf_reserve_scene(rki_gltf *g, size_t input_size, size_t held)
 {
 	if (g->sc.opts.ignore_geometry || g->sc.opts.ignore_animation) return;
 	double est = 0.0;
@@ -322,23 +325,27 @@ static void rki_gltf_reserve_scene(rki_gltf *g, size_t input_size)
 	 * never used are never touched (no resident memory); the allocator's
 	 * count includes them. */
 	rki_arena_cap_next(&g->sc.tmp, 131072);
-	double floor = ((double)input_size + (double)g->sc.tmp.capacity + 131072.0) * 1.125;
+	double floor = ((double)held + (double)g->sc.tmp.capacity + 131072.0) * 1.125;
 	if (est < floor) est = floor;
 	double cap = 4.0 * (double)input_size + 1048576.0;
 	if (est > cap) est = cap;
 	rki_arena_reserve(g->sc.arena, (size_t)est);
 }
 
-static bool rki_gltf_run(rki_gltf *g, const unsigned char *data, size_t size)
+/* g->input (in memory) or g->stream (a GLB read in pieces), g->input_size bytes */
+static bool rki_gltf_run(rki_gltf *g)
 {
 	rk_scene_settings *st = &g->sc.scene->settings;
-	if (size > g->sc.opts.file_size_limit)
-		return rki_gltf_fail_byte(g, RK_ERROR_LIMIT, 0, "input is %zu bytes, over the file_size_limit %zu", size, g->sc.opts.file_size_limit);
-	const unsigned char *json = data;
+	if (g->input_size > g->sc.opts.file_size_limit)
+		return rki_gltf_fail_byte(g, RK_ERROR_LIMIT, 0, "input is %zu bytes, over the file_size_limit %zu", (size_t)g->input_size,
+			g->sc.opts.file_size_limit);
+	size_t size = (size_t)g->input_size;
+	const unsigned char *json = g->input;
 	size_t json_size = size;
-	g->is_glb = size >= 4 && memcmp(data, "glTF", 4) == 0;
-	if (g->is_glb && !rki_gltf_parse_glb(g, data, size, &json, &json_size)) return false;
-	uint64_t json_offset = (uint64_t)(json - data);
+	g->is_glb = g->stream || (size >= 4 && memcmp(g->input, "glTF", 4) == 0);
+	if (g->is_glb && !rki_gltf_parse_glb(g, &json, &json_size)) return false;
+	/* the JSON chunk starts after the 12-byte header and its 8-byte chunk header */
+	uint64_t json_offset = g->is_glb ? 20u : 0u;
 	if (json_size >= 3 && json[0] == 0xEF && json[1] == 0xBB && json[2] == 0xBF) {
 		json += 3;
 		json_size -= 3;
@@ -368,7 +375,8 @@ static bool rki_gltf_run(rki_gltf *g, const unsigned char *data, size_t size)
 		return false;
 	if (!rki_gltf_load_buffers(g)) return false;
 	if (!rki_gltf_decode_draco(g)) return false;
-	rki_gltf_reserve_scene(g, size);
+	/* held during the load: the file, or of a streamed GLB its JSON chunk and the views of one item */
+	rki_gltf_reserve_scene(g, size, g->stream ? json_size : size);
 	if (!rki_gltf_load_textures(g)) return false;
 	if (!rki_gltf_load_materials(g)) return false;
 	if (!rki_gltf_scan_meshes(g)) return false;
@@ -388,8 +396,8 @@ static bool rki_gltf_run(rki_gltf *g, const unsigned char *data, size_t size)
 	return true;
 }
 
-rk_scene *rki_gltf_load(const void *data, size_t size, const rk_load_opts *opts, const char *filename,
-	const rki_file_access *files, rk_error *err)
+static rk_scene *rki_gltf_load_any(const unsigned char *data, const rki_stream *stream, uint64_t size,
+	const rk_load_opts *opts, const char *filename, const rki_file_access *files, rk_error *err)
 {
 	rk_error local;
 	if (!err) err = &local;
@@ -398,13 +406,26 @@ rk_scene *rki_gltf_load(const void *data, size_t size, const rk_load_opts *opts,
 	memset(&g, 0, sizeof(g));
 	g.err = err;
 	g.filename = filename ? filename : "";
-	if (!rki_scene_begin(&g.sc, opts, g.filename, size, err)) return NULL;
+	g.input = data;
+	g.stream = stream;
+	g.input_size = size;
+	if (size >= SIZE_MAX) {
+		rki_error_set(err, RK_ERROR_LIMIT, "input of %llu bytes is too large", (unsigned long long)size);
+		rki_error_file(err, g.filename);
+		return NULL;
+	}
+	if (!rki_scene_begin(&g.sc, opts, g.filename, (size_t)size, err)) return NULL;
 	g.sc.files = files;
 	for (size_t i = 0; i < sizeof(g.scratch) / sizeof(g.scratch[0]); i++) rki_buf_init(&g.scratch[i], g.sc.alloc);
-	bool ok = rki_gltf_run(&g, (const unsigned char *)data, size);
+	rki_buf_init(&g.held_views, g.sc.alloc);
+	rki_buf_init(&g.held_regions, g.sc.alloc);
+	bool ok = rki_gltf_run(&g);
 	if (ok && g.sc.alloc->failed && !rki_gltf_failed(&g)) ok = rki_gltf_oom(&g);
 	g.json = NULL;  /* the tree is in the temporary arena */
 	for (size_t i = 0; i < sizeof(g.scratch) / sizeof(g.scratch[0]); i++) rki_buf_free(&g.scratch[i]);
+	if (g.views) rki_gltf_views_release(&g);
+	rki_buf_free(&g.held_views);
+	rki_buf_free(&g.held_regions);
 	if (!ok) {
 		rki_scene_abort(&g.sc);
 		return NULL;
@@ -413,4 +434,16 @@ rk_scene *rki_gltf_load(const void *data, size_t size, const rk_load_opts *opts,
 	rk_scene *s = rki_scene_finish(&g.sc);
 	if (s) rki_gltf_finish_skins(s, skin_fixup);
 	return s;
+}
+
+rk_scene *rki_gltf_load(const void *data, size_t size, const rk_load_opts *opts, const char *filename,
+	const rki_file_access *files, rk_error *err)
+{
+	return rki_gltf_load_any((const unsigned char *)data, NULL, size, opts, filename, files, err);
+}
+
+rk_scene *rki_gltf_load_stream(const rki_stream *in, const rk_load_opts *opts, const char *filename,
+	const rki_file_access *files, rk_error *err)
+{
+	return rki_gltf_load_any(NULL, in, in->size, opts, filename, files, err);
 }

@@ -76,14 +76,25 @@ static bool rki_gltf_resolve_image(rki_gltf *g, size_t i, rki_gltf_image *img)
 	if (view != RKI_GLTF_NONE) {
 		if (uri) rki_gltf_warn(g, base, "image has both uri and bufferView: the bufferView is used");
 		const rki_gltf_view *v = &g->views[view];
-		if (!g->sc.opts.no_embedded_content && v->length > 0 && v->data) {
+		/* a streamed view is read straight into the copy */
+		bool have = v->data || (v->streamed && v->length > 0);
+		const unsigned char *bytes = v->data;
+		if (!g->sc.opts.no_embedded_content && v->length > 0 && have) {
 			unsigned char *copy = (unsigned char *)rki_arena_alloc_uninit(g->sc.arena, v->length);
 			if (!copy) return rki_gltf_oom(g);
-			memcpy(copy, v->data, v->length);
-			img->content = copy;
+			if (v->data) {
+				memcpy(copy, v->data, v->length);
+			} else {
+				char what[64];
+				snprintf(what, sizeof(what), "bufferView %zu", view);
+				if (!rki_gltf_stream_read(g, v->file_offset, copy, v->length, what)) return false;
+			}
+			img->content = bytes = copy;
 			img->content_size = v->length;
+		} else if (!v->data && v->streamed && !mime) {
+			if (!rki_gltf_view_data(g, view, &bytes)) return false;  /* for its signature only */
 		}
-		img->mime_type = mime ? rki_gltf_json_strdup(g, g->sc.arena, mime) : (v->data ? rki_gltf_sniff_mime(v->data, v->length) : "");
+		img->mime_type = mime ? rki_gltf_json_strdup(g, g->sc.arena, mime) : (bytes ? rki_gltf_sniff_mime(bytes, v->length) : "");
 		rki_gltf_check_image(g, base, i, img);
 		return img->mime_type != NULL;
 	}
@@ -194,6 +205,7 @@ bool rki_gltf_load_textures(rki_gltf *g)
 			if (!(x->image_name = rki_gltf_json_strdup(g, g->sc.arena, iname))) return false;
 			rki_gltf_image *img = &images[source];
 			if (!img->done && !rki_gltf_resolve_image(g, source, img)) return false;
+			rki_gltf_views_release(g);
 			x->filename = img->filename;
 			x->resolved_path = img->resolved_path;
 			x->content = img->content;

@@ -708,6 +708,7 @@ bool rki_gltf_load_meshes(rki_gltf *g)
 	s->meshes.count = g->meshes.count;
 	for (size_t m = 0; m < g->meshes.count; m++) {
 		if (!rki_gltf_load_mesh(g, m, &meshes[m])) return false;
+		rki_gltf_views_release(g);
 	}
 	return true;
 }

@@ -89,11 +89,10 @@ bool rki_gltf_meshopt_view(rki_gltf *g, size_t i, const rki_json *ext, const rki
 	if (!rki_add_size(offset, length, &end) || end > b->size)
 		return rki_gltf_fail_key(g, RK_ERROR_CORRUPT, epath, "byteLength",
 			"byteOffset %zu + byteLength %zu exceeds the byteLength %zu of buffer %zu", offset, length, b->size, buffer);
-	if (!b->data)
+	if (!b->data && !b->streamed)
 		return rki_gltf_fail_key(g, b->placeholder ? RK_ERROR_CORRUPT : RK_ERROR_IO, epath, "buffer",
 			b->placeholder ? "compressed data in buffer %zu, a placeholder without data" : "compressed data in buffer %zu, which was not read (see the warnings)",
 			buffer);
-	const unsigned char *src = b->data + offset;
 
 	/* what the bytes can hold */
 	double room = mode == RKI_MO_ATTRIBUTES ? 64.0 * (double)length + 256.0 * (double)stride
@@ -107,6 +106,20 @@ bool rki_gltf_meshopt_view(rki_gltf *g, size_t i, const rki_json *ext, const rki
 
 	unsigned char *dst = (unsigned char *)rki_arena_alloc_uninit(&g->sc.tmp, bytes ? bytes : 1);
 	if (!dst) return rki_gltf_oom(g);
+	/* the compressed bytes: in memory, or read from a streamed GLB for the decoder alone */
+	const unsigned char *src = b->data ? b->data + offset : NULL;
+	unsigned char *read = NULL;
+	if (!src && count > 0) {
+		read = (unsigned char *)rki_malloc(g->sc.alloc, length ? length : 1);
+		if (!read) return rki_gltf_oom(g);
+		char what[64];
+		snprintf(what, sizeof(what), "bufferView %zu", i);
+		if (!rki_gltf_stream_read(g, b->file_offset + offset, read, length, what)) {
+			rki_free(g->sc.alloc, read, length ? length : 1);
+			return false;
+		}
+		src = read;
+	}
 	int rc = 0;
 	if (count > 0) {
 		switch (mode) {
@@ -115,8 +128,9 @@ bool rki_gltf_meshopt_view(rki_gltf *g, size_t i, const rki_json *ext, const rki
 		default: rc = meshopt_decodeIndexSequence(dst, count, stride, src, length); break;
 		}
 	}
+	unsigned header = length > 0 && src ? src[0] : 0u;
+	if (read) rki_free(g->sc.alloc, read, length ? length : 1);
 	if (rc != 0) {
-		unsigned header = length > 0 ? src[0] : 0u;
 		return rki_gltf_fail(g, RK_ERROR_CORRUPT, epath,
 			"bufferView %zu: the %s stream (%zu bytes at byteOffset %zu of buffer %zu, header byte 0x%02X) does not decode to %zu x %zu bytes "
 			"(meshoptimizer: %s)", i, modes[mode], length, offset, buffer, header, count, stride,

@@ -539,8 +539,10 @@ bool rki_gltf_load_skins(rki_gltf *g)
 	if (!srcs || !rki_add_size(S, N, &key_cap)) return rki_gltf_oom(g);
 	rki_gltf_skin_key *keys = (rki_gltf_skin_key *)rki_arena_array(&g->sc.tmp, key_cap, sizeof(rki_gltf_skin_key));
 	if (!keys) return rki_gltf_oom(g);
-	for (size_t si = 0; si < S; si++)
+	for (size_t si = 0; si < S; si++) {
 		if (!rki_gltf_skin_source(g, si, &srcs[si])) return false;
+		rki_gltf_views_release(g);
+	}
 
 	size_t nk = 0;
 	for (size_t i = 0; i < N; i++) {
@@ -607,6 +609,7 @@ bool rki_gltf_load_skins(rki_gltf *g)
 		g->skin_fixup[u].mesh_node = keys[u].node != RKI_GLTF_NONE ? g->node_map[keys[u].node] : NULL;
 		if (mesh) {
 			if (!rki_gltf_skin_influences(g, keys[u].skin, m, src->joint_count, skin)) return false;
+			rki_gltf_views_release(g);
 			mesh->skins[g->mesh_info[m].skin_fill++] = skin;
 		} else {
 			uint32_t *begin = (uint32_t *)rki_arena_alloc(g->sc.arena, sizeof(uint32_t));
