@@ -342,13 +342,13 @@ RKI_RT_INLINE rki_v4 rki_v4_sin_0_halfpi(rki_v4 x)
 	return rki_v4_mul(x, p);
 }
 
-/* rki_rt_sample_quat for nb (1 or 2) blocks of four tracks (lanes without
+/* rki_rt_sample_quat for nb (1 to 4) blocks of four tracks (lanes without
  * the cubic bit): the rki_f4_slerp of a and b at u in structure-of-arrays
  * lanes, then rki_f4_normalize; alone lanes get weights (1, 0), i.e.
  * normalize(a). Block h reads L[h] and writes out[4h .. 4h + 3]. Each
  * block's slerp is one long dependent chain (acos, sine and square root,
- * about 160 cycles); with two blocks written side by side (every step a loop
- * over h, unrolled once the function is inlined with a constant nb) the two
+ * about 160 cycles); with the blocks written side by side (every step a
+ * loop over h, unrolled once the function is inlined with a constant nb) the
  * chains run in parallel, where the out-of-order window alone overlapped
  * them only partly. A branch taken when any block needs it runs for both:
  * its selects give the other block's values unchanged (a select with an
@@ -357,9 +357,9 @@ RKI_RT_INLINE rki_v4 rki_v4_sin_0_halfpi(rki_v4 x)
 RKI_RT_INLINE void rki_rt_block_quats(const rki_rt_lanes *L, int nb, const rk_float4 *values, rk_float4 *out)
 {
 	const rki_v4 one = rki_v4_set1(1.0f), zero = rki_v4_set1(0.0f);
-	rki_v4 ax[2], ay[2], az[2], aw[2], bx[2], by[2], bz[2], bw[2], d[2], sgn[2], wa[2], wb[2];
+	rki_v4 ax[4], ay[4], az[4], aw[4], bx[4], by[4], bz[4], bw[4], d[4], sgn[4], wa[4], wb[4];
+	rki_v4 near[4], ok[4], inv[4], rx[4], ry[4], rz[4], rw[4];
 	int near_all = 0xf, ok_all = 0xf, any_alone = 0;
-	rki_v4 near[2], ok[2], inv[2], rx[2], ry[2], rz[2], rw[2];
 	for (int h = 0; h < nb; h++) {
 		ax[h] = rki_v4_load(&values[L[h].a[0]].x);
 		ay[h] = rki_v4_load(&values[L[h].a[1]].x);
@@ -423,10 +423,11 @@ RKI_RT_INLINE void rki_rt_block_quats(const rki_rt_lanes *L, int nb, const rk_fl
 			rw[h] = rki_v4_select(ok[h], rki_v4_mul(rw[h], inv[h]), one);
 		}
 		rki_v4_transpose(&rx[h], &ry[h], &rz[h], &rw[h]);
-		rki_v4_store(&out[4 * h + 0].x, rx[h]);
-		rki_v4_store(&out[4 * h + 1].x, ry[h]);
-		rki_v4_store(&out[4 * h + 2].x, rz[h]);
-		rki_v4_store(&out[4 * h + 3].x, rw[h]);
+		/* stored through the rk_float4 (GCC's object size of &out[i].x is one float) */
+		rki_v4_store((float *)(void *)(out + 4 * h + 0), rx[h]);
+		rki_v4_store((float *)(void *)(out + 4 * h + 1), ry[h]);
+		rki_v4_store((float *)(void *)(out + 4 * h + 2), rz[h]);
+		rki_v4_store((float *)(void *)(out + 4 * h + 3), rw[h]);
 	}
 }
 
@@ -446,9 +447,9 @@ RKI_RT_INLINE void rki_rt_f3_blocks(const float *times, const rk_runtime_track *
 }
 
 /* Rotation blocks per group: the lanes of a group's blocks are found first,
- * then their slerps run two blocks at a time (rki_rt_block_quats). Groups of
- * 4 blocks measured 1.04-1.08x faster than one block at a time (groups of 2
- * were slower, 8 and 16 the same as 4: docs/benchmarks.md, third pass). */
+ * then the group's slerps run side by side (rki_rt_block_quats; a last group
+ * of 2 or 3 blocks as a pair and one alone). docs/benchmarks.md, third pass,
+ * has the measurements (4 blocks side by side against 2, 1, other groups). */
 #define RKI_RT_QUAT_GROUP 4
 
 /* Always inlined into rki_rt_sample_blocked twice, with and without cursors,
@@ -459,17 +460,25 @@ RKI_RT_INLINE void rki_rt_sample_blocks(const rk_runtime_clip *c, float t, uint3
 	const float *times = c->times;
 	rki_rt_f3_blocks(times, c->translation_tracks, c->translation_values, c->translation_value_count, out.translation, t,
 		cur, n);
-	/* rotations: the lanes of up to RKI_RT_QUAT_GROUP blocks first, then their slerps in pairs */
+	/* rotations: the lanes of up to RKI_RT_QUAT_GROUP blocks first, then their slerps side by side */
 	for (size_t j = 0; j < n4; j += 4 * RKI_RT_QUAT_GROUP) {
 		rki_rt_lanes R[RKI_RT_QUAT_GROUP];
 		const size_t left = (n4 - j) / 4;
 		const int nb = left < RKI_RT_QUAT_GROUP ? (int)left : RKI_RT_QUAT_GROUP;
 		for (int h = 0; h < nb; h++)
 			rki_rt_lanes_find(&R[h], times, c->rotation_tracks + j + 4 * h, t, cur ? cur + n + j + 4 * h : NULL);
-		int h = 0;
-		for (; h + 2 <= nb; h += 2) rki_rt_block_quats(R + h, 2, c->rotation_values, out.rotation + j + 4 * h);
-		for (; h < nb; h++) rki_rt_block_quats(R + h, 1, c->rotation_values, out.rotation + j + 4 * h);
-		for (h = 0; h < nb; h++) {
+		/* constant block counts, so that each call unrolls its loops over h */
+		if (nb == 4) {
+			rki_rt_block_quats(R, 4, c->rotation_values, out.rotation + j);
+		} else {
+			int h = 0;
+			if (nb >= 2) {
+				rki_rt_block_quats(R, 2, c->rotation_values, out.rotation + j);
+				h = 2;
+			}
+			if (h < nb) rki_rt_block_quats(R + h, 1, c->rotation_values, out.rotation + j + 4 * h);
+		}
+		for (int h = 0; h < nb; h++) {
 			const size_t jb = j + 4 * (size_t)h;
 			for (int l = 0; R[h].cubic; l++, R[h].cubic >>= 1)
 				if (R[h].cubic & 1) out.rotation[jb + l] = rki_rt_sample_quat(times, &c->rotation_tracks[jb + l],
