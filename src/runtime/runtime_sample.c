@@ -431,14 +431,14 @@ RKI_RT_INLINE void rki_rt_block_quats(const rki_rt_lanes *L, int nb, const rk_fl
 	}
 }
 
-/* Translations or scales, block by block (rki_rt_block_f3), CUBIC lanes on
- * the scalar path. */
+/* Translations or scales of the blocks of joints j0 .. n4 - 1 (n4 a multiple
+ * of 4 past j0, n the clip's joint count), block by block (rki_rt_block_f3),
+ * CUBIC lanes on the scalar path. */
 RKI_RT_INLINE void rki_rt_f3_blocks(const float *times, const rk_runtime_track *tracks, const rk_float3 *values,
-	size_t value_count, rk_float3 *out, float t, uint32_t *cur, size_t n)
+	size_t value_count, rk_float3 *out, float t, uint32_t *cur, size_t n, size_t j0, size_t n4)
 {
-	const size_t n4 = n & ~(size_t)3;
 	rki_rt_lanes L;
-	for (size_t j = 0; j < n4; j += 4) {
+	for (size_t j = j0; j < n4; j += 4) {
 		rki_rt_lanes_find(&L, times, tracks + j, t, cur ? cur + j : NULL);
 		rki_rt_block_f3(&L, values, value_count, out + j, j + 4 < n);
 		for (int l = 0; L.cubic; l++, L.cubic >>= 1)
@@ -458,13 +458,15 @@ RKI_RT_INLINE void rki_rt_sample_blocks(const rk_runtime_clip *c, float t, uint3
 {
 	const size_t n = c->joint_count, n4 = n & ~(size_t)3;
 	const float *times = c->times;
-	rki_rt_f3_blocks(times, c->translation_tracks, c->translation_values, c->translation_value_count, out.translation, t,
-		cur, n);
-	/* rotations: the lanes of up to RKI_RT_QUAT_GROUP blocks first, then their slerps side by side */
+	/* per group of RKI_RT_QUAT_GROUP blocks: the translations; the rotations'
+	 * lanes first, then their slerps side by side; the scales (the lerps
+	 * of the group's translations and scales overlap its slerp chains) */
 	for (size_t j = 0; j < n4; j += 4 * RKI_RT_QUAT_GROUP) {
 		rki_rt_lanes R[RKI_RT_QUAT_GROUP];
 		const size_t left = (n4 - j) / 4;
 		const int nb = left < RKI_RT_QUAT_GROUP ? (int)left : RKI_RT_QUAT_GROUP;
+		rki_rt_f3_blocks(times, c->translation_tracks, c->translation_values, c->translation_value_count, out.translation, t,
+			cur, n, j, j + 4 * (size_t)nb);
 		for (int h = 0; h < nb; h++)
 			rki_rt_lanes_find(&R[h], times, c->rotation_tracks + j + 4 * h, t, cur ? cur + n + j + 4 * h : NULL);
 		/* constant block counts, so that each call unrolls its loops over h */
@@ -484,8 +486,9 @@ RKI_RT_INLINE void rki_rt_sample_blocks(const rk_runtime_clip *c, float t, uint3
 				if (R[h].cubic & 1) out.rotation[jb + l] = rki_rt_sample_quat(times, &c->rotation_tracks[jb + l],
 					c->rotation_values, t, cur ? cur + n + jb + l : NULL);
 		}
+		rki_rt_f3_blocks(times, c->scale_tracks, c->scale_values, c->scale_value_count, out.scale, t, cur ? cur + 2 * n : NULL, n,
+			j, j + 4 * (size_t)nb);
 	}
-	rki_rt_f3_blocks(times, c->scale_tracks, c->scale_values, c->scale_value_count, out.scale, t, cur ? cur + 2 * n : NULL, n);
 	/* the last n % 4 joints one at a time */
 	for (size_t j = n4; j < n; j++) {
 		out.translation[j] = rki_rt_sample_f3(times, &c->translation_tracks[j], c->translation_values, t, cur ? cur + j : NULL);
