@@ -342,61 +342,115 @@ RKI_RT_INLINE rki_v4 rki_v4_sin_0_halfpi(rki_v4 x)
 	return rki_v4_mul(x, p);
 }
 
-/* rki_rt_sample_quat for four tracks (lanes without the cubic bit): the
- * rki_f4_slerp of a and b at u in structure-of-arrays lanes, then
- * rki_f4_normalize; alone lanes get weights (1, 0), i.e. normalize(a). */
-RKI_RT_INLINE void rki_rt_block_quat(const rki_rt_lanes *L, const rk_float4 *values, rk_float4 *out)
+/* rki_rt_sample_quat for nb (1 to 4) blocks of four tracks (lanes without
+ * the cubic bit): the rki_f4_slerp of a and b at u in structure-of-arrays
+ * lanes, then rki_f4_normalize; alone lanes get weights (1, 0), i.e.
+ * normalize(a). Block h reads L[h] and writes out[4h .. 4h + 3]. Each
+ * block's slerp is one long dependent chain (acos, sine and square root,
+ * about 160 cycles); with the blocks written side by side (every step a
+ * loop over h, unrolled once the function is inlined with a constant nb) the
+ * chains run in parallel, where the out-of-order window alone overlapped
+ * them only partly. A branch taken when any block needs it runs for both:
+ * its selects give the other block's values unchanged (a select with an
+ * all-true or all-false mask returns one operand), so the bits do not
+ * depend on the pairing. */
+RKI_RT_INLINE void rki_rt_block_quats(const rki_rt_lanes *L, int nb, const rk_float4 *values, rk_float4 *out)
 {
-	rki_v4 ax = rki_v4_load(&values[L->a[0]].x), ay = rki_v4_load(&values[L->a[1]].x);
-	rki_v4 az = rki_v4_load(&values[L->a[2]].x), aw = rki_v4_load(&values[L->a[3]].x);
-	rki_v4 bx = rki_v4_load(&values[L->b[0]].x), by = rki_v4_load(&values[L->b[1]].x);
-	rki_v4 bz = rki_v4_load(&values[L->b[2]].x), bw = rki_v4_load(&values[L->b[3]].x);
-	rki_v4_transpose(&ax, &ay, &az, &aw);
-	rki_v4_transpose(&bx, &by, &bz, &bw);
 	const rki_v4 one = rki_v4_set1(1.0f), zero = rki_v4_set1(0.0f);
-	rki_v4 d = rki_v4_add(rki_v4_add(rki_v4_add(rki_v4_mul(ax, bx), rki_v4_mul(ay, by)), rki_v4_mul(az, bz)),
-		rki_v4_mul(aw, bw));
-	rki_v4 sgn = rki_v4_select(rki_v4_lt(d, zero), rki_v4_set1(-1.0f), one);
-	d = rki_v4_min(one, rki_v4_mul(d, sgn)); /* NaN stays NaN, as `if (d > 1) d = 1` */
-	rki_v4 u = L->u;
-	rki_v4 wa = rki_v4_sub(one, u), wb = u;
-	rki_v4 near = rki_v4_gt(d, rki_v4_set1(RKI_NLERP_COS));
-	if (rki_v4_mask_bits(near) != 0xf) {
-		rki_v4 arc = rki_v4_acos01(d);
-		wa = rki_v4_select(near, wa, rki_v4_sin_0_halfpi(rki_v4_mul(rki_v4_sub(one, u), arc)));
-		wb = rki_v4_select(near, wb, rki_v4_sin_0_halfpi(rki_v4_mul(u, arc)));
+	rki_v4 ax[4], ay[4], az[4], aw[4], bx[4], by[4], bz[4], bw[4], d[4], sgn[4], wa[4], wb[4];
+	rki_v4 near[4], ok[4], inv[4], rx[4], ry[4], rz[4], rw[4];
+	int near_all = 0xf, ok_all = 0xf, any_alone = 0;
+	for (int h = 0; h < nb; h++) {
+		ax[h] = rki_v4_load(&values[L[h].a[0]].x);
+		ay[h] = rki_v4_load(&values[L[h].a[1]].x);
+		az[h] = rki_v4_load(&values[L[h].a[2]].x);
+		aw[h] = rki_v4_load(&values[L[h].a[3]].x);
+		bx[h] = rki_v4_load(&values[L[h].b[0]].x);
+		by[h] = rki_v4_load(&values[L[h].b[1]].x);
+		bz[h] = rki_v4_load(&values[L[h].b[2]].x);
+		bw[h] = rki_v4_load(&values[L[h].b[3]].x);
+		rki_v4_transpose(&ax[h], &ay[h], &az[h], &aw[h]);
+		rki_v4_transpose(&bx[h], &by[h], &bz[h], &bw[h]);
 	}
-	wb = rki_v4_mul(wb, sgn);
-	if (L->any_alone) {
-		wa = rki_v4_select(L->alone, one, wa);
-		wb = rki_v4_select(L->alone, zero, wb);
+	for (int h = 0; h < nb; h++) {
+		d[h] = rki_v4_add(rki_v4_add(rki_v4_add(rki_v4_mul(ax[h], bx[h]), rki_v4_mul(ay[h], by[h])),
+			rki_v4_mul(az[h], bz[h])), rki_v4_mul(aw[h], bw[h]));
+		sgn[h] = rki_v4_select(rki_v4_lt(d[h], zero), rki_v4_set1(-1.0f), one);
+		d[h] = rki_v4_min(one, rki_v4_mul(d[h], sgn[h])); /* NaN stays NaN, as `if (d > 1) d = 1` */
+		wa[h] = rki_v4_sub(one, L[h].u);
+		wb[h] = L[h].u;
+		near[h] = rki_v4_gt(d[h], rki_v4_set1(RKI_NLERP_COS));
+		near_all &= rki_v4_mask_bits(near[h]);
+		any_alone |= L[h].any_alone;
 	}
-	rki_v4 rx = rki_v4_add(rki_v4_mul(wa, ax), rki_v4_mul(wb, bx));
-	rki_v4 ry = rki_v4_add(rki_v4_mul(wa, ay), rki_v4_mul(wb, by));
-	rki_v4 rz = rki_v4_add(rki_v4_mul(wa, az), rki_v4_mul(wb, bz));
-	rki_v4 rw = rki_v4_add(rki_v4_mul(wa, aw), rki_v4_mul(wb, bw));
-	/* rki_f4_normalize */
-	rki_v4 len2 = rki_v4_add(rki_v4_add(rki_v4_add(rki_v4_mul(rx, rx), rki_v4_mul(ry, ry)), rki_v4_mul(rz, rz)),
-		rki_v4_mul(rw, rw));
-	rki_v4 ok = rki_v4_and(rki_v4_gt(len2, zero), rki_v4_lt(len2, rki_v4_set1(INFINITY)));
-	rki_v4 inv = rki_v4_div(one, rki_v4_sqrt(len2));
-	if (rki_v4_mask_bits(ok) == 0xf) {
-		rx = rki_v4_mul(rx, inv);
-		ry = rki_v4_mul(ry, inv);
-		rz = rki_v4_mul(rz, inv);
-		rw = rki_v4_mul(rw, inv);
-	} else {
-		rx = rki_v4_select(ok, rki_v4_mul(rx, inv), zero);
-		ry = rki_v4_select(ok, rki_v4_mul(ry, inv), zero);
-		rz = rki_v4_select(ok, rki_v4_mul(rz, inv), zero);
-		rw = rki_v4_select(ok, rki_v4_mul(rw, inv), one);
+	if (near_all != 0xf) {
+		for (int h = 0; h < nb; h++) {
+			rki_v4 arc = rki_v4_acos01(d[h]);
+			wa[h] = rki_v4_select(near[h], wa[h], rki_v4_sin_0_halfpi(rki_v4_mul(rki_v4_sub(one, L[h].u), arc)));
+			wb[h] = rki_v4_select(near[h], wb[h], rki_v4_sin_0_halfpi(rki_v4_mul(L[h].u, arc)));
+		}
 	}
-	rki_v4_transpose(&rx, &ry, &rz, &rw);
-	rki_v4_store(&out[0].x, rx);
-	rki_v4_store(&out[1].x, ry);
-	rki_v4_store(&out[2].x, rz);
-	rki_v4_store(&out[3].x, rw);
+	for (int h = 0; h < nb; h++) wb[h] = rki_v4_mul(wb[h], sgn[h]);
+	if (any_alone) {
+		/* L[h].alone is all zeros where L[h].any_alone is not set */
+		for (int h = 0; h < nb; h++) {
+			wa[h] = rki_v4_select(L[h].alone, one, wa[h]);
+			wb[h] = rki_v4_select(L[h].alone, zero, wb[h]);
+		}
+	}
+	for (int h = 0; h < nb; h++) {
+		rx[h] = rki_v4_add(rki_v4_mul(wa[h], ax[h]), rki_v4_mul(wb[h], bx[h]));
+		ry[h] = rki_v4_add(rki_v4_mul(wa[h], ay[h]), rki_v4_mul(wb[h], by[h]));
+		rz[h] = rki_v4_add(rki_v4_mul(wa[h], az[h]), rki_v4_mul(wb[h], bz[h]));
+		rw[h] = rki_v4_add(rki_v4_mul(wa[h], aw[h]), rki_v4_mul(wb[h], bw[h]));
+		/* rki_f4_normalize */
+		rki_v4 len2 = rki_v4_add(rki_v4_add(rki_v4_add(rki_v4_mul(rx[h], rx[h]), rki_v4_mul(ry[h], ry[h])),
+			rki_v4_mul(rz[h], rz[h])), rki_v4_mul(rw[h], rw[h]));
+		ok[h] = rki_v4_and(rki_v4_gt(len2, zero), rki_v4_lt(len2, rki_v4_set1(INFINITY)));
+		inv[h] = rki_v4_div(one, rki_v4_sqrt(len2));
+		ok_all &= rki_v4_mask_bits(ok[h]);
+	}
+	for (int h = 0; h < nb; h++) {
+		if (ok_all == 0xf) {
+			rx[h] = rki_v4_mul(rx[h], inv[h]);
+			ry[h] = rki_v4_mul(ry[h], inv[h]);
+			rz[h] = rki_v4_mul(rz[h], inv[h]);
+			rw[h] = rki_v4_mul(rw[h], inv[h]);
+		} else {
+			rx[h] = rki_v4_select(ok[h], rki_v4_mul(rx[h], inv[h]), zero);
+			ry[h] = rki_v4_select(ok[h], rki_v4_mul(ry[h], inv[h]), zero);
+			rz[h] = rki_v4_select(ok[h], rki_v4_mul(rz[h], inv[h]), zero);
+			rw[h] = rki_v4_select(ok[h], rki_v4_mul(rw[h], inv[h]), one);
+		}
+		rki_v4_transpose(&rx[h], &ry[h], &rz[h], &rw[h]);
+		/* stored through the rk_float4 (GCC's object size of &out[i].x is one float) */
+		rki_v4_store((float *)(void *)(out + 4 * h + 0), rx[h]);
+		rki_v4_store((float *)(void *)(out + 4 * h + 1), ry[h]);
+		rki_v4_store((float *)(void *)(out + 4 * h + 2), rz[h]);
+		rki_v4_store((float *)(void *)(out + 4 * h + 3), rw[h]);
+	}
 }
+
+/* Translations or scales of the blocks of joints j0 .. n4 - 1 (n4 a multiple
+ * of 4 past j0, n the clip's joint count), block by block (rki_rt_block_f3),
+ * CUBIC lanes on the scalar path. */
+RKI_RT_INLINE void rki_rt_f3_blocks(const float *times, const rk_runtime_track *tracks, const rk_float3 *values,
+	size_t value_count, rk_float3 *out, float t, uint32_t *cur, size_t n, size_t j0, size_t n4)
+{
+	rki_rt_lanes L;
+	for (size_t j = j0; j < n4; j += 4) {
+		rki_rt_lanes_find(&L, times, tracks + j, t, cur ? cur + j : NULL);
+		rki_rt_block_f3(&L, values, value_count, out + j, j + 4 < n);
+		for (int l = 0; L.cubic; l++, L.cubic >>= 1)
+			if (L.cubic & 1) out[j + l] = rki_rt_sample_f3(times, &tracks[j + l], values, t, cur ? cur + j + l : NULL);
+	}
+}
+
+/* Rotation blocks per group: the lanes of a group's blocks are found first,
+ * then the group's slerps run side by side (rki_rt_block_quats; a last group
+ * of 2 or 3 blocks as a pair and one alone). docs/benchmarks.md, third pass,
+ * has the measurements (4 blocks side by side against 2, 1, other groups). */
+#define RKI_RT_QUAT_GROUP 4
 
 /* Always inlined into rki_rt_sample_blocked twice, with and without cursors,
  * so that neither copy tests `cur` per track. */
@@ -404,27 +458,36 @@ RKI_RT_INLINE void rki_rt_sample_blocks(const rk_runtime_clip *c, float t, uint3
 {
 	const size_t n = c->joint_count, n4 = n & ~(size_t)3;
 	const float *times = c->times;
-	rki_rt_lanes L;
-	for (size_t j = 0; j < n4; j += 4) {
-		rki_rt_lanes_find(&L, times, c->translation_tracks + j, t, cur ? cur + j : NULL);
-		rki_rt_block_f3(&L, c->translation_values, c->translation_value_count, out.translation + j, j + 4 < n);
-		for (int l = 0; L.cubic; l++, L.cubic >>= 1)
-			if (L.cubic & 1) out.translation[j + l] = rki_rt_sample_f3(times, &c->translation_tracks[j + l],
-				c->translation_values, t, cur ? cur + j + l : NULL);
-	}
-	for (size_t j = 0; j < n4; j += 4) {
-		rki_rt_lanes_find(&L, times, c->rotation_tracks + j, t, cur ? cur + n + j : NULL);
-		rki_rt_block_quat(&L, c->rotation_values, out.rotation + j);
-		for (int l = 0; L.cubic; l++, L.cubic >>= 1)
-			if (L.cubic & 1) out.rotation[j + l] = rki_rt_sample_quat(times, &c->rotation_tracks[j + l],
-				c->rotation_values, t, cur ? cur + n + j + l : NULL);
-	}
-	for (size_t j = 0; j < n4; j += 4) {
-		rki_rt_lanes_find(&L, times, c->scale_tracks + j, t, cur ? cur + 2 * n + j : NULL);
-		rki_rt_block_f3(&L, c->scale_values, c->scale_value_count, out.scale + j, j + 4 < n);
-		for (int l = 0; L.cubic; l++, L.cubic >>= 1)
-			if (L.cubic & 1) out.scale[j + l] = rki_rt_sample_f3(times, &c->scale_tracks[j + l],
-				c->scale_values, t, cur ? cur + 2 * n + j + l : NULL);
+	/* per group of RKI_RT_QUAT_GROUP blocks: the translations; the rotations'
+	 * lanes first, then their slerps side by side; the scales (the lerps
+	 * of the group's translations and scales overlap its slerp chains) */
+	for (size_t j = 0; j < n4; j += 4 * RKI_RT_QUAT_GROUP) {
+		rki_rt_lanes R[RKI_RT_QUAT_GROUP];
+		const size_t left = (n4 - j) / 4;
+		const int nb = left < RKI_RT_QUAT_GROUP ? (int)left : RKI_RT_QUAT_GROUP;
+		rki_rt_f3_blocks(times, c->translation_tracks, c->translation_values, c->translation_value_count, out.translation, t,
+			cur, n, j, j + 4 * (size_t)nb);
+		for (int h = 0; h < nb; h++)
+			rki_rt_lanes_find(&R[h], times, c->rotation_tracks + j + 4 * h, t, cur ? cur + n + j + 4 * h : NULL);
+		/* constant block counts, so that each call unrolls its loops over h */
+		if (nb == 4) {
+			rki_rt_block_quats(R, 4, c->rotation_values, out.rotation + j);
+		} else {
+			int h = 0;
+			if (nb >= 2) {
+				rki_rt_block_quats(R, 2, c->rotation_values, out.rotation + j);
+				h = 2;
+			}
+			if (h < nb) rki_rt_block_quats(R + h, 1, c->rotation_values, out.rotation + j + 4 * h);
+		}
+		for (int h = 0; h < nb; h++) {
+			const size_t jb = j + 4 * (size_t)h;
+			for (int l = 0; R[h].cubic; l++, R[h].cubic >>= 1)
+				if (R[h].cubic & 1) out.rotation[jb + l] = rki_rt_sample_quat(times, &c->rotation_tracks[jb + l],
+					c->rotation_values, t, cur ? cur + n + jb + l : NULL);
+		}
+		rki_rt_f3_blocks(times, c->scale_tracks, c->scale_values, c->scale_value_count, out.scale, t, cur ? cur + 2 * n : NULL, n,
+			j, j + 4 * (size_t)nb);
 	}
 	/* the last n % 4 joints one at a time */
 	for (size_t j = n4; j < n; j++) {
