@@ -64,7 +64,7 @@ static bool rki_files_within(const char *path, const char *root)
 
 static bool rki_files_within_any(const rki_files *f, const char *path)
 {
-	for (size_t i = 0; i < f->root_count; i++)
+	for (size_t i = f->has_base ? 0 : 1; i < f->root_count; i++)
 		if (rki_files_within(path, f->roots[i])) return true;
 	return false;
 }
@@ -96,8 +96,8 @@ static rki_file_status rki_files_resolve(const rki_files *f, const char *ref, co
 		return rki_files_say(out, RKI_FILE_MISSING, shown,
 			"\"%.120s\" is relative, but the input has no folder to resolve it against (no file name)");
 	if (abs) snprintf(joined, sizeof(joined), "%s", ref);
-	else if (!f->roots[0][0]) snprintf(joined, sizeof(joined), "%s", ref);
-	else snprintf(joined, sizeof(joined), "%s/%s", f->roots[0], ref);
+	else if (!f->base[0]) snprintf(joined, sizeof(joined), "%s", ref);
+	else snprintf(joined, sizeof(joined), "%s/%s", f->base, ref);
 	if (!rki_files_norm(joined, norm, sizeof(norm)))
 		return rki_files_say(out, RKI_FILE_REFUSED, shown, "\"%.120s\" leaves the folder of the input: not opened");
 	if (!rki_files_within_any(f, norm)) {
@@ -316,10 +316,23 @@ static rki_file_status rki_files_by_name(const rki_files *f, const rki_file_ask 
 	return out->status;
 }
 
+/* Resolves the input's folder (fs: its real path) the first time a
+ * reference is opened; base (roots[0], skipped unless has_base) holds it. */
+static void rki_files_base(rki_files *f)
+{
+	if (!f->base_pending) return;
+	f->base_pending = false;
+	char real[PATH_MAX];
+	f->has_base = realpath(f->base, real) && strlen(real) < RKI_FILES_PATH_MAX;
+	if (f->has_base) memcpy(f->base, real, strlen(real) + 1);
+	else f->base[0] = '\0';
+}
+
 static rki_file_status rki_files_open(const rki_file_access *fa, const rki_file_ask *ask, rki_file_result *out,
 	rk_error *err)
 {
-	const rki_files *f = (const rki_files *)fa->impl;
+	rki_files *f = (rki_files *)fa->impl;
+	rki_files_base(f);
 	memset(out, 0, sizeof(*out));
 	out->status = RKI_FILE_MISSING;
 	out->reference = "";
@@ -413,15 +426,20 @@ bool rki_files_init(rki_files *f, rki_alloc *alloc, const rk_load_opts *opts, co
 	const char *slash = strrchr(f->filename, '/');
 	if (slash) snprintf(dir, sizeof(dir), "%.*s", (int)(slash == f->filename ? 1 : slash - f->filename), f->filename);
 	else snprintf(dir, sizeof(dir), ".");
-	char *r0 = text;
+	f->base = text;
 	if (f->fs) {
-		char real[PATH_MAX];
-		f->has_base = f->filename[0] && realpath(dir, real) && strlen(real) < RKI_FILES_PATH_MAX;
-		if (f->has_base) memcpy(r0, real, strlen(real) + 1);
+		/* realpath() of the folder waits for the first reference
+		 * (rki_files_base): most loads open no other file, and resolving
+		 * took a readlink per path part on every load (5% of a 30 KB FBX
+		 * load; docs/benchmarks.md, "FBX load per byte, third pass"). */
+		f->base_pending = f->filename[0] != '\0';
+		memcpy(f->base, dir, strlen(dir) + 1);
+		if (!f->base_pending) f->base[0] = '\0';
 	} else {
-		f->has_base = rki_files_norm(slash ? dir : "", r0, RKI_FILES_PATH_MAX);
+		f->has_base = rki_files_norm(slash ? dir : "", f->base, RKI_FILES_PATH_MAX);
+		if (!f->has_base) f->base[0] = '\0';
 	}
-	if (f->has_base) f->roots[f->root_count++] = r0;
+	f->roots[f->root_count++] = f->base;
 	for (size_t i = 0; i < opts->allow_paths.count; i++) {
 		const char *a = opts->allow_paths.items[i];
 		char *dst = text + (i + 1) * RKI_FILES_PATH_MAX;

@@ -44,7 +44,9 @@ typedef struct rki_files {
 	const char *filename;    /* the input, for errors */
 	rki_alloc *alloc;
 	bool fs;                 /* no open_file callback: the file system */
-	bool has_base;           /* roots[0] is the input's folder */
+	bool has_base;           /* base is the input's folder */
+	bool base_pending;       /* fs: base is not yet a real path (rki_files_base) */
+	char *base;              /* = roots[0]: the input's folder, or "" when it has none */
 	char **roots;            /* normalised (fs: real) folders; count root_count */
 	size_t root_count;
 	void *block;             /* one allocation holding roots */
