@@ -14,6 +14,7 @@
  * such as valgrind. RIGKIT_TEST_VERBOSE=1 prints allocation counts.
  */
 #include "formats/fbx/fbx_dom.h"
+#include "formats/fbx/fbx_nodes.h"
 #include "rk_test.h"
 
 #include <dirent.h>
@@ -131,6 +132,39 @@ static bool tree_consistent(const rki_fbx_node *n)
 static int cmp_str(const void *a, const void *b)
 {
 	return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+/* The Model properties the node builder looks up by name (FbxNode's
+ * property names, as the FBX SDK writes them): each is found, and names
+ * that differ by one character or in length are not. */
+RK_TEST(node_prop_names)
+{
+	static const char *const names[] = {
+		"Lcl Translation", "Lcl Rotation", "Lcl Scaling", "RotationOrder", "RotationOffset", "RotationPivot",
+		"ScalingOffset", "ScalingPivot", "PreRotation", "PostRotation", "RotationActive", "InheritType",
+		"GeometricTranslation", "GeometricRotation", "GeometricScaling", "Visibility", "currentUVSet",
+		"TranslationActive", "ScalingActive"
+	};
+	size_t n = sizeof(names) / sizeof(names[0]);
+	RK_CHECK(rki_fbx_node_prop_count() == (int)n);
+	bool seen[32] = { false };
+	for (size_t i = 0; i < n; i++) {
+		size_t len = strlen(names[i]);
+		int k = rki_fbx_node_prop_index(names[i], len);
+		RK_CHECK(k >= 0 && k < (int)n);
+		if (k < 0 || k >= (int)n) continue;
+		RK_CHECK(!seen[k]);
+		seen[k] = true;
+		RK_CHECK(strcmp(rki_fbx_node_prop_name(k), names[i]) == 0);
+		char near[32];
+		memcpy(near, names[i], len + 1);
+		near[len - 1] = (char)(near[len - 1] ^ 0x20);
+		RK_CHECK(rki_fbx_node_prop_index(near, len) == -1);
+		RK_CHECK(rki_fbx_node_prop_index(names[i], len - 1) == -1);
+	}
+	RK_CHECK(rki_fbx_node_prop_index("Lcl Translation ", 16) == -1);
+	RK_CHECK(rki_fbx_node_prop_index("", 0) == -1);
+	RK_CHECK(rki_fbx_node_prop_name(-1) == NULL && rki_fbx_node_prop_name((int)n) == NULL);
 }
 
 RK_TEST(corpus_all_files_parse)
@@ -2275,6 +2309,7 @@ RK_TEST(prescan_batches)
 }
 
 RK_TEST_MAIN(
+	RK_TEST_ENTRY(node_prop_names),
 	RK_TEST_ENTRY(corpus_all_files_parse),
 	RK_TEST_ENTRY(corpus_versions_match_manifest),
 	RK_TEST_ENTRY(ybot_structure),

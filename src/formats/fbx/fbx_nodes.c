@@ -50,6 +50,48 @@ typedef struct rki_node_prop_refs {
 	size_t vi[RKI_NP_COUNT];
 } rki_node_prop_refs;
 
+/* The entries of rki_node_prop_names with each name length (10 to 20), -1
+ * after the last: a property name is compared with at most 4 names instead
+ * of all 19 (the loop over all of them was 8-10% of loading a small Maya or
+ * Max file; docs/benchmarks.md, "FBX load per byte, third pass").
+ * tests/test_fbx_dom.c (node_prop_names) checks the table against the names. */
+#define RKI_NP_MIN_LEN 10
+#define RKI_NP_MAX_LEN 20
+static const signed char rki_node_prop_by_len[RKI_NP_MAX_LEN - RKI_NP_MIN_LEN + 1][4] = {
+	{ RKI_NP_VISIBILITY, -1, -1, -1 },                                        /* 10 */
+	{ RKI_NP_LCL_S, RKI_NP_PRE_ROT, RKI_NP_INHERIT, -1 },                     /* 11 */
+	{ RKI_NP_LCL_R, RKI_NP_SCL_PIVOT, RKI_NP_POST_ROT, RKI_NP_UV_SET },        /* 12 */
+	{ RKI_NP_ROT_ORDER, RKI_NP_ROT_PIVOT, RKI_NP_SCL_OFFSET, RKI_NP_S_ACTIVE }, /* 13 */
+	{ RKI_NP_ROT_OFFSET, RKI_NP_ROT_ACTIVE, -1, -1 },                         /* 14 */
+	{ RKI_NP_LCL_T, -1, -1, -1 },                                             /* 15 */
+	{ RKI_NP_GEO_S, -1, -1, -1 },                                             /* 16 */
+	{ RKI_NP_GEO_R, RKI_NP_T_ACTIVE, -1, -1 },                                /* 17 */
+	{ -1, -1, -1, -1 },                                                       /* 18 */
+	{ -1, -1, -1, -1 },                                                       /* 19 */
+	{ RKI_NP_GEO_T, -1, -1, -1 },                                             /* 20 */
+};
+
+/* Index of the node property named s[0..len), or -1. */
+int rki_fbx_node_prop_index(const char *s, size_t len)
+{
+	if (len < RKI_NP_MIN_LEN || len > RKI_NP_MAX_LEN) return -1;
+	const signed char *c = rki_node_prop_by_len[len - RKI_NP_MIN_LEN];
+	for (int j = 0; j < 4 && c[j] >= 0; j++)
+		if (memcmp(rki_node_prop_names[c[j]].name, s, len) == 0) return c[j];
+	return -1;
+}
+
+/* Name of node property k (0 <= k < rki_fbx_node_prop_count()). */
+const char *rki_fbx_node_prop_name(int k)
+{
+	return k >= 0 && k < RKI_NP_COUNT ? rki_node_prop_names[k].name : NULL;
+}
+
+int rki_fbx_node_prop_count(void)
+{
+	return RKI_NP_COUNT;
+}
+
 /* Fills the still-empty entries of r from a Properties70/60 node. */
 static void rki_node_props_collect(const rki_fbx_node *props, bool p60, rki_node_prop_refs *r)
 {
@@ -59,13 +101,10 @@ static void rki_node_props_collect(const rki_fbx_node *props, bool p60, rki_node
 		const char *s;
 		size_t len;
 		if (!rki_fbx_prop_str(p, 0, &s, &len)) continue;
-		for (int k = 0; k < RKI_NP_COUNT; k++) {
-			if (r->p[k] || rki_node_prop_names[k].len != len || memcmp(rki_node_prop_names[k].name, s, len) != 0)
-				continue;
-			r->p[k] = p;
-			r->vi[k] = p60 ? 3 : 4;
-			break;
-		}
+		int k = rki_fbx_node_prop_index(s, len);
+		if (k < 0 || r->p[k]) continue;
+		r->p[k] = p;
+		r->vi[k] = p60 ? 3 : 4;
 	}
 }
 

@@ -19,6 +19,13 @@ bool rki_fbx_build_nodes(rki_fbx_ctx *ctx);
  * scene->nodes. False (err set) when the arena is exhausted. */
 bool rki_fbx_finish_nodes(rki_fbx_ctx *ctx, rk_node *nodes, size_t count, const size_t *child_counts);
 
+/* The Model properties the node builder reads (Lcl Translation ...
+ * ScalingActive): index of the one named s[0..len), or -1; the name of
+ * index k; how many there are. */
+int rki_fbx_node_prop_index(const char *s, size_t len);
+const char *rki_fbx_node_prop_name(int k);
+int rki_fbx_node_prop_count(void);
+
 /* Reads every BindPose (after rki_fbx_build_nodes): node->bind_node_to_world
  * for the nodes it lists (the first pose wins). False on a fatal error. */
 bool rki_fbx_read_bind_poses(rki_fbx_ctx *ctx);
