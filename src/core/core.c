@@ -66,15 +66,6 @@ void rki_free(rki_alloc *a, void *ptr, size_t size)
 
 /* ---- arena -------------------------------------------------------------- */
 
-struct rki_arena_chunk {
-	rki_arena_chunk *next;
-	size_t size;  /* usable bytes after the header */
-	size_t used;
-	/* data follows, 16-byte aligned */
-};
-
-#define RKI_CHUNK_HEADER ((sizeof(rki_arena_chunk) + 15u) & ~(size_t)15u)
-
 void rki_arena_init(rki_arena *ar, rki_alloc *alloc)
 {
 	memset(ar, 0, sizeof(*ar));
@@ -126,13 +117,12 @@ void rki_arena_cap_next(rki_arena *ar, size_t bytes)
 
 void *rki_arena_alloc(rki_arena *ar, size_t size)
 {
-	size_t aligned = 0;
-	void *p = rki_arena_bump(ar, size, 16, &aligned);
-	if (p) memset(p, 0, aligned);
+	void *p = rki_arena_alloc_uninit(ar, size);
+	if (p) memset(p, 0, size ? (size + 15) & ~(size_t)15 : 16);  /* what rki_arena_bump hands out */
 	return p;
 }
 
-void *rki_arena_alloc_uninit(rki_arena *ar, size_t size)
+void *rki_arena_alloc_uninit_slow(rki_arena *ar, size_t size)
 {
 	size_t aligned;
 	return rki_arena_bump(ar, size, 16, &aligned);

@@ -52,7 +52,14 @@ void rki_free(rki_alloc *a, void *ptr, size_t size);
 
 /* ---- arena -------------------------------------------------------------- */
 
-typedef struct rki_arena_chunk rki_arena_chunk;
+typedef struct rki_arena_chunk {
+	struct rki_arena_chunk *next;
+	size_t size;  /* usable bytes after the header */
+	size_t used;
+	/* data follows, 16-byte aligned */
+} rki_arena_chunk;
+
+#define RKI_CHUNK_HEADER ((sizeof(rki_arena_chunk) + 15u) & ~(size_t)15u)
 
 typedef struct rki_arena {
 	rki_alloc *alloc;
@@ -68,12 +75,35 @@ void rki_arena_init(rki_arena *ar, rki_alloc *alloc);
 void *rki_arena_alloc(rki_arena *ar, size_t size);
 /* As rki_arena_alloc but the memory is not cleared (for buffers the caller
  * overwrites completely: no memset, and untouched pages stay untouched). */
-void *rki_arena_alloc_uninit(rki_arena *ar, size_t size);
+static inline void *rki_arena_alloc_uninit(rki_arena *ar, size_t size);
+/* The out-of-line part of rki_arena_alloc_uninit: a new chunk, size 0, or a
+ * size past 1 GiB. */
+void *rki_arena_alloc_uninit_slow(rki_arena *ar, size_t size);
 /* Overflow-checked count * size; NULL on overflow or failure. count 0 -> non-NULL dummy. */
 void *rki_arena_array(rki_arena *ar, size_t count, size_t size);
 /* Copy of s[0..len) plus a NUL, packed (no alignment), or NULL. */
 char *rki_arena_strndup(rki_arena *ar, const char *s, size_t len);
 void rki_arena_free(rki_arena *ar);
+
+/* The common case inline: the head chunk has room (the FBX parser allocates
+ * a property array or a child list per node; the call was 5-8% of loading a
+ * small FBX file; docs/benchmarks.md, "FBX load per byte, third pass"). The
+ * same bytes as the slow path would hand out. */
+static inline void *rki_arena_alloc_uninit(rki_arena *ar, size_t size)
+{
+	rki_arena_chunk *c = ar->head;
+	if (c && size - 1 < ((size_t)1 << 30)) {
+		size_t need = (size + 15) & ~(size_t)15;
+		size_t start = (c->used + 15) & ~(size_t)15;
+		if (start <= c->size && c->size - start >= need) {
+			unsigned char *p = (unsigned char *)c + RKI_CHUNK_HEADER + start;
+			ar->total += start - c->used + need;
+			c->used = start + need;
+			return p;
+		}
+	}
+	return rki_arena_alloc_uninit_slow(ar, size);
+}
 /* Makes the next chunk `bytes` long (when that is larger than the next chunk
  * would be): one block for the bulk of a load, sized from an estimate. Later
  * chunks grow from the usual sizes again. Pages of it that are never used are
