@@ -22,8 +22,14 @@
 
 #if defined(__GNUC__) || defined(__clang__)
 #define RKI_PRINTF(a, b) __attribute__((format(printf, a, b)))
+/* A function whose copies are specialised by a constant argument (the FBX
+ * tokenizer's byte order), and a rarely taken error path kept out of line. */
+#define RKI_FORCE_INLINE inline __attribute__((always_inline))
+#define RKI_COLD __attribute__((cold, noinline))
 #else
 #define RKI_PRINTF(a, b)
+#define RKI_FORCE_INLINE inline
+#define RKI_COLD
 #endif
 
 /* ---- allocation with limits -------------------------------------------- */

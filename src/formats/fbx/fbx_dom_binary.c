@@ -17,22 +17,29 @@ static const unsigned char rki_fbx_footer_magic[16] = {
 
 /* ---- binary ------------------------------------------------------------------- */
 
-static uint16_t rki_fbx_rd16(const rki_fbx_parser *p, const unsigned char *b)
+/* Readers of the file's byte order `be`. The tokenizer's loops are compiled
+ * once per byte order (be a constant there), so these become plain or
+ * byte-swapped loads instead of a test of p->big_endian per field. */
+static RKI_FORCE_INLINE uint16_t rki_fbx_ld16(const unsigned char *b, bool be)
 {
-	return p->big_endian ? (uint16_t)((unsigned)b[0] << 8 | b[1]) : (uint16_t)((unsigned)b[1] << 8 | b[0]);
+	return be ? (uint16_t)((unsigned)b[0] << 8 | b[1]) : (uint16_t)((unsigned)b[1] << 8 | b[0]);
+}
+
+static RKI_FORCE_INLINE uint32_t rki_fbx_ld32(const unsigned char *b, bool be)
+{
+	if (be) return (uint32_t)b[0] << 24 | (uint32_t)b[1] << 16 | (uint32_t)b[2] << 8 | (uint32_t)b[3];
+	return (uint32_t)b[3] << 24 | (uint32_t)b[2] << 16 | (uint32_t)b[1] << 8 | (uint32_t)b[0];
+}
+
+static RKI_FORCE_INLINE uint64_t rki_fbx_ld64(const unsigned char *b, bool be)
+{
+	uint64_t lo = rki_fbx_ld32(b, be), hi = rki_fbx_ld32(b + 4, be);
+	return be ? (lo << 32 | hi) : (hi << 32 | lo);
 }
 
 static uint32_t rki_fbx_rd32(const rki_fbx_parser *p, const unsigned char *b)
 {
-	if (p->big_endian)
-		return (uint32_t)b[0] << 24 | (uint32_t)b[1] << 16 | (uint32_t)b[2] << 8 | (uint32_t)b[3];
-	return (uint32_t)b[3] << 24 | (uint32_t)b[2] << 16 | (uint32_t)b[1] << 8 | (uint32_t)b[0];
-}
-
-static uint64_t rki_fbx_rd64(const rki_fbx_parser *p, const unsigned char *b)
-{
-	uint64_t lo = rki_fbx_rd32(p, b), hi = rki_fbx_rd32(p, b + 4);
-	return p->big_endian ? (lo << 32 | hi) : (hi << 32 | lo);
+	return rki_fbx_ld32(b, p->big_endian);
 }
 
 /* Array property body at p->pos (type code already read); pend = end of the property list. */
@@ -106,7 +113,24 @@ static bool rki_fbx_binary_array(rki_fbx_parser *p, rki_fbx_prop *pr, size_t pen
 	return true;
 }
 
-static bool rki_fbx_binary_props(rki_fbx_parser *p, rki_fbx_node *node, uint64_t nprops, size_t pend)
+/* A scalar or string header property of type pr->type needs `need` bytes
+ * where `left` remain. */
+static RKI_COLD bool rki_fbx_prop_short(rki_fbx_parser *p, const rki_fbx_prop *pr, size_t need, size_t left)
+{
+	return rki_fbx_parse_error(p, RK_ERROR_CORRUPT, pr->offset,
+		"property of type '%c' needs %zu bytes, only %zu remain in the property list", pr->type, need, left);
+}
+
+static RKI_COLD bool rki_fbx_props_ended(rki_fbx_parser *p, size_t i, uint64_t nprops)
+{
+	return rki_fbx_parse_error(p, RK_ERROR_CORRUPT, p->pos, "expected property %zu of %llu, but the property list ended",
+		i + 1, (unsigned long long)nprops);
+}
+
+/* The properties of one node record, file byte order `be` (a constant in
+ * each copy). One switch per property both checks its size and reads it. */
+static RKI_FORCE_INLINE bool rki_fbx_binary_props(rki_fbx_parser *p, rki_fbx_node *node, uint64_t nprops, size_t pend,
+	bool be)
 {
 	node->props = NULL;
 	node->prop_count = 0;
@@ -120,23 +144,68 @@ static bool rki_fbx_binary_props(rki_fbx_parser *p, rki_fbx_node *node, uint64_t
 	const unsigned char *d = p->data;
 	for (size_t i = 0; i < (size_t)nprops; i++) {
 		rki_fbx_prop *pr = &props[i];
-		*pr = (rki_fbx_prop){ 0 };
-		if (p->pos >= pend)
-			return rki_fbx_parse_error(p, RK_ERROR_CORRUPT, p->pos,
-				"expected property %zu of %llu, but the property list ended", i + 1,
-				(unsigned long long)nprops);
-		pr->offset = p->pos;
-		pr->type = (char)d[p->pos++];
-		size_t left = pend - p->pos, need = 0;
+		size_t at = p->pos;
+		if (at >= pend) return rki_fbx_props_ended(p, i, nprops);
+		*pr = (rki_fbx_prop){ .type = (char)d[at], .offset = at };
+		const unsigned char *b = d + at + 1;
+		size_t left = pend - at - 1;
 		switch (pr->type) {
-		case 'Y': need = 2; break;
-		case 'C': need = 1; break;
-		case 'I': case 'F': case 'S': case 'R': need = 4; break;
-		case 'D': case 'L': need = 8; break;
+		case 'Y':
+			if (left < 2) return rki_fbx_prop_short(p, pr, 2, left);
+			pr->v.i = (int16_t)rki_fbx_ld16(b, be);
+			p->pos = at + 3;
+			break;
+		case 'C':
+			if (left < 1) return rki_fbx_prop_short(p, pr, 1, left);
+			pr->v.i = b[0];
+			p->pos = at + 2;
+			break;
+		case 'I':
+			if (left < 4) return rki_fbx_prop_short(p, pr, 4, left);
+			pr->v.i = (int32_t)rki_fbx_ld32(b, be);
+			p->pos = at + 5;
+			break;
+		case 'F': {
+			if (left < 4) return rki_fbx_prop_short(p, pr, 4, left);
+			uint32_t bits = rki_fbx_ld32(b, be);
+			float f;
+			memcpy(&f, &bits, 4);
+			pr->v.f = f;
+			p->pos = at + 5;
+			break;
+		}
+		case 'D': {
+			if (left < 8) return rki_fbx_prop_short(p, pr, 8, left);
+			uint64_t bits = rki_fbx_ld64(b, be);
+			memcpy(&pr->v.f, &bits, 8);
+			p->pos = at + 9;
+			break;
+		}
+		case 'L':
+			if (left < 8) return rki_fbx_prop_short(p, pr, 8, left);
+			pr->v.i = (int64_t)rki_fbx_ld64(b, be);
+			p->pos = at + 9;
+			break;
+		case 'S': case 'R': {
+			if (left < 4) return rki_fbx_prop_short(p, pr, 4, left);
+			uint32_t len = rki_fbx_ld32(b, be);
+			p->pos = at + 5;
+			if (len > pend - p->pos)
+				return rki_fbx_parse_error(p, RK_ERROR_CORRUPT, pr->offset,
+					"string of %u bytes runs past the end of the property list (%zu bytes remain)",
+					(unsigned)len, pend - p->pos);
+			const char *str = rki_fbx_strdup(p, (const char *)d + p->pos, len);
+			if (!str) return rki_fbx_parse_oom(p);
+			pr->v.s.data = str;
+			pr->v.s.len = len;
+			p->pos += len;
+			break;
+		}
 		case 'c': /* signed char array (FbxChar; some exporters write it) */
 		case 'f': case 'd': case 'l': case 'i': case 'b':
+			p->pos = at + 1;
 			if (!rki_fbx_binary_array(p, pr, pend)) return false;
-			continue;
+			break;
 		default:
 			/* An unknown code has no known size: the node keeps the properties
 			 * before it, the rest of its list is skipped, and the document
@@ -148,43 +217,6 @@ static bool rki_fbx_binary_props(rki_fbx_parser *p, rki_fbx_node *node, uint64_t
 			node->prop_count = i;
 			p->pos = pend;
 			return true;
-		}
-		if (left < need)
-			return rki_fbx_parse_error(p, RK_ERROR_CORRUPT, pr->offset,
-				"property of type '%c' needs %zu bytes, only %zu remain in the property list", pr->type, need,
-				left);
-		const unsigned char *b = d + p->pos;
-		p->pos += need;
-		switch (pr->type) {
-		case 'Y': pr->v.i = (int16_t)rki_fbx_rd16(p, b); break;
-		case 'C': pr->v.i = b[0]; break;
-		case 'I': pr->v.i = (int32_t)rki_fbx_rd32(p, b); break;
-		case 'L': pr->v.i = (int64_t)rki_fbx_rd64(p, b); break;
-		case 'F': {
-			uint32_t bits = rki_fbx_rd32(p, b);
-			float f;
-			memcpy(&f, &bits, 4);
-			pr->v.f = f;
-			break;
-		}
-		case 'D': {
-			uint64_t bits = rki_fbx_rd64(p, b);
-			memcpy(&pr->v.f, &bits, 8);
-			break;
-		}
-		default: { /* 'S', 'R' */
-			uint32_t len = rki_fbx_rd32(p, b);
-			if (len > pend - p->pos)
-				return rki_fbx_parse_error(p, RK_ERROR_CORRUPT, pr->offset,
-					"string of %u bytes runs past the end of the property list (%zu bytes remain)",
-					(unsigned)len, pend - p->pos);
-			const char *s = rki_fbx_strdup(p, (const char *)d + p->pos, len);
-			if (!s) return rki_fbx_parse_oom(p);
-			pr->v.s.data = s;
-			pr->v.s.len = len;
-			p->pos += len;
-			break;
-		}
 		}
 	}
 	if (p->pos != pend)
@@ -204,30 +236,12 @@ static bool rki_fbx_at_footer(const rki_fbx_parser *p)
 	return memcmp(p->data + p->size - 16, rki_fbx_footer_magic, 16) == 0;
 }
 
-bool rki_fbx_parse_binary(rki_fbx_parser *p)
+/* The node records after the header, file byte order `be` (compiled once
+ * per byte order). */
+static RKI_FORCE_INLINE bool rki_fbx_parse_records(rki_fbx_parser *p, const bool be)
 {
 	const unsigned char *d = p->data;
-	if (p->size < RKI_FBX_HEADER_SIZE)
-		return rki_fbx_parse_error(p, RK_ERROR_TRUNCATED, p->size,
-			"expected the %u-byte binary FBX header, the file has only %zu bytes", RKI_FBX_HEADER_SIZE,
-			p->size);
-	if (memcmp(d, rki_fbx_magic, sizeof(rki_fbx_magic)) != 0)
-		return rki_fbx_parse_error(p, RK_ERROR_CORRUPT, 0, "expected \"Kaydara FBX Binary  \\0\\x1a\" at the start");
-	if (d[22] > 1)
-		return rki_fbx_parse_error(p, RK_ERROR_CORRUPT, 22, "expected byte order flag 0 or 1, found %u", (unsigned)d[22]);
-	p->big_endian = d[22] == 1;
-	uint32_t version = rki_fbx_rd32(p, d + 23);
-	p->doc->version = version;
-	p->doc->header_version = version;
-	p->doc->big_endian = p->big_endian;
-	if (version < 3000 || version >= 8000)
-		return rki_fbx_parse_error(p, RK_ERROR_UNSUPPORTED, 23,
-			"binary FBX version %u is not supported (expected 3000 to 7999)", (unsigned)version);
-	p->wide = version >= 7500;
 	const size_t hdr = p->wide ? 25 : 13;
-	p->pos = RKI_FBX_HEADER_SIZE;
-	if (!rki_fbx_open_root(p)) return false;
-
 	for (;;) {
 		size_t nf = rki_fbx_frame_count(p);
 		uint64_t parent_end = rki_fbx_top(p)->end;
@@ -251,14 +265,14 @@ bool rki_fbx_parse_binary(rki_fbx_parser *p)
 		uint64_t end, nprops, plen;
 		size_t name_len;
 		if (p->wide) {
-			end = rki_fbx_rd64(p, h);
-			nprops = rki_fbx_rd64(p, h + 8);
-			plen = rki_fbx_rd64(p, h + 16);
+			end = rki_fbx_ld64(h, be);
+			nprops = rki_fbx_ld64(h + 8, be);
+			plen = rki_fbx_ld64(h + 16, be);
 			name_len = h[24];
 		} else {
-			end = rki_fbx_rd32(p, h);
-			nprops = rki_fbx_rd32(p, h + 4);
-			plen = rki_fbx_rd32(p, h + 8);
+			end = rki_fbx_ld32(h, be);
+			nprops = rki_fbx_ld32(h + 4, be);
+			plen = rki_fbx_ld32(h + 8, be);
 			name_len = h[12];
 		}
 		uint64_t offset = p->pos;
@@ -302,7 +316,7 @@ bool rki_fbx_parse_binary(rki_fbx_parser *p)
 		node.name = rki_fbx_strdup(p, (const char *)h + hdr, name_len);
 		if (!node.name) return rki_fbx_parse_oom(p);
 		p->pos = (size_t)body;
-		if (!rki_fbx_binary_props(p, &node, nprops, (size_t)(body + plen))) return false;
+		if (!rki_fbx_binary_props(p, &node, nprops, (size_t)(body + plen), be)) return false;
 		p->cur_name = NULL;
 		if (p->pos < end) {
 			if (!rki_fbx_open(p, &node, end)) return false;
@@ -310,4 +324,29 @@ bool rki_fbx_parse_binary(rki_fbx_parser *p)
 			if (!rki_fbx_add_leaf(p, &node)) return false;
 		}
 	}
+}
+
+bool rki_fbx_parse_binary(rki_fbx_parser *p)
+{
+	const unsigned char *d = p->data;
+	if (p->size < RKI_FBX_HEADER_SIZE)
+		return rki_fbx_parse_error(p, RK_ERROR_TRUNCATED, p->size,
+			"expected the %u-byte binary FBX header, the file has only %zu bytes", RKI_FBX_HEADER_SIZE,
+			p->size);
+	if (memcmp(d, rki_fbx_magic, sizeof(rki_fbx_magic)) != 0)
+		return rki_fbx_parse_error(p, RK_ERROR_CORRUPT, 0, "expected \"Kaydara FBX Binary  \\0\\x1a\" at the start");
+	if (d[22] > 1)
+		return rki_fbx_parse_error(p, RK_ERROR_CORRUPT, 22, "expected byte order flag 0 or 1, found %u", (unsigned)d[22]);
+	p->big_endian = d[22] == 1;
+	uint32_t version = rki_fbx_rd32(p, d + 23);
+	p->doc->version = version;
+	p->doc->header_version = version;
+	p->doc->big_endian = p->big_endian;
+	if (version < 3000 || version >= 8000)
+		return rki_fbx_parse_error(p, RK_ERROR_UNSUPPORTED, 23,
+			"binary FBX version %u is not supported (expected 3000 to 7999)", (unsigned)version);
+	p->wide = version >= 7500;
+	p->pos = RKI_FBX_HEADER_SIZE;
+	if (!rki_fbx_open_root(p)) return false;
+	return p->big_endian ? rki_fbx_parse_records(p, true) : rki_fbx_parse_records(p, false);
 }
