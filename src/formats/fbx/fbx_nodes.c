@@ -71,13 +71,28 @@ static const signed char rki_node_prop_by_len[RKI_NP_MAX_LEN - RKI_NP_MIN_LEN + 
 	{ RKI_NP_GEO_T, -1, -1, -1 },                                             /* 20 */
 };
 
+/* a[0..len) == b[0..len) for 10 <= len <= 24, by three overlapping 8-byte
+ * words (memcmp of a length known only at run time is a library call). */
+static bool rki_np_equal(const char *a, const char *b, size_t len)
+{
+	uint64_t x[3], y[3];
+	memcpy(&x[0], a, 8);
+	memcpy(&y[0], b, 8);
+	memcpy(&x[1], a + len - 8, 8);
+	memcpy(&y[1], b + len - 8, 8);
+	size_t mid = len > 16 ? 8 : 0;
+	memcpy(&x[2], a + mid, 8);
+	memcpy(&y[2], b + mid, 8);
+	return ((x[0] ^ y[0]) | (x[1] ^ y[1]) | (x[2] ^ y[2])) == 0;
+}
+
 /* Index of the node property named s[0..len), or -1. */
 int rki_fbx_node_prop_index(const char *s, size_t len)
 {
 	if (len < RKI_NP_MIN_LEN || len > RKI_NP_MAX_LEN) return -1;
 	const signed char *c = rki_node_prop_by_len[len - RKI_NP_MIN_LEN];
 	for (int j = 0; j < 4 && c[j] >= 0; j++)
-		if (memcmp(rki_node_prop_names[c[j]].name, s, len) == 0) return c[j];
+		if (rki_np_equal(rki_node_prop_names[c[j]].name, s, len)) return c[j];
 	return -1;
 }
 
