@@ -466,9 +466,11 @@ static bool rki_fbx_ascii_props(rki_fbx_parser *p, rki_fbx_node *node)
 			continue;
 		}
 		if (!want || c == '{' || c == '}') break;
-		rki_fbx_prop pr;
-		memset(&pr, 0, sizeof(pr));
-		pr.offset = p->pos;
+		/* built in place at the end of p->props (no copy of a cleared local) */
+		if (p->props.cap - p->props.size < sizeof(rki_fbx_prop) && !rki_buf_reserve(&p->props, sizeof(rki_fbx_prop)))
+			return rki_fbx_parse_oom(p);
+		rki_fbx_prop *pr = (rki_fbx_prop *)(void *)(p->props.data + p->props.size);
+		*pr = (rki_fbx_prop){ .offset = p->pos };
 		if (c == '"') {
 			size_t s = p->pos + 1;
 			const unsigned char *q = (const unsigned char *)memchr(d + s, '"', p->size - s);
@@ -479,38 +481,38 @@ static bool rki_fbx_ascii_props(rki_fbx_parser *p, rki_fbx_node *node)
 				p->line++;
 			const char *str = rki_fbx_strdup(p, (const char *)d + s, e - s);
 			if (!str) return rki_fbx_parse_oom(p);
-			pr.type = 'S';
-			pr.v.s.data = str;
-			pr.v.s.len = e - s;
+			pr->type = 'S';
+			pr->v.s.data = str;
+			pr->v.s.len = e - s;
 			p->pos = e + 1;
 		} else if (c == '*') {
-			if (!rki_fbx_ascii_array(p, &pr)) return false;
+			if (!rki_fbx_ascii_array(p, pr)) return false;
 		} else if ((c >= '0' && c <= '9') || c == '-' || c == '+' || c == '.') {
 			bool is_int = false;
 			int64_t iv = 0;
 			double fv = 0.0;
 			if (!rki_fbx_ascii_number(p, &is_int, &iv, &fv)) return false;
-			pr.type = is_int ? 'L' : 'D';
-			if (is_int) pr.v.i = iv;
-			else pr.v.f = fv;
+			pr->type = is_int ? 'L' : 'D';
+			if (is_int) pr->v.i = iv;
+			else pr->v.f = fv;
 		} else if (rki_fbx_is_word_char(c)) {
 			size_t s = p->pos, e = s;
 			while (e < p->size && rki_fbx_is_word_char(d[e])) e++;
 			if (rki_fbx_colon_follows(p, e)) break;  /* the next node's name */
 			const char *str = rki_fbx_strdup(p, (const char *)d + s, e - s);
 			if (!str) return rki_fbx_parse_oom(p);
-			pr.type = 'S';
-			pr.v.s.data = str;
-			pr.v.s.len = e - s;
+			pr->type = 'S';
+			pr->v.s.data = str;
+			pr->v.s.len = e - s;
 			p->pos = e;
 		} else {
 			return rki_fbx_parse_error(p, RK_ERROR_CORRUPT, p->pos,
 				"expected a value (number, \"string\", word or *N array), found byte 0x%02x", (unsigned)c);
 		}
 		if (count >= p->lim.max_array_elems)
-			return rki_fbx_parse_error(p, RK_ERROR_LIMIT, pr.offset, "more than the limit of %zu values in one node",
+			return rki_fbx_parse_error(p, RK_ERROR_LIMIT, pr->offset, "more than the limit of %zu values in one node",
 				p->lim.max_array_elems);
-		if (!rki_fbx_push(&p->props, &pr, sizeof(pr))) return rki_fbx_parse_oom(p);
+		p->props.size += sizeof(rki_fbx_prop);
 		count++;
 		want = false;
 	}

@@ -147,24 +147,54 @@ typedef struct rki_node_templ_cache {
 	rki_node_prop_refs refs;
 } rki_node_templ_cache;
 
+/* The limit properties of one kind found in a Properties70/60 node: slot 0
+ * <kind>Min, 1 <kind>Max, 2-4 <kind>MinX..Z, 5-7 <kind>MaxX..Z; the
+ * still-empty slots are filled (the first occurrence wins). */
+static void rki_node_limit_collect(const rki_fbx_node *props, bool p60, const char *kind, size_t klen,
+	const rki_fbx_node *slot[8], size_t vi[8])
+{
+	if (!props) return;
+	for (size_t i = 0; i < props->child_count; i++) {
+		const rki_fbx_node *p = &props->children[i];
+		const char *s;
+		size_t len;
+		if (!rki_fbx_prop_str(p, 0, &s, &len) || (len != klen + 3 && len != klen + 4) || memcmp(s, kind, klen) != 0)
+			continue;
+		const char *t = s + klen;
+		int side = t[0] == 'M' && t[1] == 'i' && t[2] == 'n' ? 0 : t[0] == 'M' && t[1] == 'a' && t[2] == 'x' ? 1 : -1;
+		if (side < 0) continue;
+		int k = side;
+		if (len == klen + 4) {
+			if (t[3] < 'X' || t[3] > 'Z') continue;
+			k = 2 + side * 3 + (t[3] - 'X');
+		}
+		if (slot[k]) continue;
+		slot[k] = p;
+		vi[k] = p60 ? 3 : 4;
+	}
+}
+
 /* FbxNode limits of one kind ("Translation", "Rotation", "Scaling"): the
- * <kind>Min/<kind>Max vectors and the <kind>MinX ... <kind>MaxZ flags. Only
- * called for a kind whose <kind>Active is set (rare: one lookup each). */
+ * <kind>Min/<kind>Max vectors and the <kind>MinX ... <kind>MaxZ flags, the
+ * object's properties before its template's. Called for a kind whose
+ * <kind>Active is set (Maya sets RotationActive on every node): one pass
+ * over the properties for all eight (eight lookups, each formatting the
+ * name with snprintf and scanning the object and its template, took 4% of
+ * loading a Maya ASCII file; docs/benchmarks.md, "FBX load per byte, third pass"). */
 static void rki_node_read_limit(const rki_fbx_object *o, const char *kind, rk_vec3 *lo, rk_vec3 *hi, uint8_t *lo_mask,
 	uint8_t *hi_mask)
 {
-	char name[32];
-	static const char axes[3] = { 'X', 'Y', 'Z' };
-	snprintf(name, sizeof(name), "%sMin", kind);
-	*lo = rki_fbx_obj_vec3(o, name, (rk_vec3){ 0, 0, 0 });
-	snprintf(name, sizeof(name), "%sMax", kind);
-	*hi = rki_fbx_obj_vec3(o, name, (rk_vec3){ 0, 0, 0 });
+	const rki_fbx_node *slot[8] = { NULL };
+	size_t vi[8] = { 0 };
+	size_t klen = strlen(kind);
+	rki_node_limit_collect(o->props, o->props60, kind, klen, slot, vi);
+	rki_node_limit_collect(o->templ, false, kind, klen, slot, vi);
+	*lo = rki_fbx_p_vec3(slot[0], vi[0], (rk_vec3){ 0, 0, 0 });
+	*hi = rki_fbx_p_vec3(slot[1], vi[1], (rk_vec3){ 0, 0, 0 });
 	*lo_mask = *hi_mask = 0;
 	for (int a = 0; a < 3; a++) {
-		snprintf(name, sizeof(name), "%sMin%c", kind, axes[a]);
-		if (rki_fbx_obj_i64(o, name, 0) != 0) *lo_mask |= (uint8_t)(1u << a);
-		snprintf(name, sizeof(name), "%sMax%c", kind, axes[a]);
-		if (rki_fbx_obj_i64(o, name, 0) != 0) *hi_mask |= (uint8_t)(1u << a);
+		if (rki_fbx_p_i64(slot[2 + a], vi[2 + a], 0) != 0) *lo_mask |= (uint8_t)(1u << a);
+		if (rki_fbx_p_i64(slot[5 + a], vi[5 + a], 0) != 0) *hi_mask |= (uint8_t)(1u << a);
 	}
 	if (!(isfinite(lo->x) && isfinite(lo->y) && isfinite(lo->z))) *lo_mask = 0;
 	if (!(isfinite(hi->x) && isfinite(hi->y) && isfinite(hi->z))) *hi_mask = 0;
