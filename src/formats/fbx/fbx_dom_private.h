@@ -157,7 +157,15 @@ static inline const char *rki_fbx_strdup(rki_fbx_parser *p, const char *s, size_
 	if (!len) return "";
 	if (len >= p->str_left) return rki_fbx_strdup_block(p, s, len);
 	char *d = p->str_at;
-	memcpy(d, s, len);
+	/* s lies in p->data. Most names and strings are short: two fixed 8-byte
+	 * moves when 16 bytes can be read there and written here (the bytes past
+	 * the NUL are pool space the next string overwrites) instead of a call. */
+	if (len <= 16 && p->str_left > 16 && p->size - (size_t)((const unsigned char *)s - p->data) >= 16) {
+		memcpy(d, s, 8);
+		memcpy(d + 8, s + 8, 8);
+	} else {
+		memcpy(d, s, len);
+	}
 	d[len] = '\0';
 	p->str_at += len + 1;
 	p->str_left -= len + 1;
