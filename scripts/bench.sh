@@ -302,6 +302,43 @@ for who in ("base", "rigkit", "ufbx"):
 '
 }
 
+# zlib alone (issue 16): what a load of a binary FBX with compressed meshes
+# must spend in libdeflate (bench_inflate), beside the whole one-thread load
+# and Assimp, CPU time, medians of interleaved rounds.
+inflate_section() {
+	[ -x "$build"/bench_inflate ] && [ -x "$build"/bench_load ] || return 0
+	local f r a b c list=()
+	for f in "${files[@]}"; do
+		case "$f" in *.fbx) "$build"/bench_inflate -n 3 "$f" 2>/dev/null | awk '$3 > 0 { exit 0 } { exit 1 }' && list+=("$f") ;; esac
+	done
+	[ ${#list[@]} -gt 0 ] || return 0
+	echo
+	echo "## FBX load: zlib alone against the whole load and Assimp (CPU time, one thread)"
+	echo
+	echo "| file | zlib arrays | decoded MB | inflate ms | rigkit load ms (one thread) | inflate share | assimp ms | assimp / 3 ms |"
+	echo "|---|---:|---:|---:|---:|---:|---:|---:|"
+	for f in "${list[@]}"; do
+		for ((r = 0; r < ${BENCH_ROUNDS:-5}; r++)); do
+			"$build"/bench_inflate -n 15 "$f" 2>/dev/null || true
+			"$build"/bench_load -n 15 -1 -c "$f" 2>/dev/null || true
+			[ -x "$build"/peer_assimp_load ] && { "$build"/peer_assimp_load -n 15 -c "$f" 2>/dev/null || true; }
+		done | python3 -c '
+import math, os, statistics, sys
+inf, load, peer, n, mb = [], [], [], 0, 0.0
+for l in sys.stdin:
+    x = l.split()
+    if x[0] == "inflate" and len(x) >= 7: inf.append(float(x[5])); n = int(x[2]); mb = int(x[4]) / 1e6
+    elif x[0] == "rigkit" and len(x) >= 5: load.append(float(x[3]))
+    elif x[0] == "assimp" and len(x) >= 5: peer.append(float(x[3]))
+med = lambda v: statistics.median(v) if v else math.nan
+i, ld, p = med(inf), med(load), med(peer)
+ms = lambda v: "n/a" if math.isnan(v) else "%.2f" % (v * 1e3)
+share = "n/a" if math.isnan(i) or math.isnan(ld) else "%.0f%%" % (100 * i / ld)
+print("| %s | %d | %.2f | %s | %s | %s | %s | %s |" % (os.path.basename(sys.argv[1]), n, mb, ms(i), ms(ld), share, ms(p), ms(p / 3)))
+' "$f"
+	done
+}
+
 # Peak memory of a GLB load (issue 16): the most bytes the load holds
 # through its allocator (bench_load -m) against the file's decoded accessor
 # bytes and embedded images (bench/glb_accessor_bytes.py).
@@ -352,6 +389,13 @@ fi
 # BENCH_ONLY=fbx_per_byte: that section alone
 if [ "${BENCH_ONLY:-}" = fbx_per_byte ]; then
 	fbx_byte_section
+	exit 0
+fi
+# BENCH_ONLY=inflate: the zlib-alone section alone
+if [ "${BENCH_ONLY:-}" = inflate ]; then
+	files=("$shared"/assets/*.fbx)
+	[ -d "$shared/conformance/data" ] && while IFS= read -r f; do files+=("$f"); done < <(ls -S "$shared"/conformance/data/*.fbx | head -10)
+	inflate_section
 	exit 0
 fi
 
@@ -422,6 +466,8 @@ rounds = " ".join(ms(float(x)) for x in rts.split())
 print("| %s | %.0f KB | %s | %s | %s | %s | %s |" % (os.path.basename(f), int(b) / 1024, ms(rt), mb, ms(pt), sp, rounds))
 PY
 done
+
+inflate_section
 
 fbx_byte_section
 

@@ -14,4 +14,9 @@ bool rki_fbx_probe(const void *data, size_t size);
 rk_scene *rki_fbx_load(const void *data, size_t size, const rk_load_opts *opts, const char *filename,
 	const rki_file_access *files, rk_error *err);
 
+/* The names of the binary arrays rki_fbx_load decodes for meshes, skins and
+ * blend shapes (Vertices, Normals, ... TransformLink) and how many there are:
+ * bench/bench_inflate.c times the zlib part of a load with them. */
+const char *const *rki_fbx_mesh_array_names(size_t *count);
+
 #endif

@@ -263,6 +263,12 @@ static const char *const rki_fbx_mesh_arrays[] = {
 	"Materials", "Indexes", "Weights", "BlendWeights", "FullWeights", "Transform", "TransformLink"
 };
 
+const char *const *rki_fbx_mesh_array_names(size_t *count)
+{
+	*count = sizeof(rki_fbx_mesh_arrays) / sizeof(rki_fbx_mesh_arrays[0]);
+	return rki_fbx_mesh_arrays;
+}
+
 rk_scene *rki_fbx_load(const void *data, size_t size, const rk_load_opts *opts, const char *filename,
 	const rki_file_access *files, rk_error *err)
 {
