@@ -448,37 +448,6 @@ static bool rki_fbx_ascii_array(rki_fbx_parser *p, rki_fbx_prop *pr)
 	return true;
 }
 
-/* Whether the 8-byte word x has a byte equal to b (each byte of b the same). */
-static inline bool rki_fbx_has_byte(uint64_t x, uint64_t b)
-{
-	uint64_t y = x ^ b;
-	return ((y - 0x0101010101010101ull) & ~y & 0x8080808080808080ull) != 0;
-}
-
-/* The closing '"' of a string whose text starts at s: its offset, or size
- * when there is none; the '\n' before it are added to *line. Eight bytes at
- * a time while neither byte occurs (one pass instead of a memchr for the
- * quote and another for newlines: two library calls per string were 4% of
- * loading a 6100 ASCII file; docs/benchmarks.md, "FBX load per byte, third pass"). */
-static size_t rki_fbx_string_end(const unsigned char *d, size_t s, size_t size, uint64_t *line)
-{
-	size_t i = s;
-	for (; size - i >= 8; i += 8) {
-		uint64_t x;
-		memcpy(&x, d + i, 8);
-		if (!rki_fbx_has_byte(x, 0x2222222222222222ull) && !rki_fbx_has_byte(x, 0x0a0a0a0a0a0a0a0aull)) continue;
-		for (size_t j = i; j < i + 8; j++) {
-			if (d[j] == '"') return j;
-			if (d[j] == '\n') ++*line;
-		}
-	}
-	for (; i < size; i++) {
-		if (d[i] == '"') return i;
-		if (d[i] == '\n') ++*line;
-	}
-	return size;
-}
-
 /* Property list after "Name:". Leaves p->pos at '{', '}', the next node's name or the end. */
 static bool rki_fbx_ascii_props(rki_fbx_parser *p, rki_fbx_node *node)
 {
@@ -504,10 +473,12 @@ static bool rki_fbx_ascii_props(rki_fbx_parser *p, rki_fbx_node *node)
 		*pr = (rki_fbx_prop){ .offset = p->pos };
 		if (c == '"') {
 			size_t s = p->pos + 1;
-			uint64_t line = p->line;   /* an unclosed string's error names the line it starts on */
-			size_t e = rki_fbx_string_end(d, s, p->size, &line);
-			if (e == p->size) return rki_fbx_parse_error(p, RK_ERROR_TRUNCATED, p->pos, "expected the closing '\"' of a string");
-			p->line = line;
+			const unsigned char *q = (const unsigned char *)memchr(d + s, '"', p->size - s);
+			if (!q) return rki_fbx_parse_error(p, RK_ERROR_TRUNCATED, p->pos, "expected the closing '\"' of a string");
+			size_t e = (size_t)(q - d);
+			for (const unsigned char *nl = d + s; (nl = (const unsigned char *)memchr(nl, '\n', e - (size_t)(nl - d)));
+				nl++)
+				p->line++;
 			const char *str = rki_fbx_strdup(p, (const char *)d + s, e - s);
 			if (!str) return rki_fbx_parse_oom(p);
 			pr->type = 'S';
