@@ -262,6 +262,14 @@ bool rki_fbx_read_polygons(rki_fbx_ctx *ctx, const rki_fbx_node *g, rk_mesh *m)
 	return true;
 }
 
+/* Whether a child of a geometry is a "LayerElement..." node: a 6100 Model
+ * holds its geometry among its other children, which are skipped by one
+ * compare instead of six strcmp each. */
+static bool rki_fbx_is_layer_element(const rki_fbx_node *n)
+{
+	return n->name_len > 12 && memcmp(n->name, "LayerElement", 12) == 0;
+}
+
 bool rki_fbx_build_mesh(rki_fbx_ctx *ctx, rki_fbx_object *o, rk_mesh *m)
 {
 	const rki_fbx_node *g = o->node;
@@ -276,6 +284,7 @@ bool rki_fbx_build_mesh(rki_fbx_ctx *ctx, rki_fbx_object *o, rk_mesh *m)
 	/* Layer elements in file order. */
 	size_t uv_n = 0, color_n = 0;
 	for (size_t i = 0; i < g->child_count; i++) {
+		if (!rki_fbx_is_layer_element(&g->children[i])) continue;
 		if (!strcmp(g->children[i].name, "LayerElementUV")) uv_n++;
 		else if (!strcmp(g->children[i].name, "LayerElementColor")) color_n++;
 	}
@@ -286,6 +295,7 @@ bool rki_fbx_build_mesh(rki_fbx_ctx *ctx, rki_fbx_object *o, rk_mesh *m)
 	bool have_normals = false, have_material = false;
 	for (size_t i = 0; i < g->child_count; i++) {
 		const rki_fbx_node *l = &g->children[i];
+		if (!rki_fbx_is_layer_element(l)) continue;
 		if (!strcmp(l->name, "LayerElementNormal") && !have_normals) {
 			have_normals = true;
 			if (!rki_fbx_vec3_layer(ctx, l, "Normals", "NormalsIndex", "NormalIndex", &t, &m->normals)) return false;
