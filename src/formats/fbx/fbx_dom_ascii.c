@@ -488,13 +488,31 @@ static bool rki_fbx_ascii_props(rki_fbx_parser *p, rki_fbx_node *node)
 		} else if (c == '*') {
 			if (!rki_fbx_ascii_array(p, pr)) return false;
 		} else if ((c >= '0' && c <= '9') || c == '-' || c == '+' || c == '.') {
-			bool is_int = false;
-			int64_t iv = 0;
-			double fv = 0.0;
-			if (!rki_fbx_ascii_number(p, &is_int, &iv, &fv)) return false;
-			pr->type = is_int ? 'L' : 'D';
-			if (is_int) pr->v.i = iv;
-			else pr->v.f = fv;
+			/* A number, then every number that follows its ',' directly: 5800/6100
+			 * files store their arrays and keys as such value lists, and these
+			 * take the same steps as the general loop (which would skip no
+			 * space, see the ',', then dispatch on the digit) without its tests. */
+			for (;;) {
+				bool is_int = false;
+				int64_t iv = 0;
+				double fv = 0.0;
+				if (!rki_fbx_ascii_number(p, &is_int, &iv, &fv)) return false;
+				pr->type = is_int ? 'L' : 'D';
+				if (is_int) pr->v.i = iv;
+				else pr->v.f = fv;
+				size_t q = p->pos;
+				if (q + 1 >= p->size || d[q] != ',' || !((d[q + 1] >= '0' && d[q + 1] <= '9') || d[q + 1] == '-')) break;
+				if (count >= p->lim.max_array_elems)
+					return rki_fbx_parse_error(p, RK_ERROR_LIMIT, pr->offset, "more than the limit of %zu values in one node",
+						p->lim.max_array_elems);
+				p->props.size += sizeof(rki_fbx_prop);
+				count++;
+				p->pos = q + 1;
+				if (p->props.cap - p->props.size < sizeof(rki_fbx_prop) && !rki_buf_reserve(&p->props, sizeof(rki_fbx_prop)))
+					return rki_fbx_parse_oom(p);
+				pr = (rki_fbx_prop *)(void *)(p->props.data + p->props.size);
+				*pr = (rki_fbx_prop){ .offset = p->pos };
+			}
 		} else if (rki_fbx_is_word_char(c)) {
 			size_t s = p->pos, e = s;
 			while (e < p->size && rki_fbx_is_word_char(d[e])) e++;
