@@ -426,16 +426,23 @@ static bool rki_fbx_ascii_array(rki_fbx_parser *p, rki_fbx_prop *pr)
 			continue;
 		}
 		if (!want) return rki_fbx_parse_error(p, RK_ERROR_CORRUPT, p->pos, "expected ',' or '}' after an array element");
-		bool is_int = false;
-		int64_t iv = 0;
-		double fv = 0.0;
-		size_t at = p->pos;
-		if (!rki_fbx_ascii_number(p, &is_int, &iv, &fv)) return false;
-		if (k >= n)
-			return rki_fbx_parse_error(p, RK_ERROR_CORRUPT, at, "array declares *%llu elements but has more",
-				(unsigned long long)n);
-		vals[k++] = is_int ? (double)iv : fv;
-		if (!is_int) all_int = false;
+		/* an element, then each element directly after its ',' (as the loop
+		 * would take it, without its tests) */
+		for (;;) {
+			bool is_int = false;
+			int64_t iv = 0;
+			double fv = 0.0;
+			size_t at = p->pos;
+			if (!rki_fbx_ascii_number(p, &is_int, &iv, &fv)) return false;
+			if (k >= n)
+				return rki_fbx_parse_error(p, RK_ERROR_CORRUPT, at, "array declares *%llu elements but has more",
+					(unsigned long long)n);
+			vals[k++] = is_int ? (double)iv : fv;
+			if (!is_int) all_int = false;
+			size_t q = p->pos;
+			if (q + 1 >= p->size || d[q] != ',' || !((d[q + 1] >= '0' && d[q + 1] <= '9') || d[q + 1] == '-')) break;
+			p->pos = q + 1;
+		}
 		want = false;
 	}
 	if (k != n)
