@@ -90,16 +90,18 @@ RKI_RT_INLINE void rki_v4_affine_mul(const float *a, const float *b, float *r)
 	}
 }
 
-/* model = parent * local for one joint; g0..g2 hold rki_mul_trs's l[0..11]
- * in lanes (g0 = l0..l3, g1 = l4..l7, g2 = l8..l11). */
-RKI_RT_INLINE void rki_v4_mul_local(const float *a, rki_v4 g0, rki_v4 g1, rki_v4 g2, float *r)
+/* model = parent * local for one joint: c0..c2 are the local columns' x, y,
+ * z entries, c3 the translation (each entry splat over the lanes; the
+ * column sums in rki_mul_trs's order). */
+RKI_RT_INLINE void rki_v4_mul_local(const float *a, const rki_v4 c0[3], const rki_v4 c1[3], const rki_v4 c2[3],
+	const rki_v4 c3[3], float *r)
 {
 	const rki_v4 a0 = rki_v4_load(a), a1 = rki_v4_load(a + 4), a2 = rki_v4_load(a + 8), a3 = rki_v4_load(a + 12);
-#define RKI_COL(x, y, z) rki_v4_add(rki_v4_add(rki_v4_mul(a0, x), rki_v4_mul(a1, y)), rki_v4_mul(a2, z))
-	rki_v4_store(r, RKI_COL(rki_v4_splat(g0, 0), rki_v4_splat(g0, 1), rki_v4_splat(g0, 2)));
-	rki_v4_store(r + 4, RKI_COL(rki_v4_splat(g0, 3), rki_v4_splat(g1, 0), rki_v4_splat(g1, 1)));
-	rki_v4_store(r + 8, RKI_COL(rki_v4_splat(g1, 2), rki_v4_splat(g1, 3), rki_v4_splat(g2, 0)));
-	rki_v4_store(r + 12, rki_v4_add(RKI_COL(rki_v4_splat(g2, 1), rki_v4_splat(g2, 2), rki_v4_splat(g2, 3)), a3));
+#define RKI_COL(c) rki_v4_add(rki_v4_add(rki_v4_mul(a0, (c)[0]), rki_v4_mul(a1, (c)[1])), rki_v4_mul(a2, (c)[2]))
+	rki_v4_store(r, RKI_COL(c0));
+	rki_v4_store(r + 4, RKI_COL(c1));
+	rki_v4_store(r + 8, RKI_COL(c2));
+	rki_v4_store(r + 12, rki_v4_add(RKI_COL(c3), a3));
 #undef RKI_COL
 }
 
@@ -111,43 +113,44 @@ static void rki_l2m_blocked(const int32_t *parents, rk_local_pose_view in, const
 		rki_v4 qz = rki_v4_load(&in.rotation[j + 2].x), qw = rki_v4_load(&in.rotation[j + 3].x);
 		rki_v4_transpose(&qx, &qy, &qz, &qw);
 		/* 16 bytes per joint (the 4th float, the next joint's x, lands in
-		 * the unused 4th vector), 12 for the last joint of the arrays */
+		 * the unused 4th vector or lane), 12 for the last joint of the arrays */
 		rki_v4 sx = rki_v4_load(&in.scale[j].x), sy = rki_v4_load(&in.scale[j + 1].x);
 		rki_v4 sz = rki_v4_load(&in.scale[j + 2].x);
 		rki_v4 sw = j + 4 < n ? rki_v4_load(&in.scale[j + 3].x) : rki_v4_load3(&in.scale[j + 3].x);
 		rki_v4_transpose(&sx, &sy, &sz, &sw);
-		rki_v4 tx = rki_v4_load(&in.translation[j].x), ty = rki_v4_load(&in.translation[j + 1].x);
-		rki_v4 tz = rki_v4_load(&in.translation[j + 2].x);
-		rki_v4 tw = j + 4 < n ? rki_v4_load(&in.translation[j + 3].x) : rki_v4_load3(&in.translation[j + 3].x);
-		rki_v4_transpose(&tx, &ty, &tz, &tw);
-		/* rki_mul_trs's entries, 4 joints per vector */
+		/* rki_mul_trs's entries l[0..8], 4 joints per vector (lane l:
+		 * joint j + l); they are splat from these lanes, never transposed */
 		const rki_v4 one = rki_v4_set1(1.0f), two = rki_v4_set1(2.0f);
 		rki_v4 xx = rki_v4_mul(qx, qx), yy = rki_v4_mul(qy, qy), zz = rki_v4_mul(qz, qz);
 		rki_v4 xy = rki_v4_mul(qx, qy), xz = rki_v4_mul(qx, qz), yz = rki_v4_mul(qy, qz);
 		rki_v4 wx = rki_v4_mul(qw, qx), wy = rki_v4_mul(qw, qy), wz = rki_v4_mul(qw, qz);
-		rki_v4 e0 = rki_v4_mul(rki_v4_sub(one, rki_v4_mul(two, rki_v4_add(yy, zz))), sx);
-		rki_v4 e1 = rki_v4_mul(rki_v4_mul(two, rki_v4_add(xy, wz)), sx);
-		rki_v4 e2 = rki_v4_mul(rki_v4_mul(two, rki_v4_sub(xz, wy)), sx);
-		rki_v4 e3 = rki_v4_mul(rki_v4_mul(two, rki_v4_sub(xy, wz)), sy);
-		rki_v4 e4 = rki_v4_mul(rki_v4_sub(one, rki_v4_mul(two, rki_v4_add(xx, zz))), sy);
-		rki_v4 e5 = rki_v4_mul(rki_v4_mul(two, rki_v4_add(yz, wx)), sy);
-		rki_v4 e6 = rki_v4_mul(rki_v4_mul(two, rki_v4_add(xz, wy)), sz);
-		rki_v4 e7 = rki_v4_mul(rki_v4_mul(two, rki_v4_sub(yz, wx)), sz);
-		rki_v4 e8 = rki_v4_mul(rki_v4_sub(one, rki_v4_mul(two, rki_v4_add(xx, yy))), sz);
-		rki_v4 e9 = tx, e10 = ty, e11 = tz;
-		rki_v4_transpose(&e0, &e1, &e2, &e3);
-		rki_v4_transpose(&e4, &e5, &e6, &e7);
-		rki_v4_transpose(&e8, &e9, &e10, &e11);
-		/* joint j + l: e(l) = l0..l3, e(4 + l) = l4..l7, e(8 + l) = l8..l11 */
-		int32_t p;
-		p = parents[j];
-		rki_v4_mul_local(p >= 0 ? model[p].m : root, e0, e4, e8, model[j].m);
-		p = parents[j + 1];
-		rki_v4_mul_local(p >= 0 ? model[p].m : root, e1, e5, e9, model[j + 1].m);
-		p = parents[j + 2];
-		rki_v4_mul_local(p >= 0 ? model[p].m : root, e2, e6, e10, model[j + 2].m);
-		p = parents[j + 3];
-		rki_v4_mul_local(p >= 0 ? model[p].m : root, e3, e7, e11, model[j + 3].m);
+		const rki_v4 e0 = rki_v4_mul(rki_v4_sub(one, rki_v4_mul(two, rki_v4_add(yy, zz))), sx);
+		const rki_v4 e1 = rki_v4_mul(rki_v4_mul(two, rki_v4_add(xy, wz)), sx);
+		const rki_v4 e2 = rki_v4_mul(rki_v4_mul(two, rki_v4_sub(xz, wy)), sx);
+		const rki_v4 e3 = rki_v4_mul(rki_v4_mul(two, rki_v4_sub(xy, wz)), sy);
+		const rki_v4 e4 = rki_v4_mul(rki_v4_sub(one, rki_v4_mul(two, rki_v4_add(xx, zz))), sy);
+		const rki_v4 e5 = rki_v4_mul(rki_v4_mul(two, rki_v4_add(yz, wx)), sy);
+		const rki_v4 e6 = rki_v4_mul(rki_v4_mul(two, rki_v4_add(xz, wy)), sz);
+		const rki_v4 e7 = rki_v4_mul(rki_v4_mul(two, rki_v4_sub(yz, wx)), sz);
+		const rki_v4 e8 = rki_v4_mul(rki_v4_sub(one, rki_v4_mul(two, rki_v4_add(xx, yy))), sz);
+		/* joint j + l: its translation read as one vector, its parent's
+		 * matrix (written by an earlier joint or block) */
+#define RKI_L2M_JOINT(l, tload)                                                                              \
+	do {                                                                                                 \
+		const rki_v4 tv = tload(&in.translation[j + (l)].x);                                             \
+		const rki_v4 c0[3] = { rki_v4_splat(e0, l), rki_v4_splat(e1, l), rki_v4_splat(e2, l) };          \
+		const rki_v4 c1[3] = { rki_v4_splat(e3, l), rki_v4_splat(e4, l), rki_v4_splat(e5, l) };          \
+		const rki_v4 c2[3] = { rki_v4_splat(e6, l), rki_v4_splat(e7, l), rki_v4_splat(e8, l) };          \
+		const rki_v4 c3[3] = { rki_v4_splat(tv, 0), rki_v4_splat(tv, 1), rki_v4_splat(tv, 2) };          \
+		const int32_t p = parents[j + (l)];                                                              \
+		rki_v4_mul_local(p >= 0 ? model[p].m : root, c0, c1, c2, c3, model[j + (l)].m);                  \
+	} while (0)
+		RKI_L2M_JOINT(0, rki_v4_load);
+		RKI_L2M_JOINT(1, rki_v4_load);
+		RKI_L2M_JOINT(2, rki_v4_load);
+		if (j + 4 < n) RKI_L2M_JOINT(3, rki_v4_load);
+		else RKI_L2M_JOINT(3, rki_v4_load3);
+#undef RKI_L2M_JOINT
 	}
 	for (; j < n; j++) {
 		int32_t p = parents[j];
