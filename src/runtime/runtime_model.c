@@ -27,7 +27,12 @@ bool rk_local_to_model_validate(const rk_local_to_model_job *job, rk_error *err)
 	size_t n = sk->joint_count;
 	if (n > (size_t)INT32_MAX) return rki_l2m_fail(err, "rk_local_to_model: skeleton has %zu joints", n);
 	if (n && !sk->parents) return rki_l2m_fail(err, "rk_local_to_model: skeleton parents is NULL");
-	for (size_t j = 0; j < n; j++) {
+	/* -1 <= p < j as one unsigned test, p + 1 <= j (p < -1 wraps above
+	 * INT32_MAX >= j), or-ed over every joint without a branch (this runs
+	 * every frame); the joint for the message is looked for only on failure */
+	uint32_t bad = 0;
+	for (uint32_t j = 0; j < (uint32_t)n; j++) bad |= (uint32_t)sk->parents[j] + 1u > j;
+	for (size_t j = 0; bad && j < n; j++) {
 		int32_t p = sk->parents[j];
 		if (p < RK_JOINT_NONE || (p >= 0 && (size_t)p >= j))
 			return rki_l2m_fail(err, "rk_local_to_model: joint %zu has parent %d; parents must come first (-1 <= parent < joint)", j, (int)p);
