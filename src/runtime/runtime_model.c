@@ -95,23 +95,33 @@ RKI_RT_INLINE void rki_v4_affine_mul(const float *a, const float *b, float *r)
 	}
 }
 
-/* model = parent * local for one joint: c0..c2 are the local columns' x, y,
- * z entries, c3 the translation (each entry splat over the lanes; the
- * column sums in rki_mul_trs's order). */
-RKI_RT_INLINE void rki_v4_mul_local(const float *a, const rki_v4 c0[3], const rki_v4 c1[3], const rki_v4 c2[3],
-	const rki_v4 c3[3], float *r)
+/* model = parent * local for one joint: a holds the parent's columns, c0..c2
+ * the local columns' x, y, z entries, c3 the translation (each entry splat
+ * over the lanes; the column sums in rki_mul_trs's order). The result goes
+ * to r and to m (kept for a child that comes next). */
+RKI_RT_INLINE void rki_v4_mul_local(const rki_v4 a[4], const rki_v4 c0[3], const rki_v4 c1[3], const rki_v4 c2[3],
+	const rki_v4 c3[3], rki_v4 m[4], float *r)
 {
-	const rki_v4 a0 = rki_v4_load(a), a1 = rki_v4_load(a + 4), a2 = rki_v4_load(a + 8), a3 = rki_v4_load(a + 12);
-#define RKI_COL(c) rki_v4_add(rki_v4_add(rki_v4_mul(a0, (c)[0]), rki_v4_mul(a1, (c)[1])), rki_v4_mul(a2, (c)[2]))
-	rki_v4_store(r, RKI_COL(c0));
-	rki_v4_store(r + 4, RKI_COL(c1));
-	rki_v4_store(r + 8, RKI_COL(c2));
-	rki_v4_store(r + 12, rki_v4_add(RKI_COL(c3), a3));
+#define RKI_COL(c) rki_v4_add(rki_v4_add(rki_v4_mul(a[0], (c)[0]), rki_v4_mul(a[1], (c)[1])), rki_v4_mul(a[2], (c)[2]))
+	const rki_v4 r0 = RKI_COL(c0), r1 = RKI_COL(c1), r2 = RKI_COL(c2), r3 = rki_v4_add(RKI_COL(c3), a[3]);
 #undef RKI_COL
+	rki_v4_store(r, r0);
+	rki_v4_store(r + 4, r1);
+	rki_v4_store(r + 8, r2);
+	rki_v4_store(r + 12, r3);
+	m[0] = r0;
+	m[1] = r1;
+	m[2] = r2;
+	m[3] = r3;
 }
 
 static void rki_l2m_blocked(const int32_t *parents, rk_local_pose_view in, const float *root, rk_float4x4 *model, size_t n)
 {
+	/* the previous joint's matrix (the root transform before joint 0): a
+	 * child that follows its parent takes it from here, not from model[],
+	 * so the chain of products along a limb does not wait on a store and
+	 * its reload */
+	rki_v4 m[4] = { rki_v4_load(root), rki_v4_load(root + 4), rki_v4_load(root + 8), rki_v4_load(root + 12) };
 	size_t j = 0;
 	for (; j + 4 <= n; j += 4) {
 		rki_v4 qx = rki_v4_load(&in.rotation[j].x), qy = rki_v4_load(&in.rotation[j + 1].x);
@@ -138,8 +148,9 @@ static void rki_l2m_blocked(const int32_t *parents, rk_local_pose_view in, const
 		const rki_v4 e6 = rki_v4_mul(rki_v4_mul(two, rki_v4_add(xz, wy)), sz);
 		const rki_v4 e7 = rki_v4_mul(rki_v4_mul(two, rki_v4_sub(yz, wx)), sz);
 		const rki_v4 e8 = rki_v4_mul(rki_v4_sub(one, rki_v4_mul(two, rki_v4_add(xx, yy))), sz);
-		/* joint j + l: its translation read as one vector, its parent's
-		 * matrix (written by an earlier joint or block) */
+		/* joint j + l: its translation read as one vector; its parent's
+		 * matrix from m when that is the previous joint (or, for joint 0,
+		 * the root), else from model[] or the root */
 #define RKI_L2M_JOINT(l, tload)                                                                              \
 	do {                                                                                                 \
 		const rki_v4 tv = tload(&in.translation[j + (l)].x);                                             \
@@ -148,7 +159,14 @@ static void rki_l2m_blocked(const int32_t *parents, rk_local_pose_view in, const
 		const rki_v4 c2[3] = { rki_v4_splat(e6, l), rki_v4_splat(e7, l), rki_v4_splat(e8, l) };          \
 		const rki_v4 c3[3] = { rki_v4_splat(tv, 0), rki_v4_splat(tv, 1), rki_v4_splat(tv, 2) };          \
 		const int32_t p = parents[j + (l)];                                                              \
-		rki_v4_mul_local(p >= 0 ? model[p].m : root, c0, c1, c2, c3, model[j + (l)].m);                  \
+		if (p == (int32_t)(j + (l)) - 1) {                                                               \
+			const rki_v4 a[4] = { m[0], m[1], m[2], m[3] };                                          \
+			rki_v4_mul_local(a, c0, c1, c2, c3, m, model[j + (l)].m);                                \
+		} else {                                                                                     \
+			const float *pm = p >= 0 ? model[p].m : root;                                            \
+			const rki_v4 a[4] = { rki_v4_load(pm), rki_v4_load(pm + 4), rki_v4_load(pm + 8), rki_v4_load(pm + 12) }; \
+			rki_v4_mul_local(a, c0, c1, c2, c3, m, model[j + (l)].m);                                \
+		}                                                                                            \
 	} while (0)
 		RKI_L2M_JOINT(0, rki_v4_load);
 		RKI_L2M_JOINT(1, rki_v4_load);
