@@ -27,7 +27,12 @@ bool rk_local_to_model_validate(const rk_local_to_model_job *job, rk_error *err)
 	size_t n = sk->joint_count;
 	if (n > (size_t)INT32_MAX) return rki_l2m_fail(err, "rk_local_to_model: skeleton has %zu joints", n);
 	if (n && !sk->parents) return rki_l2m_fail(err, "rk_local_to_model: skeleton parents is NULL");
-	for (size_t j = 0; j < n; j++) {
+	/* -1 <= p < j as one unsigned test, p + 1 <= j (p < -1 wraps above
+	 * INT32_MAX >= j), or-ed over every joint without a branch (this runs
+	 * every frame); the joint for the message is looked for only on failure */
+	uint32_t bad = 0;
+	for (uint32_t j = 0; j < (uint32_t)n; j++) bad |= (uint32_t)sk->parents[j] + 1u > j;
+	for (size_t j = 0; bad && j < n; j++) {
 		int32_t p = sk->parents[j];
 		if (p < RK_JOINT_NONE || (p >= 0 && (size_t)p >= j))
 			return rki_l2m_fail(err, "rk_local_to_model: joint %zu has parent %d; parents must come first (-1 <= parent < joint)", j, (int)p);
@@ -90,64 +95,85 @@ RKI_RT_INLINE void rki_v4_affine_mul(const float *a, const float *b, float *r)
 	}
 }
 
-/* model = parent * local for one joint; g0..g2 hold rki_mul_trs's l[0..11]
- * in lanes (g0 = l0..l3, g1 = l4..l7, g2 = l8..l11). */
-RKI_RT_INLINE void rki_v4_mul_local(const float *a, rki_v4 g0, rki_v4 g1, rki_v4 g2, float *r)
+/* model = parent * local for one joint: a holds the parent's columns, c0..c2
+ * the local columns' x, y, z entries, c3 the translation (each entry splat
+ * over the lanes; the column sums in rki_mul_trs's order). The result goes
+ * to r and to m (kept for a child that comes next). */
+RKI_RT_INLINE void rki_v4_mul_local(const rki_v4 a[4], const rki_v4 c0[3], const rki_v4 c1[3], const rki_v4 c2[3],
+	const rki_v4 c3[3], rki_v4 m[4], float *r)
 {
-	const rki_v4 a0 = rki_v4_load(a), a1 = rki_v4_load(a + 4), a2 = rki_v4_load(a + 8), a3 = rki_v4_load(a + 12);
-#define RKI_COL(x, y, z) rki_v4_add(rki_v4_add(rki_v4_mul(a0, x), rki_v4_mul(a1, y)), rki_v4_mul(a2, z))
-	rki_v4_store(r, RKI_COL(rki_v4_splat(g0, 0), rki_v4_splat(g0, 1), rki_v4_splat(g0, 2)));
-	rki_v4_store(r + 4, RKI_COL(rki_v4_splat(g0, 3), rki_v4_splat(g1, 0), rki_v4_splat(g1, 1)));
-	rki_v4_store(r + 8, RKI_COL(rki_v4_splat(g1, 2), rki_v4_splat(g1, 3), rki_v4_splat(g2, 0)));
-	rki_v4_store(r + 12, rki_v4_add(RKI_COL(rki_v4_splat(g2, 1), rki_v4_splat(g2, 2), rki_v4_splat(g2, 3)), a3));
+#define RKI_COL(c) rki_v4_add(rki_v4_add(rki_v4_mul(a[0], (c)[0]), rki_v4_mul(a[1], (c)[1])), rki_v4_mul(a[2], (c)[2]))
+	const rki_v4 r0 = RKI_COL(c0), r1 = RKI_COL(c1), r2 = RKI_COL(c2), r3 = rki_v4_add(RKI_COL(c3), a[3]);
 #undef RKI_COL
+	rki_v4_store(r, r0);
+	rki_v4_store(r + 4, r1);
+	rki_v4_store(r + 8, r2);
+	rki_v4_store(r + 12, r3);
+	m[0] = r0;
+	m[1] = r1;
+	m[2] = r2;
+	m[3] = r3;
 }
 
 static void rki_l2m_blocked(const int32_t *parents, rk_local_pose_view in, const float *root, rk_float4x4 *model, size_t n)
 {
+	/* the previous joint's matrix (the root transform before joint 0): a
+	 * child that follows its parent takes it from here, not from model[],
+	 * so the chain of products along a limb does not wait on a store and
+	 * its reload */
+	rki_v4 m[4] = { rki_v4_load(root), rki_v4_load(root + 4), rki_v4_load(root + 8), rki_v4_load(root + 12) };
 	size_t j = 0;
 	for (; j + 4 <= n; j += 4) {
 		rki_v4 qx = rki_v4_load(&in.rotation[j].x), qy = rki_v4_load(&in.rotation[j + 1].x);
 		rki_v4 qz = rki_v4_load(&in.rotation[j + 2].x), qw = rki_v4_load(&in.rotation[j + 3].x);
 		rki_v4_transpose(&qx, &qy, &qz, &qw);
 		/* 16 bytes per joint (the 4th float, the next joint's x, lands in
-		 * the unused 4th vector), 12 for the last joint of the arrays */
+		 * the unused 4th vector or lane), 12 for the last joint of the arrays */
 		rki_v4 sx = rki_v4_load(&in.scale[j].x), sy = rki_v4_load(&in.scale[j + 1].x);
 		rki_v4 sz = rki_v4_load(&in.scale[j + 2].x);
 		rki_v4 sw = j + 4 < n ? rki_v4_load(&in.scale[j + 3].x) : rki_v4_load3(&in.scale[j + 3].x);
 		rki_v4_transpose(&sx, &sy, &sz, &sw);
-		rki_v4 tx = rki_v4_load(&in.translation[j].x), ty = rki_v4_load(&in.translation[j + 1].x);
-		rki_v4 tz = rki_v4_load(&in.translation[j + 2].x);
-		rki_v4 tw = j + 4 < n ? rki_v4_load(&in.translation[j + 3].x) : rki_v4_load3(&in.translation[j + 3].x);
-		rki_v4_transpose(&tx, &ty, &tz, &tw);
-		/* rki_mul_trs's entries, 4 joints per vector */
+		/* rki_mul_trs's entries l[0..8], 4 joints per vector (lane l:
+		 * joint j + l); they are splat from these lanes, never transposed */
 		const rki_v4 one = rki_v4_set1(1.0f), two = rki_v4_set1(2.0f);
 		rki_v4 xx = rki_v4_mul(qx, qx), yy = rki_v4_mul(qy, qy), zz = rki_v4_mul(qz, qz);
 		rki_v4 xy = rki_v4_mul(qx, qy), xz = rki_v4_mul(qx, qz), yz = rki_v4_mul(qy, qz);
 		rki_v4 wx = rki_v4_mul(qw, qx), wy = rki_v4_mul(qw, qy), wz = rki_v4_mul(qw, qz);
-		rki_v4 e0 = rki_v4_mul(rki_v4_sub(one, rki_v4_mul(two, rki_v4_add(yy, zz))), sx);
-		rki_v4 e1 = rki_v4_mul(rki_v4_mul(two, rki_v4_add(xy, wz)), sx);
-		rki_v4 e2 = rki_v4_mul(rki_v4_mul(two, rki_v4_sub(xz, wy)), sx);
-		rki_v4 e3 = rki_v4_mul(rki_v4_mul(two, rki_v4_sub(xy, wz)), sy);
-		rki_v4 e4 = rki_v4_mul(rki_v4_sub(one, rki_v4_mul(two, rki_v4_add(xx, zz))), sy);
-		rki_v4 e5 = rki_v4_mul(rki_v4_mul(two, rki_v4_add(yz, wx)), sy);
-		rki_v4 e6 = rki_v4_mul(rki_v4_mul(two, rki_v4_add(xz, wy)), sz);
-		rki_v4 e7 = rki_v4_mul(rki_v4_mul(two, rki_v4_sub(yz, wx)), sz);
-		rki_v4 e8 = rki_v4_mul(rki_v4_sub(one, rki_v4_mul(two, rki_v4_add(xx, yy))), sz);
-		rki_v4 e9 = tx, e10 = ty, e11 = tz;
-		rki_v4_transpose(&e0, &e1, &e2, &e3);
-		rki_v4_transpose(&e4, &e5, &e6, &e7);
-		rki_v4_transpose(&e8, &e9, &e10, &e11);
-		/* joint j + l: e(l) = l0..l3, e(4 + l) = l4..l7, e(8 + l) = l8..l11 */
-		int32_t p;
-		p = parents[j];
-		rki_v4_mul_local(p >= 0 ? model[p].m : root, e0, e4, e8, model[j].m);
-		p = parents[j + 1];
-		rki_v4_mul_local(p >= 0 ? model[p].m : root, e1, e5, e9, model[j + 1].m);
-		p = parents[j + 2];
-		rki_v4_mul_local(p >= 0 ? model[p].m : root, e2, e6, e10, model[j + 2].m);
-		p = parents[j + 3];
-		rki_v4_mul_local(p >= 0 ? model[p].m : root, e3, e7, e11, model[j + 3].m);
+		const rki_v4 e0 = rki_v4_mul(rki_v4_sub(one, rki_v4_mul(two, rki_v4_add(yy, zz))), sx);
+		const rki_v4 e1 = rki_v4_mul(rki_v4_mul(two, rki_v4_add(xy, wz)), sx);
+		const rki_v4 e2 = rki_v4_mul(rki_v4_mul(two, rki_v4_sub(xz, wy)), sx);
+		const rki_v4 e3 = rki_v4_mul(rki_v4_mul(two, rki_v4_sub(xy, wz)), sy);
+		const rki_v4 e4 = rki_v4_mul(rki_v4_sub(one, rki_v4_mul(two, rki_v4_add(xx, zz))), sy);
+		const rki_v4 e5 = rki_v4_mul(rki_v4_mul(two, rki_v4_add(yz, wx)), sy);
+		const rki_v4 e6 = rki_v4_mul(rki_v4_mul(two, rki_v4_add(xz, wy)), sz);
+		const rki_v4 e7 = rki_v4_mul(rki_v4_mul(two, rki_v4_sub(yz, wx)), sz);
+		const rki_v4 e8 = rki_v4_mul(rki_v4_sub(one, rki_v4_mul(two, rki_v4_add(xx, yy))), sz);
+		/* joint j + l: its translation read as one vector; its parent's
+		 * matrix from m when that is the previous joint (or, for joint 0,
+		 * the root), else from model[] or the root */
+#define RKI_L2M_JOINT(l, tload)                                                                              \
+	do {                                                                                                 \
+		const rki_v4 tv = tload(&in.translation[j + (l)].x);                                             \
+		const rki_v4 c0[3] = { rki_v4_splat(e0, l), rki_v4_splat(e1, l), rki_v4_splat(e2, l) };          \
+		const rki_v4 c1[3] = { rki_v4_splat(e3, l), rki_v4_splat(e4, l), rki_v4_splat(e5, l) };          \
+		const rki_v4 c2[3] = { rki_v4_splat(e6, l), rki_v4_splat(e7, l), rki_v4_splat(e8, l) };          \
+		const rki_v4 c3[3] = { rki_v4_splat(tv, 0), rki_v4_splat(tv, 1), rki_v4_splat(tv, 2) };          \
+		const int32_t p = parents[j + (l)];                                                              \
+		if (p == (int32_t)(j + (l)) - 1) {                                                               \
+			const rki_v4 a[4] = { m[0], m[1], m[2], m[3] };                                          \
+			rki_v4_mul_local(a, c0, c1, c2, c3, m, model[j + (l)].m);                                \
+		} else {                                                                                     \
+			const float *pm = p >= 0 ? model[p].m : root;                                            \
+			const rki_v4 a[4] = { rki_v4_load(pm), rki_v4_load(pm + 4), rki_v4_load(pm + 8), rki_v4_load(pm + 12) }; \
+			rki_v4_mul_local(a, c0, c1, c2, c3, m, model[j + (l)].m);                                \
+		}                                                                                            \
+	} while (0)
+		RKI_L2M_JOINT(0, rki_v4_load);
+		RKI_L2M_JOINT(1, rki_v4_load);
+		RKI_L2M_JOINT(2, rki_v4_load);
+		if (j + 4 < n) RKI_L2M_JOINT(3, rki_v4_load);
+		else RKI_L2M_JOINT(3, rki_v4_load3);
+#undef RKI_L2M_JOINT
 	}
 	for (; j < n; j++) {
 		int32_t p = parents[j];

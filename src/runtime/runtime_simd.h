@@ -82,7 +82,9 @@ static inline rki_v4 rki_v4_mask_from_bits(int bits)
 	const __m128i lanes = _mm_setr_epi32(1, 2, 4, 8);
 	return _mm_castsi128_ps(_mm_cmpeq_epi32(_mm_and_si128(_mm_set1_epi32(bits), lanes), lanes));
 }
-#define rki_v4_splat(v, i) _mm_shuffle_ps((v), (v), _MM_SHUFFLE(i, i, i, i))
+/* pshufd: the source register stays intact, so no copy before each splat
+ * (shufps overwrites its first operand) */
+#define rki_v4_splat(v, i) _mm_castsi128_ps(_mm_shuffle_epi32(_mm_castps_si128(v), _MM_SHUFFLE(i, i, i, i)))
 static inline void rki_v4_transpose(rki_v4 *a, rki_v4 *b, rki_v4 *c, rki_v4 *d)
 {
 	__m128 t0 = _mm_unpacklo_ps(*a, *b), t1 = _mm_unpacklo_ps(*c, *d);
