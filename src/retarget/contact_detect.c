@@ -155,11 +155,105 @@ static bool rki_rest_vertex(const rk_mesh *m, const rk_skin_deformer *sk, rki_so
 	return isfinite(out->x) && isfinite(out->y) && isfinite(out->z);
 }
 
+/* The foot vertices of the first pass, in visiting order, for the sole band
+ * (rki_contact_rig_mesh_sole): chunks allocated as the vertices come, so
+ * the memory follows the feet's vertex count, not the meshes'. */
+#define RKI_SOLE_CHUNK 1024
+typedef struct rki_sole_chunk {
+	struct rki_sole_chunk *next;
+	size_t count;
+	int8_t side[RKI_SOLE_CHUNK];
+	double y[RKI_SOLE_CHUNK], z[RKI_SOLE_CHUNK];   /* character frame */
+} rki_sole_chunk;
+
+/* What the vertex passes of rki_contact_rig_mesh_sole gather. */
+typedef struct rki_sole_scan {
+	const rki_contact_rig *g;
+	const rk_scene *scene;
+	const rk_humanoid *h;
+	const rki_char_frame *f;
+	const rk_mat4 *rest_world;
+	const rki_humanoid_pose *rest;
+	rki_alloc *alloc;
+	rki_sole_joint *cache;           /* one skin's joints, or NULL */
+	double low[2], back[2], front[2];
+	size_t count[2];
+	rki_sole_chunk *first, *last;    /* pass 0's foot vertices */
+	bool kept;                       /* every one of them is in the chunks */
+} rki_sole_scan;
+
+/* The sole band: within a third of the ankle's height above the lowest. */
+static void rki_sole_band(rki_sole_scan *st, int side, double y, double z)
+{
+	int a = st->g->bone[RK_CONTACT_LEFT_FOOT + side];
+	if (y > st->low[side] + (st->rest->position[a].y - st->low[side]) / 3.0) return;
+	if (z < st->back[side]) st->back[side] = z;
+	if (z > st->front[side]) st->front[side] = z;
+}
+
+static void rki_sole_keep(rki_sole_scan *st, int side, double y, double z)
+{
+	if (!st->kept) return;
+	rki_sole_chunk *c = st->last;
+	if (!c || c->count == RKI_SOLE_CHUNK) {
+		c = (rki_sole_chunk *)rki_malloc(st->alloc, sizeof(*c));
+		if (!c) {
+			st->kept = false;   /* the second pass reads the vertices again */
+			return;
+		}
+		c->next = NULL;
+		c->count = 0;
+		if (st->last) st->last->next = c;
+		else st->first = c;
+		st->last = c;
+	}
+	c->side[c->count] = (int8_t)side;
+	c->y[c->count] = y;
+	c->z[c->count] = z;
+	c->count++;
+}
+
+/* One pass over every skinned vertex: pass 0 finds each foot's lowest
+ * height and count (and keeps the foot vertices), pass 1 the sole band. */
+static void rki_sole_pass(rki_sole_scan *st, int pass)
+{
+	const rk_scene *scene = st->scene;
+	for (size_t mi = 0; mi < scene->meshes.count; mi++) {
+		const rk_mesh *m = &scene->meshes.data[mi];
+		for (size_t si = 0; si < m->skin_count; si++) {
+			const rk_skin_deformer *sk = m->skins[si];
+			if (!sk || !sk->weight_begin || !sk->weights || (!m->positions_f64 && !m->positions_f32)) continue;
+			if (st->cache)
+				for (size_t j = 0; j < sk->joint_count; j++) {
+					st->cache[j].side = (int8_t)(sk->joints[j].node ? rki_foot_side(st->h, sk->joints[j].node) : -1);
+					st->cache[j].have = false;
+				}
+			size_t n = sk->vertex_count < m->vertex_count ? sk->vertex_count : m->vertex_count;
+			for (size_t v = 0; v < n; v++) {
+				int side;
+				rk_vec3 q;
+				if (!rki_rest_vertex(m, sk, st->cache, v, st->h, st->f, st->rest_world, &side, &q)) continue;
+				if (st->g->bone[RK_CONTACT_LEFT_FOOT + side] < 0) continue;
+				if (pass == 1) {
+					rki_sole_band(st, side, q.y, q.z);
+					continue;
+				}
+				if (q.y < st->low[side]) st->low[side] = q.y;
+				st->count[side]++;
+				rki_sole_keep(st, side, q.y, q.z);
+			}
+		}
+	}
+}
+
 void rki_contact_rig_mesh_sole(rki_contact_rig *g, const rk_scene *scene, const rk_humanoid *h,
 	const rki_char_frame *f, const rk_mat4 *rest_world, const rki_humanoid_pose *rest, rki_alloc *alloc)
 {
-	double low[2] = { INFINITY, INFINITY }, back[2] = { INFINITY, INFINITY }, front[2] = { -INFINITY, -INFINITY };
-	size_t count[2] = { 0, 0 };
+	rki_sole_scan st = {
+		.g = g, .scene = scene, .h = h, .f = f, .rest_world = rest_world, .rest = rest, .alloc = alloc,
+		.low = { INFINITY, INFINITY }, .back = { INFINITY, INFINITY }, .front = { -INFINITY, -INFINITY },
+		.kept = true,
+	};
 	/* one skin's joint sides and matrices at a time (none when the allocation
 	 * fails: every vertex then derives them, the same results) */
 	size_t cache_joints = 0;
@@ -168,51 +262,34 @@ void rki_contact_rig_mesh_sole(rki_contact_rig *g, const rk_scene *scene, const 
 			const rk_skin_deformer *sk = scene->meshes.data[mi].skins[si];
 			if (sk && sk->joint_count > cache_joints) cache_joints = sk->joint_count;
 		}
-	rki_sole_joint *cache = cache_joints && cache_joints < SIZE_MAX / sizeof(rki_sole_joint)
+	st.cache = cache_joints && cache_joints < SIZE_MAX / sizeof(rki_sole_joint)
 		? (rki_sole_joint *)rki_malloc(alloc, cache_joints * sizeof(rki_sole_joint)) : NULL;
-	for (int pass = 0; pass < 2; pass++) {
-		for (size_t mi = 0; mi < scene->meshes.count; mi++) {
-			const rk_mesh *m = &scene->meshes.data[mi];
-			for (size_t si = 0; si < m->skin_count; si++) {
-				const rk_skin_deformer *sk = m->skins[si];
-				if (!sk || !sk->weight_begin || !sk->weights || (!m->positions_f64 && !m->positions_f32)) continue;
-				if (cache)
-					for (size_t j = 0; j < sk->joint_count; j++) {
-						cache[j].side = (int8_t)(sk->joints[j].node ? rki_foot_side(h, sk->joints[j].node) : -1);
-						cache[j].have = false;
-					}
-				size_t n = sk->vertex_count < m->vertex_count ? sk->vertex_count : m->vertex_count;
-				for (size_t v = 0; v < n; v++) {
-					int side;
-					rk_vec3 q;
-					if (!rki_rest_vertex(m, sk, cache, v, h, f, rest_world, &side, &q)) continue;
-					int a = g->bone[RK_CONTACT_LEFT_FOOT + side];
-					if (a < 0) continue;
-					if (pass == 0) {
-						if (q.y < low[side]) low[side] = q.y;
-						count[side]++;
-						continue;
-					}
-					/* the sole band: within a third of the ankle's height above the lowest */
-					if (q.y > low[side] + (rest->position[a].y - low[side]) / 3.0) continue;
-					if (q.z < back[side]) back[side] = q.z;
-					if (q.z > front[side]) front[side] = q.z;
-				}
-			}
-		}
+	rki_sole_pass(&st, 0);
+	/* the band from the kept foot vertices, in the order the vertices came
+	 * (the same comparisons as a second pass over the meshes), or from a
+	 * second pass when a chunk could not be allocated */
+	if (st.kept)
+		for (const rki_sole_chunk *c = st.first; c; c = c->next)
+			for (size_t i = 0; i < c->count; i++) rki_sole_band(&st, c->side[i], c->y[i], c->z[i]);
+	else
+		rki_sole_pass(&st, 1);
+	while (st.first) {
+		rki_sole_chunk *next = st.first->next;
+		rki_free(alloc, st.first, sizeof(*st.first));
+		st.first = next;
 	}
-	if (cache) rki_free(alloc, cache, cache_joints * sizeof(rki_sole_joint));
+	if (st.cache) rki_free(alloc, st.cache, cache_joints * sizeof(rki_sole_joint));
 	for (int side = 0; side < 2; side++) {
 		int a = g->bone[RK_CONTACT_LEFT_FOOT + side], t = g->bone[RK_CONTACT_LEFT_TOES + side];
-		if (!count[side] || a < 0 || !(low[side] < rest->position[a].y) || !isfinite(back[side])) continue;
-		g->sole_vertices[side] = count[side];
-		g->sole_height[side] = low[side];
+		if (!st.count[side] || a < 0 || !(st.low[side] < rest->position[a].y) || !isfinite(st.back[side])) continue;
+		g->sole_vertices[side] = st.count[side];
+		g->sole_height[side] = st.low[side];
 		/* the heel at least under the ankle (a leg mesh may carry the heel) */
-		double heel = back[side] < rest->position[a].z ? back[side] : rest->position[a].z;
-		g->heel_rest[side] = (rk_vec3){ rest->position[a].x, low[side], heel };
+		double heel = st.back[side] < rest->position[a].z ? st.back[side] : rest->position[a].z;
+		g->heel_rest[side] = (rk_vec3){ rest->position[a].x, st.low[side], heel };
 		if (t >= 0) {
 			g->has_tip[side] = true;
-			g->tip_rest[side] = (rk_vec3){ rest->position[t].x, low[side], front[side] };
+			g->tip_rest[side] = (rk_vec3){ rest->position[t].x, st.low[side], st.front[side] };
 		}
 	}
 }
