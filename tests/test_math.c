@@ -11,6 +11,7 @@
 #include "rk_test.h"
 
 #include <stdint.h>
+#include <string.h>
 
 #define DEG (RK_PI / 180.0)
 #define S45 0.70710678118654752440
@@ -486,6 +487,69 @@ RK_TEST(mat4_invert)
 	RK_CHECK(rk_mat4_max_diff(inv2, id) == 0);
 }
 
+/* Gauss-Jordan with partial pivoting on [m | I], every column of both
+ * halves updated at every step: what rk_mat4_invert computed before it
+ * skipped the columns no later step reads. */
+static bool plain_gauss_jordan(rk_mat4 m, rk_mat4 *out)
+{
+	double a[4][8];
+	for (int r = 0; r < 4; r++)
+		for (int c = 0; c < 4; c++) a[r][c] = m.m[c * 4 + r], a[r][c + 4] = r == c ? 1.0 : 0.0;
+	double scale = 0.0;
+	for (int i = 0; i < 16; i++) scale = fmax(scale, fabs(m.m[i]));
+	for (int col = 0; col < 4; col++) {
+		int piv = col;
+		for (int r = col + 1; r < 4; r++)
+			if (fabs(a[r][col]) > fabs(a[piv][col])) piv = r;
+		if (!(fabs(a[piv][col]) > 1e-300) || !(fabs(a[piv][col]) > scale * 1e-15)) {
+			*out = rk_mat4_identity();
+			return false;
+		}
+		for (int c = 0; c < 8 && piv != col; c++) {
+			double t = a[col][c];
+			a[col][c] = a[piv][c], a[piv][c] = t;
+		}
+		double inv = 1.0 / a[col][col];
+		for (int c = 0; c < 8; c++) a[col][c] *= inv;
+		for (int r = 0; r < 4; r++) {
+			if (r == col || a[r][col] == 0.0) continue;
+			double f = a[r][col];
+			for (int c = 0; c < 8; c++) a[r][c] -= f * a[col][c];
+		}
+	}
+	for (int r = 0; r < 4; r++)
+		for (int c = 0; c < 4; c++) out->m[c * 4 + r] = a[r][c + 4];
+	return true;
+}
+
+RK_TEST(mat4_invert_same_bits_as_plain_elimination)
+{
+	/* random general, affine, sparse (zeros, signed zeros, +-1: pivot ties,
+	 * skipped rows) and singular matrices: the same answer, bit for bit */
+	uint64_t seed = 7;
+	int fails = 0, ok = 0;
+	for (int n = 0; n < 4000; n++) {
+		rk_mat4 m;
+		int kind = n % 4;
+		for (int i = 0; i < 16; i++) {
+			double v = rnd(&seed, -4, 4);
+			if (kind >= 2) {
+				double pick = rnd(&seed, 0, 1);
+				v = pick < 0.4 ? 0.0 : pick < 0.5 ? -0.0 : pick < 0.7 ? 1.0 : pick < 0.8 ? -1.0 : v;
+			}
+			m.m[i] = v;
+		}
+		if (kind == 1 || kind == 3) m.m[3] = m.m[7] = m.m[11] = 0.0, m.m[15] = 1.0;
+		rk_mat4 a, b;
+		bool ra = rk_mat4_invert(m, &a), rb = plain_gauss_jordan(m, &b);
+		RK_CHECK(ra == rb);
+		RK_CHECK(memcmp(&a, &b, sizeof(a)) == 0);
+		if (ra) ok++;
+		else fails++;
+	}
+	RK_CHECK(ok > 2000 && fails > 50);
+}
+
 RK_TEST(mat4_decompose)
 {
 	rk_quat r = rk_quat_from_euler_deg(rk_vec3_make(10, 20, 30), RK_ROTATION_XYZ);
@@ -592,6 +656,7 @@ RK_TEST_MAIN(
 	RK_TEST_ENTRY(look_rotation),
 	RK_TEST_ENTRY(mat4_layout_and_mul),
 	RK_TEST_ENTRY(mat4_invert),
+	RK_TEST_ENTRY(mat4_invert_same_bits_as_plain_elimination),
 	RK_TEST_ENTRY(mat4_decompose),
 	RK_TEST_ENTRY(mat4_transform_normal),
 	RK_TEST_ENTRY(trs_compose)

@@ -336,7 +336,10 @@ double rk_mat4_determinant3(rk_mat4 m)
 
 bool rk_mat4_invert(rk_mat4 m, rk_mat4 *out)
 {
-	/* Gauss-Jordan elimination with partial pivoting on [m | I]. */
+	/* Gauss-Jordan elimination with partial pivoting on [m | I]. Column col
+	 * is read only at step col (pivot, factors) and the result is the right
+	 * half, so each step updates the columns after col alone: the same
+	 * operations on every entry that is read again, the same bits. */
 	double a[4][8];
 	for (int r = 0; r < 4; r++) {
 		for (int c = 0; c < 4; c++) {
@@ -344,8 +347,11 @@ bool rk_mat4_invert(rk_mat4 m, rk_mat4 *out)
 			a[r][c + 4] = r == c ? 1.0 : 0.0;
 		}
 	}
-	double scale = 0.0;
-	for (int i = 0; i < 16; i++) scale = fmax(scale, fabs(m.m[i]));
+	double scale = 0.0;   /* the largest |entry| (fmax's answer: NaN skipped) */
+	for (int i = 0; i < 16; i++) {
+		double v = fabs(m.m[i]);
+		if (v > scale) scale = v;
+	}
 	for (int col = 0; col < 4; col++) {
 		int piv = col;
 		for (int r = col + 1; r < 4; r++)
@@ -355,18 +361,20 @@ bool rk_mat4_invert(rk_mat4 m, rk_mat4 *out)
 			return false;
 		}
 		if (piv != col) {
-			for (int c = 0; c < 8; c++) {
+			for (int c = col; c < 8; c++) {
 				double t = a[col][c];
 				a[col][c] = a[piv][c];
 				a[piv][c] = t;
 			}
 		}
 		double inv = 1.0 / a[col][col];
-		for (int c = 0; c < 8; c++) a[col][c] *= inv;
+		for (int c = col + 1; c < 4; c++) a[col][c] *= inv;
+		for (int c = 4; c < 8; c++) a[col][c] *= inv;
 		for (int r = 0; r < 4; r++) {
 			if (r == col || a[r][col] == 0.0) continue;
 			double f = a[r][col];
-			for (int c = 0; c < 8; c++) a[r][c] -= f * a[col][c];
+			for (int c = col + 1; c < 4; c++) a[r][c] -= f * a[col][c];
+			for (int c = 4; c < 8; c++) a[r][c] -= f * a[col][c];
 		}
 	}
 	for (int r = 0; r < 4; r++)
