@@ -124,6 +124,22 @@ static inline bool rki_f64_all_finite(const double *v, size_t n)
 	return (a0 + a1) + (a2 + a3) == 0.0;
 }
 
+/* ---- matrix product ------------------------------------------------------ */
+
+/* *r = a * b, rk_mat4_mul's sums in its order (the same bits), read through
+ * pointers instead of 128-byte copies; r may be a or b. */
+static inline void rki_mat4_mul_to(rk_mat4 *r, const rk_mat4 *a, const rk_mat4 *b)
+{
+	rk_mat4 p;
+	for (int col = 0; col < 4; col++)
+		for (int row = 0; row < 4; row++) {
+			double s = 0.0;
+			for (int k = 0; k < 4; k++) s += a->m[k * 4 + row] * b->m[col * 4 + k];
+			p.m[col * 4 + row] = s;
+		}
+	*r = p;
+}
+
 /* ---- checked arithmetic ------------------------------------------------- */
 
 static inline bool rki_mul_size(size_t a, size_t b, size_t *out)

@@ -267,13 +267,7 @@ rk_mat4 rk_mat4_identity(void)
 rk_mat4 rk_mat4_mul(rk_mat4 a, rk_mat4 b)
 {
 	rk_mat4 r;
-	for (int col = 0; col < 4; col++) {
-		for (int row = 0; row < 4; row++) {
-			double s = 0.0;
-			for (int k = 0; k < 4; k++) s += M(a, row, k) * M(b, k, col);
-			M(r, row, col) = s;
-		}
-	}
+	rki_mat4_mul_to(&r, &a, &b);
 	return r;
 }
 
