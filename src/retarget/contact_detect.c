@@ -140,18 +140,24 @@ static bool rki_rest_vertex(const rk_mesh *m, const rk_skin_deformer *sk, rki_so
 	if (w[0].joint >= sk->joint_count || !sk->joints[w[0].joint].node) return false;
 	*side = cache ? cache[w[0].joint].side : rki_foot_side(h, sk->joints[w[0].joint].node);
 	if (*side < 0) return false;
-	rk_vec3 sum = { 0, 0, 0 };
+	rk_vec3 sum = { 0, 0, 0 }, pos = rk_mesh_position(m, v);
 	double total = 0.0;
 	for (uint32_t i = 0; i < e - b; i++) {
 		const rk_skin_joint *j = w[i].joint < sk->joint_count ? &sk->joints[w[i].joint] : NULL;
 		if (!j || !j->node || !(w[i].weight > 0.0f)) continue;
 		rk_mat4 scratch;
-		rk_vec3 q = rk_mat4_transform_point(*rki_sole_matrix(cache, j, w[i].joint, rest_world, &scratch), rk_mesh_position(m, v));
-		sum = rk_vec3_add(sum, rk_vec3_scale(q, w[i].weight));
+		/* rk_mat4_transform_point, rk_vec3_scale and rk_vec3_add inline (the
+		 * same formulas, without 128-byte copies) */
+		const double *x = rki_sole_matrix(cache, j, w[i].joint, rest_world, &scratch)->m;
+		double wt = w[i].weight;
+		sum.x = sum.x + (x[0] * pos.x + x[4] * pos.y + x[8] * pos.z + x[12]) * wt;
+		sum.y = sum.y + (x[1] * pos.x + x[5] * pos.y + x[9] * pos.z + x[13]) * wt;
+		sum.z = sum.z + (x[2] * pos.x + x[6] * pos.y + x[10] * pos.z + x[14]) * wt;
 		total += w[i].weight;
 	}
 	if (!(total > 0.0)) return false;
-	*out = rki_char_point(f, rk_vec3_scale(sum, 1.0 / total));
+	double inv = 1.0 / total;
+	*out = rki_char_point(f, (rk_vec3){ sum.x * inv, sum.y * inv, sum.z * inv });
 	return isfinite(out->x) && isfinite(out->y) && isfinite(out->z);
 }
 
