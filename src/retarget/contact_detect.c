@@ -343,13 +343,27 @@ int rki_body_segment_find(int seg[RKI_BODY_SEGMENTS][2], size_t count, int end)
 	return -1;
 }
 
-double rki_segment_fraction(rk_vec3 a, rk_vec3 b, rk_vec3 p)
+/* rki_segment_fraction with the vector math inline (rk_vec3_sub / _dot's
+ * formulas: the same bits). */
+RKI_HOT_INLINE double rki_segment_fraction_inline(rk_vec3 a, rk_vec3 b, rk_vec3 p)
 {
-	rk_vec3 ab = rk_vec3_sub(b, a);
-	double l2 = rk_vec3_dot(ab, ab);
+	rk_vec3 ab = rki_v3sub(b, a);
+	double l2 = rki_v3dot(ab, ab);
 	if (!(l2 > 0.0)) return 0.0;
-	double u = rk_vec3_dot(rk_vec3_sub(p, a), ab) / l2;
+	double u = rki_v3dot(rki_v3sub(p, a), ab) / l2;
 	return u < 0.0 ? 0.0 : u > 1.0 ? 1.0 : u;
+}
+
+double rki_segment_fraction(rk_vec3 a, rk_vec3 b, rk_vec3 p) { return rki_segment_fraction_inline(a, b, p); }
+
+/* |p - the point of segment a-b nearest to p| (rk_vec3_lerp / _sub /
+ * _length's formulas inline). */
+RKI_HOT_INLINE double rki_segment_distance(rk_vec3 a, rk_vec3 b, rk_vec3 p)
+{
+	double u = rki_segment_fraction_inline(a, b, p);
+	rk_vec3 q = { a.x + (b.x - a.x) * u, a.y + (b.y - a.y) * u, a.z + (b.z - a.z) * u };
+	rk_vec3 d = rki_v3sub(p, q);
+	return sqrt(rki_v3dot(d, d));
 }
 
 /* Nearest usable body segment to p within `limit`: its index, or -1. */
@@ -359,9 +373,7 @@ static int rki_nearest_segment(int seg[RKI_BODY_SEGMENTS][2], size_t count, cons
 	int best = -1;
 	double best_d = limit;
 	for (size_t i = 0; i < count; i++) {
-		rk_vec3 a = pose->position[seg[i][0]], b = pose->position[seg[i][1]];
-		double u = rki_segment_fraction(a, b, p);
-		double d = rk_vec3_length(rk_vec3_sub(p, rk_vec3_lerp(a, b, u)));
+		double d = rki_segment_distance(pose->position[seg[i][0]], pose->position[seg[i][1]], p);
 		if (d < best_d) best_d = d, best = (int)i;
 	}
 	return best;
@@ -373,7 +385,9 @@ static rk_vec3 rki_velocity(const rki_humanoid_pose *poses, const double *times,
 	size_t k0 = k > 0 ? k - 1 : k, k1 = k + 1 < frames ? k + 1 : k;
 	double dt = times[k1] - times[k0];
 	if (!(dt > 0.0)) return (rk_vec3){ 0, 0, 0 };
-	return rk_vec3_scale(rk_vec3_sub(poses[k1].position[b], poses[k0].position[b]), 1.0 / dt);
+	rk_vec3 d = rki_v3sub(poses[k1].position[b], poses[k0].position[b]);
+	double s = 1.0 / dt;   /* rk_vec3_scale's products */
+	return (rk_vec3){ d.x * s, d.y * s, d.z * s };
 }
 
 rk_vec3 rki_ground_velocity(const rki_contact_rig *g, const rki_humanoid_pose *poses, const double *times,
@@ -431,7 +445,7 @@ void rki_contacts_find(const rki_contact_rig *g, const bool *usable, const rki_h
 			int b = g->bone[p];
 			if (b < 0) continue;
 			double e = poses[k].position[b].y - g->rest_height[p];
-			rk_vec3 vel = rk_vec3_sub(rki_velocity(poses, times, frames, k, b), ground);
+			rk_vec3 vel = rki_v3sub(rki_velocity(poses, times, frames, k, b), ground);
 			double v = hypot(vel.x, vel.z);   /* sliding; lifting is the height's business */
 			if (!on[p] && e < o->on_height && v < o->on_speed) on[p] = true;
 			else if (on[p] && (e > o->off_height || v > o->off_speed)) on[p] = false;
@@ -449,8 +463,8 @@ void rki_contacts_find(const rki_contact_rig *g, const bool *usable, const rki_h
 			rk_vec3 p = poses[k].position[hb];
 			if (body[side] >= 0) {
 				/* held until past the off distance from the same segment */
-				rk_vec3 a = poses[k].position[seg[body[side]][0]], b = poses[k].position[seg[body[side]][1]];
-				double d = rk_vec3_length(rk_vec3_sub(p, rk_vec3_lerp(a, b, rki_segment_fraction(a, b, p))));
+				double d = rki_segment_distance(poses[k].position[seg[body[side]][0]],
+					poses[k].position[seg[body[side]][1]], p);
 				if (d > o->hand_off_distance) body[side] = -1;
 			}
 			if (body[side] < 0) body[side] = rki_nearest_segment(seg, segs, &poses[k], p, o->hand_on_distance);
