@@ -300,18 +300,24 @@ void rki_contact_rig_mesh_sole(rki_contact_rig *g, const rk_scene *scene, const 
 	}
 }
 
+/* Rest point `at` of bone b carried to pose p: p's position of b plus the
+ * rest offset turned with b (rk_quat_mul / _rotate / rk_vec3_* inline: the
+ * same formulas). */
+static rk_vec3 rki_carried(const rki_humanoid_pose *rest, const rki_humanoid_pose *p, int b, rk_vec3 at)
+{
+	rk_quat turn = rki_qmul(p->rotation[b], rki_qconj(rest->rotation[b]));
+	rk_vec3 d = rki_qrot(turn, rki_v3sub(at, rest->position[b])), o = p->position[b];
+	return (rk_vec3){ o.x + d.x, o.y + d.y, o.z + d.z };
+}
+
 rk_vec3 rki_contact_heel(const rki_contact_rig *g, const rki_humanoid_pose *rest, const rki_humanoid_pose *p, int side)
 {
-	int a = g->bone[RK_CONTACT_LEFT_FOOT + side];
-	rk_quat turn = rk_quat_mul(p->rotation[a], rk_quat_conjugate(rest->rotation[a]));
-	return rk_vec3_add(p->position[a], rk_quat_rotate(turn, rk_vec3_sub(g->heel_rest[side], rest->position[a])));
+	return rki_carried(rest, p, g->bone[RK_CONTACT_LEFT_FOOT + side], g->heel_rest[side]);
 }
 
 rk_vec3 rki_contact_tip(const rki_contact_rig *g, const rki_humanoid_pose *rest, const rki_humanoid_pose *p, int side)
 {
-	int t = g->bone[RK_CONTACT_LEFT_TOES + side];
-	rk_quat turn = rk_quat_mul(p->rotation[t], rk_quat_conjugate(rest->rotation[t]));
-	return rk_vec3_add(p->position[t], rk_quat_rotate(turn, rk_vec3_sub(g->tip_rest[side], rest->position[t])));
+	return rki_carried(rest, p, g->bone[RK_CONTACT_LEFT_TOES + side], g->tip_rest[side]);
 }
 
 size_t rki_body_segments(const bool *usable, int seg[RKI_BODY_SEGMENTS][2])
