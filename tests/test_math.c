@@ -492,33 +492,36 @@ RK_TEST(mat4_invert)
  * skipped the columns no later step reads. */
 static bool plain_gauss_jordan(rk_mat4 m, rk_mat4 *out)
 {
-	double a[4][8];
-	for (int r = 0; r < 4; r++)
-		for (int c = 0; c < 4; c++) a[r][c] = m.m[c * 4 + r], a[r][c + 4] = r == c ? 1.0 : 0.0;
-	double scale = 0.0;
-	for (int i = 0; i < 16; i++) scale = fmax(scale, fabs(m.m[i]));
-	for (int col = 0; col < 4; col++) {
-		int piv = col;
-		for (int r = col + 1; r < 4; r++)
-			if (fabs(a[r][col]) > fabs(a[piv][col])) piv = r;
-		if (!(fabs(a[piv][col]) > 1e-300) || !(fabs(a[piv][col]) > scale * 1e-15)) {
+	double e[4][8] = { { 0 } };   /* [m | I], row-major */
+	double big = 0.0;
+	for (int i = 0; i < 16; i++) {
+		e[i % 4][i / 4] = m.m[i];
+		big = fmax(big, fabs(m.m[i]));
+	}
+	for (int d = 0; d < 4; d++) e[d][4 + d] = 1.0;
+	for (int k = 0; k < 4; k++) {
+		int best = k;
+		for (int r = k + 1; r < 4; r++) best = fabs(e[r][k]) > fabs(e[best][k]) ? r : best;
+		double p = fabs(e[best][k]);
+		if (!(p > 1e-300 && p > big * 1e-15)) {
 			*out = rk_mat4_identity();
 			return false;
 		}
-		for (int c = 0; c < 8 && piv != col; c++) {
-			double t = a[col][c];
-			a[col][c] = a[piv][c], a[piv][c] = t;
+		if (best != k) {
+			double t[8];
+			memcpy(t, e[k], sizeof(t));
+			memcpy(e[k], e[best], sizeof(t));
+			memcpy(e[best], t, sizeof(t));
 		}
-		double inv = 1.0 / a[col][col];
-		for (int c = 0; c < 8; c++) a[col][c] *= inv;
+		double s = 1.0 / e[k][k];
+		for (int c = 0; c < 8; c++) e[k][c] *= s;
 		for (int r = 0; r < 4; r++) {
-			if (r == col || a[r][col] == 0.0) continue;
-			double f = a[r][col];
-			for (int c = 0; c < 8; c++) a[r][c] -= f * a[col][c];
+			double f = e[r][k];
+			if (r != k && f != 0.0)
+				for (int c = 0; c < 8; c++) e[r][c] -= f * e[k][c];
 		}
 	}
-	for (int r = 0; r < 4; r++)
-		for (int c = 0; c < 4; c++) out->m[c * 4 + r] = a[r][c + 4];
+	for (int i = 0; i < 16; i++) out->m[i] = e[i % 4][4 + i / 4];
 	return true;
 }
 
