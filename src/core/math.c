@@ -328,6 +328,35 @@ double rk_mat4_determinant3(rk_mat4 m)
 	     + M(m, 0, 2) * (M(m, 1, 0) * M(m, 2, 1) - M(m, 1, 1) * M(m, 2, 0));
 }
 
+/* Step col of rk_mat4_invert's elimination on [m | I] (a, row-major);
+ * false when the pivot is too small. Inlined with a constant col, its
+ * loops have constant bounds. */
+#if defined(__GNUC__) || defined(__clang__)
+__attribute__((always_inline))
+#endif
+static inline bool rki_invert_step(double a[4][8], int col, double scale)
+{
+	int piv = col;
+	for (int r = col + 1; r < 4; r++)
+		if (fabs(a[r][col]) > fabs(a[piv][col])) piv = r;
+	if (!(fabs(a[piv][col]) > 1e-300) || !(fabs(a[piv][col]) > scale * 1e-15)) return false;
+	if (piv != col) {
+		for (int c = col; c < 8; c++) {
+			double t = a[col][c];
+			a[col][c] = a[piv][c];
+			a[piv][c] = t;
+		}
+	}
+	double inv = 1.0 / a[col][col];
+	for (int c = col + 1; c < 8; c++) a[col][c] *= inv;
+	for (int r = 0; r < 4; r++) {
+		if (r == col || a[r][col] == 0.0) continue;
+		double f = a[r][col];
+		for (int c = col + 1; c < 8; c++) a[r][c] -= f * a[col][c];
+	}
+	return true;
+}
+
 bool rk_mat4_invert(rk_mat4 m, rk_mat4 *out)
 {
 	/* Gauss-Jordan elimination with partial pivoting on [m | I]. Column col
@@ -336,40 +365,19 @@ bool rk_mat4_invert(rk_mat4 m, rk_mat4 *out)
 	 * operations on every entry that is read again, the same bits. */
 	double a[4][8];
 	for (int r = 0; r < 4; r++) {
-		for (int c = 0; c < 4; c++) {
-			a[r][c] = M(m, r, c);
-			a[r][c + 4] = r == c ? 1.0 : 0.0;
-		}
+		a[r][0] = M(m, r, 0), a[r][1] = M(m, r, 1), a[r][2] = M(m, r, 2), a[r][3] = M(m, r, 3);
+		a[r][4] = a[r][5] = a[r][6] = a[r][7] = 0.0;
+		a[r][4 + r] = 1.0;
 	}
 	double scale = 0.0;   /* the largest |entry| (fmax's answer: NaN skipped) */
 	for (int i = 0; i < 16; i++) {
 		double v = fabs(m.m[i]);
 		if (v > scale) scale = v;
 	}
-	for (int col = 0; col < 4; col++) {
-		int piv = col;
-		for (int r = col + 1; r < 4; r++)
-			if (fabs(a[r][col]) > fabs(a[piv][col])) piv = r;
-		if (!(fabs(a[piv][col]) > 1e-300) || !(fabs(a[piv][col]) > scale * 1e-15)) {
-			*out = rk_mat4_identity();
-			return false;
-		}
-		if (piv != col) {
-			for (int c = col; c < 8; c++) {
-				double t = a[col][c];
-				a[col][c] = a[piv][c];
-				a[piv][c] = t;
-			}
-		}
-		double inv = 1.0 / a[col][col];
-		for (int c = col + 1; c < 4; c++) a[col][c] *= inv;
-		for (int c = 4; c < 8; c++) a[col][c] *= inv;
-		for (int r = 0; r < 4; r++) {
-			if (r == col || a[r][col] == 0.0) continue;
-			double f = a[r][col];
-			for (int c = col + 1; c < 4; c++) a[r][c] -= f * a[col][c];
-			for (int c = 4; c < 8; c++) a[r][c] -= f * a[col][c];
-		}
+	if (!rki_invert_step(a, 0, scale) || !rki_invert_step(a, 1, scale) || !rki_invert_step(a, 2, scale) ||
+		!rki_invert_step(a, 3, scale)) {
+		*out = rk_mat4_identity();
+		return false;
 	}
 	for (int r = 0; r < 4; r++)
 		for (int c = 0; c < 4; c++) M(*out, r, c) = a[r][c + 4];
