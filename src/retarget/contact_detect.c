@@ -182,6 +182,7 @@ typedef struct rki_sole_scan {
 	const rki_humanoid_pose *rest;
 	rki_alloc *alloc;
 	rki_sole_joint *cache;           /* one skin's joints, or NULL */
+	int8_t *node_side;               /* rki_foot_side per scene node once known (-2: not yet), or NULL */
 	double low[2], back[2], front[2];
 	size_t count[2];
 	rki_sole_chunk *first, *last;    /* pass 0's foot vertices */
@@ -219,6 +220,18 @@ static void rki_sole_keep(rki_sole_scan *st, int side, double y, double z)
 	c->count++;
 }
 
+/* rki_foot_side of a node, computed once per node of the scene (the skins
+ * of one skeleton share their joints). */
+static int rki_node_side(rki_sole_scan *st, const rk_node *n)
+{
+	const rk_scene *scene = st->scene;
+	bool in_scene = st->node_side && n >= scene->nodes.data && n < scene->nodes.data + scene->nodes.count;
+	if (!in_scene) return rki_foot_side(st->h, n);
+	int8_t *memo = &st->node_side[n - scene->nodes.data];
+	if (*memo == -2) *memo = (int8_t)rki_foot_side(st->h, n);
+	return *memo;
+}
+
 /* One pass over every skinned vertex: pass 0 finds each foot's lowest
  * height and count (and keeps the foot vertices), pass 1 the sole band. */
 static void rki_sole_pass(rki_sole_scan *st, int pass)
@@ -231,11 +244,21 @@ static void rki_sole_pass(rki_sole_scan *st, int pass)
 			if (!sk || !sk->weight_begin || !sk->weights || (!m->positions_f64 && !m->positions_f32)) continue;
 			if (st->cache)
 				for (size_t j = 0; j < sk->joint_count; j++) {
-					st->cache[j].side = (int8_t)(sk->joints[j].node ? rki_foot_side(st->h, sk->joints[j].node) : -1);
+					st->cache[j].side = (int8_t)(sk->joints[j].node ? rki_node_side(st, sk->joints[j].node) : -1);
 					st->cache[j].have = false;
 				}
 			size_t n = sk->vertex_count < m->vertex_count ? sk->vertex_count : m->vertex_count;
+			const rki_sole_joint *cache = st->cache;
+			const uint32_t *wb = sk->weight_begin, wc = sk->weight_count;
+			const size_t jc = sk->joint_count;
+			const rk_skin_weight *ws = sk->weights;
 			for (size_t v = 0; v < n; v++) {
+				/* a vertex whose largest weight is on neither foot, its weights
+				 * out of range or on no node: rki_rest_vertex's false, sooner */
+				if (cache) {
+					uint32_t b = wb[v], e = wb[v + 1];
+					if (b >= e || e > wc || ws[b].joint >= jc || cache[ws[b].joint].side < 0) continue;
+				}
 				int side;
 				rk_vec3 q;
 				if (!rki_rest_vertex(m, sk, st->cache, v, st->h, st->f, st->rest_world, &side, &q)) continue;
@@ -270,6 +293,8 @@ void rki_contact_rig_mesh_sole(rki_contact_rig *g, const rk_scene *scene, const 
 		}
 	st.cache = cache_joints && cache_joints < SIZE_MAX / sizeof(rki_sole_joint)
 		? (rki_sole_joint *)rki_malloc(alloc, cache_joints * sizeof(rki_sole_joint)) : NULL;
+	st.node_side = st.cache && scene->nodes.count ? (int8_t *)rki_malloc(alloc, scene->nodes.count) : NULL;
+	if (st.node_side) memset(st.node_side, -2, scene->nodes.count);
 	rki_sole_pass(&st, 0);
 	/* the band from the kept foot vertices, in the order the vertices came
 	 * (the same comparisons as a second pass over the meshes), or from a
@@ -284,6 +309,7 @@ void rki_contact_rig_mesh_sole(rki_contact_rig *g, const rk_scene *scene, const 
 		rki_free(alloc, st.first, sizeof(*st.first));
 		st.first = next;
 	}
+	if (st.node_side) rki_free(alloc, st.node_side, scene->nodes.count);
 	if (st.cache) rki_free(alloc, st.cache, cache_joints * sizeof(rki_sole_joint));
 	for (int side = 0; side < 2; side++) {
 		int a = g->bone[RK_CONTACT_LEFT_FOOT + side], t = g->bone[RK_CONTACT_LEFT_TOES + side];
