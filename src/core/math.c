@@ -162,39 +162,7 @@ static void rki_quat_to_m3(rk_quat q, double r[3][3])
 }
 
 /* Rotation matrix (rows/cols) -> unit quaternion, numerically stable branch choice. */
-static rk_quat rki_m3_to_quat_raw(const double r[3][3])
-{
-	double tr = r[0][0] + r[1][1] + r[2][2];
-	rk_quat q;
-	if (tr > 0.0) {
-		double s = sqrt(tr + 1.0) * 2.0;
-		q.w = 0.25 * s;
-		q.x = (r[2][1] - r[1][2]) / s;
-		q.y = (r[0][2] - r[2][0]) / s;
-		q.z = (r[1][0] - r[0][1]) / s;
-	} else if (r[0][0] > r[1][1] && r[0][0] > r[2][2]) {
-		double s = sqrt(1.0 + r[0][0] - r[1][1] - r[2][2]) * 2.0;
-		q.w = (r[2][1] - r[1][2]) / s;
-		q.x = 0.25 * s;
-		q.y = (r[0][1] + r[1][0]) / s;
-		q.z = (r[0][2] + r[2][0]) / s;
-	} else if (r[1][1] > r[2][2]) {
-		double s = sqrt(1.0 + r[1][1] - r[0][0] - r[2][2]) * 2.0;
-		q.w = (r[0][2] - r[2][0]) / s;
-		q.x = (r[0][1] + r[1][0]) / s;
-		q.y = 0.25 * s;
-		q.z = (r[1][2] + r[2][1]) / s;
-	} else {
-		double s = sqrt(1.0 + r[2][2] - r[0][0] - r[1][1]) * 2.0;
-		q.w = (r[1][0] - r[0][1]) / s;
-		q.x = (r[0][2] + r[2][0]) / s;
-		q.y = (r[1][2] + r[2][1]) / s;
-		q.z = 0.25 * s;
-	}
-	return q;
-}
-
-static rk_quat rki_m3_to_quat(const double r[3][3]) { return rk_quat_normalize(rki_m3_to_quat_raw(r)); }
+static rk_quat rki_m3_to_quat(const double r[3][3]) { return rk_quat_normalize(rki_quat_from_m3(r)); }
 
 rk_vec3 rk_quat_to_euler_deg(rk_quat q, rk_rotation_order order)
 {
@@ -250,7 +218,6 @@ rk_quat rk_quat_look_rotation(rk_vec3 forward, rk_vec3 up)
 	return rki_m3_to_quat(r);
 }
 
-rk_quat rki_quat_from_m3(const double r[3][3]) { return rki_m3_to_quat_raw(r); }
 
 /* ---- matrices ---------------------------------------------------------------- */
 
