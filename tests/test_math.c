@@ -11,6 +11,7 @@
 #include "rk_test.h"
 
 #include <stdint.h>
+#include <string.h>
 
 #define DEG (RK_PI / 180.0)
 #define S45 0.70710678118654752440
@@ -486,6 +487,72 @@ RK_TEST(mat4_invert)
 	RK_CHECK(rk_mat4_max_diff(inv2, id) == 0);
 }
 
+/* Gauss-Jordan with partial pivoting on [m | I], every column of both
+ * halves updated at every step: what rk_mat4_invert computed before it
+ * skipped the columns no later step reads. */
+static bool plain_gauss_jordan(rk_mat4 m, rk_mat4 *out)
+{
+	double e[4][8] = { { 0 } };   /* [m | I], row-major */
+	double big = 0.0;
+	for (int i = 0; i < 16; i++) {
+		e[i % 4][i / 4] = m.m[i];
+		big = fmax(big, fabs(m.m[i]));
+	}
+	for (int d = 0; d < 4; d++) e[d][4 + d] = 1.0;
+	for (int k = 0; k < 4; k++) {
+		int best = k;
+		for (int r = k + 1; r < 4; r++) best = fabs(e[r][k]) > fabs(e[best][k]) ? r : best;
+		double p = fabs(e[best][k]);
+		if (!(p > 1e-300 && p > big * 1e-15)) {
+			*out = rk_mat4_identity();
+			return false;
+		}
+		if (best != k) {
+			double t[8];
+			memcpy(t, e[k], sizeof(t));
+			memcpy(e[k], e[best], sizeof(t));
+			memcpy(e[best], t, sizeof(t));
+		}
+		double s = 1.0 / e[k][k];
+		for (int c = 0; c < 8; c++) e[k][c] *= s;
+		for (int r = 0; r < 4; r++) {
+			double f = e[r][k];
+			if (r != k && f != 0.0)
+				for (int c = 0; c < 8; c++) e[r][c] -= f * e[k][c];
+		}
+	}
+	for (int i = 0; i < 16; i++) out->m[i] = e[i % 4][4 + i / 4];
+	return true;
+}
+
+RK_TEST(mat4_invert_same_bits_as_plain_elimination)
+{
+	/* random general, affine, sparse (zeros, signed zeros, +-1: pivot ties,
+	 * skipped rows) and singular matrices: the same answer, bit for bit */
+	uint64_t seed = 7;
+	int fails = 0, ok = 0;
+	for (int n = 0; n < 4000; n++) {
+		rk_mat4 m;
+		int kind = n % 4;
+		for (int i = 0; i < 16; i++) {
+			double v = rnd(&seed, -4, 4);
+			if (kind >= 2) {
+				double pick = rnd(&seed, 0, 1);
+				v = pick < 0.4 ? 0.0 : pick < 0.5 ? -0.0 : pick < 0.7 ? 1.0 : pick < 0.8 ? -1.0 : v;
+			}
+			m.m[i] = v;
+		}
+		if (kind == 1 || kind == 3) m.m[3] = m.m[7] = m.m[11] = 0.0, m.m[15] = 1.0;
+		rk_mat4 a, b;
+		bool ra = rk_mat4_invert(m, &a), rb = plain_gauss_jordan(m, &b);
+		RK_CHECK(ra == rb);
+		RK_CHECK(memcmp(&a, &b, sizeof(a)) == 0);
+		if (ra) ok++;
+		else fails++;
+	}
+	RK_CHECK(ok > 2000 && fails > 50);
+}
+
 RK_TEST(mat4_decompose)
 {
 	rk_quat r = rk_quat_from_euler_deg(rk_vec3_make(10, 20, 30), RK_ROTATION_XYZ);
@@ -592,6 +659,7 @@ RK_TEST_MAIN(
 	RK_TEST_ENTRY(look_rotation),
 	RK_TEST_ENTRY(mat4_layout_and_mul),
 	RK_TEST_ENTRY(mat4_invert),
+	RK_TEST_ENTRY(mat4_invert_same_bits_as_plain_elimination),
 	RK_TEST_ENTRY(mat4_decompose),
 	RK_TEST_ENTRY(mat4_transform_normal),
 	RK_TEST_ENTRY(trs_compose)

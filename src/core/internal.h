@@ -15,6 +15,7 @@
 #include "rigkit/base.h"
 #include "rigkit/math.h"
 
+#include <math.h>
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stddef.h>
@@ -160,6 +161,22 @@ static inline bool rki_f64_all_finite(const double *v, size_t n)
 	return (a0 + a1) + (a2 + a3) == 0.0;
 }
 
+/* ---- matrix product ------------------------------------------------------ */
+
+/* *r = a * b, rk_mat4_mul's sums in its order (the same bits), read through
+ * pointers instead of 128-byte copies; r may be a or b. */
+static inline void rki_mat4_mul_to(rk_mat4 *r, const rk_mat4 *a, const rk_mat4 *b)
+{
+	rk_mat4 p;
+	for (int col = 0; col < 4; col++)
+		for (int row = 0; row < 4; row++) {
+			double s = 0.0;
+			for (int k = 0; k < 4; k++) s += a->m[k * 4 + row] * b->m[col * 4 + k];
+			p.m[col * 4 + row] = s;
+		}
+	*r = p;
+}
+
 /* ---- checked arithmetic ------------------------------------------------- */
 
 static inline bool rki_mul_size(size_t a, size_t b, size_t *out)
@@ -190,10 +207,40 @@ void rki_error_at_path(rk_error *err, uint32_t kind, const char *path);
 /* Bounded strncpy that always NUL-terminates. */
 void rki_strlcpy(char *dst, const char *src, size_t cap);
 
-/* The quaternion of a rotation matrix r[row][col] (math.c; the conversion
+/* The quaternion of a rotation matrix r[row][col] (the conversion
  * rk_mat4_decompose ends with, before its normalisation: unit to rounding
- * when r is orthonormal). */
-rk_quat rki_quat_from_m3(const double r[3][3]);
+ * when r is orthonormal); inline for the retarget sampler's bones. */
+static inline rk_quat rki_quat_from_m3(const double r[3][3])
+{
+	double tr = r[0][0] + r[1][1] + r[2][2];
+	rk_quat q;
+	if (tr > 0.0) {
+		double s = sqrt(tr + 1.0) * 2.0;
+		q.w = 0.25 * s;
+		q.x = (r[2][1] - r[1][2]) / s;
+		q.y = (r[0][2] - r[2][0]) / s;
+		q.z = (r[1][0] - r[0][1]) / s;
+	} else if (r[0][0] > r[1][1] && r[0][0] > r[2][2]) {
+		double s = sqrt(1.0 + r[0][0] - r[1][1] - r[2][2]) * 2.0;
+		q.w = (r[2][1] - r[1][2]) / s;
+		q.x = 0.25 * s;
+		q.y = (r[0][1] + r[1][0]) / s;
+		q.z = (r[0][2] + r[2][0]) / s;
+	} else if (r[1][1] > r[2][2]) {
+		double s = sqrt(1.0 + r[1][1] - r[0][0] - r[2][2]) * 2.0;
+		q.w = (r[0][2] - r[2][0]) / s;
+		q.x = (r[0][1] + r[1][0]) / s;
+		q.y = 0.25 * s;
+		q.z = (r[1][2] + r[2][1]) / s;
+	} else {
+		double s = sqrt(1.0 + r[2][2] - r[0][0] - r[1][1]) * 2.0;
+		q.w = (r[1][0] - r[0][1]) / s;
+		q.x = (r[0][2] + r[2][0]) / s;
+		q.y = (r[1][2] + r[2][1]) / s;
+		q.z = 0.25 * s;
+	}
+	return q;
+}
 
 /* Percent-decodes s[0..len) into dst (capacity >= len); escaped (NULL or
  * capacity >= len) gets 1 for each output byte that came from a %XX escape.

@@ -162,39 +162,7 @@ static void rki_quat_to_m3(rk_quat q, double r[3][3])
 }
 
 /* Rotation matrix (rows/cols) -> unit quaternion, numerically stable branch choice. */
-static rk_quat rki_m3_to_quat_raw(const double r[3][3])
-{
-	double tr = r[0][0] + r[1][1] + r[2][2];
-	rk_quat q;
-	if (tr > 0.0) {
-		double s = sqrt(tr + 1.0) * 2.0;
-		q.w = 0.25 * s;
-		q.x = (r[2][1] - r[1][2]) / s;
-		q.y = (r[0][2] - r[2][0]) / s;
-		q.z = (r[1][0] - r[0][1]) / s;
-	} else if (r[0][0] > r[1][1] && r[0][0] > r[2][2]) {
-		double s = sqrt(1.0 + r[0][0] - r[1][1] - r[2][2]) * 2.0;
-		q.w = (r[2][1] - r[1][2]) / s;
-		q.x = 0.25 * s;
-		q.y = (r[0][1] + r[1][0]) / s;
-		q.z = (r[0][2] + r[2][0]) / s;
-	} else if (r[1][1] > r[2][2]) {
-		double s = sqrt(1.0 + r[1][1] - r[0][0] - r[2][2]) * 2.0;
-		q.w = (r[0][2] - r[2][0]) / s;
-		q.x = (r[0][1] + r[1][0]) / s;
-		q.y = 0.25 * s;
-		q.z = (r[1][2] + r[2][1]) / s;
-	} else {
-		double s = sqrt(1.0 + r[2][2] - r[0][0] - r[1][1]) * 2.0;
-		q.w = (r[1][0] - r[0][1]) / s;
-		q.x = (r[0][2] + r[2][0]) / s;
-		q.y = (r[1][2] + r[2][1]) / s;
-		q.z = 0.25 * s;
-	}
-	return q;
-}
-
-static rk_quat rki_m3_to_quat(const double r[3][3]) { return rk_quat_normalize(rki_m3_to_quat_raw(r)); }
+static rk_quat rki_m3_to_quat(const double r[3][3]) { return rk_quat_normalize(rki_quat_from_m3(r)); }
 
 rk_vec3 rk_quat_to_euler_deg(rk_quat q, rk_rotation_order order)
 {
@@ -250,7 +218,6 @@ rk_quat rk_quat_look_rotation(rk_vec3 forward, rk_vec3 up)
 	return rki_m3_to_quat(r);
 }
 
-rk_quat rki_quat_from_m3(const double r[3][3]) { return rki_m3_to_quat_raw(r); }
 
 /* ---- matrices ---------------------------------------------------------------- */
 
@@ -267,13 +234,7 @@ rk_mat4 rk_mat4_identity(void)
 rk_mat4 rk_mat4_mul(rk_mat4 a, rk_mat4 b)
 {
 	rk_mat4 r;
-	for (int col = 0; col < 4; col++) {
-		for (int row = 0; row < 4; row++) {
-			double s = 0.0;
-			for (int k = 0; k < 4; k++) s += M(a, row, k) * M(b, k, col);
-			M(r, row, col) = s;
-		}
-	}
+	rki_mat4_mul_to(&r, &a, &b);
 	return r;
 }
 
@@ -334,40 +295,56 @@ double rk_mat4_determinant3(rk_mat4 m)
 	     + M(m, 0, 2) * (M(m, 1, 0) * M(m, 2, 1) - M(m, 1, 1) * M(m, 2, 0));
 }
 
-bool rk_mat4_invert(rk_mat4 m, rk_mat4 *out)
+/* Step col of rk_mat4_invert's elimination on [m | I] (a, row-major);
+ * false when the pivot is too small. Inlined with a constant col, its
+ * loops have constant bounds. */
+#if defined(__GNUC__) || defined(__clang__)
+__attribute__((always_inline))
+#endif
+static inline bool rki_invert_step(double a[4][8], int col, double scale)
 {
-	/* Gauss-Jordan elimination with partial pivoting on [m | I]. */
-	double a[4][8];
-	for (int r = 0; r < 4; r++) {
-		for (int c = 0; c < 4; c++) {
-			a[r][c] = M(m, r, c);
-			a[r][c + 4] = r == c ? 1.0 : 0.0;
+	int piv = col;
+	for (int r = col + 1; r < 4; r++)
+		if (fabs(a[r][col]) > fabs(a[piv][col])) piv = r;
+	if (!(fabs(a[piv][col]) > 1e-300) || !(fabs(a[piv][col]) > scale * 1e-15)) return false;
+	if (piv != col) {
+		for (int c = col; c < 8; c++) {
+			double t = a[col][c];
+			a[col][c] = a[piv][c];
+			a[piv][c] = t;
 		}
 	}
-	double scale = 0.0;
-	for (int i = 0; i < 16; i++) scale = fmax(scale, fabs(m.m[i]));
-	for (int col = 0; col < 4; col++) {
-		int piv = col;
-		for (int r = col + 1; r < 4; r++)
-			if (fabs(a[r][col]) > fabs(a[piv][col])) piv = r;
-		if (!(fabs(a[piv][col]) > 1e-300) || !(fabs(a[piv][col]) > scale * 1e-15)) {
-			*out = rk_mat4_identity();
-			return false;
-		}
-		if (piv != col) {
-			for (int c = 0; c < 8; c++) {
-				double t = a[col][c];
-				a[col][c] = a[piv][c];
-				a[piv][c] = t;
-			}
-		}
-		double inv = 1.0 / a[col][col];
-		for (int c = 0; c < 8; c++) a[col][c] *= inv;
-		for (int r = 0; r < 4; r++) {
-			if (r == col || a[r][col] == 0.0) continue;
-			double f = a[r][col];
-			for (int c = 0; c < 8; c++) a[r][c] -= f * a[col][c];
-		}
+	double inv = 1.0 / a[col][col];
+	for (int c = col + 1; c < 8; c++) a[col][c] *= inv;
+	for (int r = 0; r < 4; r++) {
+		if (r == col || a[r][col] == 0.0) continue;
+		double f = a[r][col];
+		for (int c = col + 1; c < 8; c++) a[r][c] -= f * a[col][c];
+	}
+	return true;
+}
+
+bool rk_mat4_invert(rk_mat4 m, rk_mat4 *out)
+{
+	/* Gauss-Jordan elimination with partial pivoting on [m | I]. Column col
+	 * is read only at step col (pivot, factors) and the result is the right
+	 * half, so each step updates the columns after col alone: the same
+	 * operations on every entry that is read again, the same bits. */
+	double a[4][8];
+	for (int r = 0; r < 4; r++) {
+		a[r][0] = M(m, r, 0), a[r][1] = M(m, r, 1), a[r][2] = M(m, r, 2), a[r][3] = M(m, r, 3);
+		a[r][4] = a[r][5] = a[r][6] = a[r][7] = 0.0;
+		a[r][4 + r] = 1.0;
+	}
+	double scale = 0.0;   /* the largest |entry| (fmax's answer: NaN skipped) */
+	for (int i = 0; i < 16; i++) {
+		double v = fabs(m.m[i]);
+		if (v > scale) scale = v;
+	}
+	if (!rki_invert_step(a, 0, scale) || !rki_invert_step(a, 1, scale) || !rki_invert_step(a, 2, scale) ||
+		!rki_invert_step(a, 3, scale)) {
+		*out = rk_mat4_identity();
+		return false;
 	}
 	for (int r = 0; r < 4; r++)
 		for (int c = 0; c < 4; c++) M(*out, r, c) = a[r][c + 4];

@@ -412,7 +412,10 @@ static bool rki_hm_is_alnum(char c)
 
 static bool rki_hm_starts(const char *s, const char *prefix)
 {
-	return strncmp(s, prefix, strlen(prefix)) == 0;
+	/* strncmp(s, prefix, strlen(prefix)) == 0, in one pass */
+	size_t i = 0;
+	while (prefix[i] && s[i] == prefix[i]) i++;
+	return !prefix[i];
 }
 
 static bool rki_hm_ends(const char *s, size_t len, const char *suffix)
@@ -700,7 +703,9 @@ static int rki_hm_classify_name(const rki_hm_name *nm)
 	}
 	for (size_t i = 0; i < sizeof(rki_hm_synonyms) / sizeof(rki_hm_synonyms[0]); i++) {
 		const rki_hm_synonym *syn = &rki_hm_synonyms[i];
-		if (syn->sided != (nm->side != RKI_HM_SIDE_NONE) || strcmp(syn->core, nm->core) != 0) continue;
+		if (syn->sided != (nm->side != RKI_HM_SIDE_NONE) || syn->core[0] != nm->core[0] ||
+			strcmp(syn->core, nm->core) != 0)
+			continue;
 		if (!syn->sided || nm->side == RKI_HM_SIDE_LEFT) return syn->bone;
 		return rki_hm_mirror(syn->bone);
 	}

@@ -75,8 +75,10 @@ static bool rki_rest_joint_bind(const rk_scene *scene, const rk_mat4 *conversion
 	rk_mat4 inv;
 	if (!rki_rest_finite(&jt->mesh_to_joint) || !rk_mat4_invert(jt->mesh_to_joint, &inv)) return false;
 	bool gltf = scene->settings.format == RK_FORMAT_GLTF || scene->settings.format == RK_FORMAT_GLB;
-	rk_mat4 mesh = gltf ? *conversion : rk_mat4_mul(*conversion, jt->mesh_to_world_bind);
-	*out = rk_mat4_mul(mesh, inv);
+	rk_mat4 mesh;
+	if (gltf) mesh = *conversion;
+	else rki_mat4_mul_to(&mesh, conversion, &jt->mesh_to_world_bind);
+	rki_mat4_mul_to(out, &mesh, &inv);
 	return rki_rest_finite(out);
 }
 
@@ -121,10 +123,12 @@ bool rk_rest_pose_eval(const rk_scene *scene, const rk_rest_opts *opts, rk_mat4 
 	}
 
 	/* temporaries: bind[i] (world_bind of node i), local[i], state[i] (the
-	 * rest world as children inherit it), bound[i] */
+	 * rest world as children inherit it), bound[i], scaled[i] (a child
+	 * inherits other than normally: it reads more of state[i] than its
+	 * node_to_world) */
 	rki_alloc alloc;
 	rki_alloc_init(&alloc, &o.allocator, o.memory_limit, 0);
-	size_t per = 2 * sizeof(rk_mat4) + sizeof(rk_world_transform) + sizeof(const rk_skin_joint *) + 1;
+	size_t per = 2 * sizeof(rk_mat4) + sizeof(rk_world_transform) + sizeof(const rk_skin_joint *) + 2;
 	if (count > SIZE_MAX / per) {
 		rki_error_set(err, RK_ERROR_LIMIT, "rk_rest_pose_eval: %zu nodes", count);
 		return false;
@@ -139,8 +143,8 @@ bool rk_rest_pose_eval(const rk_scene *scene, const rk_rest_opts *opts, rk_mat4 
 	rk_mat4 *bind = (rk_mat4 *)mem, *local = bind + count;
 	rk_world_transform *state = (rk_world_transform *)(local + count);
 	const rk_skin_joint **binder = (const rk_skin_joint **)(state + count);   /* the joint that gave bind[i] */
-	unsigned char *bound = (unsigned char *)(binder + count);
-	memset(bound, 0, count);
+	unsigned char *bound = (unsigned char *)(binder + count), *scaled = bound + count;
+	memset(bound, 0, 2 * count);
 
 	/* 1. the first skin binding each joint gives its bind matrix */
 	rk_mat4 conversion = rki_rest_conversion(scene);
@@ -200,6 +204,11 @@ bool rk_rest_pose_eval(const rk_scene *scene, const rk_rest_opts *opts, rk_mat4 
 	for (size_t i = 1; i < count; i++) {
 		const rk_node *n = &nodes[i];
 		size_t p = n->parent && rki_rest_in_scene(scene, n->parent) && n->parent->index < i ? n->parent->index : 0;
+		if (n->has_fbx_props && n->props.inherit_mode != RK_INHERIT_NORMAL) scaled[p] = 1;
+	}
+	for (size_t i = 1; i < count; i++) {
+		const rk_node *n = &nodes[i];
+		size_t p = n->parent && rki_rest_in_scene(scene, n->parent) && n->parent->index < i ? n->parent->index : 0;
 		/* as the evaluator composes (transform.h, INHERIT MODES); the parent's
 		 * own scale is its rest local scale */
 		const rk_node *pn = &nodes[p];
@@ -208,10 +217,12 @@ bool rk_rest_pose_eval(const rk_scene *scene, const rk_rest_opts *opts, rk_mat4 
 		 * bound joint, more than the stored world) */
 		rk_vec3 pls = mode == RK_INHERIT_NORMAL ? (rk_vec3){ 1, 1, 1 }
 			: bound[p] ? rk_mat4_decompose(local[p]).scale : pn->has_fbx_props ? pn->props.scaling : pn->local.scale;
+		/* normal inheritance composes node_to_world as this product; the
+		 * scale parts only when a child reads them */
 		rk_world_transform from;
-		bool from_full = !bound[i] || mode != RK_INHERIT_NORMAL;
+		bool from_full = mode != RK_INHERIT_NORMAL || (!bound[i] && scaled[i]);
 		if (from_full) from = rk_world_transform_compose(&state[p], pls, n->node_to_parent, mode);
-		else from.node_to_world = rk_mat4_mul(state[p].node_to_world, n->node_to_parent);
+		else rki_mat4_mul_to(&from.node_to_world, &state[p].node_to_world, &n->node_to_parent);
 		rk_mat4 from_stored = from.node_to_world;
 		/* a bound joint's local is solved for normal inheritance; other modes
 		 * agree with it only where the scale they treat apart is 1 */
@@ -224,8 +235,9 @@ bool rk_rest_pose_eval(const rk_scene *scene, const rk_rest_opts *opts, rk_mat4 
 			rep.joints_bound--;
 		}
 		if (bound[i]) {
-			local[i] = rk_mat4_mul(inv_parent, bind[i]);
-			state[i] = rk_world_transform_compose(&state[p], pls, local[i], mode);
+			rki_mat4_mul_to(&local[i], &inv_parent, &bind[i]);
+			if (mode != RK_INHERIT_NORMAL || scaled[i]) state[i] = rk_world_transform_compose(&state[p], pls, local[i], mode);
+			else rki_mat4_mul_to(&state[i].node_to_world, &state[p].node_to_world, &local[i]);
 			/* compared only below another bound joint (rest.h) */
 			bool below_bound = false;
 			for (const rk_node *a = n->parent; a && rki_rest_in_scene(scene, a) && !below_bound; a = a->parent)
@@ -242,7 +254,8 @@ bool rk_rest_pose_eval(const rk_scene *scene, const rk_rest_opts *opts, rk_mat4 
 				}
 			}
 		} else {
-			state[i] = from_full ? from : rk_world_transform_compose(&state[p], pls, n->node_to_parent, mode);
+			/* (a joint that lost its binding above may still need the scale parts) */
+			state[i] = from_full || !scaled[i] ? from : rk_world_transform_compose(&state[p], pls, n->node_to_parent, mode);
 			local[i] = n->node_to_parent;
 		}
 	}

@@ -140,26 +140,149 @@ static bool rki_rest_vertex(const rk_mesh *m, const rk_skin_deformer *sk, rki_so
 	if (w[0].joint >= sk->joint_count || !sk->joints[w[0].joint].node) return false;
 	*side = cache ? cache[w[0].joint].side : rki_foot_side(h, sk->joints[w[0].joint].node);
 	if (*side < 0) return false;
-	rk_vec3 sum = { 0, 0, 0 };
+	rk_vec3 sum = { 0, 0, 0 }, pos = rk_mesh_position(m, v);
 	double total = 0.0;
 	for (uint32_t i = 0; i < e - b; i++) {
 		const rk_skin_joint *j = w[i].joint < sk->joint_count ? &sk->joints[w[i].joint] : NULL;
 		if (!j || !j->node || !(w[i].weight > 0.0f)) continue;
 		rk_mat4 scratch;
-		rk_vec3 q = rk_mat4_transform_point(*rki_sole_matrix(cache, j, w[i].joint, rest_world, &scratch), rk_mesh_position(m, v));
-		sum = rk_vec3_add(sum, rk_vec3_scale(q, w[i].weight));
+		/* rk_mat4_transform_point, rk_vec3_scale and rk_vec3_add inline (the
+		 * same formulas, without 128-byte copies) */
+		const double *x = rki_sole_matrix(cache, j, w[i].joint, rest_world, &scratch)->m;
+		double wt = w[i].weight;
+		sum.x = sum.x + (x[0] * pos.x + x[4] * pos.y + x[8] * pos.z + x[12]) * wt;
+		sum.y = sum.y + (x[1] * pos.x + x[5] * pos.y + x[9] * pos.z + x[13]) * wt;
+		sum.z = sum.z + (x[2] * pos.x + x[6] * pos.y + x[10] * pos.z + x[14]) * wt;
 		total += w[i].weight;
 	}
 	if (!(total > 0.0)) return false;
-	*out = rki_char_point(f, rk_vec3_scale(sum, 1.0 / total));
+	double inv = 1.0 / total;
+	*out = rki_char_point(f, (rk_vec3){ sum.x * inv, sum.y * inv, sum.z * inv });
 	return isfinite(out->x) && isfinite(out->y) && isfinite(out->z);
+}
+
+/* The foot vertices of the first pass, in visiting order, for the sole band
+ * (rki_contact_rig_mesh_sole): chunks allocated as the vertices come, so
+ * the memory follows the feet's vertex count, not the meshes'. */
+#define RKI_SOLE_CHUNK 1024
+typedef struct rki_sole_chunk {
+	struct rki_sole_chunk *next;
+	size_t count;
+	int8_t side[RKI_SOLE_CHUNK];
+	double y[RKI_SOLE_CHUNK], z[RKI_SOLE_CHUNK];   /* character frame */
+} rki_sole_chunk;
+
+/* What the vertex passes of rki_contact_rig_mesh_sole gather. */
+typedef struct rki_sole_scan {
+	const rki_contact_rig *g;
+	const rk_scene *scene;
+	const rk_humanoid *h;
+	const rki_char_frame *f;
+	const rk_mat4 *rest_world;
+	const rki_humanoid_pose *rest;
+	rki_alloc *alloc;
+	rki_sole_joint *cache;           /* one skin's joints, or NULL */
+	int8_t *node_side;               /* rki_foot_side per scene node once known (-2: not yet), or NULL */
+	double low[2], back[2], front[2];
+	size_t count[2];
+	rki_sole_chunk *first, *last;    /* pass 0's foot vertices */
+	bool kept;                       /* every one of them is in the chunks */
+} rki_sole_scan;
+
+/* The sole band: within a third of the ankle's height above the lowest. */
+static void rki_sole_band(rki_sole_scan *st, int side, double y, double z)
+{
+	int a = st->g->bone[RK_CONTACT_LEFT_FOOT + side];
+	if (y > st->low[side] + (st->rest->position[a].y - st->low[side]) / 3.0) return;
+	if (z < st->back[side]) st->back[side] = z;
+	if (z > st->front[side]) st->front[side] = z;
+}
+
+static void rki_sole_keep(rki_sole_scan *st, int side, double y, double z)
+{
+	if (!st->kept) return;
+	rki_sole_chunk *c = st->last;
+	if (!c || c->count == RKI_SOLE_CHUNK) {
+		c = (rki_sole_chunk *)rki_malloc(st->alloc, sizeof(*c));
+		if (!c) {
+			st->kept = false;   /* the second pass reads the vertices again */
+			return;
+		}
+		c->next = NULL;
+		c->count = 0;
+		if (st->last) st->last->next = c;
+		else st->first = c;
+		st->last = c;
+	}
+	c->side[c->count] = (int8_t)side;
+	c->y[c->count] = y;
+	c->z[c->count] = z;
+	c->count++;
+}
+
+/* rki_foot_side of a node, computed once per node of the scene (the skins
+ * of one skeleton share their joints). */
+static int rki_node_side(rki_sole_scan *st, const rk_node *n)
+{
+	const rk_scene *scene = st->scene;
+	bool in_scene = st->node_side && n >= scene->nodes.data && n < scene->nodes.data + scene->nodes.count;
+	if (!in_scene) return rki_foot_side(st->h, n);
+	int8_t *memo = &st->node_side[n - scene->nodes.data];
+	if (*memo == -2) *memo = (int8_t)rki_foot_side(st->h, n);
+	return *memo;
+}
+
+/* One pass over every skinned vertex: pass 0 finds each foot's lowest
+ * height and count (and keeps the foot vertices), pass 1 the sole band. */
+static void rki_sole_pass(rki_sole_scan *st, int pass)
+{
+	const rk_scene *scene = st->scene;
+	for (size_t mi = 0; mi < scene->meshes.count; mi++) {
+		const rk_mesh *m = &scene->meshes.data[mi];
+		for (size_t si = 0; si < m->skin_count; si++) {
+			const rk_skin_deformer *sk = m->skins[si];
+			if (!sk || !sk->weight_begin || !sk->weights || (!m->positions_f64 && !m->positions_f32)) continue;
+			if (st->cache)
+				for (size_t j = 0; j < sk->joint_count; j++) {
+					st->cache[j].side = (int8_t)(sk->joints[j].node ? rki_node_side(st, sk->joints[j].node) : -1);
+					st->cache[j].have = false;
+				}
+			size_t n = sk->vertex_count < m->vertex_count ? sk->vertex_count : m->vertex_count;
+			const rki_sole_joint *cache = st->cache;
+			const uint32_t *wb = sk->weight_begin, wc = sk->weight_count;
+			const size_t jc = sk->joint_count;
+			const rk_skin_weight *ws = sk->weights;
+			for (size_t v = 0; v < n; v++) {
+				/* a vertex whose largest weight is on neither foot, its weights
+				 * out of range or on no node: rki_rest_vertex's false, sooner */
+				if (cache) {
+					uint32_t b = wb[v], e = wb[v + 1];
+					if (b >= e || e > wc || ws[b].joint >= jc || cache[ws[b].joint].side < 0) continue;
+				}
+				int side;
+				rk_vec3 q;
+				if (!rki_rest_vertex(m, sk, st->cache, v, st->h, st->f, st->rest_world, &side, &q)) continue;
+				if (st->g->bone[RK_CONTACT_LEFT_FOOT + side] < 0) continue;
+				if (pass == 1) {
+					rki_sole_band(st, side, q.y, q.z);
+					continue;
+				}
+				if (q.y < st->low[side]) st->low[side] = q.y;
+				st->count[side]++;
+				rki_sole_keep(st, side, q.y, q.z);
+			}
+		}
+	}
 }
 
 void rki_contact_rig_mesh_sole(rki_contact_rig *g, const rk_scene *scene, const rk_humanoid *h,
 	const rki_char_frame *f, const rk_mat4 *rest_world, const rki_humanoid_pose *rest, rki_alloc *alloc)
 {
-	double low[2] = { INFINITY, INFINITY }, back[2] = { INFINITY, INFINITY }, front[2] = { -INFINITY, -INFINITY };
-	size_t count[2] = { 0, 0 };
+	rki_sole_scan st = {
+		.g = g, .scene = scene, .h = h, .f = f, .rest_world = rest_world, .rest = rest, .alloc = alloc,
+		.low = { INFINITY, INFINITY }, .back = { INFINITY, INFINITY }, .front = { -INFINITY, -INFINITY },
+		.kept = true,
+	};
 	/* one skin's joint sides and matrices at a time (none when the allocation
 	 * fails: every vertex then derives them, the same results) */
 	size_t cache_joints = 0;
@@ -168,67 +291,59 @@ void rki_contact_rig_mesh_sole(rki_contact_rig *g, const rk_scene *scene, const 
 			const rk_skin_deformer *sk = scene->meshes.data[mi].skins[si];
 			if (sk && sk->joint_count > cache_joints) cache_joints = sk->joint_count;
 		}
-	rki_sole_joint *cache = cache_joints && cache_joints < SIZE_MAX / sizeof(rki_sole_joint)
+	st.cache = cache_joints && cache_joints < SIZE_MAX / sizeof(rki_sole_joint)
 		? (rki_sole_joint *)rki_malloc(alloc, cache_joints * sizeof(rki_sole_joint)) : NULL;
-	for (int pass = 0; pass < 2; pass++) {
-		for (size_t mi = 0; mi < scene->meshes.count; mi++) {
-			const rk_mesh *m = &scene->meshes.data[mi];
-			for (size_t si = 0; si < m->skin_count; si++) {
-				const rk_skin_deformer *sk = m->skins[si];
-				if (!sk || !sk->weight_begin || !sk->weights || (!m->positions_f64 && !m->positions_f32)) continue;
-				if (cache)
-					for (size_t j = 0; j < sk->joint_count; j++) {
-						cache[j].side = (int8_t)(sk->joints[j].node ? rki_foot_side(h, sk->joints[j].node) : -1);
-						cache[j].have = false;
-					}
-				size_t n = sk->vertex_count < m->vertex_count ? sk->vertex_count : m->vertex_count;
-				for (size_t v = 0; v < n; v++) {
-					int side;
-					rk_vec3 q;
-					if (!rki_rest_vertex(m, sk, cache, v, h, f, rest_world, &side, &q)) continue;
-					int a = g->bone[RK_CONTACT_LEFT_FOOT + side];
-					if (a < 0) continue;
-					if (pass == 0) {
-						if (q.y < low[side]) low[side] = q.y;
-						count[side]++;
-						continue;
-					}
-					/* the sole band: within a third of the ankle's height above the lowest */
-					if (q.y > low[side] + (rest->position[a].y - low[side]) / 3.0) continue;
-					if (q.z < back[side]) back[side] = q.z;
-					if (q.z > front[side]) front[side] = q.z;
-				}
-			}
-		}
+	st.node_side = st.cache && scene->nodes.count ? (int8_t *)rki_malloc(alloc, scene->nodes.count) : NULL;
+	if (st.node_side) memset(st.node_side, -2, scene->nodes.count);
+	rki_sole_pass(&st, 0);
+	/* the band from the kept foot vertices, in the order the vertices came
+	 * (the same comparisons as a second pass over the meshes), or from a
+	 * second pass when a chunk could not be allocated */
+	if (st.kept)
+		for (const rki_sole_chunk *c = st.first; c; c = c->next)
+			for (size_t i = 0; i < c->count; i++) rki_sole_band(&st, c->side[i], c->y[i], c->z[i]);
+	else
+		rki_sole_pass(&st, 1);
+	while (st.first) {
+		rki_sole_chunk *next = st.first->next;
+		rki_free(alloc, st.first, sizeof(*st.first));
+		st.first = next;
 	}
-	if (cache) rki_free(alloc, cache, cache_joints * sizeof(rki_sole_joint));
+	if (st.node_side) rki_free(alloc, st.node_side, scene->nodes.count);
+	if (st.cache) rki_free(alloc, st.cache, cache_joints * sizeof(rki_sole_joint));
 	for (int side = 0; side < 2; side++) {
 		int a = g->bone[RK_CONTACT_LEFT_FOOT + side], t = g->bone[RK_CONTACT_LEFT_TOES + side];
-		if (!count[side] || a < 0 || !(low[side] < rest->position[a].y) || !isfinite(back[side])) continue;
-		g->sole_vertices[side] = count[side];
-		g->sole_height[side] = low[side];
+		if (!st.count[side] || a < 0 || !(st.low[side] < rest->position[a].y) || !isfinite(st.back[side])) continue;
+		g->sole_vertices[side] = st.count[side];
+		g->sole_height[side] = st.low[side];
 		/* the heel at least under the ankle (a leg mesh may carry the heel) */
-		double heel = back[side] < rest->position[a].z ? back[side] : rest->position[a].z;
-		g->heel_rest[side] = (rk_vec3){ rest->position[a].x, low[side], heel };
+		double heel = st.back[side] < rest->position[a].z ? st.back[side] : rest->position[a].z;
+		g->heel_rest[side] = (rk_vec3){ rest->position[a].x, st.low[side], heel };
 		if (t >= 0) {
 			g->has_tip[side] = true;
-			g->tip_rest[side] = (rk_vec3){ rest->position[t].x, low[side], front[side] };
+			g->tip_rest[side] = (rk_vec3){ rest->position[t].x, st.low[side], st.front[side] };
 		}
 	}
+}
+
+/* Rest point `at` of bone b carried to pose p: p's position of b plus the
+ * rest offset turned with b (rk_quat_mul / _rotate / rk_vec3_* inline: the
+ * same formulas). */
+static rk_vec3 rki_carried(const rki_humanoid_pose *rest, const rki_humanoid_pose *p, int b, rk_vec3 at)
+{
+	rk_quat turn = rki_qmul(p->rotation[b], rki_qconj(rest->rotation[b]));
+	rk_vec3 d = rki_qrot(turn, rki_v3sub(at, rest->position[b])), o = p->position[b];
+	return (rk_vec3){ o.x + d.x, o.y + d.y, o.z + d.z };
 }
 
 rk_vec3 rki_contact_heel(const rki_contact_rig *g, const rki_humanoid_pose *rest, const rki_humanoid_pose *p, int side)
 {
-	int a = g->bone[RK_CONTACT_LEFT_FOOT + side];
-	rk_quat turn = rk_quat_mul(p->rotation[a], rk_quat_conjugate(rest->rotation[a]));
-	return rk_vec3_add(p->position[a], rk_quat_rotate(turn, rk_vec3_sub(g->heel_rest[side], rest->position[a])));
+	return rki_carried(rest, p, g->bone[RK_CONTACT_LEFT_FOOT + side], g->heel_rest[side]);
 }
 
 rk_vec3 rki_contact_tip(const rki_contact_rig *g, const rki_humanoid_pose *rest, const rki_humanoid_pose *p, int side)
 {
-	int t = g->bone[RK_CONTACT_LEFT_TOES + side];
-	rk_quat turn = rk_quat_mul(p->rotation[t], rk_quat_conjugate(rest->rotation[t]));
-	return rk_vec3_add(p->position[t], rk_quat_rotate(turn, rk_vec3_sub(g->tip_rest[side], rest->position[t])));
+	return rki_carried(rest, p, g->bone[RK_CONTACT_LEFT_TOES + side], g->tip_rest[side]);
 }
 
 size_t rki_body_segments(const bool *usable, int seg[RKI_BODY_SEGMENTS][2])
@@ -260,13 +375,27 @@ int rki_body_segment_find(int seg[RKI_BODY_SEGMENTS][2], size_t count, int end)
 	return -1;
 }
 
-double rki_segment_fraction(rk_vec3 a, rk_vec3 b, rk_vec3 p)
+/* rki_segment_fraction with the vector math inline (rk_vec3_sub / _dot's
+ * formulas: the same bits). */
+RKI_HOT_INLINE double rki_segment_fraction_inline(rk_vec3 a, rk_vec3 b, rk_vec3 p)
 {
-	rk_vec3 ab = rk_vec3_sub(b, a);
-	double l2 = rk_vec3_dot(ab, ab);
+	rk_vec3 ab = rki_v3sub(b, a);
+	double l2 = rki_v3dot(ab, ab);
 	if (!(l2 > 0.0)) return 0.0;
-	double u = rk_vec3_dot(rk_vec3_sub(p, a), ab) / l2;
+	double u = rki_v3dot(rki_v3sub(p, a), ab) / l2;
 	return u < 0.0 ? 0.0 : u > 1.0 ? 1.0 : u;
+}
+
+double rki_segment_fraction(rk_vec3 a, rk_vec3 b, rk_vec3 p) { return rki_segment_fraction_inline(a, b, p); }
+
+/* |p - the point of segment a-b nearest to p| (rk_vec3_lerp / _sub /
+ * _length's formulas inline). */
+RKI_HOT_INLINE double rki_segment_distance(rk_vec3 a, rk_vec3 b, rk_vec3 p)
+{
+	double u = rki_segment_fraction_inline(a, b, p);
+	rk_vec3 q = { a.x + (b.x - a.x) * u, a.y + (b.y - a.y) * u, a.z + (b.z - a.z) * u };
+	rk_vec3 d = rki_v3sub(p, q);
+	return sqrt(rki_v3dot(d, d));
 }
 
 /* Nearest usable body segment to p within `limit`: its index, or -1. */
@@ -276,9 +405,7 @@ static int rki_nearest_segment(int seg[RKI_BODY_SEGMENTS][2], size_t count, cons
 	int best = -1;
 	double best_d = limit;
 	for (size_t i = 0; i < count; i++) {
-		rk_vec3 a = pose->position[seg[i][0]], b = pose->position[seg[i][1]];
-		double u = rki_segment_fraction(a, b, p);
-		double d = rk_vec3_length(rk_vec3_sub(p, rk_vec3_lerp(a, b, u)));
+		double d = rki_segment_distance(pose->position[seg[i][0]], pose->position[seg[i][1]], p);
 		if (d < best_d) best_d = d, best = (int)i;
 	}
 	return best;
@@ -290,7 +417,9 @@ static rk_vec3 rki_velocity(const rki_humanoid_pose *poses, const double *times,
 	size_t k0 = k > 0 ? k - 1 : k, k1 = k + 1 < frames ? k + 1 : k;
 	double dt = times[k1] - times[k0];
 	if (!(dt > 0.0)) return (rk_vec3){ 0, 0, 0 };
-	return rk_vec3_scale(rk_vec3_sub(poses[k1].position[b], poses[k0].position[b]), 1.0 / dt);
+	rk_vec3 d = rki_v3sub(poses[k1].position[b], poses[k0].position[b]);
+	double s = 1.0 / dt;   /* rk_vec3_scale's products */
+	return (rk_vec3){ d.x * s, d.y * s, d.z * s };
 }
 
 rk_vec3 rki_ground_velocity(const rki_contact_rig *g, const rki_humanoid_pose *poses, const double *times,
@@ -348,7 +477,7 @@ void rki_contacts_find(const rki_contact_rig *g, const bool *usable, const rki_h
 			int b = g->bone[p];
 			if (b < 0) continue;
 			double e = poses[k].position[b].y - g->rest_height[p];
-			rk_vec3 vel = rk_vec3_sub(rki_velocity(poses, times, frames, k, b), ground);
+			rk_vec3 vel = rki_v3sub(rki_velocity(poses, times, frames, k, b), ground);
 			double v = hypot(vel.x, vel.z);   /* sliding; lifting is the height's business */
 			if (!on[p] && e < o->on_height && v < o->on_speed) on[p] = true;
 			else if (on[p] && (e > o->off_height || v > o->off_speed)) on[p] = false;
@@ -366,8 +495,8 @@ void rki_contacts_find(const rki_contact_rig *g, const bool *usable, const rki_h
 			rk_vec3 p = poses[k].position[hb];
 			if (body[side] >= 0) {
 				/* held until past the off distance from the same segment */
-				rk_vec3 a = poses[k].position[seg[body[side]][0]], b = poses[k].position[seg[body[side]][1]];
-				double d = rk_vec3_length(rk_vec3_sub(p, rk_vec3_lerp(a, b, rki_segment_fraction(a, b, p))));
+				double d = rki_segment_distance(poses[k].position[seg[body[side]][0]],
+					poses[k].position[seg[body[side]][1]], p);
 				if (d > o->hand_off_distance) body[side] = -1;
 			}
 			if (body[side] < 0) body[side] = rki_nearest_segment(seg, segs, &poses[k], p, o->hand_on_distance);

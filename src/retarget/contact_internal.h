@@ -34,7 +34,10 @@ typedef struct rki_contact_rig {
  * heel under the ankle or behind it, the tip under the toes, both at the sole's height,
  * turning with the foot / toes). Feet without such vertices keep the joints'
  * sole. rest_world: node_to_world of the rest the rig was built from; alloc:
- * a per-skin scratch table of the joints (sides, matrices), same results without it. */
+ * a per-skin scratch table of the joints (sides, matrices), the sides per
+ * scene node, and the foot vertices' heights kept from the one pass over
+ * the vertices (without them, the same results: sides derived again, a
+ * second pass). */
 void rki_contact_rig_mesh_sole(rki_contact_rig *g, const rk_scene *scene, const rk_humanoid *h,
 	const rki_char_frame *f, const rk_mat4 *rest_world, const rki_humanoid_pose *rest, rki_alloc *alloc);
 

@@ -344,8 +344,9 @@ static double rki_limb_ik(rki_contact_solver *cs, int l, rk_vec3 goal)
 	};
 	if (!rk_two_bone_ik_run(&job)) return 0.0;   /* a zero-length bone: left as it is */
 	rk_quat ws = p->rotation[c[0]], wm = p->rotation[c[1]];
-	p->rotation[c[0]] = rk_quat_normalize(rk_quat_mul(ws, qs));
-	p->rotation[c[1]] = rk_quat_normalize(rk_quat_mul(p->rotation[c[0]], rk_quat_mul(rk_quat_conjugate(ws), rk_quat_mul(wm, qm))));
+	/* rk_quat_normalize / _mul / _conjugate inline (the same formulas) */
+	p->rotation[c[0]] = rki_qnorm_exact(rki_qmul(ws, qs));
+	p->rotation[c[1]] = rki_qnorm_exact(rki_qmul(p->rotation[c[0]], rki_qmul(rki_qconj(ws), rki_qmul(wm, qm))));
 	cs->touched[c[0]] = cs->touched[c[1]] = true;
 	return miss;
 }
@@ -500,8 +501,8 @@ void rki_contact_solver_frame(rki_contact_solver *cs, size_t k, rk_quat *wbone, 
 			for (int i = 0; i < 2; i++) {
 				int b = bones[i];
 				if (!cs->use[b]) continue;
-				rk_quat c = rk_quat_normalize(rk_quat_mul(ps->rotation[b], cs->kc[b]));
-				if (rk_quat_dot(c, p->rotation[b]) < 0.0) c = (rk_quat){ -c.x, -c.y, -c.z, -c.w };
+				rk_quat c = rki_qnorm_exact(rki_qmul(ps->rotation[b], cs->kc[b])), r = p->rotation[b];
+				if (c.x * r.x + c.y * r.y + c.z * r.z + c.w * r.w < 0.0) c = (rk_quat){ -c.x, -c.y, -c.z, -c.w };
 				p->rotation[b] = w[side] >= 1.0 ? c : rk_quat_normalize(rk_quat_slerp(p->rotation[b], c, w[side]));
 				cs->touched[b] = true;
 			}

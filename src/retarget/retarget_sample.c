@@ -128,17 +128,28 @@ static void rki_src_track_apply(rki_src_track *st, rk_trs *local, double time)
 		double u;
 		size_t i, h = st->hint, n = tr->key_count;
 		const double *tt = tr->times;
-		/* the cursor's interval or the next one strictly inside the keys of a
-		 * LINEAR track: rki_sample_locate's answer, inline */
-		if (st->sorted && h + 2 < n && tt[h + 1] <= time) h++;
-		if (st->sorted && tr->interpolation == RK_INTERP_LINEAR && h + 1 < n && time > tt[0] && time < tt[n - 1] &&
-			tt[h] < time && time < tt[h + 1]) {
-			st->hint = i = h;
-			u = (time - tt[h]) / (tt[h + 1] - tt[h]);
-		} else if (st->sorted && h < n && tt[h] == time && (h + 1 == n || tt[h + 1] > time)) {
-			/* on key h (frames at the keys' rate): that key alone */
-			st->hint = i = h;
+		/* rki_sample_locate's answer, inline for sorted keys: before the
+		 * first key or from the last on, that key; inside, the last key at
+		 * or before time (the binary search's answer), found from the cursor
+		 * forwards, alone when time is on it, else its interval (LINEAR) */
+		if (st->sorted && n > 1 && time > tt[0] && time >= tt[n - 1]) {
+			i = n - 1;
 			u = -1.0;
+		} else if (st->sorted && (n == 1 || !(time > tt[0]))) {
+			i = 0;
+			u = -1.0;
+		} else if (st->sorted && h + 1 < n && tt[h] <= time) {
+			/* tt[0] < time < tt[n - 1]: the loop stops below n - 1 */
+			while (tt[h + 1] <= time) h++;
+			if (time <= tt[h]) {
+				st->hint = i = h;
+				u = -1.0;
+			} else if (tr->interpolation == RK_INTERP_LINEAR) {
+				st->hint = i = h;
+				u = (time - tt[h]) / (tt[h + 1] - tt[h]);
+			} else {
+				i = rki_anim_track_locate(tr, time, &st->hint, &u);
+			}
 		} else {
 			i = rki_anim_track_locate(tr, time, st->sorted ? &st->hint : NULL, &u);
 		}
@@ -148,9 +159,15 @@ static void rki_src_track_apply(rki_src_track *st, rk_trs *local, double time)
 		if (tr->values_f64) {
 			a = tr->values_f64 + i * tr->components;
 		} else {
+			/* components is 3 or 4 here; key i + 1 only when interpolating */
 			const float *f = tr->values_f32 + i * tr->components;
-			size_t nv = (u < 0.0 ? 1u : 2u) * tr->components;  /* components is 3 or 4 here */
-			for (size_t q = 0; q < nv; q++) af[q] = f[q];
+			af[0] = f[0], af[1] = f[1], af[2] = f[2];
+			if (tr->components == 4) {
+				af[3] = f[3];
+				if (!(u < 0.0)) af[4] = f[4], af[5] = f[5], af[6] = f[6], af[7] = f[7];
+			} else if (!(u < 0.0)) {
+				af[3] = f[3], af[4] = f[4], af[5] = f[5];
+			}
 			a = af;
 		}
 		if (st->kind == RKI_APPLY_R_QUAT) {
@@ -411,13 +428,19 @@ bool rki_src_sampler_init(rki_src_sampler *s, const rk_scene *scene, const rk_an
  * sums in rk_mat4_mul's order. */
 RKI_HOT_INLINE void rki_affine_mul(const rki_affine *a, const rki_affine *b, rki_affine *out)
 {
-	for (int c = 0; c < 4; c++) {
-		double b0 = b->m[c * 3], b1 = b->m[c * 3 + 1], b2 = b->m[c * 3 + 2];
-		for (int r = 0; r < 3; r++) {
-			double v = a->m[r] * b0 + a->m[3 + r] * b1 + a->m[6 + r] * b2;
-			out->m[c * 3 + r] = c == 3 ? v + a->m[9 + r] : v;
-		}
-	}
+	/* written out: GCC -O2 kept the loops, and the c == 3 test in them */
+	const double *x = a->m, *y = b->m;
+	double *o = out->m;
+	double a0 = x[0], a1 = x[1], a2 = x[2], a3 = x[3], a4 = x[4], a5 = x[5], a6 = x[6], a7 = x[7], a8 = x[8];
+	double b0 = y[0], b1 = y[1], b2 = y[2];
+	o[0] = a0 * b0 + a3 * b1 + a6 * b2, o[1] = a1 * b0 + a4 * b1 + a7 * b2, o[2] = a2 * b0 + a5 * b1 + a8 * b2;
+	b0 = y[3], b1 = y[4], b2 = y[5];
+	o[3] = a0 * b0 + a3 * b1 + a6 * b2, o[4] = a1 * b0 + a4 * b1 + a7 * b2, o[5] = a2 * b0 + a5 * b1 + a8 * b2;
+	b0 = y[6], b1 = y[7], b2 = y[8];
+	o[6] = a0 * b0 + a3 * b1 + a6 * b2, o[7] = a1 * b0 + a4 * b1 + a7 * b2, o[8] = a2 * b0 + a5 * b1 + a8 * b2;
+	b0 = y[9], b1 = y[10], b2 = y[11];
+	o[9] = a0 * b0 + a3 * b1 + a6 * b2 + x[9], o[10] = a1 * b0 + a4 * b1 + a7 * b2 + x[10];
+	o[11] = a2 * b0 + a5 * b1 + a8 * b2 + x[11];
 }
 
 RKI_HOT_INLINE void rki_affine_from_trs(const rk_trs *t, rki_affine *out)
