@@ -461,18 +461,25 @@ static bool rki_fbx_ascii_props(rki_fbx_parser *p, rki_fbx_node *node)
 	const unsigned char *d = p->data;
 	size_t start = p->props.size / sizeof(rki_fbx_prop), count = 0;
 	bool want = true;  /* a value may come next: at the start or after ',' */
+	bool at_value = false;   /* p->pos is at the first byte of a value that follows ", " or "," */
 	for (;;) {
-		rki_fbx_skip_space(p);
-		if (p->pos >= p->size) break;
-		unsigned char c = d[p->pos];
-		if (c == ',') {
-			/* After a value: the list continues. At the start or after another ',':
-			 * an empty value ("Content: , ..."), which is skipped. */
-			p->pos++;
-			want = true;
-			continue;
+		unsigned char c;
+		if (at_value) {
+			c = d[p->pos];
+			at_value = false;
+		} else {
+			rki_fbx_skip_space(p);
+			if (p->pos >= p->size) break;
+			c = d[p->pos];
+			if (c == ',') {
+				/* After a value: the list continues. At the start or after another ',':
+				 * an empty value ("Content: , ..."), which is skipped. */
+				p->pos++;
+				want = true;
+				continue;
+			}
+			if (!want || c == '{' || c == '}') break;
 		}
-		if (!want || c == '{' || c == '}') break;
 		/* built in place at the end of p->props (no copy of a cleared local) */
 		if (p->props.cap - p->props.size < sizeof(rki_fbx_prop) && !rki_buf_reserve(&p->props, sizeof(rki_fbx_prop)))
 			return rki_fbx_parse_oom(p);
@@ -540,6 +547,19 @@ static bool rki_fbx_ascii_props(rki_fbx_parser *p, rki_fbx_node *node)
 		p->props.size += sizeof(rki_fbx_prop);
 		count++;
 		want = false;
+		/* The next value right after ',' or ", " (a P line's strings, a value
+		 * list): where the loop would skip that space, see the ',' and dispatch
+		 * on a '"', digit or '-', it goes there at once. */
+		size_t q = p->pos;
+		if (p->size - q > 2 && d[q] == ',') {
+			size_t v = q + 1 + (d[q + 1] == ' ');
+			unsigned char n = d[v];
+			if (n == '"' || (n >= '0' && n <= '9') || n == '-') {
+				p->pos = v;
+				want = true;
+				at_value = true;
+			}
+		}
 	}
 	node->props = NULL;
 	node->prop_count = count;
