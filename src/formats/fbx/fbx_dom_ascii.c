@@ -621,11 +621,14 @@ bool rki_fbx_parse_ascii(rki_fbx_parser *p)
 				return rki_fbx_parse_error(p, RK_ERROR_CORRUPT, p->pos, "expected a node name, found '%c'", c);
 			return rki_fbx_parse_error(p, RK_ERROR_CORRUPT, p->pos, "expected a node name, found byte 0x%02x", (unsigned)c);
 		}
-		size_t name_start = p->pos;
-		while (p->pos < p->size && rki_fbx_is_word_char(d[p->pos])) p->pos++;
+		/* scanned with a local position: p->pos would be stored and reloaded
+		 * per byte (a byte read may alias it) */
+		size_t name_start = p->pos, e = name_start, size = p->size;
+		while (e < size && rki_fbx_is_word_char(d[e])) e++;
 		p->cur_name = (const char *)d + name_start;
-		p->cur_name_len = p->pos - name_start;
-		while (p->pos < p->size && (d[p->pos] == ' ' || d[p->pos] == '\t')) p->pos++;
+		p->cur_name_len = e - name_start;
+		while (e < size && (d[e] == ' ' || d[e] == '\t')) e++;
+		p->pos = e;
 		if (p->pos >= p->size)
 			return rki_fbx_parse_error(p, RK_ERROR_TRUNCATED, p->pos, "expected ':' after the node name");
 		if (d[p->pos] != ':')
