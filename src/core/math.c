@@ -38,15 +38,7 @@ rk_vec3 rk_vec3_lerp(rk_vec3 a, rk_vec3 b, double t)
 
 /* ---- quaternions ------------------------------------------------------------ */
 
-rk_quat rk_quat_mul(rk_quat a, rk_quat b)
-{
-	return (rk_quat){
-		a.w * b.x + a.x * b.w + a.y * b.z - a.z * b.y,
-		a.w * b.y - a.x * b.z + a.y * b.w + a.z * b.x,
-		a.w * b.z + a.x * b.y - a.y * b.x + a.z * b.w,
-		a.w * b.w - a.x * b.x - a.y * b.y - a.z * b.z,
-	};
-}
+rk_quat rk_quat_mul(rk_quat a, rk_quat b) { return rki_qmul(a, b); }   /* core/internal.h */
 
 rk_quat rk_quat_conjugate(rk_quat q) { return (rk_quat){ -q.x, -q.y, -q.z, q.w }; }
 double rk_quat_dot(rk_quat a, rk_quat b) { return a.x * b.x + a.y * b.y + a.z * b.z + a.w * b.w; }
@@ -146,8 +138,8 @@ rk_quat rk_quat_from_euler_deg(rk_vec3 euler_deg, rk_rotation_order order)
 	rk_quat q1 = rki_axis_quat(ax[0], rki_vec3_get(euler_deg, ax[0]) * DEG2RAD);
 	rk_quat q2 = rki_axis_quat(ax[1], rki_vec3_get(euler_deg, ax[1]) * DEG2RAD);
 	rk_quat q3 = rki_axis_quat(ax[2], rki_vec3_get(euler_deg, ax[2]) * DEG2RAD);
-	/* q1 applied first: q = q3 * q2 * q1 */
-	return rk_quat_mul(q3, rk_quat_mul(q2, q1));
+	/* q1 applied first: q = q3 * q2 * q1 (rk_quat_mul inline) */
+	return rki_qmul(q3, rki_qmul(q2, q1));
 }
 
 /* Element (row, col) of the rotation matrix of unit quaternion q. */

@@ -491,7 +491,7 @@ static void rki_src_fbx_ntp(const rki_src_fbx *f, const rk_node *n, const rk_trs
 	}
 	/* rk_fbx_local_rotation */
 	rk_quat q = rk_quat_from_euler_deg(e, (rk_rotation_order)f->euler_order);
-	if (f->active) q = rk_quat_normalize(rki_qmul(f->pre, rki_qmul(q, f->post_conj)));
+	if (f->active) q = rki_qnorm_exact(rki_qmul(f->pre, rki_qmul(q, f->post_conj)));
 	rki_affine r;
 	rki_affine_from_trs(&(rk_trs){ { 0, 0, 0 }, q, { 1, 1, 1 } }, &r);   /* rk_mat4_rotation's entries */
 	if (f->no_pivots && sc.x == 1.0 && sc.y == 1.0 && sc.z == 1.0) {
