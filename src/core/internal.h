@@ -7,6 +7,9 @@
  *   in one arena; parsers use a second arena for temporaries.
  * - rki_error_*: fill an rk_error with code, message and location.
  * - checked size arithmetic.
+ * - inline forms of rigkit/math.h's vector and quaternion operations
+ *   (rki_v3*, rki_q*: the same formulas, but rki_qnorm multiplies by the
+ *   reciprocal) for the per-frame loops.
  * - rki_read_file / rki_write_file_atomic: whole-file I/O.
  */
 #ifndef RIGKIT_CORE_INTERNAL_H
