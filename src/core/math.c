@@ -38,15 +38,7 @@ rk_vec3 rk_vec3_lerp(rk_vec3 a, rk_vec3 b, double t)
 
 /* ---- quaternions ------------------------------------------------------------ */
 
-rk_quat rk_quat_mul(rk_quat a, rk_quat b)
-{
-	return (rk_quat){
-		a.w * b.x + a.x * b.w + a.y * b.z - a.z * b.y,
-		a.w * b.y - a.x * b.z + a.y * b.w + a.z * b.x,
-		a.w * b.z + a.x * b.y - a.y * b.x + a.z * b.w,
-		a.w * b.w - a.x * b.x - a.y * b.y - a.z * b.z,
-	};
-}
+rk_quat rk_quat_mul(rk_quat a, rk_quat b) { return rki_qmul(a, b); }   /* core/internal.h */
 
 rk_quat rk_quat_conjugate(rk_quat q) { return (rk_quat){ -q.x, -q.y, -q.z, q.w }; }
 double rk_quat_dot(rk_quat a, rk_quat b) { return a.x * b.x + a.y * b.y + a.z * b.z + a.w * b.w; }
@@ -77,8 +69,8 @@ rk_vec3 rk_quat_rotate(rk_quat q, rk_vec3 v)
 {
 	/* v' = v + 2w (u x v) + 2 u x (u x v), u = vector part */
 	rk_vec3 u = { q.x, q.y, q.z };
-	rk_vec3 t = rk_vec3_scale(rk_vec3_cross(u, v), 2.0);
-	return rk_vec3_add(rk_vec3_add(v, rk_vec3_scale(t, q.w)), rk_vec3_cross(u, t));
+	rk_vec3 t = rki_v3scale(rki_v3cross(u, v), 2.0);
+	return rki_v3add(rki_v3add(v, rki_v3scale(t, q.w)), rki_v3cross(u, t));
 }
 
 rk_quat rk_quat_nlerp(rk_quat a, rk_quat b, double t)
@@ -90,7 +82,7 @@ rk_quat rk_quat_nlerp(rk_quat a, rk_quat b, double t)
 		a.z + (sign * b.z - a.z) * t,
 		a.w + (sign * b.w - a.w) * t,
 	};
-	return rk_quat_normalize(r);
+	return rki_qnorm_exact(r);
 }
 
 rk_quat rk_quat_slerp(rk_quat a, rk_quat b, double t)
@@ -105,13 +97,13 @@ rk_quat rk_quat_slerp(rk_quat a, rk_quat b, double t)
 	double s = sin(theta);
 	double wa = sin((1.0 - t) * theta) / s;
 	double wb = sin(t * theta) / s;
-	return rk_quat_normalize((rk_quat){
+	return rki_qnorm_exact((rk_quat){
 		wa * a.x + wb * b.x, wa * a.y + wb * b.y, wa * a.z + wb * b.z, wa * a.w + wb * b.w });
 }
 
 double rk_quat_angle_between(rk_quat a, rk_quat b)
 {
-	double d = fabs(rk_quat_dot(rk_quat_normalize(a), rk_quat_normalize(b)));
+	double d = fabs(rk_quat_dot(rki_qnorm_exact(a), rki_qnorm_exact(b)));
 	if (d > 1.0) d = 1.0;
 	return 2.0 * acos(d);
 }
@@ -146,8 +138,8 @@ rk_quat rk_quat_from_euler_deg(rk_vec3 euler_deg, rk_rotation_order order)
 	rk_quat q1 = rki_axis_quat(ax[0], rki_vec3_get(euler_deg, ax[0]) * DEG2RAD);
 	rk_quat q2 = rki_axis_quat(ax[1], rki_vec3_get(euler_deg, ax[1]) * DEG2RAD);
 	rk_quat q3 = rki_axis_quat(ax[2], rki_vec3_get(euler_deg, ax[2]) * DEG2RAD);
-	/* q1 applied first: q = q3 * q2 * q1 */
-	return rk_quat_mul(q3, rk_quat_mul(q2, q1));
+	/* q1 applied first: q = q3 * q2 * q1 (rk_quat_mul inline) */
+	return rki_qmul(q3, rki_qmul(q2, q1));
 }
 
 /* Element (row, col) of the rotation matrix of unit quaternion q. */
@@ -162,7 +154,7 @@ static void rki_quat_to_m3(rk_quat q, double r[3][3])
 }
 
 /* Rotation matrix (rows/cols) -> unit quaternion, numerically stable branch choice. */
-static rk_quat rki_m3_to_quat(const double r[3][3]) { return rk_quat_normalize(rki_quat_from_m3(r)); }
+static rk_quat rki_m3_to_quat(const double r[3][3]) { return rki_qnorm_exact(rki_quat_from_m3(r)); }
 
 rk_vec3 rk_quat_to_euler_deg(rk_quat q, rk_rotation_order order)
 {
@@ -171,7 +163,7 @@ rk_vec3 rk_quat_to_euler_deg(rk_quat q, rk_rotation_order order)
 	/* R = R_k(c) R_j(b) R_i(a). s = +1 for cyclic axis sequences. */
 	const double s = ((j - i + 3) % 3 == 1) ? 1.0 : -1.0;
 	double r[3][3];
-	rki_quat_to_m3(rk_quat_normalize(q), r);
+	rki_quat_to_m3(rki_qnorm_exact(q), r);
 	double a, b, c;
 	double cb = sqrt(r[i][i] * r[i][i] + r[j][i] * r[j][i]);
 	b = atan2(-s * r[k][i], cb);
@@ -200,16 +192,16 @@ rk_vec3 rk_quat_to_euler_deg(rk_quat q, rk_rotation_order order)
 
 rk_quat rk_quat_look_rotation(rk_vec3 forward, rk_vec3 up)
 {
-	rk_vec3 z = rk_vec3_normalize(forward);
+	rk_vec3 z = rki_v3norm(forward);
 	if (z.x == 0.0 && z.y == 0.0 && z.z == 0.0) return RK_QUAT_IDENTITY;
-	rk_vec3 x = rk_vec3_cross(up, z);
-	if (rk_vec3_length(x) < 1e-12) {
+	rk_vec3 x = rki_v3cross(up, z);
+	if (rki_v3len(x) < 1e-12) {
 		/* forward parallel to up: pick the world axis least aligned with forward */
 		rk_vec3 alt = fabs(z.x) < 0.9 ? (rk_vec3){ 1, 0, 0 } : (rk_vec3){ 0, 1, 0 };
-		x = rk_vec3_cross(alt, z);
+		x = rki_v3cross(alt, z);
 	}
-	x = rk_vec3_normalize(x);
-	rk_vec3 y = rk_vec3_cross(z, x);
+	x = rki_v3norm(x);
+	rk_vec3 y = rki_v3cross(z, x);
 	double r[3][3] = {
 		{ x.x, y.x, z.x },
 		{ x.y, y.y, z.y },
@@ -422,7 +414,7 @@ rk_vec3 rk_mat4_transform_normal(rk_mat4 m, rk_vec3 n)
 		sign * (c[1][0] * n.x + c[1][1] * n.y + c[1][2] * n.z),
 		sign * (c[2][0] * n.x + c[2][1] * n.y + c[2][2] * n.z),
 	};
-	return rk_vec3_normalize(r);
+	return rki_v3norm(r);
 }
 
 rk_vec3 rk_mat4_get_translation(rk_mat4 m) { return (rk_vec3){ m.m[12], m.m[13], m.m[14] }; }
@@ -434,26 +426,26 @@ rk_trs rk_mat4_decompose(rk_mat4 m)
 	rk_vec3 c0 = { M(m, 0, 0), M(m, 1, 0), M(m, 2, 0) };
 	rk_vec3 c1 = { M(m, 0, 1), M(m, 1, 1), M(m, 2, 1) };
 	rk_vec3 c2 = { M(m, 0, 2), M(m, 1, 2), M(m, 2, 2) };
-	double sx = rk_vec3_length(c0);
-	rk_vec3 x = sx > 0.0 ? rk_vec3_scale(c0, 1.0 / sx) : (rk_vec3){ 1, 0, 0 };
-	rk_vec3 y1 = rk_vec3_sub(c1, rk_vec3_scale(x, rk_vec3_dot(x, c1)));
-	double sy = rk_vec3_length(y1);
+	double sx = rki_v3len(c0);
+	rk_vec3 x = sx > 0.0 ? rki_v3scale(c0, 1.0 / sx) : (rk_vec3){ 1, 0, 0 };
+	rk_vec3 y1 = rki_v3sub(c1, rki_v3scale(x, rki_v3dot(x, c1)));
+	double sy = rki_v3len(y1);
 	rk_vec3 y;
 	if (sy > 1e-300) {
-		y = rk_vec3_scale(y1, 1.0 / sy);
+		y = rki_v3scale(y1, 1.0 / sy);
 	} else {
 		rk_vec3 alt = fabs(x.x) < 0.9 ? (rk_vec3){ 1, 0, 0 } : (rk_vec3){ 0, 1, 0 };
-		y = rk_vec3_normalize(rk_vec3_cross(rk_vec3_cross(x, alt), x));
+		y = rki_v3norm(rki_v3cross(rki_v3cross(x, alt), x));
 	}
-	rk_vec3 z = rk_vec3_cross(x, y);
-	double sz = rk_vec3_dot(z, c2);
-	sy = rk_vec3_dot(y, c1);
+	rk_vec3 z = rki_v3cross(x, y);
+	double sz = rki_v3dot(z, c2);
+	sy = rki_v3dot(y, c1);
 	/* A mirrored basis shows up as sz < 0 with z = x cross y; move the sign to x. */
 	if (sz < 0.0) {
 		sz = -sz;
 		sx = -sx;
-		x = rk_vec3_scale(x, -1.0);
-		z = rk_vec3_cross(x, y);
+		x = rki_v3scale(x, -1.0);
+		z = rki_v3cross(x, y);
 	}
 	double r[3][3] = {
 		{ x.x, y.x, z.x },
@@ -482,9 +474,9 @@ rk_trs rk_trs_identity(void)
 rk_trs rk_trs_compose(rk_trs parent, rk_trs child)
 {
 	rk_trs r;
-	r.translation = rk_vec3_add(parent.translation,
-		rk_quat_rotate(parent.rotation, rk_vec3_mul(parent.scale, child.translation)));
-	r.rotation = rk_quat_normalize(rk_quat_mul(parent.rotation, child.rotation));
+	r.translation = rki_v3add(parent.translation,
+		rki_qrot(parent.rotation, rk_vec3_mul(parent.scale, child.translation)));
+	r.rotation = rki_qnorm_exact(rki_qmul(parent.rotation, child.rotation));
 	r.scale = rk_vec3_mul(parent.scale, child.scale);
 	return r;
 }

@@ -82,62 +82,6 @@ void rki_pose_buffer_free(rki_pose_buffer *b);
 bool rki_pose_buffer_eval(rki_pose_buffer *b, const rk_scene *scene, const rk_anim_clip *clip, double t,
 	rk_error *err);
 
-/* Inline forms of the rigkit/math.h quaternion and vector operations the
- * per-frame loops use (the same formulas, rki_qnorm multiplying by the
- * reciprocal: results within an ulp; the library's math functions are out
- * of line and pass structs in memory). */
-#if defined(__GNUC__) || defined(__clang__)
-#define RKI_HOT_INLINE static inline __attribute__((always_inline))
-#else
-#define RKI_HOT_INLINE static inline
-#endif
-RKI_HOT_INLINE rk_quat rki_qmul(rk_quat a, rk_quat b)
-{
-	return (rk_quat){
-		a.w * b.x + a.x * b.w + a.y * b.z - a.z * b.y,
-		a.w * b.y - a.x * b.z + a.y * b.w + a.z * b.x,
-		a.w * b.z + a.x * b.y - a.y * b.x + a.z * b.w,
-		a.w * b.w - a.x * b.x - a.y * b.y - a.z * b.z,
-	};
-}
-RKI_HOT_INLINE rk_quat rki_qconj(rk_quat q) { return (rk_quat){ -q.x, -q.y, -q.z, q.w }; }
-RKI_HOT_INLINE rk_quat rki_qnorm(rk_quat q)
-{
-	double n = sqrt(q.x * q.x + q.y * q.y + q.z * q.z + q.w * q.w);
-	if (!(n > 0.0)) return RK_QUAT_IDENTITY;
-	double k = 1.0 / n;   /* one division: results within an ulp of rk_quat_normalize's */
-	return (rk_quat){ q.x * k, q.y * k, q.z * k, q.w * k };
-}
-/* rk_quat_normalize inline, its divisions kept (the same bits). */
-RKI_HOT_INLINE rk_quat rki_qnorm_exact(rk_quat q)
-{
-	double n = sqrt(q.x * q.x + q.y * q.y + q.z * q.z + q.w * q.w);
-	if (!(n > 0.0)) return RK_QUAT_IDENTITY;
-	return (rk_quat){ q.x / n, q.y / n, q.z / n, q.w / n };
-}
-RKI_HOT_INLINE rk_vec3 rki_v3sub(rk_vec3 a, rk_vec3 b) { return (rk_vec3){ a.x - b.x, a.y - b.y, a.z - b.z }; }
-RKI_HOT_INLINE double rki_v3dot(rk_vec3 a, rk_vec3 b) { return a.x * b.x + a.y * b.y + a.z * b.z; }
-RKI_HOT_INLINE rk_vec3 rki_v3cross(rk_vec3 a, rk_vec3 b)
-{
-	return (rk_vec3){ a.y * b.z - a.z * b.y, a.z * b.x - a.x * b.z, a.x * b.y - a.y * b.x };
-}
-RKI_HOT_INLINE rk_vec3 rki_v3norm(rk_vec3 a)
-{
-	double len = sqrt(rki_v3dot(a, a));
-	if (!(len > 0.0)) return (rk_vec3){ 0, 0, 0 };
-	double k = 1.0 / len;
-	return (rk_vec3){ a.x * k, a.y * k, a.z * k };
-}
-RKI_HOT_INLINE rk_vec3 rki_qrot(rk_quat q, rk_vec3 v)
-{
-	rk_vec3 u = { q.x, q.y, q.z };
-	rk_vec3 c = rki_v3cross(u, v);
-	rk_vec3 t = { c.x * 2.0, c.y * 2.0, c.z * 2.0 };
-	rk_vec3 a = { v.x + t.x * q.w, v.y + t.y * q.w, v.z + t.z * q.w };
-	rk_vec3 b = rki_v3cross(u, t);
-	return (rk_vec3){ a.x + b.x, a.y + b.y, a.z + b.z };
-}
-
 /* The source side of rk_retarget's frame loop (retarget_sample.c): the
  * humanoid pose of a clip at increasing times from the humanoid bones and
  * their ancestors only, each track with a key cursor. fast is false when the

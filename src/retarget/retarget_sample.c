@@ -118,82 +118,87 @@ static bool rki_times_sorted(const rk_anim_track *tr)
 	return true;
 }
 
-static void rki_src_track_apply(rki_src_track *st, rk_trs *local, double time)
+/* rk_anim_track_eval's values for a LINEAR / STEP sampler track (st->direct),
+ * without its generic dispatch; inline in the block's loop over frames. */
+RKI_HOT_INLINE void rki_src_track_direct(rki_src_track *st, rk_trs *local, double time)
 {
 	rk_trs *l = &local[st->slot];
-	if (st->direct) {
-		/* rk_anim_track_eval's values for a LINEAR / STEP sampler track,
-		 * without its generic dispatch */
-		const rk_anim_track *tr = st->track;
-		double u;
-		size_t i, h = st->hint, n = tr->key_count;
-		const double *tt = tr->times;
-		/* rki_sample_locate's answer, inline for sorted keys: before the
-		 * first key or from the last on, that key; inside, the last key at
-		 * or before time (the binary search's answer), found from the cursor
-		 * forwards, alone when time is on it, else its interval (LINEAR) */
-		if (st->sorted && n > 1 && time > tt[0] && time >= tt[n - 1]) {
-			i = n - 1;
+	uint8_t kind = st->kind;
+	const rk_anim_track *tr = st->track;
+	double u;
+	size_t i, h = st->hint, n = tr->key_count;
+	const double *tt = tr->times;
+	/* rki_sample_locate's answer, inline for sorted keys: before the
+	 * first key or from the last on, that key; inside, the last key at
+	 * or before time (the binary search's answer), found from the cursor
+	 * forwards, alone when time is on it, else its interval (LINEAR) */
+	if (st->sorted && n > 1 && time > tt[0] && time >= tt[n - 1]) {
+		i = n - 1;
+		u = -1.0;
+	} else if (st->sorted && (n == 1 || !(time > tt[0]))) {
+		i = 0;
+		u = -1.0;
+	} else if (st->sorted && h + 1 < n && tt[h] <= time) {
+		/* tt[0] < time < tt[n - 1]: the loop stops below n - 1 */
+		while (tt[h + 1] <= time) h++;
+		if (time <= tt[h]) {
+			st->hint = i = h;
 			u = -1.0;
-		} else if (st->sorted && (n == 1 || !(time > tt[0]))) {
-			i = 0;
-			u = -1.0;
-		} else if (st->sorted && h + 1 < n && tt[h] <= time) {
-			/* tt[0] < time < tt[n - 1]: the loop stops below n - 1 */
-			while (tt[h + 1] <= time) h++;
-			if (time <= tt[h]) {
-				st->hint = i = h;
-				u = -1.0;
-			} else if (tr->interpolation == RK_INTERP_LINEAR) {
-				st->hint = i = h;
-				u = (time - tt[h]) / (tt[h + 1] - tt[h]);
-			} else {
-				i = rki_anim_track_locate(tr, time, &st->hint, &u);
-			}
+		} else if (tr->interpolation == RK_INTERP_LINEAR) {
+			st->hint = i = h;
+			u = (time - tt[h]) / (tt[h + 1] - tt[h]);
 		} else {
-			i = rki_anim_track_locate(tr, time, st->sorted ? &st->hint : NULL, &u);
+			i = rki_anim_track_locate(tr, time, &st->hint, &u);
 		}
-		/* key i (and i + 1 when interpolating) as doubles */
-		const double *a;
-		double af[8];
-		if (tr->values_f64) {
-			a = tr->values_f64 + i * tr->components;
+	} else {
+		i = rki_anim_track_locate(tr, time, st->sorted ? &st->hint : NULL, &u);
+	}
+	/* key i (and i + 1 when interpolating) as doubles */
+	const double *a;
+	double af[8];
+	if (tr->values_f64) {
+		a = tr->values_f64 + i * tr->components;
+	} else {
+		/* components is 4 for a rotation, else 3 (st->direct); key i + 1
+		 * only when interpolating */
+		const float *f = tr->values_f32 + i * tr->components;
+		af[0] = f[0], af[1] = f[1], af[2] = f[2];
+		if (kind == RKI_APPLY_R_QUAT) {
+			af[3] = f[3];
+			if (!(u < 0.0)) af[4] = f[4], af[5] = f[5], af[6] = f[6], af[7] = f[7];
+		} else if (!(u < 0.0)) {
+			af[3] = f[3], af[4] = f[4], af[5] = f[5];
+		}
+		a = af;
+	}
+	if (kind == RKI_APPLY_R_QUAT) {
+		rk_quat qa = { a[0], a[1], a[2], a[3] }, q;
+		if (u < 0.0) {
+			q = rki_qnorm(qa);
 		} else {
-			/* components is 3 or 4 here; key i + 1 only when interpolating */
-			const float *f = tr->values_f32 + i * tr->components;
-			af[0] = f[0], af[1] = f[1], af[2] = f[2];
-			if (tr->components == 4) {
-				af[3] = f[3];
-				if (!(u < 0.0)) af[4] = f[4], af[5] = f[5], af[6] = f[6], af[7] = f[7];
-			} else if (!(u < 0.0)) {
-				af[3] = f[3], af[4] = f[4], af[5] = f[5];
-			}
-			a = af;
+			/* rk_quat_slerp: the normalised lerp of close keys inline */
+			rk_quat qb = { a[4], a[5], a[6], a[7] };
+			double d = qa.x * qb.x + qa.y * qb.y + qa.z * qb.z + qa.w * qb.w;
+			if (d < 0.0) qb = (rk_quat){ -qb.x, -qb.y, -qb.z, -qb.w };
+			if (fabs(d) > 0.9995)
+				q = rki_qnorm((rk_quat){ qa.x + (qb.x - qa.x) * u, qa.y + (qb.y - qa.y) * u, qa.z + (qb.z - qa.z) * u,
+					qa.w + (qb.w - qa.w) * u });
+			else
+				q = rk_quat_slerp(qa, qb, u);
 		}
-		if (st->kind == RKI_APPLY_R_QUAT) {
-			rk_quat qa = { a[0], a[1], a[2], a[3] }, q;
-			if (u < 0.0) {
-				q = rki_qnorm(qa);
-			} else {
-				/* rk_quat_slerp: the normalised lerp of close keys inline */
-				rk_quat qb = { a[4], a[5], a[6], a[7] };
-				double d = qa.x * qb.x + qa.y * qb.y + qa.z * qb.z + qa.w * qb.w;
-				if (d < 0.0) qb = (rk_quat){ -qb.x, -qb.y, -qb.z, -qb.w };
-				if (fabs(d) > 0.9995)
-					q = rki_qnorm((rk_quat){ qa.x + (qb.x - qa.x) * u, qa.y + (qb.y - qa.y) * u, qa.z + (qb.z - qa.z) * u,
-						qa.w + (qb.w - qa.w) * u });
-				else
-					q = rk_quat_slerp(qa, qb, u);
-			}
-			l->rotation = rki_qnorm(q);
-			return;
-		}
-		rk_vec3 v = u < 0.0 ? (rk_vec3){ a[0], a[1], a[2] }
-			: (rk_vec3){ a[0] + (a[3] - a[0]) * u, a[1] + (a[4] - a[1]) * u, a[2] + (a[5] - a[2]) * u };
-		if (st->kind == RKI_APPLY_T) l->translation = v;
-		else l->scale = v;
+		l->rotation = rki_qnorm(q);
 		return;
 	}
+	rk_vec3 v = u < 0.0 ? (rk_vec3){ a[0], a[1], a[2] }
+		: (rk_vec3){ a[0] + (a[3] - a[0]) * u, a[1] + (a[4] - a[1]) * u, a[2] + (a[5] - a[2]) * u };
+	if (kind == RKI_APPLY_T) l->translation = v;
+	else l->scale = v;
+}
+
+/* The other tracks: rk_anim_track_eval's or the curves' values. */
+static void rki_src_track_general(rki_src_track *st, rk_trs *local, double time)
+{
+	rk_trs *l = &local[st->slot];
 	double v[4] = { 0.0, 0.0, 0.0, 0.0 };
 	const rk_anim_track *tr = st->track;
 	if (!rki_anim_track_is_sampled(tr)) {
@@ -218,6 +223,12 @@ static void rki_src_track_apply(rki_src_track *st, rk_trs *local, double time)
 	}
 	default: break;
 	}
+}
+
+static void rki_src_track_apply(rki_src_track *st, rk_trs *local, double time)
+{
+	if (st->direct) rki_src_track_direct(st, local, time);
+	else rki_src_track_general(st, local, time);
 }
 
 /* An FBX node's constant part of rk_fbx_node_to_parent (transform.c) for
@@ -480,7 +491,7 @@ static void rki_src_fbx_ntp(const rki_src_fbx *f, const rk_node *n, const rk_trs
 	}
 	/* rk_fbx_local_rotation */
 	rk_quat q = rk_quat_from_euler_deg(e, (rk_rotation_order)f->euler_order);
-	if (f->active) q = rk_quat_normalize(rki_qmul(f->pre, rki_qmul(q, f->post_conj)));
+	if (f->active) q = rki_qnorm_exact(rki_qmul(f->pre, rki_qmul(q, f->post_conj)));
 	rki_affine r;
 	rki_affine_from_trs(&(rk_trs){ { 0, 0, 0 }, q, { 1, 1, 1 } }, &r);   /* rk_mat4_rotation's entries */
 	if (f->no_pivots && sc.x == 1.0 && sc.y == 1.0 && sc.z == 1.0) {
@@ -526,9 +537,16 @@ static void rki_src_fill_block(rki_src_sampler *s, size_t first)
 {
 	size_t count = s->frames - first < RKI_SRC_BLOCK ? s->frames - first : RKI_SRC_BLOCK;
 	for (size_t j = 0; j < count; j++) memcpy(s->local + j * s->count, s->base, s->count * sizeof(rk_trs));
-	for (size_t i = 0; i < s->track_count; i++)
-		for (size_t j = 0; j < count; j++)
-			rki_src_track_apply(&s->track[i], s->local + j * s->count, s->time_offset + s->times[first + j]);
+	for (size_t i = 0; i < s->track_count; i++) {
+		rki_src_track *st = &s->track[i];
+		if (st->direct) {
+			for (size_t j = 0; j < count; j++)
+				rki_src_track_direct(st, s->local + j * s->count, s->time_offset + s->times[first + j]);
+		} else {
+			for (size_t j = 0; j < count; j++)
+				rki_src_track_general(st, s->local + j * s->count, s->time_offset + s->times[first + j]);
+		}
+	}
 	s->block_first = first;
 	s->block_count = count;
 }

@@ -37,15 +37,16 @@ bool rk_two_bone_ik_validate(const rk_two_bone_ik_job *job, rk_error *err)
 	};
 	for (size_t i = 0; i < 2; i++) {
 		if (!rki_q_finite(quats[i].q)) return rki_ik_fail(err, "rk_two_bone_ik: %s is not finite", quats[i].name);
-		double n2 = rk_quat_dot(quats[i].q, quats[i].q);
+		rk_quat q = quats[i].q;
+		double n2 = q.x * q.x + q.y * q.y + q.z * q.z + q.w * q.w;   /* rk_quat_dot inline */
 		if (!(fabs(n2 - 1.0) <= 2e-3))
 			return rki_ik_fail(err, "rk_two_bone_ik: %s is not a unit quaternion (|q|^2 = %g)", quats[i].name, n2);
 	}
 	if (!isfinite(job->weight) || !isfinite(job->soften) || !isfinite(job->twist) || !isfinite(job->reach_margin))
 		return rki_ik_fail(err, "rk_two_bone_ik: weight, soften, twist and reach_margin must be finite");
-	if (!(rk_vec3_length(rk_vec3_sub(job->mid_position, job->start_position)) > 0.0))
+	if (!(rki_v3len(rki_v3sub(job->mid_position, job->start_position)) > 0.0))
 		return rki_ik_fail(err, "rk_two_bone_ik: the upper bone (start to mid) has zero length");
-	if (!(rk_vec3_length(rk_vec3_sub(job->end_position, job->mid_position)) > 0.0))
+	if (!(rki_v3len(rki_v3sub(job->end_position, job->mid_position)) > 0.0))
 		return rki_ik_fail(err, "rk_two_bone_ik: the lower bone (mid to end) has zero length");
 	if (!(job->weight >= 0.0 && job->weight <= 1.0))
 		return rki_ik_fail(err, "rk_two_bone_ik: weight %g is outside [0, 1]", job->weight);
@@ -61,7 +62,7 @@ bool rk_two_bone_ik_run(const rk_two_bone_ik_job *job)
 	if (!rk_two_bone_ik_validate(job, NULL)) return false;
 	rki_two_bone in = {
 		.start = job->start_position, .mid = job->mid_position, .end = job->end_position,
-		.start_rotation = rk_quat_normalize(job->start_rotation), .mid_rotation = rk_quat_normalize(job->mid_rotation),
+		.start_rotation = rki_qnorm_exact(job->start_rotation), .mid_rotation = rki_qnorm_exact(job->mid_rotation),
 		.target = job->target, .pole = job->pole, .mid_axis = job->mid_axis,
 		.weight = job->weight, .soften = job->soften, .twist = job->twist, .reach_margin = job->reach_margin,
 	};
