@@ -46,19 +46,18 @@ static inline bool rki_fbx_is_word_char(unsigned char c)
 	return rki_fbx_class[c] & RKI_FBX_C_WORD;
 }
 
-/* Skips whitespace and ';' comments, counting lines. */
+/* Skips whitespace and ';' comments. (Lines are not counted as they go by:
+ * an error counts the newlines before its position, fbx_dom_tree.c.) */
 static void rki_fbx_skip_space_slow(rki_fbx_parser *p)
 {
 	const unsigned char *d = p->data;
 	size_t pos = p->pos, size = p->size;
-	uint64_t line = p->line;
 	while (pos < size) {
 		unsigned char c = d[pos];
 		unsigned k = rki_fbx_class[c];
 		if (k & RKI_FBX_C_BLANK) {
 			pos++;
 		} else if (c == '\n') {
-			line++;
 			pos++;
 		} else if (c == ';') {
 			const unsigned char *nl = (const unsigned char *)memchr(d + pos, '\n', size - pos);
@@ -68,7 +67,6 @@ static void rki_fbx_skip_space_slow(rki_fbx_parser *p)
 		}
 	}
 	p->pos = pos;
-	p->line = line;
 }
 
 /* Most tokens follow the previous one directly: one lookup decides. */
@@ -490,9 +488,6 @@ static bool rki_fbx_ascii_props(rki_fbx_parser *p, rki_fbx_node *node)
 			const unsigned char *q = (const unsigned char *)memchr(d + s, '"', p->size - s);
 			if (!q) return rki_fbx_parse_error(p, RK_ERROR_TRUNCATED, p->pos, "expected the closing '\"' of a string");
 			size_t e = (size_t)(q - d);
-			for (const unsigned char *nl = d + s; (nl = (const unsigned char *)memchr(nl, '\n', e - (size_t)(nl - d)));
-				nl++)
-				p->line++;
 			const char *str = rki_fbx_strdup(p, (const char *)d + s, e - s);
 			if (!str) return rki_fbx_parse_oom(p);
 			pr->type = 'S';
@@ -597,7 +592,6 @@ bool rki_fbx_parse_ascii(rki_fbx_parser *p)
 {
 	const unsigned char *d = p->data;
 	p->ascii = true;
-	p->line = 1;
 	p->doc->ascii = true;
 	if (p->size >= 3 && d[0] == 0xef && d[1] == 0xbb && d[2] == 0xbf) p->pos = 3;
 	if (!rki_fbx_open_root(p)) return false;

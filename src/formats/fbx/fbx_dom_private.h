@@ -69,7 +69,6 @@ typedef struct rki_fbx_parser {
 	bool wide;              /* 64-bit node records (version >= 7500) */
 	bool lazy;              /* leave binary arrays pending (rki_fbx_parse_opts.lazy_arrays) */
 	struct rki_fbx_decode_batch *batch;  /* rki_fbx_parse_opts.batch: pending arrays are tied to its jobs */
-	uint64_t line;          /* ASCII: current 1-based line */
 	size_t node_count;
 	uint64_t array_bytes;   /* decoded array bytes so far */
 	const char *cur_name;   /* node whose header/properties are being read */
