@@ -882,11 +882,14 @@ static const rk_node *rki_hm_pick(const rki_hm_detect *d, int bone, const rk_nod
 	const rk_node *best = NULL;
 	bool best_joint = false, best_support = false, best_plain = false;
 	int viable = 0;
-	for (int i = 0; i < d->cand_count[bone]; i++)
-		if (!rki_hm_used(d->out, d->cand[bone][i]) && (!anchor || rki_hm_below(d->cand[bone][i], anchor))) viable++;
+	bool fits[RKI_HM_MAX_CANDIDATES];   /* unused and below the anchor: tested once */
+	for (int i = 0; i < d->cand_count[bone]; i++) {
+		fits[i] = !rki_hm_used(d->out, d->cand[bone][i]) && (!anchor || rki_hm_below(d->cand[bone][i], anchor));
+		viable += fits[i];
+	}
 	for (int i = 0; i < d->cand_count[bone]; i++) {
 		const rk_node *n = d->cand[bone][i];
-		if (rki_hm_used(d->out, n) || (anchor && !rki_hm_below(n, anchor))) continue;
+		if (!fits[i]) continue;
 		bool joint = rki_hm_joint_like(d->scene, n);
 		bool support = viable > 1 && rki_hm_supported(d, bone, n);
 		bool plain = !d->cand_duplicate[bone][i];
