@@ -712,6 +712,18 @@ static int rki_hm_classify_name(const rki_hm_name *nm)
 	return -1;
 }
 
+/* rki_hm_classify's reading of `name` already normalised (nm, without
+ * upper_glue). */
+static int rki_hm_classify_parsed(const char *name, const rki_hm_name *nm)
+{
+	int bone = rki_hm_classify_name(nm);
+	if (bone < 0 && nm->upper_glue) {
+		rki_hm_name glued;
+		if (rki_hm_normalize(name, true, &glued)) bone = rki_hm_classify_name(&glued);
+	}
+	return bone;
+}
+
 /* The humanoid bone a node name designates, or -1; *duplicate tells whether
  * the name carried a Blender ".001" suffix. A leading "L"/"R" glued to an
  * upper-case letter is a side only when the whole name matches nothing and
@@ -722,9 +734,7 @@ static int rki_hm_classify(const char *name, bool *duplicate)
 	*duplicate = false;
 	if (!rki_hm_normalize(name, false, &nm)) return -1;
 	*duplicate = nm.duplicate;
-	int bone = rki_hm_classify_name(&nm);
-	if (bone < 0 && nm.upper_glue && rki_hm_normalize(name, true, &nm)) bone = rki_hm_classify_name(&nm);
-	return bone;
+	return rki_hm_classify_parsed(name, &nm);
 }
 
 /* The humanoid bone of a name whose side is a lower-case "l"/"r" glued to a
@@ -759,14 +769,14 @@ static int rki_hm_classify_lower_glue(const rk_scene *scene, const rk_node *node
 }
 
 /* The left bone a name designates when it has no side marker although the
- * bone needs one ("Thigh", "Shin", "UpperArm", "Hand"), or -1. */
-static int rki_hm_classify_unsided(const char *name)
+ * bone needs one ("Thigh", "Shin", "UpperArm", "Hand"), or -1; nm is the
+ * name normalised without upper_glue. */
+static int rki_hm_classify_unsided(const rki_hm_name *nm)
 {
-	rki_hm_name nm;
-	if (!rki_hm_normalize(name, false, &nm) || nm.side != RKI_HM_SIDE_NONE || nm.rigify) return -1;
+	if (nm->side != RKI_HM_SIDE_NONE || nm->rigify) return -1;
 	for (size_t i = 0; i < sizeof(rki_hm_synonyms) / sizeof(rki_hm_synonyms[0]); i++) {
 		const rki_hm_synonym *syn = &rki_hm_synonyms[i];
-		if (syn->sided && strcmp(syn->core, nm.core) == 0) return syn->bone;
+		if (syn->sided && strcmp(syn->core, nm->core) == 0) return syn->bone;
 	}
 	return -1;
 }
@@ -872,11 +882,14 @@ static const rk_node *rki_hm_pick(const rki_hm_detect *d, int bone, const rk_nod
 	const rk_node *best = NULL;
 	bool best_joint = false, best_support = false, best_plain = false;
 	int viable = 0;
-	for (int i = 0; i < d->cand_count[bone]; i++)
-		if (!rki_hm_used(d->out, d->cand[bone][i]) && (!anchor || rki_hm_below(d->cand[bone][i], anchor))) viable++;
+	bool fits[RKI_HM_MAX_CANDIDATES];   /* unused and below the anchor: tested once */
+	for (int i = 0; i < d->cand_count[bone]; i++) {
+		fits[i] = !rki_hm_used(d->out, d->cand[bone][i]) && (!anchor || rki_hm_below(d->cand[bone][i], anchor));
+		viable += fits[i];
+	}
 	for (int i = 0; i < d->cand_count[bone]; i++) {
 		const rk_node *n = d->cand[bone][i];
-		if (rki_hm_used(d->out, n) || (anchor && !rki_hm_below(n, anchor))) continue;
+		if (!fits[i]) continue;
 		bool joint = rki_hm_joint_like(d->scene, n);
 		bool support = viable > 1 && rki_hm_supported(d, bone, n);
 		bool plain = !d->cand_duplicate[bone][i];
@@ -1251,12 +1264,15 @@ static bool rki_hm_detect_run(const rk_scene *scene, rk_humanoid *out, rk_humano
 	for (size_t i = 0; i < scene->nodes.count; i++) {
 		const rk_node *n = &scene->nodes.data[i];
 		if (!rki_hm_mappable(n)) continue;
-		bool duplicate;
-		int bone = rki_hm_classify(n->name, &duplicate);
+		/* the name parsed once, for the sided and the side-less readings */
+		rki_hm_name nm;
+		bool parsed = rki_hm_normalize(n->name, false, &nm);
+		bool duplicate = parsed && nm.duplicate;
+		int bone = parsed ? rki_hm_classify_parsed(n->name, &nm) : -1;
 		if (bone < 0) bone = rki_hm_classify_lower_glue(scene, n);
 		if (bone >= 0) {
 			rki_hm_add_candidate(&d, bone, n, duplicate);
-		} else if (d.unsided_count < RKI_HM_MAX_UNSIDED && (bone = rki_hm_classify_unsided(n->name)) >= 0) {
+		} else if (d.unsided_count < RKI_HM_MAX_UNSIDED && parsed && (bone = rki_hm_classify_unsided(&nm)) >= 0) {
 			d.unsided[d.unsided_count] = n;
 			d.unsided_bone[d.unsided_count++] = (int8_t)bone;
 		}
